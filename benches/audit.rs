@@ -1,0 +1,77 @@
+//! What the audit log adds to one adjudication: building the record, the
+//! hash chain, one append and one `fdatasync` on this machine's disk (plus
+//! handing the journald copy to its worker, which is not waited for).
+//!
+//! Runs in a directory under /var/tmp (a real disk, not tmpfs; override with
+//! WORDJUDGE_BENCH_DIR). Criterion reports the median; the p99 (and p50, p90,
+//! max) come from a separate run of raw timings printed at the end.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::time::{Duration, Instant};
+use wordjudge::audit::{AdjudicationInput, AuditLog, LexiconIdentity};
+use wordjudge::judge::{judge, Challenge};
+use wordjudge::kiosk::station::Trigger;
+use wordjudge::lexicon::{catalog, Verification};
+
+fn bench_dir() -> tempfile::TempDir {
+    let base = std::env::var_os("WORDJUDGE_BENCH_DIR").unwrap_or_else(|| "/var/tmp".into());
+    tempfile::Builder::new().prefix("wordjudge-audit-bench-").tempdir_in(base).expect("bench directory")
+}
+
+fn filesystem_of(path: &std::path::Path) -> String {
+    let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    let path = path.to_string_lossy();
+    mounts
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f.len() > 2 && path.starts_with(f[1])).then(|| (f[1].len(), format!("{} on {} ({})", f[0], f[1], f[2])))
+        })
+        .max()
+        .map(|(_, s)| s)
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn audit(c: &mut Criterion) {
+    let lexicon = catalog::open_demo(Verification::Quick).expect("demo lexicon");
+    let identity = LexiconIdentity::of(&lexicon);
+    let adjudication = judge(&lexicon, &Challenge::new(&["QUIXOTIC", "ZEBRA", "XYZZYQ"]).unwrap()).unwrap();
+    let input = AdjudicationInput { lexicon: &identity, adjudication: &adjudication, trigger: Trigger::Button };
+
+    let dir = bench_dir();
+    println!("audit bench directory: {} — {}", dir.path().display(), filesystem_of(dir.path()));
+    let mut log = AuditLog::open(dir.path(), "Bench station");
+    assert!(log.problem().is_none(), "{:?}", log.problem());
+    c.bench_function("audit record_adjudication (append + fdatasync)", |b| {
+        b.iter(|| log.record_adjudication(&input))
+    });
+
+    // Raw timings for the tail of the distribution.
+    let samples = 2000;
+    let mut times: Vec<Duration> = (0..samples)
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(log.record_adjudication(&input));
+            start.elapsed()
+        })
+        .collect();
+    assert!(log.problem().is_none(), "{:?}", log.problem());
+    times.sort();
+    let at = |q: f64| times[((samples as f64 * q) as usize).min(samples - 1)];
+    println!(
+        "audit record_adjudication over {samples} raw samples: p50 {:?}  p90 {:?}  p99 {:?}  max {:?}",
+        at(0.50),
+        at(0.90),
+        at(0.99),
+        times[samples - 1]
+    );
+    let report = wordjudge::audit::verify(dir.path()).expect("verify");
+    assert!(report.ok(), "{report}");
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(200).measurement_time(Duration::from_secs(10));
+    targets = audit
+}
+criterion_main!(benches);

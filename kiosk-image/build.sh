@@ -1,0 +1,256 @@
+#!/bin/bash
+# Builds the wordjudge appliance disk image from Debian bookworm packages.
+#
+#   kiosk-image/build.sh                      # ARCH=amd64: PC image, also used by test-boot.sh
+#   ARCH=arm64 kiosk-image/build.sh           # Raspberry Pi 4 image (needs an aarch64 wordjudge)
+#
+# Settings (environment):
+#   ARCH=amd64|arm64         target architecture (default amd64)
+#   WORDJUDGE_BIN=PATH       the wordjudge binary for ARCH (amd64 default: cargo build --release
+#                            then target/release/wordjudge; arm64 default:
+#                            target/aarch64-unknown-linux-gnu/release/wordjudge)
+#   HOST_WORDJUDGE=PATH      a wordjudge runnable on this machine, used to compile word lists
+#                            and hash the PIN (default: WORDJUDGE_BIN when it runs here,
+#                            else target/release/wordjudge)
+#   LEXICON_SOURCES=ID=FILE[,ID=FILE...]  licensed word lists compiled to ID.fst on the data
+#                            partition, e.g. CSW15=/media/usb/csw15.txt,TWL2016=/media/usb/twl.txt
+#   ACTIVE_LEXICON=ID        lexicon the kiosk judges with at first boot (default DEMO)
+#   STATION_NAME="Table 1"   station name written to config.toml (default "Station 1")
+#   DIRECTOR_PIN_FILE=PATH   file holding the director PIN (first line); hashed into config.toml
+#   TIMEZONE=Area/City       time zone of the audit timestamps (default UTC)
+#   DATA_SIZE_MB=256         size of the writable data partition
+#   MIRROR=URL               Debian mirror (default http://deb.debian.org/debian)
+#   OUT=DIR                  output directory (default target/kiosk-image/ARCH)
+#   KEEP_ALL_MODULES=1       keep every kernel module (default: drop sound, media, wireless, ...)
+#
+# Output: OUT/wordjudge-ARCH.img (raw disk image: write it with dd or Raspberry Pi Imager),
+# plus OUT/boot/ (kernel, initrd, cmdline) for direct-kernel boots.
+#
+# How: mmdebstrap builds the root tree (no loop devices, no mounts besides its chroot),
+# customize.sh installs wordjudge into it, mkfs.ext4 -d and mkfs.vfat + mtools make the
+# partitions as plain files, sfdisk + dd assemble the disk. Needs root (chroot) and the
+# Debian packages listed in need_tools below.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+ARCH=${ARCH:-amd64}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+DATA_SIZE_MB=${DATA_SIZE_MB:-256}
+STATION_NAME=${STATION_NAME:-Station 1}
+ACTIVE_LEXICON=${ACTIVE_LEXICON:-DEMO}
+TIMEZONE=${TIMEZONE:-UTC}
+OUT=${OUT:-$REPO/target/kiosk-image/$ARCH}
+SUITE=bookworm
+
+say() { printf '[build %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
+die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root (mmdebstrap chroots into the new tree)"
+
+need_tools() {
+    local missing=()
+    for t in mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk; do
+        command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
+    done
+    if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
+        command -v qemu-aarch64-static >/dev/null || missing+=(qemu-user-static)
+        missing+=(binfmt-support)
+    fi
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "installing build tools: ${missing[*]}"
+        apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+}
+
+# ELF machine of a binary: x86_64 (0x3e) or aarch64 (0xb7).
+elf_arch() {
+    [ "$(head -c4 "$1" | od -An -c | tr -d ' ')" = "177ELF" ] || { echo "not-elf"; return; }
+    case "$(od -An -tx1 -j18 -N2 "$1" | tr -d ' ')" in
+        3e00) echo amd64 ;; b700) echo arm64 ;; *) echo other ;;
+    esac
+}
+
+case "$ARCH" in
+    amd64) KERNEL_PKGS="linux-image-amd64 systemd-boot-efi qemu-guest-agent"
+           DEFAULT_BIN=$REPO/target/release/wordjudge
+           [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/x86_64-unknown-linux-gnu/release/wordjudge ;;
+    arm64) KERNEL_PKGS="linux-image-arm64 raspi-firmware"
+           DEFAULT_BIN=$REPO/target/aarch64-unknown-linux-gnu/release/wordjudge
+           [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/release/wordjudge ;;
+    *) die "ARCH must be amd64 or arm64, not '$ARCH'" ;;
+esac
+
+# --- the wordjudge binary -------------------------------------------------------------
+if [ -z "${WORDJUDGE_BIN:-}" ]; then
+    WORDJUDGE_BIN=$DEFAULT_BIN
+    if [ "$DEFAULT_BIN" = "$REPO/target/release/wordjudge" ]; then
+        say "cargo build --release"
+        (cd "$REPO" && cargo build --release --quiet) || die "cargo build --release failed"
+    fi
+fi
+[ -f "$WORDJUDGE_BIN" ] || die "no wordjudge binary at $WORDJUDGE_BIN.
+  For ARCH=arm64 build one first, on an arm64 machine: cargo build --release
+  or on amd64 with the aarch64 target: rustup target add aarch64-unknown-linux-gnu &&
+  apt-get install gcc-aarch64-linux-gnu && CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
+  cargo build --release --target aarch64-unknown-linux-gnu   (or set WORDJUDGE_BIN=PATH)"
+BIN_ARCH=$(elf_arch "$WORDJUDGE_BIN")
+[ "$BIN_ARCH" = "$ARCH" ] || die "$WORDJUDGE_BIN is a $BIN_ARCH binary, but ARCH=$ARCH: the image would not run it"
+"$WORDJUDGE_BIN" --help 2>/dev/null | grep -qw kiosk || [ "$BIN_ARCH" != "$(dpkg --print-architecture)" ] ||
+    say "WARNING: $WORDJUDGE_BIN has no 'kiosk' subcommand yet: the image will boot but the kiosk unit will fail"
+
+if [ -z "${HOST_WORDJUDGE:-}" ]; then
+    if [ "$BIN_ARCH" = "$(dpkg --print-architecture)" ]; then HOST_WORDJUDGE=$WORDJUDGE_BIN
+    else HOST_WORDJUDGE=$REPO/target/release/wordjudge; fi
+fi
+
+need_tools
+mkdir -p "$OUT"
+WORK=$OUT/work
+rm -rf "$WORK"; mkdir -p "$WORK"
+ROOT=$WORK/rootfs
+DATA=$WORK/data
+
+# --- 1. root tree from Debian packages --------------------------------------------------
+PKGS="usr-is-merged systemd systemd-sysv udev dbus polkitd kmod initramfs-tools zstd e2fsprogs
+      libinput10 libxkbcommon0 xkb-data libfontconfig1 libfreetype6 libdrm2 libgbm1 libudev1
+      $KERNEL_PKGS"
+COMPONENTS=main; [ "$ARCH" = arm64 ] && COMPONENTS="main non-free-firmware"
+say "mmdebstrap $SUITE $ARCH ($MIRROR)"
+export WJ_ARCH=$ARCH WJ_BIN=$WORDJUDGE_BIN WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0}
+mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
+    --include="$(echo $PKGS | tr ' ' ,)" \
+    --aptopt='APT::Install-Recommends "false"' \
+    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
+    --dpkgopt='path-exclude=/usr/share/lintian/*' \
+    --customize-hook="\"$HERE/customize.sh\" \"\$1\"" \
+    "$SUITE" "$ROOT" \
+    "deb $MIRROR $SUITE $COMPONENTS" \
+    "deb $MIRROR $SUITE-updates $COMPONENTS" \
+    "deb ${SECURITY_MIRROR:-${MIRROR%/debian}/debian-security} $SUITE-security $COMPONENTS"
+
+# --- 2. the data partition's contents ---------------------------------------------------
+WJ_UID=$(awk -F: '$1=="wordjudge"{print $3}' "$ROOT/etc/passwd")
+WJ_GID=$(awk -F: '$1=="wordjudge"{print $3}' "$ROOT/etc/group")
+JOURNAL_GID=$(awk -F: '$1=="systemd-journal"{print $3}' "$ROOT/etc/group")
+[ -n "$WJ_UID" ] && [ -n "$WJ_GID" ] || die "customize.sh did not create the wordjudge user"
+mkdir -p "$DATA/wordjudge/lexicons" "$DATA/wordjudge/audit" "$DATA/journal" "$DATA/systemd"
+# Lexicon definitions shipped with the program (licensed lists themselves are not shipped).
+for def in "$REPO"/lexicons/*.toml; do
+    [ -e "$def" ] && cp "$def" "$DATA/wordjudge/lexicons/"
+done
+if [ -n "${LEXICON_SOURCES:-}" ]; then
+    [ -x "$HOST_WORDJUDGE" ] || die "LEXICON_SOURCES needs a wordjudge runnable here (HOST_WORDJUDGE)"
+    IFS=, read -ra pairs <<<"$LEXICON_SOURCES"
+    for pair in "${pairs[@]}"; do
+        id=${pair%%=*}; src=${pair#*=}
+        [[ "$id" =~ ^[A-Za-z0-9_+.-]+$ ]] && [ "$id" != "$pair" ] || die "LEXICON_SOURCES entry '$pair' is not ID=FILE"
+        [ -f "$src" ] || die "word list $src (for $id) not found"
+        say "compiling lexicon $id from $src"
+        "$HOST_WORDJUDGE" lexicon build "$src" --out "$DATA/wordjudge/lexicons/$id.fst" >&2 ||
+            die "wordjudge lexicon build $src failed"
+    done
+fi
+toml_str() { local s=${1//\\/\\\\}; printf '"%s"' "${s//\"/\\\"}"; }
+{
+    echo "# wordjudge station config (see README: Configuration). Written by kiosk-image/build.sh."
+    echo "station_name = $(toml_str "$STATION_NAME")"
+    echo 'lexicon_dir = "/var/lib/wordjudge/lexicons"'
+    echo "active_lexicon = $(toml_str "$ACTIVE_LEXICON")"
+    echo 'audit_dir = "/var/lib/wordjudge/audit"'
+    echo 'allow_quit = false'
+} >"$DATA/wordjudge/config.toml"
+if [ -n "${DIRECTOR_PIN_FILE:-}" ]; then
+    [ -x "$HOST_WORDJUDGE" ] || die "DIRECTOR_PIN_FILE needs a wordjudge runnable here (HOST_WORDJUDGE)"
+    say "setting the director PIN"
+    head -n1 "$DIRECTOR_PIN_FILE" | "$HOST_WORDJUDGE" --config "$DATA/wordjudge/config.toml" config set-pin >&2 ||
+        die "wordjudge config set-pin failed"
+fi
+if [ -x "$HOST_WORDJUDGE" ] && "$HOST_WORDJUDGE" --help 2>/dev/null | grep -qw lexicon; then
+    "$HOST_WORDJUDGE" --config "$DATA/wordjudge/config.toml" lexicon list >&2 || say "WARNING: lexicon list reports a problem"
+fi
+# systemd's state (random seed, clock stamp, backlight) lives here; start from the image's.
+cp -a "$ROOT/var/lib/systemd/." "$DATA/systemd/"
+chown -R "$WJ_UID:$WJ_GID" "$DATA/wordjudge"
+chmod 0750 "$DATA/wordjudge" "$DATA/wordjudge/audit"
+chmod 0640 "$DATA/wordjudge/config.toml"
+chown "0:$JOURNAL_GID" "$DATA/journal"; chmod 2755 "$DATA/journal"
+
+# --- 3. boot files --------------------------------------------------------------------
+KVER=$(basename "$(ls -d "$ROOT"/lib/modules/* | sort -V | tail -n1)")
+BOOT=$OUT/boot; rm -rf "$BOOT"; mkdir -p "$BOOT"
+cp "$ROOT/boot/vmlinuz-$KVER" "$BOOT/vmlinuz"
+cp "$ROOT/boot/initrd.img-$KVER" "$BOOT/initrd.img"
+CMDLINE="root=LABEL=wjroot ro rootwait quiet loglevel=3 systemd.show_status=error vt.global_cursor_default=0 consoleblank=0 fsck.repair=yes panic=10"
+FAT=$WORK/boot.vfat
+if [ "$ARCH" = amd64 ]; then
+    # /dev/console is the last console=: the serial port (READY line, kernel messages).
+    CMDLINE="$CMDLINE console=tty1 console=ttyS0,115200"
+    echo "$CMDLINE" >"$BOOT/cmdline"
+    BOOT_MB=64
+    mkfs.vfat -n WJBOOT -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
+    export MTOOLS_SKIP_CHECK=1
+    mmd -i "$FAT" ::/EFI ::/EFI/BOOT ::/EFI/systemd ::/loader ::/loader/entries
+    mcopy -i "$FAT" "$ROOT/usr/lib/systemd/boot/efi/systemd-bootx64.efi" ::/EFI/BOOT/BOOTX64.EFI
+    mcopy -i "$FAT" "$ROOT/usr/lib/systemd/boot/efi/systemd-bootx64.efi" ::/EFI/systemd/systemd-bootx64.efi
+    mcopy -i "$FAT" "$BOOT/vmlinuz" ::/vmlinuz
+    mcopy -i "$FAT" "$BOOT/initrd.img" ::/initrd.img
+    printf 'default wordjudge.conf\ntimeout 0\neditor no\nauto-entries no\nauto-firmware no\nconsole-mode keep\n' >"$WORK/loader.conf"
+    printf 'title wordjudge\nlinux /vmlinuz\ninitrd /initrd.img\noptions %s\n' "$CMDLINE" >"$WORK/wordjudge.conf"
+    mcopy -i "$FAT" "$WORK/loader.conf" ::/loader/loader.conf
+    mcopy -i "$FAT" "$WORK/wordjudge.conf" ::/loader/entries/wordjudge.conf
+    LABEL=gpt; BOOT_TYPE=C12A7328-F81F-11D2-BA4B-00A0C93EC3B8; LINUX_TYPE=0FC63DAF-8483-4772-8E79-3D69D8477DE4
+else
+    # Raspberry Pi 4: the firmware reads config.txt, the kernel, initrd and device trees
+    # from the first FAT partition of an MBR disk.
+    CMDLINE="console=serial0,115200 console=tty1 $CMDLINE"
+    echo "$CMDLINE" >"$BOOT/cmdline"
+    BOOT_MB=128
+    mkfs.vfat -n WJBOOT -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
+    export MTOOLS_SKIP_CHECK=1
+    mcopy -i "$FAT" "$ROOT"/usr/lib/raspi-firmware/* ::/
+    mcopy -i "$FAT" "$ROOT"/usr/lib/linux-image-"$KVER"/broadcom/bcm27*.dtb ::/
+    mcopy -i "$FAT" "$BOOT/vmlinuz" ::/vmlinuz
+    mcopy -i "$FAT" "$BOOT/initrd.img" ::/initrd.img
+    printf '%s\n' "$CMDLINE" >"$WORK/cmdline.txt"
+    cat >"$WORK/config.txt" <<'CFG'
+# wordjudge appliance (Debian kernel, upstream device trees)
+arm_64bit=1
+upstream_kernel=1
+enable_uart=1
+disable_overscan=1
+kernel=vmlinuz
+initramfs initrd.img followkernel
+CFG
+    mcopy -i "$FAT" "$WORK/cmdline.txt" "$WORK/config.txt" ::/
+    LABEL=dos; BOOT_TYPE=c; LINUX_TYPE=83
+fi
+
+# --- 4. filesystems and disk ------------------------------------------------------------
+# The kernel and initrd are on the boot partition; the root tree does not need its copies.
+rm -f "$ROOT"/boot/vmlinuz* "$ROOT"/boot/initrd.img* "$ROOT"/vmlinuz* "$ROOT"/initrd.img*
+ROOT_MB=$(( $(du -sm "$ROOT" | cut -f1) * 115 / 100 + 24 ))
+say "root filesystem ${ROOT_MB} MiB, data ${DATA_SIZE_MB} MiB, boot ${BOOT_MB} MiB"
+rm -f "$WORK/root.ext4" "$WORK/data.ext4"
+mkfs.ext4 -q -F -L wjroot -m 0 -d "$ROOT" "$WORK/root.ext4" "${ROOT_MB}M" >/dev/null
+mkfs.ext4 -q -F -L wjdata -m 1 -d "$DATA" "$WORK/data.ext4" "${DATA_SIZE_MB}M" >/dev/null
+
+IMG=$OUT/wordjudge-$ARCH.img
+rm -f "$IMG"
+TOTAL_MB=$((1 + BOOT_MB + ROOT_MB + DATA_SIZE_MB + 1))
+truncate -s "${TOTAL_MB}M" "$IMG"
+B1=2048; B2=$((B1 + BOOT_MB * 2048)); B3=$((B2 + ROOT_MB * 2048))
+sfdisk --quiet "$IMG" <<PT
+label: $LABEL
+start=$B1, size=$((BOOT_MB * 2048)), type=$BOOT_TYPE$([ $LABEL = gpt ] && echo ', name=wjboot')$([ $LABEL = dos ] && echo ', bootable')
+start=$B2, size=$((ROOT_MB * 2048)), type=$LINUX_TYPE$([ $LABEL = gpt ] && echo ', name=wjroot')
+start=$B3, size=$((DATA_SIZE_MB * 2048)), type=$LINUX_TYPE$([ $LABEL = gpt ] && echo ', name=wjdata')
+PT
+dd if="$FAT" of="$IMG" bs=1M seek=1 conv=notrunc,sparse status=none
+dd if="$WORK/root.ext4" of="$IMG" bs=1M seek=$((1 + BOOT_MB)) conv=notrunc,sparse status=none
+dd if="$WORK/data.ext4" of="$IMG" bs=1M seek=$((1 + BOOT_MB + ROOT_MB)) conv=notrunc,sparse status=none
+[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"
+say "image: $IMG ($(du -m --apparent-size "$IMG" | cut -f1) MiB, $(du -m "$IMG" | cut -f1) MiB allocated), kernel $KVER"
+echo "$IMG"

@@ -1,0 +1,80 @@
+#!/bin/bash
+# mmdebstrap customize hook: turns the fresh Debian tree $1 into the wordjudge
+# appliance's read-only root. Called by build.sh (which exports the WJ_* settings).
+set -euo pipefail
+R=$1
+S=$WJ_REPO/systemd
+say() { printf '[customize] %s\n' "$*" >&2; }
+
+# --- program, units, drop-ins -----------------------------------------------------------
+install -D -m0755 "$WJ_BIN" "$R/usr/bin/wordjudge"
+install -D -m0644 "$S/wordjudge.service"                 "$R/usr/lib/systemd/system/wordjudge.service"
+install -D -m0644 "$S/sysusers.d/wordjudge.conf"         "$R/usr/lib/sysusers.d/wordjudge.conf"
+install -D -m0644 "$S/tmpfiles.d/wordjudge.conf"         "$R/usr/lib/tmpfiles.d/wordjudge.conf"
+install -D -m0644 "$S/logind.conf.d/wordjudge-kiosk.conf" "$R/etc/systemd/logind.conf.d/wordjudge-kiosk.conf"
+install -D -m0644 "$S/journald.conf.d/wordjudge.conf"    "$R/etc/systemd/journald.conf.d/wordjudge.conf"
+install -D -m0644 "$S/sysctl.d/90-wordjudge.conf"        "$R/etc/sysctl.d/90-wordjudge.conf"
+install -D -m0644 "$S/udev/rules.d/60-wordjudge-gpio.rules" "$R/etc/udev/rules.d/60-wordjudge-gpio.rules"
+install -D -m0644 "$S/polkit-1/rules.d/50-wordjudge.rules" "$R/etc/polkit-1/rules.d/50-wordjudge.rules"
+[ -f "$WJ_REPO/README.md" ] && install -D -m0644 "$WJ_REPO/README.md" "$R/usr/share/doc/wordjudge/README.md"
+[ -f "$WJ_REPO/kiosk-image/README.md" ] && install -D -m0644 "$WJ_REPO/kiosk-image/README.md" "$R/usr/share/doc/wordjudge/kiosk-image.md"
+[ -d "$WJ_REPO/lexicons" ] && { mkdir -p "$R/usr/share/wordjudge/lexicons"; cp "$WJ_REPO"/lexicons/*.toml "$R/usr/share/wordjudge/lexicons/" 2>/dev/null || true; }
+
+# --- users: created now, because /etc is read-only at run time --------------------------
+chroot "$R" systemd-sysusers
+chroot "$R" passwd --lock root >/dev/null
+
+# --- appliance identity -------------------------------------------------------------------
+echo wordjudge >"$R/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\twordjudge\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$R/etc/hosts"
+# One machine id per image: the journal directory keeps its name across boots.
+tr -d '-' </proc/sys/kernel/random/uuid >"$R/etc/machine-id"
+ln -sf "/usr/share/zoneinfo/$WJ_TIMEZONE" "$R/etc/localtime"; echo "$WJ_TIMEZONE" >"$R/etc/timezone"
+
+# --- read-only root, writable data partition ---------------------------------------------
+mkdir -p "$R/data" "$R/var/lib/wordjudge" "$R/var/log/journal"
+cat >"$R/etc/fstab" <<'FSTAB'
+# wordjudge appliance. The root filesystem is never written: a power cut cannot damage it.
+LABEL=wjroot     /                   ext4   ro,noatime                              0 0
+# Everything that changes lives on the data partition (config, lexicons, audit log, journal).
+LABEL=wjdata     /data               ext4   rw,noatime,nosuid,nodev,noexec,data=ordered,commit=5  0 2
+/data/wordjudge  /var/lib/wordjudge  none   bind,x-systemd.requires-mounts-for=/data  0 0
+/data/journal    /var/log/journal    none   bind,x-systemd.requires-mounts-for=/data  0 0
+/data/systemd    /var/lib/systemd    none   bind,x-systemd.requires-mounts-for=/data  0 0
+tmpfs            /tmp                tmpfs  mode=1777,nosuid,nodev,size=64M         0 0
+tmpfs            /var/tmp            tmpfs  mode=1777,nosuid,nodev,size=16M         0 0
+FSTAB
+
+# --- boot straight into the kiosk: no logins, no VT tricks -------------------------------
+chroot "$R" systemctl enable wordjudge.service >/dev/null 2>&1
+chroot "$R" systemctl set-default multi-user.target >/dev/null 2>&1
+for unit in getty@.service serial-getty@.service console-getty.service ctrl-alt-del.target \
+            apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service \
+            systemd-networkd-wait-online.service; do
+    ln -sf /dev/null "$R/etc/systemd/system/$unit"
+done
+
+# --- kernel: drop modules an offline kiosk never loads, rebuild the initrd ---------------
+KVER=$(basename "$(ls -d "$R"/lib/modules/* | sort -V | tail -n1)")
+if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
+    M=$R/lib/modules/$KVER/kernel
+    rm -rf "$M/sound" "$M/net" "$M/drivers/net" "$M/drivers/media" "$M/drivers/infiniband" \
+           "$M/drivers/staging" "$M/drivers/isdn" "$M/drivers/bluetooth" "$M/drivers/scsi/qla2xxx" \
+           "$M/drivers/scsi/lpfc" "$M/drivers/scsi/mpt3sas" "$M/drivers/scsi/be2iscsi" "$M/drivers/target" \
+           "$M/drivers/iio" "$M/drivers/gpu/drm/amd" "$M/drivers/gpu/drm/radeon" "$M/drivers/md" \
+           "$M/drivers/mtd" "$M/drivers/w1" "$M/drivers/xen" "$M/drivers/vfio" "$M/drivers/vhost" "$M/drivers/scsi/"*/ "$M/drivers/comedi" "$M/fs/ocfs2" "$M/fs/gfs2" "$M/fs/nfs" "$M/fs/nfsd" \
+           "$M/fs/ceph" "$M/fs/smb" "$M/fs/cifs" "$M/fs/xfs" "$M/fs/btrfs" "$M/fs/f2fs" "$M/fs/jfs"
+    chroot "$R" depmod -a "$KVER"
+fi
+echo 'COMPRESS=zstd' >"$R/etc/initramfs-tools/conf.d/wordjudge"
+chroot "$R" update-initramfs -u -k "$KVER" >/dev/null 2>&1
+
+# --- check the units as installed ---------------------------------------------------------
+say "systemd-analyze verify"
+chroot "$R" systemd-analyze verify --man=no wordjudge.service
+
+# --- slim down ----------------------------------------------------------------------------
+chroot "$R" apt-get clean
+rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/* "$R"/var/cache/debconf/*-old "$R"/var/lib/dpkg/*-old \
+       "$R"/var/log/*.log "$R"/var/log/apt/* "$R"/usr/share/doc-base "$R"/usr/share/bug
+say "root tree: $(du -smx "$R" | cut -f1) MiB"

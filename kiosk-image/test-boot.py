@@ -1,0 +1,328 @@
+#!/usr/bin/env python3
+"""Boot test of the wordjudge appliance image under QEMU/KVM (run by test-boot.sh).
+
+Boots the amd64 image through UEFI (OVMF + systemd-boot) with a standard VGA
+display (bochs-drm: /dev/dri/card0), the serial port as console, QMP (the QEMU
+monitor, for sendkey/screendump/quit) and the QEMU guest agent on unix sockets,
+then checks, printing one line per check:
+  boot 1: READY on the console; Ready screen navy; CAT -> whole screen green;
+          XYZZYQ -> red; read-only root; no failed units; systemd-analyze verify;
+          kiosk killed with SIGKILL -> restarted by systemd (READY again);
+          kiosk frozen with SIGSTOP -> watchdog aborts it -> restarted;
+          hard power-off (QMP quit) right after a challenge is judged;
+  boot 2: READY again; `wordjudge audit verify` passes; the verdicts of boot 1
+          are in the audit log; the journal kept boot 1 (persistent, data partition).
+"""
+import base64, json, os, shutil, socket, subprocess, sys, time
+
+IMG = sys.argv[1]
+WORK = sys.argv[2] if len(sys.argv) > 2 else "/tmp/wordjudge-boot-test"
+READY = b"WORDJUDGE READY"
+GREEN, RED, NAVY = (0x1E, 0x7B, 0x34), (0xB0, 0x1C, 0x1C), (0x10, 0x18, 0x27)
+OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
+OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+T0 = time.monotonic()
+results = []
+
+
+def log(msg):
+    print(f"[{time.monotonic() - T0:7.1f}s] {msg}", flush=True)
+
+
+def check(name, ok, detail=""):
+    results.append((name, bool(ok)))
+    log(f"{'PASS' if ok else 'FAIL'}: {name}{' -- ' + detail if detail else ''}")
+    return ok
+
+
+class JsonSocket:
+    """Line-delimited JSON over a unix socket (QMP and the guest agent both speak it)."""
+
+    def __init__(self, path, timeout=60):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.buf = b""
+
+    def send(self, obj):
+        self.sock.sendall(json.dumps(obj).encode() + b"\n")
+
+    def recv(self, timeout):
+        self.sock.settimeout(timeout)
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("socket closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        line = line.strip(b"\xff").strip()
+        return json.loads(line) if line else None
+
+    def call(self, execute, timeout=30, **arguments):
+        msg = {"execute": execute}
+        if arguments:
+            msg["arguments"] = arguments
+        self.send(msg)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.recv(max(0.1, deadline - time.monotonic()))
+            if reply and ("return" in reply or "error" in reply):
+                if "error" in reply:
+                    raise RuntimeError(f"{execute}: {reply['error']}")
+                return reply["return"]
+
+
+class VM:
+    def __init__(self, disk, tag):
+        self.tag = tag
+        self.console = os.path.join(WORK, f"console-{tag}.log")
+        self.qmp_path = os.path.join(WORK, "qmp.sock")
+        self.qga_path = os.path.join(WORK, "qga.sock")
+        for p in (self.qmp_path, self.qga_path, self.console):
+            if os.path.exists(p):
+                os.unlink(p)
+        cmd = ["qemu-system-x86_64", "-enable-kvm", "-machine", "q35", "-cpu", "host", "-smp", "2", "-m", "1024",
+               "-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
+               "-drive", f"if=pflash,format=raw,file={os.path.join(WORK, 'OVMF_VARS.fd')}",
+               "-drive", f"file={disk},format=raw,if=virtio,cache=unsafe",
+               "-vga", "std", "-display", "none", "-nic", "none",
+               "-serial", f"file:{self.console}",
+               "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+               "-chardev", f"socket,path={self.qga_path},server=on,wait=off,id=qga0",
+               "-device", "virtio-serial", "-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0"]
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=open(os.path.join(WORK, f"qemu-{tag}.log"), "wb"),
+                                     stderr=subprocess.STDOUT)
+        self.qmp = JsonSocket(self.qmp_path)
+        self.qmp.recv(10)  # greeting
+        self.qmp.call("qmp_capabilities")
+        self.qga = None
+
+    def console_text(self):
+        with open(self.console, "rb") as f:
+            return f.read()
+
+    def wait_console(self, needle, count=1, timeout=120):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.console_text().count(needle) >= count:
+                return time.monotonic() - self.started
+            if self.proc.poll() is not None:
+                return None
+            time.sleep(0.2)
+        return None
+
+    def keys(self, *names, gap=0.08):
+        for name in names:
+            self.qmp.call("send-key", keys=[{"type": "qcode", "data": name}], **{"hold-time": 40})
+            time.sleep(gap)
+
+    def type_challenge(self, *words):
+        self.keys(str(len(words)))
+        time.sleep(0.3)
+        for i, word in enumerate(words):
+            if i:
+                self.keys("spc")
+            self.keys(*word.lower())
+        self.keys("tab")
+
+    def screen(self, name):
+        path = os.path.join(WORK, f"{self.tag}-{name}.ppm")
+        self.qmp.call("screendump", filename=path)
+        return dominant(path)
+
+    def wait_screen(self, want, name, timeout=15):
+        deadline = time.monotonic() + timeout
+        while True:
+            colour, share = self.screen(name)
+            if near(colour, want) or time.monotonic() > deadline:
+                return colour, share
+            time.sleep(0.25)
+
+    def agent(self):
+        if self.qga is None:
+            self.qga = JsonSocket(self.qga_path)
+        for attempt in range(60):
+            try:
+                self.qga.call("guest-sync", timeout=2, id=attempt + 1000)
+                return self.qga
+            except (socket.timeout, EOFError, RuntimeError, json.JSONDecodeError):
+                self.qga.buf = b""
+                time.sleep(1)
+        raise RuntimeError("guest agent does not answer")
+
+    def sh(self, script, timeout=60):
+        """Runs a shell command in the guest as root; returns (exit code, stdout+stderr)."""
+        qga = self.agent()
+        pid = qga.call("guest-exec", path="/bin/sh", arg=["-c", script], **{"capture-output": True})["pid"]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            st = qga.call("guest-exec-status", pid=pid)
+            if st.get("exited"):
+                out = base64.b64decode(st.get("out-data", "")) + base64.b64decode(st.get("err-data", ""))
+                return st.get("exitcode", -1), out.decode(errors="replace").strip()
+            time.sleep(0.2)
+        return -1, "timeout"
+
+    def power_cut(self):
+        try:
+            self.qmp.call("quit", timeout=5)
+        except (EOFError, OSError, RuntimeError):
+            pass
+        self.proc.wait(timeout=10)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def dominant(ppm):
+    """The most common colour of a binary PPM screendump, and its share of the pixels."""
+    with open(ppm, "rb") as f:
+        data = f.read()
+    fields, pos = [], 0
+    while len(fields) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        if data[pos:pos + 1] == b"#":
+            pos = data.index(b"\n", pos)
+            continue
+        end = pos
+        while not data[end:end + 1].isspace():
+            end += 1
+        fields.append(data[pos:end])
+        pos = end
+    assert fields[0] == b"P6", fields
+    w, h = int(fields[1]), int(fields[2])
+    pixels = data[pos + 1:pos + 1 + w * h * 3]
+    counts = {}
+    step = 3 * 7  # sample every 7th pixel: plenty for a full-screen background
+    for i in range(0, len(pixels) - 2, step):
+        key = pixels[i:i + 3]
+        counts[key] = counts.get(key, 0) + 1
+    best = max(counts, key=counts.get)
+    return tuple(best), counts[best] / sum(counts.values())
+
+
+def near(colour, want, tol=12):
+    return all(abs(a - b) <= tol for a, b in zip(colour, want))
+
+
+def hexc(c):
+    return "#%02X%02X%02X" % c
+
+
+def judge_and_check(vm, words, want, label):
+    vm.wait_screen(NAVY, "ready", timeout=15)
+    vm.type_challenge(*words)
+    colour, share = vm.wait_screen(want, label, timeout=8)
+    ok = near(colour, want) and share > 0.5
+    check(f"{' '.join(words)} -> {label} screen", ok, f"dominant {hexc(colour)} on {share:.0%} of the screen (want {hexc(want)})")
+    return ok
+
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    disk = os.path.join(WORK, "disk.img")
+    subprocess.run(["cp", "--sparse=always", IMG, disk], check=True)
+    shutil.copy(OVMF_VARS, os.path.join(WORK, "OVMF_VARS.fd"))
+    log(f"image {IMG}: {os.path.getsize(IMG) / 2**20:.0f} MiB; scratch copy in {WORK}")
+
+    # ---------------- boot 1 ----------------
+    vm = VM(disk, "boot1")
+    try:
+        t = vm.wait_console(READY, timeout=180)
+        if not check("boot 1: kiosk READY on the serial console", t, f"{t:.1f} s after power-on" if t else "no READY within 180 s"):
+            print(vm.console_text()[-3000:].decode(errors="replace"))
+            return
+        boot_ready = t
+        line = [l for l in vm.console_text().splitlines() if READY in l][-1].decode(errors="replace")
+        log(f"console: {line.strip()}")
+        colour, share = vm.wait_screen(NAVY, "ready", timeout=10)
+        check("Ready screen is navy", near(colour, NAVY), f"dominant {hexc(colour)} on {share:.0%}")
+        judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE")
+        judge_and_check(vm, ["XYZZYQ"], RED, "UNACCEPTABLE")
+        judge_and_check(vm, ["DOG", "ZEBRA"], GREEN, "ACCEPTABLE")
+
+        rc, out = vm.sh("journalctl -b -o short-monotonic -t wordjudge | grep -m1 'WORDJUDGE READY' | sed 's/^\\[ *\\([0-9.]*\\)\\].*/\\1/'")
+        kernel_ready = out
+        log(f"READY at {kernel_ready} s after the kernel started (systemd journal)")
+        rc, out = vm.sh("findmnt -no OPTIONS /; findmnt -no SOURCE,OPTIONS /var/lib/wordjudge; touch /usr/x 2>&1; true")
+        check("root filesystem is read-only, data partition writable", out.startswith("ro") and "Read-only" in out, out.replace("\n", " | "))
+        rc, out = vm.sh("systemctl --failed --no-legend --plain; systemctl is-system-running")
+        check("no failed units", "failed" not in out.split("\n")[0] and out.strip().endswith("running"), out.replace("\n", " | "))
+        rc, out = vm.sh("systemd-analyze verify wordjudge.service 2>&1; echo rc=$?")
+        check("systemd-analyze verify wordjudge.service (in the image)", out.endswith("rc=0"), out.replace("\n", " | "))
+        rc, out = vm.sh("systemd-analyze security wordjudge.service --no-pager | tail -n1")
+        log(f"systemd-analyze security: {out}")
+
+        rc, pid1 = vm.sh("systemctl show -P MainPID wordjudge")
+        vm.sh("systemctl kill -s KILL wordjudge")
+        t_kill = time.monotonic()
+        t = vm.wait_console(READY, count=2, timeout=60)
+        rc, pid2 = vm.sh("systemctl show -P MainPID wordjudge; systemctl show -P NRestarts wordjudge")
+        check("SIGKILLed kiosk is restarted by systemd (READY again)", t and pid2.split()[0] not in ("0", pid1),
+              f"pid {pid1} -> {pid2.split()[0]}, NRestarts={pid2.split()[-1]}, READY again {time.monotonic() - t_kill:.1f} s after the kill")
+        judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE after restart")
+
+        rc, pid = vm.sh("systemctl show -P MainPID wordjudge")
+        vm.sh(f"kill -STOP {pid}")
+        t_stop = time.monotonic()
+        t = vm.wait_console(READY, count=3, timeout=60)
+        rc, out = vm.sh("journalctl -b -u wordjudge --no-pager | grep -ci 'watchdog timeout'")
+        check("frozen kiosk (SIGSTOP) is killed by the watchdog and restarted", t and int(out or 0) >= 1,
+              f"READY again {time.monotonic() - t_stop:.1f} s after SIGSTOP; journal 'watchdog timeout' lines: {out}")
+
+        rc, before = vm.sh("runuser -u wordjudge -- wordjudge --config /var/lib/wordjudge/config.toml audit show 2>/dev/null | wc -l")
+        log(f"audit log lines before the power cut: {before}")
+        judge_and_check(vm, ["ZEBRA"], GREEN, "ACCEPTABLE")
+        vm.wait_screen(NAVY, "ready", timeout=15)
+        vm.type_challenge("DOG")
+        time.sleep(0.05)
+        vm.power_cut()
+        log("power cut (QMP quit) 50 ms after TAB")
+    finally:
+        vm.kill()
+
+    # ---------------- boot 2 ----------------
+    vm = VM(disk, "boot2")
+    try:
+        t = vm.wait_console(READY, timeout=180)
+        check("boot 2 after the power cut: kiosk READY", t, f"{t:.1f} s after power-on" if t else "no READY")
+        rc, out = vm.sh("runuser -u wordjudge -- wordjudge --config /var/lib/wordjudge/config.toml audit verify 2>&1")
+        check("wordjudge audit verify passes after the power cut", rc == 0, f"exit {rc}: {out[-300:]}".replace("\n", " | "))
+        rc, out = vm.sh("runuser -u wordjudge -- wordjudge --config /var/lib/wordjudge/config.toml audit show 2>/dev/null")
+        have = out.upper()
+        check("audit log kept the verdicts of boot 1", all(w in have for w in ("CAT", "XYZZYQ", "ZEBRA")),
+              f"{len(out.splitlines())} lines")
+        rc, out = vm.sh("journalctl --list-boots --no-pager | wc -l; journalctl -b -1 -t wordjudge --no-pager | grep -c 'WORDJUDGE READY'")
+        n_boots, ready_prev = (out.split() + ["0", "0"])[:2]
+        check("persistent journal on the data partition kept boot 1", int(n_boots) >= 2 and int(ready_prev) >= 1,
+              f"{n_boots} boots listed, {ready_prev} READY lines in boot -1")
+        vm.sh("systemctl poweroff")
+        vm.proc.wait(timeout=60)
+    finally:
+        vm.kill()
+
+    log(f"boot to READY: {boot_ready:.1f} s from power-on (UEFI firmware included), {kernel_ready} s from kernel start")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:  # a crash is a failure, with what we know so far
+        check("test ran to the end", False, f"{type(e).__name__}: {e}")
+    passed = sum(ok for _, ok in results)
+    failed = len(results) - passed
+    print(f"boot test: {time.monotonic() - T0:.0f} s")
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed or not results else 0)

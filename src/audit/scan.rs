@@ -1,0 +1,161 @@
+//! Reading the log's end when it is opened: where the chain ends, a torn
+//! last line, the highest challenge number, today's count and the recent
+//! adjudications (for `repeat_of`). Reads backwards, file by file, only as
+//! far as needed.
+
+use super::clock::Stamp;
+use super::format::{self, Head, LogName, GENESIS};
+use super::{AuditError, AuditEvent, ChainEnd, Recent};
+use crate::lexicon::manifest::sha256_hex;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+use std::fs::OpenOptions;
+use std::path::{Path, PathBuf};
+
+/// A torn last line: bytes after the last newline of the last file.
+pub(super) struct Torn {
+    pub name: LogName,
+    pub path: PathBuf,
+    pub offset: u64,
+    pub bytes: Vec<u8>,
+}
+
+pub(super) struct Scan {
+    /// The last log file, if any (appending continues there).
+    pub last: Option<(LogName, PathBuf)>,
+    pub torn: Option<Torn>,
+    pub chain: ChainEnd,
+    /// Highest challenge number in the log (torn tail included).
+    pub max_challenge: u64,
+    pub today_adjudications: u64,
+    /// Adjudications of the scanned files, oldest first.
+    pub recent: Vec<Recent>,
+}
+
+/// Scans `dir`. `counts`: also count today's adjudications and collect
+/// recent ones (only the first time the log is read by a process).
+pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Result<Scan, AuditError> {
+    let (logs, _) = format::list_dir(dir).map_err(|source| AuditError::ReadDir { dir: dir.to_path_buf(), source })?;
+    let mut scan = Scan {
+        last: logs.last().cloned(),
+        torn: None,
+        chain: ChainEnd { next_seq: 1, prev: GENESIS.to_string() },
+        max_challenge: 0,
+        today_adjudications: 0,
+        recent: Vec::new(),
+    };
+    let mut chain_found = false;
+    let mut numbering_found = false;
+    let mut recent_rev = Vec::new();
+    for (position, (name, path)) in logs.iter().enumerate().rev() {
+        let want_counts = counts && name.date >= today;
+        if chain_found && numbering_found && !want_counts {
+            break;
+        }
+        let bytes = std::fs::read(path).map_err(|source| AuditError::Read { path: path.clone(), source })?;
+        let lines = format::split_lines(&bytes);
+        if position + 1 == logs.len() {
+            if let Some((offset, tail)) = lines.tail {
+                let challenge = challenge_in(tail);
+                scan.max_challenge = scan.max_challenge.max(challenge.unwrap_or(0));
+                scan.torn = Some(Torn { name: name.clone(), path: path.clone(), offset, bytes: tail.to_vec() });
+            }
+        }
+        if !chain_found {
+            if let Some((_, last)) = lines.complete.last() {
+                chain_found = true;
+                scan.chain.prev = format::line_hash(last);
+                // The seq of the last line that can be read, plus the lines after it.
+                scan.chain.next_seq = lines
+                    .complete
+                    .iter()
+                    .rev()
+                    .enumerate()
+                    .find_map(|(after, (_, line))| Head::parse(line).ok().map(|h| h.seq + 1 + after as u64))
+                    .unwrap_or(lines.complete.len() as u64 + 1);
+            }
+        }
+        for (_, line) in lines.complete.iter().rev() {
+            let Ok(head) = Head::parse(line) else { continue };
+            if head.event != "adjudication" {
+                continue;
+            }
+            let Some(challenge) = head.challenge else { continue };
+            if !numbering_found {
+                scan.max_challenge = scan.max_challenge.max(challenge);
+                // Later numbers all continue from a non-delayed record's.
+                numbering_found = !head.delayed;
+            }
+            if counts {
+                let Ok(time) = head.time.parse::<Timestamp>() else { continue };
+                if time.to_zoned(tz.clone()).date() == today {
+                    scan.today_adjudications += 1;
+                }
+                if position + 2 >= logs.len() {
+                    recent_rev.push(Recent {
+                        words: head.words.unwrap_or_default(),
+                        challenge,
+                        boot_id: head.boot_id,
+                        stamp: Stamp { time, mono_ns: head.mono_ns, synced: head.clock_synced },
+                    });
+                }
+            }
+        }
+    }
+    recent_rev.reverse();
+    scan.recent = recent_rev;
+    Ok(scan)
+}
+
+/// A challenge number in a torn line's bytes, if one is legible.
+fn challenge_in(tail: &[u8]) -> Option<u64> {
+    let key = b"\"challenge\":";
+    let at = tail.windows(key.len()).position(|w| w == key)? + key.len();
+    let digits: Vec<u8> = tail[at..].iter().copied().take_while(u8::is_ascii_digit).collect();
+    // A number cut short by the tear may be too small; only trust one that
+    // is followed by the next field.
+    if tail.get(at + digits.len()) != Some(&b',') {
+        return None;
+    }
+    std::str::from_utf8(&digits).ok()?.parse().ok()
+}
+
+/// Moves a torn tail aside (a new file, written atomically), then cuts the
+/// log back to the last newline. A crash in between leaves the same tail to
+/// be found again, and the aside file's name makes the redo idempotent.
+pub(super) fn move_aside(dir: &Path, torn: &Torn) -> Result<AuditEvent, AuditError> {
+    let sha = sha256_hex(&torn.bytes);
+    let log_name = torn.name.file_name();
+    let aside_name = format::torn_aside_name(&log_name, torn.offset, &sha);
+    let aside = dir.join(&aside_name);
+    if std::fs::read(&aside).ok().as_deref() != Some(&torn.bytes[..]) {
+        crate::atomic_file::write_atomically(&aside, &torn.bytes)
+            .map_err(|source| AuditError::MoveAside { path: aside.clone(), source })?;
+    }
+    let cut = OpenOptions::new()
+        .write(true)
+        .open(&torn.path)
+        .and_then(|f| f.set_len(torn.offset).and_then(|()| f.sync_all()));
+    cut.map_err(|source| AuditError::MoveAside { path: torn.path.clone(), source })?;
+    Ok(AuditEvent::Recovered {
+        file: log_name,
+        offset: torn.offset,
+        torn_bytes: torn.bytes.len() as u64,
+        torn_sha256: sha,
+        moved_to: aside_name,
+        challenge: challenge_in(&torn.bytes),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn challenge_numbers_in_torn_bytes() {
+        assert_eq!(challenge_in(br#"{"seq":4,"event":"adjudication","challenge":17,"lexi"#), Some(17));
+        assert_eq!(challenge_in(br#"{"seq":4,"event":"adjudication","challenge":1"#), None);
+        assert_eq!(challenge_in(b"\0\0\0\0"), None);
+    }
+}

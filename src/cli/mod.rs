@@ -1,0 +1,82 @@
+//! Command-line interface: argument parsing and dispatch. Each subcommand
+//! group lives in its own module; they print for people and return an exit
+//! code (0 success, 1 a negative answer such as UNACCEPTABLE, 2 usage errors
+//! and unusable inputs).
+
+mod audit;
+mod gpio;
+mod judge;
+mod lexicon;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use wordjudge::config::{self, Config, Loaded};
+
+/// Exit code for usage errors and unusable lexicons or files.
+pub const EXIT_USAGE: u8 = 2;
+
+#[derive(Parser, Debug)]
+#[command(name = "wordjudge", version, about = "Challenge self-lookup station for word-game tournaments")]
+pub struct Cli {
+    /// Config file [default: $WORDJUDGE_CONFIG, else /var/lib/wordjudge/config.toml]
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Lexicon directory [default: $WORDJUDGE_LEXICONS, else the config's lexicon_dir]
+    #[arg(long, global = true, value_name = "DIR")]
+    lexicons: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Judge a challenge: prints ACCEPTABLE (exit 0) or UNACCEPTABLE (exit 1).
+    Judge(judge::JudgeArgs),
+    /// Build, list, inspect and verify lexicons.
+    #[command(subcommand)]
+    Lexicon(lexicon::LexiconCommand),
+    /// Verify, show and export the audit log.
+    #[command(subcommand)]
+    Audit(audit::AuditCommand),
+    /// Check the judge button and lamps wiring.
+    #[command(subcommand)]
+    Gpio(gpio::GpioCommand),
+}
+
+/// The config and lexicon directory as the global flags resolve them.
+pub struct Context {
+    pub loaded: Loaded,
+    pub lexicon_dir: PathBuf,
+}
+
+impl Context {
+    fn resolve(cli: &Cli) -> Context {
+        let loaded = Config::load(&config::config_path(cli.config.as_deref()));
+        let lexicon_dir = config::lexicon_dir(cli.lexicons.as_deref(), &loaded.config);
+        Context { loaded, lexicon_dir }
+    }
+}
+
+pub fn run() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(EXIT_USAGE) } else { ExitCode::SUCCESS };
+        }
+    };
+    let context = Context::resolve(&cli);
+    match cli.command {
+        Command::Judge(args) => judge::run(&context, args),
+        Command::Lexicon(command) => lexicon::run(&context, command),
+        Command::Audit(command) => audit::run(&context, command),
+        Command::Gpio(command) => gpio::run(&context, command),
+    }
+}
+
+/// Prints an error for people and returns the usage/unusable exit code.
+pub fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("wordjudge: {message}");
+    ExitCode::from(EXIT_USAGE)
+}

@@ -1,0 +1,58 @@
+//! Shared by the `audit_*` integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use wordjudge::audit::{AdjudicationInput, AuditLog, AuditOptions, LexiconIdentity, ManualClock};
+use wordjudge::judge::{judge, Adjudication, Challenge};
+use wordjudge::kiosk::station::Trigger;
+use wordjudge::lexicon::{catalog, Lexicon, Verification};
+
+pub fn demo() -> (Lexicon, LexiconIdentity) {
+    let lexicon = catalog::open_demo(Verification::Quick).expect("the built-in demo lexicon opens");
+    let identity = LexiconIdentity::of(&lexicon);
+    (lexicon, identity)
+}
+
+pub fn adjudication(lexicon: &Lexicon, words: &[&str]) -> Adjudication {
+    judge(lexicon, &Challenge::new(words).unwrap()).unwrap()
+}
+
+/// Judges `words` with the demo lexicon and records it; the challenge number.
+pub fn record(log: &mut AuditLog, lexicon: &Lexicon, identity: &LexiconIdentity, words: &[&str]) -> u64 {
+    let adjudication = adjudication(lexicon, words);
+    log.record_adjudication(&AdjudicationInput { lexicon: identity, adjudication: &adjudication, trigger: Trigger::Keyboard })
+}
+
+/// 2025-05-01T12:00:00Z, boot "boot-a".
+pub fn clock() -> Arc<ManualClock> {
+    Arc::new(ManualClock::new("2025-05-01T12:00:00Z".parse().unwrap(), "boot-a"))
+}
+
+pub fn options(clock: &Arc<ManualClock>) -> AuditOptions {
+    AuditOptions { clock: clock.clone(), time_zone: jiff::tz::TimeZone::UTC, ..AuditOptions::default() }
+}
+
+/// The log files in `dir`, in order.
+pub fn log_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every record of the log, parsed.
+pub fn records(dir: &Path) -> Vec<serde_json::Value> {
+    log_files(dir)
+        .iter()
+        .flat_map(|f| std::fs::read_to_string(f).unwrap().lines().map(String::from).collect::<Vec<_>>())
+        .map(|l| serde_json::from_str(&l).unwrap())
+        .collect()
+}
+
+pub fn name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}

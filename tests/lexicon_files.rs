@@ -1,0 +1,268 @@
+//! Lexicon engine on small word lists the tests write themselves: building,
+//! opening, statuses, layers and corrections, and refusing damaged files.
+
+use std::path::{Path, PathBuf};
+use wordjudge::fingerprint::Fingerprint;
+use wordjudge::judge::{judge, Challenge, Verdict};
+use wordjudge::lexicon::build::{build_lexicon, manifest_path_for, BuildError};
+use wordjudge::lexicon::catalog::Catalog;
+use wordjudge::lexicon::{LexiconError, Status, Verification};
+use wordjudge::word::WordListError;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A lexicon directory with one single-layer lexicon `id` built from `words`.
+fn single(dir: &Path, id: &str, words: &str, published: Option<&str>) {
+    let src = write(dir, &format!("{id}.txt"), words);
+    build_lexicon(&src, &dir.join(format!("{id}.fst")), false).unwrap();
+    let fp = published.map(|p| format!("published_fingerprint = \"{p}\"\n")).unwrap_or_default();
+    write(dir, &format!("{id}.toml"), &format!("id = \"{id}\"\nname = \"n\"\nedition = \"e\"\n[[layer]]\nfst = \"{id}.fst\"\n{fp}"));
+}
+
+fn verdict(catalog: &Catalog, id: &str, words: &[&str]) -> Verdict {
+    let lexicon = catalog.open(id, Verification::Full).unwrap();
+    judge(&lexicon, &Challenge::new(words).unwrap()).unwrap().verdict()
+}
+
+#[test]
+fn build_writes_fst_and_manifest_with_every_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = write(dir.path(), "small.txt", "# comment\r\nzebra\r\nQI\nqi\n\nCAT # pet\nABANDONS\n");
+    let out = dir.path().join("SMALL.fst");
+    let report = build_lexicon(&src, &out, false).unwrap();
+    let m = &report.manifest;
+    assert_eq!(m.word_count, 4);
+    assert_eq!((m.shortest, m.longest), (2, 8));
+    assert_eq!(m.count_by_length[2], 1);
+    assert_eq!(m.count_by_length[3], 1);
+    assert_eq!(m.count_by_length[5], 1);
+    assert_eq!(m.count_by_length[8], 1);
+    assert_eq!(report.duplicates, 1);
+    assert_eq!(m.fst_file, "SMALL.fst");
+    assert_eq!(m.source_file, "small.txt");
+    assert_eq!(m.fst_sha256, wordjudge::lexicon::manifest::sha256_hex(&std::fs::read(&out).unwrap()));
+    assert_eq!(m.source_sha256, wordjudge::lexicon::manifest::sha256_hex(&std::fs::read(&src).unwrap()));
+    assert_eq!(m.fingerprint, Fingerprint::of_words([b"ABANDONS".as_slice(), b"CAT", b"QI", b"ZEBRA"]));
+    assert!(m.tool_version.starts_with("wordjudge "));
+    assert!(m.built_at.parse::<jiff::Timestamp>().is_ok(), "{}", m.built_at);
+    let text = std::fs::read_to_string(manifest_path_for(&out)).unwrap();
+    assert_eq!(&wordjudge::lexicon::manifest::Manifest::from_toml(&text).unwrap(), m);
+}
+
+#[test]
+fn statuses_verified_official_verified_mismatch_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let words = "CAT\nDOG\nQI\n";
+    let real = Fingerprint::of_words([b"CAT".as_slice(), b"DOG", b"QI"]).short();
+    single(dir.path(), "OFFICIAL", words, Some(&real));
+    single(dir.path(), "PLAIN", words, None);
+    single(dir.path(), "WRONG", words, Some("0badf00d"));
+    write(dir.path(), "GONE.toml", "id = \"GONE\"\nname = \"n\"\nedition = \"e\"\n[[layer]]\nfst = \"GONE.fst\"\n");
+    let catalog = Catalog::load(dir.path());
+    assert!(catalog.problems().is_empty(), "{:?}", catalog.problems());
+    assert_eq!(catalog.open("OFFICIAL", Verification::Full).unwrap().status(), Status::VerifiedOfficial);
+    assert_eq!(catalog.open("PLAIN", Verification::Full).unwrap().status(), Status::Verified);
+    let wrong = catalog.open("WRONG", Verification::Full).unwrap();
+    assert_eq!(wrong.status(), Status::Mismatch);
+    assert!(judge(&wrong, &Challenge::new(&["CAT"]).unwrap()).is_err(), "a Mismatch lexicon never judges");
+    let gone = catalog.open("GONE", Verification::Quick).err().unwrap();
+    assert_eq!(gone.status(), Status::Missing);
+    assert!(gone.to_string().contains("GONE.fst"), "{gone}");
+    assert_eq!(catalog.open("NOPE", Verification::Quick).err().unwrap().status(), Status::Missing);
+    assert_eq!(verdict(&catalog, "PLAIN", &["cat", "qi"]), Verdict::Acceptable);
+    assert_eq!(verdict(&catalog, "PLAIN", &["CAT", "QIS"]), Verdict::Unacceptable);
+}
+
+#[test]
+fn layers_limit_lengths_and_corrections_win() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = write(dir.path(), "base.txt", "CAT\nDOG\nZEBRAS\n");
+    let long = write(dir.path(), "long.txt", "ASSHOLE\nABANDONMENT\nCATS\nZEBRAS\n");
+    build_lexicon(&base, &dir.path().join("BASE.fst"), false).unwrap();
+    build_lexicon(&long, &dir.path().join("LONG.fst"), false).unwrap();
+    write(
+        dir.path(),
+        "school.toml",
+        "id = \"SCHOOL\"\nname = \"n\"\nedition = \"e\"\nremove = [\"dog\"]\nadd = [\"EW\"]\n\
+         [[layer]]\nfst = \"BASE.fst\"\n[[layer]]\nfst = \"LONG.fst\"\nmin_len = 9\n",
+    );
+    let catalog = Catalog::load(dir.path());
+    let lexicon = catalog.open("SCHOOL", Verification::Full).unwrap();
+    assert!(lexicon.contains("CAT"));
+    assert!(lexicon.contains("ZEBRAS"));
+    assert!(lexicon.contains("ABANDONMENT"), "9+ letters through the long-word layer");
+    assert!(!lexicon.contains("ASSHOLE"), "7 letters: never from the long-word layer");
+    assert!(!lexicon.contains("CATS"), "4 letters: never from the long-word layer");
+    assert!(!lexicon.contains("DOG"), "remove wins over the layers");
+    assert!(lexicon.contains("EW"), "add wins over the layers");
+}
+
+#[test]
+fn every_word_is_looked_up_and_per_word_results_are_kept_for_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    single(dir.path(), "L", "CAT\nDOG\nQI\n", None);
+    let lexicon = Catalog::load(dir.path()).open("L", Verification::Quick).unwrap();
+    let a = judge(&lexicon, &Challenge::new(&["XX", "CAT", "YY", "QI"]).unwrap()).unwrap();
+    assert_eq!(a.verdict(), Verdict::Unacceptable);
+    assert_eq!(a.per_word_for_audit(), [false, true, false, true]);
+    assert_eq!(a.words(), ["XX", "CAT", "YY", "QI"]);
+}
+
+/// Copies a built lexicon `L` into a fresh directory and lets `damage` change it.
+fn damaged(damage: impl FnOnce(&Path)) -> (tempfile::TempDir, LexiconError) {
+    let dir = tempfile::tempdir().unwrap();
+    single(dir.path(), "L", "CAT\nDOG\nQI\nZEBRA\nABANDONMENT\n", None);
+    damage(dir.path());
+    let err = Catalog::load(dir.path()).open("L", Verification::Full).err().expect("damaged lexicon must not open");
+    (dir, err)
+}
+
+#[test]
+fn damaged_files_are_refused_with_file_and_problem() {
+    let (_d, e) = damaged(|d| {
+        let p = d.join("L.fst");
+        let bytes = std::fs::read(&p).unwrap();
+        std::fs::write(&p, &bytes[..bytes.len() - 1]).unwrap();
+    });
+    assert!(matches!(e, LexiconError::HashMismatch { .. }), "truncated: {e}");
+    assert!(e.to_string().contains("L.fst") && e.to_string().contains("SHA-256"), "{e}");
+    assert_eq!(e.status(), Status::Corrupt);
+
+    let (_d, e) = damaged(|d| {
+        let p = d.join("L.fst");
+        let mut bytes = std::fs::read(&p).unwrap();
+        bytes[10] ^= 0x01;
+        std::fs::write(&p, &bytes).unwrap();
+    });
+    assert!(matches!(e, LexiconError::HashMismatch { .. }), "flipped byte: {e}");
+
+    let (_d, e) = damaged(|d| std::fs::remove_file(d.join("L.fst.toml")).unwrap());
+    assert!(matches!(e, LexiconError::MissingManifest { .. }), "{e}");
+    assert!(e.to_string().contains("L.fst.toml") && e.to_string().contains("manifest missing"), "{e}");
+    assert_eq!(e.status(), Status::Corrupt);
+
+    let (_d, e) = damaged(|d| {
+        let p = d.join("L.fst.toml");
+        let text = std::fs::read_to_string(&p).unwrap().replace("fst_file = \"L.fst\"", "fst_file = \"OTHER.fst\"");
+        std::fs::write(&p, text).unwrap();
+    });
+    assert!(matches!(e, LexiconError::ManifestNamesOtherFile { .. }), "{e}");
+    assert!(e.to_string().contains("OTHER.fst"), "{e}");
+
+    let (_d, e) = damaged(|d| std::fs::write(d.join("L.fst.toml"), "not = [toml").unwrap());
+    assert!(matches!(e, LexiconError::BadManifest { .. }), "{e}");
+
+    let (_d, e) = damaged(|d| std::fs::remove_file(d.join("L.fst")).unwrap());
+    assert_eq!(e.status(), Status::Missing);
+}
+
+#[test]
+fn an_edited_manifest_cannot_pass_full_verification() {
+    // Another word list's fst with its real hash but a forged fingerprint:
+    // quick verification trusts the manifest, full verification recomputes.
+    let dir = tempfile::tempdir().unwrap();
+    single(dir.path(), "L", "CAT\nDOG\n", None);
+    let p = dir.path().join("L.fst.toml");
+    let forged = Fingerprint::of_words([b"CAT".as_slice(), b"DOGS"]).to_string();
+    let text = std::fs::read_to_string(&p).unwrap();
+    let real = text.lines().find(|l| l.starts_with("fingerprint")).unwrap().to_string();
+    std::fs::write(&p, text.replace(&real, &format!("fingerprint = \"{forged}\""))).unwrap();
+    let catalog = Catalog::load(dir.path());
+    assert!(catalog.open("L", Verification::Quick).is_ok());
+    let e = catalog.open("L", Verification::Full).err().unwrap();
+    assert!(matches!(e, LexiconError::ContentMismatch { .. }), "{e}");
+}
+
+#[test]
+fn bad_word_lists_are_refused_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("X.fst");
+    let empty = write(dir.path(), "empty.txt", "# only a comment\n\n");
+    match build_lexicon(&empty, &out, false) {
+        Err(BuildError::WordList(WordListError::Empty { file })) => assert!(file.ends_with("empty.txt")),
+        other => panic!("{other:?}"),
+    }
+    let binary = dir.path().join("binary.txt");
+    std::fs::write(&binary, [0x7fu8, b'E', b'L', b'F', 2, 1, 1, 0, 0, 0xff, b'\n', 0x90]).unwrap();
+    let e = build_lexicon(&binary, &out, false).unwrap_err();
+    assert!(e.to_string().contains("binary.txt, line 1"), "{e}");
+    let bad = write(dir.path(), "bad.txt", "CAT\nDOG\nR2D2\n");
+    let e = build_lexicon(&bad, &out, false).unwrap_err();
+    assert!(e.to_string().contains("bad.txt, line 3") && e.to_string().contains("R2D2"), "{e}");
+    let report = build_lexicon(&bad, &out, true).unwrap();
+    assert_eq!((report.skipped, report.manifest.word_count), (1, 2));
+    let e = build_lexicon(&bad, &dir.path().join("X.bin"), false).unwrap_err();
+    assert!(matches!(e, BuildError::BadOutputName { .. }));
+    let e = build_lexicon(&dir.path().join("none.txt"), &out, false).unwrap_err();
+    assert!(e.to_string().contains("none.txt"), "{e}");
+}
+
+#[test]
+fn bad_definitions_are_reported_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    single(dir.path(), "GOOD", "CAT\n", None);
+    write(dir.path(), "broken.toml", "id = \"BROKEN\"\n[[layer]]\n");
+    write(dir.path(), "demo.toml", "id = \"DEMO\"\nname = \"n\"\nedition = \"e\"\n[[layer]]\nfst = \"GOOD.fst\"\n");
+    let catalog = Catalog::load(dir.path());
+    assert_eq!(catalog.problems().len(), 2, "{:?}", catalog.problems());
+    assert!(catalog.problems().iter().any(|p| p.contains("broken.toml")));
+    assert!(catalog.open("GOOD", Verification::Full).is_ok());
+    assert!(catalog.open("DEMO", Verification::Full).unwrap().is_demo());
+    let missing_dir = Catalog::load(&dir.path().join("nope"));
+    assert_eq!(missing_dir.problems().len(), 1);
+    assert_eq!(missing_dir.entries().len(), 1, "the built-in demo is always there");
+}
+
+#[test]
+fn shipped_demo_lexicon_is_verified_and_matches_its_source() {
+    let demo = wordjudge::lexicon::catalog::open_demo(Verification::Full).unwrap();
+    assert_eq!(demo.status(), Status::Verified);
+    assert!(demo.is_demo());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("lexicons/demo");
+    let text = std::fs::read(root.join("DEMO.txt")).unwrap();
+    let list = wordjudge::word::parse_word_list(&text, "DEMO.txt", false).unwrap();
+    let (bytes, manifest) = wordjudge::lexicon::build::compile(&list, "DEMO.fst", "DEMO.txt", "");
+    assert_eq!(bytes, std::fs::read(root.join("DEMO.fst")).unwrap(), "DEMO.fst must be rebuilt from DEMO.txt");
+    assert_eq!(manifest.fingerprint, demo.fingerprint());
+    for word in ["CAT", "DOG", "ZEBRA", "ABANDONMENT"] {
+        assert!(demo.contains(word), "{word}");
+    }
+    assert!(!demo.contains("XYZZYQ"));
+}
+
+#[test]
+fn random_bytes_as_fst_or_word_list_never_panic() {
+    let mut rng = fastrand::Rng::with_seed(0x5eed);
+    let dir = tempfile::tempdir().unwrap();
+    single(dir.path(), "L", "CAT\nDOG\n", None);
+    let fst = dir.path().join("L.fst");
+    let manifest_path = manifest_path_for(&fst);
+    let manifest_text = std::fs::read_to_string(&manifest_path).unwrap();
+    let real_sha = wordjudge::lexicon::manifest::sha256_hex(&std::fs::read(&fst).unwrap());
+    for round in 0..300 {
+        let len = rng.usize(0..400);
+        let mut bytes: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
+        if round % 3 == 0 && len > 8 {
+            // Start like a real fst so the parser gets further.
+            bytes[..8].copy_from_slice(&3u64.to_le_bytes());
+        }
+        std::fs::write(&fst, &bytes).unwrap();
+        // With the real manifest (hash mismatch), and with one whose hash
+        // matches the random bytes (so fst parsing itself is exercised).
+        std::fs::write(&manifest_path, &manifest_text).unwrap();
+        assert!(Catalog::load(dir.path()).open("L", Verification::Full).is_err());
+        let sha = wordjudge::lexicon::manifest::sha256_hex(&bytes);
+        std::fs::write(&manifest_path, manifest_text.replace(&real_sha, &sha)).unwrap();
+        if let Ok(lexicon) = Catalog::load(dir.path()).open("L", Verification::Full) {
+            let _ = lexicon.contains("CAT");
+        }
+        let _ = wordjudge::word::parse_word_list(&bytes, "random", false);
+        let _ = wordjudge::word::parse_word_list(&bytes, "random", true);
+        let _ = wordjudge::lexicon::manifest::Manifest::from_toml(&String::from_utf8_lossy(&bytes));
+        let _ = wordjudge::lexicon::definition::Definition::from_toml(&String::from_utf8_lossy(&bytes));
+    }
+}
