@@ -105,6 +105,14 @@ if [ -z "${HOST_WORDJUDGE:-}" ]; then
 fi
 
 need_tools
+if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
+    # The new tree's maintainer scripts are $ARCH programs: run them through qemu-user.
+    [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
+        die "binfmt_misc is not available: cannot run $ARCH programs here (build on an $ARCH machine)"
+    update-binfmts --enable >/dev/null 2>&1 || true
+    ls /proc/sys/fs/binfmt_misc/ | grep -q "qemu-${QEMU_ARCH:=aarch64}" ||
+        die "qemu-$QEMU_ARCH is not registered with binfmt_misc: cannot run $ARCH programs here"
+fi
 mkdir -p "$OUT"
 WORK=$OUT/work
 rm -rf "$WORK"; mkdir -p "$WORK"
@@ -169,7 +177,7 @@ if [ -n "${DIRECTOR_PIN_FILE:-}" ]; then
         die "wordjudge config set-pin failed"
 fi
 if [ -x "$HOST_WORDJUDGE" ] && "$HOST_WORDJUDGE" --help 2>/dev/null | grep -qw lexicon; then
-    "$HOST_WORDJUDGE" --config "$DATA/wordjudge/config.toml" lexicon list >&2 || say "WARNING: lexicon list reports a problem"
+    "$HOST_WORDJUDGE" --config "$DATA/wordjudge/config.toml" --lexicons "$DATA/wordjudge/lexicons" lexicon list >&2 || say "WARNING: lexicon list reports a problem"
 fi
 # systemd's state (random seed, clock stamp, backlight) lives here; start from the image's.
 cp -a "$ROOT/var/lib/systemd/." "$DATA/systemd/"

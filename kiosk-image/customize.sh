@@ -29,6 +29,7 @@ echo wordjudge >"$R/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\twordjudge\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$R/etc/hosts"
 # One machine id per image: the journal directory keeps its name across boots.
 tr -d '-' </proc/sys/kernel/random/uuid >"$R/etc/machine-id"
+mkdir -p "$R/var/lib/dbus"; ln -sf /etc/machine-id "$R/var/lib/dbus/machine-id"
 ln -sf "/usr/share/zoneinfo/$WJ_TIMEZONE" "$R/etc/localtime"; echo "$WJ_TIMEZONE" >"$R/etc/timezone"
 
 # --- read-only root, writable data partition ---------------------------------------------
@@ -50,7 +51,8 @@ chroot "$R" systemctl enable wordjudge.service >/dev/null 2>&1
 chroot "$R" systemctl set-default multi-user.target >/dev/null 2>&1
 for unit in getty@.service serial-getty@.service console-getty.service ctrl-alt-del.target \
             apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service \
-            systemd-networkd-wait-online.service; do
+            systemd-networkd-wait-online.service systemd-update-utmp.service \
+            systemd-update-utmp-runlevel.service; do
     ln -sf /dev/null "$R/etc/systemd/system/$unit"
 done
 
@@ -74,7 +76,11 @@ say "systemd-analyze verify"
 chroot "$R" systemd-analyze verify --man=no wordjudge.service
 
 # --- slim down ----------------------------------------------------------------------------
+# mmdebstrap merges /usr with the usrmerge package (and perl for it); usr-is-merged says the same.
+chroot "$R" dpkg --purge usrmerge libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl \
+    perl libperl5.36 perl-modules-5.36 >/dev/null 2>&1 || say "WARNING: could not purge usrmerge/perl"
 chroot "$R" apt-get clean
 rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/* "$R"/var/cache/debconf/*-old "$R"/var/lib/dpkg/*-old \
-       "$R"/var/log/*.log "$R"/var/log/apt/* "$R"/usr/share/doc-base "$R"/usr/share/bug
+       "$R"/var/log/*.log "$R"/var/log/apt/* "$R"/usr/share/doc-base "$R"/usr/share/bug \
+       "$R"/usr/lib/udev/hwdb.d/*   # sources of hwdb.bin, which stays
 say "root tree: $(du -smx "$R" | cut -f1) MiB"

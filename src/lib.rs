@@ -14,4 +14,5 @@ pub mod judge;
 pub mod kiosk;
 pub mod lexicon;
 pub mod pin;
+pub mod ui;
 pub mod word;

@@ -136,15 +136,15 @@ pub enum AuditEvent {
         challenge: Option<u64>,
     },
     /// Written by the log itself when writing works again after failing
-    /// `since` (RFC 3339) with `error`. `delayed` held records follow,
-    /// marked `delayed`; `dropped` were lost when the memory backlog was full
-    /// (journald still has them). `challenges` is the range numbered while
-    /// failing; `note` says when numbering may have repeated.
+    /// `since` (RFC 3339) with `error`. The `held` records kept in memory
+    /// follow, each marked `delayed`; `lost` were dropped when the memory
+    /// backlog was full (journald still has them). `challenges` is the range
+    /// numbered while failing; `note` says when numbers may repeat.
     WriteFailed {
         since: String,
         error: String,
-        delayed: u64,
-        dropped: u64,
+        held: u64,
+        lost: u64,
         challenges: Option<[u64; 2]>,
         note: Option<String>,
     },
@@ -207,8 +207,8 @@ impl AuditEvent {
             AuditEvent::Recovered { file, torn_bytes, moved_to, .. } => {
                 format!("audit log recovered: torn last line of {file} ({torn_bytes} bytes) moved to {moved_to}")
             }
-            AuditEvent::WriteFailed { since, error, delayed, dropped, .. } => format!(
-                "audit log could not be written since {since} ({error}); {delayed} held records follow, {dropped} lost"
+            AuditEvent::WriteFailed { since, error, held, lost, .. } => format!(
+                "audit log could not be written since {since} ({error}); {held} held records follow, {lost} lost"
             ),
             AuditEvent::Rotated { next_file, reason } => format!("audit log continues in {next_file} ({reason})"),
         }
@@ -388,6 +388,8 @@ pub struct AuditLog {
     /// Known once the directory has been read successfully.
     chain: Option<ChainEnd>,
     last_challenge: u64,
+    /// Highest challenge number in the log when it was last read.
+    log_max_challenge: u64,
     /// Whether challenge numbers so far continued from the log (false while
     /// the log has never been readable: they may repeat numbers in it).
     numbering_from_log: bool,
@@ -422,6 +424,7 @@ impl AuditLog {
             out: None,
             chain: None,
             last_challenge: 0,
+            log_max_challenge: 0,
             numbering_from_log: false,
             failure: None,
             backlog: VecDeque::new(),
@@ -449,6 +452,9 @@ impl AuditLog {
     /// without the caller waiting on it.
     pub fn record_adjudication(&mut self, input: &AdjudicationInput<'_>) -> u64 {
         let stamp = Stamp::take(self.options.clock.as_ref());
+        // A failing log is retried before numbering, so a log readable again
+        // gives its highest number to continue from.
+        let attached = self.ensure_attached(&stamp);
         let challenge = self.last_challenge + 1;
         self.last_challenge = challenge;
         let words = input.adjudication.words().to_vec();
@@ -470,14 +476,15 @@ impl AuditLog {
             trigger: input.trigger,
             repeat_of,
         };
-        self.record(stamp, Body::Adjudication(record));
+        self.record(stamp, Body::Adjudication(record), attached);
         challenge
     }
 
     /// Records an event (start-up, lexicon, director, problems).
     pub fn record_event(&mut self, event: AuditEvent) {
         let stamp = Stamp::take(self.options.clock.as_ref());
-        self.record(stamp, Body::Event(event));
+        let attached = self.ensure_attached(&stamp);
+        self.record(stamp, Body::Event(event), attached);
     }
 
     /// A director-visible warning while the log is failing; `None` when healthy.
@@ -534,22 +541,34 @@ impl AuditLog {
         self.recent.iter().rev().find(|r| r.words == words).map(|r| r.challenge)
     }
 
-    /// Writes a record (or holds it), and sends the journald copy.
-    fn record(&mut self, stamp: Stamp, body: Body) {
-        let written = self.write_or_hold(stamp, body.clone());
+    /// Re-reads the directory if no file is open (the log was failing).
+    /// False when that failed (the failure is noted).
+    fn ensure_attached(&mut self, stamp: &Stamp) -> bool {
+        if self.chain.is_some() && self.out.is_some() {
+            return true;
+        }
+        match self.attach(stamp) {
+            Ok(()) => true,
+            Err(e) => {
+                self.note_failure(&e, *stamp);
+                false
+            }
+        }
+    }
+
+    /// Writes a record (or holds it, when `attached` is false or writing
+    /// fails), and sends the journald copy.
+    fn record(&mut self, stamp: Stamp, body: Body, attached: bool) {
+        let written = if attached { self.write_or_hold(stamp, body.clone()) } else { None };
+        if !attached {
+            self.hold(stamp, body.clone());
+        }
         let entry = self.journal_entry(&body, written);
         self.journal.send(entry);
     }
 
     /// Returns the line's hash when written.
     fn write_or_hold(&mut self, stamp: Stamp, body: Body) -> Option<String> {
-        if self.chain.is_none() || self.out.is_none() {
-            if let Err(e) = self.attach(&stamp) {
-                self.note_failure(&e, stamp);
-                self.hold(stamp, body);
-                return None;
-            }
-        }
         if let Err(e) = self.write_backlog(&stamp) {
             self.note_failure(&e, stamp);
             self.hold(stamp, body);
@@ -610,14 +629,16 @@ impl AuditLog {
     /// After a failure: the `write_failed` event, then the held records.
     fn write_backlog(&mut self, stamp: &Stamp) -> Result<(), AuditError> {
         if let Some(failure) = &self.failure {
-            let note = (!failure.numbering_from_log && failure.challenges.is_some()).then(|| {
+            let may_repeat =
+                !failure.numbering_from_log && failure.challenges.is_some_and(|c| c[0] <= self.log_max_challenge);
+            let note = may_repeat.then(|| {
                 "the log was unreadable when these challenges were numbered; numbers may repeat earlier ones".to_string()
             });
             let event = AuditEvent::WriteFailed {
                 since: format!("{:.3}", failure.since),
                 error: failure.error.clone(),
-                delayed: self.backlog.len() as u64,
-                dropped: failure.dropped,
+                held: self.backlog.len() as u64,
+                lost: failure.dropped,
                 challenges: failure.challenges,
                 note,
             };
@@ -667,6 +688,7 @@ impl AuditLog {
             recent.extend(self.recent.drain(..));
             self.recent = recent;
         }
+        self.log_max_challenge = scan.max_challenge;
         self.last_challenge = self.last_challenge.max(scan.max_challenge);
         self.numbering_from_log = true;
         self.chain = Some(scan.chain);

@@ -13,7 +13,7 @@ use jiff::Timestamp;
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
-/// A torn last line: bytes after the last newline of the last file.
+/// A torn last line: bytes after the last newline of the last non-empty file.
 pub(super) struct Torn {
     pub name: LogName,
     pub path: PathBuf,
@@ -46,16 +46,20 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
         recent: Vec::new(),
     };
     let mut chain_found = false;
+    let mut tail_checked = false;
     let mut numbering_found = false;
     let mut recent_rev = Vec::new();
     for (position, (name, path)) in logs.iter().enumerate().rev() {
         let want_counts = counts && name.date >= today;
-        if chain_found && numbering_found && !want_counts {
+        if chain_found && tail_checked && numbering_found && !want_counts {
             break;
         }
         let bytes = std::fs::read(path).map_err(|source| AuditError::Read { path: path.clone(), source })?;
         let lines = format::split_lines(&bytes);
-        if position + 1 == logs.len() {
+        // The last file with anything in it: a power cut while rotating can
+        // tear the old file's closing line after the new file was created.
+        if !tail_checked && !bytes.is_empty() {
+            tail_checked = true;
             if let Some((offset, tail)) = lines.tail {
                 let challenge = challenge_in(tail);
                 scan.max_challenge = scan.max_challenge.max(challenge.unwrap_or(0));

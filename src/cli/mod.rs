@@ -4,14 +4,16 @@
 //! and unusable inputs).
 
 mod audit;
+mod config;
 mod gpio;
 mod judge;
+mod kiosk;
 mod lexicon;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wordjudge::config::{self, Config, Loaded};
+use wordjudge::config::{config_path, lexicon_dir, Config, Loaded};
 
 /// Exit code for usage errors and unusable lexicons or files.
 pub const EXIT_USAGE: u8 = 2;
@@ -39,6 +41,13 @@ enum Command {
     /// Verify, show and export the audit log.
     #[command(subcommand)]
     Audit(audit::AuditCommand),
+    /// Run the kiosk: full screen on the console, or --windowed on a desktop.
+    Kiosk(kiosk::KioskArgs),
+    /// Render every screen to PNG without a display.
+    Screenshot(kiosk::ScreenshotArgs),
+    /// Set the director PIN, show the config.
+    #[command(subcommand)]
+    Config(config::ConfigCommand),
     /// Check the judge button and lamps wiring.
     #[command(subcommand)]
     Gpio(gpio::GpioCommand),
@@ -52,8 +61,8 @@ pub struct Context {
 
 impl Context {
     fn resolve(cli: &Cli) -> Context {
-        let loaded = Config::load(&config::config_path(cli.config.as_deref()));
-        let lexicon_dir = config::lexicon_dir(cli.lexicons.as_deref(), &loaded.config);
+        let loaded = Config::load(&config_path(cli.config.as_deref()));
+        let lexicon_dir = lexicon_dir(cli.lexicons.as_deref(), &loaded.config);
         Context { loaded, lexicon_dir }
     }
 }
@@ -72,6 +81,9 @@ pub fn run() -> ExitCode {
         Command::Lexicon(command) => lexicon::run(&context, command),
         Command::Audit(command) => audit::run(&context, command),
         Command::Gpio(command) => gpio::run(&context, command),
+        Command::Kiosk(args) => kiosk::kiosk(context, args),
+        Command::Screenshot(args) => kiosk::screenshot(args),
+        Command::Config(command) => config::run(context, command),
     }
 }
 

@@ -356,7 +356,7 @@ pub trait Hardware: Send {
 /// Which hardware [`open`] uses (`--gpio auto|rppal|sim|off`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum Backend {
-    /// The Pi's pins when [gpio] wires any and the machine has a GPIO chip; else none
+    /// The Pi's pins when the config wires any pin and the machine has a GPIO chip; else none
     #[default]
     Auto,
     /// The Pi's pins through rppal, whatever the machine

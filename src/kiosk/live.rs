@@ -33,15 +33,6 @@ pub struct LiveStation {
     gpio_problem: Option<String>,
 }
 
-fn identity(lexicon: &Lexicon) -> LexiconIdentity {
-    LexiconIdentity {
-        id: lexicon.id().to_string(),
-        fingerprint: lexicon.fingerprint().to_string(),
-        fst_sha256: lexicon.layers().iter().map(|l| l.manifest.fst_sha256.clone()).collect(),
-        status: lexicon.status().to_string(),
-    }
-}
-
 /// Opens `id` with full verification: every word is read back and the
 /// fingerprint recomputed, so an edited manifest cannot pass.
 fn open_active(catalog: &Catalog, id: &str) -> Result<Lexicon, LexiconError> {
@@ -82,7 +73,7 @@ impl LiveStation {
     fn activate(&mut self, id: &str) -> Active {
         let active = match open_active(&self.catalog, id) {
             Ok(lexicon) => {
-                let ident = identity(&lexicon);
+                let ident = LexiconIdentity::of(&lexicon);
                 match lexicon.check_usable() {
                     Ok(()) => Active::Open(lexicon, ident),
                     Err(e) => Active::Failed { id: id.to_string(), status: e.status.to_string(), problem: e.to_string() },
@@ -105,21 +96,6 @@ impl LiveStation {
         self.audit.record_event(event);
         active
     }
-
-    /// The audit log's current problem, if any (for lamps and the director).
-    pub fn audit_problem(&self) -> Option<String> {
-        self.audit.problem()
-    }
-
-    /// The station name from the config.
-    pub fn station_name(&self) -> &str {
-        &self.config.station_name
-    }
-
-    /// Records a clean shut-down.
-    pub fn shut_down(&mut self) {
-        self.audit.record_event(AuditEvent::Shutdown);
-    }
 }
 
 impl Station for LiveStation {
@@ -127,7 +103,7 @@ impl Station for LiveStation {
         match &self.active {
             Active::Open(lexicon, ident) => LexiconView {
                 id: ident.id.clone(),
-                status: if lexicon.is_demo() { "DEMO".into() } else { ident.status.clone() },
+                status: ident.status.clone(),
                 usable: true,
                 demo: lexicon.is_demo(),
                 problem: String::new(),
@@ -205,7 +181,7 @@ impl Station for LiveStation {
         let from = self.lexicon().id;
         self.config = new_config;
         self.config_problem = None;
-        let ident = identity(&lexicon);
+        let ident = LexiconIdentity::of(&lexicon);
         self.audit.record_event(AuditEvent::LexiconSwitched { from, to: id.to_string() });
         self.audit.record_event(AuditEvent::LexiconOpened {
             id: ident.id.clone(),
@@ -233,8 +209,20 @@ impl Station for LiveStation {
         warnings
     }
 
+    fn needs_service(&self) -> bool {
+        self.audit.problem().is_some()
+    }
+
+    fn station_name(&self) -> String {
+        self.config.station_name.clone()
+    }
+
     fn quit_allowed(&self) -> bool {
         self.config.allow_quit
+    }
+
+    fn shut_down(&mut self) {
+        self.audit.record_event(AuditEvent::Shutdown);
     }
 
     fn system(&mut self, action: SystemAction) -> Result<(), String> {

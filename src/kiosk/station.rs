@@ -101,8 +101,15 @@ pub trait Station {
     fn counts(&self) -> Counts;
     /// Problems the director should see (config, audit log, GPIO).
     fn warnings(&self) -> Vec<String>;
+    /// Whether the service lamp must be lit although the station judges
+    /// (the audit log is failing).
+    fn needs_service(&self) -> bool;
+    /// The station's name, shown on every screen.
+    fn station_name(&self) -> String;
     /// Whether the config allows quitting from the director menu.
     fn quit_allowed(&self) -> bool;
     /// Reboot, power off or quit. `Err` with a reason when not possible.
     fn system(&mut self, action: SystemAction) -> Result<(), String>;
+    /// Records a clean shut-down (the process is about to end).
+    fn shut_down(&mut self);
 }

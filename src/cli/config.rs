@@ -1,0 +1,65 @@
+//! `wordjudge config set-pin|show`: the station config from a shell.
+
+use super::{fail, Context};
+use std::io::BufRead;
+use std::process::ExitCode;
+
+#[derive(clap::Subcommand, Debug)]
+pub enum ConfigCommand {
+    /// Set the director PIN: reads it from standard input (twice when it is a terminal) and stores only a salted hash
+    SetPin,
+    /// Print the config in force (defaults filled in) and any problem with the file
+    Show,
+}
+
+fn read_line(prompt: &str, interactive: bool) -> Option<String> {
+    if interactive {
+        eprint!("{prompt}");
+    }
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).ok()?;
+    Some(line.trim().to_string())
+}
+
+pub fn run(context: Context, command: ConfigCommand) -> ExitCode {
+    let Context { loaded, .. } = context;
+    match command {
+        ConfigCommand::Show => {
+            if let Some(problem) = &loaded.problem {
+                eprintln!("wordjudge: {problem}");
+            }
+            println!("# {}", loaded.path.display());
+            print!("{}", toml::to_string(&loaded.config).unwrap_or_default());
+            ExitCode::SUCCESS
+        }
+        ConfigCommand::SetPin => {
+            use std::io::IsTerminal;
+            let interactive = std::io::stdin().is_terminal();
+            let Some(pin) = read_line("New director PIN (4-12 digits): ", interactive) else {
+                return fail("no PIN on standard input");
+            };
+            if interactive && read_line("Again: ", true).as_deref() != Some(pin.as_str()) {
+                return fail("the two PINs differ; nothing changed");
+            }
+            let hash = match wordjudge::pin::hash_pin(&pin) {
+                Ok(h) => h,
+                Err(e) => return fail(format_args!("{e}; nothing changed")),
+            };
+            if loaded.problem.is_some() && loaded.path.exists() {
+                return fail(format_args!(
+                    "{}; fix the file first (nothing changed)",
+                    loaded.problem.unwrap_or_default()
+                ));
+            }
+            let mut config = loaded.config;
+            config.director_pin_hash = Some(hash);
+            match config.save(&loaded.path) {
+                Ok(()) => {
+                    println!("director PIN set in {}", loaded.path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(format_args!("cannot write {}: {e}; nothing changed", loaded.path.display())),
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! `wordjudge kiosk` and `wordjudge screenshot`: the UI commands.
+
+use super::{fail, Context};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use wordjudge::gpio::Backend;
+
+#[derive(clap::Args, Debug)]
+pub struct KioskArgs {
+    /// Run in a desktop window (winit) instead of full screen on the console (linuxkms)
+    #[arg(long)]
+    windowed: bool,
+    /// Judge button and lamps: rppal on a Pi, sim(ulated, lamps shown on screen with --windowed), off, or auto
+    #[arg(long, value_enum, default_value = "auto")]
+    gpio: Backend,
+}
+
+pub fn kiosk(context: Context, args: KioskArgs) -> ExitCode {
+    let options = wordjudge::ui::runner::KioskOptions {
+        windowed: args.windowed,
+        gpio: args.gpio,
+        config: context.loaded,
+        lexicon_dir: context.lexicon_dir,
+    };
+    match wordjudge::ui::runner::run(options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(e),
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ScreenshotArgs {
+    /// Render every screen (the only mode so far)
+    #[arg(long, required = true)]
+    all: bool,
+    /// Directory for the PNG files
+    #[arg(long)]
+    out: PathBuf,
+    #[arg(long, default_value_t = 1920)]
+    width: u32,
+    #[arg(long, default_value_t = 1080)]
+    height: u32,
+}
+
+pub fn screenshot(args: ScreenshotArgs) -> ExitCode {
+    let _ = args.all;
+    match wordjudge::ui::screenshots::render_all(&args.out, args.width, args.height) {
+        Ok(paths) => {
+            for path in paths {
+                println!("{}", path.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}

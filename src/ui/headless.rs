@@ -1,0 +1,119 @@
+//! Drawing the UI with no display: a Slint platform whose only window is a
+//! software-rendered frame buffer in memory. Used for `wordjudge screenshot`
+//! and for measuring key-to-frame time; the pixels are the software
+//! renderer's, the same that reach a Pi's screen through linuxkms.
+
+use slint::platform::software_renderer::{MinimalSoftwareWindow, RepaintBufferType};
+use slint::Rgb8Pixel;
+use slint::platform::{Platform, WindowAdapter};
+use slint::PhysicalSize;
+use std::cell::RefCell;
+use std::path::Path;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+struct HeadlessPlatform {
+    window: Rc<MinimalSoftwareWindow>,
+    start: Instant,
+}
+
+impl Platform for HeadlessPlatform {
+    fn create_window_adapter(&self) -> Result<Rc<dyn WindowAdapter>, slint::PlatformError> {
+        Ok(self.window.clone())
+    }
+    fn duration_since_start(&self) -> Duration {
+        self.start.elapsed()
+    }
+}
+
+/// The in-memory screen.
+pub struct HeadlessScreen {
+    window: Rc<MinimalSoftwareWindow>,
+    width: u32,
+    height: u32,
+    buffer: RefCell<Vec<Rgb8Pixel>>,
+}
+
+impl HeadlessScreen {
+    /// Makes this process draw into memory at `width`×`height`. Once per
+    /// process, before any window is created.
+    pub fn install(width: u32, height: u32) -> Result<HeadlessScreen, String> {
+        let window = MinimalSoftwareWindow::new(RepaintBufferType::NewBuffer);
+        slint::platform::set_platform(Box::new(HeadlessPlatform { window: window.clone(), start: Instant::now() }))
+            .map_err(|e| format!("cannot set up headless rendering: {e}"))?;
+        Ok(HeadlessScreen {
+            window,
+            width,
+            height,
+            buffer: RefCell::new(vec![Rgb8Pixel::default(); (width * height) as usize]),
+        })
+    }
+
+    /// Sizes the window; call after the component is shown.
+    pub fn resize(&self) {
+        self.window.set_size(PhysicalSize::new(self.width, self.height));
+    }
+
+    /// Renders a full frame if anything changed; returns whether it drew.
+    pub fn render(&self) -> bool {
+        slint::platform::update_timers_and_animations();
+        let mut buffer = self.buffer.borrow_mut();
+        let width = self.width as usize;
+        self.window.draw_if_needed(|renderer| {
+            renderer.render(&mut buffer, width);
+        })
+    }
+
+    /// Forces the next [`render`](Self::render) to draw.
+    pub fn request_redraw(&self) {
+        self.window.request_redraw();
+    }
+
+    /// The pixel at (x, y) of the last frame, as (r, g, b).
+    pub fn pixel(&self, x: u32, y: u32) -> (u8, u8, u8) {
+        let p = self.buffer.borrow()[(y * self.width + x) as usize];
+        (p.r, p.g, p.b)
+    }
+
+    /// Writes the last frame as a PNG.
+    pub fn write_png(&self, path: &Path) -> Result<(), String> {
+        let bytes: Vec<u8> = self.buffer.borrow().iter().flat_map(|p| [p.r, p.g, p.b]).collect();
+        let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), self.width, self.height);
+        encoder.set_color(png::ColorType::Rgb);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().map_err(|e| format!("{}: {e}", path.display()))?;
+        writer.write_image_data(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// Sends one key press and release through the window, as a keyboard would.
+pub fn press_key(window: &slint::Window, text: &str) {
+    use slint::platform::WindowEvent;
+    window.dispatch_event(WindowEvent::KeyPressed { text: text.into() });
+    window.dispatch_event(WindowEvent::KeyReleased { text: text.into() });
+}
+
+/// Types each character of `text` as a key press.
+pub fn type_text(window: &slint::Window, text: &str) {
+    for c in text.chars() {
+        press_key(window, &c.to_string());
+    }
+}
+
+/// Presses `key` while holding the modifier keys `modifiers` (e.g. Control, Alt, Shift).
+pub fn press_chord(window: &slint::Window, modifiers: &[slint::platform::Key], key: &str) {
+    use slint::platform::WindowEvent;
+    for m in modifiers {
+        window.dispatch_event(WindowEvent::KeyPressed { text: (*m).into() });
+    }
+    press_key(window, key);
+    for m in modifiers.iter().rev() {
+        window.dispatch_event(WindowEvent::KeyReleased { text: (*m).into() });
+    }
+}
+
+/// The text of a named key (Tab, Return, Escape, …).
+pub fn key_text(key: slint::platform::Key) -> String {
+    char::from(key).to_string()
+}

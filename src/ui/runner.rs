@@ -1,0 +1,115 @@
+//! `wordjudge kiosk`: the appliance's main loop.
+//!
+//! Full screen through Slint's linuxkms backend on the Pi (no X, no Wayland),
+//! or a window through winit with `--windowed`; the software renderer either
+//! way. A 50 ms timer drives ticks (timeouts, the judge button, lamps) and the
+//! systemd watchdog, so a hung UI stops the pings and systemd restarts it.
+//! The process ends only through the director menu's Quit (when the config
+//! allows it) or a signal from systemd.
+
+use super::{attach, tick, AppWindow, Controller};
+use crate::audit::AuditLog;
+use crate::config::Loaded;
+use crate::gpio::{self, Backend};
+use crate::kiosk::live::LiveStation;
+use crate::kiosk::station::Station;
+use slint::ComponentHandle;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How often the kiosk ticks.
+pub const TICK: Duration = Duration::from_millis(50);
+
+/// How the kiosk was asked to run.
+pub struct KioskOptions {
+    pub windowed: bool,
+    pub gpio: Backend,
+    pub config: Loaded,
+    pub lexicon_dir: PathBuf,
+}
+
+/// Sets up logging: journald when there is one (structured fields), and stderr.
+pub fn init_logging() {
+    use tracing_subscriber::prelude::*;
+    let journald = crate::audit::journald_layer();
+    let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false);
+    let filter = tracing_subscriber::EnvFilter::try_from_env("WORDJUDGE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::registry().with(filter).with(journald).with(stderr).try_init();
+}
+
+fn select_backend(windowed: bool) -> Result<(), String> {
+    let backend = if windowed { "winit" } else { "linuxkms" };
+    slint::BackendSelector::new()
+        .backend_name(backend.into())
+        .renderer_name("software".into())
+        .select()
+        .map_err(|e| format!("cannot start the {backend} display backend with the software renderer: {e}"))
+}
+
+/// Runs the kiosk until the director quits or systemd stops it.
+pub fn run(options: KioskOptions) -> Result<(), String> {
+    let started = Instant::now();
+    init_logging();
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP] {
+        // SIGINT too: a stray Ctrl+C on a console must not end the kiosk
+        // abruptly; it ends it cleanly, and systemd starts it again.
+        let _ = signal_hook::flag::register(signal, stop.clone());
+    }
+    select_backend(options.windowed)?;
+
+    let config = options.config.config.clone();
+    let (hardware, gpio_problem) = gpio::open(&config.gpio, options.gpio);
+    let show_lamps = options.windowed && options.gpio == Backend::Sim;
+    let audit = AuditLog::open(&config.audit_dir, &config.station_name);
+    let station = LiveStation::start(options.config, options.lexicon_dir, audit, gpio_problem);
+    let lexicon = station.lexicon();
+    let name = station.station_name();
+
+    let window = AppWindow::new().map_err(|e| format!("cannot create the kiosk window: {e}"))?;
+    if !options.windowed {
+        window.window().set_fullscreen(true);
+    }
+    // Alt+F4 and the window manager's close button do nothing.
+    window.window().on_close_requested(|| slint::CloseRequestResponse::KeepWindowShown);
+    let clock = Instant::now();
+    let controller = attach(
+        &window,
+        Controller::new(Box::new(station), hardware, &config.timeouts, Box::new(move || clock.elapsed()), show_lamps),
+    );
+
+    let watchdog = sd_notify::watchdog_enabled();
+    let mut last_ping = Instant::now();
+    let timer = slint::Timer::default();
+    let weak = window.as_weak();
+    let ticking = controller.clone();
+    timer.start(slint::TimerMode::Repeated, TICK, move || {
+        let Some(window) = weak.upgrade() else { return };
+        tick(&window, &ticking);
+        if let Some(interval) = watchdog {
+            if last_ping.elapsed() >= interval / 2 {
+                let _ = sd_notify::notify(&[sd_notify::NotifyState::Watchdog]);
+                last_ping = Instant::now();
+            }
+        }
+        if stop.load(Ordering::Relaxed) || ticking.borrow().kiosk().quit_requested() {
+            let _ = slint::quit_event_loop();
+        }
+    });
+    // Ready once the event loop runs with the window shown: the first frame
+    // is drawn in the loop's first iteration.
+    slint::Timer::single_shot(Duration::ZERO, move || {
+        let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
+        println!("WORDJUDGE READY station={name} lexicon={} status={}", lexicon.id, lexicon.status);
+        tracing::info!(startup_ms = started.elapsed().as_millis() as u64, "kiosk ready");
+    });
+    window.run().map_err(|e| format!("the display event loop failed: {e}"))?;
+    let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
+    let mut controller = controller.borrow_mut();
+    controller.lamps_off();
+    controller.shut_down();
+    Ok(())
+}
