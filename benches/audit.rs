@@ -42,9 +42,7 @@ fn audit(c: &mut Criterion) {
     println!("audit bench directory: {} — {}", dir.path().display(), filesystem_of(dir.path()));
     let mut log = AuditLog::open(dir.path(), "Bench station");
     assert!(log.problem().is_none(), "{:?}", log.problem());
-    c.bench_function("audit record_adjudication (append + fdatasync)", |b| {
-        b.iter(|| log.record_adjudication(&input))
-    });
+    c.bench_function("audit record_adjudication (append + fdatasync)", |b| b.iter(|| log.record_adjudication(&input)));
 
     // Raw timings for the tail of the distribution.
     let samples = 2000;

@@ -83,7 +83,10 @@ fn show_filters_by_time_challenge_and_lexicon() {
     let day1 = stdout(&wordjudge(&["audit", "show", "--since", "2025-05-01", "--until", "2025-05-01"], &config));
     assert!(day1.contains("challenge 1") && day1.contains("challenge 2") && !day1.contains("challenge 3"), "{day1}");
     let later = stdout(&wordjudge(&["audit", "show", "--since", "2025-05-01T12:00:30Z"], &config));
-    assert!(!later.contains("challenge 1 ") && later.contains("challenge 2") && later.contains("challenge 3"), "{later}");
+    assert!(
+        !later.contains("challenge 1 ") && later.contains("challenge 2") && later.contains("challenge 3"),
+        "{later}"
+    );
 
     let csw = stdout(&wordjudge(&["audit", "show", "--lexicon", "CSW21"], &config));
     assert_eq!(csw.lines().count(), 1, "{csw}");

@@ -163,11 +163,25 @@ fn child_file_size_limit() {
     drop(log);
     let events: Vec<String> = records(&dir)
         .iter()
-        .map(|r| format!("{}{}", r["event"].as_str().unwrap(), r["challenge"].as_u64().map(|n| format!(" {n}")).unwrap_or_default()))
+        .map(|r| {
+            format!(
+                "{}{}",
+                r["event"].as_str().unwrap(),
+                r["challenge"].as_u64().map(|n| format!(" {n}")).unwrap_or_default()
+            )
+        })
         .collect();
     assert_eq!(
         events,
-        ["adjudication 1", "adjudication 2", "adjudication 3", "write_failed", "adjudication 4", "adjudication 5", "adjudication 6"]
+        [
+            "adjudication 1",
+            "adjudication 2",
+            "adjudication 3",
+            "write_failed",
+            "adjudication 4",
+            "adjudication 5",
+            "adjudication 6"
+        ]
     );
     let report = verify(&dir).unwrap();
     assert!(report.ok(), "{report}");

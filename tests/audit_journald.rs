@@ -93,7 +93,8 @@ fn journald_fields_as_handed_to_the_journald_layer() {
     let audit: Vec<&Fields> = events.iter().filter(|e| e["TARGET"] == "wordjudge::audit").collect();
     let kinds: Vec<&str> = audit.iter().map(|e| e["WORDJUDGE_EVENT"].as_str()).collect();
     assert_eq!(kinds, ["lexicon_opened", "adjudication", "adjudication", "pin_refused"]);
-    let lines: Vec<String> = std::fs::read_to_string(&log_files(dir.path())[0]).unwrap().lines().map(String::from).collect();
+    let lines: Vec<String> =
+        std::fs::read_to_string(&log_files(dir.path())[0]).unwrap().lines().map(String::from).collect();
 
     let a = audit[1];
     println!("fields of an adjudication: {a:#?}");
@@ -133,7 +134,8 @@ fn journald_still_gets_the_record_when_the_file_cannot_be_written() {
     let n = record(&mut log, &lexicon, &identity, &["CAT"]);
     assert!(log.flush_journal(Duration::from_secs(5)));
     let events = capture.events.lock().unwrap().clone();
-    let failing = events.iter().find(|e| e["WORDJUDGE_EVENT"] == "audit_failing").expect("a warning that the log fails");
+    let failing =
+        events.iter().find(|e| e["WORDJUDGE_EVENT"] == "audit_failing").expect("a warning that the log fails");
     assert_eq!(failing["LEVEL"], "WARN");
     let a = events.iter().find(|e| e["WORDJUDGE_EVENT"] == "adjudication").expect("the record reached journald");
     assert_eq!(a["WORDJUDGE_CHALLENGE"], n.to_string());
@@ -184,7 +186,11 @@ fn real_journald_when_one_is_running() {
             .output()
             .expect("journalctl runs");
         let text = String::from_utf8_lossy(&out.stdout);
-        if let Some(entry) = text.lines().filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok()).find(|e| e["WORDJUDGE_EVENT"] == "adjudication") {
+        if let Some(entry) = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|e| e["WORDJUDGE_EVENT"] == "adjudication")
+        {
             assert_eq!(entry["WORDJUDGE_CHALLENGE"], n.to_string());
             assert_eq!(entry["WORDJUDGE_VERDICT"], "UNACCEPTABLE");
             assert_eq!(entry["WORDJUDGE_WORDS"], "CAT XQZT");

@@ -40,8 +40,22 @@ fn a_record_per_adjudication_with_every_field() {
     let r: serde_json::Value = serde_json::from_str(lines[1]).unwrap();
     let keys: Vec<&str> = r.as_object().unwrap().keys().map(String::as_str).collect();
     for key in [
-        "seq", "prev", "time", "boot_id", "mono_ns", "clock_synced", "station", "event", "challenge", "lexicon", "words",
-        "verdict", "per_word", "trigger", "repeat_of", "line_sha256",
+        "seq",
+        "prev",
+        "time",
+        "boot_id",
+        "mono_ns",
+        "clock_synced",
+        "station",
+        "event",
+        "challenge",
+        "lexicon",
+        "words",
+        "verdict",
+        "per_word",
+        "trigger",
+        "repeat_of",
+        "line_sha256",
     ] {
         assert!(keys.contains(&key), "{key} missing from {r}");
     }
@@ -177,7 +191,8 @@ fn rotation_by_size_and_day_keeps_one_chain() {
         assert_eq!(first["prev"], line_hash(last.as_bytes()), "a new file chains to the last line of the one before");
     }
     let last_closing: serde_json::Value =
-        serde_json::from_str(std::fs::read_to_string(&files[files.len() - 2]).unwrap().lines().last().unwrap()).unwrap();
+        serde_json::from_str(std::fs::read_to_string(&files[files.len() - 2]).unwrap().lines().last().unwrap())
+            .unwrap();
     assert_eq!(last_closing["reason"], "new day");
     let report = verify(dir.path()).unwrap();
     assert!(report.ok(), "{report}");
@@ -317,7 +332,7 @@ fn deleting_swapping_truncating_and_resealing_are_named() {
     assert!(text.contains("line 4: edited"), "{text}");
 
     // Intact again.
-    std::fs::write(&file, &text_of(&lines)).unwrap();
+    std::fs::write(&file, text_of(&lines)).unwrap();
     assert!(verify(dir.path()).unwrap().ok());
 }
 
@@ -342,10 +357,16 @@ fn garbage_gives_a_clear_error_not_a_panic() {
     let file = dir.path().join("audit-000001-2025-05-01.jsonl");
     for round in 0..200 {
         let len = (next() % 3000) as usize;
-        let bytes: Vec<u8> = (0..len).map(|_| {
-            let b = next() as u8;
-            if round % 2 == 0 { b } else { b"{}\"seq:,prev0123456789abcdef\n"[b as usize % 29] }
-        }).collect();
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                let b = next() as u8;
+                if round % 2 == 0 {
+                    b
+                } else {
+                    b"{}\"seq:,prev0123456789abcdef\n"[b as usize % 29]
+                }
+            })
+            .collect();
         std::fs::write(&file, &bytes).unwrap();
         let report = verify(dir.path()).unwrap();
         assert!(!report.ok() || bytes.is_empty(), "round {round}");
@@ -406,7 +427,10 @@ fn a_torn_last_line_is_moved_aside_and_the_chain_continues() {
     assert_eq!(report.recoveries.len(), 1);
     assert_eq!(report.recoveries[0].aside, wordjudge::audit::verify::AsideState::Present);
     let shown = report.to_string();
-    assert!(shown.contains("recovery at") && shown.contains("kept, SHA-256 matches") && shown.starts_with("Audit log"), "{shown}");
+    assert!(
+        shown.contains("recovery at") && shown.contains("kept, SHA-256 matches") && shown.starts_with("Audit log"),
+        "{shown}"
+    );
 
     // What ext4 can leave after a power cut: the size grew, the data did not.
     let before = std::fs::read(&file).unwrap();
@@ -527,11 +551,8 @@ fn a_power_cut_while_rotating_is_recovered() {
     let report = verify(dir.path()).unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!(report.recoveries[0].file, name(&files[0]));
-    let new: Vec<serde_json::Value> = std::fs::read_to_string(&files[1])
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let new: Vec<serde_json::Value> =
+        std::fs::read_to_string(&files[1]).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(new[0]["event"], "recovered");
     assert_eq!(new[1]["event"], "adjudication");
 }

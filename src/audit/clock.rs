@@ -80,7 +80,8 @@ impl ManualClock {
     /// Moves wall clock and boot time forward together.
     pub fn advance(&self, by: std::time::Duration) {
         self.with(|s| {
-            s.0 = s.0.checked_add(jiff::SignedDuration::try_from(by).unwrap_or(jiff::SignedDuration::MAX)).unwrap_or(s.0);
+            s.0 =
+                s.0.checked_add(jiff::SignedDuration::try_from(by).unwrap_or(jiff::SignedDuration::MAX)).unwrap_or(s.0);
             s.1 = s.1.saturating_add(by.as_nanos() as u64);
         })
     }

@@ -65,7 +65,10 @@ pub fn check_seal(line: &[u8]) -> Result<(), SealError> {
     let (body, seal) = line.split_at(line.len() - SEAL_LEN);
     let (key, rest) = seal.split_at(SEAL_KEY.len());
     let (hex, end) = rest.split_at(64);
-    if key != SEAL_KEY.as_bytes() || end != b"\"}" || !hex.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)) {
+    if key != SEAL_KEY.as_bytes()
+        || end != b"\"}"
+        || !hex.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
+    {
         return Err(SealError::Missing);
     }
     if sha256_hex(body).as_bytes() == hex {
@@ -125,15 +128,20 @@ pub fn parse_torn_aside(name: &str) -> Option<(&str, u64)> {
     Some((log, offset.parse().ok()?))
 }
 
+/// A directory's entries: log files in order, and the other names.
+pub type Listing = (Vec<(LogName, PathBuf)>, Vec<String>);
+
 /// The log files in `dir`, in order; and the other entries (names only).
-pub fn list_dir(dir: &Path) -> std::io::Result<(Vec<(LogName, PathBuf)>, Vec<String>)> {
+pub fn list_dir(dir: &Path) -> std::io::Result<Listing> {
     let mut logs = Vec::new();
     let mut others = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
         match LogName::parse(&name) {
-            Some(parsed) if entry.file_type().map(|t| t.is_file()).unwrap_or(false) => logs.push((parsed, entry.path())),
+            Some(parsed) if entry.file_type().map(|t| t.is_file()).unwrap_or(false) => {
+                logs.push((parsed, entry.path()))
+            }
             _ => others.push(name),
         }
     }

@@ -16,8 +16,8 @@
 //! are kept in memory, [`AuditLog::problem`] gives the director a warning,
 //! journald still gets every record, and once writing works again a
 //! `write_failed` event and the held records (marked `delayed`) go into the
-//! file. [`verify`] checks files and chain; [`read`] serves `audit show` and
-//! `audit export`.
+//! file. [`verify()`] checks files and chain; [`read`] serves `audit show`
+//! and `audit export`.
 
 pub mod clock;
 pub mod format;
@@ -276,7 +276,9 @@ impl fmt::Display for AuditError {
             AuditError::CreateDir { dir, source } => {
                 write!(f, "cannot create the audit directory {}: {source}", dir.display())
             }
-            AuditError::ReadDir { dir, source } => write!(f, "cannot list the audit directory {}: {source}", dir.display()),
+            AuditError::ReadDir { dir, source } => {
+                write!(f, "cannot list the audit directory {}: {source}", dir.display())
+            }
             AuditError::Read { path, source } => write!(f, "cannot read audit file {}: {source}", path.display()),
             AuditError::Open { path, source } => write!(f, "cannot open audit file {}: {source}", path.display()),
             AuditError::Write { path, source } => write!(f, "cannot write audit file {}: {source}", path.display()),
@@ -632,7 +634,8 @@ impl AuditLog {
             let may_repeat =
                 !failure.numbering_from_log && failure.challenges.is_some_and(|c| c[0] <= self.log_max_challenge);
             let note = may_repeat.then(|| {
-                "the log was unreadable when these challenges were numbered; numbers may repeat earlier ones".to_string()
+                "the log was unreadable when these challenges were numbered; numbers may repeat earlier ones"
+                    .to_string()
             });
             let event = AuditEvent::WriteFailed {
                 since: format!("{:.3}", failure.since),
@@ -642,9 +645,10 @@ impl AuditLog {
                 challenges: failure.challenges,
                 note,
             };
-            self.append(stamp, stamp, &Body::Event(event.clone()), false)?;
+            let body = Body::Event(event);
+            let hash = self.append(stamp, stamp, &body, false)?;
             self.failure = None;
-            let entry = self.journal_entry(&Body::Event(event), Some(String::new()));
+            let entry = self.journal_entry(&body, Some(hash));
             self.journal.send(entry);
         }
         while let Some(pending) = self.backlog.front() {
@@ -784,10 +788,7 @@ impl AuditLog {
     /// error the file is cut back to its last good length, so a half-written
     /// line never stays in front of later ones.
     fn write_line(&mut self, line: String) -> Result<String, AuditError> {
-        let out = self
-            .out
-            .as_mut()
-            .ok_or_else(|| AuditError::Encode("no audit file is open".into()))?;
+        let out = self.out.as_mut().ok_or_else(|| AuditError::Encode("no audit file is open".into()))?;
         let mut bytes = line.into_bytes();
         let hash = format::line_hash(&bytes);
         bytes.push(b'\n');
@@ -809,7 +810,7 @@ impl AuditLog {
         let mut entry = journal::Entry {
             station: self.station.clone(),
             audit_written: line_sha256.is_some(),
-            line_sha256: line_sha256.filter(|h| !h.is_empty()),
+            line_sha256,
             record,
             ..Default::default()
         };

@@ -118,7 +118,8 @@ impl Filter {
         }
         if let Some(id) = &self.lexicon {
             let names = [&record["lexicon"]["id"], &record["id"], &record["from"], &record["to"]];
-            let about_lexicon = record["event"] == "adjudication" || record["event"].as_str().is_some_and(|e| e.starts_with("lexicon_"));
+            let about_lexicon = record["event"] == "adjudication"
+                || record["event"].as_str().is_some_and(|e| e.starts_with("lexicon_"));
             if !about_lexicon || !names.iter().any(|v| v.as_str() == Some(id.as_str())) {
                 return false;
             }
@@ -129,8 +130,23 @@ impl Filter {
 
 /// Record fields that have their own column in CSV and `show`.
 const COMMON: &[&str] = &[
-    "seq", "prev", "time", "boot_id", "mono_ns", "clock_synced", "station", "delayed", "event", "challenge", "lexicon",
-    "words", "verdict", "per_word", "trigger", "repeat_of", "line_sha256",
+    "seq",
+    "prev",
+    "time",
+    "boot_id",
+    "mono_ns",
+    "clock_synced",
+    "station",
+    "delayed",
+    "event",
+    "challenge",
+    "lexicon",
+    "words",
+    "verdict",
+    "per_word",
+    "trigger",
+    "repeat_of",
+    "line_sha256",
 ];
 
 /// The record's other fields (an event's own), as a JSON object text.
@@ -146,7 +162,10 @@ fn details(record: &Value) -> String {
 }
 
 fn words(record: &Value) -> Vec<String> {
-    record["words"].as_array().map(|a| a.iter().filter_map(|w| w.as_str().map(String::from)).collect()).unwrap_or_default()
+    record["words"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|w| w.as_str().map(String::from)).collect())
+        .unwrap_or_default()
 }
 
 /// `QI:acceptable ZA:unacceptable`.
@@ -171,9 +190,28 @@ fn text(v: &Value) -> String {
 
 /// CSV columns, in order.
 pub const CSV_COLUMNS: &[&str] = &[
-    "seq", "time_utc", "station", "event", "challenge", "verdict", "words", "per_word", "lexicon", "lexicon_status",
-    "lexicon_fingerprint", "fst_sha256", "trigger", "repeat_of", "clock_synced", "boot_id", "mono_ns", "delayed",
-    "details", "seal_ok", "prev", "line_sha256",
+    "seq",
+    "time_utc",
+    "station",
+    "event",
+    "challenge",
+    "verdict",
+    "words",
+    "per_word",
+    "lexicon",
+    "lexicon_status",
+    "lexicon_fingerprint",
+    "fst_sha256",
+    "trigger",
+    "repeat_of",
+    "clock_synced",
+    "boot_id",
+    "mono_ns",
+    "delayed",
+    "details",
+    "seal_ok",
+    "prev",
+    "line_sha256",
 ];
 
 /// One CSV field: quoted when needed (RFC 4180). Text beginning with `=`,

@@ -41,7 +41,9 @@ impl fmt::Display for VerifyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             VerifyError::Missing { dir } => write!(f, "there is no audit log at {} (no such directory)", dir.display()),
-            VerifyError::ReadDir { dir, source } => write!(f, "cannot read the audit directory {}: {source}", dir.display()),
+            VerifyError::ReadDir { dir, source } => {
+                write!(f, "cannot read the audit directory {}: {source}", dir.display())
+            }
         }
     }
 }
@@ -126,7 +128,9 @@ impl fmt::Display for BreakKind {
             BreakKind::Deleted { first, last } if first == last => {
                 write!(f, "deleted: record {first} is missing before this line")
             }
-            BreakKind::Deleted { first, last } => write!(f, "deleted: records {first} to {last} are missing before this line"),
+            BreakKind::Deleted { first, last } => {
+                write!(f, "deleted: records {first} to {last} are missing before this line")
+            }
             BreakKind::Reordered { expected, found } => {
                 write!(f, "reordered: record {found} is where record {expected} should be")
             }
@@ -309,10 +313,16 @@ impl fmt::Display for VerifyReport {
 enum State {
     /// The whole file could not be read (already reported).
     Unreadable,
-    Torn { bytes: u64 },
+    Torn {
+        bytes: u64,
+    },
     NotARecord(String),
     Edited,
-    Sealed { head: Box<Head>, hash: String, failure: Option<String> },
+    Sealed {
+        head: Box<Head>,
+        hash: String,
+        failure: Option<String>,
+    },
 }
 
 struct Checked {
@@ -324,7 +334,10 @@ struct Checked {
 /// Where the chain stands before the next line.
 enum Anchor {
     Start,
-    Known { seq: u64, hash: String },
+    Known {
+        seq: u64,
+        hash: String,
+    },
     /// After a bad line: the next line is taken as it is.
     Unknown,
 }
@@ -335,7 +348,8 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
     if !dir.exists() {
         return Err(VerifyError::Missing { dir: dir.to_path_buf() });
     }
-    let (logs, others) = format::list_dir(dir).map_err(|source| VerifyError::ReadDir { dir: dir.to_path_buf(), source })?;
+    let (logs, others) =
+        format::list_dir(dir).map_err(|source| VerifyError::ReadDir { dir: dir.to_path_buf(), source })?;
     let mut report = VerifyReport { dir: dir.to_path_buf(), ..Default::default() };
     for name in others {
         if format::parse_torn_aside(&name).is_some() {

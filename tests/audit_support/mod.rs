@@ -21,7 +21,11 @@ pub fn adjudication(lexicon: &Lexicon, words: &[&str]) -> Adjudication {
 /// Judges `words` with the demo lexicon and records it; the challenge number.
 pub fn record(log: &mut AuditLog, lexicon: &Lexicon, identity: &LexiconIdentity, words: &[&str]) -> u64 {
     let adjudication = adjudication(lexicon, words);
-    log.record_adjudication(&AdjudicationInput { lexicon: identity, adjudication: &adjudication, trigger: Trigger::Keyboard })
+    log.record_adjudication(&AdjudicationInput {
+        lexicon: identity,
+        adjudication: &adjudication,
+        trigger: Trigger::Keyboard,
+    })
 }
 
 /// 2025-05-01T12:00:00Z, boot "boot-a".

@@ -1,0 +1,132 @@
+//! Headless UI tests with Slint's testing backend: real key events go through
+//! the `.slint` window (its FocusScope and `key` callback) into the flow, and
+//! the test reads back the text the window shows.
+
+use i_slint_backend_testing::ElementHandle;
+use slint::platform::Key;
+use slint::ComponentHandle;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+use wordjudge::ui::headless::{key_text, press_chord, press_key, type_text};
+use wordjudge::ui::screenshots::{ScratchStation, SCREENSHOT_PIN};
+use wordjudge::ui::{attach, AppWindow, Controller};
+
+struct Ui {
+    window: AppWindow,
+    clock: Rc<Cell<Duration>>,
+    controller: Rc<std::cell::RefCell<Controller>>,
+    _scratch: ScratchStation,
+}
+
+fn start(active: &str) -> Ui {
+    i_slint_backend_testing::init_no_event_loop();
+    let window = AppWindow::new().unwrap();
+    window.show().unwrap();
+    let clock = Rc::new(Cell::new(Duration::from_secs(50)));
+    let scratch = ScratchStation::new(active).unwrap();
+    let controller = attach(&window, scratch.controller(clock.clone()));
+    Ui { window, clock, controller, _scratch: scratch }
+}
+
+impl Ui {
+    /// Every text the window shows right now.
+    fn texts(&self) -> Vec<String> {
+        ElementHandle::find_by_element_type_name(&self.window, "Text")
+            .filter_map(|e| e.accessible_label())
+            .map(|s| s.to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+    fn shows(&self, text: &str) -> bool {
+        self.texts().iter().any(|t| t == text)
+    }
+    fn shows_part(&self, part: &str) -> bool {
+        self.texts().iter().any(|t| t.contains(part))
+    }
+    fn key(&self, text: &str) {
+        press_key(self.window.window(), text);
+    }
+    fn typed(&self, text: &str) {
+        type_text(self.window.window(), text);
+    }
+    fn advance(&self, ms: u64) {
+        self.clock.set(self.clock.get() + Duration::from_millis(ms));
+        wordjudge::ui::tick(&self.window, &self.controller);
+    }
+}
+
+#[test]
+fn a_challenge_typed_through_the_window_shows_one_verdict() {
+    let ui = start("DEMO");
+    assert!(ui.shows("How many words are you challenging?"), "{:?}", ui.texts());
+    assert!(ui.shows_part("DEMO — not a tournament lexicon"), "DEMO on the Ready screen");
+    ui.key("2");
+    assert!(ui.shows_part("type the 2 words"), "{:?}", ui.texts());
+    ui.typed("cat");
+    assert!(ui.shows("CAT▁"), "letters appear uppercase: {:?}", ui.texts());
+    ui.key(&key_text(Key::Tab));
+    assert!(ui.shows("1 of 2 words typed."), "{:?}", ui.texts());
+    ui.key(&key_text(Key::Return));
+    ui.typed("zebra");
+    ui.key(&key_text(Key::Tab));
+    assert!(ui.shows("ACCEPTABLE") && ui.shows("✓"), "{:?}", ui.texts());
+    assert!(!ui.shows("UNACCEPTABLE"));
+    assert!(ui.shows("CAT  ZEBRA"));
+    assert!(ui.shows_part("DEMO — not a tournament lexicon"), "DEMO on the verdict screen");
+    assert!(ui.shows_part("Challenge #"), "{:?}", ui.texts());
+    ui.advance(600);
+    ui.key("x");
+    assert!(ui.shows("How many words are you challenging?"));
+    assert!(!ui.shows_part("ZEBRA"), "nothing of the last challenge on Ready");
+}
+
+#[test]
+fn an_unacceptable_play_shows_the_cross_and_not_the_failing_word() {
+    let ui = start("DEMO");
+    ui.key("3");
+    ui.typed("dog xyzzyq cat");
+    ui.key(&key_text(Key::Tab));
+    assert!(ui.shows("UNACCEPTABLE") && ui.shows("✗"), "{:?}", ui.texts());
+    assert!(ui.shows("DOG  XYZZYQ  CAT"), "all words, unmarked: {:?}", ui.texts());
+    // A double TAB cannot skip the verdict.
+    ui.key(&key_text(Key::Tab));
+    assert!(ui.shows("UNACCEPTABLE"));
+}
+
+#[test]
+fn escape_keys_do_nothing_and_the_director_chord_asks_for_the_pin() {
+    let ui = start("DEMO");
+    ui.key("1");
+    ui.typed("ca");
+    let before = ui.texts();
+    press_chord(ui.window.window(), &[Key::Alt], &key_text(Key::F4));
+    press_chord(ui.window.window(), &[Key::Control], "c");
+    press_chord(ui.window.window(), &[Key::Control], "q");
+    press_chord(ui.window.window(), &[Key::Control, Key::Alt], &key_text(Key::Backspace));
+    for c in "!@#$%^&*()_+1234567890-=[]{};:'\",.<>/?\\|`~".chars() {
+        ui.key(&c.to_string());
+    }
+    assert!(ui.shows("CA▁"), "key mashing changes nothing: {:?}", ui.texts());
+    assert_eq!(ui.texts().iter().filter(|t| t.contains("CA")).count(), before.iter().filter(|t| t.contains("CA")).count());
+    ui.key(&key_text(Key::Escape));
+    ui.key(&key_text(Key::Escape));
+    press_chord(ui.window.window(), &[Key::Control, Key::Alt, Key::Shift], "D");
+    assert!(ui.shows("Director PIN"), "{:?}", ui.texts());
+    ui.typed(SCREENSHOT_PIN);
+    assert!(ui.shows("●●●●"), "{:?}", ui.texts());
+    ui.key(&key_text(Key::Return));
+    assert!(ui.shows_part("Director menu"), "{:?}", ui.texts());
+    assert!(ui.shows("Station: Table 12"), "{:?}", ui.texts());
+}
+
+#[test]
+fn a_missing_lexicon_shows_the_calm_out_of_service_screen() {
+    let ui = start("TWL2016");
+    assert!(ui.shows("Please call the tournament director."), "{:?}", ui.texts());
+    ui.key("1");
+    ui.typed("cat");
+    ui.key(&key_text(Key::Tab));
+    assert!(ui.shows("Please call the tournament director."));
+    assert!(!ui.shows("ACCEPTABLE") && !ui.shows("UNACCEPTABLE"));
+}
