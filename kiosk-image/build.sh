@@ -121,10 +121,13 @@ DATA=$WORK/data
 
 # --- 1. root tree from Debian packages --------------------------------------------------
 PKGS="usr-is-merged systemd systemd-sysv udev dbus polkitd kmod initramfs-tools zstd e2fsprogs
-      libinput10 libxkbcommon0 xkb-data libfontconfig1 libfreetype6 libdrm2 libgbm1 libudev1
+      libinput10 libxkbcommon0 xkb-data libfontconfig1 libfreetype6 libudev1
       $KERNEL_PKGS"
 COMPONENTS=main; [ "$ARCH" = arm64 ] && COMPONENTS="main non-free-firmware"
 say "mmdebstrap $SUITE $ARCH ($MIRROR)"
+# The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
+# pruning modules (under qemu-user each mkinitramfs takes minutes).
+export INITRD=No
 export WJ_ARCH=$ARCH WJ_BIN=$WORDJUDGE_BIN WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0}
 mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
     --include="$(echo $PKGS | tr ' ' ,)" \

@@ -69,7 +69,9 @@ if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
     chroot "$R" depmod -a "$KVER"
 fi
 echo 'COMPRESS=zstd' >"$R/etc/initramfs-tools/conf.d/wordjudge"
-chroot "$R" update-initramfs -u -k "$KVER" >/dev/null 2>&1
+rm -f "$R/boot/initrd.img-$KVER"
+INITRD=Yes chroot "$R" update-initramfs -c -k "$KVER" >/dev/null 2>&1
+[ -s "$R/boot/initrd.img-$KVER" ] || { say "update-initramfs failed"; exit 1; }
 
 # --- check the units as installed ---------------------------------------------------------
 say "systemd-analyze verify"

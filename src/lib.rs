@@ -14,5 +14,6 @@ pub mod judge;
 pub mod kiosk;
 pub mod lexicon;
 pub mod pin;
+pub mod shutdown;
 pub mod ui;
 pub mod word;

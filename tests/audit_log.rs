@@ -376,6 +376,23 @@ fn garbage_gives_a_clear_error_not_a_panic() {
         log.record_event(AuditEvent::Shutdown);
         drop(log);
     }
+    // Crafted, sealed records with absurd numbers: named, no overflow, no endless scan.
+    let sealed = |seq: u64, prev: &str| {
+        wordjudge::audit::format::seal(&format!(
+            r#"{{"seq":{seq},"prev":"{prev}","time":"2025-05-01T12:00:00.000Z","event":"adjudication","challenge":{seq}}}"#
+        ))
+    };
+    let a = sealed(u64::MAX, GENESIS);
+    let b = sealed(1, &line_hash(a.as_bytes()));
+    let c = sealed(u64::MAX - 1, &line_hash(b.as_bytes()));
+    std::fs::write(&file, format!("{a}\n{b}\n{c}\n")).unwrap();
+    let report = verify(dir.path()).unwrap();
+    assert_eq!(report.first_break().unwrap().kind, BreakKind::MissingStart { first_seq: u64::MAX });
+    assert!(matches!(report.breaks[2].kind, BreakKind::Deleted { first: 2, last } if last == u64::MAX - 2), "{report}");
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock()));
+    log.record_event(AuditEvent::Shutdown);
+    drop(log);
+
     std::fs::write(&file, b"\x00\xff\xfegarbage\n{\"seq\":1}\n").unwrap();
     let report = verify(dir.path()).unwrap();
     let first = report.first_break().unwrap();

@@ -76,7 +76,9 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
                     .iter()
                     .rev()
                     .enumerate()
-                    .find_map(|(after, (_, line))| Head::parse(line).ok().map(|h| h.seq + 1 + after as u64))
+                    .find_map(|(after, (_, line))| {
+                        Head::parse(line).ok().map(|h| h.seq.saturating_add(1).saturating_add(after as u64))
+                    })
                     .unwrap_or(lines.complete.len() as u64 + 1);
             }
         }

@@ -157,45 +157,18 @@ fn feed_enter_as_presses(handle: gpio::SimHandle, debounce: Duration) {
 
 /// Ctrl+C and SIGTERM end the test cleanly, so the lamp lit at that moment
 /// is switched off (a signal's default action would kill the process with
-/// the lamp still on). std has no signal API and the project has no signal
-/// crate, so this registers a handler through the C library's `signal`; the
-/// handler only stores an atomic flag, which is async-signal-safe.
-#[cfg(unix)]
+/// the lamp still on).
 mod stop {
-    use std::ffi::c_int;
     use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, OnceLock};
 
-    static REQUESTED: AtomicBool = AtomicBool::new(false);
-    const SIGINT: c_int = 2;
-    const SIGTERM: c_int = 15;
-
-    extern "C" {
-        fn signal(signum: c_int, handler: extern "C" fn(c_int)) -> usize;
-    }
-
-    extern "C" fn on_signal(_signum: c_int) {
-        REQUESTED.store(true, Ordering::SeqCst);
-    }
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 
     pub fn install() {
-        // SAFETY: `on_signal` is a valid `extern "C" fn(c_int)` for the whole
-        // program and only does an atomic store; SIGINT and SIGTERM are valid
-        // signal numbers on every Linux architecture.
-        unsafe {
-            signal(SIGINT, on_signal);
-            signal(SIGTERM, on_signal);
-        }
+        FLAG.get_or_init(wordjudge::shutdown::stop_flag);
     }
 
     pub fn requested() -> bool {
-        REQUESTED.load(Ordering::SeqCst)
-    }
-}
-
-#[cfg(not(unix))]
-mod stop {
-    pub fn install() {}
-    pub fn requested() -> bool {
-        false
+        FLAG.get().is_some_and(|f| f.load(Ordering::SeqCst))
     }
 }

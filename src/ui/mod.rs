@@ -26,6 +26,9 @@ pub struct Controller {
     hardware: Box<dyn Hardware>,
     clock: Box<dyn Fn() -> Duration>,
     show_lamps: bool,
+    /// The view last copied into the window: unchanged views are not copied
+    /// again, so an idle kiosk does not redraw 20 times a second.
+    shown: Option<ViewModel>,
 }
 
 impl Controller {
@@ -37,7 +40,7 @@ impl Controller {
         show_lamps: bool,
     ) -> Controller {
         let kiosk = Kiosk::new(station.as_ref(), timeouts);
-        let mut controller = Controller { kiosk, station, hardware, clock, show_lamps };
+        let mut controller = Controller { kiosk, station, hardware, clock, show_lamps, shown: None };
         controller.update_lamps();
         controller
     }
@@ -75,6 +78,16 @@ impl Controller {
             show_lamps: self.show_lamps,
         };
         view(&self.kiosk, &info, (self.clock)())
+    }
+
+    /// The view, if it differs from the one last taken.
+    pub fn changed_view(&mut self) -> Option<ViewModel> {
+        let v = self.view();
+        if self.shown.as_ref() == Some(&v) {
+            return None;
+        }
+        self.shown = Some(v.clone());
+        Some(v)
     }
 
     pub fn kiosk(&self) -> &Kiosk {
@@ -128,23 +141,31 @@ pub fn apply(window: &AppWindow, v: &ViewModel) {
 /// Connects a window to a controller: every key goes to the flow and the
 /// new view is shown at once. Returns the shared controller for ticking.
 pub fn attach(window: &AppWindow, controller: Controller) -> Rc<RefCell<Controller>> {
+    let mut controller = controller;
+    controller.shown = None;
     let controller = Rc::new(RefCell::new(controller));
-    apply(window, &controller.borrow().view());
+    refresh(window, &mut controller.borrow_mut());
     let weak = window.as_weak();
     let shared = controller.clone();
     window.on_key(move |text, ctrl, alt, shift| {
         let mut c = shared.borrow_mut();
         c.key(&text, ctrl, alt, shift);
         if let Some(window) = weak.upgrade() {
-            apply(&window, &c.view());
+            refresh(&window, &mut c);
         }
     });
     controller
 }
 
-/// Ticks the controller and refreshes the window.
+fn refresh(window: &AppWindow, controller: &mut Controller) {
+    if let Some(v) = controller.changed_view() {
+        apply(window, &v);
+    }
+}
+
+/// Ticks the controller and refreshes the window if the view changed.
 pub fn tick(window: &AppWindow, controller: &Rc<RefCell<Controller>>) {
     let mut c = controller.borrow_mut();
     c.tick();
-    apply(window, &c.view());
+    refresh(window, &mut c);
 }

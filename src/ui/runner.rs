@@ -15,8 +15,7 @@ use crate::kiosk::live::LiveStation;
 use crate::kiosk::station::Station;
 use slint::ComponentHandle;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// How often the kiosk ticks.
@@ -53,12 +52,7 @@ fn select_backend(windowed: bool) -> Result<(), String> {
 pub fn run(options: KioskOptions) -> Result<(), String> {
     let started = Instant::now();
     init_logging();
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP] {
-        // SIGINT too: a stray Ctrl+C on a console must not end the kiosk
-        // abruptly; it ends it cleanly, and systemd starts it again.
-        let _ = signal_hook::flag::register(signal, stop.clone());
-    }
+    let stop = crate::shutdown::stop_flag();
     select_backend(options.windowed)?;
 
     let config = options.config.config.clone();

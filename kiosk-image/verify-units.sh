@@ -1,0 +1,28 @@
+#!/bin/bash
+# Fast checks of systemd/ (no image, no VM; CI runs this): systemd-analyze verify on
+# wordjudge.service, and systemd-sysusers applying sysusers.d/wordjudge.conf to a
+# scratch root. Prints "N passed, N failed"; exit 0 only if all passed.
+set -uo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+command -v systemd-analyze >/dev/null || { echo "systemd-analyze is missing (apt-get install systemd)" >&2; exit 1; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+result() { if [ "$1" = 0 ]; then echo "PASS: $2"; pass=$((pass + 1)); else echo "FAIL: $2${3:+ -- $3}"; fail=$((fail + 1)); fi; }
+
+# verify wants ExecStart= to exist: point it at a stand-in in the scratch dir.
+printf '#!/bin/sh\n' >"$T/wordjudge"; chmod +x "$T/wordjudge"
+sed "s|/usr/bin/wordjudge|$T/wordjudge|" "$REPO/systemd/wordjudge.service" >"$T/wordjudge.service"
+out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$T/wordjudge.service" 2>&1); rc=$?
+[ -n "$out" ] && rc=1
+result $rc "systemd-analyze verify systemd/wordjudge.service" "$out"
+
+mkdir -p "$T/root/etc" "$T/root/usr/lib/sysusers.d"
+cp /usr/lib/sysusers.d/basic.conf "$T/root/usr/lib/sysusers.d/" 2>/dev/null
+cp "$REPO/systemd/sysusers.d/wordjudge.conf" "$T/root/usr/lib/sysusers.d/"
+out=$(systemd-sysusers --root="$T/root" 2>&1); rc=$?
+groups=$(awk -F: '$4 ~ /wordjudge/ {printf "%s ", $1}' "$T/root/etc/group")
+for g in video input render gpio; do case " $groups" in *" $g "*) ;; *) rc=1 ;; esac; done
+result $rc "sysusers.d/wordjudge.conf creates user wordjudge in video input render gpio" "$out groups: $groups"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
