@@ -55,7 +55,7 @@ need_tools() {
     done
     if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
         command -v qemu-aarch64-static >/dev/null || missing+=(qemu-user-static)
-        missing+=(binfmt-support)
+        command -v update-binfmts >/dev/null || missing+=(binfmt-support)
     fi
     if [ ${#missing[@]} -gt 0 ]; then
         say "installing build tools: ${missing[*]}"
@@ -141,6 +141,10 @@ mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
     "deb $MIRROR $SUITE $COMPONENTS" \
     "deb $MIRROR $SUITE-updates $COMPONENTS" \
     "deb ${SECURITY_MIRROR:-${MIRROR%/debian}/debian-security} $SUITE-security $COMPONENTS"
+
+# One machine id per image (mmdebstrap leaves it empty, and on a read-only root systemd would
+# make up a new one at every boot): the persistent journal keeps one directory across boots.
+tr -d '-' </proc/sys/kernel/random/uuid >"$ROOT/etc/machine-id"
 
 # --- 2. the data partition's contents ---------------------------------------------------
 WJ_UID=$(awk -F: '$1=="wordjudge"{print $3}' "$ROOT/etc/passwd")

@@ -21,14 +21,13 @@ install -D -m0644 "$S/polkit-1/rules.d/50-wordjudge.rules" "$R/etc/polkit-1/rule
 [ -d "$WJ_REPO/lexicons" ] && { mkdir -p "$R/usr/share/wordjudge/lexicons"; cp "$WJ_REPO"/lexicons/*.toml "$R/usr/share/wordjudge/lexicons/" 2>/dev/null || true; }
 
 # --- users: created now, because /etc is read-only at run time --------------------------
-chroot "$R" systemd-sysusers
+chroot "$R" systemd-sysusers >/dev/null 2>&1
 chroot "$R" passwd --lock root >/dev/null
 
 # --- appliance identity -------------------------------------------------------------------
 echo wordjudge >"$R/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\twordjudge\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$R/etc/hosts"
-# One machine id per image: the journal directory keeps its name across boots.
-tr -d '-' </proc/sys/kernel/random/uuid >"$R/etc/machine-id"
+# (/etc/machine-id is written by build.sh: mmdebstrap empties it after this hook.)
 mkdir -p "$R/var/lib/dbus"; ln -sf /etc/machine-id "$R/var/lib/dbus/machine-id"
 ln -sf "/usr/share/zoneinfo/$WJ_TIMEZONE" "$R/etc/localtime"; echo "$WJ_TIMEZONE" >"$R/etc/timezone"
 

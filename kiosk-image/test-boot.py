@@ -331,7 +331,7 @@ def main():
         have = out.upper()
         check("audit log kept the verdicts of boot 1", all(w in have for w in ("CAT", "XYZZYQ", "ZEBRA")),
               f"{len(out.splitlines())} lines")
-        rc, out = vm.sh("journalctl --list-boots --no-pager | wc -l; journalctl -b -1 -t wordjudge --no-pager | grep -c 'WORDJUDGE READY'")
+        rc, out = vm.sh("journalctl --list-boots --no-pager | grep -cE '^ *-?[0-9]+ [0-9a-f]{32}'; journalctl -b -1 -t wordjudge --no-pager | grep -c 'WORDJUDGE READY'")
         n_boots, ready_prev = (out.split() + ["0", "0"])[:2]
         check("persistent journal on the data partition kept boot 1", int(n_boots) >= 2 and int(ready_prev) >= 1,
               f"{n_boots} boots listed, {ready_prev} READY lines in boot -1")
