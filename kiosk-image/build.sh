@@ -129,18 +129,24 @@ say "mmdebstrap $SUITE $ARCH ($MIRROR)"
 # pruning modules (under qemu-user each mkinitramfs takes minutes).
 export INITRD=No
 export WJ_ARCH=$ARCH WJ_BIN=$WORDJUDGE_BIN WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0}
-mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
-    --include="$(echo $PKGS | tr ' ' ,)" \
-    --aptopt='APT::Install-Recommends "false"' \
-    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
-    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
-    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
-    --dpkgopt='path-exclude=/usr/share/lintian/*' \
-    --customize-hook="\"$HERE/customize.sh\" \"\$1\"" \
-    "$SUITE" "$ROOT" \
-    "deb $MIRROR $SUITE $COMPONENTS" \
-    "deb $MIRROR $SUITE-updates $COMPONENTS" \
-    "deb ${SECURITY_MIRROR:-${MIRROR%/debian}/debian-security} $SUITE-security $COMPONENTS"
+for attempt in 1 2; do   # a second try rides out a mirror hiccup
+    mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
+        --include="$(echo $PKGS | tr ' ' ,)" \
+        --aptopt='APT::Install-Recommends "false"' \
+        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+        --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+        --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
+        --dpkgopt='path-exclude=/usr/share/lintian/*' \
+        --customize-hook="\"$HERE/customize.sh\" \"\$1\"" \
+        "$SUITE" "$ROOT" \
+        "deb $MIRROR $SUITE $COMPONENTS" \
+        "deb $MIRROR $SUITE-updates $COMPONENTS" \
+        "deb ${SECURITY_MIRROR:-${MIRROR%/debian}/debian-security} $SUITE-security $COMPONENTS" && break
+    [ $attempt = 2 ] && die "mmdebstrap failed"
+    say "mmdebstrap failed; trying once more"
+    grep -q " $ROOT/" /proc/mounts && umount -R "$ROOT"/* 2>/dev/null
+    rm -rf "$ROOT"
+done
 
 # One machine id per image (mmdebstrap leaves it empty, and on a read-only root systemd would
 # make up a new one at every boot): the persistent journal keeps one directory across boots.

@@ -223,6 +223,8 @@ impl Station for LiveStation {
 
     fn shut_down(&mut self) {
         self.audit.record_event(AuditEvent::Shutdown);
+        // Give the journald copies a moment to leave before the process ends.
+        self.audit.flush_journal(std::time::Duration::from_millis(500));
     }
 
     fn system(&mut self, action: SystemAction) -> Result<(), String> {
