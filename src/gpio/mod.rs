@@ -15,7 +15,7 @@
 //! Opening never fails ([`open`]): a station without a GPIO chip, with a busy
 //! pin or a config naming a pin that does not exist keeps judging from the
 //! keyboard, and the kiosk shows the director why the button and lamps are off.
-//! `src/gpio/WIRING.md` has the wiring table the README quotes.
+//! `docs/wiring.md` has the wiring table the README quotes.
 
 mod debounce;
 mod pi;
@@ -194,7 +194,7 @@ pub fn pin_name(bcm: u8) -> String {
 }
 
 impl GpioConfig {
-    /// The wiring `src/gpio/WIRING.md` suggests: button BCM17 (pin 11) to
+    /// The wiring `docs/wiring.md` suggests: button BCM17 (pin 11) to
     /// GND with the internal pull-up; green BCM22 (pin 15), red BCM27 (pin
     /// 13), service BCM23 (pin 16), active high through transistors.
     pub fn suggested() -> GpioConfig {
