@@ -151,6 +151,7 @@ done
 # One machine id per image (mmdebstrap leaves it empty, and on a read-only root systemd would
 # make up a new one at every boot): the persistent journal keeps one directory across boots.
 tr -d '-' </proc/sys/kernel/random/uuid >"$ROOT/etc/machine-id"
+ln -sf /etc/machine-id "$ROOT/var/lib/dbus/machine-id"
 
 # --- 2. the data partition's contents ---------------------------------------------------
 WJ_UID=$(awk -F: '$1=="wordjudge"{print $3}' "$ROOT/etc/passwd")

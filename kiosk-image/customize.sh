@@ -28,7 +28,6 @@ chroot "$R" passwd --lock root >/dev/null
 echo wordjudge >"$R/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\twordjudge\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$R/etc/hosts"
 # (/etc/machine-id is written by build.sh: mmdebstrap empties it after this hook.)
-mkdir -p "$R/var/lib/dbus"; ln -sf /etc/machine-id "$R/var/lib/dbus/machine-id"
 ln -sf "/usr/share/zoneinfo/$WJ_TIMEZONE" "$R/etc/localtime"; echo "$WJ_TIMEZONE" >"$R/etc/timezone"
 
 # --- read-only root, writable data partition ---------------------------------------------

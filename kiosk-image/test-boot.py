@@ -223,6 +223,23 @@ def dominant(ppm):
     return tuple(best), counts[best] / sum(counts.values())
 
 
+def ppm_to_png(ppm):
+    """Writes the screendump beside itself as PNG, for people to look at."""
+    import struct, zlib
+    with open(ppm, "rb") as f:
+        data = f.read()
+    head = data.split(maxsplit=3)
+    w, h = int(head[1]), int(head[2])
+    px = data[len(data) - w * h * 3:]
+    raw = b"".join(b"\x00" + px[y * w * 3:(y + 1) * w * 3] for y in range(h))
+
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+    with open(ppm[:-4] + ".png", "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+
+
 def near(colour, want, tol=12):
     return all(abs(a - b) <= tol for a, b in zip(colour, want))
 
@@ -236,7 +253,7 @@ def judge_and_check(vm, words, want, label):
     if not near(colour, NAVY):
         log(f"not on the Ready screen before {words} (dominant {hexc(colour)})")
     vm.type_challenge(*words)
-    colour, share = vm.wait_screen(want, label, timeout=8)
+    colour, share = vm.wait_screen(want, f"{label}-{'_'.join(words)}".replace(" ", "_"), timeout=8)
     ok = near(colour, want) and share > 0.5
     check(f"{' '.join(words)} -> {label} screen", ok, f"dominant {hexc(colour)} on {share:.0%} of the screen (want {hexc(want)})")
     time.sleep(0.6)  # the verdict ignores keys for verdict_guard_seconds (0.5), then any key goes home
@@ -270,6 +287,7 @@ def main():
         boot_ready = t
         line = [l for l in vm.console_text().splitlines() if READY in l][-1].decode(errors="replace")
         log(f"console: {line.strip()}")
+        check("READY line names the station set at build time", "station=Boot test" in line, line.strip()[-90:])
         colour, share = vm.wait_screen(NAVY, "ready", timeout=10)
         check("Ready screen is navy", near(colour, NAVY), f"dominant {hexc(colour)} on {share:.0%}")
         judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE")
@@ -281,6 +299,10 @@ def main():
         log(f"READY at {kernel_ready} s after the kernel started (systemd journal)")
         rc, out = vm.sh("findmnt -no OPTIONS /; findmnt -no SOURCE,OPTIONS /var/lib/wordjudge; touch /usr/x 2>&1; true")
         check("root filesystem is read-only, data partition writable", out.startswith("ro") and "Read-only" in out, out.replace("\n", " | "))
+        rc, out = vm.sh("runuser -u wordjudge -- wordjudge lexicon list 2>&1 | grep TWL2016; "
+                        "runuser -u wordjudge -- wordjudge config show 2>&1 | grep -c '^director_pin_hash = \"'")
+        check("LEXICON_SOURCES list compiled into the image; DIRECTOR_PIN_FILE hashed into config.toml",
+              "TWL2016" in out and "Missing" not in out and out.strip().endswith("1"), out.replace("\n", " | "))
         rc, out = vm.sh("systemctl --failed --no-legend --plain; systemctl is-system-running")
         check("no failed units", "failed" not in out.split("\n")[0] and out.strip().endswith("running"), out.replace("\n", " | "))
         rc, out = vm.sh("systemd-analyze verify wordjudge.service 2>&1; echo rc=$?")
@@ -335,17 +357,27 @@ def main():
         n_boots, ready_prev = (out.split() + ["0", "0"])[:2]
         check("persistent journal on the data partition kept boot 1", int(n_boots) >= 2 and int(ready_prev) >= 1,
               f"{n_boots} boots listed, {ready_prev} READY lines in boot -1")
-        # The director menu's "Power off" runs `systemctl poweroff` as user wordjudge (polkit rule).
-        try:
-            vm.sh("runuser -u wordjudge -- systemctl poweroff", timeout=5)
-        except Exception:  # the agent may die with the guest before it answers
-            pass
+        # Director menu (Ctrl+Alt+Shift+D, PIN), "Power off", ENTER twice: the kiosk runs
+        # `systemctl poweroff` as user wordjudge, inside its sandbox (polkit rule).
+        vm.wait_screen(NAVY, "ready", timeout=15)
+        vm.qmp.call("send-key", keys=[{"type": "qcode", "data": k} for k in ("ctrl", "alt", "shift", "d")])
+        time.sleep(1)
+        vm.keys("2", "4", "6", "8", "ret")
+        time.sleep(2)
+        vm.screen("director-menu")
+        vm.keys(*["down"] * 8, "up")
+        time.sleep(1)
+        vm.screen("director-poweroff-selected")
+        vm.keys("ret")
+        time.sleep(1)
+        vm.keys("ret")
         try:
             vm.proc.wait(timeout=90)
             off = True
         except subprocess.TimeoutExpired:
             off = False
-        check("user wordjudge can power the station off (polkit rule)", off, "VM powered off" if off else "still running after 90 s")
+            vm.screen("director-poweroff-failed")
+        check("director menu powers the station off (systemctl as user wordjudge, polkit)", off, "VM powered off" if off else "still running after 90 s")
     finally:
         vm.kill()
 
@@ -357,6 +389,10 @@ if __name__ == "__main__":
         main()
     except Exception as e:  # a crash is a failure, with what we know so far
         check("test ran to the end", False, f"{type(e).__name__}: {e}")
+    for name in sorted(os.listdir(WORK)):
+        if name.endswith(".ppm"):
+            ppm_to_png(os.path.join(WORK, name))
+    print(f"screendumps (PNG), console logs: {WORK}")
     passed = sum(ok for _, ok in results)
     failed = len(results) - passed
     print(f"boot test: {time.monotonic() - T0:.0f} s")

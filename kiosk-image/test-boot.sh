@@ -24,13 +24,20 @@ if [ ${#need[@]} -gt 0 ]; then
     apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-# 1. The image.
-IMAGE=${IMAGE:-$REPO/target/kiosk-image/amd64/wordjudge-amd64.img}
+# 1. The image: the operator's build with every option set, in its own directory. The
+#    "TWL2016" word list is a made-up 20-word list: it shows LEXICON_SOURCES works (its
+#    fingerprint does not match the real list's, so it can never pass as the real one).
+WORK=${WORK:-/tmp/wordjudge-boot-test}
+mkdir -p "$WORK"
+printf 'CAT\nDOG\nZEBRA\nQI\nZA\nXU\nJO\nAA\nQAT\nJIAO\nQOPH\nZAX\nCWM\nCRWTH\nEUOUAE\nMUZJIKS\nSYZYGY\nOXYPHENBUTAZONE\nQUIXOTRY\nFAVOURITE\n' >"$WORK/test-words.txt"
+echo 2468 >"$WORK/test-pin"
+IMAGE=${IMAGE:-$REPO/target/kiosk-image/amd64-test/wordjudge-amd64.img}
 if [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
    [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/release/wordjudge" \
            -newer "$IMAGE" -type f ! -name '*.md' ! -name 'test-boot.*' 2>/dev/null | head -n1)" ]; then
     say "building the image"
-    ARCH=amd64 "$HERE/build.sh" >/dev/null
+    ARCH=amd64 OUT=$(dirname "$IMAGE") STATION_NAME="Boot test" DIRECTOR_PIN_FILE="$WORK/test-pin" \
+        LEXICON_SOURCES="TWL2016=$WORK/test-words.txt" "$HERE/build.sh" >/dev/null
 else
     say "reusing $IMAGE"
 fi
@@ -38,7 +45,7 @@ BUILT=$(date +%s)
 
 # 2. Verify the units and boot the image.
 set +e
-REPO=$REPO python3 "$HERE/test-boot.py" "$IMAGE" "${WORK:-/tmp/wordjudge-boot-test}"
+REPO=$REPO python3 "$HERE/test-boot.py" "$IMAGE" "$WORK"
 rc=$?
 set -e
 END=$(date +%s)

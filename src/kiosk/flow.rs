@@ -446,17 +446,6 @@ impl Kiosk {
             _ => {}
         }
     }
-
-    /// The next time at which a [`Event::Tick`] would change something.
-    pub fn next_deadline(&self) -> Option<Duration> {
-        match &self.screen {
-            Screen::Entry(e) => Some((e.last_key + self.entry_idle).min(e.confirm_until.max(e.last_key))),
-            Screen::Verdict(v) => Some(v.shown_at + self.verdict_time),
-            Screen::Pin(p) => Some(p.last_key + self.director_idle),
-            Screen::Director(d) => Some(d.last_key + self.director_idle),
-            Screen::Ready { .. } | Screen::OutOfService => None,
-        }
-    }
 }
 
 /// "s" for plural counts.
