@@ -227,7 +227,8 @@ if [ "$ARCH" = amd64 ]; then
 else
     # Raspberry Pi 4: the firmware reads config.txt, the kernel, initrd and device trees
     # from the first FAT partition of an MBR disk.
-    CMDLINE="console=serial0,115200 console=tty1 $CMDLINE"
+    # cma=64M: the vc4 display driver allocates its buffers there (as Debian's raspi-firmware sets).
+    CMDLINE="console=serial0,115200 console=tty1 cma=64M $CMDLINE"
     echo "$CMDLINE" >"$BOOT/cmdline"
     BOOT_MB=128
     mkfs.vfat -n WJBOOT -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
@@ -253,6 +254,8 @@ fi
 # --- 4. filesystems and disk ------------------------------------------------------------
 # The kernel and initrd are on the boot partition; the root tree does not need its copies.
 rm -f "$ROOT"/boot/vmlinuz* "$ROOT"/boot/initrd.img* "$ROOT"/vmlinuz* "$ROOT"/initrd.img*
+# raspi-firmware's hooks filled /boot/firmware in the tree: the boot partition has all that.
+[ -d "$ROOT/boot/firmware" ] && find "$ROOT/boot/firmware" -mindepth 1 -delete
 ROOT_MB=$(( $(du -sm "$ROOT" | cut -f1) * 115 / 100 + 24 ))
 say "root filesystem ${ROOT_MB} MiB, data ${DATA_SIZE_MB} MiB, boot ${BOOT_MB} MiB"
 rm -f "$WORK/root.ext4" "$WORK/data.ext4"

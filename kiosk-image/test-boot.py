@@ -305,6 +305,22 @@ def main():
               "TWL2016" in out and "Missing" not in out and out.strip().endswith("1"), out.replace("\n", " | "))
         rc, out = vm.sh("systemctl --failed --no-legend --plain; systemctl is-system-running")
         check("no failed units", "failed" not in out.split("\n")[0] and out.strip().endswith("running"), out.replace("\n", " | "))
+        # Players' keyboard: Ctrl+Alt+Del and Alt+SysRq+B must not reboot, Ctrl+Alt+F2 must
+        # not take the screen away from the kiosk.
+        def combo(*keys):
+            vm.qmp.call("send-key", keys=[{"type": "qcode", "data": k} for k in keys])
+            time.sleep(1.5)
+        rc, pid_before = vm.sh("systemctl show -P MainPID wordjudge")
+        combo("ctrl", "alt", "delete")
+        combo("alt", "sysrq", "b")
+        rc, out = vm.sh("systemctl show -P MainPID wordjudge; systemctl is-system-running; cat /proc/sys/kernel/sysrq")
+        check("Ctrl+Alt+Del and Alt+SysRq+B do nothing (ctrl-alt-del.target masked, kernel.sysrq=0)",
+              out.split() == [pid_before, "running", "0"], f"kiosk pid {pid_before} -> {out.split()}")
+        combo("ctrl", "alt", "f2")
+        colour, share = vm.screen("after-ctrl-alt-f2")
+        rc, vt = vm.sh("cat /sys/class/tty/tty0/active")
+        check("Ctrl+Alt+F2 leaves the kiosk on screen", near(colour, NAVY), f"active VT {vt}, screen {hexc(colour)} on {share:.0%}")
+        combo("ctrl", "alt", "f1")
         rc, out = vm.sh("systemd-analyze verify wordjudge.service 2>&1; echo rc=$?")
         check("systemd-analyze verify wordjudge.service (in the image)", out.endswith("rc=0"), out.replace("\n", " | "))
         rc, out = vm.sh("systemd-analyze security wordjudge.service --no-pager | tail -n1")
