@@ -12,8 +12,9 @@
 #   HOST_WORDJUDGE=PATH      a wordjudge runnable on this machine, used to compile word lists
 #                            and hash the PIN (default: WORDJUDGE_BIN when it runs here,
 #                            else target/release/wordjudge)
-#   LEXICON_SOURCES=ID=FILE[,ID=FILE...]  licensed word lists compiled to ID.fst on the data
-#                            partition, e.g. CSW15=/media/usb/csw15.txt,TWL2016=/media/usb/twl.txt
+#   LEXICON_SOURCES=NAME=FILE[,NAME=FILE...]  licensed word lists compiled to NAME.fst on the
+#                            data partition; NAME is the fst a definition in lexicons/ names, e.g.
+#                            CSW15=/media/usb/csw15.txt,OSPD4=/m/ospd4.txt,MW11-long=/m/mw11-long.txt
 #   ACTIVE_LEXICON=ID        lexicon the kiosk judges with at first boot (default DEMO)
 #   STATION_NAME="Table 1"   station name written to config.toml (default "Station 1")
 #   DIRECTOR_PIN_FILE=PATH   file holding the director PIN (first line); hashed into config.toml
@@ -90,10 +91,9 @@ if [ -z "${WORDJUDGE_BIN:-}" ]; then
     fi
 fi
 [ -f "$WORDJUDGE_BIN" ] || die "no wordjudge binary at $WORDJUDGE_BIN.
-  For ARCH=arm64 build one first, on an arm64 machine: cargo build --release
-  or on amd64 with the aarch64 target: rustup target add aarch64-unknown-linux-gnu &&
-  apt-get install gcc-aarch64-linux-gnu && CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
-  cargo build --release --target aarch64-unknown-linux-gnu   (or set WORDJUDGE_BIN=PATH)"
+  For ARCH=arm64, build an aarch64 wordjudge first (on an arm64 machine: cargo build --release;
+  on amd64: cargo build --release --target aarch64-unknown-linux-gnu with the cross tools), or
+  set WORDJUDGE_BIN=PATH: see kiosk-image/README.md, 'Raspberry Pi (ARCH=arm64)'."
 BIN_ARCH=$(elf_arch "$WORDJUDGE_BIN")
 [ "$BIN_ARCH" = "$ARCH" ] || die "$WORDJUDGE_BIN is a $BIN_ARCH binary, but ARCH=$ARCH: the image would not run it"
 "$WORDJUDGE_BIN" --help 2>/dev/null | grep -qw kiosk || [ "$BIN_ARCH" != "$(dpkg --print-architecture)" ] ||
@@ -120,7 +120,9 @@ ROOT=$WORK/rootfs
 DATA=$WORK/data
 
 # --- 1. root tree from Debian packages --------------------------------------------------
-PKGS="usr-is-merged systemd systemd-sysv udev dbus polkitd kmod initramfs-tools zstd e2fsprogs
+# systemd-timesyncd: no network, but it saves the clock every minute (SaveIntervalSec) and
+# sets it forward at boot, so a Pi without a clock chip does not restart at an old date.
+PKGS="usr-is-merged systemd systemd-sysv systemd-timesyncd udev dbus polkitd kmod initramfs-tools zstd e2fsprogs
       libinput10 libxkbcommon0 xkb-data libfontconfig1 libfreetype6 libudev1
       $KERNEL_PKGS"
 COMPONENTS=main; [ "$ARCH" = arm64 ] && COMPONENTS="main non-free-firmware"
@@ -168,7 +170,7 @@ if [ -n "${LEXICON_SOURCES:-}" ]; then
     IFS=, read -ra pairs <<<"$LEXICON_SOURCES"
     for pair in "${pairs[@]}"; do
         id=${pair%%=*}; src=${pair#*=}
-        [[ "$id" =~ ^[A-Za-z0-9_+.-]+$ ]] && [ "$id" != "$pair" ] || die "LEXICON_SOURCES entry '$pair' is not ID=FILE"
+        [[ "$id" =~ ^[A-Za-z0-9_+.-]+$ ]] && [ "$id" != "$pair" ] || die "LEXICON_SOURCES entry '$pair' is not NAME=FILE"
         [ -f "$src" ] || die "word list $src (for $id) not found"
         say "compiling lexicon $id from $src"
         "$HOST_WORDJUDGE" lexicon build "$src" --out "$DATA/wordjudge/lexicons/$id.fst" >&2 ||

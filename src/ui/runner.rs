@@ -80,6 +80,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     let timer = slint::Timer::default();
     let weak = window.as_weak();
     let ticking = controller.clone();
+    let stopping = stop.clone();
     timer.start(slint::TimerMode::Repeated, TICK, move || {
         let Some(window) = weak.upgrade() else { return };
         tick(&window, &ticking);
@@ -89,7 +90,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
                 last_ping = Instant::now();
             }
         }
-        if stop.load(Ordering::Relaxed) || ticking.borrow().kiosk().quit_requested() {
+        if stopping.load(Ordering::Relaxed) || ticking.borrow().kiosk().quit_requested() {
             let _ = slint::quit_event_loop();
         }
     });
@@ -100,7 +101,17 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         println!("WORDJUDGE READY station={name} lexicon={} status={}", lexicon.id, lexicon.status);
         tracing::info!(startup_ms = started.elapsed().as_millis() as u64, "kiosk ready");
     });
-    window.run().map_err(|e| format!("the display event loop failed: {e}"))?;
+    window.show().map_err(|e| format!("cannot show the kiosk window: {e}"))?;
+    loop {
+        slint::run_event_loop().map_err(|e| format!("the display event loop failed: {e}"))?;
+        if stop.load(Ordering::Relaxed) || controller.borrow().kiosk().quit_requested() {
+            break;
+        }
+        // Slint's linuxkms backend ends its loop on Ctrl+Alt+Backspace and
+        // Ctrl+Alt+Del. Players must not be able to leave, so carry on.
+        tracing::warn!("the display backend ended the event loop (a Ctrl+Alt key combination); carrying on");
+    }
+    let _ = window.hide();
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
     let mut controller = controller.borrow_mut();
     controller.lamps_off();
