@@ -41,6 +41,45 @@ pub fn map_key(text: &str, ctrl: bool, alt: bool, shift: bool) -> Key {
     }
 }
 
+/// Linux evdev key codes the [`ZapGuard`] watches.
+mod evdev {
+    pub const LEFT_CTRL: u32 = 29;
+    pub const RIGHT_CTRL: u32 = 97;
+    pub const LEFT_ALT: u32 = 56;
+    pub const RIGHT_ALT: u32 = 100;
+    pub const BACKSPACE: u32 = 14;
+    pub const DELETE: u32 = 111;
+    pub const KEYPAD_DELETE: u32 = 83;
+}
+
+/// Slint's linuxkms backend ends its event loop on Ctrl+Alt+Backspace and
+/// Ctrl+Alt+Delete (a "zap" for developers), below where key events reach the
+/// window. On the console the kiosk sees the raw libinput key events first
+/// and swallows those two combinations with this guard.
+#[derive(Debug, Default)]
+pub struct ZapGuard {
+    ctrl: [bool; 2],
+    alt: [bool; 2],
+}
+
+impl ZapGuard {
+    /// Feeds one raw key event (evdev code, pressed or released); true when
+    /// the event must not reach the backend.
+    pub fn swallow(&mut self, code: u32, pressed: bool) -> bool {
+        match code {
+            evdev::LEFT_CTRL => self.ctrl[0] = pressed,
+            evdev::RIGHT_CTRL => self.ctrl[1] = pressed,
+            evdev::LEFT_ALT => self.alt[0] = pressed,
+            evdev::RIGHT_ALT => self.alt[1] = pressed,
+            evdev::BACKSPACE | evdev::DELETE | evdev::KEYPAD_DELETE => {
+                return self.ctrl.contains(&true) && self.alt.contains(&true);
+            }
+            _ => {}
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +111,20 @@ mod tests {
         assert_eq!(map_key("d", true, true, false), Key::Other, "chord needs Shift too");
         assert_eq!(map_key("D", true, true, true), Key::DirectorChord);
         assert_eq!(map_key("\u{4}", true, true, true), Key::DirectorChord);
+    }
+
+    #[test]
+    fn zap_guard_swallows_ctrl_alt_backspace_and_delete_only() {
+        let mut g = ZapGuard::default();
+        assert!(!g.swallow(evdev::BACKSPACE, true), "plain BACKSPACE edits words");
+        assert!(!g.swallow(evdev::LEFT_CTRL, true));
+        assert!(!g.swallow(evdev::BACKSPACE, true), "Ctrl+Backspace is not a zap");
+        assert!(!g.swallow(evdev::RIGHT_ALT, true));
+        assert!(g.swallow(evdev::BACKSPACE, true));
+        assert!(g.swallow(evdev::DELETE, true));
+        assert!(g.swallow(evdev::KEYPAD_DELETE, false));
+        assert!(!g.swallow(30, true), "other keys pass");
+        assert!(!g.swallow(evdev::RIGHT_ALT, false));
+        assert!(!g.swallow(evdev::DELETE, true), "Alt released");
     }
 }

@@ -41,9 +41,19 @@ pub fn init_logging() {
 
 fn select_backend(windowed: bool) -> Result<(), String> {
     let backend = if windowed { "winit" } else { "linuxkms" };
+    let guard = std::cell::RefCell::new(super::keymap::ZapGuard::default());
     slint::BackendSelector::new()
         .backend_name(backend.into())
         .renderer_name("software".into())
+        .with_libinput_event_hook(move |event| {
+            use input::event::keyboard::{KeyState, KeyboardEvent, KeyboardEventTrait};
+            match event {
+                input::Event::Keyboard(KeyboardEvent::Key(key)) => {
+                    guard.borrow_mut().swallow(key.key(), key.key_state() == KeyState::Pressed)
+                }
+                _ => false,
+            }
+        })
         .select()
         .map_err(|e| format!("cannot start the {backend} display backend with the software renderer: {e}"))
 }
@@ -80,7 +90,6 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     let timer = slint::Timer::default();
     let weak = window.as_weak();
     let ticking = controller.clone();
-    let stopping = stop.clone();
     timer.start(slint::TimerMode::Repeated, TICK, move || {
         let Some(window) = weak.upgrade() else { return };
         tick(&window, &ticking);
@@ -90,7 +99,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
                 last_ping = Instant::now();
             }
         }
-        if stopping.load(Ordering::Relaxed) || ticking.borrow().kiosk().quit_requested() {
+        if stop.load(Ordering::Relaxed) || ticking.borrow().kiosk().quit_requested() {
             let _ = slint::quit_event_loop();
         }
     });
@@ -101,17 +110,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         println!("WORDJUDGE READY station={name} lexicon={} status={}", lexicon.id, lexicon.status);
         tracing::info!(startup_ms = started.elapsed().as_millis() as u64, "kiosk ready");
     });
-    window.show().map_err(|e| format!("cannot show the kiosk window: {e}"))?;
-    loop {
-        slint::run_event_loop().map_err(|e| format!("the display event loop failed: {e}"))?;
-        if stop.load(Ordering::Relaxed) || controller.borrow().kiosk().quit_requested() {
-            break;
-        }
-        // Slint's linuxkms backend ends its loop on Ctrl+Alt+Backspace and
-        // Ctrl+Alt+Del. Players must not be able to leave, so carry on.
-        tracing::warn!("the display backend ended the event loop (a Ctrl+Alt key combination); carrying on");
-    }
-    let _ = window.hide();
+    window.run().map_err(|e| format!("the display event loop failed: {e}"))?;
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
     let mut controller = controller.borrow_mut();
     controller.lamps_off();
