@@ -10,7 +10,7 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::{Duration, Instant};
 use wordjudge::audit::{AdjudicationInput, AuditLog, LexiconIdentity};
 use wordjudge::judge::{judge, Challenge};
-use wordjudge::kiosk::station::Trigger;
+use wordjudge::panel::Trigger;
 use wordjudge::lexicon::{catalog, Verification};
 
 fn bench_dir() -> tempfile::TempDir {

@@ -8,11 +8,13 @@
 pub mod atomic_file;
 pub mod audit;
 pub mod config;
+pub mod digest;
 pub mod fingerprint;
 pub mod gpio;
 pub mod judge;
 pub mod kiosk;
 pub mod lexicon;
+pub mod panel;
 pub mod pin;
 pub mod shutdown;
 pub mod ui;

@@ -22,7 +22,7 @@ fn a_record_per_adjudication_with_every_field() {
     let n = log.record_adjudication(&wordjudge::audit::AdjudicationInput {
         lexicon: &identity,
         adjudication: &adjudication,
-        trigger: wordjudge::kiosk::station::Trigger::Button,
+        trigger: wordjudge::panel::Trigger::Button,
     });
     assert_eq!(n, 1);
 
@@ -458,7 +458,7 @@ fn a_torn_last_line_is_moved_aside_and_the_chain_continues() {
     let aside_name = wordjudge::audit::format::torn_aside_name(
         &name(&file),
         before.len() as u64,
-        &wordjudge::lexicon::manifest::sha256_hex(&[0u8; 300]),
+        &wordjudge::digest::sha256_hex(&[0u8; 300]),
     );
     std::fs::write(dir.path().join(&aside_name), [0u8; 300]).unwrap();
     let mut log = AuditLog::open_with(dir.path(), "S", options(&clock));

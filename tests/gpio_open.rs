@@ -2,7 +2,8 @@
 //! leaves a working no-op hardware and a message for the director.
 
 use std::path::Path;
-use wordjudge::gpio::{self, Backend, GpioConfig, GpioError, Hardware, LampPin, Lamps, Role};
+use wordjudge::gpio::{self, Backend, GpioConfig, GpioError, Hardware, LampPin, Role};
+use wordjudge::panel::Lamps;
 
 /// The no-op hardware behaves: no presses, lamps ignored, says "none".
 fn assert_usable_no_op(hardware: &mut dyn Hardware) {
@@ -90,11 +91,10 @@ fn nothing_wired() {
 
 #[test]
 fn backend_names_for_the_command_line() {
-    use clap::ValueEnum;
     assert_eq!(Backend::default(), Backend::Auto);
     for (name, backend) in
         [("auto", Backend::Auto), ("rppal", Backend::Rppal), ("sim", Backend::Sim), ("off", Backend::Off)]
     {
-        assert_eq!(Backend::from_str(name, false), Ok(backend));
+        assert_eq!(name.parse::<Backend>(), Ok(backend));
     }
 }

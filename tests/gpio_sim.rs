@@ -2,7 +2,8 @@
 //! Raw edges go through the same debouncer as the Pi's pins.
 
 use std::time::Duration;
-use wordjudge::gpio::{self, Backend, GpioConfig, Hardware, Lamps, SimHardware};
+use wordjudge::gpio::{self, Backend, GpioConfig, Hardware, SimHardware};
+use wordjudge::panel::Lamps;
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)

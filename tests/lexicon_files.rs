@@ -44,8 +44,8 @@ fn build_writes_fst_and_manifest_with_every_field() {
     assert_eq!(report.duplicates, 1);
     assert_eq!(m.fst_file, "SMALL.fst");
     assert_eq!(m.source_file, "small.txt");
-    assert_eq!(m.fst_sha256, wordjudge::lexicon::manifest::sha256_hex(&std::fs::read(&out).unwrap()));
-    assert_eq!(m.source_sha256, wordjudge::lexicon::manifest::sha256_hex(&std::fs::read(&src).unwrap()));
+    assert_eq!(m.fst_sha256, wordjudge::digest::sha256_hex(&std::fs::read(&out).unwrap()));
+    assert_eq!(m.source_sha256, wordjudge::digest::sha256_hex(&std::fs::read(&src).unwrap()));
     assert_eq!(m.fingerprint, Fingerprint::of_words([b"ABANDONS".as_slice(), b"CAT", b"QI", b"ZEBRA"]));
     assert!(m.tool_version.starts_with("wordjudge "));
     assert!(m.built_at.parse::<jiff::Timestamp>().is_ok(), "{}", m.built_at);
@@ -242,7 +242,7 @@ fn random_bytes_as_fst_or_word_list_never_panic() {
     let fst = dir.path().join("L.fst");
     let manifest_path = manifest_path_for(&fst);
     let manifest_text = std::fs::read_to_string(&manifest_path).unwrap();
-    let real_sha = wordjudge::lexicon::manifest::sha256_hex(&std::fs::read(&fst).unwrap());
+    let real_sha = wordjudge::digest::sha256_hex(&std::fs::read(&fst).unwrap());
     for round in 0..300 {
         let len = rng.usize(0..400);
         let mut bytes: Vec<u8> = (0..len).map(|_| rng.u8(..)).collect();
@@ -255,7 +255,7 @@ fn random_bytes_as_fst_or_word_list_never_panic() {
         // matches the random bytes (so fst parsing itself is exercised).
         std::fs::write(&manifest_path, &manifest_text).unwrap();
         assert!(Catalog::load(dir.path()).open("L", Verification::Full).is_err());
-        let sha = wordjudge::lexicon::manifest::sha256_hex(&bytes);
+        let sha = wordjudge::digest::sha256_hex(&bytes);
         std::fs::write(&manifest_path, manifest_text.replace(&real_sha, &sha)).unwrap();
         if let Ok(lexicon) = Catalog::load(dir.path()).open("L", Verification::Full) {
             let _ = lexicon.contains("CAT");

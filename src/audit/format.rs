@@ -26,7 +26,7 @@
 //! was started. A torn tail moved aside at recovery goes to
 //! `<log file name>.torn-at-<byte offset>`.
 
-use crate::lexicon::manifest::sha256_hex;
+use crate::digest::sha256_hex;
 use jiff::civil::Date;
 use std::path::{Path, PathBuf};
 

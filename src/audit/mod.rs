@@ -30,7 +30,7 @@ pub use journal::{journal_field_name, journald_layer, SYSLOG_IDENTIFIER};
 pub use verify::{verify, Break, BreakKind, VerifyError, VerifyReport};
 
 use crate::judge::{Adjudication, Verdict};
-use crate::kiosk::station::Trigger;
+use crate::panel::Trigger;
 use crate::lexicon::Lexicon;
 use clock::Stamp;
 use format::LogName;
@@ -840,10 +840,7 @@ impl AuditLog {
                 entry.lexicon = Some(a.lexicon.id.clone());
                 entry.lexicon_fingerprint = Some(a.lexicon.fingerprint.clone());
                 entry.lexicon_status = Some(a.lexicon.status.clone());
-                entry.trigger = Some(match a.trigger {
-                    Trigger::Keyboard => "keyboard",
-                    Trigger::Button => "button",
-                });
+                entry.trigger = Some(a.trigger.as_str());
                 entry.repeat_of = a.repeat_of;
                 entry.message = format!(
                     "challenge {} {} ({}) lexicon {}{}",

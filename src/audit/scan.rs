@@ -6,7 +6,7 @@
 use super::clock::Stamp;
 use super::format::{self, Head, LogName, GENESIS};
 use super::{AuditError, AuditEvent, ChainEnd, Recent};
-use crate::lexicon::manifest::sha256_hex;
+use crate::digest::sha256_hex;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use jiff::Timestamp;

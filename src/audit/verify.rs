@@ -17,7 +17,7 @@
 //! journald copy (`WORDJUDGE_LINE_SHA256`) or a slip's challenge number.
 
 use super::format::{self, Head, SealError, GENESIS};
-use crate::lexicon::manifest::sha256_hex;
+use crate::digest::sha256_hex;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};

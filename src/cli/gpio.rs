@@ -6,7 +6,8 @@ use super::{fail, Context};
 use std::io::BufRead;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use wordjudge::gpio::{self, Backend, GpioConfig, GpioError, Lamps, Role};
+use wordjudge::gpio::{self, Backend, GpioConfig, GpioError, Role};
+use wordjudge::panel::Lamps;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum GpioCommand {
@@ -20,7 +21,7 @@ pub struct TestArgs {
     #[arg(long, value_name = "N", default_value_t = 30)]
     seconds: u64,
     /// Which hardware: the Pi's pins (auto, rppal) or a dry run (sim)
-    #[arg(long, value_enum, default_value_t = Backend::Auto)]
+    #[arg(long, default_value = "auto", value_name = "auto|rppal|sim|off", value_parser = super::gpio_backend)]
     gpio: Backend,
 }
 

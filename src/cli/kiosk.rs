@@ -11,7 +11,7 @@ pub struct KioskArgs {
     #[arg(long)]
     windowed: bool,
     /// Judge button and lamps: rppal on a Pi, sim(ulated, lamps shown on screen with --windowed), off, or auto
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(long, default_value = "auto", value_name = "auto|rppal|sim|off", value_parser = super::gpio_backend)]
     gpio: Backend,
 }
 

@@ -87,6 +87,12 @@ pub fn run() -> ExitCode {
     }
 }
 
+/// Parses `--gpio`: clap stays here, in the command line, and the GPIO
+/// module only knows the names (`Backend::from_str`).
+pub fn gpio_backend(name: &str) -> Result<wordjudge::gpio::Backend, String> {
+    name.parse()
+}
+
 /// Prints an error for people and returns the usage/unusable exit code.
 pub fn fail(message: impl std::fmt::Display) -> ExitCode {
     eprintln!("wordjudge: {message}");

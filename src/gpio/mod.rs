@@ -24,6 +24,7 @@ mod sim;
 pub use debounce::Debouncer;
 pub use sim::{SimHandle, SimHardware};
 
+use crate::panel::Lamps;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::Path;
@@ -130,19 +131,6 @@ impl fmt::Display for Pull {
             Pull::None => "no pull",
         })
     }
-}
-
-/// Which lamps are lit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Lamps {
-    pub green: bool,
-    pub red: bool,
-    pub service: bool,
-}
-
-impl Lamps {
-    /// All lamps off.
-    pub const OFF: Lamps = Lamps { green: false, red: false, service: false };
 }
 
 /// What a pin is wired to; names pins in errors and descriptions.
@@ -354,7 +342,7 @@ pub trait Hardware: Send {
 }
 
 /// Which hardware [`open`] uses (`--gpio auto|rppal|sim|off`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
     /// The Pi's pins when the config wires any pin and the machine has a GPIO chip; else none
     #[default]
@@ -365,6 +353,23 @@ pub enum Backend {
     Sim,
     /// No button, no lamps
     Off,
+}
+
+impl Backend {
+    /// Every backend by the name `--gpio` takes.
+    pub const NAMES: [(&'static str, Backend); 4] =
+        [("auto", Backend::Auto), ("rppal", Backend::Rppal), ("sim", Backend::Sim), ("off", Backend::Off)];
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+    fn from_str(name: &str) -> Result<Backend, String> {
+        Backend::NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|&(_, b)| b)
+            .ok_or_else(|| format!("unknown GPIO backend {name:?}: use auto, rppal, sim or off"))
+    }
 }
 
 /// The no-op hardware: no presses, lamps ignored. What a station runs with

@@ -8,7 +8,7 @@
 
 use super::station::{DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SystemAction, Trigger};
 use crate::config::Timeouts;
-use crate::gpio::Lamps;
+use crate::panel::Lamps;
 use crate::judge::{Verdict, MAX_WORDS};
 use crate::word::{MAX_LEN, MIN_LEN};
 use std::time::Duration;

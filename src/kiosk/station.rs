@@ -4,14 +4,7 @@
 //! with a fake; [`super::live::LiveStation`] is the real one.
 
 use crate::judge::Verdict;
-
-/// What pressed judge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Trigger {
-    Keyboard,
-    Button,
-}
+use crate::panel::Trigger;
 
 /// What the screens show about the active lexicon.
 #[derive(Debug, Clone, PartialEq, Eq)]

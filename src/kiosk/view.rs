@@ -4,7 +4,7 @@
 
 use super::flow::{plural, Kiosk, MenuItem, Screen};
 use super::station::Counts;
-use crate::gpio::Lamps;
+use crate::panel::Lamps;
 use crate::judge::Verdict;
 use std::time::Duration;
 

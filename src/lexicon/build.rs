@@ -4,7 +4,8 @@
 //! between the two leaves a manifest that does not match the .fst, which the
 //! kiosk reports as Corrupt instead of judging with it.
 
-use super::manifest::{sha256_hex, Manifest, WordStats, MANIFEST_FORMAT};
+use super::manifest::{Manifest, WordStats, MANIFEST_FORMAT};
+use crate::digest::sha256_hex;
 use crate::atomic_file::write_atomically;
 use crate::word::{parse_word_list, WordList, WordListError};
 use std::fmt;

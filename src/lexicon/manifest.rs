@@ -5,7 +5,6 @@
 use crate::fingerprint::Fingerprint;
 use crate::word::MAX_LEN;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// The manifest format this build writes and reads.
 pub const MANIFEST_FORMAT: u32 = 1;
@@ -81,11 +80,6 @@ impl WordStats {
             && shortest == manifest.shortest
             && longest == manifest.longest
     }
-}
-
-/// SHA-256 of `bytes` as lowercase hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl Manifest {

@@ -14,7 +14,8 @@ pub mod manifest;
 use crate::fingerprint::Fingerprint;
 use crate::word::{MAX_LEN, MIN_LEN};
 use definition::{Definition, LayerDefinition};
-use manifest::{sha256_hex, Manifest, WordStats};
+use crate::digest::sha256_hex;
+use manifest::{Manifest, WordStats};
 use std::fmt;
 use std::path::{Path, PathBuf};
 

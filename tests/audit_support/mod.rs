@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wordjudge::audit::{AdjudicationInput, AuditLog, AuditOptions, LexiconIdentity, ManualClock};
 use wordjudge::judge::{judge, Adjudication, Challenge};
-use wordjudge::kiosk::station::Trigger;
+use wordjudge::panel::Trigger;
 use wordjudge::lexicon::{catalog, Lexicon, Verification};
 
 pub fn demo() -> (Lexicon, LexiconIdentity) {
