@@ -11,8 +11,9 @@ use std::path::Path;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 use wordjudge::ui::headless::{key_text, press_key, type_text, HeadlessScreen};
-use wordjudge::ui::screenshots::ScratchStation;
-use wordjudge::ui::{attach, tick, AppWindow};
+use wordjudge::app::screenshots::ScratchStation;
+use wordjudge::app::{attach, tick};
+use wordjudge::ui::AppWindow;
 
 fn benches(c: &mut Criterion) {
     let screen = HeadlessScreen::install(1920, 1080).unwrap();
@@ -44,7 +45,7 @@ fn benches(c: &mut Criterion) {
                 press_key(w, &key_text(Key::Tab));
                 assert!(screen.render(), "a frame was drawn");
                 total += start.elapsed();
-                assert_eq!(window.get_screen(), "verdict");
+                assert_eq!(window.get_view().screen, wordjudge::ui::Screen::Verdict);
                 clock.set(clock.get() + Duration::from_secs(11));
                 tick(&window, &controller);
                 screen.render();

@@ -13,6 +13,7 @@ install -D -m0644 "$S/sysusers.d/wordjudge.conf"         "$R/usr/lib/sysusers.d/
 install -D -m0644 "$S/tmpfiles.d/wordjudge.conf"         "$R/usr/lib/tmpfiles.d/wordjudge.conf"
 install -D -m0644 "$S/logind.conf.d/wordjudge-kiosk.conf" "$R/etc/systemd/logind.conf.d/wordjudge-kiosk.conf"
 install -D -m0644 "$S/journald.conf.d/wordjudge.conf"    "$R/etc/systemd/journald.conf.d/wordjudge.conf"
+install -D -m0644 "$S/system.conf.d/wordjudge.conf"      "$R/etc/systemd/system.conf.d/wordjudge.conf"
 install -D -m0644 "$S/sysctl.d/90-wordjudge.conf"        "$R/etc/sysctl.d/90-wordjudge.conf"
 install -D -m0644 "$S/udev/rules.d/60-wordjudge-gpio.rules" "$R/etc/udev/rules.d/60-wordjudge-gpio.rules"
 install -D -m0644 "$S/polkit-1/rules.d/50-wordjudge.rules" "$R/etc/polkit-1/rules.d/50-wordjudge.rules"

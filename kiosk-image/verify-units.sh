@@ -24,5 +24,14 @@ groups=$(awk -F: '$4 ~ /wordjudge/ {printf "%s ", $1}' "$T/root/etc/group")
 for g in video input render gpio; do case " $groups" in *" $g "*) ;; *) rc=1 ;; esac; done
 result $rc "sysusers.d/wordjudge.conf creates user wordjudge in video input render gpio" "$out groups: $groups"
 
+# Nothing a player can press reboots, suspends or powers off the station.
+rc=0; missing=""
+for key in HandlePowerKey HandleRebootKey HandleSuspendKey HandleHibernateKey HandlePowerKeyLongPress HandleSuspendKeyLongPress; do
+  grep -qx "$key=ignore" "$REPO/systemd/logind.conf.d/wordjudge-kiosk.conf" || { rc=1; missing+=" $key"; }
+done
+grep -qx "CtrlAltDelBurstAction=none" "$REPO/systemd/system.conf.d/wordjudge.conf" || { rc=1; missing+=" CtrlAltDelBurstAction"; }
+grep -q 'system.conf.d/wordjudge.conf' "$REPO/kiosk-image/customize.sh" || { rc=1; missing+=" (system.conf.d not installed by the image)"; }
+result $rc "logind ignores the Power/Reboot/Suspend/Hibernate keys; Ctrl+Alt+Del bursts do nothing" "not set:$missing"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,13 +2,19 @@
 //! live, the active lexicon, the director's PIN hash, timeouts, quitting and
 //! GPIO wiring. Every field has a documented default.
 //!
-//! Loading never fails: a missing or broken file gives the defaults plus a
-//! problem message, which the kiosk shows to the director instead of crashing.
+//! Loading never fails, and a broken file never changes who judges: every
+//! save also writes a last good copy beside the file, a broken or missing file
+//! falls back to that copy (same lexicon, audit folder and director PIN), and
+//! a broken file with no copy leaves the station out of service with a typed
+//! [`ConfigProblem`] naming the file, line and column. Only a station that
+//! never had a config starts on the defaults. Files are read bounded and
+//! without blocking (a FIFO or `/dev/zero` in its place is refused at once).
 //! Saving is atomic ([`crate::atomic_file`]), so a power cut during a lexicon
 //! switch leaves the old config or the new one.
 
 use crate::atomic_file::write_atomically;
 use serde::{Deserialize, Serialize};
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// Where the config is read when neither `--config` nor `WORDJUDGE_CONFIG` says.
@@ -74,21 +80,155 @@ impl Default for Config {
     }
 }
 
-/// A config as loaded: the values in force, and what was wrong, if anything.
+/// Largest config file read: a config is a few hundred bytes; anything
+/// bigger is not one, and must not be read whole into memory.
+pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
+
+/// What is wrong with the config file. The kiosk shows it to the director
+/// (and, when the station cannot judge, on the out-of-service screen).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfigProblem {
+    /// No file at the path.
+    Missing { path: PathBuf },
+    /// The file cannot be read: permissions, not a regular file, too large.
+    Unreadable { path: PathBuf, reason: String },
+    /// Not valid TOML, or a key this wordjudge does not know.
+    Syntax { path: PathBuf, line: usize, column: usize, message: String },
+    /// Valid TOML with a value out of range.
+    Invalid { path: PathBuf, message: String },
+}
+
+impl ConfigProblem {
+    /// The file the problem is in.
+    pub fn path(&self) -> &Path {
+        match self {
+            ConfigProblem::Missing { path }
+            | ConfigProblem::Unreadable { path, .. }
+            | ConfigProblem::Syntax { path, .. }
+            | ConfigProblem::Invalid { path, .. } => path,
+        }
+    }
+}
+
+impl fmt::Display for ConfigProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigProblem::Missing { path } => write!(f, "no config at {}", path.display()),
+            ConfigProblem::Unreadable { path, reason } => write!(f, "cannot read config {}: {reason}", path.display()),
+            ConfigProblem::Syntax { path, line, column, message } => {
+                write!(f, "config {} is broken at line {line}, column {column}: {message}", path.display())
+            }
+            ConfigProblem::Invalid { path, message } => write!(f, "config {} is broken: {message}", path.display()),
+        }
+    }
+}
+
+/// Which config is in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigSource {
+    /// The file itself.
+    File,
+    /// The file is missing or broken; the last good copy saved beside it is
+    /// in force (same lexicon, audit folder and PIN as before the damage).
+    LastGood,
+    /// No file and no last good copy: a fresh station on the defaults.
+    Defaults,
+    /// The file is broken and there is no last good copy: the station must
+    /// not judge (defaults would silently change who judges).
+    Unusable,
+}
+
+/// A config as loaded: the values in force, where they came from, and what
+/// was wrong, if anything.
 #[derive(Debug, Clone)]
 pub struct Loaded {
     pub config: Config,
     pub path: PathBuf,
-    /// A problem to show the director (file missing, unreadable, malformed).
-    pub problem: Option<String>,
+    pub source: ConfigSource,
+    pub problem: Option<ConfigProblem>,
+}
+
+impl Loaded {
+    /// Whether the station may judge with this config.
+    pub fn usable(&self) -> bool {
+        self.source != ConfigSource::Unusable
+    }
+
+    /// Saves the config in force as the last good copy, when it came from the
+    /// file (a no-op otherwise, or when the copy is already the same).
+    pub fn remember_last_good(&self) -> std::io::Result<()> {
+        if self.source != ConfigSource::File {
+            return Ok(());
+        }
+        let path = last_good_path(&self.path);
+        let text = self.config.to_text();
+        if read_config_file(&path).ok().as_deref() == Some(text.as_str()) {
+            return Ok(());
+        }
+        write_atomically(&path, text.as_bytes())
+    }
+}
+
+/// Where the last good copy of `path` is kept: `config.toml.last-good`.
+pub fn last_good_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".last-good");
+    PathBuf::from(name)
+}
+
+/// Reads a config file: a regular file of at most [`MAX_CONFIG_BYTES`],
+/// opened without blocking (a FIFO or device in its place is refused, not
+/// waited on), as UTF-8.
+fn read_config_file(path: &Path) -> Result<String, ReadProblem> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| if e.kind() == std::io::ErrorKind::NotFound { ReadProblem::Missing } else { ReadProblem::Other(e.to_string()) })?;
+    let meta = file.metadata().map_err(|e| ReadProblem::Other(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(ReadProblem::Other("not a regular file".into()));
+    }
+    if meta.len() > MAX_CONFIG_BYTES {
+        return Err(ReadProblem::Other(format!("{} bytes; a config is at most {MAX_CONFIG_BYTES}", meta.len())));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|e| ReadProblem::Other(e.to_string()))?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(ReadProblem::Other(format!("larger than {MAX_CONFIG_BYTES} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|_| ReadProblem::Other("not UTF-8 text".into()))
+}
+
+enum ReadProblem {
+    Missing,
+    Other(String),
+}
+
+/// Line and column (1-based) of a byte offset.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
 }
 
 impl Config {
+    /// Parses and checks config text; `path` only names the file in problems.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigProblem> {
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let (line, column) = e.span().map_or((0, 0), |span| line_column(text, span.start));
+            ConfigProblem::Syntax { path: path.to_path_buf(), line, column, message: e.message().trim().to_string() }
+        })?;
+        config.check().map_err(|message| ConfigProblem::Invalid { path: path.to_path_buf(), message })?;
+        Ok(config)
+    }
+
     /// Parses and checks config text.
     pub fn from_toml(text: &str) -> Result<Config, String> {
-        let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
-        config.check()?;
-        Ok(config)
+        Config::parse(text, Path::new("(text)")).map_err(|e| e.to_string())
     }
 
     fn check(&self) -> Result<(), String> {
@@ -112,25 +252,45 @@ impl Config {
         Ok(())
     }
 
-    /// Loads `path`; never fails (see the module docs).
-    pub fn load(path: &Path) -> Loaded {
-        let (config, problem) = match std::fs::read_to_string(path) {
-            Ok(text) => match Config::from_toml(&text) {
-                Ok(c) => (c, None),
-                Err(e) => (Config::default(), Some(format!("config {} is broken, using defaults: {e}", path.display()))),
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                (Config::default(), Some(format!("no config at {}; using defaults", path.display())))
-            }
-            Err(e) => (Config::default(), Some(format!("cannot read config {}, using defaults: {e}", path.display()))),
-        };
-        Loaded { config, path: path.to_path_buf(), problem }
+    fn read(path: &Path) -> Result<Config, ConfigProblem> {
+        match read_config_file(path) {
+            Ok(text) => Config::parse(&text, path),
+            Err(ReadProblem::Missing) => Err(ConfigProblem::Missing { path: path.to_path_buf() }),
+            Err(ReadProblem::Other(reason)) => Err(ConfigProblem::Unreadable { path: path.to_path_buf(), reason }),
+        }
     }
 
-    /// Writes the config atomically.
+    /// Loads `path`; never fails. A broken or missing file falls back to the
+    /// last good copy beside it, never to defaults that would change who
+    /// judges: without a last good copy a broken file leaves the station
+    /// [`ConfigSource::Unusable`] (out of service, saying why), and only a
+    /// station that never had a config (no file, no copy) starts on the
+    /// defaults.
+    pub fn load(path: &Path) -> Loaded {
+        let problem = match Config::read(path) {
+            Ok(config) => return Loaded { config, path: path.to_path_buf(), source: ConfigSource::File, problem: None },
+            Err(problem) => problem,
+        };
+        let fresh = matches!(problem, ConfigProblem::Missing { .. });
+        let (config, source) = match Config::read(&last_good_path(path)) {
+            Ok(config) => (config, ConfigSource::LastGood),
+            Err(_) if fresh => (Config::default(), ConfigSource::Defaults),
+            Err(_) => (Config::default(), ConfigSource::Unusable),
+        };
+        Loaded { config, path: path.to_path_buf(), source, problem: Some(problem) }
+    }
+
+    /// The config as the text [`Config::save`] writes.
+    pub fn to_text(&self) -> String {
+        let text = toml::to_string(self).unwrap_or_default();
+        format!("# wordjudge station config (see README: Configuration)\n{text}")
+    }
+
+    /// Writes the config atomically, and the same text as its last good copy.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let text = toml::to_string(self).expect("a config always serializes");
-        write_atomically(path, format!("# wordjudge station config (see README: Configuration)\n{text}").as_bytes())
+        let text = self.to_text();
+        write_atomically(path, text.as_bytes())?;
+        write_atomically(&last_good_path(path), text.as_bytes())
     }
 }
 
@@ -167,13 +327,56 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = Config::load(&dir.path().join("none.toml"));
         assert_eq!(missing.config, Config::default());
-        assert!(missing.problem.unwrap().contains("none.toml"));
+        assert_eq!(missing.source, ConfigSource::Defaults, "a fresh station");
+        assert!(missing.problem.unwrap().to_string().contains("none.toml"));
         for bad in ["station_name = ", "stationname = \"x\"", "[timeouts]\nverdict_seconds = -1", "\u{0}\u{1}"] {
             let path = dir.path().join("bad.toml");
             std::fs::write(&path, bad).unwrap();
             let loaded = Config::load(&path);
             assert_eq!(loaded.config, Config::default(), "{bad}");
-            assert!(loaded.problem.unwrap().contains("broken"), "{bad}");
+            assert_eq!(loaded.source, ConfigSource::Unusable, "{bad}: no last good copy, so no judging");
+            assert!(loaded.problem.unwrap().to_string().contains("broken"), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_typo_keeps_the_last_good_config_and_names_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let mut good = Config::default();
+        good.active_lexicon = "CSW15".into();
+        good.audit_dir = dir.path().join("audit-here");
+        good.director_pin_hash = Some("$argon2id$fake".into());
+        good.save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap().replace("active_lexicon", "active_lexicn");
+        std::fs::write(&path, text).unwrap();
+        let loaded = Config::load(&path);
+        assert_eq!(loaded.source, ConfigSource::LastGood);
+        assert_eq!(loaded.config, good, "same lexicon, audit folder and PIN");
+        match loaded.problem {
+            Some(ConfigProblem::Syntax { line, ref message, .. }) => {
+                assert!(line >= 2, "line {line}");
+                assert!(message.contains("active_lexicn"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn special_and_huge_files_are_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.toml");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let big = dir.path().join("big.toml");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(100 * 1024 * 1024).unwrap();
+        for path in [Path::new("/dev/zero"), fifo.as_path(), big.as_path()] {
+            let started = std::time::Instant::now();
+            let loaded = Config::load(path);
+            assert!(started.elapsed() < std::time::Duration::from_secs(1), "{}", path.display());
+            assert!(matches!(loaded.problem, Some(ConfigProblem::Unreadable { .. })), "{}: {:?}", path.display(), loaded.problem);
+            assert_eq!(loaded.source, ConfigSource::Unusable);
         }
     }
 
@@ -187,5 +390,6 @@ mod tests {
         let loaded = Config::load(&path);
         assert_eq!(loaded.problem, None);
         assert_eq!(loaded.config, c);
+        assert_eq!(Config::load(&last_good_path(&path)).config, c, "the last good copy is written too");
     }
 }

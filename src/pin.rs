@@ -35,11 +35,35 @@ pub fn hash_pin(pin: &str) -> Result<String, BadPin> {
         .map_err(|_| BadPin("could not hash the PIN"))
 }
 
-/// Whether `pin` matches a stored hash. A malformed hash matches nothing.
+/// The most work a stored hash may ask of a check: a hash in a config file
+/// is input like any other, and `m=4194304` would ask for 4 GiB.
+const MAX_MEMORY_KIB: u32 = 64 * 1024;
+const MAX_PASSES: u32 = 16;
+
+/// Whether `pin` matches a stored hash. A malformed hash, or one asking for
+/// more work than a station gives a check, matches nothing.
+///
+/// Argon2 needs a 19 MiB work buffer; glibc keeps freed memory of that size
+/// in the heap (its mmap threshold rises after the first such free), so the
+/// kiosk's resident memory would stay 20 MB higher after the first PIN. The
+/// buffer is released to the system once the check is done.
 pub fn verify_pin(pin: &str, stored_hash: &str) -> bool {
-    match PasswordHash::new(stored_hash) {
-        Ok(parsed) => Argon2::default().verify_password(pin.as_bytes(), &parsed).is_ok(),
-        Err(_) => false,
+    let Ok(parsed) = PasswordHash::new(stored_hash) else { return false };
+    let Ok(params) = argon2::Params::try_from(&parsed) else { return false };
+    if params.m_cost() > MAX_MEMORY_KIB || params.t_cost() > MAX_PASSES || params.p_cost() > 4 {
+        return false;
+    }
+    let matches = Argon2::default().verify_password(pin.as_bytes(), &parsed).is_ok();
+    release_freed_memory();
+    matches
+}
+
+/// Returns freed heap memory to the system (glibc's `malloc_trim`).
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; no pointer is involved.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 
@@ -57,5 +81,13 @@ mod tests {
         assert!(!verify_pin("2469", &a));
         assert!(!verify_pin("2468", "not a hash"));
         assert!(hash_pin("12").is_err() && hash_pin("12ab").is_err());
+    }
+
+    #[test]
+    fn a_hash_asking_for_gigabytes_matches_nothing_and_allocates_nothing() {
+        let a = hash_pin("2468").unwrap();
+        let greedy = a.replace("m=19456", "m=4194304");
+        assert_ne!(a, greedy);
+        assert!(!verify_pin("2468", &greedy));
     }
 }

@@ -1,147 +1,24 @@
-//! The kiosk flow, driven without any display: real key events, the judge
-//! button and a fake clock, against a live station on small lexicons the test
-//! builds (config, lexicon directory and audit log in a temporary directory).
+//! The kiosk flow's rules, driven without any display or file: real key
+//! events, the judge button and a fake clock, against the fake station
+//! (`wordjudge::kiosk::fake`). What must reach the audit log and the config
+//! is tested against the live station in `kiosk_live.rs`.
 
-use std::path::Path;
+mod kiosk_support;
+
+use kiosk_support::{enter_pin, fake_station, is_ready, open_pin, select_menu, Rig, PIN};
 use std::time::Duration;
-use wordjudge::audit::AuditLog;
-use wordjudge::config::Config;
+use wordjudge::app::Controller;
+use wordjudge::config::Timeouts;
 use wordjudge::gpio::{Hardware, SimHardware};
-use wordjudge::panel::Lamps;
-use wordjudge::kiosk::flow::{Event, Key, Kiosk, MenuItem, Screen};
-use wordjudge::kiosk::live::LiveStation;
-use wordjudge::kiosk::station::Station;
-use wordjudge::kiosk::view::{view, StationInfo};
-use wordjudge::lexicon::build::build_lexicon;
-
-const PIN: &str = "2468";
-
-struct Rig {
-    kiosk: Kiosk,
-    station: LiveStation,
-    now: Duration,
-    dir: tempfile::TempDir,
-}
-
-fn lexicon(dir: &Path, id: &str, words: &str, published: Option<&str>) {
-    std::fs::write(dir.join(format!("{id}.txt")), words).unwrap();
-    build_lexicon(&dir.join(format!("{id}.txt")), &dir.join(format!("{id}.fst")), false).unwrap();
-    let fp = published.map(|p| format!("published_fingerprint = \"{p}\"\n")).unwrap_or_default();
-    std::fs::write(
-        dir.join(format!("{id}.toml")),
-        format!("id = \"{id}\"\nname = \"{id} list\"\nedition = \"test\"\n[[layer]]\nfst = \"{id}.fst\"\n{fp}"),
-    )
-    .unwrap();
-}
-
-fn config_for(dir: &Path, active: &str) -> Config {
-    let lexicons = dir.join("lexicons");
-    std::fs::create_dir_all(&lexicons).unwrap();
-    lexicon(&lexicons, "SMALL", "CAT\nDOG\nQI\nZA\nZEBRA\nABANDONMENT\n", None);
-    lexicon(&lexicons, "OTHER", "XYZZY\nCAT\n", None);
-    lexicon(&lexicons, "WRONG", "CAT\n", Some("0badf00d"));
-    lexicon(&lexicons, "BROKEN", "CAT\nDOG\n", None);
-    let fst = lexicons.join("BROKEN.fst");
-    let mut bytes = std::fs::read(&fst).unwrap();
-    bytes.truncate(bytes.len() - 1);
-    std::fs::write(&fst, bytes).unwrap();
-    let mut config = Config::default();
-    config.station_name = "Table 3".into();
-    config.lexicon_dir = lexicons;
-    config.audit_dir = dir.join("audit");
-    config.active_lexicon = active.into();
-    config.director_pin_hash = Some(wordjudge::pin::hash_pin(PIN).unwrap());
-    config
-}
-
-impl Rig {
-    fn with_config(dir: tempfile::TempDir, config: Config) -> Rig {
-        let path = dir.path().join("config.toml");
-        config.save(&path).unwrap();
-        let loaded = Config::load(&path);
-        assert_eq!(loaded.problem, None);
-        let audit = AuditLog::open(&config.audit_dir, &config.station_name);
-        let station = LiveStation::start(loaded, config.lexicon_dir.clone(), audit, None);
-        let kiosk = Kiosk::new(&station, &config.timeouts);
-        Rig { kiosk, station, now: Duration::from_secs(1000), dir }
-    }
-
-    fn new(active: &str) -> Rig {
-        let dir = tempfile::tempdir().unwrap();
-        let config = config_for(dir.path(), active);
-        Rig::with_config(dir, config)
-    }
-
-    fn event(&mut self, event: Event) {
-        self.kiosk.handle(event, self.now, &mut self.station);
-    }
-    fn key(&mut self, key: Key) {
-        self.event(Event::Key(key));
-    }
-    fn keys(&mut self, text: &str) {
-        for c in text.chars() {
-            self.key(Key::Char(c));
-        }
-    }
-    fn advance(&mut self, ms: u64) {
-        self.now += Duration::from_millis(ms);
-        self.event(Event::Tick);
-    }
-    fn screen(&self) -> &Screen {
-        self.kiosk.screen()
-    }
-    fn view(&self) -> wordjudge::kiosk::view::ViewModel {
-        let info = StationInfo {
-            station_name: self.station.station_name(),
-            counts: self.station.counts(),
-            warnings: self.station.warnings(),
-            lamps: self.kiosk.lamps(self.station.needs_service()),
-            show_lamps: false,
-        };
-        view(&self.kiosk, &info, self.now)
-    }
-    fn hint(&self) -> String {
-        self.view().hint
-    }
-    fn words(&self) -> Vec<String> {
-        match self.screen() {
-            Screen::Entry(e) => e.typed_words().iter().map(|w| w.to_string()).collect(),
-            other => panic!("not in Entry: {other:?}"),
-        }
-    }
-    fn verdict(&self) -> (bool, u64) {
-        match self.screen() {
-            Screen::Verdict(v) => {
-                (v.judged.verdict == wordjudge::judge::Verdict::Acceptable, v.judged.challenge_number)
-            }
-            other => panic!("not a verdict: {other:?}"),
-        }
-    }
-    /// Ready → count → words → TAB.
-    fn challenge(&mut self, words: &[&str]) -> (bool, u64) {
-        self.keys(&words.len().to_string());
-        self.keys(&words.join(" "));
-        self.key(Key::Tab);
-        self.verdict()
-    }
-    fn audit_text(&self) -> String {
-        let mut text = String::new();
-        let mut files: Vec<_> = std::fs::read_dir(self.dir.path().join("audit")).unwrap().map(|e| e.unwrap().path()).collect();
-        files.sort();
-        for f in files {
-            text += &std::fs::read_to_string(f).unwrap_or_default();
-        }
-        text
-    }
-}
-
-fn is_ready(screen: &Screen) -> bool {
-    matches!(screen, Screen::Ready { .. })
-}
+use wordjudge::kiosk::fake::FakeRecord;
+use wordjudge::kiosk::flow::{EntryHint, Event, Key, Screen};
+use wordjudge::kiosk::station::{AdjudicateError, DirectorEvent, Station, SystemAction, Warning};
+use wordjudge::kiosk::view::ScreenKind;
+use wordjudge::panel::{Lamps, Trigger};
 
 #[test]
 fn ready_takes_only_a_count_from_1_to_8() {
-    let mut rig = Rig::new("SMALL");
+    let mut rig = Rig::fake("SMALL");
     assert!(is_ready(rig.screen()));
     assert_eq!(rig.view().lexicon_id, "SMALL");
     assert_eq!(rig.view().lexicon_status, "Verified");
@@ -165,7 +42,7 @@ fn ready_takes_only_a_count_from_1_to_8() {
 
 #[test]
 fn entry_types_uppercase_words_and_refuses_what_is_not_a_letter() {
-    let mut rig = Rig::new("SMALL");
+    let mut rig = Rig::fake("SMALL");
     rig.keys("2");
     rig.keys("qI");
     assert_eq!(rig.words(), ["QI"]);
@@ -204,7 +81,7 @@ fn entry_types_uppercase_words_and_refuses_what_is_not_a_letter() {
 
 #[test]
 fn tab_judges_only_the_declared_number_of_full_words() {
-    let mut rig = Rig::new("SMALL");
+    let mut rig = Rig::fake("SMALL");
     rig.keys("3");
     rig.key(Key::Tab);
     assert_eq!(rig.hint(), "0 of 3 words typed.");
@@ -220,18 +97,42 @@ fn tab_judges_only_the_declared_number_of_full_words() {
     rig.keys("a");
     rig.key(Key::Tab);
     assert_eq!(rig.verdict().0, true);
+    assert_eq!(rig.station.adjudications().len(), 1, "judged once, after the refusals");
 }
 
 #[test]
-fn verdicts_come_from_the_lexicon_and_never_say_which_word_failed() {
-    let mut rig = Rig::new("SMALL");
+fn an_early_tab_is_refused_as_prominently_as_the_instruction_and_singular_reads_right() {
+    let mut rig = Rig::fake("SMALL");
+    rig.keys("1");
+    let v = rig.view();
+    assert_eq!(v.entry_instruction, "CHALLENGER: type the word");
+    assert_eq!(v.confirmation, "1 word");
+    rig.key(Key::Tab);
+    let v = rig.view();
+    assert!(v.hint_alert, "a refused TAB is an alert");
+    assert_eq!(v.hint, "0 of 1 word typed.");
+    rig.keys("q");
+    assert!(!rig.view().hint_alert, "typing clears the alert");
+    rig.keys("i ");
+    assert_eq!(rig.hint(), "The word is typed. CHALLENGED PLAYER: press TAB to judge.");
+    assert!(!rig.view().hint_alert, "a reminder is not a refusal");
+    let mut rig = Rig::fake("SMALL");
+    rig.keys("2");
+    assert_eq!(rig.view().entry_instruction, "CHALLENGER: type the 2 words — SPACE or ENTER between words");
+}
+
+#[test]
+fn verdicts_come_from_the_station_and_never_say_which_word_failed() {
+    let mut rig = Rig::fake("SMALL");
     let (ok, first) = rig.challenge(&["cat", "zebra"]);
     assert!(ok);
     let v = rig.view();
-    assert_eq!(v.screen, "verdict");
+    assert_eq!(v.screen, ScreenKind::Verdict);
     assert!(v.acceptable);
+    assert_eq!(v.verdict_label, "ACCEPTABLE");
     assert_eq!(v.verdict_words, "CAT  ZEBRA");
     assert!(v.verdict_details.contains("SMALL") && v.verdict_details.contains(&format!("#{first:04}")));
+    assert!(v.verdict_slip.contains(&format!("#{first:04}")) && v.verdict_slip.contains("FAKE"), "{}", v.verdict_slip);
     rig.advance(600);
     rig.key(Key::Char('x'));
     let (ok, second) = rig.challenge(&["dog", "xyzzy", "qi"]);
@@ -239,17 +140,17 @@ fn verdicts_come_from_the_lexicon_and_never_say_which_word_failed() {
     assert!(second > first, "challenge numbers are unique and increasing");
     let v = rig.view();
     assert!(!v.acceptable);
+    assert_eq!(v.verdict_label, "UNACCEPTABLE");
     assert_eq!(v.verdict_words, "DOG  XYZZY  QI", "all words, in order, unmarked");
-    // Which word failed exists only in the audit log.
-    assert!(rig.audit_text().contains("XYZZY"));
-    // 16-letter words cannot even be typed, so cannot be judged.
+    let shown = format!("{v:?}");
+    assert!(!shown.contains("XYZZY:") && !shown.to_lowercase().contains("not in"), "nothing names the failing word");
     rig.advance(10_000);
     assert!(is_ready(rig.screen()));
 }
 
 #[test]
 fn verdict_guard_ignores_keys_for_half_a_second_then_any_key_returns() {
-    let mut rig = Rig::new("SMALL");
+    let mut rig = Rig::fake("SMALL");
     rig.challenge(&["qi"]);
     rig.key(Key::Tab); // the double TAB
     rig.advance(200);
@@ -265,11 +166,34 @@ fn verdict_guard_ignores_keys_for_half_a_second_then_any_key_returns() {
     assert!(is_ready(rig.screen()));
     let v = rig.view();
     assert!(v.words.is_empty() && v.verdict_words.is_empty() && v.hint.is_empty(), "nothing of the last challenge");
+    assert_eq!(rig.station.adjudications().len(), 1, "the double TAB judged once");
+}
+
+#[test]
+fn keys_in_bursts_judge_each_challenge_exactly_once() {
+    let mut rig = Rig::fake("SMALL");
+    for round in 0..50u64 {
+        rig.keys("2cat dog");
+        for _ in 0..10 {
+            rig.key(Key::Tab);
+            rig.event(Event::JudgeButton);
+        }
+        assert!(matches!(rig.screen(), Screen::Verdict(_)), "round {round}");
+        rig.advance(600);
+        rig.keys("zzzz");
+    }
+    let numbers: Vec<u64> = rig
+        .station
+        .records
+        .iter()
+        .filter_map(|r| if let FakeRecord::Adjudicated { number, .. } = r { Some(*number) } else { None })
+        .collect();
+    assert_eq!(numbers, (1..=50).collect::<Vec<_>>(), "one adjudication per challenge, numbers in order");
 }
 
 #[test]
 fn timeouts_return_to_ready_and_are_configurable() {
-    let mut rig = Rig::new("SMALL");
+    let mut rig = Rig::fake("SMALL");
     rig.challenge(&["qi"]);
     rig.advance(9_900);
     assert!(matches!(rig.screen(), Screen::Verdict(_)));
@@ -283,12 +207,9 @@ fn timeouts_return_to_ready_and_are_configurable() {
     rig.advance(1_000);
     assert!(is_ready(rig.screen()), "15 s without a key returns to Ready");
 
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_for(dir.path(), "SMALL");
-    config.timeouts.entry_idle_seconds = 5.0;
-    config.timeouts.verdict_guard_seconds = 2.0;
-    config.timeouts.verdict_seconds = 3.0;
-    let mut rig = Rig::with_config(dir, config);
+    let timeouts =
+        Timeouts { entry_idle_seconds: 5.0, verdict_guard_seconds: 2.0, verdict_seconds: 3.0, ..Timeouts::default() };
+    let mut rig = Rig::with(fake_station("SMALL"), &timeouts);
     rig.keys("1");
     rig.advance(5_000);
     assert!(is_ready(rig.screen()));
@@ -301,61 +222,43 @@ fn timeouts_return_to_ready_and_are_configurable() {
 }
 
 #[test]
-fn judge_button_is_tab_in_entry_only_and_is_audited_as_button() {
-    let mut rig = Rig::new("SMALL");
+fn judge_button_is_tab_in_entry_only_and_is_reported_as_button() {
+    let mut rig = Rig::fake("SMALL");
     rig.keys("1");
     rig.keys("zebra");
     rig.event(Event::JudgeButton);
     assert!(rig.verdict().0);
-    let audit = rig.audit_text();
-    let record = audit.lines().find(|l| l.contains("ZEBRA")).expect("the adjudication is in the audit log");
-    assert!(record.contains("\"trigger\":\"button\""), "{record}");
     rig.advance(600);
     rig.key(Key::Char(' '));
     rig.challenge(&["cat"]);
-    let audit = rig.audit_text();
-    let record = audit.lines().filter(|l| l.contains("\"CAT\"")).last().unwrap();
-    assert!(record.contains("\"trigger\":\"keyboard\""), "{record}");
-}
-
-fn open_pin(rig: &mut Rig) {
-    rig.key(Key::DirectorChord);
-    assert!(matches!(rig.screen(), Screen::Pin(_)), "{:?}", rig.screen());
-}
-
-/// Moves the director menu's selection to the first item whose text starts with `prefix`.
-fn select_menu(rig: &mut Rig, prefix: &str) {
-    let target = rig.view().menu_items.iter().position(|i| i.starts_with(prefix)).expect(prefix);
-    for _ in 0..20 {
-        rig.key(Key::Up);
-    }
-    for _ in 0..target {
-        rig.key(Key::Down);
-    }
-    assert_eq!(rig.view().menu_selected as usize, target);
-}
-
-fn enter_pin(rig: &mut Rig, pin: &str) {
-    rig.keys(pin);
-    rig.key(Key::Enter);
+    let triggers: Vec<Trigger> = rig
+        .station
+        .records
+        .iter()
+        .filter_map(|r| if let FakeRecord::Adjudicated { trigger, .. } = r { Some(*trigger) } else { None })
+        .collect();
+    assert_eq!(triggers, [Trigger::Button, Trigger::Keyboard]);
 }
 
 #[test]
 fn director_pin_success_failure_and_lockout() {
-    let mut rig = Rig::new("SMALL");
+    let mut rig = Rig::fake("SMALL");
     rig.keys("1");
     rig.key(Key::DirectorChord);
     assert!(matches!(rig.screen(), Screen::Entry(_)), "the chord works only on Ready");
     rig.key(Key::Escape);
     open_pin(&mut rig);
+    assert_eq!(rig.view().pin_prompt, "type the PIN", "an empty prompt asks for the PIN");
     rig.keys("12");
     assert_eq!(rig.view().pin_dots, "●●", "the PIN is never shown");
+    assert_eq!(rig.view().pin_prompt, "");
     rig.key(Key::Escape);
     assert!(is_ready(rig.screen()));
     open_pin(&mut rig);
     enter_pin(&mut rig, "1111");
     assert!(rig.view().pin_message.contains("2 attempts left"), "{}", rig.view().pin_message);
     enter_pin(&mut rig, "2222");
+    assert!(rig.view().pin_message.contains("1 attempt left"), "{}", rig.view().pin_message);
     // Leaving and coming back does not reset the count.
     rig.key(Key::Escape);
     open_pin(&mut rig);
@@ -370,50 +273,66 @@ fn director_pin_success_failure_and_lockout() {
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)), "after 30 s the right PIN opens the menu");
-    let audit = rig.audit_text();
-    for event in ["pin_refused", "locked_out", "pin_accepted"] {
-        assert!(audit.contains(event), "{event} is audited");
-    }
+    let events: Vec<&DirectorEvent> =
+        rig.station.records.iter().filter_map(|r| if let FakeRecord::Director(e) = r { Some(e) } else { None }).collect();
+    assert_eq!(
+        events,
+        [
+            &DirectorEvent::PinRefused { failures: 1 },
+            &DirectorEvent::PinRefused { failures: 2 },
+            &DirectorEvent::PinRefused { failures: 3 },
+            &DirectorEvent::LockedOut { seconds: 30 },
+            &DirectorEvent::PinAccepted,
+        ]
+    );
 }
 
 #[test]
-fn director_switches_lexicons_and_config_follows() {
-    let mut rig = Rig::new("SMALL");
+fn director_switch_keeps_the_cursor_and_shows_the_result() {
+    let mut rig = Rig::fake("SMALL");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
-    let items = match rig.screen() {
-        Screen::Director(menu) => menu.items.clone(),
-        other => panic!("{other:?}"),
-    };
-    let ids: Vec<String> =
-        items.iter().filter_map(|i| if let MenuItem::UseLexicon(c) = i { Some(c.id.clone()) } else { None }).collect();
-    assert_eq!(ids, ["DEMO", "BROKEN", "OTHER", "SMALL", "WRONG"]);
-    let statuses = rig.view().menu_items.join("\n");
-    assert!(statuses.contains("BROKEN — Corrupt") && statuses.contains("WRONG — Mismatch"), "{statuses}");
-    assert!(rig.view().director_lines.iter().any(|l| l.contains("Table 3")));
-    let select = |rig: &mut Rig, id: &str| {
-        select_menu(rig, &format!("Use {id} "));
-        rig.key(Key::Enter);
-    };
-    select(&mut rig, "BROKEN");
-    assert!(rig.view().director_message.starts_with("Not switched"), "{}", rig.view().director_message);
-    select(&mut rig, "WRONG");
-    assert!(rig.view().director_message.starts_with("Not switched"));
+    assert_eq!(rig.view().menu_selected, 3, "the menu opens on the active lexicon");
+    select_menu(&mut rig, "Use BROKEN ");
+    rig.key(Key::Enter);
+    assert!(rig.view().director_message.starts_with("Not switched: BROKEN is Corrupt"), "{}", rig.view().director_message);
+    assert_eq!(rig.view().menu_selected, 1, "the cursor stays where the director left it");
     assert_eq!(rig.kiosk.lexicon().id, "SMALL", "a refused switch changes nothing");
-    select(&mut rig, "OTHER");
-    assert!(rig.view().director_message.contains("Now judging with OTHER"), "{}", rig.view().director_message);
-    let saved = Config::load(&rig.dir.path().join("config.toml"));
-    assert_eq!(saved.config.active_lexicon, "OTHER", "written to the config");
-    assert!(saved.config.director_pin_hash.is_some(), "the rest of the config is kept");
+    select_menu(&mut rig, "Use OTHER ");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().director_message, "Now judging with OTHER (Verified).");
+    assert_eq!(rig.view().menu_selected, 2);
+    assert!(rig.view().menu_items[2].ends_with("◀ active"), "{:?}", rig.view().menu_items);
+    assert!(rig.station.records.contains(&FakeRecord::SwitchRefused { to: "BROKEN".into() }));
     rig.key(Key::Escape);
-    assert_eq!(rig.view().lexicon_id, "OTHER");
     assert!(rig.challenge(&["xyzzy"]).0, "in effect at once");
-    assert!(rig.audit_text().contains("lexicon_switched"));
+}
+
+#[test]
+fn reboot_and_power_off_are_offered_only_on_the_appliance() {
+    let mut rig = Rig::fake("SMALL");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    let items = rig.view().menu_items.join("\n");
+    assert!(!items.contains("Reboot") && !items.contains("Power off"), "a desktop never offers them: {items}");
+    assert!(rig.station.system(SystemAction::PowerOff).is_err(), "and the fake refuses them too");
+
+    let mut station = fake_station("SMALL");
+    station.appliance = true;
+    let mut rig = Rig::with(station, &Timeouts::default());
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    select_menu(&mut rig, "Power off");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().director_message, "Press ENTER again to confirm.");
+    assert!(!rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)), "asks first");
+    rig.key(Key::Enter);
+    assert!(rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)));
 }
 
 #[test]
 fn director_menu_closes_after_idle_and_offers_quit_only_when_allowed() {
-    let mut rig = Rig::new("SMALL");
+    let mut rig = Rig::fake("SMALL");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     assert!(!rig.view().menu_items.iter().any(|i| i.contains("Quit")));
@@ -424,10 +343,9 @@ fn director_menu_closes_after_idle_and_offers_quit_only_when_allowed() {
     rig.advance(1_000);
     assert!(is_ready(rig.screen()), "60 s idle closes director mode");
 
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = config_for(dir.path(), "SMALL");
-    config.allow_quit = true;
-    let mut rig = Rig::with_config(dir, config);
+    let mut station = fake_station("SMALL");
+    station.allow_quit = true;
+    let mut rig = Rig::with(station, &Timeouts::default());
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     select_menu(&mut rig, "Quit");
@@ -438,17 +356,17 @@ fn director_menu_closes_after_idle_and_offers_quit_only_when_allowed() {
 }
 
 #[test]
-fn out_of_service_when_the_lexicon_cannot_judge() {
+fn out_of_service_when_the_lexicon_cannot_judge_and_the_director_can_fix_it() {
     for active in ["BROKEN", "WRONG", "MISSING"] {
-        let mut rig = Rig::new(active);
+        let mut rig = Rig::fake(active);
         assert_eq!(rig.screen(), &Screen::OutOfService, "{active}");
-        assert_eq!(rig.view().screen, "out-of-service");
+        assert_eq!(rig.view().screen, ScreenKind::OutOfService);
         rig.keys("1cat");
         rig.key(Key::Tab);
         rig.event(Event::JudgeButton);
         assert_eq!(rig.screen(), &Screen::OutOfService, "{active}: no judging is possible");
         assert!(rig.kiosk.lamps(false).service, "service lamp");
-        // The director can fix it from here.
+        assert!(rig.station.adjudications().is_empty());
         open_pin(&mut rig);
         enter_pin(&mut rig, PIN);
         select_menu(&mut rig, "Use SMALL");
@@ -460,28 +378,66 @@ fn out_of_service_when_the_lexicon_cannot_judge() {
 }
 
 #[test]
-fn with_no_licensed_lexicon_the_demo_judges_and_says_demo() {
-    let mut rig = Rig::new("DEMO");
-    let v = rig.view();
-    assert!(v.demo && v.lexicon_id == "DEMO");
+fn a_fault_while_judging_takes_the_station_out_of_service_without_a_verdict() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.fail_next = Some(AdjudicateError::Fault("fst lookup panicked".into()));
+    rig.keys("1cat");
+    rig.key(Key::Tab);
+    assert_eq!(rig.screen(), &Screen::OutOfService);
+    assert!(rig.station.adjudications().is_empty(), "no verdict was shown or recorded");
+    // A disagreement about a word is not a fault: the entry stays.
+    let mut rig = Rig::fake("SMALL");
+    rig.station.fail_next = Some(AdjudicateError::BadChallenge("odd".into()));
+    rig.keys("1cat");
+    rig.key(Key::Tab);
+    assert!(matches!(rig.screen(), Screen::Entry(e) if e.hint == Some(EntryHint::OnlyLetters)), "{:?}", rig.screen());
+}
+
+#[test]
+fn a_lexicon_that_stops_being_usable_takes_ready_out_of_service_but_not_a_shown_verdict() {
+    let mut rig = Rig::fake("SMALL");
+    rig.challenge(&["cat"]);
+    rig.station.lexicons[3].usable = false;
+    rig.station.lexicons[3].status = "Corrupt".into();
+    rig.kiosk.refresh_lexicon(&rig.station);
+    assert!(matches!(rig.screen(), Screen::Verdict(_)), "a verdict on screen stays");
+    rig.advance(10_000);
+    assert_eq!(rig.screen(), &Screen::OutOfService);
+    rig.station.lexicons[3].usable = true;
+    rig.kiosk.refresh_lexicon(&rig.station);
+    assert!(is_ready(rig.screen()));
+}
+
+#[test]
+fn warnings_reach_the_director_in_words() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.warnings.push(Warning::AuditLog("disk full".into()));
+    rig.station.warnings.push(Warning::LexiconFileChanged { id: "SMALL".into(), detail: "size 10 → 12".into() });
+    assert!(rig.view().warning, "a discreet marker for players");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    let lines = rig.view().director_lines.join("\n");
+    assert!(lines.contains("Audit log: disk full"), "{lines}");
+    assert!(lines.contains("SMALL: its file changed on disk"), "{lines}");
+    assert!(rig.kiosk.lamps(rig.station.needs_service()).service, "a failing log lights the service lamp");
+}
+
+#[test]
+fn with_the_demo_every_screen_says_demo() {
+    let mut rig = Rig::fake("DEMO");
+    assert!(rig.view().demo && rig.view().demo_label.contains("DEMO"));
     assert!(rig.challenge(&["zebra"]).0);
     assert!(rig.view().demo, "the verdict screen says DEMO too");
 }
 
 #[test]
 fn lamps_follow_verdicts_and_the_button_goes_through_the_debouncer() {
-    use wordjudge::ui::Controller;
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(dir.path(), "SMALL");
-    let path = dir.path().join("config.toml");
-    config.save(&path).unwrap();
-    let loaded = Config::load(&path);
-    let audit = AuditLog::open(&config.audit_dir, &config.station_name);
-    let station = LiveStation::start(loaded, config.lexicon_dir.clone(), audit, None);
+    let station = fake_station("SMALL");
     let (hardware, sim) = SimHardware::new(Duration::from_millis(30));
     let clock = std::rc::Rc::new(std::cell::Cell::new(Duration::from_secs(5)));
     let c = clock.clone();
-    let mut controller = Controller::new(Box::new(station), Box::new(hardware), &config.timeouts, Box::new(move || c.get()), true);
+    let mut controller =
+        Controller::new(Box::new(station), Box::new(hardware), &Timeouts::default(), Box::new(move || c.get()), true);
     let at = |ms: u64| Duration::from_secs(5) + Duration::from_millis(ms);
     // Chatter on Ready: nothing happens.
     sim.press_at(at(0));
@@ -489,7 +445,7 @@ fn lamps_follow_verdicts_and_the_button_goes_through_the_debouncer() {
     sim.press_at(at(8));
     sim.release_at(at(100));
     controller.tick();
-    assert_eq!(controller.view().screen, "ready");
+    assert_eq!(controller.view().screen, ScreenKind::Ready);
     controller.key("1", false, false, false);
     controller.key("c", false, false, false);
     controller.key("a", false, false, false);
@@ -502,21 +458,17 @@ fn lamps_follow_verdicts_and_the_button_goes_through_the_debouncer() {
     clock.set(at(400));
     controller.tick();
     let v = controller.view();
-    assert_eq!(v.screen, "verdict");
+    assert_eq!(v.screen, ScreenKind::Verdict);
     assert_eq!(sim.lamps(), Lamps { green: true, red: false, service: false });
     assert_eq!(v.lamps, sim.lamps(), "the on-screen lamps match");
+    assert_eq!(v.lamp_labels.map(|l| l.is_empty()), [false; 3], "the simulated lamps are labelled");
     clock.set(at(11_000));
     controller.tick();
-    assert_eq!(controller.view().screen, "ready");
+    assert_eq!(controller.view().screen, ScreenKind::Ready);
     assert_eq!(sim.lamps(), Lamps::default(), "both off when the verdict clears");
     let history = sim.lamp_history();
     assert_eq!(history.iter().filter(|l| l.green).count(), 1, "one verdict, one green: {history:?}");
     controller.lamps_off();
-    let _ = hardware_is_send(&controller);
-}
-
-fn hardware_is_send(_: &wordjudge::ui::Controller) -> bool {
     fn assert_send<T: Send + ?Sized>() {}
     assert_send::<dyn Hardware>();
-    true
 }

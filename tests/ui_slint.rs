@@ -9,8 +9,9 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
 use wordjudge::ui::headless::{key_text, press_chord, press_key, type_text};
-use wordjudge::ui::screenshots::{ScratchStation, SCREENSHOT_PIN};
-use wordjudge::ui::{attach, AppWindow, Controller};
+use wordjudge::app::screenshots::{ScratchStation, SCREENSHOT_PIN};
+use wordjudge::app::{attach, Controller};
+use wordjudge::ui::AppWindow;
 
 struct Ui {
     window: AppWindow,
@@ -52,7 +53,7 @@ impl Ui {
     }
     fn advance(&self, ms: u64) {
         self.clock.set(self.clock.get() + Duration::from_millis(ms));
-        wordjudge::ui::tick(&self.window, &self.controller);
+        wordjudge::app::tick(&self.window, &self.controller);
     }
 }
 

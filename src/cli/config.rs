@@ -2,6 +2,7 @@
 
 use super::{fail, Context};
 use std::io::BufRead;
+use wordjudge::config::ConfigSource;
 use std::process::ExitCode;
 
 #[derive(clap::Subcommand, Debug)]
@@ -28,6 +29,12 @@ pub fn run(context: Context, command: ConfigCommand) -> ExitCode {
             if let Some(problem) = &loaded.problem {
                 eprintln!("wordjudge: {problem}");
             }
+            match loaded.source {
+                ConfigSource::File => {}
+                ConfigSource::LastGood => eprintln!("wordjudge: the last good copy of the config is in force"),
+                ConfigSource::Defaults => eprintln!("wordjudge: no config yet: the defaults are in force"),
+                ConfigSource::Unusable => eprintln!("wordjudge: no config is in force: the kiosk will not judge"),
+            }
             println!("# {}", loaded.path.display());
             print!("{}", toml::to_string(&loaded.config).unwrap_or_default());
             ExitCode::SUCCESS
@@ -45,11 +52,13 @@ pub fn run(context: Context, command: ConfigCommand) -> ExitCode {
                 Ok(h) => h,
                 Err(e) => return fail(format_args!("{e}; nothing changed")),
             };
-            if loaded.problem.is_some() && loaded.path.exists() {
-                return fail(format_args!(
-                    "{}; fix the file first (nothing changed)",
-                    loaded.problem.unwrap_or_default()
-                ));
+            // Only a config read from the file, or a fresh station's
+            // defaults, may be written back: writing the last good copy over
+            // a broken file would hide the director's typo.
+            match (&loaded.source, &loaded.problem) {
+                (ConfigSource::File | ConfigSource::Defaults, _) => {}
+                (_, Some(problem)) => return fail(format_args!("{problem}; fix the file first (nothing changed)")),
+                (_, None) => return fail("the config is not in force; fix the file first (nothing changed)"),
             }
             let mut config = loaded.config;
             config.director_pin_hash = Some(hash);

@@ -46,7 +46,7 @@ fn test(context: &Context, args: TestArgs) -> ExitCode {
     if !config.wires_anything() {
         if args.gpio != Backend::Sim {
             let why = match &loaded.problem {
-                Some(problem) => problem.clone(),
+                Some(problem) => problem.to_string(),
                 None => format!("[gpio] in {} wires no pin", loaded.path.display()),
             };
             return fail(format!(

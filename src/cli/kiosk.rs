@@ -13,16 +13,21 @@ pub struct KioskArgs {
     /// Judge button and lamps: rppal on a Pi, sim(ulated, lamps shown on screen with --windowed), off, or auto
     #[arg(long, default_value = "auto", value_name = "auto|rppal|sim|off", value_parser = super::gpio_backend)]
     gpio: Backend,
+    /// Run as the appliance's service (the systemd unit passes it): only then
+    /// does the director menu offer reboot and power-off
+    #[arg(long, env = "WORDJUDGE_APPLIANCE")]
+    appliance: bool,
 }
 
 pub fn kiosk(context: Context, args: KioskArgs) -> ExitCode {
-    let options = wordjudge::ui::runner::KioskOptions {
+    let options = wordjudge::app::runner::KioskOptions {
         windowed: args.windowed,
         gpio: args.gpio,
         config: context.loaded,
         lexicon_dir: context.lexicon_dir,
+        appliance: args.appliance,
     };
-    match wordjudge::ui::runner::run(options) {
+    match wordjudge::app::runner::run(options) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }
@@ -30,9 +35,6 @@ pub fn kiosk(context: Context, args: KioskArgs) -> ExitCode {
 
 #[derive(clap::Args, Debug)]
 pub struct ScreenshotArgs {
-    /// Render every screen (the only mode so far)
-    #[arg(long, required = true)]
-    all: bool,
     /// Directory for the PNG files
     #[arg(long)]
     out: PathBuf,
@@ -43,8 +45,7 @@ pub struct ScreenshotArgs {
 }
 
 pub fn screenshot(args: ScreenshotArgs) -> ExitCode {
-    let _ = args.all;
-    match wordjudge::ui::screenshots::render_all(&args.out, args.width, args.height) {
+    match wordjudge::app::screenshots::render_all(&args.out, args.width, args.height) {
         Ok(paths) => {
             for path in paths {
                 println!("{}", path.display());

@@ -3,13 +3,18 @@
 //!
 //! It is driven by [`Event`]s (keys, the judge button, clock ticks) with the
 //! current monotonic time passed in, and asks the world for everything else
-//! through [`Station`]. No Slint, no GPIO, no files: the tests drive it with a
-//! fake clock and a fake station, and the UI only shows [`Kiosk::screen`].
+//! through [`Station`]. Typed events in, typed state out: no Slint, no GPIO,
+//! no files, and no wording — a hint is an [`EntryHint`], not a sentence, so
+//! [`super::view`] is the one place that decides what a player reads. The
+//! tests drive it with a fake clock and [`super::fake::FakeStation`].
 
-use super::station::{DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SystemAction, Trigger};
+use super::station::{
+    AdjudicateError, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SwitchError, SystemAction,
+    SystemError,
+};
 use crate::config::Timeouts;
-use crate::panel::Lamps;
 use crate::judge::{Verdict, MAX_WORDS};
+use crate::panel::{Lamps, Trigger};
 use crate::word::{MAX_LEN, MIN_LEN};
 use std::time::Duration;
 
@@ -50,6 +55,57 @@ pub enum Event {
     Tick,
 }
 
+/// What the Ready screen answers a key that is not a word count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadyHint {
+    /// Only 1 to [`crate::judge::MAX_WORDS`] start a challenge.
+    PressCount,
+}
+
+/// What the Entry screen answers the last key or TAB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryHint {
+    /// TAB with the wrong number of words typed.
+    WordCount { typed: usize, expected: usize },
+    /// TAB with a word shorter than [`MIN_LEN`] (1-based index).
+    WordTooShort { index: usize },
+    /// A letter beyond [`MAX_LEN`].
+    WordTooLong,
+    /// A key that is not a letter.
+    OnlyLetters,
+    /// SPACE or ENTER after the last declared word.
+    AllTyped { expected: usize },
+}
+
+impl EntryHint {
+    /// Whether the hint refuses a TAB (shown as prominently as the
+    /// instruction it answers).
+    pub fn refuses_tab(self) -> bool {
+        matches!(self, EntryHint::WordCount { .. } | EntryHint::WordTooShort { .. })
+    }
+}
+
+/// What the PIN prompt says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinMessage {
+    /// No PIN is configured on this station.
+    NotSet,
+    /// A wrong PIN; attempts left before the lock.
+    Wrong { attempts_left: u32 },
+    /// A key that is not a digit.
+    DigitsOnly,
+}
+
+/// The director menu's result line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MenuMessage {
+    Switched { id: String, status: String },
+    SwitchRefused(SwitchError),
+    ConfirmAgain,
+    Done,
+    NotPossible(SystemError),
+}
+
 /// The Entry screen: the challenger types the declared number of words.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -57,8 +113,8 @@ pub struct Entry {
     pub expected: usize,
     /// Words typed so far; the last one is being typed and may be empty.
     pub words: Vec<String>,
-    /// A message about the last key or TAB ("2 of 3 words typed").
-    pub hint: Option<String>,
+    /// The answer to the last key or TAB.
+    pub hint: Option<EntryHint>,
     confirm_until: Duration,
     last_key: Duration,
 }
@@ -88,7 +144,7 @@ pub struct VerdictScreen {
 pub struct PinPrompt {
     /// Digits typed so far (the screen shows only dots).
     pub typed: String,
-    pub message: Option<String>,
+    pub message: Option<PinMessage>,
     last_key: Duration,
 }
 
@@ -109,14 +165,14 @@ pub struct DirectorMenu {
     pub selected: usize,
     /// An action waiting for a second ENTER.
     pub confirming: Option<usize>,
-    pub message: Option<String>,
+    pub message: Option<MenuMessage>,
     last_key: Duration,
 }
 
 /// What is on screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Screen {
-    Ready { hint: Option<String> },
+    Ready { hint: Option<ReadyHint> },
     Entry(Entry),
     Verdict(VerdictScreen),
     OutOfService,
@@ -231,8 +287,8 @@ impl Kiosk {
     fn key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
         match &mut self.screen {
             Screen::Ready { hint } => match key {
-                Key::Char(c @ '1'..='8') => {
-                    let expected = c as usize - '0' as usize;
+                Key::Char(c) if c.to_digit(10).is_some_and(|d| (1..=MAX_WORDS as u32).contains(&d)) => {
+                    let expected = c.to_digit(10).unwrap_or(1) as usize;
                     self.screen = Screen::Entry(Entry {
                         expected,
                         words: vec![String::new()],
@@ -242,7 +298,7 @@ impl Kiosk {
                     });
                 }
                 Key::DirectorChord => self.open_pin(now),
-                _ => *hint = Some(format!("Press a number from 1 to {MAX_WORDS}: how many words are you challenging?")),
+                _ => *hint = Some(ReadyHint::PressCount),
             },
             Screen::OutOfService => {
                 if key == Key::DirectorChord {
@@ -268,7 +324,7 @@ impl Kiosk {
         match key {
             Key::Char(c) if c.is_ascii_alphabetic() => {
                 if entry.words[current].len() >= MAX_LEN {
-                    entry.hint = Some(format!("A word has at most {MAX_LEN} letters."));
+                    entry.hint = Some(EntryHint::WordTooLong);
                 } else {
                     entry.words[current].push(c.to_ascii_uppercase());
                 }
@@ -279,11 +335,7 @@ impl Kiosk {
                 } else if entry.words.len() < entry.expected {
                     entry.words.push(String::new());
                 } else {
-                    entry.hint = Some(format!(
-                        "All {} word{} typed. CHALLENGED PLAYER: press TAB to judge.",
-                        entry.expected,
-                        plural(entry.expected)
-                    ));
+                    entry.hint = Some(EntryHint::AllTyped { expected: entry.expected });
                 }
             }
             Key::Backspace => {
@@ -304,22 +356,25 @@ impl Kiosk {
                 let typed = entry.typed_words().len();
                 let short = entry.words.iter().position(|w| !w.is_empty() && w.len() < MIN_LEN);
                 if typed != entry.expected {
-                    entry.hint = Some(format!("{typed} of {} word{} typed.", entry.expected, plural(entry.expected)));
+                    entry.hint = Some(EntryHint::WordCount { typed, expected: entry.expected });
                 } else if let Some(index) = short {
-                    entry.hint = Some(format!("Word {} needs at least {MIN_LEN} letters.", index + 1));
+                    entry.hint = Some(EntryHint::WordTooShort { index: index + 1 });
                 } else {
                     let words: Vec<String> = entry.typed_words().iter().map(|w| w.to_string()).collect();
                     match station.adjudicate(&words, trigger) {
                         Ok(judged) => self.screen = Screen::Verdict(VerdictScreen { judged, words, shown_at: now }),
-                        Err(_) => {
-                            self.lexicon = station.lexicon();
-                            self.lexicon.usable = false;
-                            self.screen = Screen::OutOfService;
+                        // The flow and the judge disagree about a word: keep
+                        // the entry, say what the rule is; nothing was judged.
+                        Err(AdjudicateError::BadChallenge(_)) => {
+                            entry.hint = Some(EntryHint::OnlyLetters);
                         }
+                        // No lexicon, or a fault: out of service until the
+                        // director acts. The station has recorded why.
+                        Err(AdjudicateError::NoUsableLexicon | AdjudicateError::Fault(_)) => self.out_of_service(station),
                     }
                 }
             }
-            Key::Char(_) => entry.hint = Some("Only the letters A to Z can be typed.".into()),
+            Key::Char(_) => entry.hint = Some(EntryHint::OnlyLetters),
             Key::Up | Key::Down | Key::DirectorChord | Key::Other => {}
         }
     }
@@ -350,45 +405,48 @@ impl Kiosk {
                     PinCheck::Accepted => {
                         self.pin_failures = 0;
                         station.director_event(DirectorEvent::PinAccepted);
-                        self.open_director(now, station, None);
+                        self.open_director(now, station, None, None);
                     }
-                    PinCheck::NotSet => {
-                        prompt.message =
-                            Some("No director PIN is set on this station (wordjudge config set-pin).".into());
-                    }
+                    PinCheck::NotSet => prompt.message = Some(PinMessage::NotSet),
                     PinCheck::Refused => {
                         self.pin_failures += 1;
                         station.director_event(DirectorEvent::PinRefused { failures: self.pin_failures });
                         if self.pin_failures >= PIN_ATTEMPTS {
                             self.pin_locked_until = Some(now + PIN_LOCKOUT);
                             station.director_event(DirectorEvent::LockedOut { seconds: PIN_LOCKOUT.as_secs() as u32 });
-                            prompt.message = Some("Too many wrong PINs: locked.".into());
+                            prompt.message = None;
                         } else {
-                            prompt.message = Some(format!(
-                                "Wrong PIN. {} attempt{} left.",
-                                PIN_ATTEMPTS - self.pin_failures,
-                                plural((PIN_ATTEMPTS - self.pin_failures) as usize)
-                            ));
+                            prompt.message = Some(PinMessage::Wrong { attempts_left: PIN_ATTEMPTS - self.pin_failures });
                         }
                     }
                 }
             }
-            _ => prompt.message = Some("Type the director PIN (digits), then ENTER. ESC leaves.".into()),
+            _ => prompt.message = Some(PinMessage::DigitsOnly),
         }
     }
 
-    fn open_director(&mut self, now: Duration, station: &mut dyn Station, message: Option<String>) {
+    /// Opens the director menu. `keep` is the item to keep selected (the
+    /// director's cursor stays where it was after a switch); on first
+    /// opening the active lexicon is selected.
+    fn open_director(&mut self, now: Duration, station: &mut dyn Station, message: Option<MenuMessage>, keep: Option<usize>) {
         let mut items: Vec<MenuItem> = station.lexicon_choices().into_iter().map(MenuItem::UseLexicon).collect();
-        items.push(MenuItem::Reboot);
-        items.push(MenuItem::PowerOff);
+        // Reboot and power-off only on the appliance: a desktop kiosk must
+        // never switch off the machine it runs on.
+        if station.appliance() {
+            items.push(MenuItem::Reboot);
+            items.push(MenuItem::PowerOff);
+        }
         if station.quit_allowed() {
             items.push(MenuItem::Quit);
         }
         items.push(MenuItem::Leave);
-        let selected = items
-            .iter()
-            .position(|i| matches!(i, MenuItem::UseLexicon(c) if c.id == self.lexicon.id))
-            .unwrap_or(0);
+        let selected = match keep {
+            Some(index) => index.min(items.len() - 1),
+            None => items
+                .iter()
+                .position(|i| matches!(i, MenuItem::UseLexicon(c) if c.id == self.lexicon.id))
+                .unwrap_or(0),
+        };
         self.screen = Screen::Director(DirectorMenu { items, selected, confirming: None, message, last_key: now });
     }
 
@@ -415,19 +473,20 @@ impl Kiosk {
                     self.go_home();
                 }
                 MenuItem::UseLexicon(choice) => {
+                    let keep = menu.selected;
                     let message = match station.switch_lexicon(&choice.id) {
                         Ok(()) => {
                             self.lexicon = station.lexicon();
-                            format!("Now judging with {} ({}).", self.lexicon.id, self.lexicon.status)
+                            MenuMessage::Switched { id: self.lexicon.id.clone(), status: self.lexicon.status.clone() }
                         }
-                        Err(reason) => format!("Not switched: {reason}"),
+                        Err(reason) => MenuMessage::SwitchRefused(reason),
                     };
-                    self.open_director(now, station, Some(message));
+                    self.open_director(now, station, Some(message), Some(keep));
                 }
                 action @ (MenuItem::Reboot | MenuItem::PowerOff | MenuItem::Quit) => {
                     if menu.confirming != Some(menu.selected) {
                         menu.confirming = Some(menu.selected);
-                        menu.message = Some("Press ENTER again to confirm.".into());
+                        menu.message = Some(MenuMessage::ConfirmAgain);
                         return;
                     }
                     menu.confirming = None;
@@ -438,21 +497,42 @@ impl Kiosk {
                     };
                     match station.system(action) {
                         Ok(()) if action == SystemAction::Quit => self.quit = true,
-                        Ok(()) => menu.message = Some("Done.".into()),
-                        Err(reason) => menu.message = Some(format!("Not possible: {reason}")),
+                        Ok(()) => menu.message = Some(MenuMessage::Done),
+                        Err(reason) => menu.message = Some(MenuMessage::NotPossible(reason)),
                     }
                 }
             },
             _ => {}
         }
     }
-}
 
-/// "s" for plural counts.
-pub fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
+    /// Takes the station out of service after a failed adjudication or a
+    /// fault: the lexicon is asked again (the station knows why), and the
+    /// flow will not judge until it says it may.
+    fn out_of_service(&mut self, station: &dyn Station) {
+        self.lexicon = station.lexicon();
+        self.lexicon.usable = false;
+        self.screen = Screen::OutOfService;
+    }
+
+    /// The station failed in a way the flow did not see coming (a caught
+    /// panic at the kiosk's boundary): out of service, never a black screen.
+    pub fn fault(&mut self, station: &dyn Station) {
+        self.out_of_service(station);
+    }
+
+    /// The station's lexicon may have changed (a periodic poll): take the new
+    /// view; leave Entry and Verdict alone unless it can no longer judge.
+    pub fn refresh_lexicon(&mut self, station: &dyn Station) {
+        let lexicon = station.lexicon();
+        if lexicon == self.lexicon {
+            return;
+        }
+        self.lexicon = lexicon;
+        match (&self.screen, self.lexicon.usable) {
+            (Screen::Ready { .. } | Screen::Entry(_), false) => self.screen = Screen::OutOfService,
+            (Screen::OutOfService, true) => self.go_home(),
+            _ => {}
+        }
     }
 }

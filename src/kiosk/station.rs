@@ -1,32 +1,39 @@
-//! What the kiosk flow asks of the world: judging with the active lexicon and
-//! recording it, the director's PIN, switching lexicons, counts, and system
-//! actions. The flow ([`super::flow`]) only sees this trait, so it is tested
-//! with a fake; [`super::live::LiveStation`] is the real one.
+//! The kiosk's port: everything the flow ([`super::flow`]) asks of the world,
+//! as one trait with typed answers and typed errors.
+//!
+//! Why a port: the flow must be testable with no files, no lexicon and no
+//! display ([`super::fake::FakeStation`]), and the real station
+//! (`app::live::LiveStation`) must not be able to smuggle wording or
+//! side-channel state into the flow. Every answer here is data; the words a
+//! player or director reads are chosen by [`super::view`] alone.
 
+use crate::config::ConfigProblem;
 use crate::judge::Verdict;
 use crate::panel::Trigger;
+use std::fmt;
 
 /// What the screens show about the active lexicon.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LexiconView {
     /// Lexicon id, e.g. `CSW15`.
     pub id: String,
-    /// Status wording (`Verified official`, `Verified`, `Mismatch`, …).
+    /// The lexicon's status label, computed by the lexicon code from the
+    /// bytes that judge (`Verified official`, `Mismatch`, …).
     pub status: String,
     /// Whether it may judge. When false the station is out of service.
     pub usable: bool,
     /// Whether it is the built-in demo (every screen then says DEMO).
     pub demo: bool,
-    /// Why it cannot judge, for the director (empty when usable).
-    pub problem: String,
 }
 
 /// One adjudication as the screen may show it: no per-word results.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Judged {
     pub verdict: Verdict,
-    /// Challenge number for the slip, unique on this station.
+    /// Challenge number for the slip, unique on this station, shown once.
     pub challenge_number: u64,
+    /// The verification code for the slip (empty when the log has none).
+    pub slip_code: String,
     /// Local time of the adjudication, as shown (`14:03:27`).
     pub time: String,
 }
@@ -35,7 +42,9 @@ pub struct Judged {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LexiconChoice {
     pub id: String,
+    /// The status label, computed from the lexicon's bytes.
     pub status: String,
+    /// The short published-style fingerprint, empty when it could not be read.
     pub fingerprint: String,
     pub usable: bool,
 }
@@ -49,7 +58,7 @@ pub enum PinCheck {
     NotSet,
 }
 
-/// Events the flow reports for the audit log.
+/// Director events the flow reports for the audit log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DirectorEvent {
     PinAccepted,
@@ -73,14 +82,107 @@ pub struct Counts {
     pub today: u64,
 }
 
+/// Something the director should see. The view words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Warning {
+    /// The config file is missing, broken or unreadable.
+    Config(ConfigProblem),
+    /// The audit log cannot be written (or opened).
+    AuditLog(String),
+    /// The judge button and lamps are not available.
+    Gpio(String),
+    /// A file in the lexicon directory could not be used.
+    LexiconCatalog(String),
+    /// The active lexicon cannot judge, and why.
+    ActiveLexicon(String),
+    /// The active lexicon's file changed on disk after it was verified; the
+    /// station keeps judging with the verified copy in memory.
+    LexiconFileChanged { id: String, detail: String },
+    /// The judging path failed unexpectedly (a caught panic); the station is
+    /// out of service until the director acts.
+    JudgingFault(String),
+}
+
+/// Why an adjudication did not happen. Nothing was recorded or shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdjudicateError {
+    /// No lexicon may judge (the station is out of service).
+    NoUsableLexicon,
+    /// The words do not make a challenge (the flow checks first, so this
+    /// means the flow and the judge disagree about the rules).
+    BadChallenge(String),
+    /// Judging failed unexpectedly; the station must go out of service.
+    Fault(String),
+}
+
+impl fmt::Display for AdjudicateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdjudicateError::NoUsableLexicon => f.write_str("no lexicon may judge"),
+            AdjudicateError::BadChallenge(why) => write!(f, "not a challenge: {why}"),
+            AdjudicateError::Fault(why) => write!(f, "judging failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for AdjudicateError {}
+
+/// Why a lexicon switch was refused. Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SwitchError {
+    /// The lexicon failed verification or may not judge.
+    Unusable { id: String, status: String, problem: String },
+    /// The new choice could not be saved in the config.
+    ConfigNotSaved { path: String, error: String },
+    /// The config in force is not the station's own file (it is broken and
+    /// the last good copy is in use); fix the file first.
+    ConfigNotWritable(String),
+}
+
+impl fmt::Display for SwitchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SwitchError::Unusable { id, status, problem } => write!(f, "{id} is {status}: {problem}"),
+            SwitchError::ConfigNotSaved { path, error } => {
+                write!(f, "cannot save the config {path}: {error}; nothing changed")
+            }
+            SwitchError::ConfigNotWritable(why) => write!(f, "{why}; nothing changed"),
+        }
+    }
+}
+
+impl std::error::Error for SwitchError {}
+
+/// Why a system action was not carried out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SystemError {
+    /// Reboot and power-off belong to the appliance only, never to a desktop.
+    NotAppliance,
+    /// Quitting is not allowed by the config.
+    QuitNotAllowed,
+    /// The system refused (systemctl failed).
+    Failed(String),
+}
+
+impl fmt::Display for SystemError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SystemError::NotAppliance => f.write_str("only the appliance powers itself off or reboots"),
+            SystemError::QuitNotAllowed => f.write_str("quitting is not allowed by the config"),
+            SystemError::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for SystemError {}
+
 /// The world, as the kiosk flow sees it.
 pub trait Station {
     /// The active lexicon.
     fn lexicon(&self) -> LexiconView;
     /// Judges `words` (checked: uppercase, 2–15 letters, the declared count)
     /// with the active lexicon and records the adjudication before returning.
-    /// `Err` when the lexicon may not judge.
-    fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, String>;
+    fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError>;
     /// Checks a director PIN.
     fn check_pin(&mut self, pin: &str) -> PinCheck;
     /// Records a director event in the audit log.
@@ -88,21 +190,33 @@ pub trait Station {
     /// Every installed lexicon, for the director menu.
     fn lexicon_choices(&mut self) -> Vec<LexiconChoice>;
     /// Verifies and activates a lexicon, and saves the choice in the config.
-    /// On `Err` nothing changed.
-    fn switch_lexicon(&mut self, id: &str) -> Result<(), String>;
+    /// On `Err` nothing changed (and the refusal is recorded).
+    fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError>;
     /// Challenges judged since boot and today.
     fn counts(&self) -> Counts;
-    /// Problems the director should see (config, audit log, GPIO).
-    fn warnings(&self) -> Vec<String>;
+    /// What the director should see.
+    fn warnings(&self) -> Vec<Warning>;
     /// Whether the service lamp must be lit although the station judges
     /// (the audit log is failing).
     fn needs_service(&self) -> bool;
     /// The station's name, shown on every screen.
     fn station_name(&self) -> String;
-    /// Whether the config allows quitting from the director menu.
+    /// Whether the director menu offers Quit (desktop use, by config).
     fn quit_allowed(&self) -> bool;
-    /// Reboot, power off or quit. `Err` with a reason when not possible.
-    fn system(&mut self, action: SystemAction) -> Result<(), String>;
+    /// Whether this is the appliance (the systemd service): only then are
+    /// reboot and power-off offered.
+    fn appliance(&self) -> bool;
+    /// Facts for the director menu's right-hand column, e.g. the audit log's
+    /// last slip code and key fingerprint, the GPIO backend: (label, value).
+    fn facts(&self) -> Vec<(String, String)>;
+    /// Reboot, power off or quit.
+    fn system(&mut self, action: SystemAction) -> Result<(), SystemError>;
+    /// A periodic check (every few seconds): files changed under the active
+    /// lexicon, a log that can be written again. Returns true when the
+    /// lexicon view may have changed.
+    fn poll(&mut self) -> bool {
+        false
+    }
     /// Records a clean shut-down (the process is about to end).
     fn shut_down(&mut self);
 }

@@ -1,51 +1,167 @@
 //! What each screen shows, as plain strings: the one mapping from the flow's
-//! state to the words on screen. The Slint UI copies a [`ViewModel`] into its
-//! properties field by field; tests read it without any display.
+//! typed state to the words on screen.
+//!
+//! Why one place: a rule worded twice drifts (the `.slint` file once said
+//! "1 to 8" on its own, and re-implemented plurals). Here every sentence a
+//! player or director reads is built from the flow's state and the station's
+//! facts; the UI copies a [`ViewModel`] into the window as one value and
+//! decides nothing. Tests read it without any display.
 
-use super::flow::{plural, Kiosk, MenuItem, Screen};
-use super::station::Counts;
+use super::flow::{EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, ReadyHint, Screen};
+use super::station::{Counts, Warning};
+use crate::config::ConfigProblem;
+use crate::judge::{Verdict, MAX_WORDS};
 use crate::panel::Lamps;
-use crate::judge::Verdict;
+use crate::word::{MAX_LEN, MIN_LEN};
 use std::time::Duration;
+
+/// Which screen is up. The `.slint` file has the same enum.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ScreenKind {
+    #[default]
+    Ready,
+    Entry,
+    Verdict,
+    OutOfService,
+    Pin,
+    Director,
+}
 
 /// Station facts the screens show besides the flow's state.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StationInfo {
     pub station_name: String,
     pub counts: Counts,
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
+    /// (label, value) lines for the director menu: slip code, key, GPIO…
+    pub facts: Vec<(String, String)>,
     pub lamps: Lamps,
     pub show_lamps: bool,
 }
 
-/// Everything the UI shows.
+/// Everything the UI shows, worded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ViewModel {
-    /// ready | entry | verdict | out-of-service | pin | director
-    pub screen: &'static str,
+    pub screen: ScreenKind,
     pub station_name: String,
     pub lexicon_id: String,
     pub lexicon_status: String,
     pub demo: bool,
+    /// The DEMO badge text (empty unless `demo`).
+    pub demo_label: String,
     /// A discreet marker that the director has something to look at.
     pub warning: bool,
+    pub warning_label: String,
+    /// Ready: heading, question and what to press.
+    pub ready_heading: String,
+    pub ready_question: String,
+    pub ready_instruction: String,
+    /// Ready and Entry: the answer to the last key.
     pub hint: String,
+    /// Entry: the hint refuses a TAB and is shown as large as the instruction.
+    pub hint_alert: bool,
+    pub entry_instruction: String,
+    pub entry_footer: String,
     pub expected: i32,
+    /// Entry: one row per declared word, as shown (cursor included).
     pub words: Vec<String>,
     pub current_word: i32,
+    /// Entry: the count confirmation ("3 words") for a moment after the count.
     pub confirmation: String,
     pub acceptable: bool,
+    pub verdict_icon: String,
+    pub verdict_label: String,
     pub verdict_words: String,
     pub verdict_details: String,
+    /// Verdict: the challenge number and slip code, large enough to copy.
+    pub verdict_slip: String,
+    pub service_title: String,
+    pub service_call: String,
     pub service_detail: String,
+    pub pin_title: String,
+    /// PIN: dots for the digits typed, or a prompt when none are.
     pub pin_dots: String,
+    pub pin_prompt: String,
     pub pin_message: String,
+    pub pin_footer: String,
+    pub menu_title: String,
     pub menu_items: Vec<String>,
     pub menu_selected: i32,
     pub director_lines: Vec<String>,
     pub director_message: String,
     pub lamps: Lamps,
     pub show_lamps: bool,
+    pub lamp_labels: [String; 3],
+}
+
+/// `n word` or `n words`.
+fn words_count(n: usize) -> String {
+    if n == 1 {
+        "1 word".to_string()
+    } else {
+        format!("{n} words")
+    }
+}
+
+fn ready_hint(hint: ReadyHint) -> String {
+    match hint {
+        ReadyHint::PressCount => format!("Press a number from 1 to {MAX_WORDS}: how many words are you challenging?"),
+    }
+}
+
+fn entry_hint(hint: EntryHint) -> String {
+    match hint {
+        EntryHint::WordCount { typed, expected } => {
+            format!("{typed} of {} typed.", words_count(expected))
+        }
+        EntryHint::WordTooShort { index } => format!("Word {index} needs at least {MIN_LEN} letters."),
+        EntryHint::WordTooLong => format!("A word has at most {MAX_LEN} letters."),
+        EntryHint::OnlyLetters => "Only the letters A to Z can be typed.".into(),
+        EntryHint::AllTyped { expected: 1 } => "The word is typed. CHALLENGED PLAYER: press TAB to judge.".into(),
+        EntryHint::AllTyped { expected } => {
+            format!("All {expected} words typed. CHALLENGED PLAYER: press TAB to judge.")
+        }
+    }
+}
+
+fn pin_message(message: PinMessage) -> String {
+    match message {
+        PinMessage::NotSet => "No director PIN is set on this station (wordjudge config set-pin).".into(),
+        PinMessage::Wrong { attempts_left: 1 } => "Wrong PIN. 1 attempt left.".into(),
+        PinMessage::Wrong { attempts_left } => format!("Wrong PIN. {attempts_left} attempts left."),
+        PinMessage::DigitsOnly => "Type the director PIN (digits), then ENTER. ESC leaves.".into(),
+    }
+}
+
+fn menu_message(message: &MenuMessage) -> String {
+    match message {
+        MenuMessage::Switched { id, status } => format!("Now judging with {id} ({status})."),
+        MenuMessage::SwitchRefused(reason) => format!("Not switched: {reason}"),
+        MenuMessage::ConfirmAgain => "Press ENTER again to confirm.".into(),
+        MenuMessage::Done => "Done.".into(),
+        MenuMessage::NotPossible(reason) => format!("Not possible: {reason}"),
+    }
+}
+
+/// The words for a config problem.
+pub fn config_problem(problem: &ConfigProblem) -> String {
+    problem.to_string()
+}
+
+/// The words for a warning.
+pub fn warning(warning: &Warning) -> String {
+    match warning {
+        Warning::Config(problem) => config_problem(problem),
+        Warning::AuditLog(p) => format!("Audit log: {p}"),
+        Warning::Gpio(p) => format!("GPIO: {p}"),
+        Warning::LexiconCatalog(p) => p.clone(),
+        Warning::ActiveLexicon(p) => p.clone(),
+        Warning::LexiconFileChanged { id, detail } => format!(
+            "Lexicon {id}: its file changed on disk after it was verified ({detail}). \
+             Still judging with the verified copy; re-select it to verify the new file."
+        ),
+        Warning::JudgingFault(p) => format!("Judging failed unexpectedly and the station stopped judging: {p}"),
+    }
 }
 
 /// Builds the view of `kiosk` at monotonic time `now`.
@@ -56,80 +172,131 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
         lexicon_id: lexicon.id.clone(),
         lexicon_status: lexicon.status.clone(),
         demo: lexicon.demo,
+        demo_label: if lexicon.demo { "DEMO — not a tournament lexicon".into() } else { String::new() },
         warning: !info.warnings.is_empty(),
+        warning_label: if info.warnings.is_empty() { String::new() } else { "⚠ director".into() },
         lamps: info.lamps,
         show_lamps: info.show_lamps,
+        lamp_labels: ["ACCEPTABLE".into(), "UNACCEPTABLE".into(), "SERVICE".into()],
         ..ViewModel::default()
     };
     match kiosk.screen() {
         Screen::Ready { hint } => {
-            v.screen = "ready";
-            v.hint = hint.clone().unwrap_or_default();
+            v.screen = ScreenKind::Ready;
+            v.ready_heading = "CHALLENGER:".into();
+            v.ready_question = "How many words are you challenging?".into();
+            v.ready_instruction = format!("Press a number key, 1 to {MAX_WORDS}");
+            v.hint = hint.map(ready_hint).unwrap_or_default();
         }
         Screen::Entry(entry) => {
-            v.screen = "entry";
+            v.screen = ScreenKind::Entry;
             v.expected = entry.expected as i32;
+            v.entry_instruction = if entry.expected == 1 {
+                "CHALLENGER: type the word".into()
+            } else {
+                format!("CHALLENGER: type the {} — SPACE or ENTER between words", words_count(entry.expected))
+            };
+            v.entry_footer = "CHALLENGED PLAYER: check the spelling, then press TAB".into();
             // One row per declared word: typed words, then empty rows.
-            v.words = (0..entry.expected).map(|i| entry.words.get(i).cloned().unwrap_or_default()).collect();
-            v.current_word = (entry.words.len() - 1) as i32;
-            v.hint = entry.hint.clone().unwrap_or_default();
+            let current = entry.words.len() - 1;
+            v.words = (0..entry.expected)
+                .map(|i| {
+                    let word = entry.words.get(i).map(String::as_str).unwrap_or("");
+                    match (word.is_empty(), i == current) {
+                        (true, true) => "▁".to_string(),
+                        (true, false) => "·".to_string(),
+                        (false, true) => format!("{word}▁"),
+                        (false, false) => word.to_string(),
+                    }
+                })
+                .collect();
+            v.current_word = current as i32;
+            v.hint = entry.hint.map(entry_hint).unwrap_or_default();
+            v.hint_alert = entry.hint.is_some_and(EntryHint::refuses_tab);
             if entry.confirming(now) {
-                v.confirmation = format!("{} word{}", entry.expected, plural(entry.expected));
+                v.confirmation = words_count(entry.expected);
             }
         }
         Screen::Verdict(verdict) => {
-            v.screen = "verdict";
+            v.screen = ScreenKind::Verdict;
             v.acceptable = verdict.judged.verdict == Verdict::Acceptable;
+            v.verdict_icon = if v.acceptable { "✓" } else { "✗" }.into();
+            v.verdict_label = verdict.judged.verdict.label().into();
             v.verdict_words = verdict.words.join("  ");
+            v.verdict_slip = if verdict.judged.slip_code.is_empty() {
+                format!("Challenge #{:04}", verdict.judged.challenge_number)
+            } else {
+                format!("Challenge #{:04} · code {}", verdict.judged.challenge_number, verdict.judged.slip_code)
+            };
             v.verdict_details = format!(
                 "{} · {} · Challenge #{:04} · {}",
                 lexicon.id, lexicon.status, verdict.judged.challenge_number, verdict.judged.time
             );
         }
         Screen::OutOfService => {
-            v.screen = "out-of-service";
+            v.screen = ScreenKind::OutOfService;
+            v.service_title = "This station is not judging right now.".into();
+            v.service_call = "Please call the tournament director.".into();
             // The reason in full is in the director menu; players see a calm line.
             v.service_detail = format!("Lexicon {}: {}", lexicon.id, lexicon.status);
+            // With no way to open the menu (a broken config and no PIN), the
+            // reason must be on this screen for the director.
+            if let Some(Warning::Config(problem)) = info.warnings.iter().find(|w| matches!(w, Warning::Config(_))) {
+                v.service_detail = format!("{} · {}", v.service_detail, config_problem(problem));
+            }
         }
         Screen::Pin(prompt) => {
-            v.screen = "pin";
+            v.screen = ScreenKind::Pin;
+            v.pin_title = "Director PIN".into();
             v.pin_dots = "●".repeat(prompt.typed.len());
+            v.pin_prompt = if prompt.typed.is_empty() { "type the PIN".into() } else { String::new() };
+            v.pin_footer = "ENTER to confirm · ESC to leave".into();
             v.pin_message = match kiosk.pin_locked_until(now) {
-                Some(until) => format!("Locked after too many wrong PINs. Try again in {} s.", (until - now).as_secs() + 1),
-                None => prompt.message.clone().unwrap_or_default(),
+                Some(until) => {
+                    format!("Locked after too many wrong PINs. Try again in {} s.", (until - now).as_secs() + 1)
+                }
+                None => prompt.message.map(pin_message).unwrap_or_default(),
             };
         }
         Screen::Director(menu) => {
-            v.screen = "director";
+            v.screen = ScreenKind::Director;
+            v.menu_title = "Director menu — ↑ ↓ to choose, ENTER to select, ESC to leave".into();
             v.menu_items = menu
                 .items
                 .iter()
-                .map(|item| match item {
-                    MenuItem::UseLexicon(c) => {
-                        let active = if c.id == lexicon.id && lexicon.usable { "  ◀ active" } else { "" };
-                        let fp = if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
-                        format!("Use {} — {}{}{}", c.id, c.status, fp, active)
+                .enumerate()
+                .map(|(i, item)| {
+                    let confirm = if menu.confirming == Some(i) { "  — ENTER again to confirm" } else { "" };
+                    match item {
+                        MenuItem::UseLexicon(c) => {
+                            let active = if c.id == lexicon.id && lexicon.usable { "  ◀ active" } else { "" };
+                            let fp =
+                                if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
+                            format!("Use {} — {}{}{}", c.id, c.status, fp, active)
+                        }
+                        MenuItem::Reboot => format!("Reboot the station{confirm}"),
+                        MenuItem::PowerOff => format!("Power off the station{confirm}"),
+                        MenuItem::Quit => format!("Quit wordjudge{confirm}"),
+                        MenuItem::Leave => "Leave the director menu".into(),
                     }
-                    MenuItem::Reboot => "Reboot the station".into(),
-                    MenuItem::PowerOff => "Power off the station".into(),
-                    MenuItem::Quit => "Quit wordjudge".into(),
-                    MenuItem::Leave => "Leave the director menu".into(),
                 })
                 .collect();
             v.menu_selected = menu.selected as i32;
-            v.director_message = menu.message.clone().unwrap_or_default();
+            v.director_message = menu.message.as_ref().map(menu_message).unwrap_or_default();
             v.director_lines = vec![
                 format!("Station: {}", info.station_name),
                 format!("Active lexicon: {} ({})", lexicon.id, lexicon.status),
                 format!("Challenges judged since start: {}", info.counts.since_boot),
                 format!("Challenges judged today: {}", info.counts.today),
             ];
+            v.director_lines.extend(info.facts.iter().map(|(label, value)| format!("{label}: {value}")));
             if info.warnings.is_empty() {
                 v.director_lines.push("No warnings.".into());
             } else {
-                v.director_lines.extend(info.warnings.iter().map(|w| format!("⚠ {w}")));
+                v.director_lines.extend(info.warnings.iter().map(|w| format!("⚠ {}", warning(w))));
             }
         }
     }
     v
 }
+

@@ -7,12 +7,13 @@
 //! The process ends only through the director menu's Quit (when the config
 //! allows it) or a signal from systemd.
 
-use super::{attach, tick, AppWindow, Controller};
+use super::live::{LiveStation, StationSetup};
+use super::{attach, tick, Controller};
 use crate::audit::AuditLog;
 use crate::config::Loaded;
 use crate::gpio::{self, Backend};
-use crate::kiosk::live::LiveStation;
 use crate::kiosk::station::Station;
+use crate::ui::AppWindow;
 use slint::ComponentHandle;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -27,6 +28,9 @@ pub struct KioskOptions {
     pub gpio: Backend,
     pub config: Loaded,
     pub lexicon_dir: PathBuf,
+    /// Running as the appliance's systemd service (`--appliance`, set by
+    /// the unit): only then does the director menu offer reboot and power-off.
+    pub appliance: bool,
 }
 
 /// Sets up logging: journald when there is one (structured fields), and stderr.
@@ -41,7 +45,7 @@ pub fn init_logging() {
 
 fn select_backend(windowed: bool) -> Result<(), String> {
     let backend = if windowed { "winit" } else { "linuxkms" };
-    let guard = std::cell::RefCell::new(super::keymap::ZapGuard::default());
+    let guard = std::cell::RefCell::new(crate::ui::keymap::ZapGuard::default());
     slint::BackendSelector::new()
         .backend_name(backend.into())
         .renderer_name("software".into())
@@ -67,9 +71,22 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
 
     let config = options.config.config.clone();
     let (hardware, gpio_problem) = gpio::open(&config.gpio, options.gpio);
+    let gpio_description = hardware.describe();
     let show_lamps = options.windowed && options.gpio == Backend::Sim;
-    let audit = AuditLog::open(&config.audit_dir, &config.station_name);
-    let station = LiveStation::start(options.config, options.lexicon_dir, audit, gpio_problem);
+    // A config that is broken with no last good copy names no audit folder
+    // the station may trust: open none rather than start a new chain.
+    let audit = options.config.usable().then(|| AuditLog::open(&config.audit_dir, &config.station_name));
+    if let Err(e) = options.config.remember_last_good() {
+        tracing::warn!("cannot save the last good copy of the config: {e}");
+    }
+    let station = LiveStation::start(StationSetup {
+        loaded: options.config,
+        lexicon_dir: options.lexicon_dir,
+        audit,
+        gpio_problem,
+        gpio_description,
+        appliance: options.appliance,
+    });
     let lexicon = station.lexicon();
     let name = station.station_name();
 

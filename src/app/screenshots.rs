@@ -4,12 +4,14 @@
 //! by key presses through the `.slint` window, so the pictures show what a
 //! player would see.
 
-use super::headless::{key_text, press_chord, press_key, type_text, HeadlessScreen};
-use super::{attach, AppWindow, Controller};
+use super::live::{LiveStation, StationSetup};
+use super::{attach, Controller};
 use crate::audit::AuditLog;
 use crate::config::Config;
 use crate::gpio::NoHardware;
-use crate::kiosk::live::LiveStation;
+use crate::kiosk::fake::{FakeLexicon, FakeStation};
+use crate::ui::headless::{key_text, press_chord, press_key, type_text, HeadlessScreen};
+use crate::ui::AppWindow;
 use slint::platform::Key;
 use slint::ComponentHandle;
 use std::cell::Cell;
@@ -48,7 +50,14 @@ impl ScratchStation {
         let loaded = Config::load(&self.config_path);
         let config = loaded.config.clone();
         let audit = AuditLog::open(&config.audit_dir, &config.station_name);
-        let station = LiveStation::start(loaded, config.lexicon_dir.clone(), audit, None);
+        let station = LiveStation::start(StationSetup {
+            loaded,
+            lexicon_dir: config.lexicon_dir.clone(),
+            audit: Some(audit),
+            gpio_problem: None,
+            gpio_description: "none (screenshots)".into(),
+            appliance: false,
+        });
         Controller::new(
             Box::new(station),
             Box::new(NoHardware::new("screenshots")),
@@ -109,6 +118,45 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     let missing = ScratchStation::new("TWL2016")?;
     let _controller = attach(&window, missing.controller(clock.clone()));
     capture(&screen, out, "10-out-of-service", &mut written)?;
+
+    // The director menu with 20 lexicons, scrolled to the 15th: the list
+    // scrolls and the cursor stays in view (a station of plain data; the
+    // statuses are what the real catalogue shows).
+    let mut lexicons = vec![FakeLexicon::usable("DEMO", "cat")];
+    for (i, id) in [
+        "CSW07", "CSW12", "CSW15", "CSW19", "CSW21", "CSW24", "NSWL2018", "NSWL2020", "NSWL2023", "NWL2018", "NWL2020",
+        "NWL2023", "OSPD4+MW11", "OTCWL2014", "SSWL2016", "TWL2016", "TWL06", "CLUB-2024", "SCHOOL-LOCAL",
+    ]
+    .iter()
+    .enumerate()
+    {
+        lexicons.push(match i % 4 {
+            3 => FakeLexicon::unusable(id, "Missing"),
+            _ => FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable(id, "cat") },
+        });
+    }
+    let mut fake = FakeStation::new(lexicons, SCREENSHOT_PIN).with_active("CSW21");
+    fake.station_name = "Table 12".into();
+    fake.appliance = true;
+    let timeouts = crate::config::Timeouts::default();
+    let fake = Controller::new(
+        Box::new(fake),
+        Box::new(NoHardware::new("screenshots")),
+        &timeouts,
+        Box::new({
+            let clock = clock.clone();
+            move || clock.get()
+        }),
+        false,
+    );
+    let _controller = attach(&window, fake);
+    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
+    type_text(w, SCREENSHOT_PIN);
+    press_key(w, &key_text(Key::Return));
+    for _ in 0..9 {
+        press_key(w, &key_text(Key::DownArrow));
+    }
+    capture(&screen, out, "11-director-menu-20-lexicons", &mut written)?;
     Ok(written)
 }
 

@@ -1,0 +1,359 @@
+//! The real [`Station`]: the active lexicon from the catalog, the config file,
+//! the audit log, and systemd for reboot and power-off (appliance only).
+//!
+//! Nothing here panics on bad files, and nothing falls back silently: a
+//! lexicon that fails verification leaves the station out of service (judging
+//! with a list the players did not agree to would be worse than not judging),
+//! a broken config with no last good copy does too, and a config that cannot
+//! be saved leaves everything unchanged. Judging runs under `catch_unwind`,
+//! so a fault in the judging path is an audit record and an out-of-service
+//! screen, never a dead kiosk.
+
+use crate::audit::{AdjudicationInput, AuditEvent, AuditLog, LexiconIdentity};
+use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
+use crate::judge::{judge, Challenge};
+use crate::kiosk::station::{
+    AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SwitchError,
+    SystemAction, SystemError, Warning,
+};
+use crate::lexicon::catalog::Catalog;
+use crate::lexicon::{Lexicon, LexiconError, Verification};
+use crate::panel::Trigger;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+/// The active lexicon, or why there is none.
+enum Active {
+    Open(Box<Lexicon>, LexiconIdentity),
+    Failed { id: String, status: String, problem: String },
+}
+
+/// How the station was started.
+pub struct StationSetup {
+    /// The config as loaded (possibly the last good copy, or unusable).
+    pub loaded: Loaded,
+    pub lexicon_dir: PathBuf,
+    /// The audit log; `None` when the config is unusable (no folder is known
+    /// to be the station's, and a new one would break the chain).
+    pub audit: Option<AuditLog>,
+    /// Why the judge button and lamps are not available, if they are not.
+    pub gpio_problem: Option<String>,
+    /// The GPIO backend in use, for the director ("rppal: button BCM17 …").
+    pub gpio_description: String,
+    /// Running as the appliance's service: only then reboot and power-off.
+    pub appliance: bool,
+}
+
+/// The station as the kiosk runs it.
+pub struct LiveStation {
+    config: Config,
+    config_path: PathBuf,
+    config_source: ConfigSource,
+    config_problem: Option<ConfigProblem>,
+    catalog: Catalog,
+    active: Active,
+    audit: Option<AuditLog>,
+    gpio_problem: Option<String>,
+    gpio_description: String,
+    appliance: bool,
+    judging_fault: Option<String>,
+}
+
+/// Opens `id` with full verification: every word is read back and the
+/// fingerprint recomputed, so an edited manifest cannot pass.
+fn open_active(catalog: &Catalog, id: &str) -> Result<Lexicon, LexiconError> {
+    catalog.open(id, Verification::Full)
+}
+
+impl LiveStation {
+    /// Starts the station: opens the active lexicon and records start-up.
+    pub fn start(setup: StationSetup) -> LiveStation {
+        let StationSetup { loaded, lexicon_dir, audit, gpio_problem, gpio_description, appliance } = setup;
+        let Loaded { config, path, source, problem } = loaded;
+        let catalog = Catalog::load(&lexicon_dir);
+        let mut station = LiveStation {
+            active: Active::Failed { id: config.active_lexicon.clone(), status: String::new(), problem: String::new() },
+            config,
+            config_path: path,
+            config_source: source,
+            config_problem: problem,
+            catalog,
+            audit,
+            gpio_problem,
+            gpio_description,
+            appliance,
+            judging_fault: None,
+        };
+        station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
+        if let Some(problem) = &station.config_problem {
+            tracing::warn!("{problem}");
+            let problem = problem.to_string();
+            station.record(AuditEvent::ConfigProblem { problem });
+        }
+        if let Some(problem) = station.gpio_problem.clone() {
+            tracing::warn!("{problem}");
+            station.record(AuditEvent::GpioProblem { problem });
+        }
+        for problem in station.catalog.problems() {
+            tracing::warn!("{problem}");
+        }
+        station.active = if station.config_source == ConfigSource::Unusable {
+            let problem = station.config_problem.as_ref().map(ToString::to_string).unwrap_or_default();
+            Active::Failed { id: station.config.active_lexicon.clone(), status: "Not opened".into(), problem }
+        } else {
+            let id = station.config.active_lexicon.clone();
+            station.activate(&id)
+        };
+        station
+    }
+
+    fn record(&mut self, event: AuditEvent) {
+        if let Some(audit) = &mut self.audit {
+            audit.record_event(event);
+        }
+    }
+
+    fn activate(&mut self, id: &str) -> Active {
+        let active = match open_active(&self.catalog, id) {
+            Ok(lexicon) => {
+                let ident = LexiconIdentity::of(&lexicon);
+                match lexicon.check_usable() {
+                    Ok(()) => Active::Open(Box::new(lexicon), ident),
+                    Err(e) => Active::Failed { id: id.to_string(), status: e.status.to_string(), problem: e.to_string() },
+                }
+            }
+            Err(e) => Active::Failed { id: id.to_string(), status: e.status().to_string(), problem: e.to_string() },
+        };
+        let event = match &active {
+            Active::Open(_, ident) => AuditEvent::LexiconOpened {
+                id: ident.id.clone(),
+                status: ident.status.clone(),
+                fingerprint: Some(ident.fingerprint.clone()),
+                problem: None,
+            },
+            Active::Failed { id, status, problem } => {
+                tracing::error!("lexicon {id} cannot judge: {problem}");
+                AuditEvent::LexiconOpened { id: id.clone(), status: status.clone(), fingerprint: None, problem: Some(problem.clone()) }
+            }
+        };
+        self.record(event);
+        active
+    }
+
+    /// Takes the station out of service after a fault in the judging path.
+    fn fault(&mut self, why: String) -> AdjudicateError {
+        tracing::error!("judging fault: {why}");
+        let id = self.lexicon().id;
+        self.record(AuditEvent::LexiconOpened {
+            id: id.clone(),
+            status: "Out of service".into(),
+            fingerprint: None,
+            problem: Some(format!("judging fault: {why}")),
+        });
+        self.active = Active::Failed { id, status: "Out of service".into(), problem: format!("judging fault: {why}") };
+        self.judging_fault = Some(why.clone());
+        AdjudicateError::Fault(why)
+    }
+}
+
+/// The text of a caught panic.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".into())
+}
+
+impl Station for LiveStation {
+    fn lexicon(&self) -> LexiconView {
+        match &self.active {
+            Active::Open(lexicon, ident) => {
+                LexiconView { id: ident.id.clone(), status: ident.status.clone(), usable: true, demo: lexicon.is_demo() }
+            }
+            Active::Failed { id, status, .. } => {
+                LexiconView { id: id.clone(), status: status.clone(), usable: false, demo: false }
+            }
+        }
+    }
+
+    fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError> {
+        let Active::Open(lexicon, ident) = &self.active else {
+            return Err(AdjudicateError::NoUsableLexicon);
+        };
+        let challenge = Challenge::new(words).map_err(|e| AdjudicateError::BadChallenge(e.to_string()))?;
+        let judged = catch_unwind(AssertUnwindSafe(|| judge(lexicon, &challenge)));
+        let adjudication = match judged {
+            Ok(Ok(adjudication)) => adjudication,
+            Ok(Err(e)) => return Err(AdjudicateError::BadChallenge(e.to_string())),
+            Err(payload) => return Err(self.fault(panic_text(payload.as_ref()))),
+        };
+        let Some(audit) = &mut self.audit else {
+            return Err(AdjudicateError::NoUsableLexicon);
+        };
+        // Written and fdatasynced before the verdict is shown; a failing log
+        // does not stop the verdict (the game must go on).
+        let challenge_number =
+            audit.record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger });
+        let time = jiff::Zoned::now().strftime("%H:%M:%S").to_string();
+        Ok(Judged { verdict: adjudication.verdict(), challenge_number, slip_code: String::new(), time })
+    }
+
+    fn check_pin(&mut self, pin: &str) -> PinCheck {
+        match &self.config.director_pin_hash {
+            None => PinCheck::NotSet,
+            Some(hash) if crate::pin::verify_pin(pin, hash) => PinCheck::Accepted,
+            Some(_) => PinCheck::Refused,
+        }
+    }
+
+    fn director_event(&mut self, event: DirectorEvent) {
+        self.record(match event {
+            DirectorEvent::PinAccepted => AuditEvent::PinAccepted,
+            DirectorEvent::PinRefused { failures } => AuditEvent::PinRefused { failures },
+            DirectorEvent::LockedOut { seconds } => AuditEvent::LockedOut { seconds },
+            DirectorEvent::Left => AuditEvent::DirectorLeft,
+        });
+    }
+
+    fn lexicon_choices(&mut self) -> Vec<LexiconChoice> {
+        // Re-read the directory: a director may have installed a lexicon since start.
+        self.catalog = Catalog::load(self.catalog.dir());
+        self.catalog
+            .entries()
+            .iter()
+            .map(|entry| {
+                let id = entry.definition.id.clone();
+                match self.catalog.open(&id, Verification::Quick) {
+                    Ok(l) => LexiconChoice {
+                        id,
+                        status: l.status().to_string(),
+                        fingerprint: l.fingerprint().short(),
+                        usable: l.status().can_judge(),
+                    },
+                    Err(e) => LexiconChoice { id, status: e.status().to_string(), fingerprint: String::new(), usable: false },
+                }
+            })
+            .collect()
+    }
+
+    fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError> {
+        let result = self.try_switch(id);
+        if let Err(reason) = &result {
+            // A refused switch is a director action too: recorded.
+            self.record(AuditEvent::LexiconOpened {
+                id: id.to_string(),
+                status: "Switch refused".into(),
+                fingerprint: None,
+                problem: Some(reason.to_string()),
+            });
+        }
+        result
+    }
+
+    fn counts(&self) -> Counts {
+        match &self.audit {
+            Some(audit) => Counts { since_boot: audit.adjudications_since_start(), today: audit.adjudications_today() },
+            None => Counts::default(),
+        }
+    }
+
+    fn warnings(&self) -> Vec<Warning> {
+        let mut warnings: Vec<Warning> = Vec::new();
+        warnings.extend(self.config_problem.clone().map(Warning::Config));
+        match &self.audit {
+            Some(audit) => warnings.extend(audit.problem().map(|p| Warning::AuditLog(p.to_string()))),
+            None => warnings.push(Warning::AuditLog("not opened: the config is broken".into())),
+        }
+        warnings.extend(self.gpio_problem.clone().map(Warning::Gpio));
+        warnings.extend(self.catalog.problems().iter().cloned().map(Warning::LexiconCatalog));
+        if let Some(fault) = &self.judging_fault {
+            warnings.push(Warning::JudgingFault(fault.clone()));
+        } else if let Active::Failed { problem, .. } = &self.active {
+            warnings.push(Warning::ActiveLexicon(problem.clone()));
+        }
+        warnings
+    }
+
+    fn needs_service(&self) -> bool {
+        self.audit.as_ref().is_none_or(|a| a.problem().is_some())
+    }
+
+    fn station_name(&self) -> String {
+        self.config.station_name.clone()
+    }
+
+    fn quit_allowed(&self) -> bool {
+        self.config.allow_quit
+    }
+
+    fn appliance(&self) -> bool {
+        self.appliance
+    }
+
+    fn facts(&self) -> Vec<(String, String)> {
+        vec![("Judge button and lamps".into(), self.gpio_description.clone())]
+    }
+
+    fn shut_down(&mut self) {
+        self.record(AuditEvent::Shutdown);
+        // Give the journald copies a moment to leave before the process ends.
+        if let Some(audit) = &self.audit {
+            audit.flush_journal(std::time::Duration::from_millis(500));
+        }
+    }
+
+    fn system(&mut self, action: SystemAction) -> Result<(), SystemError> {
+        let verb = match action {
+            SystemAction::Quit if self.config.allow_quit => return Ok(()),
+            SystemAction::Quit => return Err(SystemError::QuitNotAllowed),
+            // Only the appliance's service may act on the machine: a desktop
+            // kiosk must never reboot or power off the computer it runs on.
+            SystemAction::Reboot | SystemAction::PowerOff if !self.appliance => return Err(SystemError::NotAppliance),
+            SystemAction::Reboot => "reboot",
+            SystemAction::PowerOff => "poweroff",
+        };
+        self.shut_down();
+        match std::process::Command::new("systemctl").arg(verb).status() {
+            Ok(status) if status.success() => Ok(()),
+            Ok(status) => Err(SystemError::Failed(format!("systemctl {verb} failed ({status})"))),
+            Err(e) => Err(SystemError::Failed(format!("cannot run systemctl {verb}: {e}"))),
+        }
+    }
+}
+
+impl LiveStation {
+    fn try_switch(&mut self, id: &str) -> Result<(), SwitchError> {
+        // From the last good copy a switch saves a whole good config again
+        // (which repairs the broken file); with no config in force at all,
+        // nothing may be saved.
+        if self.config_source == ConfigSource::Unusable {
+            let why = self.config_problem.as_ref().map_or_else(|| "no config is in force".to_string(), ToString::to_string);
+            return Err(SwitchError::ConfigNotWritable(format!("{why} (fix the file first)")));
+        }
+        let unusable = |status: String, problem: String| SwitchError::Unusable { id: id.to_string(), status, problem };
+        let lexicon = open_active(&self.catalog, id).map_err(|e| unusable(e.status().to_string(), e.to_string()))?;
+        lexicon.check_usable().map_err(|e| unusable(e.status.to_string(), e.to_string()))?;
+        let mut new_config = self.config.clone();
+        new_config.active_lexicon = id.to_string();
+        new_config.save(&self.config_path).map_err(|e| SwitchError::ConfigNotSaved {
+            path: self.config_path.display().to_string(),
+            error: e.to_string(),
+        })?;
+        let from = self.lexicon().id;
+        self.config = new_config;
+        self.config_problem = None;
+        self.config_source = ConfigSource::File;
+        self.judging_fault = None;
+        let ident = LexiconIdentity::of(&lexicon);
+        self.record(AuditEvent::LexiconSwitched { from, to: id.to_string() });
+        self.record(AuditEvent::LexiconOpened {
+            id: ident.id.clone(),
+            status: ident.status.clone(),
+            fingerprint: Some(ident.fingerprint.clone()),
+            problem: None,
+        });
+        self.active = Active::Open(Box::new(lexicon), ident);
+        Ok(())
+    }
+}

@@ -1,0 +1,204 @@
+//! A station made of plain data, for flow tests and pictures.
+//!
+//! Why it exists: the flow's rules (counts, TAB, guards, PIN lockout, menu
+//! cursor) must be testable in microseconds with no files, no fst, no Argon2
+//! and no audit folder. [`FakeStation`] answers every [`Station`] call from
+//! in-memory lists and records what the flow asked, so a test can assert
+//! "the refused PIN was recorded" without reading a log. The real station is
+//! `app::live::LiveStation`; a few tests still run against it.
+
+use super::station::{
+    AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SwitchError,
+    SystemAction, SystemError, Warning,
+};
+use crate::judge::Verdict;
+use crate::panel::Trigger;
+use std::collections::BTreeSet;
+
+/// One lexicon the fake station knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FakeLexicon {
+    pub id: String,
+    pub status: String,
+    pub usable: bool,
+    pub words: BTreeSet<String>,
+}
+
+impl FakeLexicon {
+    /// A usable lexicon holding `words` (whitespace-separated, any case).
+    pub fn usable(id: &str, words: &str) -> FakeLexicon {
+        FakeLexicon {
+            id: id.into(),
+            status: "Verified".into(),
+            usable: true,
+            words: words.split_whitespace().map(str::to_ascii_uppercase).collect(),
+        }
+    }
+    /// A lexicon that may not judge, with this status.
+    pub fn unusable(id: &str, status: &str) -> FakeLexicon {
+        FakeLexicon { id: id.into(), status: status.into(), usable: false, words: BTreeSet::new() }
+    }
+}
+
+/// What the flow asked the fake station to do, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FakeRecord {
+    Adjudicated { number: u64, words: Vec<String>, verdict: Verdict, trigger: Trigger },
+    Director(DirectorEvent),
+    Switched { to: String },
+    SwitchRefused { to: String },
+    System(SystemAction),
+}
+
+/// The fake station.
+#[derive(Debug, Clone)]
+pub struct FakeStation {
+    pub lexicons: Vec<FakeLexicon>,
+    /// Index of the active lexicon in `lexicons`.
+    pub active: usize,
+    pub pin: Option<String>,
+    pub station_name: String,
+    pub appliance: bool,
+    pub allow_quit: bool,
+    pub warnings: Vec<Warning>,
+    pub records: Vec<FakeRecord>,
+    /// The next adjudication fails with this (then it is cleared).
+    pub fail_next: Option<AdjudicateError>,
+    next_number: u64,
+}
+
+impl FakeStation {
+    /// A station judging with `lexicons[0]`, PIN `pin`.
+    pub fn new(lexicons: Vec<FakeLexicon>, pin: &str) -> FakeStation {
+        FakeStation {
+            lexicons,
+            active: 0,
+            pin: Some(pin.into()),
+            station_name: "Table 3".into(),
+            appliance: false,
+            allow_quit: false,
+            warnings: Vec::new(),
+            records: Vec::new(),
+            fail_next: None,
+            next_number: 1,
+        }
+    }
+
+    /// Makes the lexicon with `id` active (as a config would).
+    pub fn with_active(mut self, id: &str) -> FakeStation {
+        self.active = self.lexicons.iter().position(|l| l.id == id).unwrap_or(usize::MAX);
+        self
+    }
+
+    fn active_lexicon(&self) -> Option<&FakeLexicon> {
+        self.lexicons.get(self.active)
+    }
+
+    /// The adjudications recorded so far.
+    pub fn adjudications(&self) -> Vec<&FakeRecord> {
+        self.records.iter().filter(|r| matches!(r, FakeRecord::Adjudicated { .. })).collect()
+    }
+}
+
+impl Station for FakeStation {
+    fn lexicon(&self) -> LexiconView {
+        match self.active_lexicon() {
+            Some(l) => LexiconView { id: l.id.clone(), status: l.status.clone(), usable: l.usable, demo: l.id == "DEMO" },
+            None => LexiconView { id: "NONE".into(), status: "Missing".into(), usable: false, demo: false },
+        }
+    }
+
+    fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError> {
+        if let Some(error) = self.fail_next.take() {
+            return Err(error);
+        }
+        let lexicon = self.active_lexicon().filter(|l| l.usable).ok_or(AdjudicateError::NoUsableLexicon)?;
+        let all = words.iter().all(|w| lexicon.words.contains(w));
+        let verdict = if all { Verdict::Acceptable } else { Verdict::Unacceptable };
+        let number = self.next_number;
+        self.next_number += 1;
+        self.records.push(FakeRecord::Adjudicated { number, words: words.to_vec(), verdict, trigger });
+        Ok(Judged { verdict, challenge_number: number, slip_code: format!("FAKE{number:02}"), time: "12:00:00".into() })
+    }
+
+    fn check_pin(&mut self, pin: &str) -> PinCheck {
+        match &self.pin {
+            None => PinCheck::NotSet,
+            Some(p) if p == pin => PinCheck::Accepted,
+            Some(_) => PinCheck::Refused,
+        }
+    }
+
+    fn director_event(&mut self, event: DirectorEvent) {
+        self.records.push(FakeRecord::Director(event));
+    }
+
+    fn lexicon_choices(&mut self) -> Vec<LexiconChoice> {
+        self.lexicons
+            .iter()
+            .map(|l| LexiconChoice {
+                id: l.id.clone(),
+                status: l.status.clone(),
+                fingerprint: if l.usable { "0123abcd".into() } else { String::new() },
+                usable: l.usable,
+            })
+            .collect()
+    }
+
+    fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError> {
+        match self.lexicons.iter().position(|l| l.id == id) {
+            Some(index) if self.lexicons[index].usable => {
+                self.active = index;
+                self.records.push(FakeRecord::Switched { to: id.into() });
+                Ok(())
+            }
+            found => {
+                self.records.push(FakeRecord::SwitchRefused { to: id.into() });
+                let status = found.map_or("Missing".to_string(), |i| self.lexicons[i].status.clone());
+                Err(SwitchError::Unusable { id: id.into(), status, problem: "it may not judge".into() })
+            }
+        }
+    }
+
+    fn counts(&self) -> Counts {
+        let n = self.adjudications().len() as u64;
+        Counts { since_boot: n, today: n }
+    }
+
+    fn warnings(&self) -> Vec<Warning> {
+        self.warnings.clone()
+    }
+
+    fn needs_service(&self) -> bool {
+        self.warnings.iter().any(|w| matches!(w, Warning::AuditLog(_)))
+    }
+
+    fn station_name(&self) -> String {
+        self.station_name.clone()
+    }
+
+    fn quit_allowed(&self) -> bool {
+        self.allow_quit
+    }
+
+    fn appliance(&self) -> bool {
+        self.appliance
+    }
+
+    fn facts(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    fn system(&mut self, action: SystemAction) -> Result<(), SystemError> {
+        match action {
+            SystemAction::Quit if !self.allow_quit => Err(SystemError::QuitNotAllowed),
+            SystemAction::Reboot | SystemAction::PowerOff if !self.appliance => Err(SystemError::NotAppliance),
+            _ => {
+                self.records.push(FakeRecord::System(action));
+                Ok(())
+            }
+        }
+    }
+
+    fn shut_down(&mut self) {}
+}

@@ -1,0 +1,268 @@
+//! The kiosk flow against the live station on small lexicons the test builds
+//! (config, lexicon directory and audit log in a temporary directory): what
+//! must reach the audit log and the config, and how real lexicon statuses
+//! and a broken config take the station out of service.
+
+mod kiosk_support;
+
+use kiosk_support::{enter_pin, is_ready, open_pin, select_menu, Rig, PIN};
+use std::path::Path;
+use wordjudge::app::live::{LiveStation, StationSetup};
+use wordjudge::audit::AuditLog;
+use wordjudge::config::{Config, ConfigSource};
+use wordjudge::kiosk::flow::{Event, Key, MenuItem, Screen};
+use wordjudge::kiosk::view::ScreenKind;
+use wordjudge::lexicon::build::build_lexicon;
+
+struct Live {
+    rig: Rig<LiveStation>,
+    dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for Live {
+    type Target = Rig<LiveStation>;
+    fn deref(&self) -> &Self::Target {
+        &self.rig
+    }
+}
+impl std::ops::DerefMut for Live {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.rig
+    }
+}
+
+fn lexicon(dir: &Path, id: &str, words: &str, published: Option<&str>) {
+    std::fs::write(dir.join(format!("{id}.txt")), words).unwrap();
+    build_lexicon(&dir.join(format!("{id}.txt")), &dir.join(format!("{id}.fst")), false).unwrap();
+    let fp = published.map(|p| format!("published_fingerprint = \"{p}\"\n")).unwrap_or_default();
+    std::fs::write(
+        dir.join(format!("{id}.toml")),
+        format!("id = \"{id}\"\nname = \"{id} list\"\nedition = \"test\"\n[[layer]]\nfst = \"{id}.fst\"\n{fp}"),
+    )
+    .unwrap();
+}
+
+fn config_for(dir: &Path, active: &str) -> Config {
+    let lexicons = dir.join("lexicons");
+    std::fs::create_dir_all(&lexicons).unwrap();
+    lexicon(&lexicons, "SMALL", "CAT\nDOG\nQI\nZA\nZEBRA\nABANDONMENT\n", None);
+    lexicon(&lexicons, "OTHER", "XYZZY\nCAT\n", None);
+    lexicon(&lexicons, "WRONG", "CAT\n", Some("0badf00d"));
+    lexicon(&lexicons, "BROKEN", "CAT\nDOG\n", None);
+    let fst = lexicons.join("BROKEN.fst");
+    let mut bytes = std::fs::read(&fst).unwrap();
+    bytes.truncate(bytes.len() - 1);
+    std::fs::write(&fst, bytes).unwrap();
+    let mut config = Config::default();
+    config.station_name = "Table 3".into();
+    config.lexicon_dir = lexicons;
+    config.audit_dir = dir.join("audit");
+    config.active_lexicon = active.into();
+    config.director_pin_hash = Some(wordjudge::pin::hash_pin(PIN).unwrap());
+    config
+}
+
+fn start_station(path: &Path) -> LiveStation {
+    let loaded = Config::load(path);
+    let config = loaded.config.clone();
+    let audit = loaded.usable().then(|| AuditLog::open(&config.audit_dir, &config.station_name));
+    LiveStation::start(StationSetup {
+        loaded,
+        lexicon_dir: config.lexicon_dir.clone(),
+        audit,
+        gpio_problem: None,
+        gpio_description: "none (test)".into(),
+        appliance: false,
+    })
+}
+
+impl Live {
+    fn with_config(dir: tempfile::TempDir, config: Config) -> Live {
+        let path = dir.path().join("config.toml");
+        config.save(&path).unwrap();
+        assert_eq!(Config::load(&path).problem, None);
+        let station = start_station(&path);
+        Live { rig: Rig::with(station, &config.timeouts), dir }
+    }
+
+    fn new(active: &str) -> Live {
+        let dir = tempfile::tempdir().unwrap();
+        let config = config_for(dir.path(), active);
+        Live::with_config(dir, config)
+    }
+
+    fn audit_text(&self) -> String {
+        audit_text(&self.dir.path().join("audit"))
+    }
+}
+
+fn audit_text(dir: &Path) -> String {
+    let mut text = String::new();
+    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    for f in files {
+        text += &std::fs::read_to_string(f).unwrap_or_default();
+    }
+    text
+}
+
+#[test]
+fn verdicts_come_from_the_lexicon_and_only_the_audit_log_says_which_word_failed() {
+    let mut rig = Live::new("SMALL");
+    let (ok, first) = rig.challenge(&["cat", "zebra"]);
+    assert!(ok);
+    let v = rig.view();
+    assert_eq!(v.screen, ScreenKind::Verdict);
+    assert!(v.acceptable);
+    assert_eq!(v.verdict_words, "CAT  ZEBRA");
+    assert!(v.verdict_details.contains("SMALL") && v.verdict_details.contains(&format!("#{first:04}")));
+    rig.advance(600);
+    rig.key(Key::Char('x'));
+    let (ok, second) = rig.challenge(&["dog", "xyzzy", "qi"]);
+    assert!(!ok);
+    assert!(second > first, "challenge numbers are unique and increasing");
+    let v = rig.view();
+    assert!(!v.acceptable);
+    assert_eq!(v.verdict_words, "DOG  XYZZY  QI", "all words, in order, unmarked");
+    // Which word failed exists only in the audit log.
+    assert!(rig.audit_text().contains("XYZZY"));
+}
+
+#[test]
+fn judge_button_is_audited_as_button() {
+    let mut rig = Live::new("SMALL");
+    rig.keys("1");
+    rig.keys("zebra");
+    rig.event(Event::JudgeButton);
+    assert!(rig.verdict().0);
+    let audit = rig.audit_text();
+    let record = audit.lines().find(|l| l.contains("ZEBRA")).expect("the adjudication is in the audit log");
+    assert!(record.contains("\"trigger\":\"button\""), "{record}");
+    rig.advance(600);
+    rig.key(Key::Char(' '));
+    rig.challenge(&["cat"]);
+    let audit = rig.audit_text();
+    let record = audit.lines().filter(|l| l.contains("\"CAT\"")).last().unwrap();
+    assert!(record.contains("\"trigger\":\"keyboard\""), "{record}");
+}
+
+#[test]
+fn director_pin_events_are_audited() {
+    let mut rig = Live::new("SMALL");
+    open_pin(&mut rig);
+    for wrong in ["1111", "2222", "3333"] {
+        enter_pin(&mut rig, wrong);
+    }
+    rig.key(Key::Escape);
+    rig.advance(30_500);
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert!(matches!(rig.screen(), Screen::Director(_)), "after 30 s the right PIN opens the menu");
+    let audit = rig.audit_text();
+    for event in ["pin_refused", "locked_out", "pin_accepted"] {
+        assert!(audit.contains(event), "{event} is audited");
+    }
+}
+
+#[test]
+fn director_switches_lexicons_and_config_follows() {
+    let mut rig = Live::new("SMALL");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    let items = match rig.screen() {
+        Screen::Director(menu) => menu.items.clone(),
+        other => panic!("{other:?}"),
+    };
+    let ids: Vec<String> =
+        items.iter().filter_map(|i| if let MenuItem::UseLexicon(c) = i { Some(c.id.clone()) } else { None }).collect();
+    assert_eq!(ids, ["DEMO", "BROKEN", "OTHER", "SMALL", "WRONG"]);
+    let statuses = rig.view().menu_items.join("\n");
+    assert!(statuses.contains("BROKEN — Corrupt") && statuses.contains("WRONG — Mismatch"), "{statuses}");
+    assert!(rig.view().director_lines.iter().any(|l| l.contains("Table 3")));
+    let select = |rig: &mut Live, id: &str| {
+        select_menu(rig, &format!("Use {id} "));
+        rig.key(Key::Enter);
+    };
+    select(&mut rig, "BROKEN");
+    assert!(rig.view().director_message.starts_with("Not switched"), "{}", rig.view().director_message);
+    select(&mut rig, "WRONG");
+    assert!(rig.view().director_message.starts_with("Not switched"));
+    assert_eq!(rig.kiosk.lexicon().id, "SMALL", "a refused switch changes nothing");
+    select(&mut rig, "OTHER");
+    assert!(rig.view().director_message.contains("Now judging with OTHER"), "{}", rig.view().director_message);
+    let saved = Config::load(&rig.dir.path().join("config.toml"));
+    assert_eq!(saved.config.active_lexicon, "OTHER", "written to the config");
+    assert!(saved.config.director_pin_hash.is_some(), "the rest of the config is kept");
+    rig.key(Key::Escape);
+    assert_eq!(rig.view().lexicon_id, "OTHER");
+    assert!(rig.challenge(&["xyzzy"]).0, "in effect at once");
+    let audit = rig.audit_text();
+    assert!(audit.contains("lexicon_switched"));
+    assert!(audit.contains("Switch refused"), "refused switches are director actions, recorded too");
+}
+
+#[test]
+fn out_of_service_when_the_lexicon_cannot_judge() {
+    for active in ["BROKEN", "WRONG", "MISSING"] {
+        let mut rig = Live::new(active);
+        assert_eq!(rig.screen(), &Screen::OutOfService, "{active}");
+        assert_eq!(rig.view().screen, ScreenKind::OutOfService);
+        rig.keys("1cat");
+        rig.key(Key::Tab);
+        rig.event(Event::JudgeButton);
+        assert_eq!(rig.screen(), &Screen::OutOfService, "{active}: no judging is possible");
+        assert!(rig.kiosk.lamps(false).service, "service lamp");
+        // The director can fix it from here.
+        open_pin(&mut rig);
+        enter_pin(&mut rig, PIN);
+        select_menu(&mut rig, "Use SMALL");
+        rig.key(Key::Enter);
+        rig.key(Key::Escape);
+        assert!(is_ready(rig.screen()), "{active}");
+        assert!(rig.challenge(&["cat"]).0);
+    }
+}
+
+#[test]
+fn with_no_licensed_lexicon_the_demo_judges_and_says_demo() {
+    let mut rig = Live::new("DEMO");
+    let v = rig.view();
+    assert!(v.demo && v.lexicon_id == "DEMO");
+    assert!(rig.challenge(&["zebra"]).0);
+    assert!(rig.view().demo, "the verdict screen says DEMO too");
+}
+
+#[test]
+fn a_typo_in_the_config_never_changes_who_judges() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_for(dir.path(), "OTHER");
+    config.audit_dir = dir.path().join("audit-configured");
+    let path = dir.path().join("config.toml");
+    config.save(&path).unwrap();
+    // A first run numbers a challenge in the configured folder.
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    let (_, first) = rig.challenge(&["xyzzy"]);
+    drop(rig);
+    // The director's typo.
+    let text = std::fs::read_to_string(&path).unwrap().replace("station_name", "station_nmae");
+    std::fs::write(&path, text).unwrap();
+    assert_eq!(Config::load(&path).source, ConfigSource::LastGood);
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    assert_eq!(rig.view().lexicon_id, "OTHER", "still the configured lexicon, not DEMO");
+    let (ok, second) = rig.challenge(&["xyzzy"]);
+    assert!(ok && second > first, "the audit chain continues: #{first} then #{second}");
+    assert!(audit_text(&config.audit_dir).contains("config_problem"));
+    rig.advance(600);
+    rig.keys("z");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert!(matches!(rig.screen(), Screen::Director(_)), "the old PIN opens the menu");
+    let lines = rig.view().director_lines.join("\n");
+    assert!(lines.contains("station_nmae") && lines.contains("line"), "the director sees which line: {lines}");
+
+    // With no last good copy, a broken config is out of service, saying why.
+    std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
+    let rig = Rig::with(start_station(&path), &config.timeouts);
+    assert_eq!(rig.screen(), &Screen::OutOfService);
+    assert!(rig.view().service_detail.contains("station_nmae"), "{}", rig.view().service_detail);
+}

@@ -1,0 +1,127 @@
+//! A kiosk flow driven by events and a fake clock, over any [`Station`]: the
+//! fake one for flow rules (no files), the live one for what must reach the
+//! audit log and the config.
+#![allow(dead_code)]
+
+use std::time::Duration;
+use wordjudge::config::Timeouts;
+use wordjudge::kiosk::fake::{FakeLexicon, FakeStation};
+use wordjudge::kiosk::flow::{Event, Key, Kiosk, Screen};
+use wordjudge::kiosk::station::Station;
+use wordjudge::kiosk::view::{view, StationInfo, ViewModel};
+
+pub const PIN: &str = "2468";
+
+pub struct Rig<S: Station> {
+    pub kiosk: Kiosk,
+    pub station: S,
+    pub now: Duration,
+}
+
+/// The fake station's lexicons: the same ids and words as the live tests'
+/// lists, with the statuses the lexicon code gives them.
+pub fn fake_station(active: &str) -> FakeStation {
+    FakeStation::new(
+        vec![
+            FakeLexicon::usable("DEMO", "cat dog zebra"),
+            FakeLexicon::unusable("BROKEN", "Corrupt"),
+            FakeLexicon::usable("OTHER", "xyzzy cat"),
+            FakeLexicon::usable("SMALL", "cat dog qi za zebra abandonment"),
+            FakeLexicon::unusable("WRONG", "Mismatch"),
+        ],
+        PIN,
+    )
+    .with_active(active)
+}
+
+impl Rig<FakeStation> {
+    pub fn fake(active: &str) -> Rig<FakeStation> {
+        Rig::with(fake_station(active), &Timeouts::default())
+    }
+}
+
+impl<S: Station> Rig<S> {
+    pub fn with(station: S, timeouts: &Timeouts) -> Rig<S> {
+        let kiosk = Kiosk::new(&station, timeouts);
+        Rig { kiosk, station, now: Duration::from_secs(1000) }
+    }
+    pub fn event(&mut self, event: Event) {
+        self.kiosk.handle(event, self.now, &mut self.station);
+    }
+    pub fn key(&mut self, key: Key) {
+        self.event(Event::Key(key));
+    }
+    pub fn keys(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(Key::Char(c));
+        }
+    }
+    pub fn advance(&mut self, ms: u64) {
+        self.now += Duration::from_millis(ms);
+        self.event(Event::Tick);
+    }
+    pub fn screen(&self) -> &Screen {
+        self.kiosk.screen()
+    }
+    pub fn view(&self) -> ViewModel {
+        let info = StationInfo {
+            station_name: self.station.station_name(),
+            counts: self.station.counts(),
+            warnings: self.station.warnings(),
+            facts: self.station.facts(),
+            lamps: self.kiosk.lamps(self.station.needs_service()),
+            show_lamps: false,
+        };
+        view(&self.kiosk, &info, self.now)
+    }
+    pub fn hint(&self) -> String {
+        self.view().hint
+    }
+    pub fn words(&self) -> Vec<String> {
+        match self.screen() {
+            Screen::Entry(e) => e.typed_words().iter().map(|w| w.to_string()).collect(),
+            other => panic!("not in Entry: {other:?}"),
+        }
+    }
+    pub fn verdict(&self) -> (bool, u64) {
+        match self.screen() {
+            Screen::Verdict(v) => {
+                (v.judged.verdict == wordjudge::judge::Verdict::Acceptable, v.judged.challenge_number)
+            }
+            other => panic!("not a verdict: {other:?}"),
+        }
+    }
+    /// Ready → count → words → TAB.
+    pub fn challenge(&mut self, words: &[&str]) -> (bool, u64) {
+        self.keys(&words.len().to_string());
+        self.keys(&words.join(" "));
+        self.key(Key::Tab);
+        self.verdict()
+    }
+}
+
+pub fn is_ready(screen: &Screen) -> bool {
+    matches!(screen, Screen::Ready { .. })
+}
+
+pub fn open_pin<S: Station>(rig: &mut Rig<S>) {
+    rig.key(Key::DirectorChord);
+    assert!(matches!(rig.screen(), Screen::Pin(_)), "{:?}", rig.screen());
+}
+
+/// Moves the director menu's selection to the first item whose text starts with `prefix`.
+pub fn select_menu<S: Station>(rig: &mut Rig<S>, prefix: &str) {
+    let target = rig.view().menu_items.iter().position(|i| i.starts_with(prefix)).expect(prefix);
+    for _ in 0..40 {
+        rig.key(Key::Up);
+    }
+    for _ in 0..target {
+        rig.key(Key::Down);
+    }
+    assert_eq!(rig.view().menu_selected as usize, target);
+}
+
+pub fn enter_pin<S: Station>(rig: &mut Rig<S>, pin: &str) {
+    rig.keys(pin);
+    rig.key(Key::Enter);
+}
