@@ -17,6 +17,18 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// Longest station name (it is on every screen and every record).
+pub const MAX_STATION_NAME: usize = 40;
+
+/// Whether `name` may name a station: 1 to [`MAX_STATION_NAME`] characters,
+/// not only spaces, no control characters.
+pub fn check_station_name(name: &str) -> Result<(), String> {
+    if name.trim().is_empty() || name.chars().count() > MAX_STATION_NAME || name.chars().any(char::is_control) {
+        return Err(format!("station_name must have 1 to {MAX_STATION_NAME} characters, not only spaces"));
+    }
+    Ok(())
+}
+
 /// Where the config is read when neither `--config` nor `WORDJUDGE_CONFIG` says.
 pub const DEFAULT_CONFIG_PATH: &str = "/var/lib/wordjudge/config.toml";
 /// Environment variable naming the config file.
@@ -61,6 +73,9 @@ pub struct Config {
     pub audit_dir: PathBuf,
     /// Whether the director menu offers "Quit" (desktop use only).
     pub allow_quit: bool,
+    /// The event profile in force (`crate::profile::BUILT_IN` ids, e.g.
+    /// `NASPA-CSW-5`); none: no challenge rule is shown under verdicts.
+    pub profile: Option<String>,
     pub timeouts: Timeouts,
     pub gpio: crate::gpio::GpioConfig,
 }
@@ -74,6 +89,7 @@ impl Default for Config {
             director_pin_hash: None,
             audit_dir: PathBuf::from("/var/lib/wordjudge/audit"),
             allow_quit: false,
+            profile: None,
             timeouts: Timeouts::default(),
             gpio: Default::default(),
         }
@@ -246,8 +262,12 @@ impl Config {
         if t.verdict_guard_seconds >= t.verdict_seconds {
             return Err("timeouts.verdict_guard_seconds must be shorter than timeouts.verdict_seconds".into());
         }
-        if self.station_name.trim().is_empty() || self.station_name.chars().count() > 40 {
-            return Err("station_name must have 1 to 40 characters".into());
+        check_station_name(&self.station_name)?;
+        if let Some(id) = &self.profile {
+            if crate::profile::find(id).is_none() {
+                let known: Vec<&str> = crate::profile::BUILT_IN.iter().map(|p| p.id).collect();
+                return Err(format!("profile {id:?} is not one of {}", known.join(", ")));
+            }
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //!
 //! 1. the core — [`word`], [`fingerprint`], [`digest`], [`lexicon`],
 //!    [`judge`] — and the station's records and devices — [`audit`], [`gpio`],
-//!    [`panel`], [`config`], [`pin`], [`atomic_file`], [`shutdown`]: nothing
+//!    [`panel`], [`profile`], [`config`], [`pin`], [`atomic_file`], [`shutdown`]: nothing
 //!    of screens, flows or command lines;
 //! 2. [`kiosk`]: the player-facing flow as a plain state machine, its typed
 //!    port to the world, and the one mapping from state to words;
@@ -25,6 +25,7 @@ pub mod kiosk;
 pub mod lexicon;
 pub mod panel;
 pub mod pin;
+pub mod profile;
 pub mod shutdown;
 pub mod ui;
 pub mod word;

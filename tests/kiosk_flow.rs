@@ -472,3 +472,157 @@ fn lamps_follow_verdicts_and_the_button_goes_through_the_debouncer() {
     fn assert_send<T: Send + ?Sized>() {}
     assert_send::<dyn Hardware>();
 }
+
+/// Opens the director menu and moves to the item starting with `prefix`.
+fn director_at(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>, prefix: &str) {
+    if !matches!(rig.screen(), Screen::Director(_)) {
+        open_pin(rig);
+        enter_pin(rig, PIN);
+    }
+    select_menu(rig, prefix);
+}
+
+#[test]
+fn the_director_changes_the_pin_with_the_old_one_and_the_new_one_twice() {
+    let mut rig = Rig::fake("SMALL");
+    director_at(&mut rig, "Change the director PIN");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().screen, ScreenKind::Edit);
+    assert_eq!(rig.view().edit_prompt, "type the current PIN");
+    enter_pin(&mut rig, "9999");
+    enter_pin(&mut rig, "13579");
+    enter_pin(&mut rig, "13579");
+    assert_eq!(rig.view().edit_message, "Not changed: the old PIN is wrong");
+    assert_eq!(rig.view().edit_prompt, "type the current PIN", "starts again from the old PIN");
+    enter_pin(&mut rig, PIN);
+    rig.keys("12a");
+    assert_eq!(rig.view().edit_message, "A PIN is digits only.");
+    assert_eq!(rig.view().edit_value, "●●", "the PIN is never shown");
+    rig.key(Key::Backspace);
+    rig.key(Key::Backspace);
+    enter_pin(&mut rig, "13579");
+    enter_pin(&mut rig, "13570");
+    assert_eq!(rig.view().edit_message, "The two new PINs differ. Type the new PIN again.");
+    enter_pin(&mut rig, "13579");
+    enter_pin(&mut rig, "13579");
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    assert_eq!(rig.view().director_message, "The director PIN is changed.");
+    assert!(rig.station.records.contains(&FakeRecord::PinChanged));
+    rig.key(Key::Escape);
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert!(matches!(rig.screen(), Screen::Pin(_)), "the old PIN no longer opens the menu");
+    enter_pin(&mut rig, "13579");
+    assert!(matches!(rig.screen(), Screen::Director(_)), "the new one does");
+}
+
+#[test]
+fn the_director_renames_the_station_and_escape_changes_nothing() {
+    let mut rig = Rig::fake("SMALL");
+    director_at(&mut rig, "Rename the station");
+    let at = rig.view().menu_selected;
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().edit_value, "Table 3", "starts from the current name");
+    rig.keys("X");
+    rig.key(Key::Escape);
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    assert_eq!(rig.view().menu_selected, at, "back where the director was");
+    assert_eq!(rig.station.station_name, "Table 3", "ESC changes nothing");
+    rig.key(Key::Enter);
+    for _ in 0.."Table 3".len() {
+        rig.key(Key::Backspace);
+    }
+    rig.key(Key::Enter);
+    assert!(rig.view().edit_message.starts_with("Not changed: station_name must have"), "{}", rig.view().edit_message);
+    rig.keys("Hall B, table 7");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().director_message, "The station name is saved.");
+    assert_eq!(rig.view().station_name, "Hall B, table 7", "shown on every screen");
+}
+
+#[test]
+fn the_director_sets_the_clock_on_the_appliance_only() {
+    let mut station = fake_station("SMALL");
+    station.appliance = true;
+    let mut rig = Rig::with(station, &Timeouts::default());
+    director_at(&mut rig, "Set the date and time");
+    rig.key(Key::Enter);
+    rig.keys("2026-13-40 25:00");
+    rig.key(Key::Enter);
+    assert!(rig.view().edit_message.contains("is not a date and time"), "{}", rig.view().edit_message);
+    rig.keys("2026-11-23 14:05x");
+    assert_eq!(rig.view().edit_message, "Digits, - : and a space only.");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().director_message, "The clock is set.");
+    assert!(rig.station.records.contains(&FakeRecord::ClockSet { to: "2026-11-23T14:05:00".into() }));
+
+    let mut rig = Rig::fake("SMALL");
+    director_at(&mut rig, "Set the date and time");
+    rig.key(Key::Enter);
+    rig.keys("2026-11-23 14:05");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().edit_message, "Not changed: only the appliance sets the system clock");
+}
+
+fn profile_rig(profile: &str) -> Rig<wordjudge::kiosk::fake::FakeStation> {
+    let mut station = fake_station("SMALL");
+    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("CSW24", "cat dog qi za zebra xu"));
+    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("NWL2023", "cat dog qi za zebra ok"));
+    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("NWL2020", "cat dog qi za zebra"));
+    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("OSPD4+MW11", "cat dog zebra abandonment"));
+    station.profiles = wordjudge::profile::BUILT_IN.iter().collect();
+    let mut rig = Rig::with(station, &Timeouts::default());
+    let name = wordjudge::profile::find(profile).unwrap().name;
+    director_at(&mut rig, &format!("Profile: {name}"));
+    rig.key(Key::Enter);
+    assert!(rig.view().director_message.starts_with(&format!("Profile {name}: now judging with")), "{}", rig.view().director_message);
+    rig.key(Key::Escape);
+    rig
+}
+
+#[test]
+fn profiles_switch_the_lexicon_and_word_each_rules_consequence() {
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("NASPA-NWL", &["cat", "ok"], "The play stands: the challenger loses the turn."),
+        ("NASPA-NWL", &["cat", "xu"], "The play comes off the board."),
+        ("NASPA-CSW-5", &["cat", "xu"], "The play stands: +10 to the player: 2 words × 5"),
+        ("NASPA-CSW-10", &["xu"], "The play stands: +10 to the player: 1 word × 10"),
+        ("WESPA-CSW", &["cat", "dog", "xu"], "The play stands: +15 to the player: 3 words × 5"),
+        ("WESPA-CSW", &["cat", "ok"], "The play comes off the board."),
+        ("SCHOOL", &["abandonment"], "The play stands: the challenging team loses its turn."),
+        ("SCHOOL", &["za"], "The play comes off the board."),
+    ];
+    for (profile, words, line) in cases {
+        let mut rig = profile_rig(profile);
+        let lexicon = wordjudge::profile::find(profile).unwrap().lexicon;
+        assert_eq!(rig.view().lexicon_id, lexicon, "{profile}");
+        rig.challenge(words);
+        assert_eq!(rig.view().verdict_consequence, *line, "{profile} {words:?}");
+        assert!(rig.station.records.contains(&FakeRecord::ProfileSwitched { to: profile.to_string() }));
+    }
+    let mut rig = Rig::fake("SMALL");
+    rig.challenge(&["cat"]);
+    assert_eq!(rig.view().verdict_consequence, "", "no profile, no rule shown");
+}
+
+#[test]
+fn the_second_opinion_gives_one_verdict_and_never_the_word() {
+    let mut rig = profile_rig("NASPA-NWL-CHANGEOVER");
+    let (ok, _) = rig.challenge(&["zebra", "ok", "cat"]);
+    assert!(ok, "NWL2023 has OK");
+    let v = rig.view();
+    assert_eq!(v.verdict_second, "NWL2020 would say: UNACCEPTABLE");
+    let shown = format!("{v:?}");
+    assert_eq!(shown.matches("OK").count(), 1, "OK appears only among the words judged: {shown}");
+    assert!(v.verdict_words.contains("OK"));
+    rig.advance(600);
+    rig.keys("z");
+    rig.challenge(&["cat"]);
+    assert_eq!(rig.view().verdict_second, "NWL2020 would say: ACCEPTABLE");
+    // A second lexicon that cannot judge says so rather than guessing.
+    rig.station.lexicons.retain(|l| l.id != "NWL2020");
+    rig.advance(600);
+    rig.keys("z");
+    rig.challenge(&["cat"]);
+    assert!(rig.view().verdict_second.starts_with("NWL2020 cannot judge here"), "{}", rig.view().verdict_second);
+}

@@ -266,3 +266,25 @@ fn a_typo_in_the_config_never_changes_who_judges() {
     assert_eq!(rig.screen(), &Screen::OutOfService);
     assert!(rig.view().service_detail.contains("station_nmae"), "{}", rig.view().service_detail);
 }
+
+#[test]
+fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
+    use wordjudge::kiosk::station::Station;
+    let mut rig = Live::new("SMALL");
+    let path = rig.dir.path().join("config.toml");
+    assert!(rig.station.switch_profile("DEMO").is_ok());
+    assert!(rig.station.change_pin(PIN, "97531").is_ok());
+    assert!(rig.station.change_pin(PIN, "11111").is_err(), "the old PIN is no longer the PIN");
+    assert!(rig.station.set_station_name("Hall B").is_ok());
+    assert!(rig.station.switch_profile("NASPA-CSW-5").is_err(), "CSW24 is not installed here: refused");
+    let saved = Config::load(&path);
+    assert_eq!(saved.config.profile.as_deref(), Some("DEMO"), "the refused switch changed nothing");
+    assert_eq!(saved.config.active_lexicon, "DEMO");
+    assert_eq!(saved.config.station_name, "Hall B");
+    assert!(wordjudge::pin::verify_pin("97531", saved.config.director_pin_hash.as_deref().unwrap()));
+    assert!(rig.station.set_clock("2026-11-23 14:05").is_err(), "a desktop never sets the system clock");
+    // After a restart, the same.
+    let rig = Rig::with(start_station(&path), &saved.config.timeouts);
+    assert_eq!(rig.view().station_name, "Hall B");
+    assert_eq!(rig.view().lexicon_id, "DEMO");
+}

@@ -13,9 +13,10 @@ use crate::audit::{AdjudicationInput, AuditEvent, AuditLog, LexiconIdentity};
 use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::judge::{judge, Challenge};
 use crate::kiosk::station::{
-    AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SwitchError,
-    SystemAction, SystemError, Warning,
+    parse_clock, AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, ProfileChoice,
+    SecondOpinion, SettingsError, Station, SwitchError, SystemAction, SystemError, Warning,
 };
+use crate::profile::Profile;
 use crate::lexicon::catalog::Catalog;
 use crate::lexicon::{Lexicon, LexiconError, Verification};
 use crate::panel::Trigger;
@@ -57,6 +58,11 @@ pub struct LiveStation {
     gpio_description: String,
     appliance: bool,
     judging_fault: Option<String>,
+    /// The event profile in force, if the config names one.
+    profile: Option<&'static Profile>,
+    /// The profile's second-opinion lexicon: opened and verified like the
+    /// active one, or why it cannot judge.
+    second: Option<(String, Result<Box<Lexicon>, String>)>,
 }
 
 /// Opens `id` with full verification: every word is read back and the
@@ -83,6 +89,8 @@ impl LiveStation {
             gpio_description,
             appliance,
             judging_fault: None,
+            profile: None,
+            second: None,
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
         if let Some(problem) = &station.config_problem {
@@ -104,7 +112,35 @@ impl LiveStation {
             let id = station.config.active_lexicon.clone();
             station.activate(&id)
         };
+        station.profile = station.config.profile.as_deref().and_then(crate::profile::find);
+        station.second = station.open_second(station.profile);
         station
+    }
+
+    /// Opens a profile's second-opinion lexicon, verified like any other.
+    fn open_second(&self, profile: Option<&'static Profile>) -> Option<(String, Result<Box<Lexicon>, String>)> {
+        let id = profile?.second_opinion?;
+        let opened = open_active(&self.catalog, id)
+            .map_err(|e| e.to_string())
+            .and_then(|l| l.check_usable().map(|()| Box::new(l)).map_err(|e| e.to_string()));
+        Some((id.to_string(), opened))
+    }
+
+    /// Saves a changed config (atomically, with its last good copy); on
+    /// failure nothing changed.
+    fn save_config(&mut self, change: impl FnOnce(&mut Config)) -> Result<(), String> {
+        if self.config_source == ConfigSource::Unusable {
+            return Err("no config is in force (fix the file first)".into());
+        }
+        let mut new_config = self.config.clone();
+        change(&mut new_config);
+        new_config
+            .save(&self.config_path)
+            .map_err(|e| format!("cannot save the config {}: {e}", self.config_path.display()))?;
+        self.config = new_config;
+        self.config_problem = None;
+        self.config_source = ConfigSource::File;
+        Ok(())
     }
 
     fn record(&mut self, event: AuditEvent) {
@@ -188,6 +224,15 @@ impl Station for LiveStation {
             Ok(Err(e)) => return Err(AdjudicateError::BadChallenge(e.to_string())),
             Err(payload) => return Err(self.fault(panic_text(payload.as_ref()))),
         };
+        // The second opinion is one verdict for the whole play, or none when
+        // that lexicon cannot judge; a fault there never costs the main verdict.
+        let second_opinion = self.second.as_ref().map(|(id, opened)| SecondOpinion {
+            lexicon: id.clone(),
+            verdict: opened.as_ref().ok().and_then(|second| {
+                catch_unwind(AssertUnwindSafe(|| judge(second, &challenge))).ok()?.ok().map(|a| a.verdict())
+            }),
+        });
+        let rule = self.profile.map(|p| p.rule);
         let Some(audit) = &mut self.audit else {
             return Err(AdjudicateError::NoUsableLexicon);
         };
@@ -196,7 +241,7 @@ impl Station for LiveStation {
         let challenge_number =
             audit.record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger });
         let time = jiff::Zoned::now().strftime("%H:%M:%S").to_string();
-        Ok(Judged { verdict: adjudication.verdict(), challenge_number, slip_code: String::new(), time })
+        Ok(Judged { verdict: adjudication.verdict(), challenge_number, slip_code: String::new(), time, rule, second_opinion })
     }
 
     fn check_pin(&mut self, pin: &str) -> PinCheck {
@@ -251,6 +296,57 @@ impl Station for LiveStation {
         result
     }
 
+    fn profile_choices(&mut self) -> Vec<ProfileChoice> {
+        crate::profile::BUILT_IN
+            .iter()
+            .map(|p| ProfileChoice {
+                id: p.id.into(),
+                name: p.name.into(),
+                active: self.profile.is_some_and(|a| a.id == p.id),
+            })
+            .collect()
+    }
+
+    fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {
+        let Some(profile) = crate::profile::find(id) else {
+            return Err(SwitchError::Unusable { id: id.into(), status: "Unknown".into(), problem: "no such profile".into() });
+        };
+        self.switch_lexicon(profile.lexicon)?;
+        self.save_config(|c| c.profile = Some(profile.id.to_string()))
+            .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
+        self.profile = Some(profile);
+        self.second = self.open_second(Some(profile));
+        Ok(())
+    }
+
+    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError> {
+        if self.check_pin(old) != PinCheck::Accepted {
+            return Err(SettingsError::WrongPin);
+        }
+        let hash = crate::pin::hash_pin(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(SettingsError::Failed)
+    }
+
+    fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError> {
+        crate::config::check_station_name(name).map_err(SettingsError::Invalid)?;
+        self.save_config(|c| c.station_name = name.to_string()).map_err(SettingsError::Failed)
+    }
+
+    fn set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
+        let when = parse_clock(local)?;
+        if !self.appliance {
+            return Err(SettingsError::NotAppliance);
+        }
+        // systemd-timedated sets the clock (and the RTC, where there is one)
+        // on the kiosk's behalf; polkit allows exactly this to user wordjudge.
+        let text = when.strftime("%Y-%m-%d %H:%M:%S").to_string();
+        match std::process::Command::new("timedatectl").args(["set-time", &text]).status() {
+            Ok(status) if status.success() => Ok(()),
+            Ok(status) => Err(SettingsError::Failed(format!("timedatectl set-time failed ({status})"))),
+            Err(e) => Err(SettingsError::Failed(format!("cannot run timedatectl: {e}"))),
+        }
+    }
+
     fn counts(&self) -> Counts {
         match &self.audit {
             Some(audit) => Counts { since_boot: audit.adjudications_since_start(), today: audit.adjudications_today() },
@@ -292,7 +388,11 @@ impl Station for LiveStation {
     }
 
     fn facts(&self) -> Vec<(String, String)> {
-        vec![("Judge button and lamps".into(), self.gpio_description.clone())]
+        let profile = match self.profile {
+            Some(p) => format!("{} — {}", p.name, p.rule.name()),
+            None => "none (no challenge rule shown under verdicts)".into(),
+        };
+        vec![("Profile".into(), profile), ("Judge button and lamps".into(), self.gpio_description.clone())]
     }
 
     fn shut_down(&mut self) {
@@ -326,24 +426,13 @@ impl LiveStation {
     fn try_switch(&mut self, id: &str) -> Result<(), SwitchError> {
         // From the last good copy a switch saves a whole good config again
         // (which repairs the broken file); with no config in force at all,
-        // nothing may be saved.
-        if self.config_source == ConfigSource::Unusable {
-            let why = self.config_problem.as_ref().map_or_else(|| "no config is in force".to_string(), ToString::to_string);
-            return Err(SwitchError::ConfigNotWritable(format!("{why} (fix the file first)")));
-        }
+        // nothing may be saved (`save_config` refuses).
         let unusable = |status: String, problem: String| SwitchError::Unusable { id: id.to_string(), status, problem };
         let lexicon = open_active(&self.catalog, id).map_err(|e| unusable(e.status().to_string(), e.to_string()))?;
         lexicon.check_usable().map_err(|e| unusable(e.status.to_string(), e.to_string()))?;
-        let mut new_config = self.config.clone();
-        new_config.active_lexicon = id.to_string();
-        new_config.save(&self.config_path).map_err(|e| SwitchError::ConfigNotSaved {
-            path: self.config_path.display().to_string(),
-            error: e.to_string(),
-        })?;
         let from = self.lexicon().id;
-        self.config = new_config;
-        self.config_problem = None;
-        self.config_source = ConfigSource::File;
+        self.save_config(|c| c.active_lexicon = id.to_string())
+            .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
         self.judging_fault = None;
         let ident = LexiconIdentity::of(&lexicon);
         self.record(AuditEvent::LexiconSwitched { from, to: id.to_string() });

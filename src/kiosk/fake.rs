@@ -8,11 +8,12 @@
 //! `app::live::LiveStation`; a few tests still run against it.
 
 use super::station::{
-    AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SwitchError,
-    SystemAction, SystemError, Warning,
+    parse_clock, AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, ProfileChoice,
+    SecondOpinion, SettingsError, Station, SwitchError, SystemAction, SystemError, Warning,
 };
 use crate::judge::Verdict;
 use crate::panel::Trigger;
+use crate::profile::Profile;
 use std::collections::BTreeSet;
 
 /// One lexicon the fake station knows.
@@ -48,6 +49,10 @@ pub enum FakeRecord {
     Switched { to: String },
     SwitchRefused { to: String },
     System(SystemAction),
+    ProfileSwitched { to: String },
+    PinChanged,
+    StationRenamed { to: String },
+    ClockSet { to: String },
 }
 
 /// The fake station.
@@ -64,6 +69,9 @@ pub struct FakeStation {
     pub records: Vec<FakeRecord>,
     /// The next adjudication fails with this (then it is cleared).
     pub fail_next: Option<AdjudicateError>,
+    /// The profiles offered, and the active one.
+    pub profiles: Vec<&'static Profile>,
+    pub profile: Option<&'static Profile>,
     next_number: u64,
 }
 
@@ -80,6 +88,8 @@ impl FakeStation {
             warnings: Vec::new(),
             records: Vec::new(),
             fail_next: None,
+            profiles: Vec::new(),
+            profile: None,
             next_number: 1,
         }
     }
@@ -100,6 +110,15 @@ impl FakeStation {
     }
 }
 
+/// One verdict for the whole play from a fake lexicon.
+fn judge_with(lexicon: &FakeLexicon, words: &[String]) -> Verdict {
+    if words.iter().all(|w| lexicon.words.contains(w)) {
+        Verdict::Acceptable
+    } else {
+        Verdict::Unacceptable
+    }
+}
+
 impl Station for FakeStation {
     fn lexicon(&self) -> LexiconView {
         match self.active_lexicon() {
@@ -113,12 +132,22 @@ impl Station for FakeStation {
             return Err(error);
         }
         let lexicon = self.active_lexicon().filter(|l| l.usable).ok_or(AdjudicateError::NoUsableLexicon)?;
-        let all = words.iter().all(|w| lexicon.words.contains(w));
-        let verdict = if all { Verdict::Acceptable } else { Verdict::Unacceptable };
+        let verdict = judge_with(lexicon, words);
+        let second_opinion = self.profile.and_then(|p| p.second_opinion).map(|id| SecondOpinion {
+            lexicon: id.to_string(),
+            verdict: self.lexicons.iter().find(|l| l.id == id && l.usable).map(|l| judge_with(l, words)),
+        });
         let number = self.next_number;
         self.next_number += 1;
         self.records.push(FakeRecord::Adjudicated { number, words: words.to_vec(), verdict, trigger });
-        Ok(Judged { verdict, challenge_number: number, slip_code: format!("FAKE{number:02}"), time: "12:00:00".into() })
+        Ok(Judged {
+            verdict,
+            challenge_number: number,
+            slip_code: format!("FAKE{number:02}"),
+            time: "12:00:00".into(),
+            rule: self.profile.map(|p| p.rule),
+            second_opinion,
+        })
     }
 
     fn check_pin(&mut self, pin: &str) -> PinCheck {
@@ -158,6 +187,54 @@ impl Station for FakeStation {
                 Err(SwitchError::Unusable { id: id.into(), status, problem: "it may not judge".into() })
             }
         }
+    }
+
+    fn profile_choices(&mut self) -> Vec<ProfileChoice> {
+        self.profiles
+            .iter()
+            .map(|p| ProfileChoice {
+                id: p.id.into(),
+                name: p.name.into(),
+                active: self.profile.is_some_and(|a| a.id == p.id),
+            })
+            .collect()
+    }
+
+    fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {
+        let profile = self.profiles.iter().copied().find(|p| p.id == id);
+        let Some(profile) = profile else {
+            return Err(SwitchError::Unusable { id: id.into(), status: "Unknown".into(), problem: "no such profile".into() });
+        };
+        self.switch_lexicon(profile.lexicon)?;
+        self.profile = Some(profile);
+        self.records.push(FakeRecord::ProfileSwitched { to: id.into() });
+        Ok(())
+    }
+
+    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError> {
+        if self.pin.as_deref() != Some(old) {
+            return Err(SettingsError::WrongPin);
+        }
+        crate::pin::check_pin_format(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        self.pin = Some(new.into());
+        self.records.push(FakeRecord::PinChanged);
+        Ok(())
+    }
+
+    fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError> {
+        crate::config::check_station_name(name).map_err(SettingsError::Invalid)?;
+        self.station_name = name.into();
+        self.records.push(FakeRecord::StationRenamed { to: name.into() });
+        Ok(())
+    }
+
+    fn set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
+        let when = parse_clock(local)?;
+        if !self.appliance {
+            return Err(SettingsError::NotAppliance);
+        }
+        self.records.push(FakeRecord::ClockSet { to: when.to_string() });
+        Ok(())
     }
 
     fn counts(&self) -> Counts {

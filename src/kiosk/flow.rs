@@ -9,8 +9,8 @@
 //! tests drive it with a fake clock and [`super::fake::FakeStation`].
 
 use super::station::{
-    AdjudicateError, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SwitchError, SystemAction,
-    SystemError,
+    AdjudicateError, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, ProfileChoice, Setting,
+    SettingsError, Station, SwitchError, SystemAction, SystemError,
 };
 use crate::config::Timeouts;
 use crate::judge::{Verdict, MAX_WORDS};
@@ -100,6 +100,8 @@ pub enum PinMessage {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MenuMessage {
     Switched { id: String, status: String },
+    ProfileSwitched { name: String, lexicon: String, status: String },
+    Saved(Setting),
     SwitchRefused(SwitchError),
     ConfirmAgain,
     Done,
@@ -152,6 +154,10 @@ pub struct PinPrompt {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MenuItem {
     UseLexicon(LexiconChoice),
+    UseProfile(ProfileChoice),
+    ChangePin,
+    SetStationName,
+    SetClock,
     Reboot,
     PowerOff,
     Quit,
@@ -178,6 +184,66 @@ pub enum Screen {
     OutOfService,
     Pin(PinPrompt),
     Director(DirectorMenu),
+    /// A station setting being typed (from the director menu).
+    Edit(EditPrompt),
+}
+
+/// Which setting an [`EditPrompt`] changes, and how far it has got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditField {
+    /// The director PIN: the old one, the new one, the new one again.
+    Pin { step: PinStep, old: String, new: String },
+    StationName,
+    /// The local date and time, `YYYY-MM-DD HH:MM`.
+    Clock,
+}
+
+/// The steps of a PIN change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinStep {
+    Old,
+    New,
+    Again,
+}
+
+/// What an edit prompt says about the last key or ENTER.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditMessage {
+    /// The two new PINs differ; start the new PIN again.
+    PinsDiffer,
+    /// That key does not belong in this field.
+    KeyNotAllowed,
+    /// The station refused the value (old PIN wrong, bad date…).
+    Refused(SettingsError),
+}
+
+/// A setting being typed. The director menu is kept to return to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditPrompt {
+    pub field: EditField,
+    pub typed: String,
+    pub message: Option<EditMessage>,
+    /// The menu item to keep selected on return.
+    menu_selected: usize,
+    last_key: Duration,
+}
+
+impl EditPrompt {
+    /// Most characters the field takes.
+    pub fn max_len(&self) -> usize {
+        match self.field {
+            EditField::Pin { .. } => PIN_MAX_LEN,
+            EditField::StationName => crate::config::MAX_STATION_NAME,
+            EditField::Clock => "YYYY-MM-DD HH:MM".len(),
+        }
+    }
+    fn accepts(&self, c: char) -> bool {
+        match self.field {
+            EditField::Pin { .. } => c.is_ascii_digit(),
+            EditField::StationName => !c.is_control() && c != '\u{7f}',
+            EditField::Clock => c.is_ascii_digit() || matches!(c, '-' | ':' | ' '),
+        }
+    }
 }
 
 /// The kiosk's state.
@@ -277,6 +343,7 @@ impl Kiosk {
             Screen::Verdict(v) => now >= v.shown_at + self.verdict_time,
             Screen::Pin(p) => now >= p.last_key + self.director_idle,
             Screen::Director(d) => now >= d.last_key + self.director_idle,
+            Screen::Edit(e) => now >= e.last_key + self.director_idle,
             Screen::Ready { .. } | Screen::OutOfService => false,
         };
         if expired {
@@ -313,6 +380,7 @@ impl Kiosk {
             }
             Screen::Pin(_) => self.pin_key(key, now, station),
             Screen::Director(_) => self.director_key(key, now, station),
+            Screen::Edit(_) => self.edit_key(key, now, station),
         }
     }
 
@@ -430,6 +498,8 @@ impl Kiosk {
     /// opening the active lexicon is selected.
     fn open_director(&mut self, now: Duration, station: &mut dyn Station, message: Option<MenuMessage>, keep: Option<usize>) {
         let mut items: Vec<MenuItem> = station.lexicon_choices().into_iter().map(MenuItem::UseLexicon).collect();
+        items.extend(station.profile_choices().into_iter().map(MenuItem::UseProfile));
+        items.extend([MenuItem::ChangePin, MenuItem::SetStationName, MenuItem::SetClock]);
         // Reboot and power-off only on the appliance: a desktop kiosk must
         // never switch off the machine it runs on.
         if station.appliance() {
@@ -472,6 +542,39 @@ impl Kiosk {
                     station.director_event(DirectorEvent::Left);
                     self.go_home();
                 }
+                MenuItem::UseProfile(choice) => {
+                    let keep = menu.selected;
+                    let message = match station.switch_profile(&choice.id) {
+                        Ok(()) => {
+                            self.lexicon = station.lexicon();
+                            MenuMessage::ProfileSwitched {
+                                name: choice.name.clone(),
+                                lexicon: self.lexicon.id.clone(),
+                                status: self.lexicon.status.clone(),
+                            }
+                        }
+                        Err(reason) => MenuMessage::SwitchRefused(reason),
+                    };
+                    self.open_director(now, station, Some(message), Some(keep));
+                }
+                field @ (MenuItem::ChangePin | MenuItem::SetStationName | MenuItem::SetClock) => {
+                    let field = match field {
+                        MenuItem::ChangePin => EditField::Pin { step: PinStep::Old, old: String::new(), new: String::new() },
+                        MenuItem::SetStationName => EditField::StationName,
+                        _ => EditField::Clock,
+                    };
+                    let typed = match field {
+                        EditField::StationName => station.station_name(),
+                        _ => String::new(),
+                    };
+                    self.screen = Screen::Edit(EditPrompt {
+                        field,
+                        typed,
+                        message: None,
+                        menu_selected: menu.selected,
+                        last_key: now,
+                    });
+                }
                 MenuItem::UseLexicon(choice) => {
                     let keep = menu.selected;
                     let message = match station.switch_lexicon(&choice.id) {
@@ -502,6 +605,68 @@ impl Kiosk {
                     }
                 }
             },
+            _ => {}
+        }
+    }
+
+    fn edit_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
+        let Screen::Edit(edit) = &mut self.screen else { return };
+        edit.last_key = now;
+        match key {
+            Key::Escape => {
+                let keep = edit.menu_selected;
+                self.open_director(now, station, None, Some(keep));
+            }
+            Key::Backspace => {
+                edit.typed.pop();
+                edit.message = None;
+            }
+            Key::Char(c) if edit.accepts(c) => {
+                if edit.typed.chars().count() < edit.max_len() {
+                    edit.typed.push(c);
+                }
+                edit.message = None;
+            }
+            Key::Char(_) => edit.message = Some(EditMessage::KeyNotAllowed),
+            Key::Enter => {
+                let typed = std::mem::take(&mut edit.typed);
+                let keep = edit.menu_selected;
+                let result = match &mut edit.field {
+                    EditField::Pin { step: step @ PinStep::Old, old, .. } => {
+                        *old = typed;
+                        *step = PinStep::New;
+                        return;
+                    }
+                    EditField::Pin { step: step @ PinStep::New, new, .. } => {
+                        *new = typed;
+                        *step = PinStep::Again;
+                        return;
+                    }
+                    EditField::Pin { step, old, new } => {
+                        if typed != *new {
+                            *step = PinStep::New;
+                            new.clear();
+                            edit.message = Some(EditMessage::PinsDiffer);
+                            return;
+                        }
+                        station.change_pin(old, new).map(|()| Setting::Pin)
+                    }
+                    EditField::StationName => station.set_station_name(typed.trim()).map(|()| Setting::StationName),
+                    EditField::Clock => station.set_clock(typed.trim()).map(|()| Setting::Clock),
+                };
+                match result {
+                    Ok(setting) => self.open_director(now, station, Some(MenuMessage::Saved(setting)), Some(keep)),
+                    Err(error) => {
+                        // A wrong old PIN starts the change again from the old PIN.
+                        if let EditField::Pin { step, old, new } = &mut edit.field {
+                            *step = PinStep::Old;
+                            old.clear();
+                            new.clear();
+                        }
+                        edit.message = Some(EditMessage::Refused(error));
+                    }
+                }
+            }
             _ => {}
         }
     }

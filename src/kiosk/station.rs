@@ -10,6 +10,7 @@
 use crate::config::ConfigProblem;
 use crate::judge::Verdict;
 use crate::panel::Trigger;
+use crate::profile::ChallengeRule;
 use std::fmt;
 
 /// What the screens show about the active lexicon.
@@ -36,7 +37,64 @@ pub struct Judged {
     pub slip_code: String,
     /// Local time of the adjudication, as shown (`14:03:27`).
     pub time: String,
+    /// The event's challenge rule, when a profile is active: the view words
+    /// its consequence under the verdict.
+    pub rule: Option<ChallengeRule>,
+    /// The second-opinion lexicon's single verdict, when the profile has one.
+    pub second_opinion: Option<SecondOpinion>,
 }
+
+/// What a second lexicon says of the whole play: one verdict, never which word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecondOpinion {
+    pub lexicon: String,
+    /// `None` when the second lexicon cannot judge (not installed, failed
+    /// verification): the screen says so instead of guessing.
+    pub verdict: Option<Verdict>,
+}
+
+/// An event profile the director may switch to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileChoice {
+    pub id: String,
+    pub name: String,
+    /// Whether it is the active profile.
+    pub active: bool,
+}
+
+/// A station setting the director changes from the menu.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    Pin,
+    StationName,
+    Clock,
+}
+
+/// Why a setting was not changed. Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsError {
+    /// The old PIN is not the director PIN.
+    WrongPin,
+    /// The value is not acceptable (PIN format, empty name, bad date).
+    Invalid(String),
+    /// Only the appliance sets the system clock.
+    NotAppliance,
+    /// The config could not be saved, or the system refused.
+    Failed(String),
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingsError::WrongPin => f.write_str("the old PIN is wrong"),
+            SettingsError::Invalid(why) => f.write_str(why),
+            SettingsError::NotAppliance => f.write_str("only the appliance sets the system clock"),
+            SettingsError::Failed(why) => write!(f, "{why}; nothing changed"),
+        }
+    }
+}
+
+impl std::error::Error for SettingsError {}
 
 /// A lexicon the director may switch to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -176,6 +234,19 @@ impl fmt::Display for SystemError {
 
 impl std::error::Error for SystemError {}
 
+/// Reads a local date and time typed as `YYYY-MM-DD HH:MM`, refusing what
+/// is not a real moment (a station's clock is evidence in every record).
+pub fn parse_clock(text: &str) -> Result<jiff::civil::DateTime, SettingsError> {
+    let invalid = || SettingsError::Invalid(format!("{text:?} is not a date and time like 2026-11-23 14:05"));
+    let (date, time) = text.trim().split_once(' ').ok_or_else(invalid)?;
+    let date: jiff::civil::Date = date.parse().map_err(|_| invalid())?;
+    let time: jiff::civil::Time = format!("{time}:00").parse().map_err(|_| invalid())?;
+    if !(2024..=2099).contains(&date.year()) {
+        return Err(SettingsError::Invalid(format!("the year {} is not plausible", date.year())));
+    }
+    Ok(date.to_datetime(time))
+}
+
 /// The world, as the kiosk flow sees it.
 pub trait Station {
     /// The active lexicon.
@@ -192,6 +263,17 @@ pub trait Station {
     /// Verifies and activates a lexicon, and saves the choice in the config.
     /// On `Err` nothing changed (and the refusal is recorded).
     fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError>;
+    /// The event profiles, for the director menu.
+    fn profile_choices(&mut self) -> Vec<ProfileChoice>;
+    /// Activates a profile (its lexicon verified first) and saves it in the
+    /// config. On `Err` nothing changed (and the refusal is recorded).
+    fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError>;
+    /// Changes the director PIN after checking the old one.
+    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError>;
+    /// Renames the station.
+    fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError>;
+    /// Sets the local date and time from `YYYY-MM-DD HH:MM`.
+    fn set_clock(&mut self, local: &str) -> Result<(), SettingsError>;
     /// Challenges judged since boot and today.
     fn counts(&self) -> Counts;
     /// What the director should see.

@@ -7,8 +7,11 @@
 //! facts; the UI copies a [`ViewModel`] into the window as one value and
 //! decides nothing. Tests read it without any display.
 
-use super::flow::{EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, ReadyHint, Screen};
-use super::station::{Counts, Warning};
+use super::flow::{
+    EditField, EditMessage, EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, PinStep, ReadyHint, Screen,
+};
+use super::station::{Counts, Judged, Setting, Warning};
+use crate::profile::ChallengeRule;
 use crate::config::ConfigProblem;
 use crate::judge::{Verdict, MAX_WORDS};
 use crate::panel::Lamps;
@@ -25,6 +28,7 @@ pub enum ScreenKind {
     OutOfService,
     Pin,
     Director,
+    Edit,
 }
 
 /// Station facts the screens show besides the flow's state.
@@ -75,6 +79,10 @@ pub struct ViewModel {
     pub verdict_details: String,
     /// Verdict: the challenge number and slip code, large enough to copy.
     pub verdict_slip: String,
+    /// Verdict: what the event's rule makes of it ("the challenger loses the turn").
+    pub verdict_consequence: String,
+    /// Verdict: the second-opinion lexicon's single verdict, smaller.
+    pub verdict_second: String,
     pub service_title: String,
     pub service_call: String,
     pub service_detail: String,
@@ -84,6 +92,12 @@ pub struct ViewModel {
     pub pin_prompt: String,
     pub pin_message: String,
     pub pin_footer: String,
+    pub edit_title: String,
+    /// The value typed so far (dots for a PIN), or a prompt when empty.
+    pub edit_value: String,
+    pub edit_prompt: String,
+    pub edit_message: String,
+    pub edit_footer: String,
     pub menu_title: String,
     pub menu_items: Vec<String>,
     pub menu_selected: i32,
@@ -133,9 +147,36 @@ fn pin_message(message: PinMessage) -> String {
     }
 }
 
+/// The consequence line under a verdict, by the event's rule.
+pub fn consequence(judged: &Judged, words: usize) -> String {
+    let Some(rule) = judged.rule else { return String::new() };
+    match (judged.verdict, rule) {
+        (Verdict::Unacceptable, _) => "The play comes off the board.".into(),
+        (Verdict::Acceptable, ChallengeRule::NaspaDouble) => "The play stands: the challenger loses the turn.".into(),
+        (Verdict::Acceptable, ChallengeRule::School) => "The play stands: the challenging team loses its turn.".into(),
+        (Verdict::Acceptable, ChallengeRule::PointsPerWord { points }) => format!(
+            "The play stands: +{} to the player: {} × {points}",
+            points as usize * words,
+            words_count(words)
+        ),
+    }
+}
+
+fn setting_name(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Pin => "The director PIN is changed.",
+        Setting::StationName => "The station name is saved.",
+        Setting::Clock => "The clock is set.",
+    }
+}
+
 fn menu_message(message: &MenuMessage) -> String {
     match message {
         MenuMessage::Switched { id, status } => format!("Now judging with {id} ({status})."),
+        MenuMessage::ProfileSwitched { name, lexicon, status } => {
+            format!("Profile {name}: now judging with {lexicon} ({status}).")
+        }
+        MenuMessage::Saved(setting) => setting_name(*setting).into(),
         MenuMessage::SwitchRefused(reason) => format!("Not switched: {reason}"),
         MenuMessage::ConfirmAgain => "Press ENTER again to confirm.".into(),
         MenuMessage::Done => "Done.".into(),
@@ -228,6 +269,14 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
             } else {
                 format!("Challenge #{:04} · code {}", verdict.judged.challenge_number, verdict.judged.slip_code)
             };
+            v.verdict_consequence = consequence(&verdict.judged, verdict.words.len());
+            v.verdict_second = match &verdict.judged.second_opinion {
+                Some(second) => match second.verdict {
+                    Some(other) => format!("{} would say: {}", second.lexicon, other.label()),
+                    None => format!("{} cannot judge here (not installed or not verified)", second.lexicon),
+                },
+                None => String::new(),
+            };
             v.verdict_details = format!(
                 "{} · {} · Challenge #{:04} · {}",
                 lexicon.id, lexicon.status, verdict.judged.challenge_number, verdict.judged.time
@@ -258,6 +307,33 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
                 None => prompt.message.map(pin_message).unwrap_or_default(),
             };
         }
+        Screen::Edit(edit) => {
+            v.screen = ScreenKind::Edit;
+            let (title, prompt) = match &edit.field {
+                EditField::Pin { step: PinStep::Old, .. } => ("Change the director PIN", "type the current PIN"),
+                EditField::Pin { step: PinStep::New, .. } => ("Change the director PIN", "type the new PIN (4 to 12 digits)"),
+                EditField::Pin { step: PinStep::Again, .. } => ("Change the director PIN", "type the new PIN again"),
+                EditField::StationName => ("Rename the station", "type the station's name"),
+                EditField::Clock => ("Set the date and time", "type it as 2026-11-23 14:05"),
+            };
+            v.edit_title = title.into();
+            v.edit_prompt = prompt.into();
+            v.edit_value = match edit.field {
+                EditField::Pin { .. } => "●".repeat(edit.typed.len()),
+                _ => edit.typed.clone(),
+            };
+            v.edit_message = match &edit.message {
+                Some(EditMessage::PinsDiffer) => "The two new PINs differ. Type the new PIN again.".into(),
+                Some(EditMessage::KeyNotAllowed) => match edit.field {
+                    EditField::Pin { .. } => "A PIN is digits only.".into(),
+                    EditField::Clock => "Digits, - : and a space only.".into(),
+                    EditField::StationName => "That key cannot be typed here.".into(),
+                },
+                Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
+                None => String::new(),
+            };
+            v.edit_footer = "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into();
+        }
         Screen::Director(menu) => {
             v.screen = ScreenKind::Director;
             v.menu_title = "Director menu — ↑ ↓ to choose, ENTER to select, ESC to leave".into();
@@ -274,6 +350,13 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
                                 if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
                             format!("Use {} — {}{}{}", c.id, c.status, fp, active)
                         }
+                        MenuItem::UseProfile(p) => {
+                            let active = if p.active { "  ◀ active" } else { "" };
+                            format!("Profile: {}{active}", p.name)
+                        }
+                        MenuItem::ChangePin => "Change the director PIN".into(),
+                        MenuItem::SetStationName => "Rename the station".into(),
+                        MenuItem::SetClock => "Set the date and time".into(),
                         MenuItem::Reboot => format!("Reboot the station{confirm}"),
                         MenuItem::PowerOff => format!("Power off the station{confirm}"),
                         MenuItem::Quit => format!("Quit wordjudge{confirm}"),

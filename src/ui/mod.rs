@@ -23,6 +23,7 @@ fn screen(kind: ScreenKind) -> Screen {
         ScreenKind::OutOfService => Screen::OutOfService,
         ScreenKind::Pin => Screen::Pin,
         ScreenKind::Director => Screen::Director,
+        ScreenKind::Edit => Screen::Edit,
     }
 }
 
@@ -53,6 +54,13 @@ pub fn to_slint(v: &ViewModel) -> View {
         verdict_words: v.verdict_words.as_str().into(),
         verdict_details: v.verdict_details.as_str().into(),
         verdict_slip: v.verdict_slip.as_str().into(),
+        verdict_consequence: v.verdict_consequence.as_str().into(),
+        verdict_second: v.verdict_second.as_str().into(),
+        edit_title: v.edit_title.as_str().into(),
+        edit_value: v.edit_value.as_str().into(),
+        edit_prompt: v.edit_prompt.as_str().into(),
+        edit_message: v.edit_message.as_str().into(),
+        edit_footer: v.edit_footer.as_str().into(),
         service_title: v.service_title.as_str().into(),
         service_call: v.service_call.as_str().into(),
         service_detail: v.service_detail.as_str().into(),
