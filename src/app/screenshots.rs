@@ -157,6 +157,36 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
         press_key(w, &key_text(Key::DownArrow));
     }
     capture(&screen, out, "11-director-menu-20-lexicons", &mut written)?;
+
+    // Each shipped profile's verdict screen: the consequence line under the
+    // verdict, and the changeover profile's second opinion.
+    for profile in crate::profile::BUILT_IN {
+        let mut lexicons = vec![FakeLexicon {
+            status: "Verified official".into(),
+            ..FakeLexicon::usable(profile.lexicon, "cat dog qi za zebra ok xu abandonment")
+        }];
+        if let Some(second) = profile.second_opinion {
+            lexicons.push(FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable(second, "cat dog qi za zebra") });
+        }
+        let mut fake = FakeStation::new(lexicons, SCREENSHOT_PIN);
+        fake.station_name = "Table 12".into();
+        fake.profile = Some(profile);
+        let controller = Controller::new(
+            Box::new(fake),
+            Box::new(NoHardware::new("screenshots")),
+            &timeouts,
+            Box::new({
+                let clock = clock.clone();
+                move || clock.get()
+            }),
+            false,
+        );
+        let _controller = attach(&window, controller);
+        let words = if profile.second_opinion.is_some() { "2zebra ok" } else { "2zebra cat" };
+        type_text(w, words);
+        press_key(w, &key_text(Key::Tab));
+        capture(&screen, out, &format!("12-profile-{}", profile.id.to_ascii_lowercase()), &mut written)?;
+    }
     Ok(written)
 }
 
