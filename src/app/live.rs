@@ -297,14 +297,7 @@ impl Station for LiveStation {
     }
 
     fn profile_choices(&mut self) -> Vec<ProfileChoice> {
-        crate::profile::BUILT_IN
-            .iter()
-            .map(|p| ProfileChoice {
-                id: p.id.into(),
-                name: p.name.into(),
-                active: self.profile.is_some_and(|a| a.id == p.id),
-            })
-            .collect()
+        ProfileChoice::list(crate::profile::BUILT_IN, self.profile)
     }
 
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {

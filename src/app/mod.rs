@@ -112,14 +112,7 @@ impl Controller {
 
     /// What the screen shows now.
     pub fn view(&self) -> ViewModel {
-        let info = StationInfo {
-            station_name: self.station.station_name(),
-            counts: self.station.counts(),
-            warnings: self.station.warnings(),
-            facts: self.station.facts(),
-            lamps: self.kiosk.lamps(self.station.needs_service()),
-            show_lamps: self.show_lamps,
-        };
+        let info = StationInfo::of(self.station.as_ref(), &self.kiosk, self.show_lamps);
         view(&self.kiosk, &info, (self.clock)())
     }
 

@@ -138,18 +138,7 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     let mut fake = FakeStation::new(lexicons, SCREENSHOT_PIN).with_active("CSW21");
     fake.station_name = "Table 12".into();
     fake.appliance = true;
-    let timeouts = crate::config::Timeouts::default();
-    let fake = Controller::new(
-        Box::new(fake),
-        Box::new(NoHardware::new("screenshots")),
-        &timeouts,
-        Box::new({
-            let clock = clock.clone();
-            move || clock.get()
-        }),
-        false,
-    );
-    let _controller = attach(&window, fake);
+    let _controller = attach(&window, fake_controller(fake, &clock));
     press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
     type_text(w, SCREENSHOT_PIN);
     press_key(w, &key_text(Key::Return));
@@ -171,23 +160,25 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
         let mut fake = FakeStation::new(lexicons, SCREENSHOT_PIN);
         fake.station_name = "Table 12".into();
         fake.profile = Some(profile);
-        let controller = Controller::new(
-            Box::new(fake),
-            Box::new(NoHardware::new("screenshots")),
-            &timeouts,
-            Box::new({
-                let clock = clock.clone();
-                move || clock.get()
-            }),
-            false,
-        );
-        let _controller = attach(&window, controller);
+        let _controller = attach(&window, fake_controller(fake, &clock));
         let words = if profile.second_opinion.is_some() { "2zebra ok" } else { "2zebra cat" };
         type_text(w, words);
         press_key(w, &key_text(Key::Tab));
         capture(&screen, out, &format!("12-profile-{}", profile.id.to_ascii_lowercase()), &mut written)?;
     }
     Ok(written)
+}
+
+/// A controller over a station of plain data, on the caller's clock.
+fn fake_controller(station: FakeStation, clock: &Rc<Cell<Duration>>) -> Controller {
+    let clock = clock.clone();
+    Controller::new(
+        Box::new(station),
+        Box::new(NoHardware::new("screenshots")),
+        &crate::config::Timeouts::default(),
+        Box::new(move || clock.get()),
+        false,
+    )
 }
 
 fn capture(screen: &HeadlessScreen, out: &Path, name: &str, written: &mut Vec<PathBuf>) -> Result<(), String> {

@@ -190,14 +190,7 @@ impl Station for FakeStation {
     }
 
     fn profile_choices(&mut self) -> Vec<ProfileChoice> {
-        self.profiles
-            .iter()
-            .map(|p| ProfileChoice {
-                id: p.id.into(),
-                name: p.name.into(),
-                active: self.profile.is_some_and(|a| a.id == p.id),
-            })
-            .collect()
+        ProfileChoice::list(self.profiles.iter().copied(), self.profile)
     }
 
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {

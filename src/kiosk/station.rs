@@ -62,6 +62,23 @@ pub struct ProfileChoice {
     pub active: bool,
 }
 
+impl ProfileChoice {
+    /// The choices for `profiles`, marking the active one.
+    pub fn list<'a>(
+        profiles: impl IntoIterator<Item = &'a crate::profile::Profile>,
+        active: Option<&crate::profile::Profile>,
+    ) -> Vec<ProfileChoice> {
+        profiles
+            .into_iter()
+            .map(|p| ProfileChoice {
+                id: p.id.into(),
+                name: p.name.into(),
+                active: active.is_some_and(|a| a.id == p.id),
+            })
+            .collect()
+    }
+}
+
 /// A station setting the director changes from the menu.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Setting {

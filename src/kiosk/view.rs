@@ -43,6 +43,20 @@ pub struct StationInfo {
     pub show_lamps: bool,
 }
 
+impl StationInfo {
+    /// What `station` says of itself now, with the lamps `kiosk` lights.
+    pub fn of(station: &dyn super::station::Station, kiosk: &Kiosk, show_lamps: bool) -> StationInfo {
+        StationInfo {
+            station_name: station.station_name(),
+            counts: station.counts(),
+            warnings: station.warnings(),
+            facts: station.facts(),
+            lamps: kiosk.lamps(station.needs_service()),
+            show_lamps,
+        }
+    }
+}
+
 /// Everything the UI shows, worded.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ViewModel {

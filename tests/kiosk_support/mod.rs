@@ -64,14 +64,7 @@ impl<S: Station> Rig<S> {
         self.kiosk.screen()
     }
     pub fn view(&self) -> ViewModel {
-        let info = StationInfo {
-            station_name: self.station.station_name(),
-            counts: self.station.counts(),
-            warnings: self.station.warnings(),
-            facts: self.station.facts(),
-            lamps: self.kiosk.lamps(self.station.needs_service()),
-            show_lamps: false,
-        };
+        let info = StationInfo::of(&self.station, &self.kiosk, false);
         view(&self.kiosk, &info, self.now)
     }
     pub fn hint(&self) -> String {
