@@ -229,8 +229,14 @@ if [ "$ARCH" = amd64 ]; then
 else
     # Raspberry Pi 4: the firmware reads config.txt, the kernel, initrd and device trees
     # from the first FAT partition of an MBR disk.
-    # cma=64M: the vc4 display driver allocates its buffers there (as Debian's raspi-firmware sets).
-    CMDLINE="console=serial0,115200 console=tty1 cma=64M $CMDLINE"
+    # - No cma= override: Debian's raspi-firmware deliberately leaves it out on a Pi 4
+    #   ("might render your system unbootable"); the device tree's CMA is used.
+    # - video=: a fixed 1920x1080 mode, so a 4K TV does not force 4K buffers and
+    #   full-screen 4K software drawing (a 7" panel keeps its own 800x480 mode).
+    # - console=tty1 first, the serial port last: /dev/console (kernel messages, the
+    #   READY line) is the UART on GPIO 14/15, which Debian's kernel names ttyS1 on a
+    #   Pi 4 (the mini UART; enable_uart=1 below), not serial0 (a Raspberry Pi OS udev alias).
+    CMDLINE="console=tty1 console=ttyS1,115200 video=HDMI-A-1:1920x1080@60 $CMDLINE"
     echo "$CMDLINE" >"$BOOT/cmdline"
     BOOT_MB=128
     mkfs.vfat -n WJBOOT -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
@@ -244,10 +250,19 @@ else
 # wordjudge appliance (Debian kernel, upstream device trees)
 arm_64bit=1
 upstream_kernel=1
-enable_uart=1
-disable_overscan=1
 kernel=vmlinuz
 initramfs initrd.img followkernel
+# KMS: the kiosk draws through DRM/KMS (Slint's linuxkms backend, vc4 driver).
+dtoverlay=vc4-kms-v3d
+# Straight to the kiosk: no rainbow splash, no boot delay.
+disable_splash=1
+boot_delay=0
+# HDMI comes up even when the monitor is switched on after the Pi.
+hdmi_force_hotplug=1
+# The whole picture, no black border on TVs.
+disable_overscan=1
+# A serial console on GPIO 14/15 (ttyS1 in Debian's kernel, 115200 baud).
+enable_uart=1
 CFG
     mcopy -i "$FAT" "$WORK/cmdline.txt" "$WORK/config.txt" ::/
     LABEL=dos; BOOT_TYPE=c; LINUX_TYPE=83
