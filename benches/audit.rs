@@ -40,7 +40,7 @@ fn audit(c: &mut Criterion) {
 
     let dir = bench_dir();
     println!("audit bench directory: {} — {}", dir.path().display(), filesystem_of(dir.path()));
-    let mut log = AuditLog::open(dir.path(), "Bench station");
+    let mut log = AuditLog::open(dir.path(), "Bench station").expect("a fresh directory has no other writer");
     assert!(log.problem().is_none(), "{:?}", log.problem());
     c.bench_function("audit record_adjudication (append + fdatasync)", |b| b.iter(|| log.record_adjudication(&input)));
 

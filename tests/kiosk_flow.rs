@@ -60,7 +60,7 @@ impl Rig {
         config.save(&path).unwrap();
         let loaded = Config::load(&path);
         assert_eq!(loaded.problem, None);
-        let audit = AuditLog::open(&config.audit_dir, &config.station_name);
+        let audit = AuditLog::open(&config.audit_dir, &config.station_name).unwrap();
         let station = LiveStation::start(loaded, config.lexicon_dir.clone(), audit, None);
         let kiosk = Kiosk::new(&station, &config.timeouts);
         Rig { kiosk, station, now: Duration::from_secs(1000), dir }
@@ -476,7 +476,7 @@ fn lamps_follow_verdicts_and_the_button_goes_through_the_debouncer() {
     let path = dir.path().join("config.toml");
     config.save(&path).unwrap();
     let loaded = Config::load(&path);
-    let audit = AuditLog::open(&config.audit_dir, &config.station_name);
+    let audit = AuditLog::open(&config.audit_dir, &config.station_name).unwrap();
     let station = LiveStation::start(loaded, config.lexicon_dir.clone(), audit, None);
     let (hardware, sim) = SimHardware::new(Duration::from_millis(30));
     let clock = std::rc::Rc::new(std::cell::Cell::new(Duration::from_secs(5)));

@@ -6,7 +6,8 @@
 //! through [`Station`]. No Slint, no GPIO, no files: the tests drive it with a
 //! fake clock and a fake station, and the UI only shows [`Kiosk::screen`].
 
-use super::station::{DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SystemAction, Trigger};
+use super::station::{DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SystemAction};
+use crate::panel::Trigger;
 use crate::config::Timeouts;
 use crate::panel::Lamps;
 use crate::judge::{Verdict, MAX_WORDS};

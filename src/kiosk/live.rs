@@ -7,9 +7,10 @@
 //! judging), and a config that cannot be saved leaves everything unchanged.
 
 use super::station::{
-    Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SystemAction, Trigger,
+    Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, Station, SystemAction,
 };
 use crate::audit::{AdjudicationInput, AuditEvent, AuditLog, LexiconIdentity};
+use crate::panel::Trigger;
 use crate::config::{Config, Loaded};
 use crate::judge::{judge, Challenge};
 use crate::lexicon::catalog::Catalog;
@@ -127,7 +128,7 @@ impl Station for LiveStation {
         // Written and fdatasynced before the verdict is shown; a failing log
         // does not stop the verdict (the game must go on).
         let challenge_number =
-            self.audit.record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger });
+            self.audit.record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger }).challenge;
         let time = jiff::Zoned::now().strftime("%H:%M:%S").to_string();
         Ok(Judged { verdict: adjudication.verdict(), challenge_number, time })
     }

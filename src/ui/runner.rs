@@ -68,7 +68,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     let config = options.config.config.clone();
     let (hardware, gpio_problem) = gpio::open(&config.gpio, options.gpio);
     let show_lamps = options.windowed && options.gpio == Backend::Sim;
-    let audit = AuditLog::open(&config.audit_dir, &config.station_name);
+    let audit = AuditLog::open(&config.audit_dir, &config.station_name).map_err(|e| e.to_string())?;
     let station = LiveStation::start(options.config, options.lexicon_dir, audit, gpio_problem);
     let lexicon = station.lexicon();
     let name = station.station_name();

@@ -47,7 +47,7 @@ impl ScratchStation {
     pub fn controller(&self, clock: Rc<Cell<Duration>>) -> Controller {
         let loaded = Config::load(&self.config_path);
         let config = loaded.config.clone();
-        let audit = AuditLog::open(&config.audit_dir, &config.station_name);
+        let audit = AuditLog::open(&config.audit_dir, &config.station_name).expect("a scratch station has no other audit writer");
         let station = LiveStation::start(loaded, config.lexicon_dir.clone(), audit, None);
         Controller::new(
             Box::new(station),
