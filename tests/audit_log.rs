@@ -326,6 +326,7 @@ fn deleting_swapping_truncating_and_resealing_are_named() {
     record["verdict"] = "ACCEPTABLE".into();
     let object = record.as_object_mut().unwrap();
     object.remove("line_sha256");
+    object.remove("code"); // the seal is line_sha256 and the code derived from it
     let resealed = wordjudge::audit::format::seal(&serde_json::to_string(&record).unwrap());
     rewrite(&file, &[lines[0], lines[1], &resealed, lines[3], lines[4]]);
     let (kind, text) = first_break(4);

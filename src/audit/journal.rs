@@ -155,6 +155,7 @@ impl Entry {
                 }
             }
             Body::Unknown { .. } => {}
+            Body::Invalid { problem, .. } => entry.problem = Some(problem.clone()),
         }
         if entry.problem.is_none() {
             entry.problem = problem;

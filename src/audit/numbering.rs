@@ -15,8 +15,8 @@
 //! was created, so it still takes writes when the disk is full. A restart
 //! that finds `unrecorded` numbers without records writes a
 //! `challenges_lost` record (and `verify` fails, naming them); reserved
-//! numbers that were neither recorded nor shown get a `challenges_skipped`
-//! record, the only kind of gap `verify` accepts.
+//! numbers that were neither recorded nor shown are named in the next
+//! adjudication record (`skipped`), the only kind of gap `verify` accepts.
 //!
 //! Two slots (A/B), each with its own generation and checksum, are written
 //! alternately, so a power cut mid-write leaves the other slot intact.

@@ -76,7 +76,6 @@ pub enum EventKind {
     KeyCreated,
     Checkpoint,
     Export,
-    ChallengesSkipped,
     ChallengesLost,
 }
 
@@ -100,7 +99,6 @@ impl EventKind {
         EventKind::KeyCreated,
         EventKind::Checkpoint,
         EventKind::Export,
-        EventKind::ChallengesSkipped,
         EventKind::ChallengesLost,
     ];
 
@@ -125,7 +123,6 @@ impl EventKind {
             EventKind::KeyCreated => "key_created",
             EventKind::Checkpoint => "checkpoint",
             EventKind::Export => "export",
-            EventKind::ChallengesSkipped => "challenges_skipped",
             EventKind::ChallengesLost => "challenges_lost",
         }
     }
@@ -271,12 +268,6 @@ pub enum AuditEvent {
         format: String,
         destination: String,
     },
-    /// Numbers reserved ahead by a process that stopped before using them:
-    /// never shown to anyone.
-    ChallengesSkipped {
-        first: u64,
-        last: u64,
-    },
     /// Numbers shown while the log could not be written, by a process that
     /// stopped before it could write them. `verify` names them as shown
     /// without a record.
@@ -307,7 +298,6 @@ impl AuditEvent {
             AuditEvent::KeyCreated { .. } => EventKind::KeyCreated,
             AuditEvent::Checkpoint { .. } => EventKind::Checkpoint,
             AuditEvent::Export { .. } => EventKind::Export,
-            AuditEvent::ChallengesSkipped { .. } => EventKind::ChallengesSkipped,
             AuditEvent::ChallengesLost { .. } => EventKind::ChallengesLost,
         }
     }
@@ -365,9 +355,6 @@ impl AuditEvent {
                 format!("checkpoint signed at record {count} (head {head}, {})", reason.as_str())
             }
             AuditEvent::Export { format, destination } => format!("audit log exported as {format} to {destination}"),
-            AuditEvent::ChallengesSkipped { first, last } => {
-                format!("challenge numbers {first} to {last} were reserved and never used (never shown)")
-            }
             AuditEvent::ChallengesLost { first, last, .. } => format!(
                 "challenges {first} to {last} were shown while the audit log could not be written, and their records \
                  were lost when the station stopped"
@@ -386,6 +373,11 @@ pub struct AdjudicationRecord {
     pub per_word: Vec<bool>,
     pub trigger: Trigger,
     pub repeat_of: Option<u64>,
+    /// Numbers reserved by a process that stopped before using them (never
+    /// shown to anyone), skipped before this one: the record that explains
+    /// the gap where it is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<[u64; 2]>,
 }
 
 impl AdjudicationRecord {
@@ -407,6 +399,9 @@ pub enum Body {
     Event(AuditEvent),
     /// An event this version does not know (written by a newer one).
     Unknown { event: String, fields: serde_json::Map<String, serde_json::Value> },
+    /// A known event whose fields do not have their shape (`problem` says
+    /// why). Kept so the chain can still be checked through it.
+    Invalid { event: String, problem: String, fields: serde_json::Map<String, serde_json::Value> },
 }
 
 impl Body {
@@ -415,7 +410,7 @@ impl Body {
         match self {
             Body::Adjudication(_) => EventKind::Adjudication.as_str(),
             Body::Event(e) => e.name(),
-            Body::Unknown { event, .. } => event,
+            Body::Unknown { event, .. } | Body::Invalid { event, .. } => event,
         }
     }
 
@@ -423,7 +418,7 @@ impl Body {
         match self {
             Body::Adjudication(_) => Some(EventKind::Adjudication),
             Body::Event(e) => Some(e.kind()),
-            Body::Unknown { .. } => None,
+            Body::Unknown { .. } | Body::Invalid { .. } => None,
         }
     }
 
@@ -454,6 +449,7 @@ impl Body {
             ),
             Body::Event(e) => e.describe(),
             Body::Unknown { event, .. } => format!("{event} (an event this wordjudge does not know)"),
+            Body::Invalid { event, problem, .. } => format!("{event} (not readable: {problem})"),
         }
     }
 
@@ -469,7 +465,7 @@ impl Body {
                 }
                 _ => return String::new(),
             },
-            Body::Unknown { fields, .. } => fields.clone(),
+            Body::Unknown { fields, .. } | Body::Invalid { fields, .. } => fields.clone(),
         };
         if map.is_empty() {
             String::new()
@@ -491,7 +487,7 @@ impl Serialize for Body {
         match self {
             Body::Adjudication(a) => Tagged { event: EventKind::Adjudication.as_str(), body: a }.serialize(serializer),
             Body::Event(e) => e.serialize(serializer),
-            Body::Unknown { event, fields } => {
+            Body::Unknown { event, fields } | Body::Invalid { event, fields, .. } => {
                 use serde::ser::SerializeMap;
                 let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
                 map.serialize_entry("event", event)?;
@@ -514,17 +510,21 @@ impl<'de> Deserialize<'de> for Body {
             Some(_) => return Err(D::Error::custom("`event` is not a string")),
             None => return Err(D::Error::missing_field("event")),
         };
-        match EventKind::parse(&event) {
+        let invalid = |e: serde_json::Error, mut fields: serde_json::Map<String, serde_json::Value>| {
+            fields.remove("event");
+            Body::Invalid { event: event.clone(), problem: e.to_string(), fields }
+        };
+        let value = serde_json::Value::Object(map.clone());
+        Ok(match EventKind::parse(&event) {
             Some(EventKind::Adjudication) => {
-                map.remove("event");
-                serde_json::from_value(serde_json::Value::Object(map)).map(Body::Adjudication).map_err(D::Error::custom)
+                serde_json::from_value(value).map(Body::Adjudication).unwrap_or_else(|e| invalid(e, map))
             }
-            Some(_) => serde_json::from_value(serde_json::Value::Object(map)).map(Body::Event).map_err(D::Error::custom),
+            Some(_) => serde_json::from_value(value).map(Body::Event).unwrap_or_else(|e| invalid(e, map)),
             None => {
                 map.remove("event");
-                Ok(Body::Unknown { event, fields: map })
+                Body::Unknown { event, fields: map }
             }
-        }
+        })
     }
 }
 
@@ -593,7 +593,7 @@ mod tests {
             AuditEvent::Shutdown,
             AuditEvent::LexiconSwitchRefused { from: "A".into(), to: "B".into(), reason: "corrupt".into() },
             AuditEvent::PinAccepted,
-            AuditEvent::ChallengesSkipped { first: 3, last: 4 },
+            AuditEvent::ChallengesLost { first: 3, last: 4, since: None },
             AuditEvent::Checkpoint { count: 1, head: "ab".into(), reason: CheckpointReason::Shutdown, note: "n".into() },
         ];
         for e in events {
@@ -615,7 +615,9 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(serde_json::to_value(&body).unwrap()["event"], "teleported");
-        assert!(serde_json::from_str::<Body>(r#"{"event":"pin_refused","failures":"many"}"#).is_err());
+        let invalid: Body = serde_json::from_str(r#"{"event":"pin_refused","failures":"many"}"#).unwrap();
+        assert!(matches!(&invalid, Body::Invalid { event, .. } if event == "pin_refused"), "{invalid:?}");
+        assert_eq!(invalid.kind(), None);
         assert!(serde_json::from_str::<Body>(r#"{"failures":1}"#).is_err());
         let line = r#"{"seq":4,"prev":"00","time":"t","event":"rotated","next_file":"x","reason":"size","line_sha256":"ab","code":"C"}"#;
         let record = Record::parse(line.as_bytes()).unwrap();

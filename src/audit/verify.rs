@@ -13,7 +13,8 @@
 //!
 //! Then the challenge numbers: every number from 1 to the highest one shown
 //! must have its adjudication record, or a record explaining why not (a
-//! `challenges_skipped` reservation never used, a `recovered` torn record
+//! reservation never used, named in the next adjudication's `skipped`; a
+//! `recovered` torn record
 //! never shown). Numbers shown without a record (`challenges_lost`, or the
 //! challenge counter's pending `unrecorded` range) are named and fail, as do
 //! a moved-aside torn line that is missing or altered, and a number used
@@ -335,6 +336,9 @@ pub struct VerifyReport {
     pub checkpoint: Option<Checkpoint>,
     /// Slip code of the last record.
     pub last_code: Option<String>,
+    /// Sealed records in the chain whose event this version does not know
+    /// or cannot read (their fields do not have the expected shape).
+    pub unreadable_bodies: Vec<Location>,
     /// Problems in order; empty when the chain is intact.
     pub breaks: Vec<Break>,
     /// More problems than listed.
@@ -391,6 +395,13 @@ impl fmt::Display for VerifyReport {
                 f,
                 "  recovery at {}: torn last line of {} ({} bytes) moved to {} [{state}] ({})",
                 r.time, r.file, r.torn_bytes, r.moved_to, r.at
+            )?;
+        }
+        if let Some(first) = self.unreadable_bodies.first() {
+            writeln!(
+                f,
+                "  {} record(s) in the chain this wordjudge cannot read (a newer version's?), first at {first}",
+                self.unreadable_bodies.len()
             )?;
         }
         if let Some(c) = &self.counter {
@@ -660,6 +671,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
                     None => (c, c),
                 });
                 numbers.recorded.push(c);
+                numbers.explained.extend(a.skipped.iter().map(|[first, last]| (*first, *last)));
             }
             Body::Event(AuditEvent::Recovered { challenge, .. }) => {
                 let recovery = recovery(dir, &at, head);
@@ -683,7 +695,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
                     numbers.may_repeat.push((*a, *b));
                 }
             }
-            Body::Event(AuditEvent::ChallengesSkipped { first, last }) => numbers.explained.push((*first, *last)),
+            Body::Unknown { .. } | Body::Invalid { .. } => report.unreadable_bodies.push(at.clone()),
             Body::Event(AuditEvent::ChallengesLost { first, last, .. }) => {
                 numbers.lost.push((at.clone(), *first, *last))
             }
@@ -742,6 +754,10 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
         match checkpoint::open_note(note, verifier) {
             Err(e) => report.add_break(at, BreakKind::CheckpointInvalid { problem: e.to_string() }),
             Ok(cp) => match by_seq.get(&cp.count) {
+                // Record `count` is there but not readable as signed (edited).
+                None if report.last_seq.unwrap_or(0) >= cp.count => {
+                    report.add_break(at, BreakKind::CheckpointMismatch { count: cp.count })
+                }
                 None => report.add_break(
                     at,
                     BreakKind::CheckpointBeyondLog { count: cp.count, records: report.last_seq.unwrap_or(0) },

@@ -96,6 +96,9 @@ pub struct AuditLog {
     key_problem: Option<String>,
     last_adjudication: Option<(u64, SlipCode)>,
     checkpoint_due: Option<CheckpointReason>,
+    /// Numbers a previous process reserved and never showed, explained in
+    /// the next adjudication record.
+    skipped: Vec<[u64; 2]>,
 }
 
 impl AuditLog {
@@ -137,6 +140,7 @@ impl AuditLog {
             key_problem: None,
             last_adjudication: None,
             checkpoint_due: None,
+            skipped: Vec::new(),
         };
         match log.attach(&stamp) {
             Ok(()) => {}
@@ -184,6 +188,7 @@ impl AuditLog {
             per_word: input.adjudication.per_word_for_audit().to_vec(),
             trigger: input.trigger,
             repeat_of,
+            skipped: std::mem::take(&mut self.skipped),
         };
         let written = self.record(stamp, Body::Adjudication(record), attached);
         let code = written.as_deref().and_then(SlipCode::of_line_hash);
@@ -497,7 +502,9 @@ impl AuditLog {
         }
         let previous = self.counter.as_ref().map(Counter::state).unwrap_or_default();
         if first {
-            events.extend(account_for_previous(previous, scan.max_recorded, scan.torn_challenge));
+            let (lost, skipped) = account_for_previous(previous, scan.max_recorded, scan.torn_challenge);
+            events.extend(lost);
+            self.skipped = skipped.into_iter().map(|(a, b)| [a, b]).collect();
             if self.options.signing_key && self.key.is_none() {
                 match StationKey::load_or_create(&self.dir.join(KEY_DIR), &self.station, true) {
                     Ok(Some((key, created))) => {
@@ -680,12 +687,13 @@ impl AuditLog {
     }
 }
 
-/// The records a first attach writes for numbers a previous process left:
-/// `challenges_lost` for numbers it showed without records (the counter's
-/// `unrecorded` range above the log's highest record), `challenges_skipped`
-/// for numbers it reserved and never showed. The torn record's number is
-/// explained by its `recovered` record.
-fn account_for_previous(previous: CounterState, max_recorded: u64, torn: Option<u64>) -> Vec<AuditEvent> {
+/// What a first attach makes of numbers a previous process left: a
+/// `challenges_lost` record for numbers it showed without records (the
+/// counter's `unrecorded` range above the log's highest record), and the
+/// ranges it reserved and never showed (the next adjudication names them as
+/// `skipped`). The torn record's number is explained by its `recovered`
+/// record.
+fn account_for_previous(previous: CounterState, max_recorded: u64, torn: Option<u64>) -> (Vec<AuditEvent>, Vec<(u64, u64)>) {
     let mut events = Vec::new();
     let mut lost = None;
     if let Some((first, last)) = previous.unrecorded {
@@ -721,8 +729,7 @@ fn account_for_previous(previous: CounterState, max_recorded: u64, torn: Option<
         None if from <= previous.reserved => add(from, previous.reserved),
         None => {}
     }
-    events.extend(skipped.into_iter().map(|(first, last)| AuditEvent::ChallengesSkipped { first, last }));
-    events
+    (events, skipped)
 }
 
 /// DEL and the C1 controls (U+0080–U+009F) as `\u00XX` escapes: serde_json
@@ -782,24 +789,14 @@ mod tests {
     #[test]
     fn previous_numbers_are_lost_or_skipped_never_both() {
         let state = |reserved, unrecorded| CounterState { reserved, unrecorded };
-        assert_eq!(account_for_previous(state(16, None), 16, None), []);
-        assert_eq!(account_for_previous(state(16, None), 12, None), [AuditEvent::ChallengesSkipped { first: 13, last: 16 }]);
-        assert_eq!(
-            account_for_previous(state(16, None), 12, Some(13)),
-            [AuditEvent::ChallengesSkipped { first: 14, last: 16 }]
-        );
-        assert_eq!(
-            account_for_previous(state(48, Some((35, 36))), 34, None),
-            [AuditEvent::ChallengesLost { first: 35, last: 36, since: None }, AuditEvent::ChallengesSkipped {
-                first: 37,
-                last: 48
-            }]
-        );
+        let lost = |first, last| AuditEvent::ChallengesLost { first, last, since: None };
+        assert_eq!(account_for_previous(state(16, None), 16, None), (vec![], vec![]));
+        assert_eq!(account_for_previous(state(16, None), 12, None), (vec![], vec![(13, 16)]));
+        assert_eq!(account_for_previous(state(16, None), 12, Some(13)), (vec![], vec![(14, 16)]));
+        assert_eq!(account_for_previous(state(16, None), 12, Some(14)), (vec![], vec![(13, 13), (15, 16)]));
+        assert_eq!(account_for_previous(state(48, Some((35, 36))), 34, None), (vec![lost(35, 36)], vec![(37, 48)]));
         // Held records partly written (delayed) before the crash.
-        assert_eq!(
-            account_for_previous(state(36, Some((35, 36))), 35, None),
-            [AuditEvent::ChallengesLost { first: 36, last: 36, since: None }]
-        );
+        assert_eq!(account_for_previous(state(36, Some((35, 36))), 35, None), (vec![lost(36, 36)], vec![]));
         assert_eq!(escape_c1("{\"a\":\"x\u{9b}31m\u{7f}\"}".into()), "{\"a\":\"x\\u009b31m\\u007f\"}");
     }
 }
