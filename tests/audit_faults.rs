@@ -23,6 +23,17 @@ const CHILD_DIR: &str = "WORDJUDGE_FAULT_CHILD_DIR";
 const CHILD_COUNT: &str = "WORDJUDGE_FAULT_CHILD_COUNT";
 const CHILD_FULL_AT: &str = "WORDJUDGE_FAULT_CHILD_FULL_AT";
 const ROUNDS: usize = 200;
+const ROUNDS_PER_FOLDER: usize = 10;
+
+/// The log itself never holds a challenge number twice.
+fn check_no_number_twice_in_log(dir: &std::path::Path) {
+    let mut in_log: Vec<u64> =
+        read_all(dir).unwrap().iter().filter_map(|l| l.record.as_ref().and_then(|r| r.challenge())).collect();
+    let total = in_log.len();
+    in_log.sort_unstable();
+    in_log.dedup();
+    assert_eq!(in_log.len(), total, "a challenge number appears twice in the log");
+}
 
 /// Child: opens the log (a restart), judges `COUNT` challenges, and from
 /// challenge `FULL_AT` on its files may not grow past their size.
@@ -42,11 +53,14 @@ fn child_fault_round() {
     let words: [&[&str]; 3] = [&["CAT"], &["DOG", "XQZT"], &["QUIXOTIC", "ZEBRA", "ZOO"]];
     for i in 0..count {
         if Some(i) == full_at {
-            let biggest = log_files(&dir).iter().map(|f| std::fs::metadata(f).unwrap().len()).max().unwrap_or(0);
+            // The file being appended to may not grow (the counter's 256
+            // bytes stay below the limit: on a full ext4 disk, writing inside
+            // its allocated blocks works too).
+            let active = log_files(&dir).last().map_or(0, |f| std::fs::metadata(f).unwrap().len());
             // SAFETY: plain libc calls on this process's own limits and signals.
             unsafe {
                 libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                let limit = libc::rlimit { rlim_cur: biggest.max(1024), rlim_max: libc::RLIM_INFINITY };
+                let limit = libc::rlimit { rlim_cur: active.max(300), rlim_max: libc::RLIM_INFINITY };
                 assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
             }
             println!("full");
@@ -78,10 +92,21 @@ fn fault_injection_kill_9_and_disk_full_then_restart() {
     let seed = std::env::var("WORDJUDGE_FAULT_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_2025u64);
     println!("seed {seed} (set WORDJUDGE_FAULT_SEED to replay)");
     let mut rng = fastrand::Rng::with_seed(seed);
-    let dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    // A fresh station every ROUNDS_PER_FOLDER rounds: once a verdict is lost
+    // every later verify fails, so fresh folders keep both outcomes coming.
+    let mut dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
     let mut shown_ever: BTreeSet<u64> = BTreeSet::new();
-    let (mut kills, mut fulls, mut lost_rounds, mut torn_rounds) = (0, 0, 0, 0);
+    let mut folders = 0;
+    let (mut kills, mut fulls, mut lost_rounds, mut torn_rounds, mut shown_total) = (0, 0, 0, 0, 0);
     for round in 0..ROUNDS {
+        if round % ROUNDS_PER_FOLDER == 0 {
+            if round > 0 {
+                check_no_number_twice_in_log(dir.path());
+            }
+            dir = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+            shown_ever.clear();
+            folders += 1;
+        }
         let count = rng.usize(2..30);
         let full_at = if rng.u8(0..10) < 3 { Some(rng.usize(0..count)) } else { None };
         let kill = rng.u8(0..10) < 7;
@@ -104,9 +129,15 @@ fn fault_injection_kill_9_and_disk_full_then_restart() {
                 let _ = tx.send(line);
             }
         });
-        let ready = rx.recv_timeout(Duration::from_secs(60));
-        let mut lines: Vec<String> = ready.into_iter().collect();
-        assert!(lines.iter().any(|l| l == "ready"), "round {round}: the child did not start: {lines:?}");
+        // libtest's own lines come first.
+        let mut lines: Vec<String> = Vec::new();
+        while let Ok(line) = rx.recv_timeout(Duration::from_secs(60)) {
+            lines.push(line);
+            if lines.last().is_some_and(|l| l.ends_with("ready")) {
+                break;
+            }
+        }
+        assert!(lines.iter().any(|l| l.ends_with("ready")), "round {round}: the child did not start: {lines:?}");
         if kill {
             // Somewhere in the middle of the judging (or after it).
             std::thread::sleep(Duration::from_micros(rng.u64(0..6000)));
@@ -123,6 +154,7 @@ fn fault_injection_kill_9_and_disk_full_then_restart() {
         // No number is ever handed out twice.
         for n in lines.iter().filter_map(|l| l.strip_prefix("shown ")).map(|n| n.parse::<u64>().unwrap()) {
             assert!(shown_ever.insert(n), "round {round}: challenge {n} was shown twice");
+            shown_total += 1;
         }
 
         let report = verify(dir.path()).unwrap();
@@ -150,19 +182,12 @@ fn fault_injection_kill_9_and_disk_full_then_restart() {
         let text = report.to_string();
         assert!(text.contains("BAD:"), "{text}");
     }
-    // The log itself never holds a number twice.
-    let mut in_log: Vec<u64> =
-        read_all(dir.path()).unwrap().iter().filter_map(|l| l.record.as_ref().and_then(|r| r.challenge())).collect();
-    let total = in_log.len();
-    in_log.sort_unstable();
-    in_log.dedup();
-    assert_eq!(in_log.len(), total, "a challenge number appears twice in the log");
+    check_no_number_twice_in_log(dir.path());
     println!(
-        "{ROUNDS} rounds in {:?}: {kills} killed, {fulls} with a full disk, {} verdicts shown, {total} recorded; \
-         rounds ending with verdicts shown but unrecorded (named by verify): {lost_rounds}; verify saw a torn line \
-         after {torn_rounds}",
+        "{ROUNDS} rounds in {folders} folders in {:?}: {kills} killed, {fulls} with a full disk, {shown_total} \
+         verdicts shown; rounds ending with verdicts shown but unrecorded (each named by verify): {lost_rounds}; \
+         verify saw a torn line after {torn_rounds}",
         started.elapsed(),
-        shown_ever.len()
     );
     println!("{}", verify(dir.path()).unwrap());
     assert!(started.elapsed() < Duration::from_secs(240), "took {:?}", started.elapsed());

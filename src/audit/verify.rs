@@ -18,7 +18,9 @@
 //! never shown). Numbers shown without a record (`challenges_lost`, or the
 //! challenge counter's pending `unrecorded` range) are named and fail, as do
 //! a moved-aside torn line that is missing or altered, and a number used
-//! twice.
+//! twice. While the writer that showed them still runs (it holds the
+//! folder's lock) such numbers are only reported: it holds their records in
+//! memory and writes them when it can.
 //!
 //! What a chain cannot show: removing whole lines from the very end (or whole
 //! files after the last `rotated` record) leaves a shorter, valid log, and
@@ -330,6 +332,9 @@ pub struct VerifyReport {
     pub write_failures: Vec<WriteFailure>,
     /// The challenge counter, when the folder has one.
     pub counter: Option<CounterState>,
+    /// Numbers shown without a record that the live writer still holds in
+    /// memory (it writes them once it can; if it stops first, they fail).
+    pub held_by_writer: Option<((u64, u64), super::lock::Holder)>,
     /// Slips that matched.
     pub slips_matched: Vec<Slip>,
     /// The checkpoint checked, when it matched.
@@ -410,6 +415,14 @@ impl fmt::Display for VerifyReport {
                 write!(f, "; shown without a record yet: {}", ranges_text(&[(a, b)]))?;
             }
             writeln!(f)?;
+        }
+        if let Some(((a, b), holder)) = &self.held_by_writer {
+            writeln!(
+                f,
+                "  challenge(s) {} were shown while the log could not be written; the running writer ({holder}) \
+                 holds their records in memory (if it stops before writing them, verify fails)",
+                ranges_text(&[(*a, *b)])
+            )?;
         }
         for slip in &self.slips_matched {
             writeln!(f, "  slip {slip}: matches, chain intact up to it")?;
@@ -727,7 +740,8 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
             BreakKind::CounterDamaged { problem },
         ),
     }
-    numbers.check(&mut report);
+    let writer = super::lock::holder(dir);
+    numbers.check(&mut report, writer);
 
     // Copies taken off the station.
     let mut slips = options.slips.clone();
@@ -820,7 +834,7 @@ fn uncovered(range: (u64, u64), covered: &[(u64, u64)]) -> Vec<(u64, u64)> {
 }
 
 impl Numbers {
-    fn check(&self, report: &mut VerifyReport) {
+    fn check(&self, report: &mut VerifyReport, writer: Option<super::lock::Holder>) {
         let at_counter = Location { file: numbering::COUNTER_FILE.into(), line: 0 };
         let mut sorted = self.recorded.clone();
         sorted.sort_unstable();
@@ -845,8 +859,13 @@ impl Numbers {
         if let Some((first, last)) = report.counter.and_then(|c| c.unrecorded) {
             let known = merge(accounted.clone());
             let missing = uncovered((first, last), &known);
-            if !missing.is_empty() {
-                report.add_break(at_counter.clone(), BreakKind::ShownWithoutRecord { challenges: missing });
+            match writer {
+                // The running writer still holds them and writes them when it can.
+                Some(holder) if !missing.is_empty() => report.held_by_writer = Some(((first, last), holder)),
+                _ if !missing.is_empty() => {
+                    report.add_break(at_counter.clone(), BreakKind::ShownWithoutRecord { challenges: missing })
+                }
+                _ => {}
             }
             accounted.push((first, last));
             highest = highest.max(last);
