@@ -413,3 +413,50 @@ fn show_escapes_terminal_control_sequences() {
     let csv = stdout(&wordjudge(&["audit", "export", dir.path().to_str().unwrap(), "--format", "csv"]));
     assert!(!csv.contains('\u{1b}') && !csv.contains('\u{9b}'), "{csv:?}");
 }
+
+#[test]
+fn an_export_is_recorded_and_comes_with_a_signed_checkpoint_and_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = clock();
+    let (lexicon, identity) = demo();
+    let mut log = AuditLog::open_with(dir.path(), "Table 7", signed_options(&clock)).unwrap();
+    for _ in 0..3 {
+        record(&mut log, &lexicon, &identity, &["CAT"]);
+    }
+    let fingerprint = log.key_fingerprint().unwrap();
+    // While the kiosk runs: the checkpoint is signed over the log as read, and not recorded.
+    let usb = tempfile::tempdir().unwrap();
+    let out = usb.path().join("audit.jsonl");
+    let busy = wordjudge(&["audit", "export", dir.path().to_str().unwrap(), "--format", "jsonl", "--out", out.to_str().unwrap()]);
+    assert_eq!(busy.status.code(), Some(0), "{}", String::from_utf8_lossy(&busy.stderr));
+    assert!(String::from_utf8_lossy(&busy.stderr).contains(&fingerprint.short()));
+    assert_eq!(records(dir.path()).len(), 4, "key_created and 3 adjudications: a reader wrote nothing");
+    drop(log);
+    // With the kiosk stopped, the export is a record and its checkpoint covers it.
+    let done = wordjudge(&["audit", "export", dir.path().to_str().unwrap(), "--format", "jsonl", "--out", out.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("signed checkpoint in") && stderr.contains(&fingerprint.short()), "{stderr}");
+    // (The command runs on today's clock: the log also rotates to a new day,
+    // which signs a checkpoint of its own.)
+    let all = records(dir.path());
+    let events: Vec<&str> = all.iter().map(|r| r["event"].as_str().unwrap()).collect();
+    assert!(events[4..].contains(&"export"), "{events:?}");
+    let last = all.last().unwrap();
+    assert_eq!((last["event"].as_str(), last["reason"].as_str()), (Some("checkpoint"), Some("export")));
+    assert_eq!(last["count"].as_u64(), Some(all.len() as u64 - 1), "it covers the export record");
+    let exported = std::fs::read_to_string(&out).unwrap();
+    assert!(exported.contains("\"event\":\"export\"") && exported.contains("\"reason\":\"export\""));
+    let verified = wordjudge(&[
+        "audit",
+        "verify",
+        dir.path().to_str().unwrap(),
+        "--pubkey",
+        &format!("{}.pub", out.display()),
+        "--checkpoint",
+        &format!("{}.checkpoint", out.display()),
+    ]);
+    assert_eq!(verified.status.code(), Some(0), "{}", stdout(&verified));
+    let signed = format!("record {} is the one signed", all.len() - 1);
+    assert!(stdout(&verified).contains(&signed), "{}", stdout(&verified));
+}
