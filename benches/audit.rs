@@ -36,11 +36,11 @@ fn audit(c: &mut Criterion) {
     let lexicon = catalog::open_demo(Verification::Quick).expect("demo lexicon");
     let identity = LexiconIdentity::of(&lexicon);
     let adjudication = judge(&lexicon, &Challenge::new(&["QUIXOTIC", "ZEBRA", "XYZZYQ"]).unwrap()).unwrap();
-    let input = AdjudicationInput { lexicon: &identity, adjudication: &adjudication, trigger: Trigger::Button };
+    let input = AdjudicationInput { lexicon: &identity, adjudication: &adjudication, trigger: Trigger::Button, profile: None };
 
     let dir = bench_dir();
     println!("audit bench directory: {} — {}", dir.path().display(), filesystem_of(dir.path()));
-    let mut log = AuditLog::open(dir.path(), "Bench station");
+    let mut log = AuditLog::open(dir.path(), "Bench station").expect("a fresh directory has no other writer");
     assert!(log.problem().is_none(), "{:?}", log.problem());
     c.bench_function("audit record_adjudication (append + fdatasync)", |b| b.iter(|| log.record_adjudication(&input)));
 

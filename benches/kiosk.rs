@@ -31,7 +31,7 @@ fn benches(c: &mut Criterion) {
     }
     eprintln!("judging with {active}; audit log on {}", scratch.dir.path().display());
     let clock = Rc::new(Cell::new(Duration::from_secs(10)));
-    let controller = attach(&window, scratch.controller(clock.clone()));
+    let controller = attach(&window, scratch.controller(clock.clone()).unwrap());
     screen.render();
     let w = window.window();
     c.bench_function(&format!("TAB to verdict frame, 1920x1080, 8 words ({active})"), |b| {

@@ -28,7 +28,7 @@ fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let audit = base.path().join("audit");
     let clock = clock();
     let (lexicon, identity) = demo();
-    let mut log = AuditLog::open_with(&audit, "Table 7", options(&clock));
+    let mut log = AuditLog::open_with(&audit, "Table 7", options(&clock)).unwrap();
     log.record_event(AuditEvent::Startup { version: "0.1.0".into() });
     record(&mut log, &lexicon, &identity, &["CAT", "XQZT"]); // 1
     clock.advance(Duration::from_secs(60));

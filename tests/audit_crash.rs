@@ -41,7 +41,7 @@ fn child_write_loop() {
     let (lexicon, identity) = demo();
     // Small files: kills also land around rotations.
     let options = AuditOptions { max_file_bytes: 16 * 1024, ..AuditOptions::default() };
-    let mut log = AuditLog::open_with(std::path::Path::new(&dir), "Crash station", options);
+    let mut log = AuditLog::open_with(std::path::Path::new(&dir), "Crash station", options).unwrap();
     assert_eq!(log.problem(), None);
     log.record_event(AuditEvent::Startup { version: "test".into() });
     let words: [&[&str]; 3] = [&["CAT"], &["DOG", "XQZT"], &["QUIXOTIC", "ZEBRA", "ZOO"]];
@@ -98,7 +98,7 @@ fn kill_9_during_the_write_loop_then_recovery() {
         assert!(matches!(torn_verify.first_break().unwrap().kind, BreakKind::Torn { .. }), "{torn_verify}");
 
         // Next start: recovered, the chain continues, verify passes and reports it.
-        let mut log = AuditLog::open(dir.path(), "Crash station");
+        let mut log = AuditLog::open(dir.path(), "Crash station").unwrap();
         assert_eq!(log.problem(), None);
         let (lexicon, identity) = demo();
         let n = record(&mut log, &lexicon, &identity, &["CAT"]);
@@ -132,7 +132,7 @@ fn child_file_size_limit() {
     let dir = std::path::PathBuf::from(dir);
     let (lexicon, identity) = demo();
     let clock = clock();
-    let mut log = AuditLog::open_with(&dir, "S", options(&clock));
+    let mut log = AuditLog::open_with(&dir, "S", options(&clock)).unwrap();
     for _ in 0..3 {
         record(&mut log, &lexicon, &identity, &["CAT"]);
     }

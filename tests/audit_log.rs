@@ -13,7 +13,7 @@ fn a_record_per_adjudication_with_every_field() {
     let dir = tempfile::tempdir().unwrap();
     let clock = clock();
     let (lexicon, identity) = demo();
-    let mut log = AuditLog::open_with(dir.path(), "Table 7", options(&clock));
+    let mut log = AuditLog::open_with(dir.path(), "Table 7", options(&clock)).unwrap();
     assert_eq!(log.problem(), None);
     log.record_event(AuditEvent::Startup { version: "0.1.0".into() });
     let adjudication = adjudication(&lexicon, &["cat", "xqzt"]);
@@ -23,7 +23,9 @@ fn a_record_per_adjudication_with_every_field() {
         lexicon: &identity,
         adjudication: &adjudication,
         trigger: wordjudge::panel::Trigger::Button,
+        profile: Some("NASPA-CSW-5"),
     });
+    let n = n.challenge;
     assert_eq!(n, 1);
 
     let files = log_files(dir.path());
@@ -76,6 +78,7 @@ fn a_record_per_adjudication_with_every_field() {
     assert_eq!(r["verdict"], "UNACCEPTABLE");
     assert_eq!(r["per_word"], serde_json::json!([true, false]));
     assert_eq!(r["trigger"], "button");
+    assert_eq!(r["profile"], "NASPA-CSW-5", "every adjudication record carries the event profile");
     assert_eq!(r["repeat_of"], serde_json::Value::Null);
     assert!(r.get("delayed").is_none());
 
@@ -90,14 +93,14 @@ fn numbers_continue_and_counts_include_todays_records_at_open() {
     let clock = clock();
     let (lexicon, identity) = demo();
     {
-        let mut log = AuditLog::open_with(dir.path(), "S", options(&clock));
+        let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
         for expected in 1..=3 {
             assert_eq!(record(&mut log, &lexicon, &identity, &["CAT"]), expected);
         }
         assert_eq!((log.adjudications_since_start(), log.adjudications_today()), (3, 3));
     }
     // Restart the same day: numbering continues, today's count includes the log's.
-    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock));
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
     assert_eq!((log.adjudications_since_start(), log.adjudications_today()), (0, 3));
     assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 4);
     assert_eq!((log.adjudications_since_start(), log.adjudications_today()), (1, 4));
@@ -107,7 +110,7 @@ fn numbers_continue_and_counts_include_todays_records_at_open() {
     assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 5);
     assert_eq!((log.adjudications_since_start(), log.adjudications_today()), (2, 1));
     drop(log);
-    let log = AuditLog::open_with(dir.path(), "S", options(&clock));
+    let log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
     assert_eq!(log.adjudications_today(), 1);
     assert!(verify(dir.path()).unwrap().ok());
 }
@@ -117,7 +120,7 @@ fn repeat_of_names_the_same_words_within_ten_minutes() {
     let dir = tempfile::tempdir().unwrap();
     let clock = clock();
     let (lexicon, identity) = demo();
-    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock));
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
     let first = record(&mut log, &lexicon, &identity, &["CAT", "DOG"]);
     clock.advance(Duration::from_secs(60));
     let other_order = record(&mut log, &lexicon, &identity, &["DOG", "CAT"]);
@@ -134,13 +137,13 @@ fn repeat_of_names_the_same_words_within_ten_minutes() {
     drop(log);
     // A restart within the window still sees the earlier one (same boot).
     clock.advance(Duration::from_secs(5));
-    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock));
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
     let after_restart = record(&mut log, &lexicon, &identity, &["CAT", "DOG"]);
     drop(log);
     // After a reboot with an unsynchronized clock nothing can be trusted.
     clock.reboot("boot-b");
     clock.set_synchronized(false);
-    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock));
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
     let after_reboot = record(&mut log, &lexicon, &identity, &["CAT", "DOG"]);
 
     let repeat_of: std::collections::HashMap<u64, serde_json::Value> = records(dir.path())
@@ -165,7 +168,7 @@ fn rotation_by_size_and_day_keeps_one_chain() {
     let clock = clock();
     let (lexicon, identity) = demo();
     let options = AuditOptions { max_file_bytes: 4000, ..options(&clock) };
-    let mut log = AuditLog::open_with(dir.path(), "S", options.clone());
+    let mut log = AuditLog::open_with(dir.path(), "S", options.clone()).unwrap();
     for _ in 0..20 {
         record(&mut log, &lexicon, &identity, &["CAT"]);
     }
@@ -231,7 +234,7 @@ fn five_line_log() -> (tempfile::TempDir, std::path::PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
     let clock = clock();
     let (lexicon, identity) = demo();
-    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock));
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
     log.record_event(AuditEvent::Startup { version: "0.1.0".into() });
     for words in [&["CAT"][..], &["DOG", "XQZT"], &["QI"], &["ZEBRA"]] {
         clock.advance(Duration::from_secs(30));
@@ -325,6 +328,7 @@ fn deleting_swapping_truncating_and_resealing_are_named() {
     record["verdict"] = "ACCEPTABLE".into();
     let object = record.as_object_mut().unwrap();
     object.remove("line_sha256");
+    object.remove("code"); // the seal is line_sha256 and the code derived from it
     let resealed = wordjudge::audit::format::seal(&serde_json::to_string(&record).unwrap());
     rewrite(&file, &[lines[0], lines[1], &resealed, lines[3], lines[4]]);
     let (kind, text) = first_break(4);
@@ -372,7 +376,7 @@ fn garbage_gives_a_clear_error_not_a_panic() {
         assert!(!report.ok() || bytes.is_empty(), "round {round}");
         let _ = report.to_string();
         // Opening it must not panic either, and must keep going.
-        let mut log = AuditLog::open_with(dir.path(), "S", options(&clock()));
+        let mut log = AuditLog::open_with(dir.path(), "S", options(&clock())).unwrap();
         log.record_event(AuditEvent::Shutdown);
         drop(log);
     }
@@ -389,7 +393,7 @@ fn garbage_gives_a_clear_error_not_a_panic() {
     let report = verify(dir.path()).unwrap();
     assert_eq!(report.first_break().unwrap().kind, BreakKind::MissingStart { first_seq: u64::MAX });
     assert!(matches!(report.breaks[2].kind, BreakKind::Deleted { first: 2, last } if last == u64::MAX - 2), "{report}");
-    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock()));
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock())).unwrap();
     log.record_event(AuditEvent::Shutdown);
     drop(log);
 
@@ -413,7 +417,7 @@ fn a_torn_last_line_is_moved_aside_and_the_chain_continues() {
         for f in log_files(dir.path()) {
             std::fs::copy(&f, scratch.path().join(name(&f))).unwrap();
         }
-        let mut log = AuditLog::open_with(scratch.path(), "S", options(&clock));
+        let mut log = AuditLog::open_with(scratch.path(), "S", options(&clock)).unwrap();
         assert_eq!(record(&mut log, &lexicon, &identity, &["TORN"]), 5);
         std::fs::read_to_string(&log_files(scratch.path())[0]).unwrap().lines().last().unwrap().to_string()
     };
@@ -423,7 +427,7 @@ fn a_torn_last_line_is_moved_aside_and_the_chain_continues() {
     let report = verify(dir.path()).unwrap();
     assert!(matches!(report.first_break().unwrap().kind, BreakKind::Torn { .. }));
 
-    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock));
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
     assert_eq!(log.problem(), None);
     assert_eq!(record(&mut log, &lexicon, &identity, &["CAT"]), 6, "the torn record's number is not reused");
     drop(log);
@@ -461,7 +465,7 @@ fn a_torn_last_line_is_moved_aside_and_the_chain_continues() {
         &wordjudge::digest::sha256_hex(&[0u8; 300]),
     );
     std::fs::write(dir.path().join(&aside_name), [0u8; 300]).unwrap();
-    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock));
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
     assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 7);
     drop(log);
     let report = verify(dir.path()).unwrap();
@@ -478,7 +482,7 @@ fn a_file_in_the_way_does_not_block_the_verdict_and_the_failure_is_recorded() {
     std::fs::write(&dir, b"not a directory").unwrap();
     let clock = clock();
     let (lexicon, identity) = demo();
-    let mut log = AuditLog::open_with(&dir, "S", options(&clock));
+    let mut log = AuditLog::open_with(&dir, "S", options(&clock)).unwrap();
     let problem = log.problem().expect("a failing log says so");
     assert!(problem.contains("cannot create the audit directory"), "{problem}");
     log.record_event(AuditEvent::Startup { version: "0.1.0".into() });
@@ -518,7 +522,7 @@ fn an_unreadable_log_keeps_numbering_and_notes_possible_repeats() {
     let (lexicon, identity) = demo();
     let audit = dir.path().join("audit");
     {
-        let mut log = AuditLog::open_with(&audit, "S", options(&clock));
+        let mut log = AuditLog::open_with(&audit, "S", options(&clock)).unwrap();
         for _ in 0..3 {
             record(&mut log, &lexicon, &identity, &["CAT"]);
         }
@@ -527,7 +531,7 @@ fn an_unreadable_log_keeps_numbering_and_notes_possible_repeats() {
     let moved = dir.path().join("audit.moved");
     std::fs::rename(&audit, &moved).unwrap();
     std::fs::write(&audit, b"x").unwrap();
-    let mut log = AuditLog::open_with(&audit, "S", options(&clock));
+    let mut log = AuditLog::open_with(&audit, "S", options(&clock)).unwrap();
     assert!(log.problem().unwrap().contains("may repeat"), "{:?}", log.problem());
     assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 1, "continues from what this process knows");
     std::fs::remove_file(&audit).unwrap();
@@ -545,7 +549,7 @@ fn a_power_cut_while_rotating_is_recovered() {
     let clock = clock();
     let (lexicon, identity) = demo();
     let options = AuditOptions { max_file_bytes: 2500, ..options(&clock) };
-    let mut log = AuditLog::open_with(dir.path(), "S", options.clone());
+    let mut log = AuditLog::open_with(dir.path(), "S", options.clone()).unwrap();
     while log_files(dir.path()).len() < 2 {
         record(&mut log, &lexicon, &identity, &["CAT"]);
     }
@@ -561,7 +565,7 @@ fn a_power_cut_while_rotating_is_recovered() {
     std::fs::write(&files[0], &old.as_bytes()[..cut]).unwrap();
     assert!(matches!(verify(dir.path()).unwrap().first_break().unwrap().kind, BreakKind::Torn { .. }));
 
-    let mut log = AuditLog::open_with(dir.path(), "S", options);
+    let mut log = AuditLog::open_with(dir.path(), "S", options).unwrap();
     assert_eq!(log.problem(), None);
     record(&mut log, &lexicon, &identity, &["DOG"]);
     drop(log);

@@ -56,7 +56,7 @@ fn dry_run_with_nothing_wired_simulates_the_suggested_wiring() {
 
 #[test]
 #[ignore = "needs a machine without a GPIO chip"]
-fn no_gpio_chip_gpio_test_says_so_and_exits_2() {
+fn needs_no_gpio_chip_gpio_test_says_so_and_exits_2() {
     assert!(!Path::new("/dev/gpiochip0").exists(), "this machine has a GPIO chip: run this test where there is none");
     for backend in ["auto", "rppal"] {
         let out = gpio_test(WIRED, &["--gpio", backend, "--seconds", "1"], "");

@@ -47,7 +47,7 @@ fn a_pin_wired_twice_is_reported() {
 
 #[test]
 #[ignore = "needs a machine without a GPIO chip"]
-fn no_gpio_chip_rppal_leaves_a_usable_no_op() {
+fn needs_no_gpio_chip_rppal_leaves_a_usable_no_op() {
     assert!(!on_a_pi(), "this machine has {}: run this test where there is none", gpio::GPIO_CHIP);
     // rppal itself fails here (not a Raspberry Pi / no GPIO chip); that must
     // come back as a message, never a panic.
@@ -60,7 +60,7 @@ fn no_gpio_chip_rppal_leaves_a_usable_no_op() {
 
 #[test]
 #[ignore = "needs a machine without a GPIO chip"]
-fn no_gpio_chip_auto_with_pins_wired_tells_the_director() {
+fn needs_no_gpio_chip_auto_with_pins_wired_tells_the_director() {
     assert!(!on_a_pi(), "this machine has {}: run this test where there is none", gpio::GPIO_CHIP);
     let (mut hardware, problem) = gpio::open(&GpioConfig::suggested(), Backend::Auto);
     let problem = problem.unwrap();

@@ -26,7 +26,7 @@ fn start(active: &str) -> Ui {
     window.show().unwrap();
     let clock = Rc::new(Cell::new(Duration::from_secs(50)));
     let scratch = ScratchStation::new(active).unwrap();
-    let controller = attach(&window, scratch.controller(clock.clone()));
+    let controller = attach(&window, scratch.controller(clock.clone()).unwrap());
     Ui { window, clock, controller, _scratch: scratch }
 }
 

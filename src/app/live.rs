@@ -180,12 +180,7 @@ impl LiveStation {
     fn fault(&mut self, why: String) -> AdjudicateError {
         tracing::error!("judging fault: {why}");
         let id = self.lexicon().id;
-        self.record(AuditEvent::LexiconOpened {
-            id: id.clone(),
-            status: "Out of service".into(),
-            fingerprint: None,
-            problem: Some(format!("judging fault: {why}")),
-        });
+        self.record(AuditEvent::JudgingFault { lexicon: id.clone(), problem: why.clone() });
         self.active = Active::Failed { id, status: "Out of service".into(), problem: format!("judging fault: {why}") };
         self.judging_fault = Some(why.clone());
         AdjudicateError::Fault(why)
@@ -238,10 +233,20 @@ impl Station for LiveStation {
         };
         // Written and fdatasynced before the verdict is shown; a failing log
         // does not stop the verdict (the game must go on).
-        let challenge_number =
-            audit.record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger });
+        let profile = self.profile.map(|p| p.id);
+        let recorded = audit.record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger, profile });
         let time = jiff::Zoned::now().strftime("%H:%M:%S").to_string();
-        Ok(Judged { verdict: adjudication.verdict(), challenge_number, slip_code: String::new(), time, rule, second_opinion })
+        Ok(Judged {
+            verdict: adjudication.verdict(),
+            challenge_number: recorded.challenge,
+            // No code while the log cannot be written: the verdict still
+            // shows (the game goes on) and the number is durably marked as
+            // shown without a record, which `audit verify` names.
+            slip_code: recorded.code.map(|c| c.to_string()).unwrap_or_default(),
+            time,
+            rule,
+            second_opinion,
+        })
     }
 
     fn check_pin(&mut self, pin: &str) -> PinCheck {
@@ -286,12 +291,8 @@ impl Station for LiveStation {
         let result = self.try_switch(id);
         if let Err(reason) = &result {
             // A refused switch is a director action too: recorded.
-            self.record(AuditEvent::LexiconOpened {
-                id: id.to_string(),
-                status: "Switch refused".into(),
-                fingerprint: None,
-                problem: Some(reason.to_string()),
-            });
+            let from = self.lexicon().id;
+            self.record(AuditEvent::LexiconSwitchRefused { from, to: id.to_string(), reason: reason.to_string() });
         }
         result
     }
@@ -307,39 +308,43 @@ impl Station for LiveStation {
         self.switch_lexicon(profile.lexicon)?;
         self.save_config(|c| c.profile = Some(profile.id.to_string()))
             .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
+        let from = self.profile.map(|p| p.id.to_string());
         self.profile = Some(profile);
         self.second = self.open_second(Some(profile));
+        self.record(AuditEvent::ProfileSwitched {
+            from,
+            to: profile.id.into(),
+            lexicon: profile.lexicon.into(),
+            rule: profile.rule.name(),
+        });
         Ok(())
     }
 
     fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError> {
-        if self.check_pin(old) != PinCheck::Accepted {
-            return Err(SettingsError::WrongPin);
-        }
-        let hash = crate::pin::hash_pin(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
-        self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(SettingsError::Failed)
+        let result = (|| {
+            if self.check_pin(old) != PinCheck::Accepted {
+                return Err(SettingsError::WrongPin);
+            }
+            let hash = crate::pin::hash_pin(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+            self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(SettingsError::Failed)
+        })();
+        self.record_setting("pin", None, &result);
+        result
     }
 
     fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError> {
-        crate::config::check_station_name(name).map_err(SettingsError::Invalid)?;
-        self.save_config(|c| c.station_name = name.to_string()).map_err(SettingsError::Failed)
+        let result = crate::config::check_station_name(name)
+            .map_err(SettingsError::Invalid)
+            .and_then(|()| self.save_config(|c| c.station_name = name.to_string()).map_err(SettingsError::Failed));
+        self.record_setting("station_name", Some(name), &result);
+        result
     }
 
     fn set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
-        let when = parse_clock(local)?;
-        if !self.appliance {
-            return Err(SettingsError::NotAppliance);
-        }
-        // systemd-timedated sets the clock (and the RTC, where there is one)
-        // on the kiosk's behalf; polkit allows exactly this to user wordjudge.
-        let text = when.strftime("%Y-%m-%d %H:%M:%S").to_string();
-        match std::process::Command::new("timedatectl").args(["set-time", &text]).status() {
-            Ok(status) if status.success() => Ok(()),
-            Ok(status) => Err(SettingsError::Failed(format!("timedatectl set-time failed ({status})"))),
-            Err(e) => Err(SettingsError::Failed(format!("cannot run timedatectl: {e}"))),
-        }
+        let result = self.try_set_clock(local);
+        self.record_setting("clock", Some(local), &result);
+        result
     }
-
     fn counts(&self) -> Counts {
         match &self.audit {
             Some(audit) => Counts { since_boot: audit.adjudications_since_start(), today: audit.adjudications_today() },
@@ -385,7 +390,23 @@ impl Station for LiveStation {
             Some(p) => format!("{} — {}", p.name, p.rule.name()),
             None => "none (no challenge rule shown under verdicts)".into(),
         };
-        vec![("Profile".into(), profile), ("Judge button and lamps".into(), self.gpio_description.clone())]
+        let mut facts = vec![("Profile".into(), profile)];
+        if let Some(audit) = &self.audit {
+            // Noted by the director at the end of a round, the last code
+            // makes any later rewrite of the log up to it detectable.
+            let last = match audit.last_code() {
+                Some((number, code)) => format!("#{number:04} · code {code}"),
+                None => "none yet".into(),
+            };
+            facts.push(("Last challenge".into(), last));
+            let key = audit.key_fingerprint().map_or_else(
+                || audit.signing_problem().unwrap_or_else(|| "no signing key".into()),
+                |k| k.short(),
+            );
+            facts.push(("Checkpoint key".into(), key));
+        }
+        facts.push(("Judge button and lamps".into(), self.gpio_description.clone()));
+        facts
     }
 
     fn shut_down(&mut self) {
@@ -416,6 +437,29 @@ impl Station for LiveStation {
 }
 
 impl LiveStation {
+    fn try_set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
+        let when = parse_clock(local)?;
+        if !self.appliance {
+            return Err(SettingsError::NotAppliance);
+        }
+        // systemd-timedated sets the clock (and the RTC, where there is one)
+        // on the kiosk's behalf; polkit allows exactly this to user wordjudge.
+        let text = when.strftime("%Y-%m-%d %H:%M:%S").to_string();
+        match std::process::Command::new("timedatectl").args(["set-time", &text]).status() {
+            Ok(status) if status.success() => Ok(()),
+            Ok(status) => Err(SettingsError::Failed(format!("timedatectl set-time failed ({status})"))),
+            Err(e) => Err(SettingsError::Failed(format!("cannot run timedatectl: {e}"))),
+        }
+    }
+
+    /// Records a director's setting change, done or refused.
+    fn record_setting(&mut self, setting: &str, value: Option<&str>, result: &Result<(), SettingsError>) {
+        self.record(match result {
+            Ok(()) => AuditEvent::SettingChanged { setting: setting.into(), value: value.map(str::to_string) },
+            Err(e) => AuditEvent::SettingRefused { setting: setting.into(), reason: e.to_string() },
+        });
+    }
+
     fn try_switch(&mut self, id: &str) -> Result<(), SwitchError> {
         // From the last good copy a switch saves a whole good config again
         // (which repairs the broken file); with no config in force at all,

@@ -75,7 +75,12 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     let show_lamps = options.windowed && options.gpio == Backend::Sim;
     // A config that is broken with no last good copy names no audit folder
     // the station may trust: open none rather than start a new chain.
-    let audit = options.config.usable().then(|| AuditLog::open(&config.audit_dir, &config.station_name));
+    let audit = match options.config.usable() {
+        // One writer per audit folder: a second kiosk (or anything else that
+        // would write) refuses to start, naming the holder.
+        true => Some(AuditLog::open(&config.audit_dir, &config.station_name).map_err(|busy| busy.to_string())?),
+        false => None,
+    };
     if let Err(e) = options.config.remember_last_good() {
         tracing::warn!("cannot save the last good copy of the config: {e}");
     }

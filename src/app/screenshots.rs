@@ -46,10 +46,10 @@ impl ScratchStation {
 
     /// A controller over a live station on this scratch directory, with a
     /// clock the caller moves.
-    pub fn controller(&self, clock: Rc<Cell<Duration>>) -> Controller {
+    pub fn controller(&self, clock: Rc<Cell<Duration>>) -> Result<Controller, String> {
         let loaded = Config::load(&self.config_path);
         let config = loaded.config.clone();
-        let audit = AuditLog::open(&config.audit_dir, &config.station_name);
+        let audit = AuditLog::open(&config.audit_dir, &config.station_name).map_err(|busy| busy.to_string())?;
         let station = LiveStation::start(StationSetup {
             loaded,
             lexicon_dir: config.lexicon_dir.clone(),
@@ -58,13 +58,13 @@ impl ScratchStation {
             gpio_description: "none (screenshots)".into(),
             appliance: false,
         });
-        Controller::new(
+        Ok(Controller::new(
             Box::new(station),
             Box::new(NoHardware::new("screenshots")),
             &config.timeouts,
             Box::new(move || clock.get()),
             false,
-        )
+        ))
     }
 }
 
@@ -77,7 +77,7 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     screen.resize();
     let clock = Rc::new(Cell::new(Duration::from_secs(100)));
     let scratch = ScratchStation::new(crate::lexicon::catalog::DEMO_ID)?;
-    let controller = attach(&window, scratch.controller(clock.clone()));
+    let controller = attach(&window, scratch.controller(clock.clone())?);
     let mut written = Vec::new();
     let mut shot = |name: &str| capture(&screen, out, name, &mut written);
     let w = window.window();
@@ -116,7 +116,7 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
 
     // A station whose configured lexicon is not installed.
     let missing = ScratchStation::new("TWL2016")?;
-    let _controller = attach(&window, missing.controller(clock.clone()));
+    let _controller = attach(&window, missing.controller(clock.clone())?);
     capture(&screen, out, "10-out-of-service", &mut written)?;
 
     // The director menu with 20 lexicons, scrolled to the 15th: the list

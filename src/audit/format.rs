@@ -4,27 +4,30 @@
 //! Every line is one JSON object ending in a seal:
 //!
 //! ```text
-//! {"seq":7,"prev":"<sha256 of line 6>",…,"line_sha256":"<sha256 of everything before ,\"line_sha256\">"}
+//! {"seq":7,"prev":"<line_sha256 of line 6>",…,"line_sha256":"<64 hex>","code":"K7Q3MXAB"}
 //! ```
 //!
-//! * `prev` is the SHA-256 (lowercase hex) of the previous line's bytes, the
-//!   newline excluded. The first line of the first file has [`GENESIS`]
-//!   (64 zeros) and `seq` 1. The chain runs on across files: the first line
-//!   of a new file carries the hash of the last line of the file before.
-//! * `line_sha256` is the SHA-256 of the line up to (not including) the
-//!   `,"line_sha256":"` that ends it. `prev` alone cannot show an edit to the
-//!   *last* line (nothing follows it); the seal does, and it names the edited
-//!   line exactly instead of the line after it.
+//! * `line_sha256` is *the* hash of a line: the SHA-256 of the line up to
+//!   (not including) the `,"line_sha256":"` that ends it. Everything after
+//!   that point is a function of it, so it identifies the whole line. The
+//!   same value is the next line's `prev`, journald's `WORDJUDGE_LINE_SHA256`
+//!   and what `audit verify` prints: one hash per line, one name.
+//! * `prev` is the previous line's `line_sha256`; the first line of the
+//!   first file has [`GENESIS`] (64 zeros) and `seq` 1. The chain runs on
+//!   across files. Because the seal covers `prev`, a line's hash is the chain
+//!   head after it.
+//! * `code` is the slip code of that hash ([`super::slip`]): 8 characters a
+//!   player can copy from the verdict screen, and `grep` can find.
 //!
 //! A hash chain stops careless or casual edits and makes deletions and
 //! reorderings visible; it cannot stop someone who rewrites the whole chain
-//! from the edit onwards. That is what the copies in journald (each carrying
-//! the line's hash) are for.
+//! from the edit onwards. Slip codes and signed checkpoints copied off the
+//! station are what catch that ([`super::verify`]).
 //!
 //! Files are `audit-NNNNNN-YYYY-MM-DD.jsonl`: a running index (so they sort
 //! in order even when the wall clock jumps back) and the local date the file
 //! was started. A torn tail moved aside at recovery goes to
-//! `<log file name>.torn-at-<byte offset>`.
+//! `<log file name>.torn-at-<byte offset>-<sha256 prefix>`.
 
 use crate::digest::sha256_hex;
 use jiff::civil::Date;
@@ -36,8 +39,11 @@ pub const GENESIS: &str = "00000000000000000000000000000000000000000000000000000
 /// What precedes the seal's hex digits at the end of every line.
 pub const SEAL_KEY: &str = ",\"line_sha256\":\"";
 
-/// Length of the seal: key, 64 hex digits, `"}`.
-const SEAL_LEN: usize = SEAL_KEY.len() + 64 + 2;
+/// What follows the hex digits, before the code.
+pub const CODE_KEY: &str = "\",\"code\":\"";
+
+/// Length of the seal: key, 64 hex digits, code key, code, `"}`.
+const SEAL_LEN: usize = SEAL_KEY.len() + 64 + CODE_KEY.len() + super::slip::CODE_LEN + 2;
 
 /// Seals a JSON object's text (`{…}`, at least one member) into a line,
 /// without the newline.
@@ -45,7 +51,8 @@ pub fn seal(object: &str) -> String {
     debug_assert!(object.starts_with('{') && object.ends_with('}') && object.len() > 2);
     let body = &object[..object.len() - 1];
     let digest = sha256_hex(body.as_bytes());
-    format!("{body}{SEAL_KEY}{digest}\"}}")
+    let code = super::slip::SlipCode::of_line_hash(&digest).map(|c| c.to_string()).unwrap_or_default();
+    format!("{body}{SEAL_KEY}{digest}{CODE_KEY}{code}\"}}")
 }
 
 /// Why a line is not a sealed audit line.
@@ -57,31 +64,44 @@ pub enum SealError {
     Mismatch,
 }
 
-/// Checks a line's seal (the line without its newline).
-pub fn check_seal(line: &[u8]) -> Result<(), SealError> {
+/// The parts of a line that looks sealed: (body, hex, code).
+fn split_seal(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
     if line.len() < SEAL_LEN + 2 || line.first() != Some(&b'{') {
-        return Err(SealError::Missing);
+        return None;
     }
     let (body, seal) = line.split_at(line.len() - SEAL_LEN);
     let (key, rest) = seal.split_at(SEAL_KEY.len());
-    let (hex, end) = rest.split_at(64);
-    if key != SEAL_KEY.as_bytes()
-        || end != b"\"}"
-        || !hex.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b))
-    {
-        return Err(SealError::Missing);
-    }
-    if sha256_hex(body).as_bytes() == hex {
+    let (hex, rest) = rest.split_at(64);
+    let (code_key, rest) = rest.split_at(CODE_KEY.len());
+    let (code, end) = rest.split_at(super::slip::CODE_LEN);
+    let ok = key == SEAL_KEY.as_bytes()
+        && code_key == CODE_KEY.as_bytes()
+        && end == b"\"}"
+        && hex.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b));
+    ok.then_some((body, hex, code))
+}
+
+/// Checks a line's seal (the line without its newline): the hash and the
+/// code both.
+pub fn check_seal(line: &[u8]) -> Result<(), SealError> {
+    let (body, hex, code) = split_seal(line).ok_or(SealError::Missing)?;
+    let digest = sha256_hex(body);
+    let expected_code = super::slip::SlipCode::of_line_hash(&digest).map(|c| c.to_string()).unwrap_or_default();
+    if digest.as_bytes() == hex && expected_code.as_bytes() == code {
         Ok(())
     } else {
         Err(SealError::Mismatch)
     }
 }
 
-/// SHA-256 of a whole line (without its newline): what the next line's
-/// `prev` must hold.
+/// A line's `line_sha256`, computed (never read from the line): the SHA-256
+/// of the line up to its seal. What the next line's `prev` must hold. A line
+/// without a seal is hashed whole.
 pub fn line_hash(line: &[u8]) -> String {
-    sha256_hex(line)
+    match split_seal(line) {
+        Some((body, _, _)) => sha256_hex(body),
+        None => sha256_hex(line),
+    }
 }
 
 /// A log file's name, parsed.
@@ -170,47 +190,6 @@ pub fn split_lines(bytes: &[u8]) -> Lines<'_> {
     }
     let tail = (start < bytes.len()).then(|| (start as u64, &bytes[start..]));
     Lines { complete, tail }
-}
-
-/// The fields every reader of the log needs, read leniently (unknown fields
-/// are ignored, so records of a newer wordjudge still read).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct Head {
-    pub seq: u64,
-    pub prev: String,
-    pub time: String,
-    #[serde(default)]
-    pub boot_id: String,
-    #[serde(default)]
-    pub mono_ns: u64,
-    #[serde(default)]
-    pub clock_synced: bool,
-    pub event: String,
-    #[serde(default)]
-    pub challenge: Option<u64>,
-    /// Held while the log was failing and written later.
-    #[serde(default)]
-    pub delayed: bool,
-    #[serde(default)]
-    pub words: Option<Vec<String>>,
-    /// `rotated`: the file the log continues in.
-    #[serde(default)]
-    pub next_file: Option<String>,
-    /// `recovered`: the moved-aside file and what it held.
-    #[serde(default)]
-    pub moved_to: Option<String>,
-    #[serde(default)]
-    pub torn_bytes: Option<u64>,
-    #[serde(default)]
-    pub torn_sha256: Option<String>,
-    #[serde(default)]
-    pub file: Option<String>,
-}
-
-impl Head {
-    pub fn parse(line: &[u8]) -> Result<Head, String> {
-        serde_json::from_slice(line).map_err(|e| e.to_string())
-    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@
 //! the worker emits the event under the `tracing` dispatcher that was current
 //! for the caller when the record was made.
 
+use super::record::{AuditEvent, Body};
+use super::slip::SlipCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex};
@@ -30,6 +32,10 @@ pub const FIELD_PREFIX: &str = "WORDJUDGE";
 
 /// `tracing` target of audit events.
 pub const TARGET: &str = "wordjudge::audit";
+
+/// `WORDJUDGE_EVENT` of the warning sent when the log starts failing (not a
+/// record in the file: there is no file to write it to).
+pub const AUDIT_FAILING: &str = "audit_failing";
 
 /// Records waiting for the worker beyond which copies are dropped.
 const QUEUE: usize = 4096;
@@ -69,7 +75,7 @@ pub fn journal_field_name(field: &str) -> String {
 pub(crate) struct Entry {
     pub warn: bool,
     pub message: String,
-    pub event: &'static str,
+    pub event: String,
     pub station: String,
     pub seq: Option<u64>,
     pub challenge: Option<u64>,
@@ -83,11 +89,79 @@ pub(crate) struct Entry {
     pub repeat_of: Option<u64>,
     /// Whether the record is in the audit file (false while it is failing).
     pub audit_written: bool,
-    /// SHA-256 of the record's line in the audit file: anchors the chain.
+    /// The record's `line_sha256` in the audit file: the same value as in
+    /// the file and in `audit verify`'s output.
     pub line_sha256: Option<String>,
+    /// The slip code of that line.
+    pub code: Option<String>,
     pub problem: Option<String>,
     /// The record as JSON (without the chain fields).
     pub record: String,
+}
+
+impl Entry {
+    /// The journald copy of a record: the same typed body as the file's line,
+    /// its `seq`, `line_sha256` and code when it was written, and the
+    /// problem when it was not.
+    pub fn of(
+        body: &Body,
+        station: &str,
+        seq: Option<u64>,
+        line_sha256: Option<String>,
+        problem: Option<String>,
+    ) -> Entry {
+        let mut entry = Entry {
+            station: station.to_string(),
+            seq,
+            audit_written: line_sha256.is_some(),
+            code: line_sha256.as_deref().and_then(SlipCode::of_line_hash).map(|c| c.to_string()),
+            line_sha256,
+            record: serde_json::to_string(body).unwrap_or_default(),
+            event: body.name().to_string(),
+            message: body.describe(),
+            ..Default::default()
+        };
+        match body {
+            Body::Adjudication(a) => {
+                entry.challenge = Some(a.challenge);
+                entry.verdict = Some(a.verdict.label());
+                entry.words = Some(a.words.join(" "));
+                entry.per_word = Some(a.per_word_text());
+                entry.lexicon = Some(a.lexicon.id.clone());
+                entry.lexicon_fingerprint = Some(a.lexicon.fingerprint.clone());
+                entry.lexicon_status = Some(a.lexicon.status.clone());
+                entry.trigger = Some(a.trigger.as_str());
+                entry.repeat_of = a.repeat_of;
+            }
+            Body::Event(e) => {
+                entry.warn = e.is_problem();
+                match e {
+                    AuditEvent::LexiconOpened { id, status, fingerprint, problem } => {
+                        entry.lexicon = Some(id.clone());
+                        entry.lexicon_status = Some(status.clone());
+                        entry.lexicon_fingerprint = fingerprint.clone();
+                        entry.problem = problem.clone();
+                    }
+                    AuditEvent::LexiconSwitched { to, .. } => entry.lexicon = Some(to.clone()),
+                    AuditEvent::LexiconSwitchRefused { to, reason, .. } => {
+                        entry.lexicon = Some(to.clone());
+                        entry.problem = Some(reason.clone());
+                    }
+                    AuditEvent::ConfigProblem { problem } | AuditEvent::GpioProblem { problem } => {
+                        entry.problem = Some(problem.clone())
+                    }
+                    AuditEvent::WriteFailed { error, .. } => entry.problem = Some(error.clone()),
+                    _ => {}
+                }
+            }
+            Body::Unknown { .. } => {}
+            Body::Invalid { problem, .. } => entry.problem = Some(problem.clone()),
+        }
+        if entry.problem.is_none() {
+            entry.problem = problem;
+        }
+        entry
+    }
 }
 
 macro_rules! emit_at {
@@ -95,7 +169,7 @@ macro_rules! emit_at {
         tracing::event!(
             target: "wordjudge::audit",
             $level,
-            event = $e.event,
+            event = $e.event.as_str(),
             station = $e.station.as_str(),
             seq = $e.seq,
             challenge = $e.challenge,
@@ -109,6 +183,7 @@ macro_rules! emit_at {
             repeat_of = $e.repeat_of,
             audit_written = $e.audit_written,
             line_sha256 = $e.line_sha256.as_deref(),
+            code = $e.code.as_deref(),
             problem = $e.problem.as_deref(),
             journal_dropped = $dropped,
             record = $e.record.as_str(),

@@ -1,13 +1,18 @@
 //! Reading records back for people: `audit show` (one line per record, local
 //! time) and `audit export` (CSV for a spreadsheet, or the JSON Lines as
 //! written), with filters by time, challenge number and lexicon.
+//!
+//! Records are read into the one typed [`Record`]. Everything printed for a
+//! person goes through [`escape_controls`]: a tampered line carrying
+//! terminal escape sequences must not be able to repaint the screen (and
+//! hide its own "[SEAL DOES NOT MATCH]" marker).
 
 use super::format;
+use super::record::{AuditEvent, Body, Record};
 use super::verify::{Location, VerifyError};
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
-use serde_json::Value;
 use std::fmt;
 use std::path::Path;
 
@@ -17,8 +22,8 @@ pub struct ReadLine {
     pub at: Location,
     /// The line exactly as in the file (lossy only if not UTF-8).
     pub raw: String,
-    /// The record, when the line is a JSON object.
-    pub record: Option<Value>,
+    /// The record, when the line is one.
+    pub record: Option<Record>,
     /// Whether the line's seal matches (false: edited, or not a record).
     pub sealed: bool,
 }
@@ -37,16 +42,35 @@ pub fn read_all(dir: &Path) -> Result<Vec<ReadLine>, VerifyError> {
         let split = format::split_lines(&bytes);
         let tail = split.tail.map(|(_, t)| t);
         for (n, line) in split.complete.iter().map(|(_, l)| *l).chain(tail).enumerate() {
-            let record = serde_json::from_slice::<Value>(line).ok().filter(Value::is_object);
             out.push(ReadLine {
                 at: Location { file: file.clone(), line: n as u64 + 1 },
                 raw: String::from_utf8_lossy(line).into_owned(),
-                record,
+                record: Record::parse(line).ok(),
                 sealed: format::check_seal(line).is_ok(),
             });
         }
     }
     Ok(out)
+}
+
+/// Text with every control character (C0, DEL, C1) written as a visible
+/// escape (`\x1b`, `\u{9b}`, `\n`), so it cannot drive a terminal.
+pub fn escape_controls(text: &str) -> String {
+    if !text.chars().any(char::is_control) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x80 && c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Which records to show or export. Empty: all.
@@ -102,9 +126,9 @@ impl Filter {
         *self == Filter::default()
     }
 
-    pub fn matches(&self, record: &Value) -> bool {
+    pub fn matches(&self, record: &Record) -> bool {
         if self.since.is_some() || self.until.is_some() {
-            let Some(time) = record["time"].as_str().and_then(|t| t.parse::<Timestamp>().ok()) else {
+            let Ok(time) = record.time.parse::<Timestamp>() else {
                 return false;
             };
             if self.since.is_some_and(|s| time < s) || self.until.is_some_and(|u| time >= u) {
@@ -112,79 +136,23 @@ impl Filter {
             }
         }
         if let Some(n) = self.challenge {
-            if record["event"] != "adjudication" || record["challenge"].as_u64() != Some(n) {
+            if record.challenge() != Some(n) {
                 return false;
             }
         }
         if let Some(id) = &self.lexicon {
-            let names = [&record["lexicon"]["id"], &record["id"], &record["from"], &record["to"]];
-            let about_lexicon = record["event"] == "adjudication"
-                || record["event"].as_str().is_some_and(|e| e.starts_with("lexicon_"));
-            if !about_lexicon || !names.iter().any(|v| v.as_str() == Some(id.as_str())) {
+            let names: Vec<&str> = match &record.body {
+                Body::Adjudication(a) => vec![&a.lexicon.id],
+                Body::Event(AuditEvent::LexiconOpened { id, .. }) => vec![id],
+                Body::Event(AuditEvent::LexiconSwitched { from, to })
+                | Body::Event(AuditEvent::LexiconSwitchRefused { from, to, .. }) => vec![from, to],
+                _ => vec![],
+            };
+            if !names.contains(&id.as_str()) {
                 return false;
             }
         }
         true
-    }
-}
-
-/// Record fields that have their own column in CSV and `show`.
-const COMMON: &[&str] = &[
-    "seq",
-    "prev",
-    "time",
-    "boot_id",
-    "mono_ns",
-    "clock_synced",
-    "station",
-    "delayed",
-    "event",
-    "challenge",
-    "lexicon",
-    "words",
-    "verdict",
-    "per_word",
-    "trigger",
-    "repeat_of",
-    "line_sha256",
-];
-
-/// The record's other fields (an event's own), as a JSON object text.
-fn details(record: &Value) -> String {
-    let Some(map) = record.as_object() else { return String::new() };
-    let rest: serde_json::Map<String, Value> =
-        map.iter().filter(|(k, _)| !COMMON.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
-    if rest.is_empty() {
-        String::new()
-    } else {
-        Value::Object(rest).to_string()
-    }
-}
-
-fn words(record: &Value) -> Vec<String> {
-    record["words"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|w| w.as_str().map(String::from)).collect())
-        .unwrap_or_default()
-}
-
-/// `QI:acceptable ZA:unacceptable`.
-fn per_word(record: &Value) -> String {
-    let results = record["per_word"].as_array().cloned().unwrap_or_default();
-    words(record)
-        .iter()
-        .zip(results)
-        .map(|(w, ok)| format!("{w}:{}", if ok.as_bool() == Some(true) { "acceptable" } else { "unacceptable" }))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn text(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items.iter().map(text).collect::<Vec<_>>().join(" "),
-        other => other.to_string(),
     }
 }
 
@@ -212,12 +180,15 @@ pub const CSV_COLUMNS: &[&str] = &[
     "seal_ok",
     "prev",
     "line_sha256",
+    "code",
 ];
 
 /// One CSV field: quoted when needed (RFC 4180). Text beginning with `=`,
 /// `+`, `-` or `@` gets a leading `'` so a spreadsheet shows it instead of
 /// running it as a formula (a station name is free text).
 fn csv_field(value: &str) -> String {
+    let value = escape_controls(value);
+    let value = value.as_str();
     let guarded = if value.starts_with(['=', '+', '-', '@']) && value.parse::<f64>().is_err() {
         format!("'{value}")
     } else {
@@ -243,72 +214,89 @@ pub fn csv_row(line: &ReadLine) -> String {
         cells[19] = "false".into();
         return cells.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(",");
     };
+    let a = r.adjudication();
+    let opt = |v: Option<u64>| v.map(|n| n.to_string()).unwrap_or_default();
     let cells = [
-        text(&r["seq"]),
-        text(&r["time"]),
-        text(&r["station"]),
-        text(&r["event"]),
-        text(&r["challenge"]),
-        text(&r["verdict"]),
-        words(r).join(" "),
-        per_word(r),
-        text(&r["lexicon"]["id"]),
-        text(&r["lexicon"]["status"]),
-        text(&r["lexicon"]["fingerprint"]),
-        text(&r["lexicon"]["fst_sha256"]),
-        text(&r["trigger"]),
-        text(&r["repeat_of"]),
-        text(&r["clock_synced"]),
-        text(&r["boot_id"]),
-        text(&r["mono_ns"]),
-        r["delayed"].as_bool().unwrap_or(false).to_string(),
-        details(r),
+        r.seq.to_string(),
+        r.time.clone(),
+        r.station.clone(),
+        r.body.name().to_string(),
+        opt(r.challenge()),
+        a.map(|a| a.verdict.label().to_string()).unwrap_or_default(),
+        a.map(|a| a.words.join(" ")).unwrap_or_default(),
+        a.map(|a| a.per_word_text()).unwrap_or_default(),
+        a.map(|a| a.lexicon.id.clone()).unwrap_or_default(),
+        a.map(|a| a.lexicon.status.clone()).unwrap_or_default(),
+        a.map(|a| a.lexicon.fingerprint.clone()).unwrap_or_default(),
+        a.map(|a| a.lexicon.fst_sha256.join(" ")).unwrap_or_default(),
+        a.map(|a| a.trigger.as_str().to_string()).unwrap_or_default(),
+        opt(a.and_then(|a| a.repeat_of)),
+        r.clock_synced.to_string(),
+        r.boot_id.clone(),
+        r.mono_ns.to_string(),
+        r.delayed.to_string(),
+        r.body.details(),
         line.sealed.to_string(),
-        text(&r["prev"]),
-        text(&r["line_sha256"]),
+        r.prev.clone(),
+        r.line_sha256.clone().unwrap_or_default(),
+        r.code.clone().unwrap_or_default(),
     ];
     cells.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(",")
 }
 
-/// One record for people: local time, then what happened.
+/// One record for people: local time, then what happened. Control
+/// characters are escaped.
 pub fn show_line(line: &ReadLine, tz: &TimeZone) -> String {
     let Some(r) = &line.record else {
-        return format!("{}: unreadable line: {}", line.at, line.raw.chars().take(80).collect::<String>());
+        let raw: String = line.raw.chars().take(80).collect();
+        let mut out = format!("{}: unreadable line: {}", line.at, escape_controls(&raw));
+        if !line.sealed {
+            out.push_str("  [SEAL DOES NOT MATCH: edited]");
+        }
+        return out;
     };
-    let time = r["time"]
-        .as_str()
-        .and_then(|t| t.parse::<Timestamp>().ok())
+    let time = r
+        .time
+        .parse::<Timestamp>()
+        .ok()
         .map(|t| t.to_zoned(tz.clone()).strftime("%Y-%m-%d %H:%M:%S %Z").to_string())
         .unwrap_or_else(|| "(no time)".into());
-    let mut out = format!("{time}  #{}", text(&r["seq"]));
-    if r["clock_synced"] == false {
+    let mut out = format!("{time}  #{}", r.seq);
+    if !r.clock_synced {
         out.push_str(" (clock not synced)");
     }
-    if r["event"] == "adjudication" {
-        out.push_str(&format!(
-            "  challenge {}  {}  {}  [{}]  {} ({}, {})  {}",
-            text(&r["challenge"]),
-            text(&r["verdict"]),
-            words(r).join(" "),
-            per_word(r),
-            text(&r["lexicon"]["id"]),
-            text(&r["lexicon"]["status"]),
-            text(&r["lexicon"]["fingerprint"]),
-            text(&r["trigger"]),
-        ));
-        if let Some(n) = r["repeat_of"].as_u64() {
-            out.push_str(&format!("  repeat of {n}"));
+    match &r.body {
+        Body::Adjudication(a) => {
+            out.push_str(&format!(
+                "  challenge {}  {}  {}  [{}]  {} ({}, {})  {}",
+                a.challenge,
+                a.verdict.label(),
+                a.words.join(" "),
+                a.per_word_text(),
+                a.lexicon.id,
+                a.lexicon.status,
+                a.lexicon.fingerprint,
+                a.trigger.as_str(),
+            ));
+            if let Some(n) = a.repeat_of {
+                out.push_str(&format!("  repeat of {n}"));
+            }
+            if let Some(code) = &r.code {
+                out.push_str(&format!("  code {code}"));
+            }
         }
-    } else {
-        out.push_str(&format!("  {}", text(&r["event"])));
-        let d = details(r);
-        if !d.is_empty() {
-            out.push_str(&format!("  {d}"));
+        body => {
+            out.push_str(&format!("  {}", body.name()));
+            let d = body.details();
+            if !d.is_empty() {
+                out.push_str(&format!("  {d}"));
+            }
         }
     }
-    if r["delayed"] == true {
+    if r.delayed {
         out.push_str("  (written late)");
     }
+    let mut out = escape_controls(&out);
     if !line.sealed {
         out.push_str("  [SEAL DOES NOT MATCH: edited]");
     }
@@ -332,5 +320,7 @@ mod tests {
         assert_eq!(csv_field("=HYPERLINK(1)"), "'=HYPERLINK(1)");
         assert_eq!(csv_field("-5"), "-5");
         assert_eq!(csv_field("QI ZA"), "QI ZA");
+        assert_eq!(csv_field("a\x1b[2Jb"), "a\\x1b[2Jb");
+        assert_eq!(escape_controls("x\u{9b}31m\n"), "x\\u{9b}31m\\n");
     }
 }

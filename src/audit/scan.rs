@@ -4,8 +4,10 @@
 //! far as needed.
 
 use super::clock::Stamp;
-use super::format::{self, Head, LogName, GENESIS};
-use super::{AuditError, AuditEvent, ChainEnd, Recent};
+use super::format::{self, LogName, GENESIS};
+use super::record::{AuditEvent, Record};
+use super::writer::{ChainEnd, Recent};
+use super::AuditError;
 use crate::digest::sha256_hex;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
@@ -28,6 +30,10 @@ pub(super) struct Scan {
     pub chain: ChainEnd,
     /// Highest challenge number in the log (torn tail included).
     pub max_challenge: u64,
+    /// Highest challenge number of a complete record.
+    pub max_recorded: u64,
+    /// The challenge number legible in a torn tail.
+    pub torn_challenge: Option<u64>,
     pub today_adjudications: u64,
     /// Adjudications of the scanned files, oldest first.
     pub recent: Vec<Recent>,
@@ -42,6 +48,8 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
         torn: None,
         chain: ChainEnd { next_seq: 1, prev: GENESIS.to_string() },
         max_challenge: 0,
+        max_recorded: 0,
+        torn_challenge: None,
         today_adjudications: 0,
         recent: Vec::new(),
     };
@@ -62,6 +70,7 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
             tail_checked = true;
             if let Some((offset, tail)) = lines.tail {
                 let challenge = challenge_in(tail);
+                scan.torn_challenge = challenge;
                 scan.max_challenge = scan.max_challenge.max(challenge.unwrap_or(0));
                 scan.torn = Some(Torn { name: name.clone(), path: path.clone(), offset, bytes: tail.to_vec() });
             }
@@ -77,19 +86,17 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
                     .rev()
                     .enumerate()
                     .find_map(|(after, (_, line))| {
-                        Head::parse(line).ok().map(|h| h.seq.saturating_add(1).saturating_add(after as u64))
+                        Record::parse(line).ok().map(|h| h.seq.saturating_add(1).saturating_add(after as u64))
                     })
                     .unwrap_or(lines.complete.len() as u64 + 1);
             }
         }
         for (_, line) in lines.complete.iter().rev() {
-            let Ok(head) = Head::parse(line) else { continue };
-            if head.event != "adjudication" {
-                continue;
-            }
-            let Some(challenge) = head.challenge else { continue };
+            let Ok(head) = Record::parse(line) else { continue };
+            let Some(challenge) = head.challenge() else { continue };
             if !numbering_found {
                 scan.max_challenge = scan.max_challenge.max(challenge);
+                scan.max_recorded = scan.max_recorded.max(challenge);
                 // Later numbers all continue from a non-delayed record's.
                 numbering_found = !head.delayed;
             }
@@ -100,7 +107,7 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
                 }
                 if position + 2 >= logs.len() {
                     recent_rev.push(Recent {
-                        words: head.words.unwrap_or_default(),
+                        words: head.adjudication().map(|a| a.words.clone()).unwrap_or_default(),
                         challenge,
                         boot_id: head.boot_id,
                         stamp: Stamp { time, mono_ns: head.mono_ns, synced: head.clock_synced },

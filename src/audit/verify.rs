@@ -11,14 +11,32 @@
 //! genesis value with `seq` 1, and a file closed by a `rotated` record must
 //! be followed by the file it names.
 //!
+//! Then the challenge numbers: every number from 1 to the highest one shown
+//! must have its adjudication record, or a record explaining why not (a
+//! reservation never used, named in the next adjudication's `skipped`; a
+//! `recovered` torn record
+//! never shown). Numbers shown without a record (`challenges_lost`, or the
+//! challenge counter's pending `unrecorded` range) are named and fail, as do
+//! a moved-aside torn line that is missing or altered, and a number used
+//! twice. While the writer that showed them still runs (it holds the
+//! folder's lock) such numbers are only reported: it holds their records in
+//! memory and writes them when it can.
+//!
 //! What a chain cannot show: removing whole lines from the very end (or whole
-//! files after the last `rotated` record) leaves a shorter, valid log. The
-//! report gives the last record and its hash so it can be compared with the
-//! journald copy (`WORDJUDGE_LINE_SHA256`) or a slip's challenge number.
+//! files after the last `rotated` record) leaves a shorter, valid log, and
+//! someone who rewrites a record and recomputes every later hash leaves a
+//! valid chain. Copies taken off the station catch both: slip codes
+//! ([`VerifyOptions::slips`]: each names a record and the chain head after
+//! it) and signed checkpoints ([`VerifyOptions::checkpoint`]: a record count
+//! and head hash).
 
-use super::format::{self, Head, SealError, GENESIS};
+use super::checkpoint::{self, Checkpoint, NoteVerifier};
+use super::format::{self, SealError, GENESIS};
+use super::numbering::{self, CounterState};
+use super::record::{AuditEvent, Body, Record};
+use super::slip::{Slip, SlipCode};
 use crate::digest::sha256_hex;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -93,6 +111,40 @@ pub enum BreakKind {
     MissingStart { first_seq: u64 },
     /// A `rotated` record names a file that is not there.
     MissingFile { name: String },
+    /// The torn line a `recovered` record moved aside is gone.
+    AsideMissing { name: String },
+    /// The torn line a `recovered` record moved aside was changed since.
+    AsideAltered { name: String },
+    /// Challenges shown to players (while the log could not be written)
+    /// that have no record.
+    ShownWithoutRecord { challenges: Vec<(u64, u64)> },
+    /// Challenge numbers with neither a record nor one explaining the gap.
+    ChallengeMissing { challenges: Vec<(u64, u64)> },
+    /// A challenge number used twice.
+    DuplicateChallenge { challenge: u64 },
+    /// The challenge counter file cannot be read.
+    CounterDamaged { problem: String },
+    /// A slip's code is not the code of its challenge's record.
+    SlipMismatch { slip: String, found: String },
+    /// A slip's challenge has no record.
+    SlipNoRecord { slip: String },
+    /// A slip matches, but the chain before its record is broken.
+    SlipChainBroken { slip: String },
+    /// The checkpoint's signature or text is not valid for the key.
+    CheckpointInvalid { problem: String },
+    /// The log has fewer records than the checkpoint signed.
+    CheckpointBeyondLog { count: u64, records: u64 },
+    /// Record `count` is not the one the checkpoint signed.
+    CheckpointMismatch { count: u64 },
+}
+
+/// `3`, `3-5, 9`.
+fn ranges_text(ranges: &[(u64, u64)]) -> String {
+    ranges
+        .iter()
+        .map(|(a, b)| if a == b { a.to_string() } else { format!("{a} to {b}") })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl BreakKind {
@@ -103,8 +155,22 @@ impl BreakKind {
             BreakKind::Torn { .. } => "torn",
             BreakKind::NotARecord { .. } => "not a record",
             BreakKind::Edited | BreakKind::Rewritten => "edited",
-            BreakKind::Deleted { .. } | BreakKind::MissingStart { .. } | BreakKind::MissingFile { .. } => "deleted",
+            BreakKind::Deleted { .. }
+            | BreakKind::MissingStart { .. }
+            | BreakKind::MissingFile { .. }
+            | BreakKind::AsideMissing { .. }
+            | BreakKind::ChallengeMissing { .. } => "deleted",
+            BreakKind::AsideAltered { .. } => "edited",
             BreakKind::Reordered { .. } => "reordered",
+            BreakKind::ShownWithoutRecord { .. } => "shown without record",
+            BreakKind::DuplicateChallenge { .. } => "duplicate",
+            BreakKind::CounterDamaged { .. } => "unreadable",
+            BreakKind::SlipMismatch { .. } | BreakKind::SlipNoRecord { .. } | BreakKind::SlipChainBroken { .. } => {
+                "slip does not match"
+            }
+            BreakKind::CheckpointInvalid { .. }
+            | BreakKind::CheckpointBeyondLog { .. }
+            | BreakKind::CheckpointMismatch { .. } => "checkpoint does not match",
         }
     }
 }
@@ -140,6 +206,46 @@ impl fmt::Display for BreakKind {
                  to the genesis value); earlier lines or files are missing"
             ),
             BreakKind::MissingFile { name } => write!(f, "deleted: the log continues in {name}, which is missing"),
+            BreakKind::AsideMissing { name } => {
+                write!(f, "deleted: the torn line this record moved aside to {name} is missing")
+            }
+            BreakKind::AsideAltered { name } => {
+                write!(f, "edited: the torn line this record moved aside to {name} was changed since")
+            }
+            BreakKind::ShownWithoutRecord { challenges } => write!(
+                f,
+                "shown without record: challenge(s) {} were shown to players while the log could not be written, \
+                 and have no record",
+                ranges_text(challenges)
+            ),
+            BreakKind::ChallengeMissing { challenges } => write!(
+                f,
+                "deleted: challenge(s) {} have no record and no record explains why",
+                ranges_text(challenges)
+            ),
+            BreakKind::DuplicateChallenge { challenge } => {
+                write!(f, "duplicate: challenge {challenge} was handed out twice")
+            }
+            BreakKind::CounterDamaged { problem } => write!(f, "unreadable challenge counter: {problem}"),
+            BreakKind::SlipMismatch { slip, found } => write!(
+                f,
+                "slip {slip} does not match: that challenge's record now has code {found}, so it or a record \
+                 before it was rewritten"
+            ),
+            BreakKind::SlipNoRecord { slip } => write!(f, "slip {slip} does not match: that challenge has no record"),
+            BreakKind::SlipChainBroken { slip } => {
+                write!(f, "slip {slip} matches its record, but the chain before that record is broken")
+            }
+            BreakKind::CheckpointInvalid { problem } => write!(f, "checkpoint: {problem}"),
+            BreakKind::CheckpointBeyondLog { count, records } => write!(
+                f,
+                "checkpoint does not match: it signed {count} records, the log has {records}; records were cut"
+            ),
+            BreakKind::CheckpointMismatch { count } => write!(
+                f,
+                "checkpoint does not match: record {count} is not the one signed, so it or a record before it was \
+                 rewritten"
+            ),
         }
     }
 }
@@ -193,6 +299,16 @@ pub struct FileSummary {
     pub bytes: u64,
 }
 
+/// What to check the log against besides itself: copies taken off the
+/// station.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// Slips: challenge number and the code shown with it.
+    pub slips: Vec<Slip>,
+    /// A signed checkpoint (the note's text) and the key to check it with.
+    pub checkpoint: Option<(String, NoteVerifier)>,
+}
+
 /// What `audit verify` found.
 #[derive(Debug, Clone, Default)]
 pub struct VerifyReport {
@@ -214,6 +330,20 @@ pub struct VerifyReport {
     pub last_line_sha256: Option<String>,
     pub recoveries: Vec<Recovery>,
     pub write_failures: Vec<WriteFailure>,
+    /// The challenge counter, when the folder has one.
+    pub counter: Option<CounterState>,
+    /// Numbers shown without a record that the live writer still holds in
+    /// memory (it writes them once it can; if it stops first, they fail).
+    pub held_by_writer: Option<((u64, u64), super::lock::Holder)>,
+    /// Slips that matched.
+    pub slips_matched: Vec<Slip>,
+    /// The checkpoint checked, when it matched.
+    pub checkpoint: Option<Checkpoint>,
+    /// Slip code of the last record.
+    pub last_code: Option<String>,
+    /// Sealed records in the chain whose event this version does not know
+    /// or cannot read (their fields do not have the expected shape).
+    pub unreadable_bodies: Vec<Location>,
     /// Problems in order; empty when the chain is intact.
     pub breaks: Vec<Break>,
     /// More problems than listed.
@@ -272,6 +402,38 @@ impl fmt::Display for VerifyReport {
                 r.time, r.file, r.torn_bytes, r.moved_to, r.at
             )?;
         }
+        if let Some(first) = self.unreadable_bodies.first() {
+            writeln!(
+                f,
+                "  {} record(s) in the chain this wordjudge cannot read (a newer version's?), first at {first}",
+                self.unreadable_bodies.len()
+            )?;
+        }
+        if let Some(c) = &self.counter {
+            write!(f, "  challenge counter: reserved through {}", c.reserved)?;
+            if let Some((a, b)) = c.unrecorded {
+                write!(f, "; shown without a record yet: {}", ranges_text(&[(a, b)]))?;
+            }
+            writeln!(f)?;
+        }
+        if let Some(((a, b), holder)) = &self.held_by_writer {
+            writeln!(
+                f,
+                "  challenge(s) {} were shown while the log could not be written; the running writer ({holder}) \
+                 holds their records in memory (if it stops before writing them, verify fails)",
+                ranges_text(&[(*a, *b)])
+            )?;
+        }
+        for slip in &self.slips_matched {
+            writeln!(f, "  slip {slip}: matches, chain intact up to it")?;
+        }
+        if let Some(c) = &self.checkpoint {
+            writeln!(
+                f,
+                "  checkpoint of {} ({}, {}): signature good, record {} is the one signed",
+                c.time, c.station, c.reason, c.count
+            )?;
+        }
         for w in &self.write_failures {
             writeln!(f, "  write failure recorded at {}: {}", w.at, w.text)?;
         }
@@ -295,15 +457,19 @@ impl fmt::Display for VerifyReport {
         } else {
             writeln!(
                 f,
-                "OK: the hash chain is intact from genesis to record {}; last line SHA-256 {}",
+                "OK: the hash chain is intact from genesis to record {}; last line_sha256 {} (code {})",
                 self.last_seq.unwrap_or(0),
-                self.last_line_sha256.as_deref().unwrap_or("-")
+                self.last_line_sha256.as_deref().unwrap_or("-"),
+                self.last_code.as_deref().unwrap_or("-")
             )?;
-            writeln!(
-                f,
-                "  (lines removed from the very end cannot be seen in a chain: compare the last record with the \
-                 slips or journald's WORDJUDGE_LINE_SHA256)"
-            )?;
+            if self.slips_matched.is_empty() && self.checkpoint.is_none() {
+                writeln!(
+                    f,
+                    "  (a chain alone cannot show lines cut from the very end, or a rewrite with every later hash \
+                     recomputed: check it against slips (--slip N=CODE) or a checkpoint copied off the station \
+                     (--pubkey FILE --checkpoint FILE))"
+                )?;
+            }
         }
         Ok(())
     }
@@ -319,7 +485,7 @@ enum State {
     NotARecord(String),
     Edited,
     Sealed {
-        head: Box<Head>,
+        head: Box<Record>,
         hash: String,
         failure: Option<String>,
     },
@@ -345,6 +511,19 @@ enum Anchor {
 /// Checks the log in `dir`. Only a missing or unlistable directory is an
 /// error; everything wrong inside is in the report.
 pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
+    verify_with(dir, &VerifyOptions::default())
+}
+
+/// Where a sealed record is, for slips and checkpoints.
+struct Seen {
+    at: Location,
+    hash: String,
+    /// No problem at or before this line.
+    clean: bool,
+}
+
+/// [`verify`], and against slips and a checkpoint.
+pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, VerifyError> {
     if !dir.exists() {
         return Err(VerifyError::Missing { dir: dir.to_path_buf() });
     }
@@ -354,6 +533,8 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
     for name in others {
         if format::parse_torn_aside(&name).is_some() {
             report.aside_files.push(name);
+        } else if [super::lock::LOCK_FILE, numbering::COUNTER_FILE, checkpoint::KEY_DIR].contains(&name.as_str()) {
+            // The writer's own files, not part of the chain.
         } else {
             report.others.push(name);
         }
@@ -390,9 +571,9 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
                 Err(SealError::Missing) if looks_like_a_record(line) => State::Edited,
                 Err(SealError::Missing) => State::NotARecord(not_a_record(line)),
                 Err(SealError::Mismatch) => State::Edited,
-                Ok(()) => match Head::parse(line) {
+                Ok(()) => match Record::parse(line) {
                     Ok(head) => {
-                        let failure = (head.event == "write_failed").then(|| write_failed_text(line));
+                        let failure = write_failed_text(&head.body);
                         State::Sealed { head: Box::new(head), hash: format::line_hash(line), failure }
                     }
                     Err(e) => State::NotARecord(format!("sealed, but not an audit record: {e}")),
@@ -425,6 +606,9 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
 
     // Pass 2: the chain.
     let mut anchor = Anchor::Start;
+    let mut by_seq: HashMap<u64, Seen> = HashMap::new();
+    let mut by_challenge: BTreeMap<u64, Vec<Seen>> = BTreeMap::new();
+    let mut numbers = Numbers::default();
     for (i, checked) in lines.iter().enumerate() {
         let at = checked.at.clone();
         let (head, hash) = match &checked.state {
@@ -491,35 +675,210 @@ pub fn verify(dir: &Path) -> Result<VerifyReport, VerifyError> {
         report.first_time.get_or_insert_with(|| head.time.clone());
         report.last_time = Some(head.time.clone());
         report.last_line_sha256 = Some(hash.clone());
-        match head.event.as_str() {
-            "adjudication" => {
+        match &head.body {
+            Body::Adjudication(a) => {
                 report.adjudications += 1;
-                if let Some(c) = head.challenge {
-                    report.challenges = Some(match report.challenges {
-                        Some((lo, hi)) => (lo.min(c), hi.max(c)),
-                        None => (c, c),
-                    });
-                }
+                let c = a.challenge;
+                report.challenges = Some(match report.challenges {
+                    Some((lo, hi)) => (lo.min(c), hi.max(c)),
+                    None => (c, c),
+                });
+                numbers.recorded.push(c);
+                numbers.explained.extend(a.skipped.iter().map(|[first, last]| (*first, *last)));
             }
-            "recovered" => report.recoveries.push(recovery(dir, &at, head)),
-            "write_failed" => {
+            Body::Event(AuditEvent::Recovered { challenge, .. }) => {
+                let recovery = recovery(dir, &at, head);
+                match recovery.aside {
+                    AsideState::Present => {}
+                    AsideState::Missing => {
+                        report.add_break(at.clone(), BreakKind::AsideMissing { name: recovery.moved_to.clone() })
+                    }
+                    AsideState::Altered => {
+                        report.add_break(at.clone(), BreakKind::AsideAltered { name: recovery.moved_to.clone() })
+                    }
+                }
+                report.recoveries.push(recovery);
+                numbers.explained.extend(challenge.map(|c| (c, c)));
+            }
+            Body::Event(AuditEvent::WriteFailed { challenges, note, .. }) => {
                 if let State::Sealed { failure: Some(text), .. } = &checked.state {
                     report.write_failures.push(WriteFailure { at: at.clone(), text: text.clone() });
                 }
+                if let (Some([a, b]), Some(_)) = (challenges, note) {
+                    numbers.may_repeat.push((*a, *b));
+                }
             }
-            "rotated" => {
+            Body::Unknown { .. } | Body::Invalid { .. } => report.unreadable_bodies.push(at.clone()),
+            Body::Event(AuditEvent::ChallengesLost { first, last, .. }) => {
+                numbers.lost.push((at.clone(), *first, *last))
+            }
+            Body::Event(AuditEvent::Rotated { next_file, .. }) => {
                 let last_of_file = lines.get(i + 1).is_none_or(|n| n.file_index != checked.file_index);
-                if let (Some(next), true) = (&head.next_file, last_of_file) {
+                if last_of_file {
                     let follows = logs.get(checked.file_index + 1).map(|(n, _)| n.file_name());
-                    if follows.as_deref() != Some(next.as_str()) {
-                        report.add_break(at.clone(), BreakKind::MissingFile { name: next.clone() });
+                    if follows.as_deref() != Some(next_file.as_str()) {
+                        report.add_break(at.clone(), BreakKind::MissingFile { name: next_file.clone() });
                     }
                 }
             }
             _ => {}
         }
+        let clean = report.breaks.is_empty() && report.more_breaks == 0;
+        let seen = || Seen { at: at.clone(), hash: hash.clone(), clean };
+        by_seq.entry(seq).or_insert_with(seen);
+        if let Some(c) = head.challenge() {
+            by_challenge.entry(c).or_default().push(seen());
+        }
+    }
+    report.last_code = report.last_line_sha256.as_deref().and_then(SlipCode::of_line_hash).map(|c| c.to_string());
+
+    // The challenge numbers.
+    match numbering::read(dir) {
+        Ok(counter) => report.counter = counter,
+        Err(problem) => report.add_break(
+            Location { file: numbering::COUNTER_FILE.into(), line: 0 },
+            BreakKind::CounterDamaged { problem },
+        ),
+    }
+    let writer = super::lock::holder(dir);
+    numbers.check(&mut report, writer);
+
+    // Copies taken off the station.
+    let mut slips = options.slips.clone();
+    slips.sort_by_key(|s| s.challenge);
+    for slip in slips {
+        let candidates = by_challenge.get(&slip.challenge).map(Vec::as_slice).unwrap_or(&[]);
+        let matching =
+            candidates.iter().find(|s| SlipCode::of_line_hash(&s.hash).as_ref() == Some(&slip.code));
+        let text = slip.to_string();
+        match (matching, candidates.first()) {
+            (Some(seen), _) if seen.clean => report.slips_matched.push(slip),
+            (Some(seen), _) => report.add_break(seen.at.clone(), BreakKind::SlipChainBroken { slip: text }),
+            (None, Some(seen)) => {
+                let found = SlipCode::of_line_hash(&seen.hash).map(|c| c.to_string()).unwrap_or_default();
+                report.add_break(seen.at.clone(), BreakKind::SlipMismatch { slip: text, found })
+            }
+            (None, None) => {
+                report.add_break(Location { file: "slips".into(), line: 0 }, BreakKind::SlipNoRecord { slip: text })
+            }
+        }
+    }
+    if let Some((note, verifier)) = &options.checkpoint {
+        let at = Location { file: "checkpoint".into(), line: 0 };
+        match checkpoint::open_note(note, verifier) {
+            Err(e) => report.add_break(at, BreakKind::CheckpointInvalid { problem: e.to_string() }),
+            Ok(cp) => match by_seq.get(&cp.count) {
+                // Record `count` is there but not readable as signed (edited).
+                None if report.last_seq.unwrap_or(0) >= cp.count => {
+                    report.add_break(at, BreakKind::CheckpointMismatch { count: cp.count })
+                }
+                None => report.add_break(
+                    at,
+                    BreakKind::CheckpointBeyondLog { count: cp.count, records: report.last_seq.unwrap_or(0) },
+                ),
+                Some(seen) if seen.hash != cp.head || !seen.clean => {
+                    report.add_break(seen.at.clone(), BreakKind::CheckpointMismatch { count: cp.count })
+                }
+                Some(_) => report.checkpoint = Some(cp),
+            },
+        }
     }
     Ok(report)
+}
+
+/// The challenge numbers seen in the log, for the numbering checks.
+#[derive(Default)]
+struct Numbers {
+    recorded: Vec<u64>,
+    /// Ranges a record explains (skipped reservations, torn records).
+    explained: Vec<(u64, u64)>,
+    /// Ranges a `challenges_lost` record names.
+    lost: Vec<(Location, u64, u64)>,
+    /// Ranges a `write_failed` record says may repeat earlier numbers.
+    may_repeat: Vec<(u64, u64)>,
+}
+
+/// Sorted, merged ranges.
+fn merge(mut ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    ranges.sort();
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for (a, b) in ranges {
+        match out.last_mut() {
+            Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// The parts of `range` not covered by `covered` (sorted, merged).
+fn uncovered(range: (u64, u64), covered: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    let mut next = range.0;
+    for &(a, b) in covered {
+        if b < next || a > range.1 {
+            continue;
+        }
+        if a > next {
+            out.push((next, a - 1));
+        }
+        if b >= range.1 {
+            return out;
+        }
+        next = b + 1;
+    }
+    if next <= range.1 {
+        out.push((next, range.1));
+    }
+    out
+}
+
+impl Numbers {
+    fn check(&self, report: &mut VerifyReport, writer: Option<super::lock::Holder>) {
+        let at_counter = Location { file: numbering::COUNTER_FILE.into(), line: 0 };
+        let mut sorted = self.recorded.clone();
+        sorted.sort_unstable();
+        for pair in sorted.windows(2) {
+            if pair[0] == pair[1] && !self.may_repeat.iter().any(|(a, b)| (*a..=*b).contains(&pair[0])) {
+                let at = Location { file: "challenges".into(), line: 0 };
+                report.add_break(at, BreakKind::DuplicateChallenge { challenge: pair[0] });
+            }
+        }
+        let recorded = merge(sorted.iter().map(|&n| (n, n)).collect());
+        let mut accounted = recorded.clone();
+        accounted.extend(self.explained.iter().copied());
+        let mut highest = sorted.last().copied().unwrap_or(0);
+        for (at, first, last) in &self.lost {
+            let missing = uncovered((*first, *last), &recorded);
+            if !missing.is_empty() {
+                report.add_break(at.clone(), BreakKind::ShownWithoutRecord { challenges: missing });
+            }
+            accounted.push((*first, *last));
+            highest = highest.max(*last);
+        }
+        if let Some((first, last)) = report.counter.and_then(|c| c.unrecorded) {
+            let known = merge(accounted.clone());
+            let missing = uncovered((first, last), &known);
+            match writer {
+                // The running writer still holds them and writes them when it can.
+                Some(holder) if !missing.is_empty() => report.held_by_writer = Some(((first, last), holder)),
+                _ if !missing.is_empty() => {
+                    report.add_break(at_counter.clone(), BreakKind::ShownWithoutRecord { challenges: missing })
+                }
+                _ => {}
+            }
+            accounted.push((first, last));
+            highest = highest.max(last);
+        }
+        if highest > 0 {
+            let missing = uncovered((1, highest), &merge(accounted));
+            if !missing.is_empty() {
+                let at = Location { file: "challenges".into(), line: 0 };
+                let shown: Vec<(u64, u64)> = missing.into_iter().take(20).collect();
+                report.add_break(at, BreakKind::ChallengeMissing { challenges: shown });
+            }
+        }
+    }
 }
 
 /// Whether a line whose seal is unreadable was nevertheless written as an
@@ -544,14 +903,19 @@ fn not_a_record(line: &[u8]) -> String {
     }
 }
 
-fn recovery(dir: &Path, at: &Location, head: &Head) -> Recovery {
-    let moved_to = head.moved_to.clone().unwrap_or_default();
+fn recovery(dir: &Path, at: &Location, head: &Record) -> Recovery {
+    let (file, torn_bytes, torn_sha256, moved_to) = match &head.body {
+        Body::Event(AuditEvent::Recovered { file, torn_bytes, torn_sha256, moved_to, .. }) => {
+            (file.clone(), *torn_bytes, Some(torn_sha256.clone()), moved_to.clone())
+        }
+        _ => (String::new(), 0, None, String::new()),
+    };
     // Only a plain name in this directory is looked at.
     let aside = if moved_to.is_empty() || moved_to.contains('/') {
         AsideState::Missing
     } else {
         match std::fs::read(dir.join(&moved_to)) {
-            Ok(bytes) if Some(sha256_hex(&bytes)) == head.torn_sha256 => AsideState::Present,
+            Ok(bytes) if Some(sha256_hex(&bytes)) == torn_sha256 => AsideState::Present,
             Ok(_) => AsideState::Altered,
             Err(_) => AsideState::Missing,
         }
@@ -559,21 +923,19 @@ fn recovery(dir: &Path, at: &Location, head: &Head) -> Recovery {
     Recovery {
         at: at.clone(),
         time: head.time.clone(),
-        file: head.file.clone().unwrap_or_default(),
-        torn_bytes: head.torn_bytes.unwrap_or(0),
+        file,
+        torn_bytes,
         moved_to,
         aside,
     }
 }
 
 /// A `write_failed` record in words.
-fn write_failed_text(line: &[u8]) -> String {
-    let value: serde_json::Value = serde_json::from_slice(line).unwrap_or_default();
-    format!(
-        "could not write since {}: {} ({} held records written late, {} lost)",
-        value["since"].as_str().unwrap_or("?"),
-        value["error"].as_str().unwrap_or("?"),
-        value["held"].as_u64().unwrap_or(0),
-        value["lost"].as_u64().unwrap_or(0)
-    )
+fn write_failed_text(body: &Body) -> Option<String> {
+    match body {
+        Body::Event(AuditEvent::WriteFailed { since, error, held, lost, .. }) => Some(format!(
+            "could not write since {since}: {error} ({held} held records written late, {lost} lost)"
+        )),
+        _ => None,
+    }
 }

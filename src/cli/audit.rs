@@ -1,13 +1,17 @@
 //! `wordjudge audit verify|show|export`: the director's and operator's view
-//! of the audit log. DIR defaults to the config's `audit_dir`.
+//! of the audit log. DIR defaults to the config's `audit_dir`. These are
+//! readers: they work while the kiosk writes. Only `export`, when no kiosk
+//! holds the folder, opens it as the writer to record the export and sign
+//! its checkpoint.
 
 use super::Context;
 use jiff::tz::TimeZone;
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use wordjudge::audit::checkpoint::{self, Checkpoint, NoteVerifier, StationKey};
 use wordjudge::audit::read::{self, Filter};
-use wordjudge::audit::verify;
+use wordjudge::audit::{verify, AuditLog, Slip, VerifyOptions};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum AuditCommand {
@@ -15,6 +19,18 @@ pub enum AuditCommand {
     Verify {
         /// Audit directory [default: the config's audit_dir]
         dir: Option<PathBuf>,
+        /// A slip: challenge number and the code shown with it (repeatable)
+        #[arg(long = "slip", value_name = "N=CODE")]
+        slip: Vec<String>,
+        /// A file of slips, one N=CODE per line
+        #[arg(long = "slips", value_name = "FILE")]
+        slips_file: Option<PathBuf>,
+        /// The station's public key (the .pub file: name+keyid+base64)
+        #[arg(long, value_name = "FILE", requires = "checkpoint")]
+        pubkey: Option<PathBuf>,
+        /// A signed checkpoint copied off the station earlier
+        #[arg(long, value_name = "FILE", requires = "pubkey")]
+        checkpoint: Option<PathBuf>,
     },
     /// Show records, oldest first, in local time
     Show {
@@ -29,7 +45,8 @@ pub enum AuditCommand {
         dir: Option<PathBuf>,
         #[arg(long, value_enum)]
         format: ExportFormat,
-        /// Write to FILE (atomically) instead of standard output
+        /// Write to FILE (atomically) instead of standard output; the signed
+        /// checkpoint goes to FILE.checkpoint and the public key to FILE.pub
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
         #[command(flatten)]
@@ -76,20 +93,53 @@ pub fn run(context: &Context, command: AuditCommand) -> ExitCode {
     let default_dir = || context.loaded.config.audit_dir.clone();
     let tz = TimeZone::system();
     match command {
-        AuditCommand::Verify { dir } => run_verify(dir.unwrap_or_else(default_dir)),
+        AuditCommand::Verify { dir, slip, slips_file, pubkey, checkpoint } => {
+            match verify_options(&slip, slips_file.as_deref(), pubkey.as_deref(), checkpoint.as_deref()) {
+                Ok(options) => run_verify(dir.unwrap_or_else(default_dir), &options),
+                Err(e) => super::fail(e),
+            }
+        }
         AuditCommand::Show { dir, filter } => match filter.filter(&tz) {
             Ok(filter) => run_show(dir.unwrap_or_else(default_dir), &filter, &tz),
             Err(e) => super::fail(e),
         },
         AuditCommand::Export { dir, format, out, filter } => match filter.filter(&tz) {
-            Ok(filter) => run_export(dir.unwrap_or_else(default_dir), format, out, &filter),
+            Ok(filter) => {
+                let station = &context.loaded.config.station_name;
+                run_export(dir.unwrap_or_else(default_dir), format, out, &filter, station)
+            }
             Err(e) => super::fail(e),
         },
     }
 }
 
-fn run_verify(dir: PathBuf) -> ExitCode {
-    match verify::verify(&dir) {
+fn verify_options(
+    slips: &[String],
+    slips_file: Option<&Path>,
+    pubkey: Option<&Path>,
+    checkpoint: Option<&Path>,
+) -> Result<VerifyOptions, String> {
+    let mut options = VerifyOptions::default();
+    for text in slips {
+        options.slips.push(Slip::parse(text).map_err(|e| e.to_string())?);
+    }
+    if let Some(path) = slips_file {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let list = Slip::parse_list(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        options.slips.extend(list);
+    }
+    if let (Some(pubkey), Some(checkpoint)) = (pubkey, checkpoint) {
+        let key = std::fs::read_to_string(pubkey).map_err(|e| format!("cannot read {}: {e}", pubkey.display()))?;
+        let verifier = NoteVerifier::parse(&key).map_err(|e| format!("{}: {e}", pubkey.display()))?;
+        let note =
+            std::fs::read_to_string(checkpoint).map_err(|e| format!("cannot read {}: {e}", checkpoint.display()))?;
+        options.checkpoint = Some((note, verifier));
+    }
+    Ok(options)
+}
+
+fn run_verify(dir: PathBuf, options: &VerifyOptions) -> ExitCode {
+    match verify::verify_with(&dir, options) {
         Ok(report) => {
             print!("{report}");
             if report.ok() {
@@ -139,7 +189,14 @@ fn run_show(dir: PathBuf, filter: &Filter, tz: &TimeZone) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: &Filter) -> ExitCode {
+fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: &Filter, station: &str) -> ExitCode {
+    let format_name = match format {
+        ExportFormat::Csv => "csv",
+        ExportFormat::Jsonl => "jsonl",
+    };
+    let destination = out.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());
+    // Sign first, so the export contains the export and checkpoint records.
+    let signed = sign_for_export(&dir, station, format_name, &destination);
     let lines = match read::read_all(&dir) {
         Ok(lines) => lines,
         Err(e) => return super::fail(e),
@@ -150,6 +207,9 @@ fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: 
         text.push_str(&read::csv_header());
         text.push('\n');
     }
+    // JSON Lines go out byte for byte (a full export verifies on its own),
+    // except to a terminal, where control characters are escaped.
+    let to_terminal = out.is_none() && std::io::stdout().is_terminal();
     for line in &lines {
         let keep = match &line.record {
             Some(record) => filter.matches(record),
@@ -160,18 +220,89 @@ fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: 
         }
         match format {
             ExportFormat::Csv => text.push_str(&read::csv_row(line)),
+            ExportFormat::Jsonl if to_terminal => text.push_str(&read::escape_controls(&line.raw)),
             ExportFormat::Jsonl => text.push_str(&line.raw),
         }
         text.push('\n');
     }
     match out {
-        Some(path) => match wordjudge::atomic_file::write_atomically(&path, text.as_bytes()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => super::fail(format!("cannot write {}: {e}", path.display())),
-        },
+        Some(path) => {
+            if let Err(e) = wordjudge::atomic_file::write_atomically(&path, text.as_bytes()) {
+                return super::fail(format!("cannot write {}: {e}", path.display()));
+            }
+            match signed {
+                Ok((note, verifier)) => {
+                    let note_path = with_suffix(&path, ".checkpoint");
+                    let pub_path = with_suffix(&path, ".pub");
+                    let written = wordjudge::atomic_file::write_atomically(&note_path, note.as_bytes()).and_then(
+                        |()| wordjudge::atomic_file::write_atomically(&pub_path, format!("{}\n", verifier.to_text()).as_bytes()),
+                    );
+                    if let Err(e) = written {
+                        return super::fail(format!("cannot write the checkpoint next to {}: {e}", path.display()));
+                    }
+                    eprintln!(
+                        "wordjudge: signed checkpoint in {}, public key in {} (fingerprint {})",
+                        note_path.display(),
+                        pub_path.display(),
+                        verifier.fingerprint().short()
+                    );
+                }
+                Err(why) => eprintln!("wordjudge: no checkpoint signed: {why}"),
+            }
+            ExitCode::SUCCESS
+        }
         None => {
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            match signed {
+                Ok((note, verifier)) => eprintln!(
+                    "wordjudge: key fingerprint {}; signed checkpoint:\n{note}",
+                    verifier.fingerprint().short()
+                ),
+                Err(why) => eprintln!("wordjudge: no checkpoint signed: {why}"),
+            }
             ExitCode::SUCCESS
+        }
+    }
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Signs a checkpoint for an export with the station's key. When no kiosk
+/// holds the folder this process is its writer: the export and the
+/// checkpoint become records. While a kiosk runs, the checkpoint is signed
+/// over the log as read (and is not recorded in it). No key in the folder
+/// (not a station's): nothing is signed.
+fn sign_for_export(dir: &Path, station: &str, format: &str, destination: &str) -> Result<(String, NoteVerifier), String> {
+    if !checkpoint::public_key_path(dir).exists() {
+        return Err(format!("{} has no station key (it is made at the kiosk's first start)", dir.display()));
+    }
+    match AuditLog::open(dir, station) {
+        Ok(mut log) => {
+            let verifier = log.verifier_key().ok_or_else(|| {
+                log.signing_problem().unwrap_or_else(|| "the station key cannot be read".to_string())
+            })?;
+            let note = log
+                .record_export(format, destination)
+                .ok_or_else(|| log.problem().unwrap_or_else(|| "the log is empty".to_string()))?;
+            Ok((note, verifier))
+        }
+        Err(busy) => {
+            let key = StationKey::load_or_create(&dir.join(checkpoint::KEY_DIR), station, false)
+                .map_err(|e| e.to_string())?
+                .ok_or("the station key cannot be read")?
+                .0;
+            let report = verify::verify(dir).map_err(|e| e.to_string())?;
+            let (Some(count), Some(head), true) = (report.last_seq, report.last_line_sha256.clone(), report.ok()) else {
+                return Err("the log does not verify; a checkpoint would vouch for a damaged log".to_string());
+            };
+            let time = format!("{:.3}", jiff::Timestamp::now());
+            let reason = format!("export while {} writes; not recorded in the log", busy.holder);
+            let note = key.sign(&Checkpoint { count, head, time, station: station.to_string(), reason });
+            Ok((note, key.verifier()))
         }
     }
 }

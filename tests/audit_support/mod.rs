@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wordjudge::audit::{AdjudicationInput, AuditLog, AuditOptions, LexiconIdentity, ManualClock};
+use wordjudge::audit::{AdjudicationInput, AuditLog, AuditOptions, LexiconIdentity, ManualClock, Recorded};
 use wordjudge::judge::{judge, Adjudication, Challenge};
 use wordjudge::panel::Trigger;
 use wordjudge::lexicon::{catalog, Lexicon, Verification};
@@ -25,7 +25,20 @@ pub fn record(log: &mut AuditLog, lexicon: &Lexicon, identity: &LexiconIdentity,
         lexicon: identity,
         adjudication: &adjudication,
         trigger: Trigger::Keyboard,
+        profile: None,
     })
+    .challenge
+}
+
+/// Like [`record`], with the slip code too.
+pub fn record_with_code(
+    log: &mut AuditLog,
+    lexicon: &Lexicon,
+    identity: &LexiconIdentity,
+    words: &[&str],
+) -> Recorded {
+    let adjudication = adjudication(lexicon, words);
+    log.record_adjudication(&AdjudicationInput { lexicon: identity, adjudication: &adjudication, trigger: Trigger::Keyboard, profile: None })
 }
 
 /// 2025-05-01T12:00:00Z, boot "boot-a".
@@ -33,8 +46,15 @@ pub fn clock() -> Arc<ManualClock> {
     Arc::new(ManualClock::new("2025-05-01T12:00:00Z".parse().unwrap(), "boot-a"))
 }
 
+/// Test settings: the manual clock, UTC, and no signing key (so tests that
+/// count records see only their own). [`signed_options`] has the key.
 pub fn options(clock: &Arc<ManualClock>) -> AuditOptions {
-    AuditOptions { clock: clock.clone(), time_zone: jiff::tz::TimeZone::UTC, ..AuditOptions::default() }
+    AuditOptions { clock: clock.clone(), time_zone: jiff::tz::TimeZone::UTC, signing_key: false, ..AuditOptions::default() }
+}
+
+/// [`options`] with the station's signing key, as on a station.
+pub fn signed_options(clock: &Arc<ManualClock>) -> AuditOptions {
+    AuditOptions { signing_key: true, ..options(clock) }
 }
 
 /// The log files in `dir`, in order.

@@ -1,0 +1,687 @@
+//! The one shape of an audit record: written by the log, read back by
+//! `verify`, `show`, `export` and the start-up scan, and mapped to journald.
+//!
+//! A line is a [`Record`]: the chain and time fields every record has, then
+//! a [`Body`] flattened into the same JSON object and tagged by `event`.
+//! Event names exist once, in [`EventKind`]; serde's `snake_case` renaming of
+//! [`AuditEvent`] must agree with it, which a unit test checks. A line
+//! written by a newer wordjudge with an event this one does not know reads
+//! as [`Body::Unknown`] (its fields kept), so old readers still verify and
+//! show new logs instead of failing on them.
+
+use crate::judge::Verdict;
+use crate::lexicon::Lexicon;
+use crate::panel::Trigger;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// What identifies the lexicon an adjudication was made with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LexiconIdentity {
+    /// Lexicon id, e.g. `CSW21`.
+    pub id: String,
+    /// Word-list fingerprint (hex), as shown to players.
+    pub fingerprint: String,
+    /// SHA-256 of each layer's .fst file, in layer order.
+    pub fst_sha256: Vec<String>,
+    /// Status wording (`Verified official`, `Verified`, …).
+    pub status: String,
+    /// SHA-256 of the word content the lexicon answers with (layers and
+    /// corrections applied), when the lexicon code provides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_sha256: Option<String>,
+    /// SHA-256 of the definition file the lexicon was opened from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definition_sha256: Option<String>,
+    /// The definition's corrections (`+WORD` added, `-WORD` removed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub corrections: Vec<String>,
+}
+
+impl LexiconIdentity {
+    /// The identity of an opened lexicon. The content/definition digests and
+    /// corrections are filled in by the caller once the lexicon exposes them.
+    pub fn of(lexicon: &Lexicon) -> LexiconIdentity {
+        LexiconIdentity {
+            id: lexicon.id().to_string(),
+            fingerprint: lexicon.fingerprint().to_string(),
+            fst_sha256: lexicon.layers().iter().map(|l| l.manifest.fst_sha256.clone()).collect(),
+            status: lexicon.status().label().to_string(),
+            content_sha256: None,
+            definition_sha256: None,
+            corrections: Vec::new(),
+        }
+    }
+}
+
+/// Every event name the log knows, once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    Adjudication,
+    Startup,
+    Shutdown,
+    LexiconOpened,
+    LexiconSwitched,
+    LexiconSwitchRefused,
+    PinAccepted,
+    PinRefused,
+    LockedOut,
+    DirectorLeft,
+    ConfigProblem,
+    GpioProblem,
+    Recovered,
+    WriteFailed,
+    Rotated,
+    KeyCreated,
+    Checkpoint,
+    Export,
+    ChallengesLost,
+    ProfileSwitched,
+    SettingChanged,
+    SettingRefused,
+    JudgingFault,
+}
+
+impl EventKind {
+    pub const ALL: &'static [EventKind] = &[
+        EventKind::Adjudication,
+        EventKind::Startup,
+        EventKind::Shutdown,
+        EventKind::LexiconOpened,
+        EventKind::LexiconSwitched,
+        EventKind::LexiconSwitchRefused,
+        EventKind::PinAccepted,
+        EventKind::PinRefused,
+        EventKind::LockedOut,
+        EventKind::DirectorLeft,
+        EventKind::ConfigProblem,
+        EventKind::GpioProblem,
+        EventKind::Recovered,
+        EventKind::WriteFailed,
+        EventKind::Rotated,
+        EventKind::KeyCreated,
+        EventKind::Checkpoint,
+        EventKind::Export,
+        EventKind::ChallengesLost,
+        EventKind::ProfileSwitched,
+        EventKind::SettingChanged,
+        EventKind::SettingRefused,
+        EventKind::JudgingFault,
+    ];
+
+    /// The `event` value in the file and `WORDJUDGE_EVENT` in journald.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Adjudication => "adjudication",
+            EventKind::Startup => "startup",
+            EventKind::Shutdown => "shutdown",
+            EventKind::LexiconOpened => "lexicon_opened",
+            EventKind::LexiconSwitched => "lexicon_switched",
+            EventKind::LexiconSwitchRefused => "lexicon_switch_refused",
+            EventKind::PinAccepted => "pin_accepted",
+            EventKind::PinRefused => "pin_refused",
+            EventKind::LockedOut => "locked_out",
+            EventKind::DirectorLeft => "director_left",
+            EventKind::ConfigProblem => "config_problem",
+            EventKind::GpioProblem => "gpio_problem",
+            EventKind::Recovered => "recovered",
+            EventKind::WriteFailed => "write_failed",
+            EventKind::Rotated => "rotated",
+            EventKind::KeyCreated => "key_created",
+            EventKind::Checkpoint => "checkpoint",
+            EventKind::Export => "export",
+            EventKind::ChallengesLost => "challenges_lost",
+            EventKind::ProfileSwitched => "profile_switched",
+            EventKind::SettingChanged => "setting_changed",
+            EventKind::SettingRefused => "setting_refused",
+            EventKind::JudgingFault => "judging_fault",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<EventKind> {
+        EventKind::ALL.iter().copied().find(|k| k.as_str() == name)
+    }
+
+    /// Whether such a record begins with the director at the station.
+    pub fn is_director_action(self) -> bool {
+        matches!(
+            self,
+            EventKind::PinAccepted
+                | EventKind::PinRefused
+                | EventKind::LockedOut
+                | EventKind::DirectorLeft
+                | EventKind::LexiconSwitched
+                | EventKind::LexiconSwitchRefused
+                | EventKind::Export
+                | EventKind::ProfileSwitched
+                | EventKind::SettingChanged
+                | EventKind::SettingRefused
+        )
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a checkpoint was signed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckpointReason {
+    Shutdown,
+    NewDay,
+    Export,
+    /// Asked for explicitly (director menu, tests).
+    Requested,
+}
+
+impl CheckpointReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckpointReason::Shutdown => "shutdown",
+            CheckpointReason::NewDay => "new_day",
+            CheckpointReason::Export => "export",
+            CheckpointReason::Requested => "requested",
+        }
+    }
+}
+
+/// Everything the log records besides adjudications. Serialized with an
+/// `event` tag in snake case (`{"event":"pin_refused","failures":2}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum AuditEvent {
+    Startup {
+        version: String,
+    },
+    Shutdown,
+    LexiconOpened {
+        id: String,
+        status: String,
+        fingerprint: Option<String>,
+        problem: Option<String>,
+    },
+    /// Switched by the director.
+    LexiconSwitched {
+        from: String,
+        to: String,
+    },
+    /// The director chose `to`, and it was refused (it did not verify, or
+    /// the config could not be saved); nothing changed.
+    LexiconSwitchRefused {
+        from: String,
+        to: String,
+        reason: String,
+    },
+    PinAccepted,
+    PinRefused {
+        failures: u32,
+    },
+    LockedOut {
+        seconds: u32,
+    },
+    DirectorLeft,
+    ConfigProblem {
+        problem: String,
+    },
+    GpioProblem {
+        problem: String,
+    },
+    /// Written by the log itself at open: the last line of `file` was torn
+    /// (a crash or power cut mid-write); its `torn_bytes` bytes starting at
+    /// `offset` were moved to `moved_to` and the chain continues.
+    Recovered {
+        file: String,
+        offset: u64,
+        torn_bytes: u64,
+        torn_sha256: String,
+        moved_to: String,
+        /// Challenge number found in the torn bytes, if any (never reused,
+        /// never shown: the verdict waits for the write).
+        challenge: Option<u64>,
+    },
+    /// Written by the log itself when writing works again after failing
+    /// `since` (RFC 3339) with `error`. The `held` records kept in memory
+    /// follow, each marked `delayed`; `lost` were dropped when the memory
+    /// backlog was full (journald still has them). `challenges` is the range
+    /// numbered while failing; `note` says when numbers may repeat.
+    WriteFailed {
+        since: String,
+        error: String,
+        held: u64,
+        lost: u64,
+        challenges: Option<[u64; 2]>,
+        note: Option<String>,
+    },
+    /// Written by the log itself as the last line of a file: the chain
+    /// continues in `next_file` (`reason`: `new day` or `size`).
+    Rotated {
+        next_file: String,
+        reason: String,
+    },
+    /// The station's checkpoint signing key was made (first start).
+    KeyCreated {
+        key_name: String,
+        /// SHA-256 of the 32-byte Ed25519 public key, hex.
+        fingerprint: String,
+        /// The public key as a note verifier key (`name+keyid+base64`).
+        verifier_key: String,
+    },
+    /// A signed checkpoint of the log up to record `count` (whose
+    /// `line_sha256` is `head`); `note` is the C2SP signed note.
+    Checkpoint {
+        count: u64,
+        head: String,
+        reason: CheckpointReason,
+        note: String,
+    },
+    /// The log was exported (`format`, where to).
+    Export {
+        format: String,
+        destination: String,
+    },
+    /// Numbers shown while the log could not be written, by a process that
+    /// stopped before it could write them. `verify` names them as shown
+    /// without a record.
+    ChallengesLost {
+        first: u64,
+        last: u64,
+        since: Option<String>,
+    },
+    /// The director switched the event profile (lexicon and challenge rule).
+    ProfileSwitched {
+        from: Option<String>,
+        to: String,
+        lexicon: String,
+        rule: String,
+    },
+    /// The director changed a station setting: `pin` (the hash is never
+    /// recorded), `station_name` or `clock`, with the new value where it may
+    /// be shown.
+    SettingChanged {
+        setting: String,
+        value: Option<String>,
+    },
+    /// A setting change the station refused; nothing changed.
+    SettingRefused {
+        setting: String,
+        reason: String,
+    },
+    /// The judging path failed unexpectedly (a caught panic): the station
+    /// went out of service without showing a verdict.
+    JudgingFault {
+        lexicon: String,
+        problem: String,
+    },
+}
+
+impl AuditEvent {
+    pub fn kind(&self) -> EventKind {
+        match self {
+            AuditEvent::Startup { .. } => EventKind::Startup,
+            AuditEvent::Shutdown => EventKind::Shutdown,
+            AuditEvent::LexiconOpened { .. } => EventKind::LexiconOpened,
+            AuditEvent::LexiconSwitched { .. } => EventKind::LexiconSwitched,
+            AuditEvent::LexiconSwitchRefused { .. } => EventKind::LexiconSwitchRefused,
+            AuditEvent::PinAccepted => EventKind::PinAccepted,
+            AuditEvent::PinRefused { .. } => EventKind::PinRefused,
+            AuditEvent::LockedOut { .. } => EventKind::LockedOut,
+            AuditEvent::DirectorLeft => EventKind::DirectorLeft,
+            AuditEvent::ConfigProblem { .. } => EventKind::ConfigProblem,
+            AuditEvent::GpioProblem { .. } => EventKind::GpioProblem,
+            AuditEvent::Recovered { .. } => EventKind::Recovered,
+            AuditEvent::WriteFailed { .. } => EventKind::WriteFailed,
+            AuditEvent::Rotated { .. } => EventKind::Rotated,
+            AuditEvent::KeyCreated { .. } => EventKind::KeyCreated,
+            AuditEvent::Checkpoint { .. } => EventKind::Checkpoint,
+            AuditEvent::Export { .. } => EventKind::Export,
+            AuditEvent::ChallengesLost { .. } => EventKind::ChallengesLost,
+            AuditEvent::ProfileSwitched { .. } => EventKind::ProfileSwitched,
+            AuditEvent::SettingChanged { .. } => EventKind::SettingChanged,
+            AuditEvent::SettingRefused { .. } => EventKind::SettingRefused,
+            AuditEvent::JudgingFault { .. } => EventKind::JudgingFault,
+        }
+    }
+
+    /// The `event` tag, e.g. `pin_refused`.
+    pub fn name(&self) -> &'static str {
+        self.kind().as_str()
+    }
+
+    /// Whether the event is a problem (a warning in journald).
+    pub fn is_problem(&self) -> bool {
+        matches!(
+            self,
+            AuditEvent::ConfigProblem { .. }
+                | AuditEvent::GpioProblem { .. }
+                | AuditEvent::Recovered { .. }
+                | AuditEvent::WriteFailed { .. }
+                | AuditEvent::LockedOut { .. }
+                | AuditEvent::PinRefused { .. }
+                | AuditEvent::LexiconSwitchRefused { .. }
+                | AuditEvent::ChallengesLost { .. }
+                | AuditEvent::SettingRefused { .. }
+                | AuditEvent::JudgingFault { .. }
+        ) || matches!(self, AuditEvent::LexiconOpened { problem: Some(_), .. })
+    }
+
+    /// One line for people (journald's MESSAGE).
+    pub fn describe(&self) -> String {
+        match self {
+            AuditEvent::Startup { version } => format!("wordjudge {version} started"),
+            AuditEvent::Shutdown => "wordjudge shutting down".into(),
+            AuditEvent::LexiconOpened { id, status, problem, .. } => match problem {
+                Some(p) => format!("lexicon {id} opened: {status}: {p}"),
+                None => format!("lexicon {id} opened: {status}"),
+            },
+            AuditEvent::LexiconSwitched { from, to } => format!("director switched lexicon {from} -> {to}"),
+            AuditEvent::LexiconSwitchRefused { from, to, reason } => {
+                format!("director's switch {from} -> {to} refused: {reason}")
+            }
+            AuditEvent::PinAccepted => "director PIN accepted".into(),
+            AuditEvent::PinRefused { failures } => format!("director PIN refused ({failures} failures)"),
+            AuditEvent::LockedOut { seconds } => format!("director menu locked for {seconds} s"),
+            AuditEvent::DirectorLeft => "director left the menu".into(),
+            AuditEvent::ConfigProblem { problem } => format!("config problem: {problem}"),
+            AuditEvent::GpioProblem { problem } => format!("GPIO problem: {problem}"),
+            AuditEvent::Recovered { file, torn_bytes, moved_to, .. } => {
+                format!("audit log recovered: torn last line of {file} ({torn_bytes} bytes) moved to {moved_to}")
+            }
+            AuditEvent::WriteFailed { since, error, held, lost, .. } => format!(
+                "audit log could not be written since {since} ({error}); {held} held records follow, {lost} lost"
+            ),
+            AuditEvent::Rotated { next_file, reason } => format!("audit log continues in {next_file} ({reason})"),
+            AuditEvent::KeyCreated { key_name, fingerprint, .. } => {
+                format!("checkpoint signing key {key_name} created, fingerprint {fingerprint}")
+            }
+            AuditEvent::Checkpoint { count, head, reason, .. } => {
+                format!("checkpoint signed at record {count} (head {head}, {})", reason.as_str())
+            }
+            AuditEvent::Export { format, destination } => format!("audit log exported as {format} to {destination}"),
+            AuditEvent::ChallengesLost { first, last, .. } => format!(
+                "challenges {first} to {last} were shown while the audit log could not be written, and their records \
+                 were lost when the station stopped"
+            ),
+            AuditEvent::ProfileSwitched { from, to, lexicon, rule } => {
+                format!("director switched profile {} -> {to} ({lexicon}, {rule})", from.as_deref().unwrap_or("none"))
+            }
+            AuditEvent::SettingChanged { setting, value } => match value {
+                Some(v) => format!("director changed {setting} to {v}"),
+                None => format!("director changed {setting}"),
+            },
+            AuditEvent::SettingRefused { setting, reason } => format!("director's change of {setting} refused: {reason}"),
+            AuditEvent::JudgingFault { lexicon, problem } => {
+                format!("judging with {lexicon} failed unexpectedly; out of service: {problem}")
+            }
+        }
+    }
+}
+
+/// The adjudication part of a record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AdjudicationRecord {
+    pub challenge: u64,
+    pub lexicon: LexiconIdentity,
+    pub words: Vec<String>,
+    pub verdict: Verdict,
+    pub per_word: Vec<bool>,
+    pub trigger: Trigger,
+    pub repeat_of: Option<u64>,
+    /// The event profile in force (`NASPA-CSW-5`), when one is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Numbers reserved by a process that stopped before using them (never
+    /// shown to anyone), skipped before this one: the record that explains
+    /// the gap where it is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<[u64; 2]>,
+}
+
+impl AdjudicationRecord {
+    /// `QI:acceptable ZA:unacceptable`.
+    pub fn per_word_text(&self) -> String {
+        self.words
+            .iter()
+            .zip(&self.per_word)
+            .map(|(w, ok)| format!("{w}:{}", if *ok { "acceptable" } else { "unacceptable" }))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// What a record is about.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    Adjudication(AdjudicationRecord),
+    Event(AuditEvent),
+    /// An event this version does not know (written by a newer one).
+    Unknown { event: String, fields: serde_json::Map<String, serde_json::Value> },
+    /// A known event whose fields do not have their shape (`problem` says
+    /// why). Kept so the chain can still be checked through it.
+    Invalid { event: String, problem: String, fields: serde_json::Map<String, serde_json::Value> },
+}
+
+impl Body {
+    /// The `event` name as written.
+    pub fn name(&self) -> &str {
+        match self {
+            Body::Adjudication(_) => EventKind::Adjudication.as_str(),
+            Body::Event(e) => e.name(),
+            Body::Unknown { event, .. } | Body::Invalid { event, .. } => event,
+        }
+    }
+
+    pub fn kind(&self) -> Option<EventKind> {
+        match self {
+            Body::Adjudication(_) => Some(EventKind::Adjudication),
+            Body::Event(e) => Some(e.kind()),
+            Body::Unknown { .. } | Body::Invalid { .. } => None,
+        }
+    }
+
+    pub fn adjudication(&self) -> Option<&AdjudicationRecord> {
+        match self {
+            Body::Adjudication(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn event(&self) -> Option<&AuditEvent> {
+        match self {
+            Body::Event(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// One line for people.
+    pub fn describe(&self) -> String {
+        match self {
+            Body::Adjudication(a) => format!(
+                "challenge {} {} ({}) lexicon {}{}",
+                a.challenge,
+                a.verdict,
+                a.words.join(" "),
+                a.lexicon.id,
+                a.repeat_of.map(|r| format!(", repeat of {r}")).unwrap_or_default()
+            ),
+            Body::Event(e) => e.describe(),
+            Body::Unknown { event, .. } => format!("{event} (an event this wordjudge does not know)"),
+            Body::Invalid { event, problem, .. } => format!("{event} (not readable: {problem})"),
+        }
+    }
+
+    /// The body's own fields (without `event`) as a JSON object text, for
+    /// events; empty when there are none.
+    pub fn details(&self) -> String {
+        let map = match self {
+            Body::Adjudication(_) => return String::new(),
+            Body::Event(e) => match serde_json::to_value(e) {
+                Ok(serde_json::Value::Object(mut map)) => {
+                    map.remove("event");
+                    map
+                }
+                _ => return String::new(),
+            },
+            Body::Unknown { fields, .. } | Body::Invalid { fields, .. } => fields.clone(),
+        };
+        if map.is_empty() {
+            String::new()
+        } else {
+            serde_json::Value::Object(map).to_string()
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Tagged<'a, T> {
+    event: &'static str,
+    #[serde(flatten)]
+    body: &'a T,
+}
+
+impl Serialize for Body {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Body::Adjudication(a) => Tagged { event: EventKind::Adjudication.as_str(), body: a }.serialize(serializer),
+            Body::Event(e) => e.serialize(serializer),
+            Body::Unknown { event, fields } | Body::Invalid { event, fields, .. } => {
+                use serde::ser::SerializeMap;
+                let mut map = serializer.serialize_map(Some(fields.len() + 1))?;
+                map.serialize_entry("event", event)?;
+                for (k, v) in fields {
+                    if k != "event" {
+                        map.serialize_entry(k, v)?;
+                    }
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Body {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Body, D::Error> {
+        let mut map = serde_json::Map::<String, serde_json::Value>::deserialize(deserializer)?;
+        let event = match map.get("event") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(_) => return Err(D::Error::custom("`event` is not a string")),
+            None => return Err(D::Error::missing_field("event")),
+        };
+        let invalid = |e: serde_json::Error, mut fields: serde_json::Map<String, serde_json::Value>| {
+            fields.remove("event");
+            Body::Invalid { event: event.clone(), problem: e.to_string(), fields }
+        };
+        let value = serde_json::Value::Object(map.clone());
+        Ok(match EventKind::parse(&event) {
+            Some(EventKind::Adjudication) => {
+                serde_json::from_value(value).map(Body::Adjudication).unwrap_or_else(|e| invalid(e, map))
+            }
+            Some(_) => serde_json::from_value(value).map(Body::Event).unwrap_or_else(|e| invalid(e, map)),
+            None => {
+                map.remove("event");
+                Body::Unknown { event, fields: map }
+            }
+        })
+    }
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One line of the log. `line_sha256` and `code` are the seal (see
+/// [`super::format`]): read back, never serialized from here.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub seq: u64,
+    pub prev: String,
+    pub time: String,
+    #[serde(default)]
+    pub boot_id: String,
+    #[serde(default)]
+    pub mono_ns: u64,
+    #[serde(default)]
+    pub clock_synced: bool,
+    #[serde(default)]
+    pub station: String,
+    /// Held while the log was failing and written later.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub delayed: bool,
+    #[serde(flatten)]
+    pub body: Body,
+    #[serde(default, skip_serializing)]
+    pub line_sha256: Option<String>,
+    #[serde(default, skip_serializing)]
+    pub code: Option<String>,
+}
+
+impl Record {
+    /// Parses a line (without its newline). The seal is not checked here.
+    pub fn parse(line: &[u8]) -> Result<Record, String> {
+        serde_json::from_slice(line).map_err(|e| e.to_string())
+    }
+
+    pub fn kind(&self) -> Option<EventKind> {
+        self.body.kind()
+    }
+
+    pub fn adjudication(&self) -> Option<&AdjudicationRecord> {
+        self.body.adjudication()
+    }
+
+    /// The challenge number of an adjudication record.
+    pub fn challenge(&self) -> Option<u64> {
+        self.adjudication().map(|a| a.challenge)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_names_exist_once_and_agree_with_serde() {
+        for kind in EventKind::ALL {
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+            assert_eq!(EventKind::parse(kind.as_str()), Some(*kind));
+        }
+        let events = [
+            AuditEvent::Startup { version: "1".into() },
+            AuditEvent::Shutdown,
+            AuditEvent::LexiconSwitchRefused { from: "A".into(), to: "B".into(), reason: "corrupt".into() },
+            AuditEvent::PinAccepted,
+            AuditEvent::ChallengesLost { first: 3, last: 4, since: None },
+            AuditEvent::Checkpoint { count: 1, head: "ab".into(), reason: CheckpointReason::Shutdown, note: "n".into() },
+        ];
+        for e in events {
+            let v = serde_json::to_value(&e).unwrap();
+            assert_eq!(v["event"], e.name());
+            let back: Body = serde_json::from_value(v).unwrap();
+            assert_eq!(back, Body::Event(e));
+        }
+    }
+
+    #[test]
+    fn unknown_events_are_kept_and_bad_known_ones_refused() {
+        let body: Body = serde_json::from_str(r#"{"event":"teleported","to":"Mars","n":3}"#).unwrap();
+        match &body {
+            Body::Unknown { event, fields } => {
+                assert_eq!(event, "teleported");
+                assert_eq!(fields["to"], "Mars");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(serde_json::to_value(&body).unwrap()["event"], "teleported");
+        let invalid: Body = serde_json::from_str(r#"{"event":"pin_refused","failures":"many"}"#).unwrap();
+        assert!(matches!(&invalid, Body::Invalid { event, .. } if event == "pin_refused"), "{invalid:?}");
+        assert_eq!(invalid.kind(), None);
+        assert!(serde_json::from_str::<Body>(r#"{"failures":1}"#).is_err());
+        let line = r#"{"seq":4,"prev":"00","time":"t","event":"rotated","next_file":"x","reason":"size","line_sha256":"ab","code":"C"}"#;
+        let record = Record::parse(line.as_bytes()).unwrap();
+        assert_eq!(record.kind(), Some(EventKind::Rotated));
+        assert_eq!(record.line_sha256.as_deref(), Some("ab"));
+    }
+}
