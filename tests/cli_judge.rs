@@ -101,8 +101,9 @@ fn lexicon_list_and_verify_show_statuses() {
     let d = dir.path();
     let (code, out, _) = run(d, &["lexicon", "list"], "", None);
     assert_eq!(code, 0);
-    assert!(out.lines().any(|l| l.starts_with("DEMO") && l.contains("Verified")), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("SMALL") && l.contains("Verified")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("DEMO") && l.contains("Demo (built in)")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("SMALL") && l.contains("Custom")), "{out}");
+    assert!(out.contains("official lexicons known, not installed"), "{out}");
     assert_eq!(run(d, &["lexicon", "verify", "SMALL"], "", None).0, 0);
     let fst = d.join("lexicons/SMALL.fst");
     let mut bytes = std::fs::read(&fst).unwrap();

@@ -78,7 +78,7 @@ impl LexiconIdentity {
         LexiconIdentity {
             id: lexicon.id().to_string(),
             fingerprint: lexicon.fingerprint().to_string(),
-            fst_sha256: lexicon.layers().iter().map(|l| l.manifest.fst_sha256.clone()).collect(),
+            fst_sha256: lexicon.layers().iter().map(|l| l.fst_sha256().to_string()).collect(),
             status: lexicon.status().label().to_string(),
         }
     }
