@@ -27,11 +27,12 @@ fn kill_9_during_builds_leaves_old_or_new_and_no_stray_files() {
     std::fs::write(lexicons.join("L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n").unwrap();
     let out = lexicons.join("L.fst");
     let build = |i: usize| {
-        Command::new(env!("CARGO_BIN_EXE_wordjudge"))
-            .args(["lexicon", "build", d.join(format!("{i}.txt")).to_str().unwrap(), "--out", out.to_str().unwrap()])
+        let mut c = Command::new(env!("CARGO_BIN_EXE_wordjudge"));
+        c.args(["lexicon", "build", d.join(format!("{i}.txt")).to_str().unwrap(), "--out", out.to_str().unwrap()])
             .env("WORDJUDGE_CONFIG", d.join("none.toml"))
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(Stdio::null());
+        c
     };
     let started = Instant::now();
     assert!(build(0).status().unwrap().success());

@@ -118,7 +118,9 @@ pub fn compile(list: &WordList, fst_file: &str, source_file: &str, source_sha256
 
 /// An exclusive lock on a lexicon directory, released on drop (or by the
 /// kernel when the process dies).
-struct DirLock(File);
+struct DirLock {
+    _file: File,
+}
 
 fn lock_dir(dir: &Path, wait: bool) -> std::io::Result<Option<DirLock>> {
     let file = File::open(dir)?;
@@ -126,7 +128,7 @@ fn lock_dir(dir: &Path, wait: bool) -> std::io::Result<Option<DirLock>> {
     loop {
         // SAFETY: flock on a valid, open file descriptor owned by `file`.
         if unsafe { libc::flock(file.as_raw_fd(), flags) } == 0 {
-            return Ok(Some(DirLock(file)));
+            return Ok(Some(DirLock { _file: file }));
         }
         let e = std::io::Error::last_os_error();
         match e.raw_os_error() {

@@ -74,19 +74,19 @@ const fn whole(fst: &'static str, published: &'static str, pin: Option<Pin>) -> 
 
 const CSW15_PIN: Pin = Pin {
     content_sha256: "ce702157757d1a29560767c5f7ce583303d66262b1677368925eb63170c42efc",
-    fst_sha256: "",
+    fst_sha256: "40129f162632a51a212ff5ee7222674508a4ccf3ca05254a605a536368dc866e",
     fingerprint: "48dea2c8aa4f5ecc3325b3cad6e62cf2",
     word_count: 276_663,
 };
 const NWL2018_PIN: Pin = Pin {
     content_sha256: "a360d589dbe9305b876546f94b82463b074385720fd96440c790e45411ec1e33",
-    fst_sha256: "",
+    fst_sha256: "448205c527b7969fba210514504abff36931006b0bcbdb852fc7f900dfd4f026",
     fingerprint: "41da74af4d703662be3a7224e53b48fa",
     word_count: 192_111,
 };
 const TWL06_PIN: Pin = Pin {
     content_sha256: "576f29fa16c7ee47621300c877b5ce338beeb5d34fff1d289ed37310522bfee8",
-    fst_sha256: "",
+    fst_sha256: "800f8c00d3b97b5b308d9c5ca6908f2c9cf7463089400b24c71d78761dc27edb",
     fingerprint: "64bdbe658f13f5e80638d8279b54e412",
     word_count: 178_691,
 };
