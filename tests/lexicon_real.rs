@@ -218,12 +218,14 @@ fn real_data_csw15_changed_while_open_keeps_every_verdict() {
     let d = dir.path();
     install_official(&shared.join("CSW15.txt"), d, None, false).unwrap();
     let csw = words_of(&shared.join("CSW15.txt"));
-    // A larger list (CSW15 and TWL06) and a smaller one (NWL2018) to copy over it.
-    let mut larger: Vec<String> = csw.iter().chain(words_of(&shared.join("TWL06.txt")).iter()).cloned().collect();
+    // A larger list (CSW15, NWL2018 and 5000 more) and a smaller one (NWL2018) to copy over it.
+    let nwl = words_of(&shared.join("NWL2018.txt"));
+    let mut larger: Vec<String> = csw.iter().chain(nwl.iter()).chain(random_words(5000, 8).iter()).cloned().collect();
     larger.sort();
     larger.dedup();
     write_words(&d.join("larger.txt"), &larger);
     build_lexicon(&d.join("larger.txt"), &d.join("LARGER.fst"), false).unwrap();
+    assert!(std::fs::metadata(d.join("LARGER.fst")).unwrap().len() > std::fs::metadata(d.join("CSW15.fst")).unwrap().len());
     build_lexicon(&shared.join("NWL2018.txt"), &d.join("NWL.fst"), false).unwrap();
     let fst = d.join("CSW15.fst");
     let original = std::fs::read(&fst).unwrap();
