@@ -68,6 +68,8 @@ fn every_command_ends_quietly_when_its_reader_is_gone() {
         (&["judge", "--lexicon", "L", "--each"], "qi\nza\ncat dog\n"),
         (&["config", "show"], ""),
         (&["audit", "verify"], ""),
+        (&["audit", "show"], ""),
+        (&["audit", "export", "--format", "csv"], ""),
         (&["--help"], ""),
     ];
     for (args, stdin) in commands {

@@ -86,7 +86,12 @@ pub fn run(context: &Context, command: LexiconCommand) -> ExitCode {
             match install_official(&source, &context.lexicon_dir, id.as_deref(), skip_invalid) {
                 Ok(report) => {
                     print_build(&report.build);
-                    println!("installed as {} of {} (checked against the {})", report.layer.fst, report.lexicon.id, report.evidence);
+                    let checked = match report.evidence {
+                        "pinned digest" => "its content digest equals the one pinned in wordjudge",
+                        "published fingerprint" => "its fingerprint matches the published one (no digest is pinned for it)",
+                        _ => "nothing is published to check it against",
+                    };
+                    println!("installed as {} of {}: {checked}", report.layer.fst, report.lexicon.id);
                     let catalog = load(context);
                     match catalog.open(report.lexicon.id) {
                         Ok(l) => println!("{}: {}", l.id(), l.status_text()),
