@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use wordjudge::audit::{AdjudicationInput, AuditLog, LexiconIdentity};
 use wordjudge::judge::{judge, Challenge};
 use wordjudge::panel::Trigger;
-use wordjudge::lexicon::{catalog, Verification};
+use wordjudge::lexicon::catalog;
 
 fn bench_dir() -> tempfile::TempDir {
     let base = std::env::var_os("WORDJUDGE_BENCH_DIR").unwrap_or_else(|| "/var/tmp".into());
@@ -33,7 +33,7 @@ fn filesystem_of(path: &std::path::Path) -> String {
 }
 
 fn audit(c: &mut Criterion) {
-    let lexicon = catalog::open_demo(Verification::Quick).expect("demo lexicon");
+    let lexicon = catalog::open_demo().expect("demo lexicon");
     let identity = LexiconIdentity::of(&lexicon);
     let adjudication = judge(&lexicon, &Challenge::new(&["QUIXOTIC", "ZEBRA", "XYZZYQ"]).unwrap()).unwrap();
     let input = AdjudicationInput { lexicon: &identity, adjudication: &adjudication, trigger: Trigger::Button, profile: None };

@@ -25,9 +25,7 @@ fn benches(c: &mut Criterion) {
     let scratch = ScratchStation::new(active).unwrap();
     if active == "CSW15" {
         let lexicons = scratch.dir.path().join("lexicons");
-        wordjudge::lexicon::build::build_lexicon(&csw, &lexicons.join("CSW15.fst"), false).unwrap();
-        std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("lexicons/CSW15.toml"), lexicons.join("CSW15.toml"))
-            .unwrap();
+        wordjudge::lexicon::build::install_official(&csw, &lexicons, None, false).unwrap();
     }
     eprintln!("judging with {active}; audit log on {}", scratch.dir.path().display());
     let clock = Rc::new(Cell::new(Duration::from_secs(10)));

@@ -18,8 +18,10 @@ bin=$PWD/target/release/wordjudge
 work=$(mktemp -d /var/tmp/wordjudge-process.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 lex=$work/lexicons; mkdir -p "$lex"
-cp lexicons/*.toml "$lex/"
-$bin lexicon build "$shared/CSW15.txt" --out "$lex/CSW15.fst" >/dev/null
+# CSW15 is official and pinned: installed by its word file alone. NWL2018 is
+# put in place as TWL2016 with `build --out` (install would refuse it): it is
+# a Mismatch. The OSPD4/MW11 stand-ins go in under the layer names.
+$bin --lexicons "$lex" lexicon install "$shared/CSW15.txt" >/dev/null
 $bin lexicon build "$shared/NWL2018.txt" --out "$lex/TWL2016.fst" >/dev/null
 $bin lexicon build "$shared/OSPD4-upto8.txt" --out "$lex/OSPD4.fst" >/dev/null
 $bin lexicon build "$shared/TWL06.txt" --out "$lex/MW11-long.fst" >/dev/null

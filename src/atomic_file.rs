@@ -3,6 +3,12 @@
 //! fsync it, rename it over the target, then fsync the directory.
 //!
 //! Used for compiled lexicons, their manifests and the kiosk config.
+//!
+//! An existing file keeps its permission bits (a config made 0640 must not
+//! become world-readable by being saved); a new file gets 0644, the usual
+//! mode for data the kiosk's own user reads. Temporary files are named
+//! `.wordjudge-*.tmp`; [`crate::lexicon::build`] removes ones a killed
+//! process left in a lexicon directory.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -15,11 +21,15 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
+    let mode = match std::fs::metadata(path) {
+        Ok(existing) => existing.permissions().mode() & 0o7777,
+        Err(_) => 0o644,
+    };
     let mut temp = tempfile::Builder::new().prefix(".wordjudge-").suffix(".tmp").tempfile_in(dir)?;
     temp.write_all(bytes)?;
-    // Temporary files are created private; the result is read by the kiosk's
-    // own user, so give it the usual mode for data files.
-    temp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    // Temporary files are created private (0600); give the result the old
+    // file's mode, or the usual mode for data files.
+    temp.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|e| e.error)?;
     // The rename is durable only once the directory entry is on disk.
@@ -39,6 +49,17 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o644);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn keeps_an_existing_files_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        write_atomically(&path, b"one").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_atomically(&path, b"two").unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o640);
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
     }
 
     #[test]

@@ -178,7 +178,7 @@ impl Loaded {
         }
         let path = last_good_path(&self.path);
         let text = self.config.to_text();
-        if read_config_file(&path).ok().as_deref() == Some(text.as_str()) {
+        if crate::bounded::read_small_text(&path, MAX_CONFIG_BYTES).ok().as_deref() == Some(text.as_str()) {
             return Ok(());
         }
         write_atomically(&path, text.as_bytes())
@@ -190,37 +190,6 @@ pub fn last_good_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".last-good");
     PathBuf::from(name)
-}
-
-/// Reads a config file: a regular file of at most [`MAX_CONFIG_BYTES`],
-/// opened without blocking (a FIFO or device in its place is refused, not
-/// waited on), as UTF-8.
-fn read_config_file(path: &Path) -> Result<String, ReadProblem> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| if e.kind() == std::io::ErrorKind::NotFound { ReadProblem::Missing } else { ReadProblem::Other(e.to_string()) })?;
-    let meta = file.metadata().map_err(|e| ReadProblem::Other(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(ReadProblem::Other("not a regular file".into()));
-    }
-    if meta.len() > MAX_CONFIG_BYTES {
-        return Err(ReadProblem::Other(format!("{} bytes; a config is at most {MAX_CONFIG_BYTES}", meta.len())));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes).map_err(|e| ReadProblem::Other(e.to_string()))?;
-    if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(ReadProblem::Other(format!("larger than {MAX_CONFIG_BYTES} bytes")));
-    }
-    String::from_utf8(bytes).map_err(|_| ReadProblem::Other("not UTF-8 text".into()))
-}
-
-enum ReadProblem {
-    Missing,
-    Other(String),
 }
 
 /// Line and column (1-based) of a byte offset.
@@ -273,10 +242,12 @@ impl Config {
     }
 
     fn read(path: &Path) -> Result<Config, ConfigProblem> {
-        match read_config_file(path) {
+        // Bounded and without blocking: a FIFO or device in the config's
+        // place is refused at once, a huge file before it is read.
+        match crate::bounded::read_small_text(path, MAX_CONFIG_BYTES) {
             Ok(text) => Config::parse(&text, path),
-            Err(ReadProblem::Missing) => Err(ConfigProblem::Missing { path: path.to_path_buf() }),
-            Err(ReadProblem::Other(reason)) => Err(ConfigProblem::Unreadable { path: path.to_path_buf(), reason }),
+            Err(e) if e.is_not_found() => Err(ConfigProblem::Missing { path: path.to_path_buf() }),
+            Err(e) => Err(ConfigProblem::Unreadable { path: path.to_path_buf(), reason: e.to_string() }),
         }
     }
 

@@ -5,6 +5,13 @@
 //! depend on word order or file format, so anyone can compare a lexicon file
 //! with the published value for an official lexicon, letter for letter.
 //! MD5 is not used for secrecy here; integrity of our own files is SHA-256's job.
+//!
+//! It is **not evidence of identity**: XOR of digests is linear over GF(2),
+//! so anyone can add chosen words to a list and balance it back to any
+//! fingerprint with a few dozen junk words found by Gaussian elimination (the
+//! tests do exactly that to CSW15). The station shows it so people can compare
+//! with other tools; what makes a list *Verified official* is the pinned
+//! SHA-256 content digest (see `lexicon::official`).
 
 use md5::{Digest, Md5};
 use std::fmt;

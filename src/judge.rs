@@ -2,9 +2,12 @@
 //!
 //! A challenge is 1 to 8 words. The verdict is ACCEPTABLE exactly when every
 //! word is acceptable. Every word is always looked up — there is no early
-//! exit — so the time taken does not depend on which word failed. What the
-//! screen gets is a bare [`Verdict`]; which word failed exists only inside an
-//! [`Adjudication`], for the audit log.
+//! exit — and each lookup consults every layer and both correction lists
+//! ([`Lexicon::contains`]), so the work done does not reveal which word failed
+//! by stopping early. (A single fst lookup does take a few nanoseconds longer
+//! the more letters of a word it matches; nothing on a screen can show that.)
+//! What the screen gets is a bare [`Verdict`]; which word failed exists only
+//! inside an [`Adjudication`], for the audit log.
 
 use crate::lexicon::{Lexicon, NotUsable};
 use crate::word::{normalize, WordError};

@@ -16,6 +16,7 @@
 pub mod app;
 pub mod atomic_file;
 pub mod audit;
+pub mod bounded;
 pub mod config;
 pub mod digest;
 pub mod fingerprint;

@@ -72,7 +72,7 @@ fn a_record_per_adjudication_with_every_field() {
     assert_eq!(r["challenge"], 1);
     assert_eq!(r["lexicon"]["id"], "DEMO");
     assert_eq!(r["lexicon"]["fingerprint"], lexicon.fingerprint().to_string());
-    assert_eq!(r["lexicon"]["fst_sha256"], serde_json::json!([lexicon.layers()[0].manifest.fst_sha256]));
+    assert_eq!(r["lexicon"]["fst_sha256"], serde_json::json!([lexicon.layers()[0].fst_sha256()]));
     assert_eq!(r["lexicon"]["status"], lexicon.status().label());
     assert_eq!(r["words"], serde_json::json!(["CAT", "XQZT"]));
     assert_eq!(r["verdict"], "UNACCEPTABLE");

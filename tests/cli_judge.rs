@@ -101,8 +101,9 @@ fn lexicon_list_and_verify_show_statuses() {
     let d = dir.path();
     let (code, out, _) = run(d, &["lexicon", "list"], "", None);
     assert_eq!(code, 0);
-    assert!(out.lines().any(|l| l.starts_with("DEMO") && l.contains("Verified")), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("SMALL") && l.contains("Verified")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("DEMO") && l.contains("Demo (built in)")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("SMALL") && l.contains("Custom")), "{out}");
+    assert!(out.contains("official lexicons known, not installed"), "{out}");
     assert_eq!(run(d, &["lexicon", "verify", "SMALL"], "", None).0, 0);
     let fst = d.join("lexicons/SMALL.fst");
     let mut bytes = std::fs::read(&fst).unwrap();
@@ -131,4 +132,27 @@ fn config_set_pin_stores_only_a_salted_hash() {
     assert_eq!(code, 2);
     assert!(err.contains("4 to 12 digits"), "{err}");
     assert_eq!(std::fs::read_to_string(d.join("config.toml")).unwrap(), text, "nothing changed");
+}
+
+#[test]
+fn lexicon_install_refuses_a_list_that_is_not_the_official_one() {
+    let dir = station();
+    let d = dir.path();
+    std::fs::write(d.join("CSW21.txt"), "cat\ndog\n").unwrap();
+    let (code, out, err) = run(d, &["lexicon", "install", d.join("CSW21.txt").to_str().unwrap()], "", None);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(err.contains("not CSW21") && err.contains("3724aee7") && err.contains("nothing was changed"), "{err}");
+    assert!(!d.join("lexicons/CSW21.fst").exists());
+    std::fs::write(d.join("mine.txt"), "cat\n").unwrap();
+    let (code, _, err) = run(d, &["lexicon", "install", d.join("mine.txt").to_str().unwrap()], "", None);
+    assert_eq!(code, 2);
+    assert!(err.contains("\"mine\" is not an official lexicon"), "{err}");
+    // A list with nothing published installs, and says what it could check.
+    std::fs::write(d.join("school.txt"), "cat\ndog\n").unwrap();
+    let (code, out, err) = run(d, &["lexicon", "install", d.join("school.txt").to_str().unwrap(), "--id", "OSPD4"], "", None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("installed as OSPD4.fst of OSPD4+MW11: nothing is published to check it against"), "{out}");
+    // Its other layer is not installed yet.
+    assert!(out.contains("OSPD4+MW11: Missing") && out.contains("MW11-long.fst"), "{out}");
+    assert!(d.join("lexicons/OSPD4.fst").exists());
 }

@@ -412,13 +412,16 @@ fn a_lexicon_that_stops_being_usable_takes_ready_out_of_service_but_not_a_shown_
 fn warnings_reach_the_director_in_words() {
     let mut rig = Rig::fake("SMALL");
     rig.station.warnings.push(Warning::AuditLog("disk full".into()));
-    rig.station.warnings.push(Warning::LexiconFileChanged { id: "SMALL".into(), detail: "size 10 → 12".into() });
+    rig.station.warnings.push(Warning::LexiconFileChanged {
+        id: "SMALL".into(),
+        detail: "SMALL.fst changed on disk since it was verified".into(),
+    });
     assert!(rig.view().warning, "a discreet marker for players");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     let lines = rig.view().director_lines.join("\n");
     assert!(lines.contains("Audit log: disk full"), "{lines}");
-    assert!(lines.contains("SMALL: its file changed on disk"), "{lines}");
+    assert!(lines.contains("Lexicon SMALL: SMALL.fst changed on disk"), "{lines}");
     assert!(rig.kiosk.lamps(rig.station.needs_service()).service, "a failing log lights the service lamp");
 }
 

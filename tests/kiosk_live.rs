@@ -292,3 +292,83 @@ fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
     assert_eq!(rig.view().station_name, "Hall B");
     assert_eq!(rig.view().lexicon_id, "DEMO");
 }
+
+/// The active lexicon's file is changed under the running kiosk in every way
+/// the trust issue names; after each, verdicts are the verified list's,
+/// nothing panics, and the director is told (and it is recorded).
+#[test]
+fn a_lexicon_file_changed_under_the_running_kiosk_changes_no_verdict() {
+    use wordjudge::app::Controller;
+    use wordjudge::gpio::NoHardware;
+    use wordjudge::kiosk::view::ScreenKind;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), "SMALL");
+    let path = dir.path().join("config.toml");
+    config.save(&path).unwrap();
+    let lexicons = config.lexicon_dir.clone();
+    // A larger and a smaller list to write over SMALL.fst.
+    let big: String = (0..5000).map(|i| format!("Q{}\n", to_letters(i))).collect();
+    std::fs::write(lexicons.join("BIG.txt"), big).unwrap();
+    build_lexicon(&lexicons.join("BIG.txt"), &lexicons.join("BIG.fst"), false).unwrap();
+    let clock = std::rc::Rc::new(std::cell::Cell::new(std::time::Duration::from_secs(10)));
+    let c = clock.clone();
+    let mut controller = Controller::new(
+        Box::new(start_station(&path)),
+        Box::new(NoHardware::new("test")),
+        &config.timeouts,
+        Box::new(move || c.get()),
+        false,
+    );
+    let fst = lexicons.join("SMALL.fst");
+    let original = std::fs::read(&fst).unwrap();
+    let changes: Vec<(&str, Box<dyn Fn()>)> = vec![
+        ("a byte flipped in place", Box::new(|| {
+            use std::io::{Seek, SeekFrom, Write};
+            let mut f = std::fs::OpenOptions::new().write(true).open(&fst).unwrap();
+            f.seek(SeekFrom::Start(original.len() as u64 / 2)).unwrap();
+            f.write_all(&[original[original.len() / 2] ^ 0xff]).unwrap();
+        })),
+        ("overwritten in place by a larger list", Box::new(|| std::fs::write(&fst, std::fs::read(lexicons.join("BIG.fst")).unwrap()).unwrap())),
+        ("overwritten in place by a smaller list", Box::new(|| std::fs::write(&fst, std::fs::read(lexicons.join("OTHER.fst")).unwrap()).unwrap())),
+        ("truncated", Box::new(|| std::fs::OpenOptions::new().write(true).open(&fst).unwrap().set_len(7).unwrap())),
+    ];
+    let judge = |controller: &mut Controller, clock: &std::rc::Rc<std::cell::Cell<std::time::Duration>>, words: &str| {
+        clock.set(clock.get() + std::time::Duration::from_secs(20));
+        controller.tick();
+        let count = words.split(' ').count().to_string();
+        for key in count.chars().chain(words.chars()).map(String::from).chain(["\t".to_string()]) {
+            controller.key(&key, false, false, false);
+        }
+        let v = controller.view();
+        assert_eq!(v.screen, ScreenKind::Verdict, "{words}: {v:?}");
+        v.acceptable
+    };
+    for (what, change) in changes {
+        std::fs::write(&fst, &original).unwrap();
+        controller.poll();
+        let told = |controller: &Controller| {
+            controller.station().warnings().iter().any(
+                |w| matches!(w, wordjudge::kiosk::station::Warning::LexiconFileChanged { id, .. } if id == "SMALL"),
+            )
+        };
+        assert!(!told(&controller), "{what}: the same bytes back again are no change");
+        change();
+        clock.set(clock.get() + std::time::Duration::from_secs(5));
+        controller.poll();
+        assert!(judge(&mut controller, &clock, "cat zebra qi"), "{what}: SMALL's words stay acceptable");
+        assert!(!judge(&mut controller, &clock, "xyzzy"), "{what}: OTHER's word stays unacceptable");
+        assert!(!judge(&mut controller, &clock, "qaab"), "{what}: BIG's words stay unacceptable");
+        assert!(told(&controller), "{what}: the director is told: {:?}", controller.station().warnings());
+    }
+    assert!(audit_text(&config.audit_dir).contains("lexicon_file_changed"), "and it is recorded");
+}
+
+/// `0 → "AA"`, `1 → "AB"`, … : distinct letter strings for generated lists.
+fn to_letters(mut n: usize) -> String {
+    let mut s = String::new();
+    for _ in 0..3 {
+        s.insert(0, (b'A' + (n % 26) as u8) as char);
+        n /= 26;
+    }
+    s
+}

@@ -1,23 +1,24 @@
 //! The lexicon engine on the real tournament lists in `../shared/lexicons`
-//! (licensed data: read from there, never copied into the repository).
-//! Skipped, with a plain message, when that folder is absent.
+//! (licensed data: read from there, never copied into the repository). Every
+//! test here is `real_data_*` and ignored unless that folder exists (the CI
+//! script runs them then); run without it, each fails with a clear message.
 
+mod lexicon_support;
+
+use lexicon_support::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
 use wordjudge::judge::{judge, Challenge, Verdict};
-use wordjudge::lexicon::build::build_lexicon;
+use wordjudge::lexicon::build::{build_lexicon, compile, install_official, BuildError};
 use wordjudge::lexicon::catalog::Catalog;
-use wordjudge::lexicon::{Lexicon, Status, Verification};
+use wordjudge::lexicon::{official, Lexicon, Proof, Status};
 
-fn shared() -> Option<PathBuf> {
+fn shared() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/lexicons");
-    if dir.join("CSW15.txt").exists() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: real-data test: {} not found", dir.display());
-        None
-    }
+    assert!(dir.join("CSW15.txt").exists(), "real-data test: {} (the licensed word lists) not found", dir.display());
+    dir
 }
 
 fn words_of(path: &Path) -> Vec<String> {
@@ -25,117 +26,254 @@ fn words_of(path: &Path) -> Vec<String> {
     wordjudge::word::parse_word_list(&text, &path.display().to_string(), false).unwrap().words
 }
 
-fn definition(dir: &Path, id: &str, fst: &str, published: Option<&str>) {
-    let fp = published.map(|p| format!("published_fingerprint = \"{p}\"\n")).unwrap_or_default();
-    std::fs::write(
-        dir.join(format!("{id}.toml")),
-        format!("id = \"{id}\"\nname = \"{id}\"\nedition = \"test\"\n[[layer]]\nfst = \"{fst}\"\n{fp}"),
-    )
-    .unwrap();
-}
-
-/// A word one letter away from `word` that is not in `list` (first position,
-/// first letter that works), so every test word has a near miss.
-fn near_miss(word: &str, list: &HashSet<&str>) -> String {
-    let mut bytes = word.as_bytes().to_vec();
-    for i in 0..bytes.len() {
-        let original = bytes[i];
-        for offset in 1..26u8 {
-            bytes[i] = b'A' + (original - b'A' + offset) % 26;
-            let candidate = std::str::from_utf8(&bytes).unwrap();
-            if !list.contains(candidate) {
-                return candidate.to_string();
-            }
-        }
-        bytes[i] = original;
-    }
-    panic!("no one-letter change of {word} is outside the list");
-}
-
-/// Every listed word is ACCEPTABLE; a one-letter change of each, not listed, is UNACCEPTABLE.
-fn judges_whole_list(lexicon: &Lexicon, words: &[String]) {
+/// Every listed word (or every `step`th) is ACCEPTABLE; a one-letter change
+/// of each, not listed, is UNACCEPTABLE.
+fn judges_list(lexicon: &Lexicon, words: &[String], step: usize, when: &str) -> usize {
     let set: HashSet<&str> = words.iter().map(String::as_str).collect();
     let mut checked = 0;
-    for word in words {
+    for word in words.iter().step_by(step) {
         let yes = judge(lexicon, &Challenge::new(&[word]).unwrap()).unwrap();
-        assert_eq!(yes.verdict(), Verdict::Acceptable, "{word}");
+        assert_eq!(yes.verdict(), Verdict::Acceptable, "{when}: {word}");
         let miss = near_miss(word, &set);
         let no = judge(lexicon, &Challenge::new(&[&miss]).unwrap()).unwrap();
-        assert_eq!(no.verdict(), Verdict::Unacceptable, "{miss} (from {word})");
+        assert_eq!(no.verdict(), Verdict::Unacceptable, "{when}: {miss} (from {word})");
         checked += 1;
     }
-    assert_eq!(checked, words.len());
+    checked
 }
 
 #[test]
-fn csw15_nwl2018_twl06_judge_every_word_and_every_near_miss() {
-    let Some(shared) = shared() else { return };
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_pins_are_the_shared_lists_built_by_this_builder() {
+    let shared = shared();
+    let built: Vec<_> = [("CSW15", "CSW15.txt"), ("NWL2018", "NWL2018.txt"), ("TWL06", "TWL06.txt")]
+        .into_iter()
+        .map(|(id, file)| {
+            let list = wordjudge::word::parse_word_list(&std::fs::read(shared.join(file)).unwrap(), file, false).unwrap();
+            let (bytes, manifest) = compile(&list, &format!("{id}.fst"), file, "");
+            eprintln!("{id}: content {} fst {} fp {} words {}", manifest.content_sha256.as_deref().unwrap(), manifest.fst_sha256, manifest.fingerprint, manifest.word_count);
+            (id, bytes, manifest)
+        })
+        .collect();
+    for (id, bytes, manifest) in built {
+        let pin = official::find(id).unwrap().layers[0].pin.unwrap();
+        assert_eq!(manifest.content_sha256.as_deref(), Some(pin.content_sha256), "{id}");
+        assert_eq!(manifest.fst_sha256, pin.fst_sha256, "{id}");
+        assert_eq!(manifest.fingerprint.to_string(), pin.fingerprint, "{id}");
+        assert_eq!(manifest.word_count, pin.word_count, "{id}");
+        assert_eq!(wordjudge::digest::sha256_hex(&bytes), pin.fst_sha256);
+    }
+}
+
+#[test]
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_csw15_nwl2018_twl06_are_verified_official_and_judge_every_word_and_near_miss() {
+    let shared = shared();
     let dir = tempfile::tempdir().unwrap();
     for (id, file, expected_words) in
         [("CSW15", "CSW15.txt", 276_663), ("NWL2018", "NWL2018.txt", 192_111), ("TWL06", "TWL06.txt", 178_691)]
     {
-        let report = build_lexicon(&shared.join(file), &dir.path().join(format!("{id}.fst")), false).unwrap();
-        assert_eq!(report.manifest.word_count, expected_words, "{id}");
-        definition(dir.path(), id, &format!("{id}.fst"), None);
-        let lexicon = Catalog::load(dir.path()).open(id, Verification::Full).unwrap();
-        judges_whole_list(&lexicon, &words_of(&shared.join(file)));
-        eprintln!("{id}: {expected_words} words and {expected_words} near misses judged");
+        let report = install_official(&shared.join(file), dir.path(), None, false).unwrap();
+        assert_eq!((report.build.manifest.word_count, report.evidence), (expected_words, "pinned digest"), "{id}");
+        let started = Instant::now();
+        let lexicon = Catalog::load(dir.path()).open(id).unwrap();
+        let took = started.elapsed();
+        assert_eq!(lexicon.status(), Status::VerifiedOfficial, "{id}");
+        assert_eq!(lexicon.layers()[0].proof(), Proof::PinnedFst, "{id}");
+        assert_eq!(lexicon.status_text(), "Verified official");
+        let checked = judges_list(&lexicon, &words_of(&shared.join(file)), 1, id);
+        assert_eq!(checked, expected_words as usize);
+        eprintln!("{id}: opened in {took:?}; {checked} words and {checked} near misses judged");
     }
 }
 
-fn wordjudge(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_wordjudge")).args(args).env_remove("WORDJUDGE_CONFIG").output().unwrap();
+fn wordjudge(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+        .arg("--lexicons")
+        .arg(dir)
+        .args(args)
+        .env("WORDJUDGE_CONFIG", dir.join("none.toml"))
+        .output()
+        .unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
 #[test]
-fn lexicon_info_prints_published_fingerprints_and_statuses() {
-    let Some(shared) = shared() else { return };
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_nwl2018_installed_as_twl2016_is_mismatch_everywhere() {
+    let shared = shared();
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
-    let config = dir.path().join("none.toml");
-    let config = config.to_str().unwrap();
-    // Built through the CLI, as a director would.
-    for (file, fst) in [("CSW15.txt", "CSW15.fst"), ("NWL2018.txt", "TWL2016.fst"), ("TWL06.txt", "TWL06.fst")] {
-        let src = shared.join(file);
-        let (code, out, err) = wordjudge(&["lexicon", "build", src.to_str().unwrap(), "--out", &format!("{d}/{fst}")]);
-        assert_eq!(code, 0, "{out}{err}");
+    let d = dir.path();
+    let nwl = shared.join("NWL2018.txt");
+    // `install` refuses it outright, and changes nothing.
+    let (code, _, err) = wordjudge(d, &["lexicon", "install", nwl.to_str().unwrap(), "--id", "TWL2016"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not TWL2016") && err.contains("9ea8d964") && err.contains("nothing was changed"), "{err}");
+    assert!(!d.join("TWL2016.fst").exists());
+    // `build --out` writes anything anywhere; then every view says Mismatch.
+    let (code, out, err) = wordjudge(d, &["lexicon", "build", nwl.to_str().unwrap(), "--out", d.join("TWL2016.fst").to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let src = shared.join("CSW15.txt");
+    assert_eq!(wordjudge(d, &["lexicon", "install", src.to_str().unwrap()]).0, 0);
+    let (code, out, _) = wordjudge(d, &["lexicon", "list"]);
+    assert_eq!(code, 0);
+    assert!(out.lines().any(|l| l.starts_with("TWL2016 ") && l.contains("Mismatch")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("CSW15 ") && l.contains("Verified official")), "{out}");
+    let (code, out, _) = wordjudge(d, &["lexicon", "info", "TWL2016"]);
+    assert_eq!(code, 1);
+    let status = out.lines().find(|l| l.starts_with("status:")).unwrap_or_default();
+    assert!(status.contains("Mismatch") && status.contains("41da74af") && status.contains("9ea8d964"), "{out}");
+    assert!(out.contains("fingerprint: 41da74af"), "{out}");
+    let (code, out, _) = wordjudge(d, &["lexicon", "verify", "TWL2016"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("Mismatch"), "{out}");
+    for words in [&["OK"][..], &["CAT"], &["EW", "QI"]] {
+        let mut args = vec!["judge", "--lexicon", "TWL2016"];
+        args.extend_from_slice(words);
+        let (code, out, err) = wordjudge(d, &args);
+        assert_eq!((code, out.as_str()), (2, ""), "no verdict from a Mismatch lexicon: {err}");
+        assert!(err.contains("Mismatch"), "{err}");
     }
-    // The shipped definitions, as the station has them.
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("lexicons");
-    for id in ["CSW15", "TWL2016"] {
-        std::fs::copy(repo.join(format!("{id}.toml")), dir.path().join(format!("{id}.toml"))).unwrap();
-    }
-    definition(dir.path(), "TWL06", "TWL06.fst", Some("64bdbe65"));
-    let cases = [
-        ("CSW15", "48dea2c8", "Verified official"),
-        ("TWL2016", "41da74af", "Mismatch"), // an NWL2018 file installed as TWL2016
-        ("TWL06", "64bdbe65", "Verified official"),
-    ];
-    for (id, fingerprint, status) in cases {
-        let (code, out, err) = wordjudge(&["--config", config, "--lexicons", d, "lexicon", "info", id]);
-        assert_eq!(code, 0, "{out}{err}");
-        let line = |key: &str| out.lines().find(|l| l.starts_with(key)).unwrap_or_default().to_string();
-        assert!(line("fingerprint:").contains(&format!(" {fingerprint}")), "{id}: {out}");
-        assert!(line("status:").ends_with(status), "{id}: {out}");
-        eprintln!("{id}: {} / {}", line("fingerprint:"), line("status:"));
-    }
-    let (code, out, _) = wordjudge(&["--config", config, "--lexicons", d, "judge", "--lexicon", "TWL2016", "CAT"]);
-    assert_eq!(code, 2, "a Mismatch lexicon must not judge: {out}");
-    let (code, out, _) = wordjudge(&["--config", config, "--lexicons", d, "judge", "--lexicon", "CSW15", "QI", "ZA"]);
+    let (code, out, _) = wordjudge(d, &["judge", "--lexicon", "TWL2016", "--each"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    let (code, out, _) = wordjudge(d, &["judge", "--lexicon", "CSW15", "QI", "ZA"]);
     assert_eq!((code, out.trim()), (0, "ACCEPTABLE"));
 }
 
 #[test]
-fn ospd4_with_mw11_long_word_layer_follows_the_school_rule() {
-    let Some(shared) = shared() else { return };
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_a_forged_same_fingerprint_csw15_is_mismatch_and_never_judges() {
+    let shared = shared();
+    let csw = words_of(&shared.join("CSW15.txt"));
+    let mut forged: HashSet<String> = csw.iter().cloned().collect();
+    assert!(forged.insert("XYZZY".into()), "XYZZY is not in CSW15");
+    let pin = official::find("CSW15").unwrap().layers[0].pin.unwrap();
+    let target = u128::from_str_radix(pin.fingerprint, 16).unwrap();
+    let junk = forge_junk(&forged, target, u128::MAX, 15);
+    forged.extend(junk.iter().cloned());
+    let mut forged: Vec<String> = forged.into_iter().collect();
+    forged.sort();
+    assert_eq!(fingerprint_of(&forged).to_string(), pin.fingerprint, "the full 128-bit fingerprint is forged");
+    eprintln!("forged CSW15: XYZZY plus {} junk words; fingerprint {}", junk.len(), fingerprint_of(&forged));
     let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_words(&d.join("CSW15.txt"), &forged);
+    // install refuses it: the content digest is not the pinned one.
+    match install_official(&d.join("CSW15.txt"), &d.join("lex"), None, false) {
+        Err(BuildError::NotTheList { id, .. }) => assert_eq!(id, "CSW15"),
+        other => panic!("{other:?}"),
+    }
+    // Put in place anyway: Mismatch, and no verdict.
+    std::fs::create_dir(d.join("lex")).unwrap();
+    build_lexicon(&d.join("CSW15.txt"), &d.join("lex/CSW15.fst"), false).unwrap();
+    let lexicon = Catalog::load(&d.join("lex")).open("CSW15").unwrap();
+    assert_eq!(lexicon.fingerprint().to_string(), pin.fingerprint, "the fingerprint alone would pass");
+    assert_eq!(lexicon.status(), Status::Mismatch);
+    assert!(!lexicon.status().can_judge());
+    let refused = judge(&lexicon, &Challenge::new(&["XYZZY"]).unwrap()).unwrap_err();
+    assert!(refused.to_string().contains("content digest"), "{refused}");
+    let (code, out, _) = wordjudge(&d.join("lex"), &["judge", "--lexicon", "CSW15", "XYZZY"]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    // The genuine list is Verified official.
+    install_official(&shared.join("CSW15.txt"), &d.join("lex"), None, false).unwrap();
+    let genuine = Catalog::load(&d.join("lex")).open("CSW15").unwrap();
+    assert_eq!(genuine.status(), Status::VerifiedOfficial);
+    assert!(!genuine.contains("XYZZY"));
+}
+
+#[test]
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_an_edited_csw15_definition_is_never_official() {
+    let shared = shared();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    install_official(&shared.join("CSW15.txt"), d, None, false).unwrap();
+    for edit in ["add = [\"XYZZY\"]\n", "remove = [\"QI\"]\n"] {
+        std::fs::write(d.join("CSW15.toml"), format!("id = \"CSW15\"\nname = \"c\"\nedition = \"e\"\n{edit}[[layer]]\nfst = \"CSW15.fst\"\n")).unwrap();
+        let catalog = Catalog::load(d);
+        assert!(catalog.problems().iter().any(|p| p.contains("CSW15.toml") && p.contains("ignored")), "{:?}", catalog.problems());
+        let lexicon = catalog.open("CSW15").unwrap();
+        assert_eq!(lexicon.status(), Status::VerifiedOfficial, "the official CSW15, not the edited one");
+        assert!(lexicon.contains("QI") && !lexicon.contains("XYZZY"), "{edit}");
+        // Under an id of its own it judges, as Custom, with its corrections in the status.
+        std::fs::write(d.join("CSW15.toml"), format!("id = \"CSW15-club\"\nname = \"c\"\nedition = \"e\"\n{edit}[[layer]]\nfst = \"CSW15.fst\"\n")).unwrap();
+        let custom = Catalog::load(d).open("CSW15-club").unwrap();
+        assert_eq!(custom.status(), Status::Custom);
+        assert!(custom.status_text().contains("corrections: "), "{}", custom.status_text());
+        assert_eq!(custom.contains("XYZZY"), edit.contains("XYZZY"));
+        assert_eq!(custom.contains("QI"), !edit.contains("QI"));
+    }
+    // A changed fingerprint in a file claiming CSW15: ignored too.
+    std::fs::write(d.join("CSW15.toml"), "id = \"CSW15\"\nname = \"c\"\nedition = \"e\"\n[[layer]]\nfst = \"CSW15.fst\"\npublished_fingerprint = \"41da74af\"\n").unwrap();
+    let catalog = Catalog::load(d);
+    assert_eq!(catalog.problems().len(), 1);
+    assert_eq!(catalog.open("CSW15").unwrap().status(), Status::VerifiedOfficial);
+}
+
+#[test]
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_csw15_changed_while_open_keeps_every_verdict() {
+    let shared = shared();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    install_official(&shared.join("CSW15.txt"), d, None, false).unwrap();
+    let csw = words_of(&shared.join("CSW15.txt"));
+    // A larger list (CSW15, NWL2018 and 5000 more) and a smaller one (NWL2018) to copy over it.
+    let nwl = words_of(&shared.join("NWL2018.txt"));
+    let mut larger: Vec<String> = csw.iter().chain(nwl.iter()).chain(random_words(5000, 8).iter()).cloned().collect();
+    larger.sort();
+    larger.dedup();
+    write_words(&d.join("larger.txt"), &larger);
+    build_lexicon(&d.join("larger.txt"), &d.join("LARGER.fst"), false).unwrap();
+    assert!(std::fs::metadata(d.join("LARGER.fst")).unwrap().len() > std::fs::metadata(d.join("CSW15.fst")).unwrap().len());
+    build_lexicon(&shared.join("NWL2018.txt"), &d.join("NWL.fst"), false).unwrap();
+    let fst = d.join("CSW15.fst");
+    let original = std::fs::read(&fst).unwrap();
+    let changes: [(&str, &dyn Fn()); 4] = [
+        ("a byte flipped in place", &|| {
+            use std::io::{Seek, SeekFrom, Write};
+            let mut f = std::fs::OpenOptions::new().write(true).open(&fst).unwrap();
+            f.seek(SeekFrom::Start(original.len() as u64 / 2)).unwrap();
+            f.write_all(&[original[original.len() / 2] ^ 0x04]).unwrap();
+        }),
+        ("overwritten by a larger list", &|| {
+            std::fs::copy(d.join("LARGER.fst"), &fst).unwrap();
+        }),
+        ("overwritten by a smaller list (NWL2018)", &|| {
+            std::fs::copy(d.join("NWL.fst"), &fst).unwrap();
+        }),
+        ("truncated", &|| {
+            std::fs::OpenOptions::new().write(true).open(&fst).unwrap().set_len(original.len() as u64 / 2).unwrap();
+        }),
+    ];
+    for (what, change) in changes {
+        std::fs::write(&fst, &original).unwrap();
+        let lexicon = Catalog::load(d).open("CSW15").unwrap();
+        assert_eq!(lexicon.status(), Status::VerifiedOfficial);
+        assert_eq!(lexicon.source_changed(), None);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        change();
+        let checked = judges_list(&lexicon, &csw, 7, what);
+        for (w, v) in [("MAYDAY", true), ("QI", true), ("CAT", true), ("OK", false), ("EW", false)] {
+            assert_eq!(lexicon.contains(w), v, "{what}: {w}");
+        }
+        let change = lexicon.source_changed().unwrap_or_else(|| panic!("{what}: not reported"));
+        assert!(change.to_string().contains("CSW15.fst"), "{change}");
+        eprintln!("{what}: {checked} words and near misses unchanged; reported: {change}");
+    }
+}
+
+#[test]
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_ospd4_with_mw11_long_word_layer_follows_the_school_rule() {
+    let shared = shared();
+    let dir = tempfile::tempdir().unwrap();
+    // Test stand-ins (see the shared README): installed under the layer
+    // names with `build --out`, since they are not the real OSPD4 and MW11.
     build_lexicon(&shared.join("OSPD4-upto8.txt"), &dir.path().join("OSPD4.fst"), false).unwrap();
     build_lexicon(&shared.join("TWL06.txt"), &dir.path().join("MW11-long.fst"), false).unwrap();
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("lexicons/OSPD4+MW11.toml");
-    std::fs::copy(repo, dir.path().join("OSPD4+MW11.toml")).unwrap();
-    let lexicon = Catalog::load(dir.path()).open("OSPD4+MW11", Verification::Full).unwrap();
-    assert_eq!(lexicon.status(), Status::Verified);
+    let lexicon = Catalog::load(dir.path()).open("OSPD4+MW11").unwrap();
+    assert_eq!(lexicon.status(), Status::Unverified);
     let verdict = |w: &str| judge(&lexicon, &Challenge::new(&[w]).unwrap()).unwrap().verdict();
     assert_eq!(verdict("CAT"), Verdict::Acceptable);
     assert_eq!(verdict("ASSHOLE"), Verdict::Unacceptable);
@@ -152,4 +290,39 @@ fn ospd4_with_mw11_long_word_layer_follows_the_school_rule() {
     }
     eprintln!("OSPD4+MW11: {} acceptable, {} unacceptable, over both files", counted[1], counted[0]);
     assert!(counted[0] > 0 && counted[1] > 0);
+}
+
+#[test]
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_kill_9_during_csw15_installs_leaves_old_or_new() {
+    // The same all-or-nothing check as lexicon_install_kill.rs, on CSW15 over NWL2018 and back.
+    let shared = shared();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = d.join("L.fst");
+    std::fs::write(d.join("L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n").unwrap();
+    let sources = [shared.join("NWL2018.txt"), shared.join("CSW15.txt")];
+    let pins = ["NWL2018", "CSW15"].map(|id| official::find(id).unwrap().layers[0].pin.unwrap().content_sha256);
+    let build = |i: usize| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_wordjudge"));
+        c.args(["lexicon", "build", sources[i].to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .env("WORDJUDGE_CONFIG", d.join("none.toml"))
+            .stdout(std::process::Stdio::null());
+        c
+    };
+    let started = Instant::now();
+    assert!(build(0).status().unwrap().success());
+    let full = started.elapsed();
+    let mut rng = fastrand::Rng::with_seed(99);
+    for round in 0..50 {
+        let mut child = build((round + 1) % 2).spawn().unwrap();
+        std::thread::sleep(full.mul_f64(rng.f64()));
+        let _ = child.kill();
+        let _ = child.wait();
+        let catalog = Catalog::load(d);
+        let stray = std::fs::read_dir(d).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with('.')).count();
+        assert_eq!(stray, 0, "round {round}");
+        let lexicon = catalog.open("L").unwrap_or_else(|e| panic!("round {round}: {e}"));
+        assert!(pins.contains(&lexicon.layers()[0].facts().content_sha256.as_str()), "round {round}");
+    }
 }

@@ -18,7 +18,7 @@ use crate::kiosk::station::{
 };
 use crate::profile::Profile;
 use crate::lexicon::catalog::Catalog;
-use crate::lexicon::{Lexicon, LexiconError, Verification};
+use crate::lexicon::{Lexicon, LexiconError};
 use crate::panel::Trigger;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -63,12 +63,14 @@ pub struct LiveStation {
     /// The profile's second-opinion lexicon: opened and verified like the
     /// active one, or why it cannot judge.
     second: Option<(String, Result<Box<Lexicon>, String>)>,
+    /// The active lexicon's file changed on disk after it was verified (the
+    /// verified copy in memory still judges), as last noticed.
+    file_changed: Option<String>,
 }
 
-/// Opens `id` with full verification: every word is read back and the
-/// fingerprint recomputed, so an edited manifest cannot pass.
+/// Opens `id`: its status is computed from the bytes that will judge.
 fn open_active(catalog: &Catalog, id: &str) -> Result<Lexicon, LexiconError> {
-    catalog.open(id, Verification::Full)
+    catalog.open(id)
 }
 
 impl LiveStation {
@@ -91,6 +93,7 @@ impl LiveStation {
             judging_fault: None,
             profile: None,
             second: None,
+            file_changed: None,
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
         if let Some(problem) = &station.config_problem {
@@ -274,7 +277,7 @@ impl Station for LiveStation {
             .iter()
             .map(|entry| {
                 let id = entry.definition.id.clone();
-                match self.catalog.open(&id, Verification::Quick) {
+                match self.catalog.open(&id) {
                     Ok(l) => LexiconChoice {
                         id,
                         status: l.status().to_string(),
@@ -361,6 +364,9 @@ impl Station for LiveStation {
         }
         warnings.extend(self.gpio_problem.clone().map(Warning::Gpio));
         warnings.extend(self.catalog.problems().iter().cloned().map(Warning::LexiconCatalog));
+        if let (Some(change), Active::Open(_, ident)) = (&self.file_changed, &self.active) {
+            warnings.push(Warning::LexiconFileChanged { id: ident.id.clone(), detail: change.clone() });
+        }
         if let Some(fault) = &self.judging_fault {
             warnings.push(Warning::JudgingFault(fault.clone()));
         } else if let Active::Failed { problem, .. } = &self.active {
@@ -407,6 +413,23 @@ impl Station for LiveStation {
         }
         facts.push(("Judge button and lamps".into(), self.gpio_description.clone()));
         facts
+    }
+
+    fn poll(&mut self) -> bool {
+        // A file changed under the active lexicon never changes a verdict
+        // (the verified bytes are a private copy); the director is told once
+        // per change, and it is recorded.
+        let Active::Open(lexicon, ident) = &self.active else { return false };
+        let change = lexicon.source_changed().map(|c| c.to_string());
+        if change != self.file_changed {
+            if let Some(text) = &change {
+                tracing::warn!("lexicon {}: {text}", ident.id);
+                let event = AuditEvent::LexiconFileChanged { lexicon: ident.id.clone(), change: text.clone() };
+                self.record(event);
+            }
+            self.file_changed = change;
+        }
+        false
     }
 
     fn shut_down(&mut self) {
@@ -471,6 +494,7 @@ impl LiveStation {
         self.save_config(|c| c.active_lexicon = id.to_string())
             .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
         self.judging_fault = None;
+        self.file_changed = None;
         let ident = LexiconIdentity::of(&lexicon);
         self.record(AuditEvent::LexiconSwitched { from, to: id.to_string() });
         self.record(AuditEvent::LexiconOpened {

@@ -10,7 +10,7 @@
 //! show new logs instead of failing on them.
 
 use crate::judge::Verdict;
-use crate::lexicon::Lexicon;
+use crate::lexicon::{DefinitionSource, Lexicon};
 use crate::panel::Trigger;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -26,11 +26,13 @@ pub struct LexiconIdentity {
     pub fst_sha256: Vec<String>,
     /// Status wording (`Verified official`, `Verified`, …).
     pub status: String,
-    /// SHA-256 of the word content the lexicon answers with (layers and
-    /// corrections applied), when the lexicon code provides it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content_sha256: Option<String>,
-    /// SHA-256 of the definition file the lexicon was opened from.
+    /// SHA-256 of each layer's word content (the sorted words, one per
+    /// line), in layer order: the strong identity a pinned official list is
+    /// checked against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub content_sha256: Vec<String>,
+    /// SHA-256 of the definition file the lexicon was opened from (a
+    /// director's own definition: Custom), none for built-in ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub definition_sha256: Option<String>,
     /// The definition's corrections (`+WORD` added, `-WORD` removed).
@@ -39,17 +41,22 @@ pub struct LexiconIdentity {
 }
 
 impl LexiconIdentity {
-    /// The identity of an opened lexicon. The content/definition digests and
-    /// corrections are filled in by the caller once the lexicon exposes them.
+    /// The identity of an opened lexicon, computed from the bytes that judge.
     pub fn of(lexicon: &Lexicon) -> LexiconIdentity {
+        let identity = lexicon.identity();
+        let corrections = identity.corrections.add.iter().map(|w| format!("+{w}"));
+        let corrections = corrections.chain(identity.corrections.remove.iter().map(|w| format!("-{w}"))).collect();
         LexiconIdentity {
-            id: lexicon.id().to_string(),
-            fingerprint: lexicon.fingerprint().to_string(),
-            fst_sha256: lexicon.layers().iter().map(|l| l.manifest.fst_sha256.clone()).collect(),
-            status: lexicon.status().label().to_string(),
-            content_sha256: None,
-            definition_sha256: None,
-            corrections: Vec::new(),
+            id: identity.id.clone(),
+            fingerprint: identity.fingerprint.to_string(),
+            fst_sha256: identity.layers.iter().map(|l| l.fst_sha256.clone()).collect(),
+            status: identity.status.label().to_string(),
+            content_sha256: identity.layers.iter().map(|l| l.content_sha256.clone()).collect(),
+            definition_sha256: match &identity.definition {
+                DefinitionSource::File { sha256, .. } => Some(sha256.clone()),
+                DefinitionSource::Demo | DefinitionSource::Official => None,
+            },
+            corrections,
         }
     }
 }
@@ -81,6 +88,7 @@ pub enum EventKind {
     SettingChanged,
     SettingRefused,
     JudgingFault,
+    LexiconFileChanged,
 }
 
 impl EventKind {
@@ -108,6 +116,7 @@ impl EventKind {
         EventKind::SettingChanged,
         EventKind::SettingRefused,
         EventKind::JudgingFault,
+        EventKind::LexiconFileChanged,
     ];
 
     /// The `event` value in the file and `WORDJUDGE_EVENT` in journald.
@@ -136,6 +145,7 @@ impl EventKind {
             EventKind::SettingChanged => "setting_changed",
             EventKind::SettingRefused => "setting_refused",
             EventKind::JudgingFault => "judging_fault",
+            EventKind::LexiconFileChanged => "lexicon_file_changed",
         }
     }
 
@@ -316,6 +326,12 @@ pub enum AuditEvent {
         lexicon: String,
         problem: String,
     },
+    /// A file of the active lexicon changed on disk after it was verified;
+    /// the station keeps judging with the verified copy it holds.
+    LexiconFileChanged {
+        lexicon: String,
+        change: String,
+    },
 }
 
 impl AuditEvent {
@@ -343,6 +359,7 @@ impl AuditEvent {
             AuditEvent::SettingChanged { .. } => EventKind::SettingChanged,
             AuditEvent::SettingRefused { .. } => EventKind::SettingRefused,
             AuditEvent::JudgingFault { .. } => EventKind::JudgingFault,
+            AuditEvent::LexiconFileChanged { .. } => EventKind::LexiconFileChanged,
         }
     }
 
@@ -365,6 +382,7 @@ impl AuditEvent {
                 | AuditEvent::ChallengesLost { .. }
                 | AuditEvent::SettingRefused { .. }
                 | AuditEvent::JudgingFault { .. }
+                | AuditEvent::LexiconFileChanged { .. }
         ) || matches!(self, AuditEvent::LexiconOpened { problem: Some(_), .. })
     }
 
@@ -416,6 +434,7 @@ impl AuditEvent {
             AuditEvent::JudgingFault { lexicon, problem } => {
                 format!("judging with {lexicon} failed unexpectedly; out of service: {problem}")
             }
+            AuditEvent::LexiconFileChanged { lexicon, change } => format!("lexicon {lexicon}: {change}"),
         }
     }
 }

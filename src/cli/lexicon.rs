@@ -1,16 +1,19 @@
-//! `wordjudge lexicon build|list|info|verify`: compile word lists and show
-//! directors what each lexicon is.
+//! `wordjudge lexicon build|install|list|info|verify`: compile word lists and
+//! show directors what each lexicon is. Every status printed here is computed
+//! from the bytes that would judge (see `wordjudge::lexicon`), never from a
+//! manifest or definition file's claims.
 
 use super::{fail, Context};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use wordjudge::lexicon::build::build_lexicon;
-use wordjudge::lexicon::catalog::{Catalog, Origin};
-use wordjudge::lexicon::{Lexicon, Verification};
+use wordjudge::lexicon::build::{build_lexicon, install_official, manifest_path_for, BuildReport};
+use wordjudge::lexicon::catalog::{Catalog, Entry, Origin};
+use wordjudge::lexicon::manifest::Manifest;
+use wordjudge::lexicon::{DefinitionSource, Lexicon, Proof};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum LexiconCommand {
-    /// Compile a word list into NAME.fst plus its manifest NAME.fst.toml
+    /// Compile any word list into DIR/NAME.fst (plus an informative manifest NAME.fst.toml)
     Build {
         /// Word list: one word per line; `#` comments, blank lines, CRLF, lowercase and duplicates allowed
         source: PathBuf,
@@ -21,53 +24,112 @@ pub enum LexiconCommand {
         #[arg(long)]
         skip_invalid: bool,
     },
-    /// List the lexicons defined in the lexicon directory, with their status
-    List,
-    /// Show everything about one lexicon (full verification)
+    /// Install an official word list into the lexicon directory by its file
+    /// name (CSW21.txt → CSW21) or --id; refused if it is not that list
+    Install {
+        /// Word list of an official lexicon, e.g. CSW21.txt, NWL2023.txt, OSPD4.txt, MW11-long.txt
+        source: PathBuf,
+        /// The official lexicon (or layer) it is, when the file name does not say
+        #[arg(long)]
+        id: Option<String>,
+        /// Skip lines that are not words (and report how many) instead of refusing the list
+        #[arg(long)]
+        skip_invalid: bool,
+    },
+    /// List the lexicons installed or defined in the lexicon directory, with their status
+    List {
+        /// Also list the official lexicons that are not installed
+        #[arg(long)]
+        all: bool,
+    },
+    /// Show everything about one lexicon
     Info { id: String },
-    /// Verify one lexicon, or all: reads every word back. Exit 1 if any cannot judge
+    /// Verify one lexicon, or all installed: exit 1 if any cannot judge
     Verify { id: Option<String> },
+}
+
+fn print_build(report: &BuildReport) {
+    let m = &report.manifest;
+    if report.unchanged {
+        println!("{} already held exactly this list ({} words); nothing changed", report.fst_path.display(), m.word_count);
+    } else {
+        println!("built {} ({} words)", report.fst_path.display(), m.word_count);
+    }
+    println!("fingerprint {}", m.fingerprint);
+    if let Some(content) = &m.content_sha256 {
+        println!("content sha256 {content}");
+    }
+    if report.duplicates > 0 {
+        println!("{} repeated words dropped", report.duplicates);
+    }
+    if report.skipped > 0 {
+        println!("{} invalid lines skipped", report.skipped);
+    }
+    if let Some(problem) = &report.manifest_problem {
+        eprintln!("wordjudge: warning: {problem}");
+    }
 }
 
 pub fn run(context: &Context, command: LexiconCommand) -> ExitCode {
     match command {
         LexiconCommand::Build { source, out, skip_invalid } => match build_lexicon(&source, &out, skip_invalid) {
             Ok(report) => {
-                let m = &report.manifest;
-                println!("built {} ({} words, {} bytes)", report.fst_path.display(), m.word_count, std::fs::metadata(&report.fst_path).map(|md| md.len()).unwrap_or(0));
-                println!("manifest {}", report.manifest_path.display());
-                println!("fingerprint {}", m.fingerprint);
-                if report.duplicates > 0 {
-                    println!("{} repeated words dropped", report.duplicates);
-                }
-                if report.skipped > 0 {
-                    println!("{} invalid lines skipped", report.skipped);
-                }
+                print_build(&report);
                 ExitCode::SUCCESS
             }
             Err(e) => fail(e),
         },
-        LexiconCommand::List => {
+        LexiconCommand::Install { source, id, skip_invalid } => {
+            if let Err(e) = std::fs::create_dir_all(&context.lexicon_dir) {
+                return fail(format_args!("cannot create the lexicon directory {}: {e}", context.lexicon_dir.display()));
+            }
+            match install_official(&source, &context.lexicon_dir, id.as_deref(), skip_invalid) {
+                Ok(report) => {
+                    print_build(&report.build);
+                    let checked = match report.evidence {
+                        "pinned digest" => "its content digest equals the one pinned in wordjudge",
+                        "published fingerprint" => "its fingerprint matches the published one (no digest is pinned for it)",
+                        _ => "nothing is published to check it against",
+                    };
+                    println!("installed as {} of {}: {checked}", report.layer.fst, report.lexicon.id);
+                    let catalog = load(context);
+                    match catalog.open(report.lexicon.id) {
+                        Ok(l) => println!("{}: {}", l.id(), l.status_text()),
+                        Err(e) => println!("{}: {} ({e})", report.lexicon.id, e.status()),
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
+        LexiconCommand::List { all } => {
             let catalog = load(context);
             for entry in catalog.entries() {
-                let status = match catalog.open(&entry.definition.id, Verification::Quick) {
+                let status = match catalog.open(&entry.definition.id) {
                     Ok(l) => l.status().to_string(),
                     Err(e) => e.status().to_string(),
                 };
-                let origin = match &entry.origin {
-                    Origin::BuiltIn => "built-in".to_string(),
-                    Origin::File(p) => p.display().to_string(),
-                };
-                println!("{:<12} {:<18} {}  [{}]", entry.definition.id, status, entry.definition.name, origin);
+                println!("{:<12} {:<40} {}  [{}]", entry.definition.id, status, entry.definition.name, origin(entry));
+            }
+            if all {
+                for entry in catalog.not_installed() {
+                    println!("{:<12} {:<40} {}  [{}]", entry.definition.id, "Missing (not installed)", entry.definition.name, origin(entry));
+                }
+            } else if !catalog.not_installed().is_empty() {
+                println!("({} more official lexicons known, not installed: `lexicon list --all`)", catalog.not_installed().len());
             }
             ExitCode::SUCCESS
         }
         LexiconCommand::Info { id } => {
             let catalog = load(context);
-            match catalog.open(&id, Verification::Full) {
+            match catalog.open(&id) {
                 Ok(lexicon) => {
                     print_info(&lexicon);
-                    ExitCode::SUCCESS
+                    if lexicon.status().can_judge() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    }
                 }
                 Err(e) => {
                     println!("id:        {id}");
@@ -85,15 +147,18 @@ pub fn run(context: &Context, command: LexiconCommand) -> ExitCode {
             };
             let mut all_usable = true;
             for id in ids {
-                match catalog.open(&id, Verification::Full) {
+                match catalog.open(&id) {
                     Ok(l) => {
                         all_usable &= l.status().can_judge();
-                        let words: u64 = l.layers().iter().map(|layer| layer.manifest.word_count).sum();
-                        println!("{:<12} {:<18} {}  {} words", id, l.status().to_string(), l.fingerprint(), words);
+                        let words: u64 = l.layers().iter().map(|layer| layer.facts().word_count).sum();
+                        println!("{:<12} {:<40} {}  {} words", id, l.status().to_string(), l.fingerprint(), words);
+                        if !l.status().can_judge() {
+                            println!("{:<12} {}", "", l.status_text());
+                        }
                     }
                     Err(e) => {
                         all_usable = false;
-                        println!("{:<12} {:<18} {e}", id, e.status().to_string());
+                        println!("{:<12} {:<40} {e}", id, e.status().to_string());
                     }
                 }
             }
@@ -103,6 +168,14 @@ pub fn run(context: &Context, command: LexiconCommand) -> ExitCode {
                 ExitCode::from(1)
             }
         }
+    }
+}
+
+fn origin(entry: &Entry) -> String {
+    match &entry.origin {
+        Origin::Demo => "built-in demo".to_string(),
+        Origin::Official(_) => "official, built in".to_string(),
+        Origin::File { path, .. } => format!("custom: {}", path.display()),
     }
 }
 
@@ -119,26 +192,64 @@ fn print_info(lexicon: &Lexicon) {
     println!("id:          {}", def.id);
     println!("name:        {}", def.name);
     println!("edition:     {}", def.edition);
-    println!("definition:  {}", lexicon.definition_path().display());
-    println!("status:      {}", lexicon.status());
+    match lexicon.source() {
+        DefinitionSource::Demo => println!("definition:  built in (demo)"),
+        DefinitionSource::Official => println!("definition:  official catalogue, built in"),
+        DefinitionSource::File { path, sha256 } => println!("definition:  {} (sha256 {sha256})", path.display()),
+    }
+    println!("status:      {}", lexicon.status_text());
     println!("fingerprint: {}", lexicon.fingerprint());
-    if !def.add.is_empty() || !def.remove.is_empty() {
-        println!("corrections: {} added, {} removed", def.add.len(), def.remove.len());
+    let corrections = lexicon.corrections();
+    if !corrections.is_empty() {
+        println!("corrections: {}", corrections.summary());
     }
     for (i, layer) in lexicon.layers().iter().enumerate() {
-        let m = &layer.manifest;
+        let facts = layer.facts();
         println!("layer {}:     {} (lengths {}-{})", i + 1, layer.path.display(), layer.definition.min_len, layer.definition.max_len);
-        println!("  fingerprint: {}", m.fingerprint);
-        match (&layer.definition.published_fingerprint, layer.fingerprint_matches()) {
-            (Some(p), Some(true)) => println!("  published:   {p} (matches)"),
-            (Some(p), _) => println!("  published:   {p} (DOES NOT MATCH)"),
-            (None, _) => println!("  published:   none known"),
+        println!("  fingerprint: {}", facts.fingerprint);
+        match &layer.definition.published_fingerprint {
+            Some(p) if facts.fingerprint.matches_published(p) => println!("  published:   {p} (matches)"),
+            Some(p) => println!("  published:   {p} (DOES NOT MATCH)"),
+            None => println!("  published:   none known"),
         }
-        println!("  words:       {} (lengths {}-{})", m.word_count, m.shortest, m.longest);
-        let counts: Vec<String> = m.count_by_length.iter().enumerate().filter(|(_, &n)| n > 0).map(|(len, n)| format!("{len}:{n}")).collect();
-        println!("  by length:   {}", counts.join(" "));
-        println!("  sha256:      {}", m.fst_sha256);
-        println!("  source:      {} (sha256 {})", m.source_file, m.source_sha256);
-        println!("  built:       {} by {}", m.built_at, m.tool_version);
+        println!("  content:     sha256 {} ({})", facts.content_sha256, match layer.proof() {
+            Proof::PinnedFst => "the .fst is the pinned build of the official list",
+            Proof::FullRead => "every word read back",
+        });
+        println!("  fst sha256:  {}", layer.fst_sha256());
+        match layer.scan() {
+            Ok(full) => {
+                let (shortest, longest) = full.length_range();
+                println!("  words:       {} (lengths {shortest}-{longest})", full.word_count);
+                let counts: Vec<String> = full.count_by_length.iter().enumerate().filter(|(_, &n)| n > 0).map(|(len, n)| format!("{len}:{n}")).collect();
+                println!("  by length:   {}", counts.join(" "));
+            }
+            Err(e) => println!("  words:       cannot be read back: {e}"),
+        }
+        if !matches!(lexicon.source(), DefinitionSource::Demo) {
+            print_manifest(layer.path.clone(), layer.fst_sha256());
+        }
+    }
+    if let Some(change) = lexicon.source_changed() {
+        println!("note:        {change}");
+    }
+}
+
+/// The manifest is informative: shown with whether it describes these bytes.
+fn print_manifest(fst_path: PathBuf, sha256: &str) {
+    let path = manifest_path_for(&fst_path);
+    let text = match wordjudge::bounded::read_small_text(&path, wordjudge::bounded::limits::SMALL_FILE) {
+        Ok(t) => t,
+        Err(e) if e.is_not_found() => return println!("  manifest:    none"),
+        Err(e) => return println!("  manifest:    {e}"),
+    };
+    match Manifest::from_toml(&text) {
+        Ok(m) => {
+            let describes = if m.fst_sha256 == sha256 { "describes these bytes" } else { "STALE: describes other bytes" };
+            println!("  manifest:    {} ({describes}; informative only)", path.display());
+            println!("  source:      {} (sha256 {})", m.source_file, m.source_sha256);
+            println!("  built:       {} by {}", m.built_at, m.tool_version);
+        }
+        Err(problem) => println!("  manifest:    {}: unreadable ({problem}); informative only", path.display()),
     }
 }

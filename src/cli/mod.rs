@@ -67,6 +67,21 @@ impl Context {
     }
 }
 
+/// Lets a closed output pipe end the process quietly (`wordjudge … | head -1`).
+///
+/// Rust starts every program with SIGPIPE ignored, so a write to a closed pipe
+/// returns EPIPE and `println!` panics ("failed printing to stdout", exit
+/// 101). The one-shot commands restore the default action instead: the
+/// process ends on the signal (exit status 141 in a shell), as `cat` would.
+/// The kiosk keeps SIGPIPE ignored: it is long-lived, writes only to
+/// journald and stderr, and must never be killed by a reader going away.
+fn restore_default_sigpipe() {
+    // SAFETY: setting a signal's disposition to SIG_DFL has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 pub fn run() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -75,6 +90,9 @@ pub fn run() -> ExitCode {
             return if e.use_stderr() { ExitCode::from(EXIT_USAGE) } else { ExitCode::SUCCESS };
         }
     };
+    if !matches!(cli.command, Command::Kiosk(_)) {
+        restore_default_sigpipe();
+    }
     let context = Context::resolve(&cli);
     match cli.command {
         Command::Judge(args) => judge::run(&context, args),

@@ -211,10 +211,9 @@ pub fn warning(warning: &Warning) -> String {
         Warning::Gpio(p) => format!("GPIO: {p}"),
         Warning::LexiconCatalog(p) => p.clone(),
         Warning::ActiveLexicon(p) => p.clone(),
-        Warning::LexiconFileChanged { id, detail } => format!(
-            "Lexicon {id}: its file changed on disk after it was verified ({detail}). \
-             Still judging with the verified copy; re-select it to verify the new file."
-        ),
+        Warning::LexiconFileChanged { id, detail } => {
+            format!("Lexicon {id}: {detail}. Choose it again in this menu to verify what is on disk now.")
+        }
         Warning::JudgingFault(p) => format!("Judging failed unexpectedly and the station stopped judging: {p}"),
     }
 }

@@ -1,14 +1,33 @@
-//! Compiling a word list into an `fst` set and its manifest.
+//! Compiling a word list into an `fst` set, and installing it.
 //!
-//! The .fst is written first and the manifest second, each atomically: a crash
-//! between the two leaves a manifest that does not match the .fst, which the
-//! kiosk reports as Corrupt instead of judging with it.
+//! # All or nothing
+//!
+//! The .fst is the only thing that decides what a lexicon is (its status is
+//! computed from its bytes; the manifest beside it is informative), so the
+//! atomic rename of the .fst is the single commit point of an install: a
+//! crash at any instant leaves the old .fst or the new one, each complete and
+//! verifiable, never a mix. The manifest is written after it; if that fails,
+//! the install has still happened and the report says so
+//! ([`BuildReport::manifest_problem`]), and a build that fails before the
+//! rename says "nothing was changed", which is then true.
+//!
+//! Installs into one directory take an exclusive `flock` on the directory, so
+//! two at once cannot interleave. A killed install leaves its temporary file
+//! (`.wordjudge-*.tmp`, see [`crate::atomic_file`]); the next install, or the
+//! next catalog load, removes such files while holding that lock, when no
+//! install can be writing them (a killed process's lock is released by the
+//! kernel).
 
-use super::manifest::{Manifest, WordStats, MANIFEST_FORMAT};
-use crate::digest::sha256_hex;
+use super::content::facts_of;
+use super::manifest::Manifest;
+use super::official::{self, OfficialLayer, OfficialLexicon};
 use crate::atomic_file::write_atomically;
+use crate::bounded::{limits, read_small_file, BoundedReadError};
+use crate::digest::sha256_hex;
 use crate::word::{parse_word_list, WordList, WordListError};
 use std::fmt;
+use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// What a build produced.
@@ -21,31 +40,56 @@ pub struct BuildReport {
     pub skipped: usize,
     /// Repeated words dropped.
     pub duplicates: usize,
+    /// The .fst was installed but its (informative) manifest could not be written.
+    pub manifest_problem: Option<String>,
+    /// Whether the .fst already held exactly these bytes (nothing changed).
+    pub unchanged: bool,
 }
 
-/// Why a build failed. Nothing is written when it fails.
+/// Why a build or install failed. Nothing is changed when it fails.
 #[derive(Debug)]
 pub enum BuildError {
-    /// The word list cannot be read.
-    ReadSource { path: PathBuf, source: std::io::Error },
+    /// The word list cannot be read (missing, not a regular file, too large).
+    ReadSource(BoundedReadError),
     /// The word list is malformed or empty.
     WordList(WordListError),
     /// The output name must be `NAME.fst`.
     BadOutputName { path: PathBuf },
-    /// Writing the .fst or manifest failed (disk full, read-only, …).
+    /// The lexicon directory cannot be locked.
+    Lock { dir: PathBuf, source: std::io::Error },
+    /// Writing the .fst failed (disk full, read-only, …).
     Write { path: PathBuf, source: std::io::Error },
+    /// `install` was given a name that is no official lexicon or layer.
+    UnknownOfficial { name: String },
+    /// `install`: the list is not the official list it is installed as.
+    NotTheList { id: String, fst: String, problem: String },
 }
 
 impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BuildError::ReadSource { path, source } => write!(f, "cannot read word list {}: {source}", path.display()),
+            BuildError::ReadSource(e) => write!(f, "cannot read the word list: {e}"),
             BuildError::WordList(e) => write!(f, "{e}"),
             BuildError::BadOutputName { path } => {
                 write!(f, "output {} must be a file name ending in .fst", path.display())
             }
+            BuildError::Lock { dir, source } => {
+                write!(f, "cannot lock the lexicon directory {}: {source}; nothing was changed", dir.display())
+            }
             BuildError::Write { path, source } => {
                 write!(f, "cannot write {}: {source}; nothing was changed", path.display())
+            }
+            BuildError::UnknownOfficial { name } => {
+                let ids: Vec<&str> = official::OFFICIAL.iter().map(|l| l.id).collect();
+                write!(
+                    f,
+                    "{name:?} is not an official lexicon wordjudge knows ({}); name the word file after one, \
+                     pass --id, or use `lexicon build SRC --out DIR/NAME.fst` with a definition of your own",
+                    ids.join(", ")
+                )
+            }
+            BuildError::NotTheList { id, fst, problem } => {
+                write!(f, "this word list is not {id} ({problem}); {fst} was not installed, nothing was changed")
             }
         }
     }
@@ -60,52 +104,154 @@ pub fn manifest_path_for(fst_path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Builds the fst bytes and manifest for a parsed word list (no files touched).
+/// Builds the fst bytes and manifest for a parsed word list (no files
+/// touched). Deterministic: the same words always give the same bytes, which
+/// is what lets [`official::Pin::fst_sha256`] stand for a list's content.
 pub fn compile(list: &WordList, fst_file: &str, source_file: &str, source_sha256: &str) -> (Vec<u8>, Manifest) {
     // `parse_word_list` returns sorted, unique words, which is what the builder needs.
     let set = fst::Set::from_iter(list.words.iter()).expect("word lists are sorted and deduplicated");
     let bytes = set.into_fst().into_inner();
-    let mut stats = WordStats::default();
-    for word in &list.words {
-        stats.add(word.as_bytes());
-    }
-    let (shortest, longest) = stats.length_range();
-    let manifest = Manifest {
-        format: MANIFEST_FORMAT,
-        fst_file: fst_file.to_string(),
-        fst_sha256: sha256_hex(&bytes),
-        fingerprint: stats.fingerprint,
-        word_count: stats.word_count,
-        shortest,
-        longest,
-        count_by_length: stats.count_by_length,
-        source_file: source_file.to_string(),
-        source_sha256: source_sha256.to_string(),
-        built_at: jiff::Timestamp::now().round(jiff::Unit::Second).unwrap_or_else(|_| jiff::Timestamp::now()).to_string(),
-        tool_version: concat!("wordjudge ", env!("CARGO_PKG_VERSION")).to_string(),
-    };
+    let facts = facts_of(list.words.iter().map(String::as_bytes));
+    let manifest = Manifest::describe(&facts, fst_file, sha256_hex(&bytes), source_file, source_sha256);
     (bytes, manifest)
 }
 
-/// `wordjudge lexicon build SOURCE --out DIR/NAME.fst`.
-pub fn build_lexicon(source: &Path, out: &Path, skip_invalid: bool) -> Result<BuildReport, BuildError> {
-    let fst_file = match out.file_name().and_then(|n| n.to_str()) {
-        Some(name) if name.ends_with(".fst") && name.len() > 4 => name.to_string(),
-        _ => return Err(BuildError::BadOutputName { path: out.to_path_buf() }),
-    };
-    let text = std::fs::read(source).map_err(|e| BuildError::ReadSource { path: source.to_path_buf(), source: e })?;
+/// An exclusive lock on a lexicon directory, released on drop (or by the
+/// kernel when the process dies).
+struct DirLock {
+    _file: File,
+}
+
+fn lock_dir(dir: &Path, wait: bool) -> std::io::Result<Option<DirLock>> {
+    let file = File::open(dir)?;
+    let flags = if wait { libc::LOCK_EX } else { libc::LOCK_EX | libc::LOCK_NB };
+    loop {
+        // SAFETY: flock on a valid, open file descriptor owned by `file`.
+        if unsafe { libc::flock(file.as_raw_fd(), flags) } == 0 {
+            return Ok(Some(DirLock { _file: file }));
+        }
+        let e = std::io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EWOULDBLOCK) if !wait => return Ok(None),
+            _ => return Err(e),
+        }
+    }
+}
+
+fn remove_temporaries(dir: &Path) {
+    let Ok(read) = std::fs::read_dir(dir) else { return };
+    for entry in read.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(".wordjudge-") && name.ends_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Removes temporary files killed installs left in `dir`. With `wait` false
+/// it does nothing when an install holds the directory lock. Best effort:
+/// a directory the caller may not write is left alone.
+pub fn clean_stray_temporaries(dir: &Path, wait: bool) {
+    if let Ok(Some(_lock)) = lock_dir(dir, wait) {
+        remove_temporaries(dir);
+    }
+}
+
+fn read_word_list(source: &Path, skip_invalid: bool) -> Result<(WordList, Vec<u8>), BuildError> {
+    let text = read_small_file(source, limits::WORD_LIST).map_err(BuildError::ReadSource)?;
     let list = parse_word_list(&text, &source.display().to_string(), skip_invalid).map_err(BuildError::WordList)?;
-    let source_file = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let (bytes, manifest) = compile(&list, &fst_file, &source_file, &sha256_hex(&text));
+    Ok((list, text))
+}
+
+/// Writes compiled bytes to `out` (the commit point) and then the manifest.
+fn commit(out: &Path, bytes: &[u8], manifest: Manifest, list: &WordList) -> Result<BuildReport, BuildError> {
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let _lock = lock_dir(dir, true)
+        .map_err(|e| BuildError::Lock { dir: dir.to_path_buf(), source: e })?
+        .expect("a blocking lock is always taken");
+    remove_temporaries(dir);
     let manifest_path = manifest_path_for(out);
-    write_atomically(out, &bytes).map_err(|e| BuildError::Write { path: out.to_path_buf(), source: e })?;
-    write_atomically(&manifest_path, manifest.to_toml().as_bytes())
-        .map_err(|e| BuildError::Write { path: manifest_path.clone(), source: e })?;
+    let unchanged = crate::bounded::read_small_file(out, super::source::MAX_FST_BYTES)
+        .map(|old| old == bytes)
+        .unwrap_or(false);
+    if !unchanged {
+        write_atomically(out, bytes).map_err(|e| BuildError::Write { path: out.to_path_buf(), source: e })?;
+    }
+    let manifest_problem = write_atomically(&manifest_path, manifest.to_toml().as_bytes())
+        .err()
+        .map(|e| format!("the lexicon was installed, but its manifest {} (informative only) could not be written: {e}", manifest_path.display()));
     Ok(BuildReport {
         fst_path: out.to_path_buf(),
         manifest_path,
         manifest,
         skipped: list.skipped,
         duplicates: list.duplicates,
+        manifest_problem,
+        unchanged,
     })
+}
+
+/// `wordjudge lexicon build SOURCE --out DIR/NAME.fst`: compiles any word
+/// list under any name. What it then is (official, custom, mismatch) is
+/// decided when it is opened.
+pub fn build_lexicon(source: &Path, out: &Path, skip_invalid: bool) -> Result<BuildReport, BuildError> {
+    let fst_file = match out.file_name().and_then(|n| n.to_str()) {
+        Some(name) if name.ends_with(".fst") && name.len() > 4 && !name.starts_with('.') => name.to_string(),
+        _ => return Err(BuildError::BadOutputName { path: out.to_path_buf() }),
+    };
+    let (list, text) = read_word_list(source, skip_invalid)?;
+    let source_file = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (bytes, manifest) = compile(&list, &fst_file, &source_file, &sha256_hex(&text));
+    commit(out, &bytes, manifest, &list)
+}
+
+/// What an install produced.
+#[derive(Debug, Clone)]
+pub struct InstallReport {
+    pub lexicon: &'static OfficialLexicon,
+    pub layer: &'static OfficialLayer,
+    pub build: BuildReport,
+    /// How the list's identity was established: `pinned digest`,
+    /// `published fingerprint`, or `nothing published`.
+    pub evidence: &'static str,
+}
+
+/// `wordjudge lexicon install WORDS.txt [--id NAME]`: installs an official
+/// list into `dir` under the file name the catalogue gives it. `name` (the
+/// word file's stem unless given) names an official lexicon or layer
+/// (`CSW21`, `OSPD4`, `MW11-long`, `OTCWL2016`). A list that is not the one
+/// named (its content digest differs from the pinned one, or its fingerprint
+/// from the published one) is refused and nothing changes.
+pub fn install_official(source: &Path, dir: &Path, name: Option<&str>, skip_invalid: bool) -> Result<InstallReport, BuildError> {
+    let name = match name {
+        Some(n) => n.to_string(),
+        None => source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+    };
+    let (lexicon, layer) =
+        official::layer_for_name(&name).ok_or_else(|| BuildError::UnknownOfficial { name: name.clone() })?;
+    let (list, text) = read_word_list(source, skip_invalid)?;
+    let source_file = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (bytes, manifest) = compile(&list, layer.fst, &source_file, &sha256_hex(&text));
+    let not_it = |problem: String| BuildError::NotTheList { id: lexicon.id.to_string(), fst: layer.fst.to_string(), problem };
+    let evidence = if let Some(pin) = layer.pin {
+        let content = manifest.content_sha256.as_deref().unwrap_or_default();
+        if content != pin.content_sha256 {
+            return Err(not_it(format!("content digest {content}, pinned {}", pin.content_sha256)));
+        }
+        "pinned digest"
+    } else if let Some(published) = layer.published_fingerprint {
+        if !manifest.fingerprint.matches_published(published) {
+            return Err(not_it(format!("fingerprint {}, published {published}", manifest.fingerprint.short())));
+        }
+        "published fingerprint"
+    } else {
+        "nothing published"
+    };
+    let build = commit(&dir.join(layer.fst), &bytes, manifest, &list)?;
+    Ok(InstallReport { lexicon, layer, build, evidence })
 }

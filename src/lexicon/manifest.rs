@@ -1,9 +1,16 @@
 //! The manifest beside each compiled lexicon (`NAME.fst.toml`): what the .fst
-//! holds and where it came from, so a director can tell one file from another
-//! and the kiosk can refuse a file that changed after it was built.
+//! holds and where it came from (word file, its SHA-256, build time, tool),
+//! written for people.
+//!
+//! It is **informative only**. Nothing a station shows or decides — status,
+//! fingerprint, whether a lexicon may judge — is taken from it: those are
+//! computed from the bytes that judge (see [`super`]), because a manifest is
+//! an editable file and a claim is not evidence. `lexicon info` prints it and
+//! says whether it describes the installed bytes.
 
 use crate::fingerprint::Fingerprint;
 use crate::word::MAX_LEN;
+use super::content::ContentFacts;
 use serde::{Deserialize, Serialize};
 
 /// The manifest format this build writes and reads.
@@ -21,6 +28,10 @@ pub struct Manifest {
     pub fst_sha256: String,
     /// Lexicon fingerprint of the words (see [`crate::fingerprint`]).
     pub fingerprint: Fingerprint,
+    /// SHA-256 of the sorted words, one per line (see [`super::content`]).
+    /// Absent in manifests written before it existed.
+    #[serde(default)]
+    pub content_sha256: Option<String>,
     /// Number of words.
     pub word_count: u64,
     /// Length of the shortest word.
@@ -39,49 +50,6 @@ pub struct Manifest {
     pub tool_version: String,
 }
 
-/// What a scan over a word set finds: the numbers a manifest records.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WordStats {
-    pub fingerprint: Fingerprint,
-    pub word_count: u64,
-    pub count_by_length: Vec<u64>,
-}
-
-impl Default for WordStats {
-    fn default() -> Self {
-        WordStats { fingerprint: Fingerprint::EMPTY, word_count: 0, count_by_length: vec![0; MAX_LEN + 1] }
-    }
-}
-
-impl WordStats {
-    /// Counts one word (uppercase A–Z, at most [`MAX_LEN`] letters).
-    pub fn add(&mut self, word: &[u8]) {
-        self.fingerprint.add(word);
-        self.word_count += 1;
-        if let Some(slot) = self.count_by_length.get_mut(word.len()) {
-            *slot += 1;
-        }
-    }
-
-    /// Shortest and longest word length (0, 0 for no words).
-    pub fn length_range(&self) -> (usize, usize) {
-        let mut lengths = self.count_by_length.iter().enumerate().filter(|(_, &n)| n > 0).map(|(len, _)| len);
-        let shortest = lengths.next().unwrap_or(0);
-        let longest = lengths.last().unwrap_or(shortest);
-        (shortest, longest)
-    }
-
-    /// Whether a manifest's recorded numbers agree with this scan.
-    pub fn matches(&self, manifest: &Manifest) -> bool {
-        let (shortest, longest) = self.length_range();
-        self.fingerprint == manifest.fingerprint
-            && self.word_count == manifest.word_count
-            && self.count_by_length == manifest.count_by_length
-            && shortest == manifest.shortest
-            && longest == manifest.longest
-    }
-}
-
 impl Manifest {
     /// Parses a manifest's text.
     pub fn from_toml(text: &str) -> Result<Manifest, String> {
@@ -98,9 +66,29 @@ impl Manifest {
         Ok(manifest)
     }
 
+    /// Builds a manifest for `facts` of the .fst `fst_file` whose bytes hash to `fst_sha256`.
+    pub fn describe(facts: &ContentFacts, fst_file: &str, fst_sha256: String, source_file: &str, source_sha256: &str) -> Manifest {
+        let (shortest, longest) = facts.length_range();
+        Manifest {
+            format: MANIFEST_FORMAT,
+            fst_file: fst_file.to_string(),
+            fst_sha256,
+            fingerprint: facts.fingerprint,
+            content_sha256: Some(facts.content_sha256.clone()),
+            word_count: facts.word_count,
+            shortest,
+            longest,
+            count_by_length: facts.count_by_length.clone(),
+            source_file: source_file.to_string(),
+            source_sha256: source_sha256.to_string(),
+            built_at: jiff::Timestamp::now().round(jiff::Unit::Second).unwrap_or_else(|_| jiff::Timestamp::now()).to_string(),
+            tool_version: concat!("wordjudge ", env!("CARGO_PKG_VERSION")).to_string(),
+        }
+    }
+
     /// The manifest as TOML text.
     pub fn to_toml(&self) -> String {
         let body = toml::to_string(self).expect("a manifest always serializes");
-        format!("# wordjudge lexicon manifest: describes the .fst beside it. Do not edit.\n{body}")
+        format!("# wordjudge lexicon manifest: describes the .fst beside it. Informative only: the station computes everything it shows from the .fst itself.\n{body}")
     }
 }

@@ -1,50 +1,91 @@
-//! Lexicons: compiled word sets, opened from memory-mapped `.fst` files,
-//! checked against their manifests before the first lookup, and layered as a
-//! definition says.
+//! Lexicons: compiled word sets that judge, and the evidence of what they are.
 //!
-//! Opening gives one of five statuses. Only an opened [`Lexicon`] can judge,
-//! and it refuses to while its status is [`Status::Mismatch`]; Corrupt and
-//! Missing lexicons never open at all ([`LexiconError`]).
+//! This module owns the answer to "is this station judging with the list its
+//! screen names?". The answer is computed from the bytes that judge and from
+//! facts compiled into the binary, never from editable files:
+//!
+//! * Each layer's .fst is read once into a private copy and hashed while it is
+//!   read ([`source`]); lookups use only that copy, so nothing done to the
+//!   file afterwards can change a verdict, panic or raise a signal, and
+//!   [`Lexicon::source_changed`] tells the director the file changed.
+//! * The copy is checked as an fst (header and the fst's own checksum,
+//!   `verify()`), and its content is identified: when its SHA-256 equals the
+//!   one this builder produces for a pinned official list
+//!   ([`official::Pin::fst_sha256`]), that proves the content digest in about a
+//!   millisecond; otherwise every word is read back (checking each is 2–15
+//!   letters A–Z) to compute the content digest and fingerprint ([`content`]).
+//! * Lookups cannot panic: a pinned .fst is byte for byte one this builder
+//!   made; any other has had every reachable node decoded by the full read at
+//!   open (any panic there is caught and reported as Corrupt), and a lookup
+//!   only follows transitions that walk already took.
+//!
+//! What the evidence earns ([`Status`]) depends on where the definition comes
+//! from ([`catalog`]): the compiled-in official catalogue ([`official`]), the
+//! built-in demo, or a director's own definition file (always *Custom*).
+//! Manifests ([`manifest`]) are informative only.
 
 pub mod build;
 pub mod catalog;
+pub mod content;
 pub mod definition;
 pub mod manifest;
+pub mod official;
+pub mod source;
 
 use crate::fingerprint::Fingerprint;
 use crate::word::{MAX_LEN, MIN_LEN};
+use content::{ContentFacts, ContentScan};
 use definition::{Definition, LayerDefinition};
-use crate::digest::sha256_hex;
-use manifest::{Manifest, WordStats};
+use official::Pin;
+use serde::Serialize;
+use source::{SourceChange, SourceWatch};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// The one status a lexicon has.
+/// The one status a lexicon has, weakest evidence first among those that judge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Status {
-    /// Files intact and every layer's fingerprint equals the published one.
+    /// Official id, and every layer's content digest equals the digest pinned
+    /// in this binary: the list is the official one, letter for letter.
     VerifiedOfficial,
-    /// Files intact; no published fingerprint to compare with.
-    Verified,
-    /// Files intact, but a layer is not the list its definition says it is.
+    /// Official id with no pinned digest; every layer's fingerprint equals the
+    /// published one. Catches a wrong edition or a damaged file, not a forgery.
+    FingerprintMatch,
+    /// Official id for which nothing is published (OSPD4+MW11): intact, but
+    /// nothing to compare it with.
+    Unverified,
+    /// A director's own definition (or one with corrections): may judge,
+    /// never official.
+    Custom,
+    /// The built-in demo list, intact. Not a tournament list.
+    Demo,
+    /// Intact, but not the list its id names (digest or fingerprint differs).
     Mismatch,
-    /// A file is damaged or does not match its manifest.
+    /// A file is damaged, not an fst, or holds things that are not words.
     Corrupt,
-    /// A file is not installed.
+    /// A file is not installed, or the id is unknown.
     Missing,
 }
 
 impl Status {
     /// Whether a lexicon with this status may judge.
     pub fn can_judge(self) -> bool {
-        matches!(self, Status::VerifiedOfficial | Status::Verified)
+        !matches!(self, Status::Mismatch | Status::Corrupt | Status::Missing)
+    }
+
+    /// Whether the status says the list is the official one (strong evidence).
+    pub fn is_verified_official(self) -> bool {
+        self == Status::VerifiedOfficial
     }
 
     /// The wording shown to players and directors.
     pub fn label(self) -> &'static str {
         match self {
             Status::VerifiedOfficial => "Verified official",
-            Status::Verified => "Verified",
+            Status::FingerprintMatch => "Fingerprint matches (no pinned digest)",
+            Status::Unverified => "Unverified (nothing published to compare)",
+            Status::Custom => "Custom",
+            Status::Demo => "Demo (built in)",
             Status::Mismatch => "Mismatch",
             Status::Corrupt => "Corrupt",
             Status::Missing => "Missing",
@@ -58,16 +99,10 @@ impl fmt::Display for Status {
     }
 }
 
-/// How thoroughly to check a lexicon when opening it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verification {
-    /// SHA-256 of every .fst against its manifest, fst structure, word count.
-    /// Milliseconds; the manifest's fingerprint is trusted once its hash holds.
-    Quick,
-    /// Quick, then every word is read back: letters, lengths, counts and the
-    /// fingerprint are recomputed from the .fst itself and must equal the
-    /// manifest's, so an edited manifest cannot pass off one list as another.
-    Full,
+impl Serialize for Status {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.label())
+    }
 }
 
 /// Why a lexicon cannot be opened. Each names the file and the problem.
@@ -75,24 +110,14 @@ pub enum Verification {
 pub enum LexiconError {
     /// No definition has this id.
     UnknownId { id: String, known: Vec<String> },
-    /// The definition file is malformed.
-    BadDefinition { path: PathBuf, problem: String },
     /// A layer's .fst is not installed.
-    MissingFst { path: PathBuf },
-    /// A layer's manifest is not there.
-    MissingManifest { path: PathBuf },
-    /// A manifest cannot be read or parsed.
-    BadManifest { path: PathBuf, problem: String },
-    /// A manifest describes a different .fst file.
-    ManifestNamesOtherFile { path: PathBuf, names: String, expected: String },
-    /// The .fst bytes are not the bytes the manifest describes.
-    HashMismatch { path: PathBuf, expected: String, actual: String },
-    /// The .fst is not a valid fst set.
+    MissingFst { path: PathBuf, install_hint: String },
+    /// A layer's file cannot be read, is not a regular file, or is too large.
+    Unreadable { path: PathBuf, problem: String },
+    /// The bytes are not a valid fst set (damaged, truncated, another format).
     BadFst { path: PathBuf, problem: String },
-    /// The .fst's words do not agree with its manifest (full verification).
-    ContentMismatch { path: PathBuf, problem: String },
-    /// Reading a file failed.
-    Io { path: PathBuf, source: std::io::Error },
+    /// The fst holds keys that are not words of 2–15 letters A–Z.
+    NotWords { path: PathBuf, problem: String },
 }
 
 impl LexiconError {
@@ -110,139 +135,129 @@ impl fmt::Display for LexiconError {
         use LexiconError::*;
         match self {
             UnknownId { id, known } => {
-                write!(f, "no lexicon has the id {id:?}; installed definitions: {}", known.join(", "))
+                write!(f, "no lexicon has the id {id:?}; known: {}", known.join(", "))
             }
-            BadDefinition { path, problem } => write!(f, "{}: bad lexicon definition: {problem}", path.display()),
-            MissingFst { path } => write!(f, "{}: not installed (build it with `wordjudge lexicon build`)", path.display()),
-            MissingManifest { path } => {
-                write!(f, "{}: manifest missing; the .fst beside it cannot be verified", path.display())
-            }
-            BadManifest { path, problem } => write!(f, "{}: bad manifest: {problem}", path.display()),
-            ManifestNamesOtherFile { path, names, expected } => write!(
-                f,
-                "{}: manifest describes {names:?}, not {expected:?}",
-                path.display()
-            ),
-            HashMismatch { path, expected, actual } => write!(
-                f,
-                "{}: corrupt: SHA-256 is {actual}, manifest says {expected} (file changed, truncated or damaged)",
-                path.display()
-            ),
+            MissingFst { path, install_hint } => write!(f, "{}: not installed ({install_hint})", path.display()),
+            Unreadable { path, problem } => write!(f, "{}: cannot be used: {problem}", path.display()),
             BadFst { path, problem } => write!(f, "{}: corrupt: not a valid fst set: {problem}", path.display()),
-            ContentMismatch { path, problem } => {
-                write!(f, "{}: words do not match the manifest: {problem}", path.display())
-            }
-            Io { path, source } => write!(f, "{}: cannot read: {source}", path.display()),
+            NotWords { path, problem } => write!(f, "{}: corrupt: {problem}", path.display()),
         }
     }
 }
 
 impl std::error::Error for LexiconError {}
 
-/// Bytes behind an fst set: a memory-mapped file, or bytes built into the binary.
+/// Bytes behind an fst set: a private copy of a file, or bytes built into the binary.
 pub enum LexiconBytes {
-    Mapped(memmap2::Mmap),
+    Owned(Vec<u8>),
     BuiltIn(&'static [u8]),
 }
 
 impl AsRef<[u8]> for LexiconBytes {
     fn as_ref(&self) -> &[u8] {
         match self {
-            LexiconBytes::Mapped(m) => m,
+            LexiconBytes::Owned(v) => v,
             LexiconBytes::BuiltIn(b) => b,
         }
     }
 }
 
-/// One opened layer.
+/// How a layer's content facts were established.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Proof {
+    /// The .fst bytes equal the pinned build of an official list, so its
+    /// content is the pinned content.
+    PinnedFst,
+    /// Every word was read back and the digest recomputed.
+    FullRead,
+}
+
+/// One opened layer: a verified private copy and what it holds.
 pub struct Layer {
     /// What the definition says of it.
     pub definition: LayerDefinition,
     /// Where it came from (for messages and the director).
     pub path: PathBuf,
-    /// Its manifest, checked against the bytes.
-    pub manifest: Manifest,
+    fst_sha256: String,
+    facts: ContentFacts,
+    proof: Proof,
+    watch: Option<SourceWatch>,
     set: fst::Set<LexiconBytes>,
 }
 
 impl Layer {
-    /// Checks `bytes` against the manifest text and opens them.
+    /// Checks `bytes` (whose SHA-256 is `sha256`) as an fst set of words and
+    /// establishes its content, by `pin` when the bytes are its pinned build.
     pub fn open(
         definition: LayerDefinition,
         path: PathBuf,
         bytes: LexiconBytes,
-        manifest_text: &str,
-        manifest_path: &Path,
-        level: Verification,
+        sha256: String,
+        pin: Option<&Pin>,
     ) -> Result<Layer, LexiconError> {
-        let manifest = Manifest::from_toml(manifest_text)
-            .map_err(|problem| LexiconError::BadManifest { path: manifest_path.to_path_buf(), problem })?;
-        if manifest.fst_file != definition.fst {
-            return Err(LexiconError::ManifestNamesOtherFile {
-                path: manifest_path.to_path_buf(),
-                names: manifest.fst_file,
-                expected: definition.fst,
-            });
-        }
-        let actual = sha256_hex(bytes.as_ref());
-        if actual != manifest.fst_sha256 {
-            return Err(LexiconError::HashMismatch { path, expected: manifest.fst_sha256, actual });
-        }
-        let set = fst::Set::new(bytes).map_err(|e| LexiconError::BadFst { path: path.clone(), problem: e.to_string() })?;
-        // The fst's own checksum: malformed structure must never reach a lookup.
-        set.as_fst().verify().map_err(|e| LexiconError::BadFst { path: path.clone(), problem: e.to_string() })?;
-        if set.len() as u64 != manifest.word_count {
-            return Err(LexiconError::ContentMismatch {
-                path,
-                problem: format!("{} words, manifest says {}", set.len(), manifest.word_count),
-            });
-        }
-        let layer = Layer { definition, path, manifest, set };
-        if level == Verification::Full {
-            layer.verify_words()?;
-        }
-        Ok(layer)
-    }
-
-    /// Reads every word back and recomputes what the manifest claims.
-    fn verify_words(&self) -> Result<(), LexiconError> {
-        use fst::Streamer;
-        let mut stats = WordStats::default();
-        let mut stream = self.set.stream();
-        while let Some(word) = stream.next() {
-            if !(MIN_LEN..=MAX_LEN).contains(&word.len()) || !word.iter().all(u8::is_ascii_uppercase) {
-                return Err(LexiconError::ContentMismatch {
-                    path: self.path.clone(),
-                    problem: format!("holds {:?}, which is not a word of 2-15 letters A-Z", String::from_utf8_lossy(word)),
-                });
+        let bad = |e: fst::Error| LexiconError::BadFst { path: path.clone(), problem: e.to_string() };
+        let set = fst::Set::new(bytes).map_err(bad)?;
+        // The fst's own checksum over every byte: malformed structure must
+        // never reach a lookup.
+        set.as_fst().verify().map_err(bad)?;
+        let (facts, proof) = match pin {
+            Some(pin) if !pin.fst_sha256.is_empty() && pin.fst_sha256 == sha256 => {
+                let facts = ContentFacts {
+                    content_sha256: pin.content_sha256.to_string(),
+                    fingerprint: pin.fingerprint.parse().map_err(|e| LexiconError::BadFst {
+                        path: path.clone(),
+                        problem: format!("pinned fingerprint: {e}"),
+                    })?,
+                    word_count: pin.word_count,
+                    count_by_length: Vec::new(),
+                };
+                (facts, Proof::PinnedFst)
             }
-            stats.add(word);
-        }
-        if !stats.matches(&self.manifest) {
-            return Err(LexiconError::ContentMismatch {
-                path: self.path.clone(),
-                problem: format!(
-                    "recomputed fingerprint {} and {} words; manifest says {} and {}",
-                    stats.fingerprint, stats.word_count, self.manifest.fingerprint, self.manifest.word_count
-                ),
+            _ => (scan_words(&set, &path)?, Proof::FullRead),
+        };
+        if set.len() as u64 != facts.word_count {
+            return Err(LexiconError::BadFst {
+                path,
+                problem: format!("{} keys, but its content has {} words", set.len(), facts.word_count),
             });
         }
-        Ok(())
+        Ok(Layer { definition, path, fst_sha256: sha256, facts, proof, watch: None, set })
     }
 
-    /// Whether this layer accepts `word` (uppercase A–Z).
+    /// Whether this layer accepts `word` (uppercase A–Z). Both the length rule
+    /// and the set are always consulted (no short-circuit), and nothing is allocated.
     pub fn accepts(&self, word: &str) -> bool {
-        self.definition.admits_length(word.len()) && self.set.contains(word)
+        let admitted = self.definition.admits_length(word.len());
+        let found = self.set.contains(word);
+        admitted & found
     }
 
-    /// This layer's status against its published fingerprint, if it has one.
-    pub fn fingerprint_matches(&self) -> Option<bool> {
-        self.definition.published_fingerprint.as_deref().map(|p| self.manifest.fingerprint.matches_published(p))
+    /// SHA-256 of the bytes that judge (lowercase hex).
+    pub fn fst_sha256(&self) -> &str {
+        &self.fst_sha256
     }
 
-    /// The fingerprint of the layer's whole .fst.
+    /// Content digest, fingerprint and word count of the bytes that judge.
+    /// (`count_by_length` is empty when a pin proved the content; see [`Layer::scan`].)
+    pub fn facts(&self) -> &ContentFacts {
+        &self.facts
+    }
+
+    /// How [`Layer::facts`] were established.
+    pub fn proof(&self) -> Proof {
+        self.proof
+    }
+
+    /// The fingerprint of the layer's words.
     pub fn fingerprint(&self) -> Fingerprint {
-        self.manifest.fingerprint
+        self.facts.fingerprint
+    }
+
+    /// Reads every word back and returns full facts (counts per length too).
+    /// For `lexicon info`; about 60 ms for CSW15.
+    pub fn scan(&self) -> Result<ContentFacts, LexiconError> {
+        scan_words(&self.set, &self.path)
     }
 
     /// The underlying set (for tools that walk every word).
@@ -251,84 +266,208 @@ impl Layer {
     }
 }
 
+/// Reads every key of `set` back, checking each is a word, into content facts.
+/// A panic inside the fst crate (possible only for crafted bytes that pass its
+/// checksum) is caught and reported as a corrupt file.
+fn scan_words(set: &fst::Set<LexiconBytes>, path: &Path) -> Result<ContentFacts, LexiconError> {
+    let walk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        use fst::Streamer;
+        let mut scan = ContentScan::default();
+        let mut stream = set.stream();
+        while let Some(word) = stream.next() {
+            if !(MIN_LEN..=MAX_LEN).contains(&word.len()) || !word.iter().all(u8::is_ascii_uppercase) {
+                return Err(format!(
+                    "holds {:?}, which is not a word of {MIN_LEN}-{MAX_LEN} letters A-Z",
+                    String::from_utf8_lossy(&word[..word.len().min(40)])
+                ));
+            }
+            scan.add(word);
+        }
+        Ok(scan.finish())
+    }));
+    match walk {
+        Ok(Ok(facts)) => Ok(facts),
+        Ok(Err(problem)) => Err(LexiconError::NotWords { path: path.to_path_buf(), problem }),
+        Err(_) => Err(LexiconError::BadFst { path: path.to_path_buf(), problem: "malformed structure".into() }),
+    }
+}
+
+/// Where a lexicon's definition comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DefinitionSource {
+    /// The built-in demo lexicon.
+    Demo,
+    /// The official catalogue compiled into this binary.
+    Official,
+    /// A definition file in the lexicon directory, with the SHA-256 of its bytes.
+    File { path: PathBuf, sha256: String },
+}
+
+/// A definition's correction lists.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct Corrections {
+    pub add: Vec<String>,
+    pub remove: Vec<String>,
+}
+
+impl Corrections {
+    pub fn is_empty(&self) -> bool {
+        self.add.is_empty() && self.remove.is_empty()
+    }
+
+    /// `add XYZZY, QOPH; remove QI` (empty when there are none).
+    pub fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.add.is_empty() {
+            parts.push(format!("add {}", self.add.join(", ")));
+        }
+        if !self.remove.is_empty() {
+            parts.push(format!("remove {}", self.remove.join(", ")));
+        }
+        parts.join("; ")
+    }
+}
+
+/// What one layer is, for records.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LayerIdentity {
+    pub fst_file: String,
+    pub min_len: usize,
+    pub max_len: usize,
+    /// SHA-256 of the bytes that judge.
+    pub fst_sha256: String,
+    /// SHA-256 of the sorted words, one per line.
+    pub content_sha256: String,
+    pub fingerprint: Fingerprint,
+    pub word_count: u64,
+    pub proof: Proof,
+}
+
+/// Everything that identifies an opened lexicon, for the screen and for every
+/// adjudication record: all of it computed from the bytes that judge and the
+/// definition that combines them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Identity {
+    pub id: String,
+    pub status: Status,
+    /// The status with its reasons: corrections, definition hash, mismatch.
+    pub status_text: String,
+    /// The fingerprint shown for the lexicon (its first layer's).
+    pub fingerprint: Fingerprint,
+    pub layers: Vec<LayerIdentity>,
+    pub definition: DefinitionSource,
+    pub corrections: Corrections,
+}
+
 /// An opened lexicon: layers and corrections, with its status.
 pub struct Lexicon {
     definition: Definition,
+    source: DefinitionSource,
     layers: Vec<Layer>,
     status: Status,
-    demo: bool,
-    definition_path: PathBuf,
+    /// Why the status is Mismatch (empty otherwise).
+    mismatch: Vec<String>,
 }
 
-/// A lexicon that may not judge (its status is Mismatch).
+/// A lexicon that may not judge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotUsable {
     pub id: String,
     pub status: Status,
+    pub reason: String,
 }
 
 impl fmt::Display for NotUsable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "lexicon {} is {}: it is not the list its definition names, so it may not judge", self.id, self.status)
+        write!(f, "lexicon {} is {}: {}; it may not judge", self.id, self.status, self.reason)
     }
 }
 
 impl std::error::Error for NotUsable {}
 
+fn short(hex: &str) -> &str {
+    &hex[..12.min(hex.len())]
+}
+
 impl Lexicon {
-    /// Opens a lexicon whose definition is in `dir`, memory-mapping each layer.
+    /// Opens the lexicon `definition` describes, reading each layer's .fst
+    /// from `dir` into a private verified copy. `pins[i]` is layer i's pin
+    /// (official lexicons only).
     pub fn open_in_dir(
         definition: Definition,
-        definition_path: PathBuf,
+        origin: DefinitionSource,
+        pins: &[Option<Pin>],
         dir: &Path,
-        level: Verification,
     ) -> Result<Lexicon, LexiconError> {
         let mut layers = Vec::with_capacity(definition.layers.len());
-        for layer_def in &definition.layers {
+        for (i, layer_def) in definition.layers.iter().enumerate() {
             let path = dir.join(&layer_def.fst);
-            let manifest_path = build::manifest_path_for(&path);
-            let file = match std::fs::File::open(&path) {
-                Ok(f) => f,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(LexiconError::MissingFst { path }),
-                Err(e) => return Err(LexiconError::Io { path, source: e }),
-            };
-            let manifest_text = match std::fs::read_to_string(&manifest_path) {
-                Ok(t) => t,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    return Err(LexiconError::MissingManifest { path: manifest_path })
+            let read = source::read_hashed(&path, source::MAX_FST_BYTES).map_err(|e| {
+                if e.is_not_found() {
+                    let stem = layer_def.fst.trim_end_matches(".fst");
+                    LexiconError::MissingFst {
+                        path: path.clone(),
+                        install_hint: format!("install it with `wordjudge lexicon install {stem}.txt`"),
+                    }
+                } else {
+                    LexiconError::Unreadable { path: path.clone(), problem: e.to_string() }
                 }
-                Err(e) => {
-                    return Err(LexiconError::BadManifest { path: manifest_path, problem: e.to_string() })
-                }
-            };
-            // SAFETY: the map is read-only. Lexicon files are replaced by
-            // atomic rename (never rewritten in place), so a mapped file's
-            // bytes do not change under us; its SHA-256 is checked below
-            // before any lookup.
-            let mmap = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| LexiconError::Io { path: path.clone(), source: e })?;
-            layers.push(Layer::open(
-                layer_def.clone(),
-                path,
-                LexiconBytes::Mapped(mmap),
-                &manifest_text,
-                &manifest_path,
-                level,
-            )?);
+            })?;
+            let pin = pins.get(i).copied().flatten();
+            let watch = SourceWatch::new(path.clone(), read.sha256.clone(), read.stamp);
+            let mut layer =
+                Layer::open(layer_def.clone(), path, LexiconBytes::Owned(read.bytes), read.sha256, pin.as_ref())?;
+            layer.watch = Some(watch);
+            layers.push(layer);
         }
-        Ok(Lexicon::from_layers(definition, definition_path, layers, false))
+        Ok(Lexicon::from_layers(definition, origin, pins, layers))
     }
 
-    /// Assembles a lexicon from opened layers and works out its status.
-    pub fn from_layers(definition: Definition, definition_path: PathBuf, layers: Vec<Layer>, demo: bool) -> Lexicon {
-        let checks: Vec<Option<bool>> = layers.iter().map(Layer::fingerprint_matches).collect();
-        let status = if checks.contains(&Some(false)) {
+    /// Assembles a lexicon from opened layers and works out its status from
+    /// their content and where the definition comes from.
+    pub fn from_layers(definition: Definition, source: DefinitionSource, pins: &[Option<Pin>], layers: Vec<Layer>) -> Lexicon {
+        let mut mismatch = Vec::new();
+        let (mut pinned, mut fingerprint_only, mut nothing) = (0, 0, 0);
+        for (i, layer) in layers.iter().enumerate() {
+            let name = &layer.definition.fst;
+            if let Some(pin) = pins.get(i).copied().flatten() {
+                if layer.facts.content_sha256 == pin.content_sha256 {
+                    pinned += 1;
+                } else {
+                    mismatch.push(format!(
+                        "{name} is not {}: its content digest is {}…, the pinned one {}…",
+                        definition.id,
+                        short(&layer.facts.content_sha256),
+                        short(pin.content_sha256)
+                    ));
+                }
+            } else if let Some(published) = &layer.definition.published_fingerprint {
+                if layer.facts.fingerprint.matches_published(published) {
+                    fingerprint_only += 1;
+                } else {
+                    mismatch.push(format!(
+                        "{name}: fingerprint {} is not the published {published}",
+                        layer.facts.fingerprint.short()
+                    ));
+                }
+            } else {
+                nothing += 1;
+            }
+        }
+        let status = if !mismatch.is_empty() {
             Status::Mismatch
-        } else if !checks.is_empty() && checks.iter().all(|c| *c == Some(true)) {
-            Status::VerifiedOfficial
         } else {
-            Status::Verified
+            match source {
+                DefinitionSource::Demo => Status::Demo,
+                DefinitionSource::File { .. } => Status::Custom,
+                DefinitionSource::Official if nothing > 0 => Status::Unverified,
+                DefinitionSource::Official if fingerprint_only > 0 => Status::FingerprintMatch,
+                DefinitionSource::Official if pinned == layers.len() => Status::VerifiedOfficial,
+                DefinitionSource::Official => Status::Unverified,
+            }
         };
-        Lexicon { definition, layers, status, demo, definition_path }
+        Lexicon { definition, source, layers, status, mismatch }
     }
 
     pub fn id(&self) -> &str {
@@ -337,8 +476,9 @@ impl Lexicon {
     pub fn definition(&self) -> &Definition {
         &self.definition
     }
-    pub fn definition_path(&self) -> &Path {
-        &self.definition_path
+    /// Where the definition comes from (built in, or a file and its SHA-256).
+    pub fn source(&self) -> &DefinitionSource {
+        &self.source
     }
     pub fn layers(&self) -> &[Layer] {
         &self.layers
@@ -348,7 +488,7 @@ impl Lexicon {
     }
     /// Whether this is the built-in demo lexicon (every screen then says DEMO).
     pub fn is_demo(&self) -> bool {
-        self.demo
+        self.source == DefinitionSource::Demo
     }
 
     /// The fingerprint shown for the lexicon: its first layer's, which is the
@@ -357,16 +497,70 @@ impl Lexicon {
         self.layers[0].fingerprint()
     }
 
+    /// The correction lists of the definition.
+    pub fn corrections(&self) -> Corrections {
+        Corrections { add: self.definition.add.clone(), remove: self.definition.remove.clone() }
+    }
+
+    /// The status with its reasons, as directors and records should see it.
+    pub fn status_text(&self) -> String {
+        let mut text = self.status.label().to_string();
+        if !self.mismatch.is_empty() {
+            text = format!("{text}: {}", self.mismatch.join("; "));
+        }
+        if let DefinitionSource::File { path, sha256 } = &self.source {
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            text.push_str(&format!(" (definition {name}, SHA-256 {}…", short(sha256)));
+            let corrections = self.corrections();
+            if !corrections.is_empty() {
+                text.push_str(&format!("; corrections: {}", corrections.summary()));
+            }
+            text.push(')');
+        }
+        text
+    }
+
+    /// Everything that identifies this lexicon, for the screen and records.
+    pub fn identity(&self) -> Identity {
+        Identity {
+            id: self.id().to_string(),
+            status: self.status,
+            status_text: self.status_text(),
+            fingerprint: self.fingerprint(),
+            layers: self
+                .layers
+                .iter()
+                .map(|l| LayerIdentity {
+                    fst_file: l.definition.fst.clone(),
+                    min_len: l.definition.min_len,
+                    max_len: l.definition.max_len,
+                    fst_sha256: l.fst_sha256.clone(),
+                    content_sha256: l.facts.content_sha256.clone(),
+                    fingerprint: l.facts.fingerprint,
+                    word_count: l.facts.word_count,
+                    proof: l.proof,
+                })
+                .collect(),
+            definition: self.source.clone(),
+            corrections: self.corrections(),
+        }
+    }
+
     /// Whether `word` (uppercase A–Z, 2–15 letters) is acceptable: in `add`,
     /// or not in `remove` and accepted by some layer that admits its length.
+    ///
+    /// Every layer and both correction lists are consulted for every word and
+    /// the answers combined without short-circuiting, so the work done does
+    /// not depend on where (or whether) the word is found, beyond the
+    /// nanoseconds an fst walk takes per letter matched. Nothing is allocated.
     pub fn contains(&self, word: &str) -> bool {
-        if self.definition.add.binary_search_by(|w| w.as_str().cmp(word)).is_ok() {
-            return true;
+        let added = self.definition.add.binary_search_by(|w| w.as_str().cmp(word)).is_ok();
+        let removed = self.definition.remove.binary_search_by(|w| w.as_str().cmp(word)).is_ok();
+        let mut in_layers = false;
+        for layer in &self.layers {
+            in_layers |= layer.accepts(word);
         }
-        if self.definition.remove.binary_search_by(|w| w.as_str().cmp(word)).is_ok() {
-            return false;
-        }
-        self.layers.iter().any(|layer| layer.accepts(word))
+        added | (!removed & in_layers)
     }
 
     /// Refuses when the lexicon may not judge.
@@ -374,7 +568,16 @@ impl Lexicon {
         if self.status.can_judge() {
             Ok(())
         } else {
-            Err(NotUsable { id: self.id().to_string(), status: self.status })
+            Err(NotUsable { id: self.id().to_string(), status: self.status, reason: self.mismatch.join("; ") })
         }
+    }
+
+    /// Whether a layer's file on disk no longer holds the bytes that judge.
+    /// Cheap enough to poll every few seconds: a `stat` per layer, and a
+    /// re-hash only when the stat changed. Verdicts never change either way:
+    /// this is a notice for the director ("CSW15.fst changed on disk since it
+    /// was verified; still judging with the verified copy").
+    pub fn source_changed(&self) -> Option<SourceChange> {
+        self.layers.iter().filter_map(|l| l.watch.as_ref()).find_map(SourceWatch::changed)
     }
 }

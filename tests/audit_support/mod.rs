@@ -6,10 +6,10 @@ use std::sync::Arc;
 use wordjudge::audit::{AdjudicationInput, AuditLog, AuditOptions, LexiconIdentity, ManualClock, Recorded};
 use wordjudge::judge::{judge, Adjudication, Challenge};
 use wordjudge::panel::Trigger;
-use wordjudge::lexicon::{catalog, Lexicon, Verification};
+use wordjudge::lexicon::{catalog, Lexicon};
 
 pub fn demo() -> (Lexicon, LexiconIdentity) {
-    let lexicon = catalog::open_demo(Verification::Quick).expect("the built-in demo lexicon opens");
+    let lexicon = catalog::open_demo().expect("the built-in demo lexicon opens");
     let identity = LexiconIdentity::of(&lexicon);
     (lexicon, identity)
 }
