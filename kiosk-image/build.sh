@@ -161,10 +161,7 @@ WJ_GID=$(awk -F: '$1=="wordjudge"{print $3}' "$ROOT/etc/group")
 JOURNAL_GID=$(awk -F: '$1=="systemd-journal"{print $3}' "$ROOT/etc/group")
 [ -n "$WJ_UID" ] && [ -n "$WJ_GID" ] || die "customize.sh did not create the wordjudge user"
 mkdir -p "$DATA/wordjudge/lexicons" "$DATA/wordjudge/audit" "$DATA/journal" "$DATA/systemd"
-# Lexicon definitions shipped with the program (licensed lists themselves are not shipped).
-for def in "$REPO"/lexicons/*.toml; do
-    [ -e "$def" ] && cp "$def" "$DATA/wordjudge/lexicons/"
-done
+# Official lexicon definitions are compiled into wordjudge; licensed lists are not shipped.
 if [ -n "${LEXICON_SOURCES:-}" ]; then
     [ -x "$HOST_WORDJUDGE" ] || die "LEXICON_SOURCES needs a wordjudge runnable here (HOST_WORDJUDGE)"
     IFS=, read -ra pairs <<<"$LEXICON_SOURCES"
@@ -173,8 +170,10 @@ if [ -n "${LEXICON_SOURCES:-}" ]; then
         [[ "$id" =~ ^[A-Za-z0-9_+.-]+$ ]] && [ "$id" != "$pair" ] || die "LEXICON_SOURCES entry '$pair' is not NAME=FILE"
         [ -f "$src" ] || die "word list $src (for $id) not found"
         say "compiling lexicon $id from $src"
-        "$HOST_WORDJUDGE" lexicon build "$src" --out "$DATA/wordjudge/lexicons/$id.fst" >&2 ||
-            die "wordjudge lexicon build $src failed"
+        # install checks the list against the official catalogue (pinned digest or
+        # published fingerprint) and refuses one that is not the list named.
+        "$HOST_WORDJUDGE" --lexicons "$DATA/wordjudge/lexicons" lexicon install "$src" --id "$id" >&2 ||
+            die "wordjudge lexicon install $src --id $id failed"
     done
 fi
 toml_str() { local s=${1//\\/\\\\}; printf '"%s"' "${s//\"/\\\"}"; }

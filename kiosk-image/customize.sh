@@ -19,7 +19,7 @@ install -D -m0644 "$S/udev/rules.d/60-wordjudge-gpio.rules" "$R/etc/udev/rules.d
 install -D -m0644 "$S/polkit-1/rules.d/50-wordjudge.rules" "$R/etc/polkit-1/rules.d/50-wordjudge.rules"
 [ -f "$WJ_REPO/README.md" ] && install -D -m0644 "$WJ_REPO/README.md" "$R/usr/share/doc/wordjudge/README.md"
 [ -f "$WJ_REPO/kiosk-image/README.md" ] && install -D -m0644 "$WJ_REPO/kiosk-image/README.md" "$R/usr/share/doc/wordjudge/kiosk-image.md"
-[ -d "$WJ_REPO/lexicons" ] && { mkdir -p "$R/usr/share/wordjudge/lexicons"; cp "$WJ_REPO"/lexicons/*.toml "$R/usr/share/wordjudge/lexicons/" 2>/dev/null || true; }
+[ -f "$WJ_REPO/lexicons/README.md" ] && install -D -m0644 "$WJ_REPO/lexicons/README.md" "$R/usr/share/doc/wordjudge/lexicons.md"
 
 # --- users: created now, because /etc is read-only at run time --------------------------
 chroot "$R" systemd-sysusers >/dev/null 2>&1
