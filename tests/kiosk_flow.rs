@@ -629,3 +629,27 @@ fn the_second_opinion_gives_one_verdict_and_never_the_word() {
     rig.challenge(&["cat"]);
     assert!(rig.view().verdict_second.starts_with("NWL2020 cannot judge here"), "{}", rig.view().verdict_second);
 }
+
+#[test]
+fn a_panic_below_the_kiosk_is_caught_at_its_boundary_and_the_station_goes_out_of_service() {
+    let mut station = fake_station("SMALL");
+    station.panic_next = true;
+    let clock = std::rc::Rc::new(std::cell::Cell::new(Duration::from_secs(5)));
+    let c = clock.clone();
+    let mut controller = Controller::new(
+        Box::new(station),
+        Box::new(wordjudge::gpio::NoHardware::new("test")),
+        &Timeouts::default(),
+        Box::new(move || c.get()),
+        false,
+    );
+    for key in ["1", "c", "a", "t", "\t"] {
+        controller.key(key, false, false, false);
+    }
+    let v = controller.view();
+    assert_eq!(v.screen, ScreenKind::OutOfService, "no verdict, no dead kiosk: {v:?}");
+    assert!(controller.kiosk().lamps(false).service, "the service lamp calls the director");
+    // The kiosk still takes events: the director chord opens the PIN prompt.
+    controller.key("D", true, true, true);
+    assert_eq!(controller.view().screen, ScreenKind::Pin);
+}

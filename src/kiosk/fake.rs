@@ -69,6 +69,9 @@ pub struct FakeStation {
     pub records: Vec<FakeRecord>,
     /// The next adjudication fails with this (then it is cleared).
     pub fail_next: Option<AdjudicateError>,
+    /// The next adjudication panics, as a bug deep in the judging path
+    /// would (then it is cleared): for the kiosk boundary's catch.
+    pub panic_next: bool,
     /// The profiles offered, and the active one.
     pub profiles: Vec<&'static Profile>,
     pub profile: Option<&'static Profile>,
@@ -88,6 +91,7 @@ impl FakeStation {
             warnings: Vec::new(),
             records: Vec::new(),
             fail_next: None,
+            panic_next: false,
             profiles: Vec::new(),
             profile: None,
             next_number: 1,
@@ -130,6 +134,12 @@ impl Station for FakeStation {
     fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError> {
         if let Some(error) = self.fail_next.take() {
             return Err(error);
+        }
+        if std::mem::take(&mut self.panic_next) {
+            // The fake must be unusable afterwards, like a real station whose
+            // lexicon failed: the boundary asks it again for the lexicon.
+            self.active = usize::MAX;
+            panic!("fake station: a panic in the judging path");
         }
         let lexicon = self.active_lexicon().filter(|l| l.usable).ok_or(AdjudicateError::NoUsableLexicon)?;
         let verdict = judge_with(lexicon, words);
