@@ -21,7 +21,7 @@ pub struct TestArgs {
     #[arg(long, value_name = "N", default_value_t = 30)]
     seconds: u64,
     /// Which hardware: the Pi's pins (auto, rppal) or a dry run (sim)
-    #[arg(long, default_value = "auto", value_name = "auto|rppal|sim|off", value_parser = super::gpio_backend)]
+    #[arg(long, default_value = "auto", value_name = "auto|rppal|cdev|sim|off", value_parser = super::gpio_backend)]
     gpio: Backend,
 }
 
@@ -120,10 +120,10 @@ fn test(context: &Context, args: TestArgs) -> ExitCode {
 /// The error, with what an operator can do about it.
 fn with_hint(e: &GpioError) -> String {
     match e {
-        GpioError::NoGpioChip | GpioError::Open(_) => format!(
+        GpioError::NoGpioChip | GpioError::NoHeaderChip { .. } | GpioError::Open(_) => format!(
             "{e}. Run `wordjudge gpio test` on the station's Raspberry Pi (as a user in the gpio group), or use --gpio sim for a dry run"
         ),
-        GpioError::Pin { .. } => format!("{e}. Is another program (or a device-tree overlay) using the pin?"),
+        GpioError::Pin { .. } | GpioError::Line { .. } => format!("{e}. Is another program (or a device-tree overlay) using the pin?"),
         _ => format!("{e}. Fix the [gpio] table of the config"),
     }
 }

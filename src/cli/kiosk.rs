@@ -10,8 +10,8 @@ pub struct KioskArgs {
     /// Run in a desktop window (winit) instead of full screen on the console (linuxkms)
     #[arg(long)]
     windowed: bool,
-    /// Judge button and lamps: rppal on a Pi, sim(ulated, lamps shown on screen with --windowed), off, or auto
-    #[arg(long, default_value = "auto", value_name = "auto|rppal|sim|off", value_parser = super::gpio_backend)]
+    /// Judge button and lamps: rppal (Raspberry Pi OS), cdev (the kernel GPIO character device), sim(ulated, lamps shown on screen with --windowed), off, or auto
+    #[arg(long, default_value = "auto", value_name = "auto|rppal|cdev|sim|off", value_parser = super::gpio_backend)]
     gpio: Backend,
     /// Run as the appliance's service (the systemd unit passes it): only then
     /// does the director menu offer reboot and power-off

@@ -6,8 +6,10 @@
 //!   are wired, their polarity, the button's pull resistor, the debounce time);
 //! - the [`Hardware`] trait the kiosk talks to: debounced judge-button presses
 //!   in, [`Lamps`] out, and a one-line description for the director menu;
-//! - three implementations: the Pi's pins through `rppal` (private, chosen by
-//!   [`open`]), [`SimHardware`] for tests and desktops, and [`NoHardware`], the
+//! - four implementations: the Pi's pins through `rppal` where Raspberry Pi
+//!   OS's `/dev/gpiomem` exists, through the kernel's GPIO character device
+//!   (`gpiocdev`, the [`cdev`] module) everywhere else (Debian's kernel, the
+//!   image's), [`SimHardware`] for tests and desktops, and [`NoHardware`], the
 //!   no-op a station runs with when nothing is wired or the pins cannot be had;
 //! - the [`Debouncer`] both real and simulated presses go through, so what the
 //!   tests prove about chattering buttons is what runs on the Pi.
@@ -17,6 +19,7 @@
 //! keyboard, and the kiosk shows the director why the button and lamps are off.
 //! `docs/wiring.md` has the wiring table the README quotes.
 
+pub mod cdev;
 mod debounce;
 mod pi;
 mod sim;
@@ -30,8 +33,12 @@ use std::fmt;
 use std::path::Path;
 use std::time::Duration;
 
-/// The GPIO character device the `auto` backend looks for before trying rppal.
+/// The GPIO character device a machine with GPIO has (tests use it to tell
+/// whether this machine has any).
 pub const GPIO_CHIP: &str = "/dev/gpiochip0";
+/// Raspberry Pi OS's GPIO memory devices (Pi 1–4, Pi 5): where one exists,
+/// `auto` uses rppal, as designed; elsewhere the character device.
+pub const GPIOMEM: [&str; 2] = ["/dev/gpiomem", "/dev/gpiomem0"];
 /// Highest BCM number on the 40-pin header (BCM 0–27 are brought out).
 pub const MAX_BCM: u8 = 27;
 /// Longest debounce accepted: beyond a second, real double presses get lost.
@@ -55,6 +62,11 @@ pub struct GpioConfig {
     /// than this many milliseconds (30): contacts chatter for a few ms, and a
     /// held or bouncing button must judge once. 0 to 1000.
     pub debounce_ms: u64,
+    /// The GPIO chip of the character-device backend, by path
+    /// (`/dev/gpiochip0`) or label (`pinctrl-bcm2711`). Not set: the chip of
+    /// the Pi's 40-pin header, found by its label.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chip: Option<String>,
     /// The judge button: the same as the TAB key. Not set: no button.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge_button: Option<ButtonPin>,
@@ -72,7 +84,7 @@ pub struct GpioConfig {
 
 impl Default for GpioConfig {
     fn default() -> Self {
-        GpioConfig { debounce_ms: 30, judge_button: None, green_lamp: None, red_lamp: None, service_lamp: None }
+        GpioConfig { debounce_ms: 30, chip: None, judge_button: None, green_lamp: None, red_lamp: None, service_lamp: None }
     }
 }
 
@@ -266,8 +278,15 @@ pub enum GpioError {
     ButtonPolarity { pull: Pull, active_low: bool },
     /// A debounce beyond [`MAX_DEBOUNCE_MS`].
     DebounceOutOfRange(u64),
-    /// `--gpio rppal` was asked for but `[gpio]` wires no pin.
+    /// `--gpio rppal` or `--gpio cdev` was asked for but `[gpio]` wires no pin.
     NothingWired,
+    /// No GPIO chip carries the 40-pin header (or the one `[gpio] chip` names).
+    NoHeaderChip { wanted: Option<String>, found: Vec<String> },
+    /// The character device refused one line: busy (another program or an
+    /// overlay holds it), not on this chip, or a bias the chip cannot set.
+    Line { role: Role, bcm: u8, source: gpiocdev::Error },
+    /// The button's watcher thread could not be started.
+    Thread(std::io::Error),
     /// `[gpio]` wires pins but this machine has no GPIO chip (a desktop, a VM,
     /// or a Pi whose kernel lacks the GPIO character device).
     NoGpioChip,
@@ -305,8 +324,25 @@ impl fmt::Display for GpioError {
             GpioError::DebounceOutOfRange(ms) => {
                 write!(f, "gpio.debounce_ms = {ms} is too long (at most {MAX_DEBOUNCE_MS})")
             }
-            GpioError::NothingWired => write!(f, "the rppal GPIO backend was asked for, but [gpio] wires no pin"),
+            GpioError::NothingWired => write!(f, "a GPIO backend was asked for, but [gpio] wires no pin"),
             GpioError::NoGpioChip => write!(f, "[gpio] wires pins but this machine has no GPIO chip ({GPIO_CHIP})"),
+            GpioError::NoHeaderChip { wanted, found } => {
+                match wanted {
+                    Some(name) => write!(f, "no GPIO chip is named {name:?} (gpio.chip)")?,
+                    None => write!(
+                        f,
+                        "no GPIO chip carries the 40-pin header (labels {})",
+                        cdev::HEADER_CHIP_LABELS.join(", ")
+                    )?,
+                }
+                if found.is_empty() {
+                    write!(f, "; this machine has none")
+                } else {
+                    write!(f, "; this machine has {} (set gpio.chip to one of them)", found.join(", "))
+                }
+            }
+            GpioError::Line { role, bcm, source } => write!(f, "cannot use {} for the {role}: {source}", pin_name(*bcm)),
+            GpioError::Thread(e) => write!(f, "cannot start the judge button's thread: {e}"),
             GpioError::Open(e) => write!(f, "cannot open the GPIO: {e}"),
             GpioError::Pin { role, bcm, source } => write!(f, "cannot use {} for the {role}: {source}", pin_name(*bcm)),
         }
@@ -317,6 +353,8 @@ impl std::error::Error for GpioError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             GpioError::Open(e) | GpioError::Pin { source: e, .. } => Some(e),
+            GpioError::Line { source, .. } => Some(source),
+            GpioError::Thread(e) => Some(e),
             _ => None,
         }
     }
@@ -341,14 +379,17 @@ pub trait Hardware: Send {
     }
 }
 
-/// Which hardware [`open`] uses (`--gpio auto|rppal|sim|off`).
+/// Which hardware [`open`] uses (`--gpio auto|rppal|cdev|sim|off`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Backend {
-    /// The Pi's pins when the config wires any pin and the machine has a GPIO chip; else none
+    /// When the config wires any pin: rppal where /dev/gpiomem exists
+    /// (Raspberry Pi OS), the character device where a GPIO chip exists, else none
     #[default]
     Auto,
     /// The Pi's pins through rppal, whatever the machine
     Rppal,
+    /// The pins through the kernel's GPIO character device (gpiocdev)
+    Cdev,
     /// A simulated button and lamps (tests, desktops, dry runs)
     Sim,
     /// No button, no lamps
@@ -357,8 +398,24 @@ pub enum Backend {
 
 impl Backend {
     /// Every backend by the name `--gpio` takes.
-    pub const NAMES: [(&'static str, Backend); 4] =
-        [("auto", Backend::Auto), ("rppal", Backend::Rppal), ("sim", Backend::Sim), ("off", Backend::Off)];
+    pub const NAMES: [(&'static str, Backend); 5] = [
+        ("auto", Backend::Auto),
+        ("rppal", Backend::Rppal),
+        ("cdev", Backend::Cdev),
+        ("sim", Backend::Sim),
+        ("off", Backend::Off),
+    ];
+
+    /// What `auto` resolves to on this machine for a config that wires pins.
+    pub fn resolve_auto(gpiomem_exists: bool, chip_exists: bool) -> Option<Backend> {
+        if gpiomem_exists {
+            Some(Backend::Rppal)
+        } else if chip_exists {
+            Some(Backend::Cdev)
+        } else {
+            None
+        }
+    }
 }
 
 impl std::str::FromStr for Backend {
@@ -368,7 +425,7 @@ impl std::str::FromStr for Backend {
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|&(_, b)| b)
-            .ok_or_else(|| format!("unknown GPIO backend {name:?}: use auto, rppal, sim or off"))
+            .ok_or_else(|| format!("unknown GPIO backend {name:?}: use auto, rppal, cdev, sim or off"))
     }
 }
 
@@ -400,8 +457,9 @@ impl Hardware for NoHardware {
 /// misconfigured pin, etc., returns a no-op hardware plus Some(problem) that
 /// the kiosk logs once and shows the director.
 ///
-/// `Auto` = rppal when the config wires anything and [`GPIO_CHIP`] exists;
-/// nothing wired = no hardware and no problem; wired but no chip = no
+/// `Auto`, when the config wires anything: rppal where [`GPIOMEM`] exists
+/// (Raspberry Pi OS), the character device where any GPIO chip exists.
+/// Nothing wired = no hardware and no problem; wired but no chip = no
 /// hardware and a problem (the director expects a button).
 pub fn open(config: &GpioConfig, backend: Backend) -> (Box<dyn Hardware>, Option<String>) {
     match try_open(config, backend) {
@@ -424,15 +482,23 @@ pub fn try_open(config: &GpioConfig, backend: Backend) -> Result<Box<dyn Hardwar
             Ok(Box::new(hardware))
         }
         Backend::Auto if !config.wires_anything() => Ok(Box::new(NoHardware::new("nothing wired in [gpio]"))),
-        Backend::Auto | Backend::Rppal => {
+        Backend::Auto | Backend::Rppal | Backend::Cdev => {
             config.check()?;
             if !config.wires_anything() {
                 return Err(GpioError::NothingWired);
             }
-            if backend == Backend::Auto && !Path::new(GPIO_CHIP).exists() {
-                return Err(GpioError::NoGpioChip);
+            let backend = match backend {
+                Backend::Auto => {
+                    let gpiomem = GPIOMEM.iter().any(|p| Path::new(p).exists());
+                    Backend::resolve_auto(gpiomem, !cdev::chips().is_empty()).ok_or(GpioError::NoGpioChip)?
+                }
+                chosen => chosen,
+            };
+            if backend == Backend::Rppal {
+                Ok(Box::new(pi::PiHardware::open(config)?))
+            } else {
+                Ok(Box::new(cdev::CdevHardware::open(config)?))
             }
-            Ok(Box::new(pi::PiHardware::open(config)?))
         }
     }
 }
@@ -525,6 +591,22 @@ mod tests {
     fn lamp_pins_in_blink_order() {
         let roles: Vec<Role> = wired().lamp_pins().into_iter().map(|(r, _)| r).collect();
         assert_eq!(roles, [Role::GreenLamp, Role::RedLamp, Role::ServiceLamp]);
+    }
+
+    #[test]
+    fn auto_prefers_gpiomem_then_the_character_device() {
+        assert_eq!(Backend::resolve_auto(true, true), Some(Backend::Rppal));
+        assert_eq!(Backend::resolve_auto(true, false), Some(Backend::Rppal));
+        assert_eq!(Backend::resolve_auto(false, true), Some(Backend::Cdev));
+        assert_eq!(Backend::resolve_auto(false, false), None);
+        assert_eq!("cdev".parse::<Backend>(), Ok(Backend::Cdev));
+    }
+
+    #[test]
+    fn chip_is_optional_in_toml() {
+        let config: GpioConfig = toml::from_str("chip = \"gpio-sim.0-node0\"\njudge_button = { bcm = 17 }").unwrap();
+        assert_eq!(config.chip.as_deref(), Some("gpio-sim.0-node0"));
+        assert_eq!(toml::from_str::<GpioConfig>(&toml::to_string(&config).unwrap()).unwrap(), config);
     }
 
     #[test]
