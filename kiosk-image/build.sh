@@ -2,12 +2,13 @@
 # Builds the wordjudge appliance disk image from Debian bookworm packages.
 #
 #   kiosk-image/build.sh                      # ARCH=amd64: PC image, also used by test-boot.sh
-#   ARCH=arm64 kiosk-image/build.sh           # Raspberry Pi 4 image (needs an aarch64 wordjudge)
+#   ARCH=arm64 kiosk-image/build.sh           # Raspberry Pi 4 image (cross-builds wordjudge on amd64)
 #
 # Settings (environment):
 #   ARCH=amd64|arm64         target architecture (default amd64)
 #   WORDJUDGE_BIN=PATH       the wordjudge binary for ARCH (amd64 default: cargo build --release
-#                            then target/release/wordjudge; arm64 default:
+#                            then target/release/wordjudge; arm64 default on amd64:
+#                            kiosk-image/cross-build.sh, then
 #                            target/aarch64-unknown-linux-gnu/release/wordjudge)
 #   HOST_WORDJUDGE=PATH      a wordjudge runnable on this machine, used to compile word lists
 #                            and hash the PIN (default: WORDJUDGE_BIN when it runs here,
@@ -76,7 +77,8 @@ case "$ARCH" in
     amd64) KERNEL_PKGS="linux-image-amd64 systemd-boot-efi qemu-guest-agent"
            DEFAULT_BIN=$REPO/target/release/wordjudge
            [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/x86_64-unknown-linux-gnu/release/wordjudge ;;
-    arm64) KERNEL_PKGS="linux-image-arm64 raspi-firmware"
+    # qemu-guest-agent only starts when its virtio port exists (QEMU): the boot test's shell.
+    arm64) KERNEL_PKGS="linux-image-arm64 raspi-firmware qemu-guest-agent"
            DEFAULT_BIN=$REPO/target/aarch64-unknown-linux-gnu/release/wordjudge
            [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/release/wordjudge ;;
     *) die "ARCH must be amd64 or arm64, not '$ARCH'" ;;
@@ -88,6 +90,14 @@ if [ -z "${WORDJUDGE_BIN:-}" ]; then
     if [ "$DEFAULT_BIN" = "$REPO/target/release/wordjudge" ]; then
         say "cargo build --release"
         (cd "$REPO" && cargo build --release --quiet) || die "cargo build --release failed"
+    elif [ "$ARCH" = arm64 ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
+        # The real aarch64 binary, cross-built (installs the cross tools on first use).
+        "$HERE/cross-build.sh" || die "kiosk-image/cross-build.sh failed"
+        # Word lists and the PIN are compiled/hashed here, by a host binary.
+        if [ -n "${LEXICON_SOURCES:-}${DIRECTOR_PIN_FILE:-}" ] && [ -z "${HOST_WORDJUDGE:-}" ]; then
+            say "cargo build --release (host wordjudge, for word lists and the PIN)"
+            (cd "$REPO" && cargo build --release --quiet) || die "cargo build --release failed"
+        fi
     fi
 fi
 [ -f "$WORDJUDGE_BIN" ] || die "no wordjudge binary at $WORDJUDGE_BIN.

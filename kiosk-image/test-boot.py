@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
-"""Boot test of the wordjudge appliance image under QEMU/KVM (run by test-boot.sh).
+"""Boot test of the wordjudge appliance image under QEMU (run by test-boot.sh).
 
-Boots the amd64 image through UEFI (OVMF + systemd-boot) with a standard VGA
-display (bochs-drm: /dev/dri/card0), the serial port as console, QMP (the QEMU
-monitor, for sendkey/screendump/quit) and the QEMU guest agent on unix sockets,
-then checks, printing one line per check (see README.md, "Boot test"):
+ARCH=amd64 (default): boots the PC image through UEFI (OVMF + systemd-boot) on
+q35 with a standard VGA display (bochs-drm: /dev/dri/card0).
+ARCH=arm64: boots the Raspberry Pi image's own kernel and initrd (its boot/
+folder) on qemu-system-aarch64 -M virt, with a virtio GPU (virtio-gpu DRM, for
+Slint's linuxkms backend), a USB keyboard, and the kernel command line the Pi
+gets with its serial console renamed for the virt board (ttyAMA0).
+Both: the serial port as console, QMP (the QEMU monitor, for sendkey/
+screendump/quit) and the QEMU guest agent on unix sockets; then checks,
+printing one line per check (see README.md, "Boot test"):
   here:   verify-units.sh (systemd-analyze verify, sysusers);
   boot 1: READY on the console with the station name; Ready screen navy; CAT -> the
           whole screen green; XYZZYQ -> red; DOG ZEBRA -> green; read-only root; the
           compiled word list and PIN hash on the data partition; no failed units;
-          Ctrl+Alt+Del / Alt+SysRq+B do not reboot; Ctrl+Alt+F2 keeps the kiosk on
-          screen; systemd-analyze verify in the image; kiosk SIGKILLed -> restarted;
+          Ctrl+Alt+Del / Alt+SysRq+B do not reboot; Ctrl+Alt+Del 10 times in a row,
+          the Power and Sleep keys neither reboot nor sleep; Ctrl+Alt+F2 keeps the
+          kiosk on screen; the display drivers the image claims load without
+          unresolved symbols; the GPIO character-device backend against the
+          kernel's gpio-sim (a simulated button press judges, the record says
+          button, the lamp lines read back right); systemd-analyze verify in the
+          image; critical-chain; kiosk SIGKILLed -> restarted;
           kiosk SIGSTOPped -> watchdog -> restarted; hard power-off (QMP quit) 50 ms
           after a challenge is judged;
   boot 2: READY again; `wordjudge audit verify` passes; boot 1's verdicts are in the
@@ -26,6 +36,9 @@ GREEN, RED, NAVY = (0x1E, 0x7B, 0x34), (0xB0, 0x1C, 0x1C), (0x10, 0x18, 0x27)
 # KVM where it works; this project's machines have only kvm-pvm, which cannot run
 # ordinary guests (OVMF dies with "emulation failure"), so the default is TCG.
 ACCEL = os.environ.get("ACCEL", "tcg")
+ARCH = os.environ.get("ARCH", "amd64")
+# Display drivers each image claims to support (kept by customize.sh).
+DISPLAY_DRIVERS = {"amd64": ["i915", "amdgpu", "nouveau", "radeon"], "arm64": ["vc4", "v3d"]}[ARCH]
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
 T0 = time.monotonic()
@@ -97,11 +110,25 @@ class VM:
             if os.path.exists(p):
                 os.unlink(p)
         accel = ["-accel", "kvm", "-cpu", "host"] if ACCEL == "kvm" else ["-accel", "tcg"]
-        cmd = ["qemu-system-x86_64", *accel, "-machine", "q35", "-smp", "2", "-m", "1024",
-               "-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
-               "-drive", f"if=pflash,format=raw,file={os.path.join(WORK, 'OVMF_VARS.fd')}",
+        if ARCH == "amd64":
+            machine = ["qemu-system-x86_64", *accel, "-machine", "q35", "-smp", "2", "-m", "1024",
+                       "-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
+                       "-drive", f"if=pflash,format=raw,file={os.path.join(WORK, 'OVMF_VARS.fd')}",
+                       "-vga", "std"]
+        else:
+            if ACCEL != "kvm":
+                accel += ["-cpu", "cortex-a72"]
+            boot = os.path.join(os.path.dirname(os.path.abspath(IMG)), "boot")
+            with open(os.path.join(boot, "cmdline")) as f:
+                # The Pi's UART on GPIO 14/15 is ttyS1; the virt board's is the PL011, ttyAMA0.
+                cmdline = f.read().strip().replace("console=ttyS1,", "console=ttyAMA0,")
+            machine = ["qemu-system-aarch64", *accel, "-machine", "virt", "-smp", "2", "-m", "1024",
+                       "-kernel", os.path.join(boot, "vmlinuz"), "-initrd", os.path.join(boot, "initrd.img"),
+                       "-append", cmdline,
+                       "-device", "virtio-gpu-pci", "-device", "qemu-xhci", "-device", "usb-kbd"]
+        cmd = [*machine,
                "-drive", f"file={disk},format=raw,if=virtio,cache=unsafe",
-               "-vga", "std", "-display", "none", "-nic", "none",
+               "-display", "none", "-nic", "none",
                "-serial", f"file:{self.console}",
                "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
                "-chardev", f"socket,path={self.qga_path},server=on,wait=off,id=qga0",
@@ -265,6 +292,116 @@ def judge_and_check(vm, words, want, label):
     return ok
 
 
+def boot_state(vm):
+    """(boot id, kiosk pid, whether the system is running)."""
+    rc, out = vm.sh("cat /proc/sys/kernel/random/boot_id; systemctl show -P MainPID wordjudge; systemctl is-system-running")
+    parts = out.split() + ["?", "?", "?"]
+    return parts[0], parts[1], parts[2]
+
+
+def escape_keys(vm):
+    """Ctrl+Alt+Del 10 times within 2 s (systemd's burst would reboot), then the
+    keyboard's Power and Sleep keys: the station neither reboots nor sleeps."""
+    before = boot_state(vm)
+    rc, since = vm.sh("date +%s.%N")
+    for _ in range(10):
+        vm.qmp.call("send-key", keys=[{"type": "qcode", "data": k} for k in ("ctrl", "alt", "delete")], **{"hold-time": 20})
+        time.sleep(0.08)
+    time.sleep(3)
+    after = boot_state(vm)
+    check("Ctrl+Alt+Del 10 times in 1.5 s: no reboot, same kiosk (CtrlAltDelBurstAction=none)",
+          after[0] == before[0] and after[1] == before[1],
+          f"boot id kept: {after[0] == before[0]}, kiosk pid {before[1]} -> {after[1]}, system {after[2]}")
+    for key in ("power", "sleep"):
+        vm.keys(key)
+        time.sleep(3)
+    rc, seen = vm.sh(f"journalctl --since=@{since.strip()} -u systemd-logind --no-pager -o cat | grep -iE 'key pressed' | sort | uniq -c | tr -s ' '")
+    rc, pm = vm.sh(f"journalctl --since=@{since.strip()} -k --no-pager -o cat | grep -ciE 'PM: suspend entry|PM: hibernation' ; "
+                   "busctl get-property org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager HandlePowerKey; "
+                   "busctl get-property org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager HandleSuspendKey; "
+                   "busctl get-property org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager HandleHibernateKey")
+    after = boot_state(vm)
+    lines = pm.split("\n")
+    colour, share = vm.screen("after-power-sleep-keys")
+    check("Power and Sleep keys neither power off nor sleep (logind Handle*Key=ignore); kiosk on screen",
+          after[0] == before[0] and after[1] == before[1] and lines[0].strip() == "0" and near(colour, NAVY),
+          f"logind saw: {seen.replace(chr(10), ' | ') or 'no key event'}; suspend entries {lines[0]}; "
+          f"{' '.join(l.strip() for l in lines[1:])}; boot id kept: {after[0] == before[0]}; screen {hexc(colour)}")
+
+
+def display_drivers(vm):
+    """The display drivers the image claims load, with no unresolved symbol."""
+    script = ("dmesg -C; fails=''; for m in " + " ".join(DISPLAY_DRIVERS) + "; do "
+              "modprobe $m 2>&1 || fails=\"$fails $m\"; done; "
+              "echo loaded: $(for m in " + " ".join(DISPLAY_DRIVERS) + "; do lsmod | grep -q \"^$m \" && echo $m; done); "
+              "echo failed:$fails; echo unknown-symbols: $(dmesg | grep -c 'Unknown symbol')")
+    rc, out = vm.sh(script, timeout=180)
+    loaded = out.split("loaded:")[-1].split("\n")[0].split()
+    ok = sorted(loaded) == sorted(DISPLAY_DRIVERS) and "unknown-symbols: 0" in out
+    check(f"display drivers load without unresolved symbols: {' '.join(DISPLAY_DRIVERS)}", ok, out.replace("\n", " | ")[-400:])
+
+
+GPIO_SIM = "/sys/kernel/config/gpio-sim/wordjudge"
+
+
+def gpio_sim(vm):
+    """The character-device GPIO backend, end to end, on the kernel's gpio-sim:
+    a 28-line simulated bank labelled like no Pi chip, named in [gpio] chip."""
+    config = "/var/lib/wordjudge/config.toml"
+    rc, out = vm.sh(
+        "modprobe gpio-sim || exit 3; "
+        f"mkdir -p {GPIO_SIM}/bank0 && echo 28 > {GPIO_SIM}/bank0/num_lines && "
+        f"echo wordjudge-sim > {GPIO_SIM}/bank0/label && echo 1 > {GPIO_SIM}/live && "
+        f"echo $(cat {GPIO_SIM}/dev_name) $(cat {GPIO_SIM}/bank0/chip_name)")
+    if rc != 0:
+        check("gpio-sim: the kernel's simulated GPIO chip", False, f"exit {rc}: {out}")
+        return
+    dev, chip = out.split()
+    sysfs = f"/sys/devices/platform/{dev}/{chip}"
+    n_ready = vm.console_text().count(READY)
+    rc, out = vm.sh(
+        f"cp -p {config} /run/config.toml.before-gpio && "
+        f"printf '\\n[gpio]\\nchip = \"wordjudge-sim\"\\njudge_button = {{ bcm = 17 }}\\n"
+        "green_lamp = { bcm = 22 }\\nred_lamp = { bcm = 27 }\\nservice_lamp = { bcm = 23 }\\n' "
+        f">> {config} && systemctl restart wordjudge")
+    t = vm.wait_console(READY, count=n_ready + 1, timeout=90)
+    rc, desc = vm.sh("journalctl -b -u wordjudge --no-pager -o cat | grep 'judge button and lamps:' | tail -n1")
+    check("--gpio auto picks the GPIO character device (no /dev/gpiomem) and says so",
+          t and "GPIO character device" in desc and chip in desc, desc[-200:])
+    vm.wait_screen(NAVY, "gpio-ready", timeout=15)
+
+    def press_and_read(words, want, label):
+        vm.keys(str(len(words)))
+        time.sleep(0.3)
+        for i, word in enumerate(words):
+            if i:
+                vm.keys("spc")
+            vm.keys(*word.lower())
+        time.sleep(0.3)
+        vm.sh(f"echo pull-down > {sysfs}/sim_gpio17/pull; sleep 0.15; echo pull-up > {sysfs}/sim_gpio17/pull")
+        colour, share = vm.wait_screen(want, f"gpio-{label}", timeout=8)
+        rc, during = vm.sh(f"cat {sysfs}/sim_gpio22/value {sysfs}/sim_gpio27/value {sysfs}/sim_gpio23/value")
+        time.sleep(0.6)
+        vm.keys("esc")
+        vm.wait_screen(NAVY, "gpio-ready", timeout=15)
+        time.sleep(0.3)
+        rc, after = vm.sh(f"cat {sysfs}/sim_gpio22/value {sysfs}/sim_gpio27/value {sysfs}/sim_gpio23/value")
+        return near(colour, want), during.split(), after.split()
+
+    shown, during, after = press_and_read(["CAT"], GREEN, "acceptable")
+    rc, record = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep CAT | tail -n1")
+    check("gpio-sim button press (pull set low) in Entry judges CAT: green screen; record says button",
+          shown and '"trigger":"button"' in record, f"record: {record[-160:]}")
+    check("lamp lines during/after ACCEPTABLE: green 1, red 0, service 0, then all 0",
+          during == ["1", "0", "0"] and after == ["0", "0", "0"], f"during {during}, after {after}")
+    shown, during, after = press_and_read(["XYZZYQ"], RED, "unacceptable")
+    check("gpio-sim button judges XYZZYQ: red screen; red lamp 1 during, all 0 after",
+          shown and during == ["0", "1", "0"] and after == ["0", "0", "0"], f"during {during}, after {after}")
+    n_ready = vm.console_text().count(READY)
+    vm.sh(f"cp -p /run/config.toml.before-gpio {config} && systemctl restart wordjudge")
+    vm.wait_console(READY, count=n_ready + 1, timeout=90)
+
+
 def verify_units_here():
     """verify-units.sh: systemd-analyze verify and sysusers on the repo's systemd/ files."""
     p = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "verify-units.sh")],
@@ -278,7 +415,8 @@ def main():
     verify_units_here()
     disk = os.path.join(WORK, "disk.img")
     subprocess.run(["cp", "--sparse=always", IMG, disk], check=True)
-    shutil.copy(OVMF_VARS, os.path.join(WORK, "OVMF_VARS.fd"))
+    if ARCH == "amd64":
+        shutil.copy(OVMF_VARS, os.path.join(WORK, "OVMF_VARS.fd"))
     log(f"image {IMG}: {os.path.getsize(IMG) / 2**20:.0f} MiB; scratch copy in {WORK}")
 
     # ---------------- boot 1 ----------------
@@ -338,10 +476,17 @@ def main():
         rc, vt = vm.sh("cat /sys/class/tty/tty0/active")
         check("Ctrl+Alt+F2 leaves the kiosk on screen", near(colour, NAVY), f"active VT {vt}, screen {hexc(colour)} on {share:.0%}")
         combo("ctrl", "alt", "f1")
+        escape_keys(vm)
+        display_drivers(vm)
+        gpio_sim(vm)
         rc, out = vm.sh("systemd-analyze verify wordjudge.service 2>&1; echo rc=$?")
         check("systemd-analyze verify wordjudge.service (in the image)", out.endswith("rc=0"), out.replace("\n", " | "))
         rc, out = vm.sh("systemd-analyze security wordjudge.service --no-pager | tail -n1")
         log(f"systemd-analyze security: {out}")
+        rc, out = vm.sh("systemd-analyze time --no-pager; systemd-analyze critical-chain wordjudge.service --no-pager")
+        with open(os.path.join(WORK, f"critical-chain-{ARCH}.txt"), "w") as f:
+            f.write(out + "\n")
+        log("systemd-analyze time and critical-chain wordjudge.service:\n" + out)
 
         rc, pid1 = vm.sh("systemctl show -P MainPID wordjudge")
         n_ready = vm.console_text().count(READY)
@@ -400,7 +545,7 @@ def main():
         vm.keys("2", "4", "6", "8", "ret")
         time.sleep(2)
         vm.screen("director-menu")
-        vm.keys(*["down"] * 8, "up")
+        vm.keys(*["down"] * 40, "up", gap=0.05)  # the last item is Leave; Power off is just above
         time.sleep(1)
         vm.screen("director-poweroff-selected")
         vm.keys("ret")
@@ -416,7 +561,11 @@ def main():
     finally:
         vm.kill()
 
-    log(f"boot to READY: {boot_ready:.1f} s from power-on (UEFI firmware included), {kernel_ready} s from kernel start")
+    firmware = "UEFI firmware included" if ARCH == "amd64" else "direct kernel boot"
+    summary = f"{ARCH} boot to READY: {boot_ready:.1f} s from power-on ({firmware}), {kernel_ready} s from kernel start"
+    log(summary)
+    with open(os.path.join(WORK, f"boot-times-{ARCH}.txt"), "w") as f:
+        f.write(summary + "\n")
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 # Boot test of the wordjudge appliance (see kiosk-image/README.md, "Boot test").
 #
 #   kiosk-image/test-boot.sh            # build the amd64 image if it is out of date, then boot-test it
+#   ARCH=arm64 kiosk-image/test-boot.sh # the same for the Raspberry Pi image, under qemu-system-aarch64
+#                                       # (cross-builds the aarch64 wordjudge first: cross-build.sh)
 #   REBUILD=1 kiosk-image/test-boot.sh  # always rebuild first
 #   IMAGE=path.img kiosk-image/test-boot.sh   # test a given image
 #   ACCEL=kvm ...                       # use KVM where it works (default: TCG software emulation)
 #
 # Checks: test-boot.py runs `systemd-analyze verify` on systemd/wordjudge.service, then boots the image
-# twice under qemu-system-x86_64 and prints one PASS/FAIL line per check and
+# twice under qemu-system-x86_64 (or -aarch64) and prints one PASS/FAIL line per check and
 # "N passed, N failed". Exit 0 only if everything passed. Needs root (the image build).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -15,9 +17,17 @@ REPO=$(cd "$HERE/.." && pwd)
 START=$(date +%s)
 say() { printf '[test-boot %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
+ARCH=${ARCH:-amd64}
+export ARCH
 need=()
-command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
-[ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || need+=(ovmf)
+case "$ARCH" in
+    amd64) command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+           [ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || need+=(ovmf)
+           BIN=$REPO/target/release/wordjudge ;;
+    arm64) command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)
+           BIN=$REPO/target/aarch64-unknown-linux-gnu/release/wordjudge ;;
+    *) echo "test-boot.sh: ARCH must be amd64 or arm64" >&2; exit 2 ;;
+esac
 command -v systemd-analyze >/dev/null || need+=(systemd)
 if [ ${#need[@]} -gt 0 ]; then
     say "installing ${need[*]}"
@@ -27,16 +37,22 @@ fi
 # 1. The image: the operator's build with every option set, in its own directory. The
 #    "TWL2016" word list is a made-up 20-word list: it shows LEXICON_SOURCES works (its
 #    fingerprint does not match the real list's, so it can never pass as the real one).
-WORK=${WORK:-/tmp/wordjudge-boot-test}
+WORK=${WORK:-/tmp/wordjudge-boot-test-$ARCH}
 mkdir -p "$WORK"
 printf 'CAT\nDOG\nZEBRA\nQI\nZA\nXU\nJO\nAA\nQAT\nJIAO\nQOPH\nZAX\nCWM\nCRWTH\nEUOUAE\nMUZJIKS\nSYZYGY\nOXYPHENBUTAZONE\nQUIXOTRY\nFAVOURITE\n' >"$WORK/test-words.txt"
 echo 2468 >"$WORK/test-pin"
-IMAGE=${IMAGE:-$REPO/target/kiosk-image/amd64-test/wordjudge-amd64.img}
+IMAGE_GIVEN=${IMAGE:-}
+IMAGE=${IMAGE:-$REPO/target/kiosk-image/$ARCH-test/wordjudge-$ARCH.img}
+# The binary is rebuilt first (cargo is incremental), so a code change rebuilds the image.
+if [ -z "${IMAGE_GIVEN:-}" ]; then
+    if [ "$ARCH" = arm64 ]; then "$HERE/cross-build.sh" >&2; fi
+    (cd "$REPO" && cargo build --release --quiet)
+fi
 if [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
-   [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/release/wordjudge" \
+   [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/release/wordjudge" "$BIN" \
            -newer "$IMAGE" -type f ! -name '*.md' ! -name 'test-boot.*' 2>/dev/null | head -n1)" ]; then
     say "building the image"
-    ARCH=amd64 OUT=$(dirname "$IMAGE") STATION_NAME="Boot test" DIRECTOR_PIN_FILE="$WORK/test-pin" \
+    OUT=$(dirname "$IMAGE") STATION_NAME="Boot test" DIRECTOR_PIN_FILE="$WORK/test-pin" \
         LEXICON_SOURCES="TWL2016=$WORK/test-words.txt" "$HERE/build.sh" >/dev/null
 else
     say "reusing $IMAGE"

@@ -72,6 +72,9 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     let config = options.config.config.clone();
     let (hardware, gpio_problem) = gpio::open(&config.gpio, options.gpio);
     let gpio_description = hardware.describe();
+    // Which backend drives the button and lamps, for the operator's journal
+    // (the director menu shows the same line).
+    tracing::info!("judge button and lamps: {gpio_description}");
     let show_lamps = options.windowed && options.gpio == Backend::Sim;
     // A config that is broken with no last good copy names no audit folder
     // the station may trust: open none rather than start a new chain.
