@@ -67,6 +67,12 @@ case "$WJ_ARCH" in
     arm64) DISPLAY_DRIVERS="vc4 v3d virtio-gpu" ;;
     *) DISPLAY_DRIVERS="" ;;
 esac
+# Unresolved symbols as depmod -e sees them before pruning (the baseline: with or without
+# System.map, depmod names some symbols of the kernel proper), to compare with after.
+unresolved() {
+    chroot "$R" depmod -a -e -F "/boot/System.map-$KVER" "$KVER" 2>&1 | grep 'unknown symbol' | sort -u
+}
+unresolved_before=$(unresolved)
 if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
     M=$R/lib/modules/$KVER/kernel
     rm -rf "$M/net" "$M/drivers/net" "$M/drivers/infiniband" \
@@ -79,20 +85,21 @@ if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
            "$M/drivers/mtd" "$M/drivers/w1" "$M/drivers/xen" "$M/drivers/vfio" "$M/drivers/vhost" "$M/drivers/scsi/"*/ "$M/drivers/comedi" "$M/fs/ocfs2" "$M/fs/gfs2" "$M/fs/nfs" "$M/fs/nfsd" \
            "$M/fs/ceph" "$M/fs/smb" "$M/fs/cifs" "$M/fs/xfs" "$M/fs/btrfs" "$M/fs/f2fs" "$M/fs/jfs"
 fi
-# depmod -e with the kernel's System.map names every module left with a symbol no module
-# provides; any such module among the display drivers' dependencies fails the build.
-depmod_log=$(chroot "$R" depmod -a -e -F "/boot/System.map-$KVER" "$KVER" 2>&1 || true)
+# A symbol unresolved now but not before pruning was provided by a deleted module: any
+# such symbol among the display drivers' modules fails the build.
+new_unresolved=$(comm -13 <(printf '%s\n' "$unresolved_before") <(unresolved))
 for drv in $DISPLAY_DRIVERS; do
     deps=$(chroot "$R" modprobe -S "$KVER" --show-depends "$drv" 2>&1) ||
         { say "display driver $drv cannot load: $deps"; exit 1; }
     for ko in $(printf '%s\n' "$deps" | awk '$1=="insmod"{print $2}'); do
-        if printf '%s\n' "$depmod_log" | grep -F "$(basename "$ko")" | grep -q 'unknown symbol'; then
-            say "display driver $drv: $(basename "$ko") has unresolved symbols:"
-            printf '%s\n' "$depmod_log" | grep -F "$(basename "$ko")" >&2
+        if printf '%s\n' "$new_unresolved" | grep -qF "/$(basename "$ko") needs"; then
+            say "display driver $drv: $(basename "$ko") lost symbols to the pruning:"
+            printf '%s\n' "$new_unresolved" | grep -F "/$(basename "$ko") needs" >&2
             exit 1
         fi
     done
 done
+[ -z "$new_unresolved" ] || say "note: $(printf '%s\n' "$new_unresolved" | wc -l) symbols unresolved after pruning in modules no display driver needs"
 say "display drivers load with all their modules: ${DISPLAY_DRIVERS:-none}"
 echo 'COMPRESS=zstd' >"$R/etc/initramfs-tools/conf.d/wordjudge"
 rm -f "$R/boot/initrd.img-$KVER"

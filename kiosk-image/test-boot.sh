@@ -34,13 +34,22 @@ if [ ${#need[@]} -gt 0 ]; then
     apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-# 1. The image: the operator's build with every option set, in its own directory. The
-#    "TWL2016" word list is a made-up 20-word list: it shows LEXICON_SOURCES works (its
-#    fingerprint does not match the real list's, so it can never pass as the real one).
+# 1. The image: the operator's build with every option set, in its own directory. Where the
+#    licensed lists are here (../shared/lexicons, as in CI), CSW15 goes in through
+#    LEXICON_SOURCES (checked against its pinned digest at install) and is the active
+#    lexicon; elsewhere the station judges with the built-in DEMO list. The image stays
+#    under target/ and is never committed.
 WORK=${WORK:-/tmp/wordjudge-boot-test-$ARCH}
 mkdir -p "$WORK"
-printf 'CAT\nDOG\nZEBRA\nQI\nZA\nXU\nJO\nAA\nQAT\nJIAO\nQOPH\nZAX\nCWM\nCRWTH\nEUOUAE\nMUZJIKS\nSYZYGY\nOXYPHENBUTAZONE\nQUIXOTRY\nFAVOURITE\n' >"$WORK/test-words.txt"
 echo 2468 >"$WORK/test-pin"
+SHARED=$(cd "$REPO/.." && pwd)/shared/lexicons
+if [ -f "$SHARED/CSW15.txt" ]; then
+    export LEXICON_SOURCES="CSW15=$SHARED/CSW15.txt" ACTIVE_LEXICON=CSW15
+else
+    unset LEXICON_SOURCES; export ACTIVE_LEXICON=DEMO
+    say "$SHARED/CSW15.txt not found: the image judges with the DEMO list"
+fi
+export EXPECT_LEXICON=$ACTIVE_LEXICON
 IMAGE_GIVEN=${IMAGE:-}
 IMAGE=${IMAGE:-$REPO/target/kiosk-image/$ARCH-test/wordjudge-$ARCH.img}
 # The binary is rebuilt first (cargo is incremental), so a code change rebuilds the image.
@@ -53,7 +62,7 @@ if [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
            -newer "$IMAGE" -type f ! -name '*.md' ! -name 'test-boot.*' 2>/dev/null | head -n1)" ]; then
     say "building the image"
     OUT=$(dirname "$IMAGE") STATION_NAME="Boot test" DIRECTOR_PIN_FILE="$WORK/test-pin" \
-        LEXICON_SOURCES="TWL2016=$WORK/test-words.txt" "$HERE/build.sh" >/dev/null
+        "$HERE/build.sh" >/dev/null
 else
     say "reusing $IMAGE"
 fi

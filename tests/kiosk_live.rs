@@ -72,6 +72,7 @@ fn start_station(path: &Path) -> LiveStation {
         audit,
         gpio_problem: None,
         gpio_description: "none (test)".into(),
+        pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
         appliance: false,
     })
 }

@@ -9,6 +9,7 @@
 //! so a fault in the judging path is an audit record and an out-of-service
 //! screen, never a dead kiosk.
 
+use super::pin_check::PinChecker;
 use crate::audit::{AdjudicationInput, AuditEvent, AuditLog, LexiconIdentity};
 use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::judge::{judge, Challenge};
@@ -43,6 +44,8 @@ pub struct StationSetup {
     pub gpio_description: String,
     /// Running as the appliance's service: only then reboot and power-off.
     pub appliance: bool,
+    /// Where the director PIN is checked (a child process in the kiosk).
+    pub pin_checker: PinChecker,
 }
 
 /// The station as the kiosk runs it.
@@ -56,6 +59,7 @@ pub struct LiveStation {
     audit: Option<AuditLog>,
     gpio_problem: Option<String>,
     gpio_description: String,
+    pin_checker: PinChecker,
     appliance: bool,
     judging_fault: Option<String>,
     /// The event profile in force, if the config names one.
@@ -76,7 +80,7 @@ fn open_active(catalog: &Catalog, id: &str) -> Result<Lexicon, LexiconError> {
 impl LiveStation {
     /// Starts the station: opens the active lexicon and records start-up.
     pub fn start(setup: StationSetup) -> LiveStation {
-        let StationSetup { loaded, lexicon_dir, audit, gpio_problem, gpio_description, appliance } = setup;
+        let StationSetup { loaded, lexicon_dir, audit, gpio_problem, gpio_description, appliance, pin_checker } = setup;
         let Loaded { config, path, source, problem } = loaded;
         let catalog = Catalog::load(&lexicon_dir);
         let mut station = LiveStation {
@@ -89,6 +93,7 @@ impl LiveStation {
             audit,
             gpio_problem,
             gpio_description,
+            pin_checker,
             appliance,
             judging_fault: None,
             profile: None,
@@ -255,7 +260,7 @@ impl Station for LiveStation {
     fn check_pin(&mut self, pin: &str) -> PinCheck {
         match &self.config.director_pin_hash {
             None => PinCheck::NotSet,
-            Some(hash) if crate::pin::verify_pin(pin, hash) => PinCheck::Accepted,
+            Some(hash) if self.pin_checker.verify(pin, hash) => PinCheck::Accepted,
             Some(_) => PinCheck::Refused,
         }
     }

@@ -93,6 +93,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         audit,
         gpio_problem,
         gpio_description,
+        pin_checker: crate::app::pin_check::PinChecker::this_program(),
         appliance: options.appliance,
     });
     let lexicon = station.lexicon();

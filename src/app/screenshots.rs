@@ -56,6 +56,7 @@ impl ScratchStation {
             audit: Some(audit),
             gpio_problem: None,
             gpio_description: "none (screenshots)".into(),
+            pin_checker: crate::app::pin_check::PinChecker::InProcess,
             appliance: false,
         });
         Ok(Controller::new(

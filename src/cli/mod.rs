@@ -51,6 +51,11 @@ enum Command {
     /// Check the judge button and lamps wiring.
     #[command(subcommand)]
     Gpio(gpio::GpioCommand),
+    /// Internal: the kiosk's director-PIN check, run in a child process so
+    /// Argon2's work buffer never counts in the kiosk's memory. Reads the
+    /// stored hash and the PIN, one per line, on stdin; exit 0 = match.
+    #[command(name = "check-pin-child", hide = true)]
+    CheckPinChild,
 }
 
 /// The config and lexicon directory as the global flags resolve them.
@@ -93,6 +98,9 @@ pub fn run() -> ExitCode {
     if !matches!(cli.command, Command::Kiosk(_)) {
         restore_default_sigpipe();
     }
+    if matches!(cli.command, Command::CheckPinChild) {
+        return check_pin_child();
+    }
     let context = Context::resolve(&cli);
     match cli.command {
         Command::Judge(args) => judge::run(&context, args),
@@ -102,6 +110,29 @@ pub fn run() -> ExitCode {
         Command::Kiosk(args) => kiosk::kiosk(context, args),
         Command::Screenshot(args) => kiosk::screenshot(args),
         Command::Config(command) => config::run(context, command),
+        Command::CheckPinChild => check_pin_child(),
+    }
+}
+
+/// `check-pin-child`: see [`wordjudge::app::pin_check`]. Touches no file.
+fn check_pin_child() -> ExitCode {
+    use std::io::Read;
+    use wordjudge::app::pin_check::{EXIT_MATCH, EXIT_NO_MATCH, SAYS_MATCH, SAYS_NO_MATCH};
+    let mut input = String::new();
+    // A hash and a PIN are far below 4 KiB: anything longer is not ours.
+    if std::io::stdin().take(4096).read_to_string(&mut input).is_err() {
+        return ExitCode::from(EXIT_USAGE);
+    }
+    let mut lines = input.lines();
+    let (Some(hash), Some(pin), None) = (lines.next(), lines.next(), lines.next()) else {
+        return ExitCode::from(EXIT_USAGE);
+    };
+    if wordjudge::pin::verify_pin(pin, hash) {
+        println!("{SAYS_MATCH}");
+        ExitCode::from(EXIT_MATCH)
+    } else {
+        println!("{SAYS_NO_MATCH}");
+        ExitCode::from(EXIT_NO_MATCH)
     }
 }
 
