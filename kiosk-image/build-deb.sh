@@ -3,6 +3,8 @@
 #
 #   kiosk-image/build-deb.sh            # amd64 and arm64 -> target/debian/wordjudge_VERSION_ARCH.deb
 #   kiosk-image/build-deb.sh amd64      # just one
+#   PROFILE=dev kiosk-image/build-deb.sh amd64   # from the dev-profile build (CI: no second,
+#                                                # release build of the whole tree)
 #
 # Installs what it needs: cargo-deb (from crates.io, once), dpkg-dev (dpkg-shlibdeps works
 # out the library dependencies), and for arm64 the cross tools (cross-build.sh).
@@ -14,6 +16,8 @@ cd "$(dirname "$0")/.."
 say() { printf '[build-deb %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 archs=("$@"); [ ${#archs[@]} -gt 0 ] || archs=(amd64 arm64)
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+PROFILE=${PROFILE:-release}
+# cargo-deb warns that a dev profile is for development; CI uses it knowingly (stripped).
 
 command -v dpkg-shlibdeps >/dev/null || {
     say "installing dpkg-dev"
@@ -28,12 +32,12 @@ for arch in "${archs[@]}"; do
     case "$arch" in
         amd64)
             say "cargo deb (amd64)"
-            cargo build --locked --release --quiet
-            cargo deb --no-build --quiet ;;
+            cargo build --locked --profile "$PROFILE" --quiet
+            cargo deb --no-build --quiet --profile "$PROFILE" ;;
         arm64)
             bash kiosk-image/cross-build.sh
             say "cargo deb --target aarch64-unknown-linux-gnu (arm64)"
-            PKG_CONFIG_ALLOW_CROSS=1 cargo deb --no-build --quiet --target aarch64-unknown-linux-gnu ;;
+            PKG_CONFIG_ALLOW_CROSS=1 cargo deb --no-build --quiet --profile "$PROFILE" --target aarch64-unknown-linux-gnu ;;
         *) say "unknown architecture $arch (amd64 or arm64)"; exit 2 ;;
     esac
 done

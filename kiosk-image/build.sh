@@ -10,6 +10,8 @@
 #                            then target/release/wordjudge; arm64 default on amd64:
 #                            kiosk-image/cross-build.sh, then
 #                            target/aarch64-unknown-linux-gnu/release/wordjudge)
+#   PROFILE=release|dev      cargo profile of the default binaries (default release; CI uses dev:
+#                            the same code, built faster, stripped before it goes in)
 #   HOST_WORDJUDGE=PATH      a wordjudge runnable on this machine, used to compile word lists
 #                            and hash the PIN (default: WORDJUDGE_BIN when it runs here,
 #                            else target/release/wordjudge)
@@ -73,30 +75,33 @@ elf_arch() {
     esac
 }
 
+PROFILE=${PROFILE:-release}
+export PROFILE
+PDIR=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
 case "$ARCH" in
     amd64) KERNEL_PKGS="linux-image-amd64 systemd-boot-efi qemu-guest-agent"
-           DEFAULT_BIN=$REPO/target/release/wordjudge
-           [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/x86_64-unknown-linux-gnu/release/wordjudge ;;
+           DEFAULT_BIN=$REPO/target/$PDIR/wordjudge
+           [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/x86_64-unknown-linux-gnu/$PDIR/wordjudge ;;
     # qemu-guest-agent only starts when its virtio port exists (QEMU): the boot test's shell.
     arm64) KERNEL_PKGS="linux-image-arm64 raspi-firmware qemu-guest-agent"
-           DEFAULT_BIN=$REPO/target/aarch64-unknown-linux-gnu/release/wordjudge
-           [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/release/wordjudge ;;
+           DEFAULT_BIN=$REPO/target/aarch64-unknown-linux-gnu/$PDIR/wordjudge
+           [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/$PDIR/wordjudge ;;
     *) die "ARCH must be amd64 or arm64, not '$ARCH'" ;;
 esac
 
 # --- the wordjudge binary -------------------------------------------------------------
 if [ -z "${WORDJUDGE_BIN:-}" ]; then
     WORDJUDGE_BIN=$DEFAULT_BIN
-    if [ "$DEFAULT_BIN" = "$REPO/target/release/wordjudge" ]; then
-        say "cargo build --release"
-        (cd "$REPO" && cargo build --release --quiet) || die "cargo build --release failed"
+    if [ "$DEFAULT_BIN" = "$REPO/target/$PDIR/wordjudge" ]; then
+        say "cargo build --profile $PROFILE"
+        (cd "$REPO" && cargo build --profile "$PROFILE" --quiet) || die "cargo build --profile $PROFILE failed"
     elif [ "$ARCH" = arm64 ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
         # The real aarch64 binary, cross-built (installs the cross tools on first use).
         "$HERE/cross-build.sh" || die "kiosk-image/cross-build.sh failed"
         # Word lists and the PIN are compiled/hashed here, by a host binary.
         if [ -n "${LEXICON_SOURCES:-}${DIRECTOR_PIN_FILE:-}" ] && [ -z "${HOST_WORDJUDGE:-}" ]; then
-            say "cargo build --release (host wordjudge, for word lists and the PIN)"
-            (cd "$REPO" && cargo build --release --quiet) || die "cargo build --release failed"
+            say "cargo build --profile $PROFILE (host wordjudge, for word lists and the PIN)"
+            (cd "$REPO" && cargo build --profile "$PROFILE" --quiet) || die "cargo build failed"
         fi
     fi
 fi
@@ -111,10 +116,19 @@ BIN_ARCH=$(elf_arch "$WORDJUDGE_BIN")
 
 if [ -z "${HOST_WORDJUDGE:-}" ]; then
     if [ "$BIN_ARCH" = "$(dpkg --print-architecture)" ]; then HOST_WORDJUDGE=$WORDJUDGE_BIN
-    else HOST_WORDJUDGE=$REPO/target/release/wordjudge; fi
+    else HOST_WORDJUDGE=$REPO/target/$PDIR/wordjudge; fi
 fi
 
 need_tools
+# Installed stripped of debug sections (a dev-profile build carries ~100 MB of line tables).
+STRIPPED=$(mktemp); trap 'rm -f "$STRIPPED"' EXIT
+case "$BIN_ARCH" in
+    amd64) OBJCOPY=objcopy; [ "$(dpkg --print-architecture)" = amd64 ] || OBJCOPY=x86_64-linux-gnu-objcopy ;;
+    arm64) OBJCOPY=aarch64-linux-gnu-objcopy; [ "$(dpkg --print-architecture)" = arm64 ] && OBJCOPY=objcopy ;;
+esac
+command -v "$OBJCOPY" >/dev/null || die "$OBJCOPY is missing (apt-get install binutils$([ "$OBJCOPY" = objcopy ] || echo "-${OBJCOPY%-objcopy}" | tr _ -))"
+"$OBJCOPY" --strip-debug "$WORDJUDGE_BIN" "$STRIPPED" || die "cannot strip $WORDJUDGE_BIN"
+chmod 0755 "$STRIPPED"
 if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
     # The new tree's maintainer scripts are $ARCH programs: run them through qemu-user.
     [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
@@ -140,7 +154,7 @@ say "mmdebstrap $SUITE $ARCH ($MIRROR)"
 # The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
 # pruning modules (under qemu-user each mkinitramfs takes minutes).
 export INITRD=No
-export WJ_ARCH=$ARCH WJ_BIN=$WORDJUDGE_BIN WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0}
+export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0}
 for attempt in 1 2; do   # a second try rides out a mirror hiccup
     mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
         --include="$(echo $PKGS | tr ' ' ,)" \

@@ -2,6 +2,7 @@
 # Cross-builds the real aarch64 (Raspberry Pi) `wordjudge` on an amd64 Debian machine:
 #
 #   kiosk-image/cross-build.sh        # -> target/aarch64-unknown-linux-gnu/release/wordjudge
+#   PROFILE=dev kiosk-image/cross-build.sh  # -> .../debug/wordjudge (CI: same code, faster to build)
 #
 # It installs what it needs, as .ci/install-deps does for the host build:
 #   * arm64 as a Debian foreign architecture (dpkg --add-architecture arm64), so the
@@ -16,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGET=aarch64-unknown-linux-gnu
+PROFILE=${PROFILE:-release}
 say() { printf '[cross-build %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
 [ "$(dpkg --print-architecture)" = amd64 ] || {
@@ -45,13 +47,13 @@ if ! rustup target list --installed | grep -qx "$TARGET"; then
     rustup target add "$TARGET"
 fi
 
-say "cargo build --release --target $TARGET (about 20 minutes the first time)"
+say "cargo build --profile $PROFILE --target $TARGET (about 20 minutes the first time)"
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
 export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export PKG_CONFIG_ALLOW_CROSS=1
 export PKG_CONFIG_SYSROOT_DIR=/
 export PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
-cargo build --locked --release --target "$TARGET" --bin wordjudge
-BIN=target/$TARGET/release/wordjudge
+cargo build --locked --profile "$PROFILE" --target "$TARGET" --bin wordjudge
+BIN=target/$TARGET/$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")/wordjudge
 file "$BIN" 2>/dev/null || ls -l "$BIN"
 say "built $BIN"
