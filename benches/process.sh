@@ -68,7 +68,8 @@ xdotool key ctrl+alt+shift+d
 xdotool type --delay 30 2468
 xdotool key Return Escape
 sleep 0.5
-echo "peak RSS after the director PIN: $(grep VmHWM /proc/$pid/status)"
+grep -q '"event":"pin_accepted"' "$work"/audit/*.jsonl || { echo "the director PIN was not accepted"; exit 1; }
+echo "peak RSS after the director PIN (accepted; checked in a child process): $(grep VmHWM /proc/$pid/status)"
 for n in $(seq 1 100); do
   xdotool type --delay 15 "2qi za"
   xdotool key Tab

@@ -69,8 +69,10 @@ case "$WJ_ARCH" in
 esac
 # Unresolved symbols as depmod -e sees them before pruning (the baseline: with or without
 # System.map, depmod names some symbols of the kernel proper), to compare with after.
+# The host's depmod and modprobe read the tree directly (-b/-d): they handle any
+# architecture's modules, and under qemu-user each chrooted run would take a minute.
 unresolved() {
-    chroot "$R" depmod -a -e -F "/boot/System.map-$KVER" "$KVER" 2>&1 | grep 'unknown symbol' | sort -u
+    depmod -b "$R" -a -e -F "$R/boot/System.map-$KVER" "$KVER" 2>&1 | grep 'unknown symbol' | sed "s|$R||g" | sort -u
 }
 unresolved_before=$(unresolved)
 if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
@@ -89,7 +91,7 @@ fi
 # such symbol among the display drivers' modules fails the build.
 new_unresolved=$(comm -13 <(printf '%s\n' "$unresolved_before") <(unresolved))
 for drv in $DISPLAY_DRIVERS; do
-    deps=$(chroot "$R" modprobe -S "$KVER" --show-depends "$drv" 2>&1) ||
+    deps=$(modprobe -d "$R" -S "$KVER" --show-depends "$drv" 2>&1) ||
         { say "display driver $drv cannot load: $deps"; exit 1; }
     for ko in $(printf '%s\n' "$deps" | awk '$1=="insmod"{print $2}'); do
         if printf '%s\n' "$new_unresolved" | grep -qF "/$(basename "$ko") needs"; then

@@ -18,14 +18,16 @@ START=$(date +%s)
 say() { printf '[test-boot %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 
 ARCH=${ARCH:-amd64}
-export ARCH
+PROFILE=${PROFILE:-release}   # CI: dev (the build its tests made; see build.sh)
+PDIR=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
+export ARCH PROFILE
 need=()
 case "$ARCH" in
     amd64) command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
            [ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || need+=(ovmf)
-           BIN=$REPO/target/release/wordjudge ;;
+           BIN=$REPO/target/$PDIR/wordjudge ;;
     arm64) command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)
-           BIN=$REPO/target/aarch64-unknown-linux-gnu/release/wordjudge ;;
+           BIN=$REPO/target/aarch64-unknown-linux-gnu/$PDIR/wordjudge ;;
     *) echo "test-boot.sh: ARCH must be amd64 or arm64" >&2; exit 2 ;;
 esac
 command -v systemd-analyze >/dev/null || need+=(systemd)
@@ -55,10 +57,10 @@ IMAGE=${IMAGE:-$REPO/target/kiosk-image/$ARCH-test/wordjudge-$ARCH.img}
 # The binary is rebuilt first (cargo is incremental), so a code change rebuilds the image.
 if [ -z "${IMAGE_GIVEN:-}" ]; then
     if [ "$ARCH" = arm64 ]; then "$HERE/cross-build.sh" >&2; fi
-    (cd "$REPO" && cargo build --release --quiet)
+    (cd "$REPO" && cargo build --profile "$PROFILE" --quiet)
 fi
 if [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
-   [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/release/wordjudge" "$BIN" \
+   [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/$PDIR/wordjudge" "$BIN" \
            -newer "$IMAGE" -type f ! -name '*.md' ! -name 'test-boot.*' 2>/dev/null | head -n1)" ]; then
     say "building the image"
     OUT=$(dirname "$IMAGE") STATION_NAME="Boot test" DIRECTOR_PIN_FILE="$WORK/test-pin" \

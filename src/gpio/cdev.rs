@@ -32,7 +32,7 @@
 //! so nothing flashes at start; [`Drop`] drives them off again before the
 //! lines are released.
 
-use super::{header_pin, Debouncer, GpioConfig, GpioError, Hardware, LampPin, Lamps, Pull, Role};
+use super::{pin_label, Debouncer, GpioConfig, GpioError, Hardware, LampPin, Lamps, Pull, Role};
 use gpiocdev::line::{Bias, EdgeDetection, EdgeKind, Value};
 use gpiocdev::Request;
 use std::path::{Path, PathBuf};
@@ -160,7 +160,8 @@ impl CdevHardware {
                 if !kernel_debounce && !config.debounce().is_zero() {
                     notes.push("kernel refused its debounce".into());
                 }
-                parts.push(format!("button {}", label(wiring.bcm, &notes)));
+                let notes: Vec<&str> = notes.iter().map(String::as_str).collect();
+                parts.push(format!("button {}", pin_label(wiring.bcm, &notes)));
                 Some(watch)
             }
         };
@@ -173,8 +174,8 @@ impl CdevHardware {
                 .as_output(Lamp::value(false, wiring.active_low))
                 .request()
                 .map_err(|source| GpioError::Line { role, bcm: wiring.bcm, source })?;
-            let notes: Vec<String> = if wiring.active_low { vec!["active low".into()] } else { Vec::new() };
-            parts.push(format!("{} {}", role_word(role), label(wiring.bcm, &notes)));
+            let notes: &[&str] = if wiring.active_low { &["active low"] } else { &[] };
+            parts.push(format!("{} {}", role.short_name(), pin_label(wiring.bcm, notes)));
             Ok(Some(Lamp { request, active_low: wiring.active_low }))
         };
         let green = lamp(Role::GreenLamp, config.green_lamp, &mut parts)?;
@@ -262,26 +263,6 @@ fn watch_button(
         })
         .map_err(GpioError::Thread)?;
     Ok((ButtonWatch { stop, thread: Some(thread) }, pressed_now, kernel_debounce))
-}
-
-/// "BCM17 (pin 11, active low)".
-fn label(bcm: u8, notes: &[String]) -> String {
-    let pin = header_pin(bcm).map(|p| format!("pin {p}"));
-    let all: Vec<&str> = pin.as_deref().into_iter().chain(notes.iter().map(String::as_str)).collect();
-    if all.is_empty() {
-        format!("BCM{bcm}")
-    } else {
-        format!("BCM{bcm} ({})", all.join(", "))
-    }
-}
-
-fn role_word(role: Role) -> &'static str {
-    match role {
-        Role::JudgeButton => "button",
-        Role::GreenLamp => "green",
-        Role::RedLamp => "red",
-        Role::ServiceLamp => "service",
-    }
 }
 
 impl Hardware for CdevHardware {

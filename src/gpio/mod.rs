@@ -166,6 +166,18 @@ impl Role {
     }
 }
 
+impl Role {
+    /// One word for the director's description: "button", "green", ...
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Role::JudgeButton => "button",
+            Role::GreenLamp => "green",
+            Role::RedLamp => "red",
+            Role::ServiceLamp => "service",
+        }
+    }
+}
+
 impl fmt::Display for Role {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -183,6 +195,18 @@ pub fn header_pin(bcm: u8) -> Option<u8> {
     const PINS: [u8; 28] =
         [27, 28, 3, 5, 7, 29, 31, 26, 24, 21, 19, 23, 32, 33, 8, 10, 36, 11, 12, 35, 38, 40, 15, 16, 18, 22, 37, 13];
     PINS.get(usize::from(bcm)).copied()
+}
+
+/// "BCM17 (pin 11, active low)": a wired pin for the director's description,
+/// with notes after the header pin. Both real backends describe pins so.
+pub(crate) fn pin_label(bcm: u8, notes: &[&str]) -> String {
+    let pin = header_pin(bcm).map(|p| format!("pin {p}"));
+    let all: Vec<&str> = pin.as_deref().into_iter().chain(notes.iter().copied()).collect();
+    if all.is_empty() {
+        format!("BCM{bcm}")
+    } else {
+        format!("BCM{bcm} ({})", all.join(", "))
+    }
 }
 
 /// "BCM17 (pin 11)", or just "BCM40" for a number not on the header.

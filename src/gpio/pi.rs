@@ -28,7 +28,7 @@
 //! relay board's input floating. Instead [`Drop`] drives every lamp off,
 //! honouring `active_low`, and leaves the pin driving off after exit.
 
-use super::{header_pin, Debouncer, GpioConfig, GpioError, Hardware, LampPin, Lamps, Pull, Role};
+use super::{pin_label, Debouncer, GpioConfig, GpioError, Hardware, LampPin, Lamps, Pull, Role};
 use rppal::gpio::{Event, Gpio, InputPin, Level, OutputPin, Trigger};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -80,7 +80,7 @@ impl PiHardware {
             };
             pin.set_reset_on_drop(false);
             let polarity: &[&str] = if wiring.active_low { &["active low"] } else { &[] };
-            parts.push(format!("{} {}", role_word(role), label(wiring.bcm, polarity)));
+            parts.push(format!("{} {}", role.short_name(), pin_label(wiring.bcm, polarity)));
             Ok(Some(Lamp { pin, active_low: wiring.active_low }))
         };
 
@@ -116,7 +116,7 @@ impl PiHardware {
                 if pressed_now {
                     notes.push("reads pressed now");
                 }
-                parts.push(format!("button {}", label(wiring.bcm, &notes)));
+                parts.push(format!("button {}", pin_label(wiring.bcm, &notes)));
                 Some(pin)
             }
         };
@@ -126,26 +126,6 @@ impl PiHardware {
 
         let description = format!("rppal: {}; debounce {} ms", parts.join(", "), config.debounce_ms);
         Ok(PiHardware { _button: button, presses, green, red, service, description })
-    }
-}
-
-/// "BCM17 (pin 11, active low)".
-fn label(bcm: u8, notes: &[&str]) -> String {
-    let pin = header_pin(bcm).map(|p| format!("pin {p}"));
-    let all: Vec<&str> = pin.as_deref().into_iter().chain(notes.iter().copied()).collect();
-    if all.is_empty() {
-        format!("BCM{bcm}")
-    } else {
-        format!("BCM{bcm} ({})", all.join(", "))
-    }
-}
-
-fn role_word(role: Role) -> &'static str {
-    match role {
-        Role::JudgeButton => "button",
-        Role::GreenLamp => "green",
-        Role::RedLamp => "red",
-        Role::ServiceLamp => "service",
     }
 }
 
