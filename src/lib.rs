@@ -4,7 +4,7 @@
 //! `tests/layers.rs` checks the `use crate::` lines):
 //!
 //! 1. the core — [`word`], [`fingerprint`], [`digest`], [`lexicon`],
-//!    [`judge`] — and the station's records and devices — [`audit`], [`gpio`],
+//!    [`judge`] — and the station's records and devices — [`audit`], [`gpio`], [`usb`],
 //!    [`panel`], [`profile`], [`config`], [`pin`], [`atomic_file`], [`shutdown`]: nothing
 //!    of screens, flows or command lines;
 //! 2. [`kiosk`]: the player-facing flow as a plain state machine, its typed
@@ -29,4 +29,5 @@ pub mod pin;
 pub mod profile;
 pub mod shutdown;
 pub mod ui;
+pub mod usb;
 pub mod word;

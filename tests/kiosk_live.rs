@@ -63,6 +63,12 @@ fn config_for(dir: &Path, active: &str) -> Config {
 }
 
 fn start_station(path: &Path) -> LiveStation {
+    // Each folder of `sticks/` beside the config is a plugged-in stick.
+    let sticks = std::sync::Arc::new(wordjudge::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
+    start_station_with(path, sticks)
+}
+
+fn start_station_with(path: &Path, sticks: std::sync::Arc<dyn wordjudge::usb::Sticks>) -> LiveStation {
     let loaded = Config::load(path);
     let config = loaded.config.clone();
     let audit = loaded.usable().then(|| AuditLog::open(&config.audit_dir, &config.station_name).unwrap());
@@ -74,6 +80,7 @@ fn start_station(path: &Path) -> LiveStation {
         gpio_description: "none (test)".into(),
         pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
         appliance: false,
+        sticks,
     })
 }
 
@@ -372,4 +379,227 @@ fn to_letters(mut n: usize) -> String {
         n /= 26;
     }
     s
+}
+
+// ---- USB sticks (folders standing in for them; the QEMU boot test mounts real ones) ----
+
+/// Plugs in a stick (a folder of `sticks/`) holding `files`.
+fn plug(rig: &Live, name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let stick = rig.dir.path().join("sticks").join(name);
+    std::fs::create_dir_all(&stick).unwrap();
+    for (file, text) in files {
+        std::fs::write(stick.join(file), text).unwrap();
+    }
+    stick
+}
+
+/// Ticks until the USB work (on its own thread) has answered.
+fn wait_usb(rig: &mut Live) {
+    for _ in 0..1000 {
+        if let Screen::Usb(usb) = rig.screen() {
+            if !matches!(usb.phase, wordjudge::kiosk::flow::UsbPhase::Working(_)) {
+                return;
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        rig.advance(10);
+    }
+    panic!("the USB work did not answer: {:?}", rig.screen());
+}
+
+/// Every file of a directory with its bytes.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap_or_default()))
+        .collect();
+    files.sort();
+    files
+}
+
+fn open_usb(rig: &mut Live, item: &str) {
+    if !matches!(rig.screen(), Screen::Director(_)) {
+        open_pin(rig);
+        enter_pin(rig, PIN);
+    }
+    rig.advance(1100);
+    select_menu(rig, item);
+    rig.key(Key::Enter);
+    wait_usb(rig);
+}
+
+#[test]
+fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
+    let mut rig = Live::new("SMALL");
+    let stick = plug(
+        &rig,
+        "usb1",
+        &[
+            ("OSPD4.txt", "cat\ndog\nzebra\n"),
+            ("MW11.txt", "ABANDONMENT\nABANDONMENTS\n"),
+            ("CSW21.txt", "CAT\n"),
+            ("mine.txt", "CAT\nDOG\n"),
+            ("notes.md", "not a list"),
+        ],
+    );
+    let lexicons = rig.dir.path().join("lexicons");
+    open_usb(&mut rig, "Install lexicons from USB");
+    let v = rig.view();
+    assert_eq!(v.screen, ScreenKind::Usb);
+    let rows = v.menu_items.clone();
+    assert_eq!(rows.len(), 5, "four .txt files and the unmount row: {rows:?}");
+    assert!(rows[0].starts_with("CSW21.txt → CSW21 — Mismatch: will not be installed"), "{}", rows[0]);
+    assert!(rows[1].starts_with("MW11.txt → OSPD4+MW11 (MW11-long) — would be Missing"), "{}", rows[1]);
+    assert!(rows[2].starts_with("OSPD4.txt → OSPD4+MW11 (OSPD4) — would be Missing"), "{}", rows[2]);
+    assert!(rows[2].ends_with("· 3 words"), "{}", rows[2]);
+    assert!(rows[3].starts_with("mine.txt — which lexicon?"), "{}", rows[3]);
+
+    // The Mismatch never installs, even on a second ENTER.
+    rig.key(Key::Enter);
+    rig.key(Key::Enter);
+    assert!(!lexicons.join("CSW21.fst").exists());
+    // OSPD4, then MW11: after the second the lexicon is whole.
+    rig.key(Key::Down);
+    rig.key(Key::Down);
+    rig.key(Key::Enter);
+    rig.key(Key::Enter);
+    wait_usb(&mut rig);
+    assert!(rig.view().menu_items[2].starts_with("OSPD4.txt → OSPD4+MW11 (OSPD4) — installed: Missing"), "{:?}", rig.view().menu_items);
+    rig.key(Key::Up);
+    rig.key(Key::Enter);
+    rig.key(Key::Enter);
+    wait_usb(&mut rig);
+    let unverified = wordjudge::lexicon::Status::Unverified.label();
+    assert_eq!(rig.view().menu_items[1], format!("MW11.txt → OSPD4+MW11 (MW11-long) — installed: {unverified}"));
+    // What was installed is exactly what the list compiles to.
+    for (txt, fst) in [("OSPD4.txt", "OSPD4.fst"), ("MW11.txt", "MW11-long.fst")] {
+        let compiled = wordjudge::lexicon::build::compile_file(&stick.join(txt), false).unwrap();
+        assert_eq!(std::fs::read(lexicons.join(fst)).unwrap(), compiled.bytes, "{fst}");
+    }
+    let audit = rig.audit_text();
+    let installs: Vec<&str> = audit.lines().filter(|l| l.contains("\"event\":\"lexicon_installed\"")).collect();
+    assert_eq!(installs.len(), 2, "{audit}");
+    assert!(installs[1].contains("OSPD4+MW11") && installs[1].contains(unverified) && installs[1].contains("MW11.txt on USB1"), "{}", installs[1]);
+
+    // ESC unmounts; then the director judges with what was installed.
+    rig.key(Key::Escape);
+    wait_usb(&mut rig);
+    assert_eq!(rig.view().usb_status, "You may remove the stick.");
+    assert!(rig.view().usb_detail.starts_with("2 word lists were installed"), "{}", rig.view().usb_detail);
+    assert!(audit_text(&rig.dir.path().join("audit")).contains("\"action\":\"ejected\""));
+    rig.key(Key::Enter);
+    std::fs::remove_dir_all(&stick).unwrap();
+    rig.advance(1100);
+    select_menu(&mut rig, "Use OSPD4+MW11");
+    rig.key(Key::Enter);
+    assert!(rig.view().director_message.starts_with("Now judging with OSPD4+MW11"), "{}", rig.view().director_message);
+    rig.key(Key::Escape);
+    assert!(rig.challenge(&["zebra"]).0);
+    rig.advance(600);
+    rig.key(Key::Char(' '));
+    assert!(rig.challenge(&["abandonment"]).0, "a long word from the MW11 layer");
+    rig.advance(600);
+    rig.key(Key::Char(' '));
+    assert!(!rig.challenge(&["xyzzy"]).0);
+}
+
+/// A stick that is gone the moment it was mounted: udev no longer lists it
+/// and its files cannot be read.
+struct PulledAtOnce {
+    inner: wordjudge::usb::sim::FolderSticks,
+    root: std::path::PathBuf,
+}
+
+impl wordjudge::usb::Sticks for PulledAtOnce {
+    fn list(&self) -> Vec<wordjudge::usb::Stick> {
+        self.inner.list()
+    }
+    fn attach(&self, stick: &wordjudge::usb::Stick, mode: wordjudge::usb::Mode) -> Result<std::path::PathBuf, wordjudge::usb::StickError> {
+        let path = self.inner.attach(stick, mode)?;
+        std::fs::rename(self.root.join(&stick.device), self.root.join(".pulled")).unwrap();
+        Ok(path)
+    }
+    fn detach(&self, stick: &wordjudge::usb::Stick) -> Result<(), wordjudge::usb::StickError> {
+        self.inner.detach(stick)
+    }
+}
+
+#[test]
+fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), "SMALL");
+    let path = dir.path().join("config.toml");
+    config.save(&path).unwrap();
+    let root = dir.path().join("sticks");
+    let sticks = PulledAtOnce { inner: wordjudge::usb::sim::FolderSticks::new(root.clone()), root };
+    let station = start_station_with(&path, std::sync::Arc::new(sticks));
+    let mut rig = Live { rig: Rig::with(station, &config.timeouts), dir };
+    plug(&rig, "usb1", &[("OSPD4.txt", "CAT\nDOG\n"), ("MW11.txt", "ABANDONMENT\n")]);
+    let lexicons = rig.dir.path().join("lexicons");
+    let before = snapshot(&lexicons);
+    open_usb(&mut rig, "Install lexicons from USB");
+    let v = rig.view();
+    assert_eq!(v.usb_status, "The stick could not be used.");
+    assert!(v.usb_detail.contains("Nothing more was installed"), "{}", v.usb_detail);
+    assert_eq!(snapshot(&lexicons), before, "the lexicon directory is byte for byte as it was");
+    let audit_dir = rig.dir.path().join("audit");
+    assert!(audit_text(&audit_dir).contains("\"event\":\"usb_failed\""));
+    assert!(wordjudge::audit::verify(&audit_dir).unwrap().ok());
+    rig.key(Key::Enter);
+    assert!(matches!(rig.screen(), Screen::Director(_)));
+    rig.key(Key::Escape);
+    assert!(rig.challenge(&["cat"]).0, "the station judges on, with the same lexicon");
+    assert_eq!(rig.kiosk.lexicon().id, "SMALL");
+}
+
+#[test]
+fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() {
+    let mut rig = Live::new("SMALL");
+    rig.challenge(&["cat", "zebra"]);
+    rig.advance(600);
+    rig.key(Key::Char(' '));
+    rig.challenge(&["xyzzy"]);
+    rig.advance(20_000);
+    let stick = plug(&rig, "usb2", &[("other.txt", "the director's own file")]);
+    let audit_dir = rig.dir.path().join("audit");
+    open_usb(&mut rig, "Export the audit log to USB");
+    let v = rig.view();
+    assert_eq!(v.usb_status, "You may remove the stick.", "{}", v.usb_detail);
+    assert!(v.usb_detail.contains("The copy verifies, with a checkpoint signed for it."), "{}", v.usb_detail);
+    let date = jiff::Zoned::now().strftime("%Y-%m-%d").to_string();
+    let folder = stick.join("wordjudge").join(format!("wordjudge-export-Table-3-{date}"));
+    assert!(v.usb_detail.contains(folder.file_name().unwrap().to_str().unwrap()), "{}", v.usb_detail);
+    for file in ["audit.csv", "verify.txt", "station-key.pub", "checkpoint.txt", "README.txt"] {
+        assert!(folder.join(file).is_file(), "{file}");
+    }
+    assert_eq!(std::fs::read_to_string(stick.join("other.txt")).unwrap(), "the director's own file");
+    // Off the station: the copy, its key and its checkpoint.
+    let key = wordjudge::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
+    let note = std::fs::read_to_string(folder.join("checkpoint.txt")).unwrap();
+    let options = wordjudge::audit::VerifyOptions { checkpoint: Some((note, key)), ..Default::default() };
+    let report = wordjudge::audit::verify_with(&folder.join("audit"), &options).unwrap();
+    assert!(report.ok(), "{report}");
+    let copy = audit_text(&folder.join("audit"));
+    assert!(copy.contains("XYZZY") && copy.contains("\"event\":\"export\""), "the export holds its own record");
+    let csv = std::fs::read_to_string(folder.join("audit.csv")).unwrap();
+    assert!(csv.lines().count() > 5 && csv.contains("XYZZY"), "{csv}");
+    // The live log only grew: each copied file is a prefix of the live one, and it verifies.
+    for entry in std::fs::read_dir(folder.join("audit")).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("audit-") {
+            let copied = std::fs::read(entry.path()).unwrap();
+            let live = std::fs::read(audit_dir.join(&name)).unwrap();
+            assert!(live.starts_with(&copied) && !copied.is_empty(), "{name}: the export never alters the log");
+        }
+    }
+    assert!(wordjudge::audit::verify(&audit_dir).unwrap().ok());
+    // A second export the same day gets a folder of its own.
+    rig.key(Key::Enter);
+    rig.advance(1100);
+    select_menu(&mut rig, "Export the audit log to USB");
+    rig.key(Key::Enter);
+    wait_usb(&mut rig);
+    assert!(stick.join("wordjudge").join(format!("wordjudge-export-Table-3-{date}-2")).is_dir());
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Top-level modules by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["word", "fingerprint", "digest", "panel", "profile", "lexicon", "judge", "audit", "gpio", "config", "pin", "atomic_file", "shutdown", "bounded"],
+    &["word", "fingerprint", "digest", "panel", "profile", "lexicon", "judge", "audit", "gpio", "usb", "config", "pin", "atomic_file", "shutdown", "bounded"],
     &["kiosk"],
     &["ui"],
     &["app"],

@@ -10,19 +10,23 @@
 //! screen, never a dead kiosk.
 
 use super::pin_check::PinChecker;
+use super::usb::{Finished, UsbDesk};
 use crate::audit::{AdjudicationInput, AuditEvent, AuditLog, LexiconIdentity};
 use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::judge::{judge, Challenge};
 use crate::kiosk::station::{
     parse_clock, AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, ProfileChoice,
-    SecondOpinion, SettingsError, Station, SwitchError, SystemAction, SystemError, Warning,
+    SecondOpinion, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError, UsbRequest,
+    UsbUpdate, UsbWork, Warning,
 };
+use crate::usb::{Stick, Sticks};
 use crate::profile::Profile;
 use crate::lexicon::catalog::Catalog;
 use crate::lexicon::{Lexicon, LexiconError};
 use crate::panel::Trigger;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// The active lexicon, or why there is none.
 enum Active {
@@ -46,6 +50,9 @@ pub struct StationSetup {
     pub appliance: bool,
     /// Where the director PIN is checked (a child process in the kiosk).
     pub pin_checker: PinChecker,
+    /// USB sticks: the appliance's (udev and the helper units), folders on
+    /// a desktop, or none.
+    pub sticks: Arc<dyn Sticks>,
 }
 
 /// The station as the kiosk runs it.
@@ -70,6 +77,8 @@ pub struct LiveStation {
     /// The active lexicon's file changed on disk after it was verified (the
     /// verified copy in memory still judges), as last noticed.
     file_changed: Option<String>,
+    /// Work with USB sticks.
+    usb: UsbDesk,
 }
 
 /// Opens `id`: its status is computed from the bytes that will judge.
@@ -80,9 +89,11 @@ fn open_active(catalog: &Catalog, id: &str) -> Result<Lexicon, LexiconError> {
 impl LiveStation {
     /// Starts the station: opens the active lexicon and records start-up.
     pub fn start(setup: StationSetup) -> LiveStation {
-        let StationSetup { loaded, lexicon_dir, audit, gpio_problem, gpio_description, appliance, pin_checker } = setup;
+        let StationSetup { loaded, lexicon_dir, audit, gpio_problem, gpio_description, appliance, pin_checker, sticks } =
+            setup;
         let Loaded { config, path, source, problem } = loaded;
         let catalog = Catalog::load(&lexicon_dir);
+        let usb = UsbDesk::new(sticks, lexicon_dir.clone());
         let mut station = LiveStation {
             active: Active::Failed { id: config.active_lexicon.clone(), status: String::new(), problem: String::new() },
             config,
@@ -99,6 +110,7 @@ impl LiveStation {
             profile: None,
             second: None,
             file_changed: None,
+            usb,
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
         if let Some(problem) = &station.config_problem {
@@ -420,6 +432,56 @@ impl Station for LiveStation {
         facts
     }
 
+    fn sticks(&mut self) -> Vec<StickChoice> {
+        self.usb.list().into_iter().map(|s| StickChoice { name: s.describe(), device: s.device }).collect()
+    }
+
+    fn import_names(&self) -> Vec<String> {
+        crate::lexicon::import::names().into_iter().map(str::to_string).collect()
+    }
+
+    fn usb_request(&mut self, request: UsbRequest) -> Result<(), UsbError> {
+        if self.usb.busy() {
+            return Err(UsbError::Busy);
+        }
+        match request {
+            UsbRequest::OpenForImport { device } => {
+                let stick = self.stick(&device);
+                let described = stick.describe();
+                self.usb.open_for_import(stick)?;
+                self.record(AuditEvent::UsbStick { action: "opened for import (read-only)".into(), stick: described });
+                Ok(())
+            }
+            UsbRequest::Rename { file, name } => self.usb.rename(file, name),
+            UsbRequest::Install { file } => self.usb.install(file),
+            UsbRequest::Eject => self.usb.eject(),
+            UsbRequest::Export { device } => {
+                let stick = self.stick(&device);
+                let name = crate::audit::export::folder_name(
+                    &self.config.station_name,
+                    &jiff::Zoned::now().strftime("%Y-%m-%d").to_string(),
+                );
+                // Recorded and signed first, so the export holds its own
+                // record and a checkpoint that covers it.
+                let destination = format!("{name} on {}", stick.describe());
+                let signed = self.audit.as_mut().and_then(|audit| {
+                    let note = audit.record_export("usb folder", &destination)?;
+                    Some((note, audit.verifier_key()?))
+                });
+                if self.audit.is_none() {
+                    return Err(UsbError::Unavailable);
+                }
+                self.usb.export(stick, self.config.audit_dir.clone(), name, signed)
+            }
+        }
+    }
+
+    fn usb_update(&mut self) -> Option<UsbUpdate> {
+        let (update, finished) = self.usb.poll()?;
+        self.record_usb(finished);
+        Some(update)
+    }
+
     fn poll(&mut self) -> bool {
         // A file changed under the active lexicon never changes a verdict
         // (the verified bytes are a private copy); the director is told once
@@ -465,6 +527,68 @@ impl Station for LiveStation {
 }
 
 impl LiveStation {
+    /// The plugged-in stick named `device` (or a bare one: the helper will
+    /// say it is gone).
+    fn stick(&self, device: &str) -> Stick {
+        self.usb.list().into_iter().find(|s| s.device == device).unwrap_or_else(|| Stick {
+            device: device.to_string(),
+            label: String::new(),
+            fs_type: String::new(),
+            size: 0,
+        })
+    }
+
+    /// Records finished USB work and says it in the journal (the boot test
+    /// and an operator read these lines).
+    fn record_usb(&mut self, finished: Finished) {
+        match finished {
+            Finished::Opened { stick, lists } => {
+                tracing::info!("usb: import list ready: {lists} word lists on {}", stick.describe());
+            }
+            Finished::Renamed => {}
+            Finished::Installed { stick, file, report, facts } => {
+                let id = report.lexicon.id.to_string();
+                tracing::info!("usb: installed {id} from {file} ({})", facts.status);
+                self.record(AuditEvent::LexiconInstalled {
+                    lexicon: id,
+                    file: report.layer.fst.to_string(),
+                    source: format!("{file} on {}", stick.describe()),
+                    status: facts.status,
+                    evidence: report.evidence.to_string(),
+                    fingerprint: facts.fingerprint,
+                    content_sha256: facts.content_sha256,
+                    fst_sha256: facts.fst_sha256,
+                    words: facts.words,
+                });
+            }
+            Finished::InstallRefused { stick, file, name, reason } => {
+                tracing::warn!("usb: install of {file} refused: {reason}");
+                let source = format!("{file} on {}", stick.describe());
+                self.record(AuditEvent::LexiconInstallRefused { source, name, reason });
+            }
+            Finished::Ejected { stick } => {
+                tracing::info!("usb: ejected {}: the stick may be removed", stick.device);
+                self.record(AuditEvent::UsbStick { action: "ejected".into(), stick: stick.describe() });
+            }
+            Finished::Exported { stick, export } => {
+                let folder = export.folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                tracing::info!("usb: exported {} lines to {folder} on {} (intact: {})", export.lines, stick.device, export.intact);
+                tracing::info!("usb: ejected {}: the stick may be removed", stick.device);
+                self.record(AuditEvent::UsbStick { action: format!("export written to {folder}, ejected"), stick: stick.describe() });
+            }
+            Finished::Failed { stick, work, problem } => {
+                let action = match work {
+                    UsbWork::Reading => "import",
+                    UsbWork::Installing => "install",
+                    UsbWork::Ejecting => "eject",
+                    UsbWork::Exporting => "export",
+                };
+                tracing::warn!("usb: failed ({action}) with {}: {problem}", stick.device);
+                self.record(AuditEvent::UsbFailed { action: action.into(), stick: stick.describe(), problem });
+            }
+        }
+    }
+
     fn try_set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
         let when = parse_clock(local)?;
         if !self.appliance {

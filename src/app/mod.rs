@@ -11,6 +11,7 @@ pub mod live;
 pub mod pin_check;
 pub mod runner;
 pub mod screenshots;
+pub mod usb;
 
 use crate::config::Timeouts;
 use crate::gpio::Hardware;

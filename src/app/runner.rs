@@ -31,6 +31,8 @@ pub struct KioskOptions {
     /// Running as the appliance's systemd service (`--appliance`, set by
     /// the unit): only then does the director menu offer reboot and power-off.
     pub appliance: bool,
+    /// USB sticks for the director (`--usb`).
+    pub usb: crate::usb::Backend,
 }
 
 /// Sets up logging: journald when there is one (structured fields), and stderr.
@@ -95,6 +97,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         gpio_description,
         pin_checker: crate::app::pin_check::PinChecker::this_program(),
         appliance: options.appliance,
+        sticks: std::sync::Arc::from(crate::usb::open(&options.usb)),
     });
     let lexicon = station.lexicon();
     let name = station.station_name();

@@ -58,6 +58,7 @@ impl ScratchStation {
             gpio_description: "none (screenshots)".into(),
             pin_checker: crate::app::pin_check::PinChecker::InProcess,
             appliance: false,
+            sticks: std::sync::Arc::new(crate::usb::NoSticks),
         });
         Ok(Controller::new(
             Box::new(station),

@@ -19,7 +19,8 @@
 //! * [`checkpoint`]: the station's Ed25519 key and signed checkpoints;
 //! * [`journal`]: the journald copy, handed to a worker thread so the
 //!   verdict never waits on journald;
-//! * [`verify()`], [`read`]: `audit verify`, `show` and `export`.
+//! * [`verify()`], [`read`]: `audit verify`, `show` and `export`;
+//! * [`export`]: the whole log as a folder a director takes home on a stick.
 //!
 //! Writing never stops the game: when the file cannot be written, records
 //! are kept in memory, [`AuditLog::problem`] gives the director a warning,
@@ -30,6 +31,7 @@
 mod backlog;
 pub mod checkpoint;
 pub mod clock;
+pub mod export;
 pub mod format;
 pub mod journal;
 pub mod lock;

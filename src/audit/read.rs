@@ -146,6 +146,7 @@ impl Filter {
                 Body::Event(AuditEvent::LexiconOpened { id, .. }) => vec![id],
                 Body::Event(AuditEvent::LexiconSwitched { from, to })
                 | Body::Event(AuditEvent::LexiconSwitchRefused { from, to, .. }) => vec![from, to],
+                Body::Event(AuditEvent::LexiconInstalled { lexicon, .. }) => vec![lexicon],
                 _ => vec![],
             };
             if !names.contains(&id.as_str()) {

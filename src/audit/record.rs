@@ -89,6 +89,10 @@ pub enum EventKind {
     SettingRefused,
     JudgingFault,
     LexiconFileChanged,
+    LexiconInstalled,
+    LexiconInstallRefused,
+    UsbStick,
+    UsbFailed,
 }
 
 impl EventKind {
@@ -117,6 +121,10 @@ impl EventKind {
         EventKind::SettingRefused,
         EventKind::JudgingFault,
         EventKind::LexiconFileChanged,
+        EventKind::LexiconInstalled,
+        EventKind::LexiconInstallRefused,
+        EventKind::UsbStick,
+        EventKind::UsbFailed,
     ];
 
     /// The `event` value in the file and `WORDJUDGE_EVENT` in journald.
@@ -146,6 +154,10 @@ impl EventKind {
             EventKind::SettingRefused => "setting_refused",
             EventKind::JudgingFault => "judging_fault",
             EventKind::LexiconFileChanged => "lexicon_file_changed",
+            EventKind::LexiconInstalled => "lexicon_installed",
+            EventKind::LexiconInstallRefused => "lexicon_install_refused",
+            EventKind::UsbStick => "usb_stick",
+            EventKind::UsbFailed => "usb_failed",
         }
     }
 
@@ -332,6 +344,40 @@ pub enum AuditEvent {
         lexicon: String,
         change: String,
     },
+    /// The director installed a word list (from a USB stick): `file` of
+    /// lexicon `lexicon`, from `source`, with the status the lexicon had
+    /// after the install, computed from the installed bytes.
+    LexiconInstalled {
+        lexicon: String,
+        file: String,
+        source: String,
+        status: String,
+        evidence: String,
+        fingerprint: String,
+        content_sha256: Option<String>,
+        fst_sha256: String,
+        words: u64,
+    },
+    /// A word list the director chose was not installed; nothing changed.
+    LexiconInstallRefused {
+        source: String,
+        name: Option<String>,
+        reason: String,
+    },
+    /// The director used a USB stick: opened it for import, had the
+    /// export written to it, ejected it.
+    UsbStick {
+        action: String,
+        stick: String,
+    },
+    /// Work with a USB stick failed (`action`: import, install, export,
+    /// eject), e.g. the stick was pulled out; what was installed and the log
+    /// did not change.
+    UsbFailed {
+        action: String,
+        stick: String,
+        problem: String,
+    },
 }
 
 impl AuditEvent {
@@ -360,6 +406,10 @@ impl AuditEvent {
             AuditEvent::SettingRefused { .. } => EventKind::SettingRefused,
             AuditEvent::JudgingFault { .. } => EventKind::JudgingFault,
             AuditEvent::LexiconFileChanged { .. } => EventKind::LexiconFileChanged,
+            AuditEvent::LexiconInstalled { .. } => EventKind::LexiconInstalled,
+            AuditEvent::LexiconInstallRefused { .. } => EventKind::LexiconInstallRefused,
+            AuditEvent::UsbStick { .. } => EventKind::UsbStick,
+            AuditEvent::UsbFailed { .. } => EventKind::UsbFailed,
         }
     }
 
@@ -383,6 +433,8 @@ impl AuditEvent {
                 | AuditEvent::SettingRefused { .. }
                 | AuditEvent::JudgingFault { .. }
                 | AuditEvent::LexiconFileChanged { .. }
+                | AuditEvent::LexiconInstallRefused { .. }
+                | AuditEvent::UsbFailed { .. }
         ) || matches!(self, AuditEvent::LexiconOpened { problem: Some(_), .. })
     }
 
@@ -435,6 +487,15 @@ impl AuditEvent {
                 format!("judging with {lexicon} failed unexpectedly; out of service: {problem}")
             }
             AuditEvent::LexiconFileChanged { lexicon, change } => format!("lexicon {lexicon}: {change}"),
+            AuditEvent::LexiconInstalled { lexicon, file, source, status, fingerprint, words, .. } => {
+                format!("director installed {file} of {lexicon} from {source}: {status}, fingerprint {fingerprint}, {words} words")
+            }
+            AuditEvent::LexiconInstallRefused { source, name, reason } => match name {
+                Some(name) => format!("director's install of {source} as {name} refused: {reason}"),
+                None => format!("director's install of {source} refused: {reason}"),
+            },
+            AuditEvent::UsbStick { action, stick } => format!("director's USB stick {stick}: {action}"),
+            AuditEvent::UsbFailed { action, stick, problem } => format!("USB {action} with {stick} failed: {problem}"),
         }
     }
 }

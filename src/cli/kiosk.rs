@@ -17,6 +17,15 @@ pub struct KioskArgs {
     /// does the director menu offer reboot and power-off
     #[arg(long, env = "WORDJUDGE_APPLIANCE")]
     appliance: bool,
+    /// USB sticks in the director menu: system (udev and the root helper
+    /// units, the appliance's default), folders:DIR (each folder of DIR is a
+    /// stick: desktops and tests), or off (the default elsewhere)
+    #[arg(long, value_name = "system|folders:DIR|off", value_parser = parse_usb)]
+    usb: Option<wordjudge::usb::Backend>,
+}
+
+fn parse_usb(text: &str) -> Result<wordjudge::usb::Backend, String> {
+    text.parse()
 }
 
 pub fn kiosk(context: Context, args: KioskArgs) -> ExitCode {
@@ -26,6 +35,7 @@ pub fn kiosk(context: Context, args: KioskArgs) -> ExitCode {
         config: context.loaded,
         lexicon_dir: context.lexicon_dir,
         appliance: args.appliance,
+        usb: args.usb.unwrap_or(if args.appliance { wordjudge::usb::Backend::System } else { wordjudge::usb::Backend::Off }),
     };
     match wordjudge::app::runner::run(options) {
         Ok(()) => ExitCode::SUCCESS,

@@ -9,6 +9,7 @@ mod gpio;
 mod judge;
 mod kiosk;
 mod lexicon;
+mod stick;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -56,6 +57,9 @@ enum Command {
     /// stored hash and the PIN, one per line, on stdin; exit 0 = match.
     #[command(name = "check-pin-child", hide = true)]
     CheckPinChild,
+    /// Root helper for USB sticks, run by the wordjudge-stick-*@.service units.
+    #[command(subcommand, hide = true)]
+    Stick(stick::StickCommand),
 }
 
 /// The config and lexicon directory as the global flags resolve them.
@@ -101,6 +105,10 @@ pub fn run() -> ExitCode {
     if matches!(cli.command, Command::CheckPinChild) {
         return check_pin_child();
     }
+    // The root helper reads no config: it takes a device name and nothing else.
+    if let Command::Stick(command) = cli.command {
+        return stick::run(command);
+    }
     let context = Context::resolve(&cli);
     match cli.command {
         Command::Judge(args) => judge::run(&context, args),
@@ -111,6 +119,7 @@ pub fn run() -> ExitCode {
         Command::Screenshot(args) => kiosk::screenshot(args),
         Command::Config(command) => config::run(context, command),
         Command::CheckPinChild => check_pin_child(),
+        Command::Stick(command) => stick::run(command),
     }
 }
 

@@ -8,8 +8,9 @@
 //! `app::live::LiveStation`; a few tests still run against it.
 
 use super::station::{
-    parse_clock, AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, ProfileChoice,
-    SecondOpinion, SettingsError, Station, SwitchError, SystemAction, SystemError, Warning,
+    parse_clock, AdjudicateError, Counts, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView,
+    PinCheck, ProfileChoice, SecondOpinion, SettingsError, Station, StickChoice, SwitchError, SystemAction,
+    SystemError, UsbError, UsbRequest, UsbUpdate, UsbWork, Warning,
 };
 use crate::judge::Verdict;
 use crate::panel::Trigger;
@@ -53,6 +54,16 @@ pub enum FakeRecord {
     PinChanged,
     StationRenamed { to: String },
     ClockSet { to: String },
+    Usb(UsbRequest),
+}
+
+/// A word list on a fake stick: its file name and the lexicon it really is
+/// (named after its file, it previews as that lexicon, Verified official;
+/// named as anything else, as a Mismatch that will not install).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FakeListFile {
+    pub file: String,
+    pub really: String,
 }
 
 /// The fake station.
@@ -75,6 +86,15 @@ pub struct FakeStation {
     /// The profiles offered, and the active one.
     pub profiles: Vec<&'static Profile>,
     pub profile: Option<&'static Profile>,
+    /// USB sticks plugged in, and the word lists on the one opened.
+    pub sticks: Vec<StickChoice>,
+    pub stick_files: Vec<FakeListFile>,
+    /// The next USB work fails with this problem (the stick pulled out).
+    pub usb_fail_next: Option<String>,
+    /// Work "runs" until this is false: updates are held back meanwhile.
+    pub usb_hold: bool,
+    usb_pending: Option<UsbUpdate>,
+    usb_rows: Vec<ImportRow>,
     next_number: u64,
 }
 
@@ -94,6 +114,12 @@ impl FakeStation {
             panic_next: false,
             profiles: Vec::new(),
             profile: None,
+            sticks: Vec::new(),
+            stick_files: Vec::new(),
+            usb_fail_next: None,
+            usb_hold: false,
+            usb_pending: None,
+            usb_rows: Vec::new(),
             next_number: 1,
         }
     }
@@ -106,6 +132,110 @@ impl FakeStation {
 
     fn active_lexicon(&self) -> Option<&FakeLexicon> {
         self.lexicons.get(self.active)
+    }
+
+    /// Plugs in a stick holding `files` (file name, the lexicon it really is).
+    pub fn plug(&mut self, device: &str, files: &[(&str, &str)]) {
+        self.sticks.push(StickChoice { device: device.into(), name: format!("FAKE ({device}, FAT32)") });
+        self.stick_files =
+            files.iter().map(|(file, really)| FakeListFile { file: (*file).into(), really: (*really).into() }).collect();
+    }
+
+    /// The USB requests made so far.
+    pub fn usb_requests(&self) -> Vec<&UsbRequest> {
+        self.records
+            .iter()
+            .filter_map(|r| match r {
+                FakeRecord::Usb(request) => Some(request),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn preview(file: &FakeListFile, name: Option<String>) -> ImportRow {
+        let state = match &name {
+            None => ImportState::Unnamed { fingerprint: "0123abcd".into(), words: 1000 },
+            Some(n) if *n == file.really => ImportState::Would {
+                lexicon: n.clone(),
+                status: "Verified official".into(),
+                fingerprint: "0123abcd".into(),
+                words: 1000,
+                installable: true,
+                note: String::new(),
+            },
+            Some(n) => ImportState::Would {
+                lexicon: n.clone(),
+                status: "Mismatch".into(),
+                fingerprint: "0123abcd".into(),
+                words: 1000,
+                installable: false,
+                note: format!("not {n}"),
+            },
+        };
+        ImportRow { file: file.file.clone(), name, state }
+    }
+
+    fn usb_work(&mut self, request: &UsbRequest) -> UsbUpdate {
+        let work = match request {
+            UsbRequest::OpenForImport { .. } | UsbRequest::Rename { .. } => UsbWork::Reading,
+            UsbRequest::Install { .. } => UsbWork::Installing,
+            UsbRequest::Eject => UsbWork::Ejecting,
+            UsbRequest::Export { .. } => UsbWork::Exporting,
+        };
+        if let Some(problem) = self.usb_fail_next.take() {
+            self.usb_rows.clear();
+            return UsbUpdate::Failed { work, problem };
+        }
+        match request.clone() {
+            UsbRequest::OpenForImport { device } | UsbRequest::Export { device }
+                if !self.sticks.iter().any(|s| s.device == device) =>
+            {
+                UsbUpdate::Failed { work, problem: format!("{device} is gone") }
+            }
+            UsbRequest::OpenForImport { .. } => {
+                self.usb_rows = self
+                    .stick_files
+                    .iter()
+                    .map(|f| {
+                        let stem = f.file.trim_end_matches(".txt");
+                        let known = crate::lexicon::official::layer_for_name(stem).is_some();
+                        FakeStation::preview(f, known.then(|| stem.to_string()))
+                    })
+                    .collect();
+                UsbUpdate::ImportList { rows: self.usb_rows.clone(), left_out: 0 }
+            }
+            UsbRequest::Rename { file, name } => {
+                let row = FakeStation::preview(&self.stick_files[file], name);
+                self.usb_rows[file] = row.clone();
+                UsbUpdate::Row { index: file, row }
+            }
+            UsbRequest::Install { file } => match self.usb_rows[file].state.clone() {
+                ImportState::Would { lexicon, status, installable: true, .. } => {
+                    if !self.lexicons.iter().any(|l| l.id == lexicon) {
+                        let mut installed = FakeLexicon::usable(&lexicon, "");
+                        installed.status = status.clone();
+                        self.lexicons.push(installed);
+                    }
+                    let row = ImportRow {
+                        state: ImportState::Installed { lexicon, status },
+                        ..self.usb_rows[file].clone()
+                    };
+                    self.usb_rows[file] = row.clone();
+                    UsbUpdate::Row { index: file, row }
+                }
+                _ => UsbUpdate::InstallRefused { index: file, reason: "it is not that list".into() },
+            },
+            UsbRequest::Eject => {
+                self.usb_rows.clear();
+                UsbUpdate::Ejected
+            }
+            UsbRequest::Export { .. } => UsbUpdate::Exported {
+                folder: "wordjudge-export-Table-3-2026-11-23".into(),
+                lines: self.records.len(),
+                intact: true,
+                signed: true,
+            },
+        }
     }
 
     /// The adjudications recorded so far.
@@ -278,6 +408,38 @@ impl Station for FakeStation {
                 Ok(())
             }
         }
+    }
+
+    fn sticks(&mut self) -> Vec<StickChoice> {
+        self.sticks.clone()
+    }
+
+    fn import_names(&self) -> Vec<String> {
+        crate::lexicon::import::names().into_iter().map(str::to_string).collect()
+    }
+
+    fn usb_request(&mut self, request: UsbRequest) -> Result<(), UsbError> {
+        if self.usb_pending.is_some() {
+            return Err(UsbError::Busy);
+        }
+        let needs_open = matches!(request, UsbRequest::Rename { .. } | UsbRequest::Install { .. });
+        let in_range = match request {
+            UsbRequest::Rename { file, .. } | UsbRequest::Install { file } => file < self.usb_rows.len(),
+            _ => true,
+        };
+        if needs_open && !in_range {
+            return Err(UsbError::NotOpen);
+        }
+        self.records.push(FakeRecord::Usb(request.clone()));
+        self.usb_pending = Some(self.usb_work(&request));
+        Ok(())
+    }
+
+    fn usb_update(&mut self) -> Option<UsbUpdate> {
+        if self.usb_hold {
+            return None;
+        }
+        self.usb_pending.take()
     }
 
     fn shut_down(&mut self) {}

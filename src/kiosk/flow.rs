@@ -9,8 +9,9 @@
 //! tests drive it with a fake clock and [`super::fake::FakeStation`].
 
 use super::station::{
-    AdjudicateError, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, ProfileChoice, Setting,
-    SettingsError, Station, SwitchError, SystemAction, SystemError,
+    AdjudicateError, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
+    ProfileChoice, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError,
+    UsbRequest, UsbUpdate, UsbWork,
 };
 use crate::config::Timeouts;
 use crate::judge::{Verdict, MAX_WORDS};
@@ -26,6 +27,8 @@ pub const PIN_ATTEMPTS: u32 = 3;
 pub const PIN_LOCKOUT: Duration = Duration::from_secs(30);
 /// Longest PIN the prompt takes.
 pub const PIN_MAX_LEN: usize = 12;
+/// How often the director menu asks which USB sticks are plugged in.
+pub const STICK_CHECK: Duration = Duration::from_secs(1);
 
 /// A key as the flow sees it (the UI maps real key events to these).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +41,8 @@ pub enum Key {
     Escape,
     Up,
     Down,
+    Left,
+    Right,
     /// The director chord, Ctrl+Alt+Shift+D: opens the PIN prompt from Ready
     /// or Out of service.
     DirectorChord,
@@ -106,6 +111,8 @@ pub enum MenuMessage {
     ConfirmAgain,
     Done,
     NotPossible(SystemError),
+    /// USB work could not start.
+    UsbRefused(UsbError),
 }
 
 /// The Entry screen: the challenger types the declared number of words.
@@ -158,6 +165,10 @@ pub enum MenuItem {
     ChangePin,
     SetStationName,
     SetClock,
+    /// Install word lists from this stick (shown while it is plugged in).
+    ImportFromUsb(StickChoice),
+    /// Export the audit log to this stick.
+    ExportToUsb(StickChoice),
     Reboot,
     PowerOff,
     Quit,
@@ -186,6 +197,72 @@ pub enum Screen {
     Director(DirectorMenu),
     /// A station setting being typed (from the director menu).
     Edit(EditPrompt),
+    /// Working with a USB stick (from the director menu).
+    Usb(UsbScreen),
+}
+
+/// Where a USB screen is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UsbPhase {
+    /// Work is running in the background; keys wait.
+    Working(UsbWork),
+    /// The stick is open: its word lists, to install one by one.
+    List,
+    /// Finished: the outcome, until any key returns to the menu.
+    Done(UsbDone),
+}
+
+/// How USB work ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UsbDone {
+    /// Unmounted: the stick may be removed. How many lists were installed.
+    Ejected { installed: usize },
+    /// The log is on the stick, which was unmounted.
+    Exported { folder: String, lines: usize, intact: bool, signed: bool },
+    /// It failed; nothing was installed, the log is unchanged.
+    Failed { work: UsbWork, problem: String },
+}
+
+/// The answer to the last key on the list of word lists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UsbMessage {
+    /// ENTER again installs this row.
+    ConfirmInstall,
+    Installed { lexicon: String, status: String },
+    InstallRefused(String),
+    /// The row has no lexicon name yet: choose one with LEFT and RIGHT.
+    NeedsName,
+    /// The list is not the lexicon it is named as: it is never installed.
+    WillNotInstall { name: String },
+    /// The file cannot be used at all.
+    Unusable,
+    AlreadyInstalled,
+    Refused(UsbError),
+}
+
+/// A stick opened from the director menu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsbScreen {
+    pub stick: StickChoice,
+    /// Export (true) or import.
+    pub export: bool,
+    pub phase: UsbPhase,
+    pub rows: Vec<ImportRow>,
+    /// `.txt` files on the stick not looked at (too many).
+    pub left_out: usize,
+    /// The row under the cursor; `rows.len()` is the last row, "unmount".
+    pub selected: usize,
+    pub confirming: Option<usize>,
+    pub message: Option<UsbMessage>,
+    menu_selected: usize,
+    last_key: Duration,
+}
+
+impl UsbScreen {
+    /// Rows installed so far.
+    pub fn installed(&self) -> usize {
+        self.rows.iter().filter(|r| matches!(r.state, ImportState::Installed { .. })).count()
+    }
 }
 
 /// Which setting an [`EditPrompt`] changes, and how far it has got.
@@ -258,6 +335,7 @@ pub struct Kiosk {
     pin_failures: u32,
     pin_locked_until: Option<Duration>,
     quit: bool,
+    last_stick_check: Duration,
 }
 
 fn seconds(s: f64) -> Duration {
@@ -277,6 +355,7 @@ impl Kiosk {
             pin_failures: 0,
             pin_locked_until: None,
             quit: false,
+            last_stick_check: Duration::ZERO,
         };
         kiosk.go_home();
         kiosk
@@ -326,7 +405,7 @@ impl Kiosk {
             }
         }
         match event {
-            Event::Tick => self.tick(now),
+            Event::Tick => self.tick(now, station),
             Event::JudgeButton => {
                 // The button is TAB in Entry and nothing anywhere else.
                 if matches!(self.screen, Screen::Entry(_)) {
@@ -337,13 +416,30 @@ impl Kiosk {
         }
     }
 
-    fn tick(&mut self, now: Duration) {
+    fn tick(&mut self, now: Duration, station: &mut dyn Station) {
+        // Finished USB work: applied on its screen, dropped anywhere else
+        // (the station has recorded it; a stale answer must never reach the
+        // next screen that waits for one).
+        if let Some(update) = station.usb_update() {
+            self.usb_update(update, now);
+        }
+        if matches!(self.screen, Screen::Director(_)) && now >= self.last_stick_check + STICK_CHECK {
+            self.last_stick_check = now;
+            self.refresh_sticks(now, station);
+        }
+        if let Screen::Usb(usb) = &self.screen {
+            if usb.phase == UsbPhase::List && now >= usb.last_key + self.director_idle {
+                // Never leave a stick mounted behind an idle screen.
+                let _ = station.usb_request(UsbRequest::Eject);
+            }
+        }
         let expired = match &self.screen {
             Screen::Entry(e) => now >= e.last_key + self.entry_idle,
             Screen::Verdict(v) => now >= v.shown_at + self.verdict_time,
             Screen::Pin(p) => now >= p.last_key + self.director_idle,
             Screen::Director(d) => now >= d.last_key + self.director_idle,
             Screen::Edit(e) => now >= e.last_key + self.director_idle,
+            Screen::Usb(u) => !matches!(u.phase, UsbPhase::Working(_)) && now >= u.last_key + self.director_idle,
             Screen::Ready { .. } | Screen::OutOfService => false,
         };
         if expired {
@@ -381,6 +477,7 @@ impl Kiosk {
             Screen::Pin(_) => self.pin_key(key, now, station),
             Screen::Director(_) => self.director_key(key, now, station),
             Screen::Edit(_) => self.edit_key(key, now, station),
+            Screen::Usb(_) => self.usb_key(key, now, station),
         }
     }
 
@@ -443,7 +540,7 @@ impl Kiosk {
                 }
             }
             Key::Char(_) => entry.hint = Some(EntryHint::OnlyLetters),
-            Key::Up | Key::Down | Key::DirectorChord | Key::Other => {}
+            Key::Up | Key::Down | Key::Left | Key::Right | Key::DirectorChord | Key::Other => {}
         }
     }
 
@@ -497,7 +594,14 @@ impl Kiosk {
     /// director's cursor stays where it was after a switch); on first
     /// opening the active lexicon is selected.
     fn open_director(&mut self, now: Duration, station: &mut dyn Station, message: Option<MenuMessage>, keep: Option<usize>) {
-        let mut items: Vec<MenuItem> = station.lexicon_choices().into_iter().map(MenuItem::UseLexicon).collect();
+        // A plugged-in stick comes first: the director plugged it in for it.
+        self.last_stick_check = now;
+        let mut items: Vec<MenuItem> = Vec::new();
+        for stick in station.sticks() {
+            items.push(MenuItem::ImportFromUsb(stick.clone()));
+            items.push(MenuItem::ExportToUsb(stick));
+        }
+        items.extend(station.lexicon_choices().into_iter().map(MenuItem::UseLexicon));
         items.extend(station.profile_choices().into_iter().map(MenuItem::UseProfile));
         items.extend([MenuItem::ChangePin, MenuItem::SetStationName, MenuItem::SetClock]);
         // Reboot and power-off only on the appliance: a desktop kiosk must
@@ -538,6 +642,35 @@ impl Kiosk {
                 self.go_home();
             }
             Key::Enter => match menu.items[menu.selected].clone() {
+                item @ (MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_)) => {
+                    let (stick, export) = match item {
+                        MenuItem::ExportToUsb(stick) => (stick, true),
+                        MenuItem::ImportFromUsb(stick) => (stick, false),
+                        _ => return,
+                    };
+                    let (request, work) = if export {
+                        (UsbRequest::Export { device: stick.device.clone() }, UsbWork::Exporting)
+                    } else {
+                        (UsbRequest::OpenForImport { device: stick.device.clone() }, UsbWork::Reading)
+                    };
+                    match station.usb_request(request) {
+                        Ok(()) => {
+                            self.screen = Screen::Usb(UsbScreen {
+                                stick,
+                                export,
+                                phase: UsbPhase::Working(work),
+                                rows: Vec::new(),
+                                left_out: 0,
+                                selected: 0,
+                                confirming: None,
+                                message: None,
+                                menu_selected: menu.selected,
+                                last_key: now,
+                            })
+                        }
+                        Err(e) => menu.message = Some(MenuMessage::UsbRefused(e)),
+                    }
+                }
                 MenuItem::Leave => {
                     station.director_event(DirectorEvent::Left);
                     self.go_home();
@@ -668,6 +801,147 @@ impl Kiosk {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Rebuilds the director menu when the sticks plugged in changed,
+    /// keeping the cursor on the item it was on (or where it was).
+    fn refresh_sticks(&mut self, now: Duration, station: &mut dyn Station) {
+        let Screen::Director(menu) = &self.screen else { return };
+        let shown: Vec<&StickChoice> = menu
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                MenuItem::ImportFromUsb(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        let plugged = station.sticks();
+        if plugged.iter().eq(shown.iter().copied()) {
+            return;
+        }
+        let (selected_item, selected, message, last_key) =
+            (menu.items[menu.selected].clone(), menu.selected, menu.message.clone(), menu.last_key);
+        let stick_rows = |items: &[MenuItem]| {
+            items.iter().filter(|i| matches!(i, MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_))).count()
+        };
+        let before = stick_rows(&menu.items);
+        self.open_director(now, station, message, None);
+        if let Screen::Director(menu) = &mut self.screen {
+            let after = stick_rows(&menu.items);
+            menu.last_key = last_key;
+            menu.selected = match menu.items.iter().position(|i| *i == selected_item) {
+                Some(index) => index,
+                None => (selected + after).saturating_sub(before).min(menu.items.len() - 1),
+            };
+        }
+    }
+
+    fn usb_update(&mut self, update: UsbUpdate, now: Duration) {
+        let Screen::Usb(usb) = &mut self.screen else { return };
+        if !matches!(usb.phase, UsbPhase::Working(_)) {
+            return;
+        }
+        // The director's idle time counts from when the answer is shown.
+        usb.last_key = now;
+        let installed = usb.installed();
+        match update {
+            UsbUpdate::ImportList { rows, left_out } => {
+                usb.rows = rows;
+                usb.left_out = left_out;
+                usb.selected = 0;
+                usb.phase = UsbPhase::List;
+            }
+            UsbUpdate::Row { index, row } => {
+                if let ImportState::Installed { lexicon, status } = &row.state {
+                    usb.message = Some(UsbMessage::Installed { lexicon: lexicon.clone(), status: status.clone() });
+                }
+                if let Some(slot) = usb.rows.get_mut(index) {
+                    *slot = row;
+                }
+                usb.phase = UsbPhase::List;
+            }
+            UsbUpdate::InstallRefused { reason, .. } => {
+                usb.message = Some(UsbMessage::InstallRefused(reason));
+                usb.phase = UsbPhase::List;
+            }
+            UsbUpdate::Ejected => usb.phase = UsbPhase::Done(UsbDone::Ejected { installed }),
+            UsbUpdate::Exported { folder, lines, intact, signed } => {
+                usb.phase = UsbPhase::Done(UsbDone::Exported { folder, lines, intact, signed })
+            }
+            UsbUpdate::Failed { work, problem } => usb.phase = UsbPhase::Done(UsbDone::Failed { work, problem }),
+        }
+    }
+
+    fn usb_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
+        let Screen::Usb(usb) = &mut self.screen else { return };
+        match &usb.phase {
+            // The stick is being read or written: keys wait (the work has
+            // its own time limits; a stick pulled out ends it).
+            UsbPhase::Working(_) => return,
+            UsbPhase::Done(_) => {
+                let keep = usb.menu_selected;
+                return self.open_director(now, station, None, Some(keep));
+            }
+            UsbPhase::List => {}
+        }
+        usb.last_key = now;
+        let eject_row = usb.rows.len();
+        let mut request = None;
+        match key {
+            Key::Up => {
+                usb.selected = usb.selected.saturating_sub(1);
+                usb.confirming = None;
+                usb.message = None;
+            }
+            Key::Down | Key::Tab => {
+                usb.selected = (usb.selected + 1).min(eject_row);
+                usb.confirming = None;
+                usb.message = None;
+            }
+            Key::Escape => request = Some((UsbRequest::Eject, UsbWork::Ejecting)),
+            Key::Enter if usb.selected == eject_row => request = Some((UsbRequest::Eject, UsbWork::Ejecting)),
+            Key::Left | Key::Right if usb.selected < eject_row => {
+                let row = &usb.rows[usb.selected];
+                if matches!(row.state, ImportState::Installed { .. } | ImportState::Unusable(_)) {
+                    return;
+                }
+                // Cycle through "no name" and every catalogue name.
+                let mut names: Vec<Option<String>> = vec![None];
+                names.extend(station.import_names().into_iter().map(Some));
+                let at = names.iter().position(|n| *n == row.name).unwrap_or(0);
+                let next = if key == Key::Right { (at + 1) % names.len() } else { (at + names.len() - 1) % names.len() };
+                usb.confirming = None;
+                usb.message = None;
+                request = Some((UsbRequest::Rename { file: usb.selected, name: names[next].clone() }, UsbWork::Reading));
+            }
+            Key::Enter => {
+                let index = usb.selected;
+                usb.message = match &usb.rows[index].state {
+                    ImportState::Would { installable: true, .. } if usb.confirming == Some(index) => {
+                        usb.confirming = None;
+                        request = Some((UsbRequest::Install { file: index }, UsbWork::Installing));
+                        None
+                    }
+                    ImportState::Would { installable: true, .. } => {
+                        usb.confirming = Some(index);
+                        Some(UsbMessage::ConfirmInstall)
+                    }
+                    ImportState::Would { .. } => {
+                        Some(UsbMessage::WillNotInstall { name: usb.rows[index].name.clone().unwrap_or_default() })
+                    }
+                    ImportState::Unnamed { .. } => Some(UsbMessage::NeedsName),
+                    ImportState::Unusable(_) => Some(UsbMessage::Unusable),
+                    ImportState::Installed { .. } => Some(UsbMessage::AlreadyInstalled),
+                };
+            }
+            _ => {}
+        }
+        if let Some((request, work)) = request {
+            match station.usb_request(request) {
+                Ok(()) => usb.phase = UsbPhase::Working(work),
+                Err(e) => usb.message = Some(UsbMessage::Refused(e)),
+            }
         }
     }
 

@@ -8,9 +8,10 @@
 //! decides nothing. Tests read it without any display.
 
 use super::flow::{
-    EditField, EditMessage, EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, PinStep, ReadyHint, Screen,
+    EditField, EditMessage, EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, PinStep, ReadyHint, Screen, UsbDone,
+    UsbMessage, UsbPhase, UsbScreen,
 };
-use super::station::{Counts, Judged, Setting, Warning};
+use super::station::{Counts, ImportRow, ImportState, Judged, Setting, UsbWork, Warning};
 use crate::profile::ChallengeRule;
 use crate::config::ConfigProblem;
 use crate::judge::{Verdict, MAX_WORDS};
@@ -29,6 +30,9 @@ pub enum ScreenKind {
     Pin,
     Director,
     Edit,
+    /// A USB stick: its word lists (shown like the director menu), or a
+    /// status while it is read or written.
+    Usb,
 }
 
 /// Station facts the screens show besides the flow's state.
@@ -117,6 +121,10 @@ pub struct ViewModel {
     pub menu_selected: i32,
     pub director_lines: Vec<String>,
     pub director_message: String,
+    /// USB: a large status line while the stick is busy or when it is done
+    /// (empty while its word lists are shown), and what it means.
+    pub usb_status: String,
+    pub usb_detail: String,
     pub lamps: Lamps,
     pub show_lamps: bool,
     pub lamp_labels: [String; 3],
@@ -195,6 +203,7 @@ fn menu_message(message: &MenuMessage) -> String {
         MenuMessage::ConfirmAgain => "Press ENTER again to confirm.".into(),
         MenuMessage::Done => "Done.".into(),
         MenuMessage::NotPossible(reason) => format!("Not possible: {reason}"),
+        MenuMessage::UsbRefused(reason) => format!("Not possible: {reason}"),
     }
 }
 
@@ -370,6 +379,8 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
                         MenuItem::ChangePin => "Change the director PIN".into(),
                         MenuItem::SetStationName => "Rename the station".into(),
                         MenuItem::SetClock => "Set the date and time".into(),
+                        MenuItem::ImportFromUsb(stick) => format!("Install lexicons from USB: {}", stick.name),
+                        MenuItem::ExportToUsb(stick) => format!("Export the audit log to USB: {}", stick.name),
                         MenuItem::Reboot => format!("Reboot the station{confirm}"),
                         MenuItem::PowerOff => format!("Power off the station{confirm}"),
                         MenuItem::Quit => format!("Quit wordjudge{confirm}"),
@@ -392,7 +403,162 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
                 v.director_lines.extend(info.warnings.iter().map(|w| format!("⚠ {}", warning(w))));
             }
         }
+        Screen::Usb(usb) => usb_view(&mut v, usb),
     }
     v
+}
+
+/// `276,663`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One word list's row.
+fn import_row(row: &ImportRow) -> String {
+    let named = |lexicon: &str| match &row.name {
+        Some(name) if name != lexicon => format!("{} → {lexicon} ({name})", row.file),
+        _ => format!("{} → {lexicon}", row.file),
+    };
+    match &row.state {
+        ImportState::Unnamed { fingerprint, words } => {
+            format!("{} — which lexicon? ← → to choose · {fingerprint} · {} words", row.file, thousands(*words))
+        }
+        ImportState::Would { lexicon, status, fingerprint, words, installable: true, .. } => {
+            format!("{} — would be {status} · {fingerprint} · {} words", named(lexicon), thousands(*words))
+        }
+        ImportState::Would { lexicon, status, .. } => format!("{} — {status}: will not be installed", named(lexicon)),
+        ImportState::Unusable(why) => format!("{} — cannot be used: {why}", row.file),
+        ImportState::Installed { lexicon, status } => format!("{} — installed: {status}", named(lexicon)),
+    }
+}
+
+/// The right-hand column for the row under the cursor.
+fn import_details(row: &ImportRow) -> Vec<String> {
+    let mut lines = vec![format!("File: {}", row.file)];
+    match &row.state {
+        ImportState::Unnamed { fingerprint, words } => {
+            lines.push("Lexicon: not named — ← → to choose which official list it is".into());
+            lines.push(format!("Fingerprint: {fingerprint}"));
+            lines.push(format!("Words: {}", thousands(*words)));
+        }
+        ImportState::Would { lexicon, status, fingerprint, words, note, .. } => {
+            lines.push(format!("Installs as: {}", row.name.as_deref().unwrap_or(lexicon)));
+            lines.push(format!("Lexicon: {lexicon}"));
+            lines.push(format!("Status once installed: {status}"));
+            lines.push(format!("Fingerprint: {fingerprint}"));
+            lines.push(format!("Words: {}", thousands(*words)));
+            if !note.is_empty() {
+                lines.push(note.clone());
+            }
+        }
+        ImportState::Unusable(why) => lines.push(format!("Cannot be used: {why}")),
+        ImportState::Installed { lexicon, status } => {
+            lines.push(format!("Installed as {lexicon}: {status}"));
+            lines.push("Choose it in the director menu to judge with it.".into());
+        }
+    }
+    lines
+}
+
+fn usb_message(message: &UsbMessage) -> String {
+    match message {
+        UsbMessage::ConfirmInstall => "Press ENTER again to install it.".into(),
+        UsbMessage::Installed { lexicon, status } => {
+            format!("Installed: {lexicon} is {status}. Choose it in the director menu to judge with it.")
+        }
+        UsbMessage::InstallRefused(reason) => format!("Not installed: {reason}"),
+        UsbMessage::NeedsName => "Choose which lexicon this list is with ← and →.".into(),
+        UsbMessage::WillNotInstall { name } => format!("This list is not {name}: it will not be installed."),
+        UsbMessage::Unusable => "This file is not a word list that can be installed.".into(),
+        UsbMessage::AlreadyInstalled => "Already installed.".into(),
+        UsbMessage::Refused(reason) => format!("Not possible: {reason}"),
+    }
+}
+
+fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
+    v.screen = ScreenKind::Usb;
+    v.menu_title = if usb.export {
+        format!("Export the audit log to USB — {}", usb.stick.name)
+    } else {
+        format!("Install lexicons from USB — {}", usb.stick.name)
+    };
+    match &usb.phase {
+        UsbPhase::Working(work) => {
+            let (status, detail) = match work {
+                UsbWork::Reading => ("Reading the stick…", "Each word list is checked and compiled; nothing is installed yet. Do not remove the stick."),
+                UsbWork::Installing => ("Installing…", "Do not remove the stick."),
+                UsbWork::Ejecting => ("Unmounting the stick…", "Do not remove the stick yet."),
+                UsbWork::Exporting => ("Exporting the audit log…", "Do not remove the stick."),
+            };
+            v.usb_status = status.into();
+            v.usb_detail = detail.into();
+        }
+        UsbPhase::Done(done) => {
+            let back = "Press any key to return to the director menu.";
+            match done {
+                UsbDone::Ejected { installed } => {
+                    v.usb_status = "You may remove the stick.".into();
+                    v.usb_detail = match installed {
+                        0 => format!("Nothing was installed from it. {back}"),
+                        1 => format!("1 word list was installed from it. {back}"),
+                        n => format!("{n} word lists were installed from it. {back}"),
+                    };
+                }
+                UsbDone::Exported { folder, lines, intact, signed } => {
+                    v.usb_status = "You may remove the stick.".into();
+                    let check = match (intact, signed) {
+                        (true, true) => "The copy verifies, with a checkpoint signed for it.",
+                        (true, false) => "The copy verifies (this log has no signing key).",
+                        (false, _) => "The copy does NOT verify: read verify.txt in the folder.",
+                    };
+                    v.usb_detail = format!("The audit log ({} lines) is in {folder} on the stick. {check} {back}", thousands(*lines as u64));
+                }
+                UsbDone::Failed { work, problem } => {
+                    v.usb_status = match work {
+                        UsbWork::Exporting => "The export did not finish.",
+                        _ => "The stick could not be used.",
+                    }
+                    .into();
+                    let unchanged = match work {
+                        UsbWork::Exporting => "The audit log on the station is unchanged.",
+                        _ => "Nothing more was installed.",
+                    };
+                    v.usb_detail = format!("{problem}. {unchanged} {back}");
+                }
+            }
+        }
+        UsbPhase::List => {
+            v.menu_items = usb.rows.iter().map(import_row).collect();
+            if let Some(i) = usb.confirming {
+                if let Some(item) = v.menu_items.get_mut(i) {
+                    item.push_str("  — ENTER again to install");
+                }
+            }
+            v.menu_items.push("Done: unmount the stick and return".into());
+            v.menu_selected = usb.selected as i32;
+            v.director_lines = match usb.rows.get(usb.selected) {
+                Some(row) => import_details(row),
+                None => vec![format!("{} installed from this stick so far.", usb.installed())],
+            };
+            v.director_lines.push(String::new());
+            v.director_lines.push("↑ ↓ choose · ← → which lexicon a list is · ENTER install · ESC unmount and return".into());
+            v.director_message = match &usb.message {
+                Some(m) => usb_message(m),
+                None if usb.rows.is_empty() => "No word lists (.txt files) at the top of this stick.".into(),
+                None if usb.left_out > 0 => {
+                    format!("{} more .txt files on the stick were not looked at (at most {}).", usb.left_out, crate::lexicon::import::MAX_FILES)
+                }
+                None => String::new(),
+            };
+        }
+    }
 }
 

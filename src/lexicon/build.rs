@@ -159,14 +159,33 @@ pub fn clean_stray_temporaries(dir: &Path, wait: bool) {
     }
 }
 
-fn read_word_list(source: &Path, skip_invalid: bool) -> Result<(WordList, Vec<u8>), BuildError> {
+/// A word list read and compiled in memory, not yet written anywhere: what
+/// `build`, `install` and the USB preview share, so the bytes a director is
+/// shown the status of are the bytes that get installed.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// The .fst bytes (deterministic for a given list).
+    pub bytes: Vec<u8>,
+    /// What they hold; `fst_file` is empty until the list is named.
+    pub manifest: Manifest,
+    /// Invalid lines skipped (with `skip_invalid`).
+    pub skipped: usize,
+    /// Repeated words dropped.
+    pub duplicates: usize,
+}
+
+/// Reads `source` (bounded: [`limits::WORD_LIST`]) and compiles it.
+pub fn compile_file(source: &Path, skip_invalid: bool) -> Result<Compiled, BuildError> {
     let text = read_small_file(source, limits::WORD_LIST).map_err(BuildError::ReadSource)?;
     let list = parse_word_list(&text, &source.display().to_string(), skip_invalid).map_err(BuildError::WordList)?;
-    Ok((list, text))
+    let source_file = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (bytes, manifest) = compile(&list, "", &source_file, &sha256_hex(&text));
+    Ok(Compiled { bytes, manifest, skipped: list.skipped, duplicates: list.duplicates })
 }
 
 /// Writes compiled bytes to `out` (the commit point) and then the manifest.
-fn commit(out: &Path, bytes: &[u8], manifest: Manifest, list: &WordList) -> Result<BuildReport, BuildError> {
+fn commit(out: &Path, compiled: Compiled) -> Result<BuildReport, BuildError> {
+    let Compiled { bytes, manifest, skipped, duplicates } = compiled;
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -180,7 +199,7 @@ fn commit(out: &Path, bytes: &[u8], manifest: Manifest, list: &WordList) -> Resu
         .map(|old| old == bytes)
         .unwrap_or(false);
     if !unchanged {
-        write_atomically(out, bytes).map_err(|e| BuildError::Write { path: out.to_path_buf(), source: e })?;
+        write_atomically(out, &bytes).map_err(|e| BuildError::Write { path: out.to_path_buf(), source: e })?;
     }
     let manifest_problem = write_atomically(&manifest_path, manifest.to_toml().as_bytes())
         .err()
@@ -189,8 +208,8 @@ fn commit(out: &Path, bytes: &[u8], manifest: Manifest, list: &WordList) -> Resu
         fst_path: out.to_path_buf(),
         manifest_path,
         manifest,
-        skipped: list.skipped,
-        duplicates: list.duplicates,
+        skipped,
+        duplicates,
         manifest_problem,
         unchanged,
     })
@@ -204,10 +223,102 @@ pub fn build_lexicon(source: &Path, out: &Path, skip_invalid: bool) -> Result<Bu
         Some(name) if name.ends_with(".fst") && name.len() > 4 && !name.starts_with('.') => name.to_string(),
         _ => return Err(BuildError::BadOutputName { path: out.to_path_buf() }),
     };
-    let (list, text) = read_word_list(source, skip_invalid)?;
-    let source_file = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let (bytes, manifest) = compile(&list, &fst_file, &source_file, &sha256_hex(&text));
-    commit(out, &bytes, manifest, &list)
+    let mut compiled = compile_file(source, skip_invalid)?;
+    compiled.manifest.fst_file = fst_file;
+    commit(out, compiled)
+}
+
+/// How an official list's identity was established, or why it is not the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Evidence {
+    /// Its content digest equals the one pinned in wordjudge.
+    PinnedDigest,
+    /// Its fingerprint matches the published one (no digest is pinned).
+    PublishedFingerprint,
+    /// Nothing is published to check it against.
+    NothingPublished,
+    /// It is not the list it is named as: the problem, in words.
+    NotTheList(String),
+}
+
+impl Evidence {
+    /// `pinned digest`, `published fingerprint`, `nothing published`, `not the list`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Evidence::PinnedDigest => "pinned digest",
+            Evidence::PublishedFingerprint => "published fingerprint",
+            Evidence::NothingPublished => "nothing published",
+            Evidence::NotTheList(_) => "not the list",
+        }
+    }
+}
+
+/// A compiled list named as an official lexicon's layer, checked against
+/// the catalogue, not yet installed.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub lexicon: &'static OfficialLexicon,
+    pub layer: &'static OfficialLayer,
+    pub compiled: Compiled,
+    pub evidence: Evidence,
+}
+
+/// Names `compiled` as the official lexicon or layer `name` (`CSW21`,
+/// `OSPD4`, `MW11-long`, `OTCWL2016`) and checks it: the content digest
+/// against the pinned one, else the fingerprint against the published one.
+/// A list that is not the one named is still returned (with
+/// [`Evidence::NotTheList`]) so it can be shown; [`Prepared::install`]
+/// refuses it.
+pub fn prepare_official(mut compiled: Compiled, name: &str) -> Result<Prepared, BuildError> {
+    let (lexicon, layer) =
+        official::layer_for_name(name).ok_or_else(|| BuildError::UnknownOfficial { name: name.to_string() })?;
+    compiled.manifest.fst_file = layer.fst.to_string();
+    let manifest = &compiled.manifest;
+    let evidence = if let Some(pin) = layer.pin {
+        let content = manifest.content_sha256.as_deref().unwrap_or_default();
+        if content == pin.content_sha256 {
+            Evidence::PinnedDigest
+        } else {
+            Evidence::NotTheList(format!("content digest {content}, pinned {}", pin.content_sha256))
+        }
+    } else if let Some(published) = layer.published_fingerprint {
+        if manifest.fingerprint.matches_published(published) {
+            Evidence::PublishedFingerprint
+        } else {
+            Evidence::NotTheList(format!("fingerprint {}, published {published}", manifest.fingerprint.short()))
+        }
+    } else {
+        Evidence::NothingPublished
+    };
+    Ok(Prepared { lexicon, layer, compiled, evidence })
+}
+
+impl Prepared {
+    /// Installs the prepared bytes into `dir` (atomic, locked; see the
+    /// module doc). A list that is not the one named is refused and nothing
+    /// changes.
+    pub fn install(self, dir: &Path) -> Result<InstallReport, BuildError> {
+        if let Evidence::NotTheList(problem) = &self.evidence {
+            return Err(BuildError::NotTheList {
+                id: self.lexicon.id.to_string(),
+                fst: self.layer.fst.to_string(),
+                problem: problem.clone(),
+            });
+        }
+        let evidence = self.evidence.as_str();
+        let build = commit(&dir.join(self.layer.fst), self.compiled)?;
+        Ok(InstallReport { lexicon: self.lexicon, layer: self.layer, build, evidence })
+    }
+
+    /// The lexicon as it would open once installed: these bytes as their
+    /// layer, the lexicon's other layers as `dir` has them now. Its status
+    /// is computed exactly as the kiosk's will be, from the bytes.
+    pub fn preview(&self, dir: &Path) -> Result<super::Lexicon, super::LexiconError> {
+        let definition = super::catalog::official_definition(self.lexicon);
+        let pins: Vec<Option<official::Pin>> = self.lexicon.layers.iter().map(|l| l.pin).collect();
+        let own = (self.layer.fst, super::LexiconBytes::Owned(self.compiled.bytes.clone()));
+        super::Lexicon::open_with(definition, super::DefinitionSource::Official, &pins, dir, Some(own))
+    }
 }
 
 /// What an install produced.
@@ -232,26 +343,7 @@ pub fn install_official(source: &Path, dir: &Path, name: Option<&str>, skip_inva
         Some(n) => n.to_string(),
         None => source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
     };
-    let (lexicon, layer) =
-        official::layer_for_name(&name).ok_or_else(|| BuildError::UnknownOfficial { name: name.clone() })?;
-    let (list, text) = read_word_list(source, skip_invalid)?;
-    let source_file = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let (bytes, manifest) = compile(&list, layer.fst, &source_file, &sha256_hex(&text));
-    let not_it = |problem: String| BuildError::NotTheList { id: lexicon.id.to_string(), fst: layer.fst.to_string(), problem };
-    let evidence = if let Some(pin) = layer.pin {
-        let content = manifest.content_sha256.as_deref().unwrap_or_default();
-        if content != pin.content_sha256 {
-            return Err(not_it(format!("content digest {content}, pinned {}", pin.content_sha256)));
-        }
-        "pinned digest"
-    } else if let Some(published) = layer.published_fingerprint {
-        if !manifest.fingerprint.matches_published(published) {
-            return Err(not_it(format!("fingerprint {}, published {published}", manifest.fingerprint.short())));
-        }
-        "published fingerprint"
-    } else {
-        "nothing published"
-    };
-    let build = commit(&dir.join(layer.fst), &bytes, manifest, &list)?;
-    Ok(InstallReport { lexicon, layer, build, evidence })
+    // Known name first: an unknown one is refused before the list is read.
+    official::layer_for_name(&name).ok_or_else(|| BuildError::UnknownOfficial { name: name.clone() })?;
+    prepare_official(compile_file(source, skip_invalid)?, &name)?.install(dir)
 }

@@ -28,6 +28,7 @@ pub mod build;
 pub mod catalog;
 pub mod content;
 pub mod definition;
+pub mod import;
 pub mod manifest;
 pub mod official;
 pub mod source;
@@ -400,9 +401,29 @@ impl Lexicon {
         pins: &[Option<Pin>],
         dir: &Path,
     ) -> Result<Lexicon, LexiconError> {
+        Lexicon::open_with(definition, origin, pins, dir, None)
+    }
+
+    /// [`Lexicon::open_in_dir`], except that the layer whose file is named
+    /// `replace.0` takes the bytes `replace.1` (not yet on disk): how a list
+    /// about to be installed is shown with the status it would get.
+    pub fn open_with(
+        definition: Definition,
+        origin: DefinitionSource,
+        pins: &[Option<Pin>],
+        dir: &Path,
+        mut replace: Option<(&str, LexiconBytes)>,
+    ) -> Result<Lexicon, LexiconError> {
         let mut layers = Vec::with_capacity(definition.layers.len());
         for (i, layer_def) in definition.layers.iter().enumerate() {
             let path = dir.join(&layer_def.fst);
+            let pin = pins.get(i).copied().flatten();
+            if replace.as_ref().is_some_and(|(fst, _)| *fst == layer_def.fst) {
+                let (_, bytes) = replace.take().expect("checked just above");
+                let sha256 = crate::digest::sha256_hex(bytes.as_ref());
+                layers.push(Layer::open(layer_def.clone(), path, bytes, sha256, pin.as_ref())?);
+                continue;
+            }
             let read = source::read_hashed(&path, source::MAX_FST_BYTES).map_err(|e| {
                 if e.is_not_found() {
                     let stem = layer_def.fst.trim_end_matches(".fst");
@@ -414,7 +435,6 @@ impl Lexicon {
                     LexiconError::Unreadable { path: path.clone(), problem: e.to_string() }
                 }
             })?;
-            let pin = pins.get(i).copied().flatten();
             let watch = SourceWatch::new(path.clone(), read.sha256.clone(), read.stamp);
             let mut layer =
                 Layer::open(layer_def.clone(), path, LexiconBytes::Owned(read.bytes), read.sha256, pin.as_ref())?;

@@ -32,6 +32,10 @@ pub fn map_key(text: &str, ctrl: bool, alt: bool, shift: bool) -> Key {
         Key::Up
     } else if is(SlintKey::DownArrow) {
         Key::Down
+    } else if is(SlintKey::LeftArrow) {
+        Key::Left
+    } else if is(SlintKey::RightArrow) {
+        Key::Right
     } else if c.is_control() || ('\u{E000}'..='\u{F8FF}').contains(&c) {
         // Other named keys (function keys, arrows, modifiers) live in the
         // private-use area or are control characters.
@@ -97,6 +101,8 @@ mod tests {
         assert_eq!(map_key("q", false, false, false), Key::Char('q'));
         assert_eq!(map_key("Q", false, false, true), Key::Char('Q'));
         assert_eq!(map_key(" ", false, false, false), Key::Char(' '));
+        assert_eq!(map_key(&t(SlintKey::LeftArrow), false, false, false), Key::Left);
+        assert_eq!(map_key(&t(SlintKey::RightArrow), false, false, false), Key::Right);
     }
 
     #[test]

@@ -24,6 +24,7 @@ fn screen(kind: ScreenKind) -> Screen {
         ScreenKind::Pin => Screen::Pin,
         ScreenKind::Director => Screen::Director,
         ScreenKind::Edit => Screen::Edit,
+        ScreenKind::Usb => Screen::Usb,
     }
 }
 
@@ -74,6 +75,8 @@ pub fn to_slint(v: &ViewModel) -> View {
         menu_selected: v.menu_selected,
         director_lines: strings(&v.director_lines),
         director_message: v.director_message.as_str().into(),
+        usb_status: v.usb_status.as_str().into(),
+        usb_detail: v.usb_detail.as_str().into(),
         show_lamps: v.show_lamps,
         lamp_green: v.lamps.green,
         lamp_red: v.lamps.red,

@@ -1,0 +1,401 @@
+//! The real station's USB work: a stick opened for import, its word lists
+//! read and previewed, one installed, the log exported, the stick unmounted.
+//!
+//! Every piece of work runs on a thread of its own, one at a time, and
+//! reports back through a channel the kiosk polls on each tick: a stick can
+//! take seconds (a Pi reading and compiling CSW21 from a slow stick), and the
+//! screen must never freeze nor the watchdog go hungry. The thread owns
+//! copies of what it needs; the station's state changes only on the UI
+//! thread, when a result arrives ([`UsbDesk::poll`]), which is also where
+//! everything is recorded in the audit log (by the caller, from the
+//! [`Finished`] it gets).
+//!
+//! What the director confirms is what is installed: the bytes compiled
+//! while previewing are kept and installed as they are, never read again
+//! from a stick that may have been pulled out since.
+
+use crate::audit::export::{self, FolderExport};
+use crate::audit::NoteVerifier;
+use crate::kiosk::station::{ImportRow, ImportState, UsbError, UsbUpdate, UsbWork};
+use crate::lexicon::build::{BuildError, InstallReport};
+use crate::lexicon::catalog::Catalog;
+use crate::lexicon::import::{self, Preview};
+use crate::usb::{Mode, Stick, Sticks};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::Arc;
+
+/// A stick open for import and what was read from it.
+struct OpenStick {
+    stick: Stick,
+    /// The file each row is, and what it would be (or why it cannot be).
+    files: Vec<(PathBuf, Result<Preview, String>)>,
+    rows: Vec<ImportRow>,
+}
+
+/// What a worker thread hands back.
+enum Outcome {
+    Opened { stick: Stick, files: Vec<(PathBuf, Result<Preview, String>)>, left_out: usize },
+    Renamed { index: usize, preview: Result<Preview, String> },
+    Installed { index: usize, result: Result<(InstallReport, InstalledFacts), String> },
+    Ejected { stick: Stick, result: Result<(), String> },
+    Exported { stick: Stick, result: Result<FolderExport, String>, ejected: Result<(), String> },
+    Failed { stick: Stick, work: UsbWork, problem: String },
+}
+
+/// The lexicon's facts after an install, from the installed bytes.
+#[derive(Debug, Clone)]
+pub struct InstalledFacts {
+    pub status: String,
+    pub fingerprint: String,
+    pub content_sha256: Option<String>,
+    pub fst_sha256: String,
+    pub words: u64,
+}
+
+/// What finished, for the flow and for the audit log.
+pub enum Finished {
+    /// Read and previewed.
+    Opened { stick: Stick, lists: usize },
+    Renamed,
+    Installed { stick: Stick, file: String, report: InstallReport, facts: InstalledFacts },
+    InstallRefused { stick: Stick, file: String, name: Option<String>, reason: String },
+    Ejected { stick: Stick },
+    Exported { stick: Stick, export: FolderExport },
+    Failed { stick: Stick, work: UsbWork, problem: String },
+}
+
+/// The station's USB desk: at most one piece of work at a time.
+pub struct UsbDesk {
+    sticks: Arc<dyn Sticks>,
+    lexicon_dir: PathBuf,
+    running: Option<(UsbWork, mpsc::Receiver<Outcome>)>,
+    open: Option<OpenStick>,
+}
+
+fn row_of(path: &Path, preview: &Result<Preview, String>) -> ImportRow {
+    let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    match preview {
+        Err(why) => ImportRow { file, name: None, state: ImportState::Unusable(why.clone()) },
+        Ok(Preview::Unnamed(compiled)) => ImportRow {
+            file,
+            name: None,
+            state: ImportState::Unnamed {
+                fingerprint: compiled.manifest.fingerprint.short(),
+                words: compiled.manifest.word_count,
+            },
+        },
+        Ok(Preview::Named(named)) => {
+            let manifest = &named.prepared.compiled.manifest;
+            let name = named.prepared.layer.fst.trim_end_matches(".fst").to_string();
+            ImportRow {
+                file,
+                name: Some(name),
+                state: ImportState::Would {
+                    lexicon: named.lexicon.clone(),
+                    status: named.status.label().to_string(),
+                    fingerprint: manifest.fingerprint.short(),
+                    words: manifest.word_count,
+                    installable: named.installable,
+                    note: named.note.clone(),
+                },
+            }
+        }
+    }
+}
+
+/// Reads and previews every word list on the stick mounted at `root`.
+/// A read that fails because the stick is gone fails the whole import.
+fn read_stick(sticks: &dyn Sticks, stick: &Stick, root: &Path, lexicon_dir: &Path) -> Result<Outcome, String> {
+    let gone = || !sticks.list().iter().any(|s| s.device == stick.device);
+    let (paths, left_out) = import::find_word_lists(root).map_err(|e| format!("cannot list the stick: {e}"))?;
+    let mut files = Vec::with_capacity(paths.len());
+    for path in paths {
+        let preview = match crate::lexicon::build::compile_file(&path, false) {
+            Ok(compiled) => {
+                import::preview(compiled, import::name_from_file(&path).as_deref(), lexicon_dir).map_err(|e| e.to_string())
+            }
+            Err(BuildError::ReadSource(e)) if gone() => {
+                return Err(format!("the stick was removed while it was being read ({e})"))
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        files.push((path, preview));
+    }
+    // Pulled out after its last file was read: nothing it showed can be
+    // trusted to be on it, so nothing is shown.
+    if gone() {
+        return Err("the stick was removed while it was being read".into());
+    }
+    Ok(Outcome::Opened { stick: stick.clone(), files, left_out })
+}
+
+fn installed_facts(dir: &Path, id: &str) -> InstalledFacts {
+    match Catalog::load(dir).open(id) {
+        Ok(lexicon) => {
+            let identity = crate::audit::LexiconIdentity::of(&lexicon);
+            let words = lexicon.layers().iter().map(|l| l.facts().word_count).sum();
+            InstalledFacts {
+                status: identity.status,
+                fingerprint: identity.fingerprint,
+                content_sha256: Some(identity.content_sha256.join(" ")),
+                fst_sha256: identity.fst_sha256.join(" "),
+                words,
+            }
+        }
+        Err(e) => InstalledFacts {
+            status: e.status().to_string(),
+            fingerprint: String::new(),
+            content_sha256: None,
+            fst_sha256: String::new(),
+            words: 0,
+        },
+    }
+}
+
+impl UsbDesk {
+    pub fn new(sticks: Arc<dyn Sticks>, lexicon_dir: PathBuf) -> UsbDesk {
+        UsbDesk { sticks, lexicon_dir, running: None, open: None }
+    }
+
+    /// The sticks plugged in now.
+    pub fn list(&self) -> Vec<Stick> {
+        self.sticks.list()
+    }
+
+    fn start(&mut self, work: UsbWork, job: impl FnOnce() -> Outcome + Send + 'static, stick: Stick) -> Result<(), UsbError> {
+        if self.running.is_some() {
+            return Err(UsbError::Busy);
+        }
+        let (tx, rx) = mpsc::channel();
+        let spawned = std::thread::Builder::new().name("wordjudge-usb".into()).spawn(move || {
+            // A bug below must end as a failed import, never as a dead kiosk.
+            let outcome = catch_unwind(AssertUnwindSafe(job)).unwrap_or_else(|_| Outcome::Failed {
+                stick,
+                work,
+                problem: "an internal error stopped the work (see the journal)".into(),
+            });
+            let _ = tx.send(outcome);
+        });
+        match spawned {
+            Ok(_) => {
+                self.running = Some((work, rx));
+                Ok(())
+            }
+            Err(_) => Err(UsbError::Busy),
+        }
+    }
+
+    /// Mounts `stick` read-only and previews its word lists.
+    pub fn open_for_import(&mut self, stick: Stick) -> Result<(), UsbError> {
+        if self.open.is_some() {
+            return Err(UsbError::Busy);
+        }
+        let (sticks, dir, s) = (self.sticks.clone(), self.lexicon_dir.clone(), stick.clone());
+        self.start(
+            UsbWork::Reading,
+            move || {
+                let root = match sticks.attach(&s, Mode::Import) {
+                    Ok(root) => root,
+                    Err(e) => return Outcome::Failed { stick: s, work: UsbWork::Reading, problem: e.to_string() },
+                };
+                match read_stick(sticks.as_ref(), &s, &root, &dir) {
+                    Ok(outcome) => outcome,
+                    Err(problem) => {
+                        let _ = sticks.detach(&s);
+                        Outcome::Failed { stick: s, work: UsbWork::Reading, problem }
+                    }
+                }
+            },
+            stick,
+        )
+    }
+
+    /// Shows word list `index` as `name` instead (no stick access: the
+    /// compiled bytes are kept).
+    pub fn rename(&mut self, index: usize, name: Option<String>) -> Result<(), UsbError> {
+        let open = self.open.as_ref().ok_or(UsbError::NotOpen)?;
+        let (_, preview) = open.files.get(index).ok_or(UsbError::NotOpen)?;
+        let compiled = match preview {
+            Ok(p) => p.compiled().clone(),
+            Err(_) => return Err(UsbError::NotOpen),
+        };
+        let dir = self.lexicon_dir.clone();
+        let stick = open.stick.clone();
+        self.start(
+            UsbWork::Reading,
+            move || Outcome::Renamed {
+                index,
+                preview: import::preview(compiled, name.as_deref(), &dir).map_err(|e| e.to_string()),
+            },
+            stick,
+        )
+    }
+
+    /// Installs word list `index`: the prepared bytes, atomically.
+    pub fn install(&mut self, index: usize) -> Result<(), UsbError> {
+        let open = self.open.as_ref().ok_or(UsbError::NotOpen)?;
+        let prepared = match open.files.get(index) {
+            Some((_, Ok(Preview::Named(named)))) => named.prepared.clone(),
+            _ => return Err(UsbError::NotOpen),
+        };
+        let dir = self.lexicon_dir.clone();
+        let stick = open.stick.clone();
+        self.start(
+            UsbWork::Installing,
+            move || {
+                let result = prepared.install(&dir).map(|report| {
+                    let facts = installed_facts(&dir, report.lexicon.id);
+                    (report, facts)
+                });
+                Outcome::Installed { index, result: result.map_err(|e| e.to_string()) }
+            },
+            stick,
+        )
+    }
+
+    /// Unmounts the stick open for import.
+    pub fn eject(&mut self) -> Result<(), UsbError> {
+        let stick = self.open.as_ref().ok_or(UsbError::NotOpen)?.stick.clone();
+        let (sticks, s) = (self.sticks.clone(), stick.clone());
+        self.start(
+            UsbWork::Ejecting,
+            move || {
+                let result = sticks.detach(&s).map_err(|e| e.to_string());
+                Outcome::Ejected { stick: s, result }
+            },
+            stick,
+        )
+    }
+
+    /// Mounts `stick` for export, writes the log's folder, unmounts.
+    pub fn export(
+        &mut self,
+        stick: Stick,
+        audit_dir: PathBuf,
+        folder_name: String,
+        signed: Option<(String, NoteVerifier)>,
+    ) -> Result<(), UsbError> {
+        if self.open.is_some() {
+            return Err(UsbError::Busy);
+        }
+        let (sticks, s) = (self.sticks.clone(), stick.clone());
+        self.start(
+            UsbWork::Exporting,
+            move || {
+                let parent = match sticks.attach(&s, Mode::Export) {
+                    Ok(parent) => parent,
+                    Err(e) => return Outcome::Failed { stick: s, work: UsbWork::Exporting, problem: e.to_string() },
+                };
+                let result = export::write_folder(&audit_dir, &parent, &folder_name, signed).map_err(|e| e.to_string());
+                let ejected = sticks.detach(&s).map_err(|e| e.to_string());
+                Outcome::Exported { stick: s, result, ejected }
+            },
+            stick,
+        )
+    }
+
+    /// Whether work is running.
+    pub fn busy(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// The work that finished, if any: what the flow is told, and what
+    /// happened (for the audit log and the journal).
+    pub fn poll(&mut self) -> Option<(UsbUpdate, Finished)> {
+        let (work, rx) = self.running.as_ref()?;
+        let work = *work;
+        let outcome = match rx.try_recv() {
+            Ok(outcome) => outcome,
+            Err(mpsc::TryRecvError::Empty) => return None,
+            Err(mpsc::TryRecvError::Disconnected) => {
+                let stick = self.open.as_ref().map(|o| o.stick.clone()).unwrap_or_else(|| Stick {
+                    device: "?".into(),
+                    label: String::new(),
+                    fs_type: String::new(),
+                    size: 0,
+                });
+                Outcome::Failed { stick, work, problem: "the work stopped without an answer".into() }
+            }
+        };
+        self.running = None;
+        Some(self.apply(outcome))
+    }
+
+    fn apply(&mut self, outcome: Outcome) -> (UsbUpdate, Finished) {
+        match outcome {
+            Outcome::Opened { stick, files, left_out } => {
+                let rows: Vec<ImportRow> = files.iter().map(|(p, r)| row_of(p, r)).collect();
+                let lists = rows.len();
+                self.open = Some(OpenStick { stick: stick.clone(), files, rows: rows.clone() });
+                (UsbUpdate::ImportList { rows, left_out }, Finished::Opened { stick, lists })
+            }
+            Outcome::Renamed { index, preview } => {
+                let Some(open) = self.open.as_mut() else {
+                    return (UsbUpdate::InstallRefused { index, reason: "no stick is open".into() }, Finished::Renamed);
+                };
+                let row = row_of(&open.files[index].0, &preview);
+                open.files[index].1 = preview;
+                open.rows[index] = row.clone();
+                (UsbUpdate::Row { index, row }, Finished::Renamed)
+            }
+            Outcome::Installed { index, result } => {
+                let Some(open) = self.open.as_mut() else {
+                    return (UsbUpdate::InstallRefused { index, reason: "no stick is open".into() }, Finished::Renamed);
+                };
+                let stick = open.stick.clone();
+                let file = open.rows[index].file.clone();
+                match result {
+                    Ok((report, facts)) => {
+                        let row = ImportRow {
+                            state: ImportState::Installed {
+                                lexicon: report.lexicon.id.to_string(),
+                                status: facts.status.clone(),
+                            },
+                            ..open.rows[index].clone()
+                        };
+                        open.rows[index] = row.clone();
+                        (UsbUpdate::Row { index, row }, Finished::Installed { stick, file, report, facts })
+                    }
+                    Err(reason) => {
+                        let name = open.rows[index].name.clone();
+                        (
+                            UsbUpdate::InstallRefused { index, reason: reason.clone() },
+                            Finished::InstallRefused { stick, file, name, reason },
+                        )
+                    }
+                }
+            }
+            Outcome::Ejected { stick, result } => {
+                self.open = None;
+                match result {
+                    Ok(()) => (UsbUpdate::Ejected, Finished::Ejected { stick }),
+                    Err(problem) => (
+                        UsbUpdate::Failed { work: UsbWork::Ejecting, problem: problem.clone() },
+                        Finished::Failed { stick, work: UsbWork::Ejecting, problem },
+                    ),
+                }
+            }
+            Outcome::Exported { stick, result, ejected } => match (result, ejected) {
+                (Ok(export), Ok(())) => {
+                    let update = UsbUpdate::Exported {
+                        folder: export.folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                        lines: export.lines,
+                        intact: export.intact,
+                        signed: export.signed,
+                    };
+                    (update, Finished::Exported { stick, export })
+                }
+                (Ok(_), Err(problem)) | (Err(problem), _) => (
+                    UsbUpdate::Failed { work: UsbWork::Exporting, problem: problem.clone() },
+                    Finished::Failed { stick, work: UsbWork::Exporting, problem },
+                ),
+            },
+            Outcome::Failed { stick, work, problem } => {
+                self.open = None;
+                (UsbUpdate::Failed { work, problem: problem.clone() }, Finished::Failed { stick, work, problem })
+            }
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! Word lists found on a director's stick: which files they are, what each
+//! would be once installed, computed before anything is installed.
+//!
+//! Each `*.txt` file is read once (bounded) and compiled in memory; its name
+//! says which official lexicon it is (`CSW21.txt` → CSW21, as
+//! `wordjudge lexicon install` reads it) or the director picks one from
+//! [`names`]. [`preview`] then opens the compiled bytes exactly as the kiosk
+//! would open the installed file, so the status shown before the director
+//! confirms is computed from the bytes that will be installed — and
+//! [`build::Prepared::install`] installs those same bytes, never a second
+//! read of a stick that may have been pulled out meanwhile.
+
+use super::build::{self, BuildError, Compiled, Evidence, Prepared};
+use super::{official, Status};
+use std::path::{Path, PathBuf};
+
+/// Most word lists looked at on one stick (the rest are named as skipped).
+pub const MAX_FILES: usize = 16;
+
+/// The `*.txt` files at the top of `dir`: regular files only (no links, no
+/// folders, none of the `._` files macOS leaves), sorted by name, at most
+/// [`MAX_FILES`]; the second value counts those left out.
+pub fn find_word_lists(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let is_txt = name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(".txt");
+        if !is_txt || name.starts_with('.') {
+            continue;
+        }
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            found.push(entry.path());
+        }
+    }
+    found.sort();
+    let more = found.len().saturating_sub(MAX_FILES);
+    found.truncate(MAX_FILES);
+    Ok((found, more))
+}
+
+/// Every name a word list can be installed as, in catalogue order: the id
+/// of a one-layer lexicon (`CSW21`), the layer names of the others
+/// (`OSPD4`, `MW11-long`).
+pub fn names() -> Vec<&'static str> {
+    official::OFFICIAL
+        .iter()
+        .flat_map(|l| l.layers.iter().map(|layer| layer.fst.trim_end_matches(".fst")))
+        .collect()
+}
+
+/// The name a file's own name gives it (`CSW21.txt` → `CSW21`, `MW11.txt` →
+/// `MW11`), if that is an official lexicon or layer.
+pub fn name_from_file(path: &Path) -> Option<String> {
+    let stem = path.file_stem()?.to_str()?;
+    official::layer_for_name(stem).map(|_| stem.to_string())
+}
+
+/// What one file would be.
+#[derive(Debug, Clone)]
+pub enum Preview {
+    /// Compiled, but no name says which lexicon it is.
+    Unnamed(Compiled),
+    /// Named and checked.
+    Named(Box<Named>),
+}
+
+/// A named list, as it would open once installed.
+#[derive(Debug, Clone)]
+pub struct Named {
+    pub prepared: Prepared,
+    /// The lexicon it belongs to (`OSPD4+MW11` for the layer `OSPD4`).
+    pub lexicon: String,
+    /// The status the lexicon would have, from these bytes; for a list
+    /// that is not the one named, [`Status::Mismatch`].
+    pub status: Status,
+    /// What the status rests on or lacks, in words (another layer missing,
+    /// the digest that differs), empty when there is nothing to add.
+    pub note: String,
+    /// Whether [`Prepared::install`] would install it.
+    pub installable: bool,
+}
+
+impl Preview {
+    /// The compiled list either way.
+    pub fn compiled(&self) -> &Compiled {
+        match self {
+            Preview::Unnamed(c) => c,
+            Preview::Named(n) => &n.prepared.compiled,
+        }
+    }
+}
+
+/// Names `compiled` as `name` (or leaves it unnamed) and works out what it
+/// would be in the lexicon directory `dir` as it is now.
+pub fn preview(compiled: Compiled, name: Option<&str>, dir: &Path) -> Result<Preview, BuildError> {
+    let Some(name) = name else { return Ok(Preview::Unnamed(compiled)) };
+    let prepared = build::prepare_official(compiled, name)?;
+    let lexicon = prepared.lexicon.id.to_string();
+    let named = match &prepared.evidence {
+        Evidence::NotTheList(problem) => {
+            let note = format!("not {name}: {problem}; it will not be installed");
+            Named { prepared, lexicon, status: Status::Mismatch, note, installable: false }
+        }
+        _ => match prepared.preview(dir) {
+            Ok(opened) => {
+                let status = opened.status();
+                let note = if status.can_judge() { String::new() } else { opened.status_text() };
+                Named { prepared, lexicon, status, note, installable: true }
+            }
+            // Another layer of the lexicon is not installed (OSPD4 without
+            // MW11-long): installable, but it will not judge until it is.
+            Err(e) => {
+                let note = format!("{}: {e}", e.status());
+                Named { prepared, lexicon, status: e.status(), note, installable: true }
+            }
+        },
+    };
+    Ok(Preview::Named(Box::new(named)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_txt_files_at_the_top_are_word_lists() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        for name in ["B.txt", "a.TXT", "._B.txt", "notes.md", "c.txt.bak"] {
+            std::fs::write(d.join(name), "CAT\n").unwrap();
+        }
+        std::fs::create_dir(d.join("folder.txt")).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", d.join("link.txt")).unwrap();
+        let (found, more) = find_word_lists(d).unwrap();
+        let names: Vec<_> = found.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_string()).collect();
+        assert_eq!(names, ["B.txt", "a.TXT"]);
+        assert_eq!(more, 0);
+        for i in 0..MAX_FILES + 3 {
+            std::fs::write(d.join(format!("l{i:02}.txt")), "CAT\n").unwrap();
+        }
+        let (found, more) = find_word_lists(d).unwrap();
+        assert_eq!((found.len(), more), (MAX_FILES, 5));
+    }
+
+    #[test]
+    fn names_come_from_the_catalogue_and_file_names() {
+        let all = names();
+        assert!(all.contains(&"CSW15") && all.contains(&"OSPD4") && all.contains(&"MW11-long"), "{all:?}");
+        assert!(!all.contains(&"DEMO"), "the demo list is built in, never installed");
+        assert_eq!(name_from_file(Path::new("/s/CSW21.txt")).as_deref(), Some("CSW21"));
+        assert_eq!(name_from_file(Path::new("/s/MW11.txt")).as_deref(), Some("MW11"));
+        assert_eq!(name_from_file(Path::new("/s/mywords.txt")), None);
+        assert_eq!(name_from_file(Path::new("/s/csw21.txt")), None, "ids are exact");
+    }
+}

@@ -1,0 +1,214 @@
+//! The director's USB stick in the kiosk flow, against the fake station: the
+//! menu offers a stick while it is plugged in, word lists are previewed with
+//! the status they would get before anything is installed, an install needs
+//! a second ENTER, a failed read installs nothing, an export says when the
+//! stick may be removed, and an idle screen never leaves a stick mounted.
+
+mod kiosk_support;
+
+use kiosk_support::*;
+use wordjudge::kiosk::fake::FakeRecord;
+use wordjudge::kiosk::flow::{Key, Screen, UsbPhase};
+use wordjudge::kiosk::station::{ImportState, UsbRequest};
+use wordjudge::kiosk::view::ScreenKind;
+
+fn menu(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>) {
+    open_pin(rig);
+    enter_pin(rig, PIN);
+    assert!(matches!(rig.screen(), Screen::Director(_)));
+}
+
+/// Ticks until background work has answered (the fake answers at once).
+fn settle(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>) {
+    rig.advance(50);
+}
+
+fn phase(rig: &Rig<wordjudge::kiosk::fake::FakeStation>) -> UsbPhase {
+    match rig.screen() {
+        Screen::Usb(usb) => usb.phase.clone(),
+        other => panic!("not on a USB screen: {other:?}"),
+    }
+}
+
+#[test]
+fn a_plugged_stick_is_offered_first_while_it_is_in_and_the_cursor_stays_put() {
+    let mut rig = Rig::fake("SMALL");
+    menu(&mut rig);
+    let items = rig.view().menu_items;
+    assert!(!items.iter().any(|i| i.contains("USB")), "{items:?}");
+    let before = rig.view().menu_selected as usize;
+    let on = items[before].clone();
+    assert!(on.starts_with("Use SMALL"), "{on}");
+
+    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
+    rig.advance(400);
+    assert!(!rig.view().menu_items[0].contains("USB"), "checked once a second, not on every tick");
+    rig.advance(700);
+    let v = rig.view();
+    assert_eq!(v.menu_items[0], "Install lexicons from USB: FAKE (sdb1, FAT32)");
+    assert_eq!(v.menu_items[1], "Export the audit log to USB: FAKE (sdb1, FAT32)");
+    assert_eq!(v.menu_items[v.menu_selected as usize], on, "the cursor stays on the item it was on");
+
+    rig.station.sticks.clear();
+    rig.advance(1100);
+    let v = rig.view();
+    assert!(!v.menu_items.iter().any(|i| i.contains("USB")), "pulled: no longer offered");
+    assert_eq!(v.menu_items[v.menu_selected as usize], on);
+}
+
+#[test]
+fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018"), ("mine.txt", "CSW21"), ("TWL2016.txt", "NWL2018")]);
+    menu(&mut rig);
+    select_menu(&mut rig, "Install lexicons from USB");
+    rig.station.usb_hold = true;
+    rig.key(Key::Enter);
+    assert!(matches!(phase(&rig), UsbPhase::Working(_)));
+    assert_eq!(rig.view().screen, ScreenKind::Usb);
+    assert_eq!(rig.view().usb_status, "Reading the stick…");
+    assert!(rig.view().usb_detail.contains("nothing is installed yet"), "{}", rig.view().usb_detail);
+    // Keys in a burst while the stick is read: nothing else is asked of it.
+    for key in [Key::Enter, Key::Escape, Key::Down, Key::Enter, Key::Right] {
+        rig.key(key);
+    }
+    assert_eq!(rig.station.usb_requests().len(), 1, "{:?}", rig.station.usb_requests());
+    rig.advance(60_000);
+    assert!(matches!(phase(&rig), UsbPhase::Working(_)), "no idle timeout while the stick is busy");
+    rig.station.usb_hold = false;
+    settle(&mut rig);
+    assert_eq!(phase(&rig), UsbPhase::List);
+
+    let v = rig.view();
+    assert_eq!(v.usb_status, "", "the list is shown, not a status");
+    assert_eq!(v.menu_items.len(), 4, "three lists and the unmount row: {:?}", v.menu_items);
+    assert_eq!(v.menu_items[0], "NWL2018.txt → NWL2018 — would be Verified official · 0123abcd · 1,000 words");
+    assert!(v.menu_items[1].starts_with("mine.txt — which lexicon? ← → to choose"), "{}", v.menu_items[1]);
+    assert_eq!(v.menu_items[2], "TWL2016.txt → TWL2016 — Mismatch: will not be installed");
+    assert_eq!(v.menu_items[3], "Done: unmount the stick and return");
+    assert!(v.director_lines.contains(&"Status once installed: Verified official".to_string()), "{:?}", v.director_lines);
+
+    // One ENTER asks; the second installs.
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().director_message, "Press ENTER again to install it.");
+    assert!(rig.view().menu_items[0].ends_with("ENTER again to install"));
+    assert!(!rig.station.usb_requests().iter().any(|r| matches!(r, UsbRequest::Install { .. })));
+    rig.key(Key::Enter);
+    assert_eq!(rig.station.usb_requests().last(), Some(&&UsbRequest::Install { file: 0 }));
+    settle(&mut rig);
+    let v = rig.view();
+    assert_eq!(v.menu_items[0], "NWL2018.txt → NWL2018 — installed: Verified official");
+    assert!(v.director_message.starts_with("Installed: NWL2018 is Verified official."), "{}", v.director_message);
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().director_message, "Already installed.");
+
+    // An unnamed list needs a name; a wrong name is a Mismatch that never installs.
+    rig.key(Key::Down);
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().director_message, "Choose which lexicon this list is with ← and →.");
+    rig.key(Key::Right);
+    settle(&mut rig);
+    let first = wordjudge::lexicon::import::names()[0];
+    assert!(matches!(rig.station.usb_requests().last(), Some(UsbRequest::Rename { file: 1, name: Some(n) }) if n == first));
+    assert!(rig.view().menu_items[1].contains("Mismatch"), "{}", rig.view().menu_items[1]);
+    rig.key(Key::Left);
+    settle(&mut rig);
+    assert!(rig.view().menu_items[1].contains("which lexicon?"), "back to no name: {}", rig.view().menu_items[1]);
+    rig.key(Key::Down);
+    rig.key(Key::Enter);
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().director_message, "This list is not TWL2016: it will not be installed.");
+    let installs = rig.station.usb_requests().iter().filter(|r| matches!(r, UsbRequest::Install { .. })).count();
+    assert_eq!(installs, 1, "only the confirmed, installable list");
+
+    // ESC unmounts; only then may the stick be removed.
+    rig.key(Key::Escape);
+    assert_eq!(rig.view().usb_status, "Unmounting the stick…");
+    settle(&mut rig);
+    let v = rig.view();
+    assert_eq!(v.usb_status, "You may remove the stick.");
+    assert!(v.usb_detail.starts_with("1 word list was installed from it."), "{}", v.usb_detail);
+    rig.key(Key::Char('x'));
+    assert!(matches!(rig.screen(), Screen::Director(_)));
+    // The installed lexicon is in the menu; choosing it judges with it.
+    rig.station.sticks.clear();
+    rig.advance(1100);
+    select_menu(&mut rig, "Use NWL2018");
+    rig.key(Key::Enter);
+    assert!(rig.station.records.contains(&FakeRecord::Switched { to: "NWL2018".into() }));
+}
+
+#[test]
+fn a_stick_that_fails_mid_import_installs_nothing_and_says_so() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
+    let lexicons_before = rig.station.lexicons.clone();
+    menu(&mut rig);
+    select_menu(&mut rig, "Install lexicons from USB");
+    rig.station.usb_fail_next = Some("the stick was removed while it was being read".into());
+    rig.key(Key::Enter);
+    settle(&mut rig);
+    assert!(matches!(phase(&rig), UsbPhase::Done(_)));
+    let v = rig.view();
+    assert_eq!(v.usb_status, "The stick could not be used.");
+    assert!(v.usb_detail.starts_with("the stick was removed while it was being read. Nothing more was installed."), "{}", v.usb_detail);
+    assert_eq!(rig.station.lexicons, lexicons_before, "nothing installed");
+    assert!(!rig.station.usb_requests().iter().any(|r| matches!(r, UsbRequest::Install { .. })));
+    rig.key(Key::Enter);
+    assert!(matches!(rig.screen(), Screen::Director(_)), "any key returns to the menu");
+    assert_eq!(rig.view().menu_items[rig.view().menu_selected as usize], "Install lexicons from USB: FAKE (sdb1, FAT32)");
+    // The station still judges.
+    rig.key(Key::Escape);
+    assert!(rig.challenge(&["CAT"]).0);
+}
+
+#[test]
+fn an_export_says_where_it_went_and_when_the_stick_may_be_removed() {
+    let mut rig = Rig::fake("SMALL");
+    rig.challenge(&["CAT"]);
+    rig.advance(20_000);
+    rig.station.plug("sdc", &[]);
+    menu(&mut rig);
+    select_menu(&mut rig, "Export the audit log to USB");
+    rig.station.usb_hold = true;
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().usb_status, "Exporting the audit log…");
+    assert!(rig.view().usb_detail.contains("Do not remove the stick"));
+    rig.station.usb_hold = false;
+    settle(&mut rig);
+    let v = rig.view();
+    assert_eq!(v.usb_status, "You may remove the stick.");
+    assert!(v.usb_detail.contains("wordjudge-export-Table-3-2026-11-23") && v.usb_detail.contains("The copy verifies"), "{}", v.usb_detail);
+    assert_eq!(rig.station.usb_requests(), [&UsbRequest::Export { device: "sdc".into() }]);
+}
+
+#[test]
+fn an_idle_list_unmounts_the_stick_before_the_screen_goes_home() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
+    menu(&mut rig);
+    select_menu(&mut rig, "Install lexicons from USB");
+    rig.key(Key::Enter);
+    settle(&mut rig);
+    assert_eq!(phase(&rig), UsbPhase::List);
+    rig.advance(59_000);
+    assert_eq!(phase(&rig), UsbPhase::List);
+    rig.advance(2_000);
+    assert!(is_ready(rig.screen()), "{:?}", rig.screen());
+    assert_eq!(rig.station.usb_requests().last(), Some(&&UsbRequest::Eject), "unmounted before going home");
+    // The eject's answer arrives after the screen left: dropped, never shown
+    // on the next screen that waits for an answer.
+    rig.advance(50);
+    menu(&mut rig);
+    select_menu(&mut rig, "Install lexicons from USB");
+    rig.station.usb_hold = true;
+    rig.key(Key::Enter);
+    rig.advance(50);
+    assert!(matches!(phase(&rig), UsbPhase::Working(_)), "a stale answer is not taken for this one");
+    rig.station.usb_hold = false;
+    settle(&mut rig);
+    match rig.screen() {
+        Screen::Usb(usb) => assert!(matches!(usb.rows[0].state, ImportState::Would { installable: true, .. })),
+        other => panic!("{other:?}"),
+    }
+}
