@@ -82,7 +82,7 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     let v = rig.view();
     assert_eq!(v.usb_status, "", "the list is shown, not a status");
     assert_eq!(v.menu_items.len(), 4, "three lists and the unmount row: {:?}", v.menu_items);
-    assert_eq!(v.menu_items[0], "NWL2018.txt → NWL2018 — would be Verified official · 0123abcd · 1,000 words");
+    assert_eq!(v.menu_items[0], "NWL2018.txt → NWL2018 — would be Verified official · 1,000 words");
     assert!(v.menu_items[1].starts_with("mine.txt — which lexicon? ← → to choose"), "{}", v.menu_items[1]);
     assert_eq!(v.menu_items[2], "TWL2016.txt → TWL2016 — Mismatch: will not be installed");
     assert_eq!(v.menu_items[3], "Done: unmount the stick and return");

@@ -168,6 +168,38 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
         press_key(w, &key_text(Key::Tab));
         capture(&screen, out, &format!("12-profile-{}", profile.id.to_ascii_lowercase()), &mut written)?;
     }
+
+    // A director's USB stick: offered first in the menu, its word lists
+    // shown with what each would be, then an export done.
+    let mut fake = FakeStation::new(
+        vec![FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable("CSW21", "cat") }],
+        SCREENSHOT_PIN,
+    );
+    fake.station_name = "Table 12".into();
+    fake.appliance = true;
+    fake.plug("sdb1", &[("CSW24.txt", "CSW24"), ("NWL2023.txt", "NWL2023"), ("TWL2016.txt", "NWL2018"), ("club-list.txt", "CSW21")]);
+    fake.sticks[0].name = "DIRECTOR (sdb1, FAT32, 16008 MB)".into();
+    let controller = attach(&window, fake_controller(fake, &clock));
+    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
+    type_text(w, SCREENSHOT_PIN);
+    press_key(w, &key_text(Key::Return));
+    for _ in 0..40 {
+        press_key(w, &key_text(Key::UpArrow));
+    }
+    capture(&screen, out, "13-usb-menu", &mut written)?;
+    press_key(w, &key_text(Key::Return));
+    capture(&screen, out, "14-usb-reading", &mut written)?;
+    super::tick(&window, &controller);
+    press_key(w, &key_text(Key::DownArrow));
+    press_key(w, &key_text(Key::Return));
+    capture(&screen, out, "15-usb-import-list", &mut written)?;
+    press_key(w, &key_text(Key::Escape));
+    super::tick(&window, &controller);
+    press_key(w, &key_text(Key::Return));
+    press_key(w, &key_text(Key::DownArrow));
+    press_key(w, &key_text(Key::Return));
+    super::tick(&window, &controller);
+    capture(&screen, out, "16-usb-export-done", &mut written)?;
     Ok(written)
 }
 

@@ -428,11 +428,11 @@ fn import_row(row: &ImportRow) -> String {
         _ => format!("{} → {lexicon}", row.file),
     };
     match &row.state {
-        ImportState::Unnamed { fingerprint, words } => {
-            format!("{} — which lexicon? ← → to choose · {fingerprint} · {} words", row.file, thousands(*words))
+        ImportState::Unnamed { words, .. } => {
+            format!("{} — which lexicon? ← → to choose · {} words", row.file, thousands(*words))
         }
-        ImportState::Would { lexicon, status, fingerprint, words, installable: true, .. } => {
-            format!("{} — would be {status} · {fingerprint} · {} words", named(lexicon), thousands(*words))
+        ImportState::Would { lexicon, status, words, installable: true, .. } => {
+            format!("{} — would be {status} · {} words", named(lexicon), thousands(*words))
         }
         ImportState::Would { lexicon, status, .. } => format!("{} — {status}: will not be installed", named(lexicon)),
         ImportState::Unusable(why) => format!("{} — cannot be used: {why}", row.file),
