@@ -5,7 +5,9 @@
 #    this machine has a list for installed (CSW15, NWL2018, TWL06, OSPD4+MW11, plus NWL2018
 #    put in place as TWL2016: a Mismatch): process start to READY, then the director PIN
 #    entered (Argon2) and 100 challenges typed with xdotool and found in the audit log,
-#    and the peak RSS (VmHWM) after all that.
+#    and the peak RSS (VmHWM) after all that; then a USB stick (a folder: --usb folders:DIR)
+#    holding CSW15.txt and NWL2018.txt: both read, compiled and previewed, NWL2018
+#    installed, the stick unmounted, the audit log exported to it, and the peak RSS again.
 # Needs ../shared/lexicons; installs xvfb, xdotool, hyperfine and time when missing.
 # WORDJUDGE_BIN=PATH measures another build (e.g. target/debug/wordjudge) instead of
 # building the release binary.
@@ -52,7 +54,7 @@ sleep 1
 export DISPLAY=:77
 for run in 1 2 3 4 5; do
   start=$(date +%s%N)
-  "$bin" kiosk --windowed --gpio off > "$work/out.txt" 2>"$work/err.txt" &
+  "$bin" kiosk --windowed --gpio off --usb "folders:$work/sticks" > "$work/out.txt" 2>"$work/err.txt" &
   pid=$!
   until grep -q READY "$work/out.txt" 2>/dev/null; do sleep 0.005; kill -0 $pid || { cat "$work/err.txt"; exit 1; }; done
   ready=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -80,4 +82,26 @@ sleep 1
 count=$(cat "$work"/audit/*.jsonl | grep -c '"words":\["QI","ZA"\]' || true)
 [ "$count" -ge 100 ] && echo "kiosk answered keys: $count QI ZA adjudications in the audit log" || { echo "only $count adjudications recorded"; exit 1; }
 echo "peak RSS of the running kiosk after 100 challenges: $(grep VmHWM /proc/$pid/status)"
+
+# A director's USB stick: two whole lists read and compiled for the preview, one installed.
+wait_for() { for _ in $(seq 1 600); do grep -q "$1" "$work/err.txt" && return 0; sleep 0.1; done; echo "no '$1' from the kiosk"; exit 1; }
+mkdir -p "$work/sticks/usb1"
+cp "$shared/CSW15.txt" "$shared/NWL2018.txt" "$work/sticks/usb1/"
+xdotool key ctrl+alt+shift+d
+xdotool type --delay 30 2468
+xdotool key Return
+sleep 1.5
+for _ in $(seq 1 40); do xdotool key Up; done
+start=$(date +%s%N)
+xdotool key Return
+wait_for "usb: import list ready"
+echo "stick with CSW15.txt and NWL2018.txt read, compiled and previewed in $(( ($(date +%s%N) - start) / 1000000 )) ms"
+xdotool key Down Return Return
+wait_for "usb: installed NWL2018"
+xdotool key Escape
+wait_for "usb: ejected"
+xdotool key Return Down Return
+wait_for "usb: exported"
+ls "$work/sticks/usb1/wordjudge/" | grep -q wordjudge-export- || { echo "no export folder on the stick"; exit 1; }
+echo "peak RSS after the USB import (two lists previewed, one installed) and an export: $(grep VmHWM /proc/$pid/status); resident now: $(grep VmRSS /proc/$pid/status)"
 kill $pid; wait $pid 2>/dev/null || true

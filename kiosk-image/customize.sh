@@ -9,6 +9,10 @@ say() { printf '[customize] %s\n' "$*" >&2; }
 # --- program, units, drop-ins -----------------------------------------------------------
 install -D -m0755 "$WJ_BIN" "$R/usr/bin/wordjudge"
 install -D -m0644 "$S/wordjudge.service"                 "$R/usr/lib/systemd/system/wordjudge.service"
+# USB sticks from the director menu: the root units that mount one (started by the kiosk
+# through polkit) and the udev rule that says what a stick is.
+install -D -m0644 "$S/wordjudge-stick-import@.service"   "$R/usr/lib/systemd/system/wordjudge-stick-import@.service"
+install -D -m0644 "$S/wordjudge-stick-export@.service"   "$R/usr/lib/systemd/system/wordjudge-stick-export@.service"
 install -D -m0644 "$S/sysusers.d/wordjudge.conf"         "$R/usr/lib/sysusers.d/wordjudge.conf"
 install -D -m0644 "$S/tmpfiles.d/wordjudge.conf"         "$R/usr/lib/tmpfiles.d/wordjudge.conf"
 install -D -m0644 "$S/logind.conf.d/wordjudge-kiosk.conf" "$R/etc/systemd/logind.conf.d/wordjudge-kiosk.conf"
@@ -16,6 +20,7 @@ install -D -m0644 "$S/journald.conf.d/wordjudge.conf"    "$R/etc/systemd/journal
 install -D -m0644 "$S/system.conf.d/wordjudge.conf"      "$R/etc/systemd/system.conf.d/wordjudge.conf"
 install -D -m0644 "$S/sysctl.d/90-wordjudge.conf"        "$R/etc/sysctl.d/90-wordjudge.conf"
 install -D -m0644 "$S/udev/rules.d/60-wordjudge-gpio.rules" "$R/etc/udev/rules.d/60-wordjudge-gpio.rules"
+install -D -m0644 "$S/udev/rules.d/70-wordjudge-usb.rules" "$R/etc/udev/rules.d/70-wordjudge-usb.rules"
 install -D -m0644 "$S/polkit-1/rules.d/50-wordjudge.rules" "$R/etc/polkit-1/rules.d/50-wordjudge.rules"
 [ -f "$WJ_REPO/README.md" ] && install -D -m0644 "$WJ_REPO/README.md" "$R/usr/share/doc/wordjudge/README.md"
 [ -f "$WJ_REPO/kiosk-image/README.md" ] && install -D -m0644 "$WJ_REPO/kiosk-image/README.md" "$R/usr/share/doc/wordjudge/kiosk-image.md"
@@ -59,14 +64,23 @@ done
 # Kept on purpose: every display driver the image claims (amd64: i915, amdgpu, radeon,
 # nouveau, bochs, virtio-gpu; arm64: vc4, v3d, virtio-gpu) with what they need: vc4 and
 # i915 need cec (drivers/media/cec, with rc-core) and vc4 the ALSA SoC core (sound/) for
-# HDMI audio, which is why media/cec, media/rc and sound stay. The check below fails the
-# build if any of those drivers is left with a missing module or an unresolved symbol.
+# HDMI audio, which is why media/cec, media/rc and sound stay. Also kept: what a USB stick
+# needs (director menu import/export): the USB 3 host controller (xhci-pci: the PC's, the
+# Pi 4's VL805, QEMU's), usb-storage and uas (drivers/usb/storage), the SCSI
+# core and disk driver (drivers/scsi/scsi_mod.ko, sd_mod.ko: top-level files, which the
+# drivers/scsi/*/ pruning below leaves alone), the filesystems the udev rule accepts (fs/fat
+# for vfat, fs/exfat, fs/ext4 with jbd2 and mbcache) and the character sets a FAT mount
+# loads (fs/nls: Debian's defaults are codepage 437 and iocharset ascii, utf8 if the mount
+# asks for it; exFAT does UTF-8 itself). The check below fails the build if any of
+# those modules is left with a missing module or an unresolved symbol; a module built into
+# the kernel (modprobe says "builtin") passes as it is.
 KVER=$(basename "$(ls -d "$R"/lib/modules/* | sort -V | tail -n1)")
 case "$WJ_ARCH" in
     amd64) DISPLAY_DRIVERS="i915 amdgpu radeon nouveau bochs virtio-gpu" ;;
     arm64) DISPLAY_DRIVERS="vc4 v3d virtio-gpu" ;;
     *) DISPLAY_DRIVERS="" ;;
 esac
+STICK_MODULES="xhci-pci usb-storage uas sd_mod vfat exfat ext4 nls_cp437 nls_ascii nls_utf8"
 # Unresolved symbols as depmod -e sees them before pruning (the baseline: with or without
 # System.map, depmod names some symbols of the kernel proper), to compare with after.
 # The host's depmod and modprobe read the tree directly (-b/-d): they handle any
@@ -88,21 +102,27 @@ if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
            "$M/fs/ceph" "$M/fs/smb" "$M/fs/cifs" "$M/fs/xfs" "$M/fs/btrfs" "$M/fs/f2fs" "$M/fs/jfs"
 fi
 # A symbol unresolved now but not before pruning was provided by a deleted module: any
-# such symbol among the display drivers' modules fails the build.
+# such symbol among the modules of the display drivers or the USB stick stack fails the build.
 new_unresolved=$(comm -13 <(printf '%s\n' "$unresolved_before") <(unresolved))
-for drv in $DISPLAY_DRIVERS; do
-    deps=$(modprobe -d "$R" -S "$KVER" --show-depends "$drv" 2>&1) ||
-        { say "display driver $drv cannot load: $deps"; exit 1; }
-    for ko in $(printf '%s\n' "$deps" | awk '$1=="insmod"{print $2}'); do
-        if printf '%s\n' "$new_unresolved" | grep -qF "/$(basename "$ko") needs"; then
-            say "display driver $drv: $(basename "$ko") lost symbols to the pruning:"
-            printf '%s\n' "$new_unresolved" | grep -F "/$(basename "$ko") needs" >&2
-            exit 1
-        fi
+must_load() {  # must_load WHAT MODULE...: each loads with all its modules, or the build fails
+    local what=$1 mod deps ko builtin=""; shift
+    for mod in "$@"; do
+        deps=$(modprobe -d "$R" -S "$KVER" --show-depends "$mod" 2>&1) ||
+            { say "$what $mod cannot load: $deps"; exit 1; }
+        printf '%s\n' "$deps" | grep -q "^builtin " && builtin+=" $mod"
+        for ko in $(printf '%s\n' "$deps" | awk '$1=="insmod"{print $2}'); do
+            if printf '%s\n' "$new_unresolved" | grep -qF "/$(basename "$ko") needs"; then
+                say "$what $mod: $(basename "$ko") lost symbols to the pruning:"
+                printf '%s\n' "$new_unresolved" | grep -F "/$(basename "$ko") needs" >&2
+                exit 1
+            fi
+        done
     done
-done
-[ -z "$new_unresolved" ] || say "note: $(printf '%s\n' "$new_unresolved" | wc -l) symbols unresolved after pruning in modules no display driver needs"
-say "display drivers load with all their modules: ${DISPLAY_DRIVERS:-none}"
+    say "$what load with all their modules: ${*:-none}${builtin:+ (built into the kernel:$builtin)}"
+}
+must_load "display drivers" $DISPLAY_DRIVERS
+must_load "USB stick modules" $STICK_MODULES
+[ -z "$new_unresolved" ] || say "note: $(printf '%s\n' "$new_unresolved" | wc -l) symbols unresolved after pruning in modules neither list needs"
 echo 'COMPRESS=zstd' >"$R/etc/initramfs-tools/conf.d/wordjudge"
 rm -f "$R/boot/initrd.img-$KVER"
 INITRD=Yes chroot "$R" update-initramfs -c -k "$KVER" >/dev/null 2>&1
@@ -111,6 +131,8 @@ INITRD=Yes chroot "$R" update-initramfs -c -k "$KVER" >/dev/null 2>&1
 # --- check the units as installed ---------------------------------------------------------
 say "systemd-analyze verify"
 chroot "$R" systemd-analyze verify --man=no wordjudge.service
+# Templates are verified as an instance (sdz1: any name will do, verify needs no device).
+chroot "$R" systemd-analyze verify --man=no wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
 
 # --- slim down ----------------------------------------------------------------------------
 # mmdebstrap merges /usr with the usrmerge package (and perl for it); usr-is-merged says the same.

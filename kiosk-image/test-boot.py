@@ -2,15 +2,18 @@
 """Boot test of the wordjudge appliance image under QEMU (run by test-boot.sh).
 
 ARCH=amd64 (default): boots the PC image through UEFI (OVMF + systemd-boot) on
-q35 with a standard VGA display (bochs-drm: /dev/dri/card0).
+q35 with a standard VGA display (bochs-drm: /dev/dri/card0) and a USB 3 controller
+(qemu-xhci, for the USB sticks).
 ARCH=arm64: boots the Raspberry Pi image's own kernel and initrd (its boot/
 folder) on qemu-system-aarch64 -M virt, with a virtio GPU (virtio-gpu DRM, for
-Slint's linuxkms backend), a USB keyboard, and the kernel command line the Pi
-gets with its serial console renamed for the virt board (ttyAMA0).
+Slint's linuxkms backend), a USB keyboard (on the qemu-xhci controller the
+sticks also plug into), and the kernel command line the Pi gets with its serial
+console renamed for the virt board (ttyAMA0).
 Both: the serial port as console, QMP (the QEMU monitor, for sendkey/
 screendump/quit) and the QEMU guest agent on unix sockets; then checks,
 printing one line per check (see README.md, "Boot test"):
-  here:   verify-units.sh (systemd-analyze verify, sysusers);
+  here:   verify-units.sh (systemd-analyze verify of the kiosk and USB stick units,
+          sysusers, the polkit rule);
   boot 1: READY on the console with the station name; Ready screen navy; CAT -> the
           whole screen green; XYZZYQ -> red; DOG ZEBRA -> green; read-only root; the
           compiled word list and PIN hash on the data partition; no failed units;
@@ -24,10 +27,26 @@ printing one line per check (see README.md, "Boot test"):
           kiosk SIGSTOPped -> watchdog -> restarted; hard power-off (QMP quit) 50 ms
           after a challenge is judged;
   boot 2: READY again; `wordjudge audit verify` passes; boot 1's verdicts are in the
-          audit log; the journal kept boot 1; the director menu's "Power off" (the
-          sandboxed kiosk running systemctl through polkit) powers the VM off.
+          audit log; the journal kept boot 1;
+          USB sticks (QMP hot-plug of image files as usb-storage; see usb_stick): with
+          ../shared/lexicons, a word in CSW15 but not NWL2018 (ZO) is green; a FAT32 stick
+          holding NWL2018.txt gets WORDJUDGE_STICK=1 from udev; the menu's "Install lexicons
+          from USB" lists it, installs it (journal, audit lexicon_installed Verified
+          official, `lexicon list`), Esc ejects it (nothing left mounted before the pull);
+          the menu switches to NWL2018 (audit lexicon_switched) and the word turns red; a
+          stick pulled mid-import fails cleanly (usb: failed, never listed, lexicons and
+          mounts untouched, no temporary file, same kiosk process, audit usb_failed, audit
+          verify passes) and CAT is still green; without the lists: "SKIPPED: USB import";
+          always: "Export the audit log to USB" to an ext4 stick (usb: exported, ejected,
+          audit export record), whose wordjudge/wordjudge-export-*/ folder, read on the
+          host with debugfs, holds audit/, audit.csv, verify.txt, station-key.pub and
+          checkpoint.txt and verifies with the host's `wordjudge audit verify --pubkey
+          --checkpoint`; the kiosk restarted while that stick is attached (its unit
+          started as root) keeps nothing of it in its mount namespace once the unit stops;
+          the director menu's "Power off" (the sandboxed kiosk running systemctl through
+          polkit) powers the VM off.
 """
-import base64, json, os, shutil, socket, subprocess, sys, time
+import base64, glob, json, os, re, shlex, shutil, socket, subprocess, sys, time
 
 IMG = sys.argv[1]
 WORK = sys.argv[2] if len(sys.argv) > 2 else "/tmp/wordjudge-boot-test"
@@ -118,7 +137,9 @@ class VM:
             machine = ["qemu-system-x86_64", *accel, "-machine", "q35", "-smp", "2", "-m", "1024",
                        "-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
                        "-drive", f"if=pflash,format=raw,file={os.path.join(WORK, 'OVMF_VARS.fd')}",
-                       "-vga", "std"]
+                       "-vga", "std",
+                       # q35 has no USB controller: the USB sticks plug into this one (bus xhci.0).
+                       "-device", "qemu-xhci,id=xhci"]
         else:
             if ACCEL != "kvm":
                 accel += ["-cpu", "cortex-a72"]
@@ -129,7 +150,7 @@ class VM:
             machine = ["qemu-system-aarch64", *accel, "-machine", "virt", "-smp", "2", "-m", "1024",
                        "-kernel", os.path.join(boot, "vmlinuz"), "-initrd", os.path.join(boot, "initrd.img"),
                        "-append", cmdline,
-                       "-device", "virtio-gpu-pci", "-device", "qemu-xhci", "-device", "usb-kbd"]
+                       "-device", "virtio-gpu-pci", "-device", "qemu-xhci,id=xhci", "-device", "usb-kbd"]
         cmd = [*machine,
                "-drive", f"file={disk},format=raw,if=virtio,cache=unsafe",
                "-display", "none", "-nic", "none",
@@ -144,6 +165,7 @@ class VM:
         self.qmp.recv(10)  # greeting
         self.qmp.call("qmp_capabilities")
         self.qga = None
+        self.plugged = []  # node names of USB sticks plugged in (plug/unplug)
 
     def console_text(self):
         with open(self.console, "rb") as f:
@@ -216,6 +238,45 @@ class VM:
                 return st.get("exitcode", -1), out.decode(errors="replace").strip()
             time.sleep(0.2)
         return -1, "timeout"
+
+    def plug(self, node, image_path):
+        """Hot-plugs the raw image file as a USB stick (usb-storage on the xhci controller)."""
+        self.qmp.call("blockdev-add", driver="raw", file={"driver": "file", "filename": image_path},
+                      **{"node-name": node})
+        try:
+            self.qmp.call("device_add", driver="usb-storage", id="usb-" + node, drive=node, bus="xhci.0",
+                          removable=True)
+        except Exception:
+            self.qmp.call("blockdev-del", **{"node-name": node})
+            raise
+        self.plugged.append(node)
+
+    def unplug(self, node, timeout=30):
+        """Pulls the stick: device_del, waits until QEMU has removed the device (QMP events are
+        skipped by JsonSocket.call, so this polls the peripherals), then frees the image file."""
+        dev = "usb-" + node
+        try:
+            self.qmp.call("device_del", id=dev)
+        except RuntimeError as e:
+            if "not found" not in str(e).lower():
+                raise
+        deadline = time.monotonic() + timeout
+        while any(p.get("name") == dev for p in self.qmp.call("qom-list", path="/machine/peripheral")):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{dev} still present {timeout} s after device_del")
+            time.sleep(0.2)
+        while True:
+            try:
+                self.qmp.call("blockdev-del", **{"node-name": node})
+                break
+            except RuntimeError as e:
+                if "failed to find" in str(e).lower():
+                    break
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        if node in self.plugged:
+            self.plugged.remove(node)
 
     def power_cut(self):
         try:
@@ -512,6 +573,424 @@ def gpio_sim(vm):
     restore_config(vm)
 
 
+# ---------------- USB sticks (director menu: install lexicons, export the audit log) ----------------
+SHARED_LEXICONS = os.path.join(os.environ.get("REPO", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")),
+                               "..", "shared", "lexicons")
+LEXICON_DIR = "/var/lib/wordjudge/lexicons"
+AUDIT_FILES = "/var/lib/wordjudge/audit/audit-*.jsonl"
+WJ = "runuser -u wordjudge -- wordjudge"
+
+
+def host_tool(name):
+    return shutil.which(name) or next((p for p in (f"/usr/sbin/{name}", f"/sbin/{name}") if os.path.exists(p)), None)
+
+
+def make_stick_images(with_lexicons):
+    """The sticks, as image files in WORK: FAT32 with NWL2018.txt (import), FAT32 with six
+    copies of CSW15 (pulled while it is read), empty ext4 (export). Installs the tools."""
+    need = [pkg for tool, pkg in (("mkfs.vfat", "dosfstools"), ("mcopy", "mtools"), ("mkfs.ext4", "e2fsprogs"),
+                                  ("debugfs", "e2fsprogs")) if not host_tool(tool)]
+    if need:
+        log(f"installing {' '.join(sorted(set(need)))}")
+        subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *sorted(set(need))],
+                       check=True, capture_output=True, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    images = {}
+
+    def fat(name, label, files):
+        path = os.path.join(WORK, name)
+        if os.path.exists(path):
+            os.unlink(path)
+        with open(path, "wb") as f:
+            f.truncate(64 << 20)
+        subprocess.run([host_tool("mkfs.vfat"), "-F", "32", "-n", label, path], check=True, capture_output=True)
+        for src, dest in files:
+            subprocess.run(["mcopy", "-i", path, src, "::" + dest], check=True, capture_output=True)
+        return path
+
+    if with_lexicons:
+        images["import"] = fat("stick-import.img", "WJIMPORT", [(os.path.join(SHARED_LEXICONS, "NWL2018.txt"), "NWL2018.txt")])
+        images["pull"] = fat("stick-pull.img", "WJPULL",
+                             [(os.path.join(SHARED_LEXICONS, "CSW15.txt"), f"BIG{i}.txt") for i in range(1, 7)])
+    path = os.path.join(WORK, "stick-export.img")
+    if os.path.exists(path):
+        os.unlink(path)
+    subprocess.run([host_tool("mkfs.ext4"), "-q", "-F", "-L", "WJEXPORT", "-E", "root_owner=0:0", path, "32M"],
+                   check=True, capture_output=True)
+    images["export"] = path
+    return images
+
+
+def baseline_word():
+    """A short word in CSW15 but not in NWL2018 (ZO if it is one), computed from the lists."""
+    def short(name):
+        with open(os.path.join(SHARED_LEXICONS, name)) as f:
+            return {w.strip().upper() for w in f if 2 <= len(w.strip()) <= 3}
+    only_csw = short("CSW15.txt") - short("NWL2018.txt")
+    if "ZO" in only_csw:
+        return "ZO"
+    return sorted(only_csw, key=lambda w: (len(w), w))[0]
+
+
+def journal_count(vm, needle):
+    """How many lines of this boot's kiosk journal contain needle."""
+    rc, out = vm.sh(f"journalctl -b -u wordjudge -o cat --no-pager | grep -cF -- {shlex.quote(needle)}")
+    out = out.strip().splitlines()[-1] if out.strip() else "0"
+    return int(out) if out.isdigit() else 0
+
+
+def wait_journal(vm, needle, before, timeout, every=2):
+    """Waits for a new kiosk journal line containing needle (more than `before` of them);
+    returns (seconds waited or None, the last such line)."""
+    t0 = time.monotonic()
+    while True:
+        if journal_count(vm, needle) > before:
+            rc, line = vm.sh(f"journalctl -b -u wordjudge -o cat --no-pager | grep -F -- {shlex.quote(needle)} | tail -n1")
+            return time.monotonic() - t0, line.strip()
+        if time.monotonic() - t0 > timeout:
+            return None, ""
+        time.sleep(every)
+
+
+def wait_stick_seen(vm, label, timeout=30):
+    """The guest's udev has the stick (by its filesystem label) and marked it WORDJUDGE_STICK=1."""
+    deadline = time.monotonic() + timeout
+    out = ""
+    while time.monotonic() < deadline:
+        rc, out = vm.sh(f"udevadm settle -t 5; udevadm info --query=property --name=/dev/disk/by-label/{label} 2>&1 "
+                        "| grep -E '^(DEVNAME|ID_BUS|ID_FS_TYPE|WORDJUDGE_STICK)='", timeout=30)
+        if "WORDJUDGE_STICK=1" in out:
+            return True, out.replace("\n", " ")
+        time.sleep(1)
+    rc, dmesg = vm.sh("dmesg | grep -iE 'usb|sd[a-z]|scsi' | tail -n 5")
+    return False, f"{out.strip()} | dmesg: {dmesg}".replace("\n", " | ")
+
+
+def open_director_menu(vm):
+    """Ctrl+Alt+Shift+D, then the PIN 2468 and Enter (as the power-off step does)."""
+    vm.wait_screen(NAVY, "ready", timeout=15)
+    vm.qmp.call("send-key", keys=[{"type": "qcode", "data": k} for k in ("ctrl", "alt", "shift", "d")])
+    time.sleep(1)
+    vm.keys("2", "4", "6", "8", "ret")
+    time.sleep(2)
+
+
+def menu_top(vm):
+    vm.keys(*["up"] * 40, gap=0.05)  # the cursor starts elsewhere; 40 ups reach the first item
+    time.sleep(0.5)
+
+
+def guest_mounts(vm):
+    """(mounts on /run/wordjudge/stick, number of mounts under /run/wordjudge-usb), on the host's view."""
+    rc, out = vm.sh("findmnt -rn /run/wordjudge/stick; echo ==; findmnt -rn | grep -c wordjudge-usb")
+    stick, _, count = out.partition("==")
+    count = count.strip()
+    return stick.strip(), int(count) if count.isdigit() else -1
+
+
+def lexicon_hashes(vm):
+    rc, out = vm.sh(f"find {LEXICON_DIR} -type f ! -name '.wordjudge-*.tmp' -exec sha256sum {{}} + | sort")
+    return out
+
+
+def audit_lines(vm, *needles):
+    """The guest's audit-log lines that contain every needle."""
+    grep = " | ".join(f"grep -F -- {shlex.quote(n)}" for n in needles)
+    rc, out = vm.sh(f"cat {AUDIT_FILES} | {grep}")
+    return [l for l in out.splitlines() if all(n in l for n in needles)]
+
+
+def leave_to_ready(vm, presses=2):
+    for _ in range(presses):
+        vm.keys("esc")
+        time.sleep(1)
+    colour, _ = vm.wait_screen(NAVY, "ready", timeout=15)
+    if not near(colour, NAVY):
+        log(f"not back on the Ready screen (dominant {hexc(colour)})")
+
+
+def usb_import(vm, images, state):
+    """Installs NWL2018 from a FAT32 stick through the director menu, then ejects it.
+    Sets state["installed"]; returns whether the kiosk ended where the next part expects it
+    (in the director menu, no stick)."""
+    before_hashes = lexicon_hashes(vm)
+    n_ready, n_installed, n_ejected = (journal_count(vm, s) for s in
+                                       ("usb: import list ready", "usb: installed NWL2018", "usb: ejected"))
+    vm.plug("import", images["import"])
+    seen, props = wait_stick_seen(vm, "WJIMPORT")
+    check("USB stick (FAT32, NWL2018.txt) plugged in: udev marks it WORDJUDGE_STICK=1 (70-wordjudge-usb.rules)", seen, props)
+    if not seen:
+        return False
+    open_director_menu(vm)
+    vm.screen("usb-menu-with-stick")
+    menu_top(vm)
+    vm.keys("ret")  # first item with a stick present: "Install lexicons from USB"
+    t, line = wait_journal(vm, "usb: import list ready", n_ready, timeout=180)
+    vm.screen("usb-import-list")
+    rc, units = vm.sh("systemctl list-units --all --no-legend --plain 'wordjudge-stick-*' | cut -c1-120")
+    found = f"after {t:.1f} s: {line}" if t is not None else "no 'usb: import list ready' within 180 s"
+    if not check("director menu: Install lexicons from USB -> the stick is mounted (import unit) and listed",
+                 t is not None, f"{found}; units: {units}".replace("\n", " | ")):
+        return False
+    vm.keys("ret")  # the first row, NWL2018.txt: asks to confirm
+    time.sleep(1)
+    vm.keys("ret")
+    t, line = wait_journal(vm, "usb: installed NWL2018", n_installed, timeout=60)
+    vm.screen("usb-installed")
+    records = audit_lines(vm, '"event":"lexicon_installed"', "NWL2018")
+    rc, listed = vm.sh(f"{WJ} lexicon list 2>&1 | grep -w NWL2018")
+    after_hashes = lexicon_hashes(vm)
+    kept = set(before_hashes.splitlines()) <= set(after_hashes.splitlines())
+    installed = (t is not None and any("Verified official" in r for r in records)
+                 and "verified official" in listed.lower())
+    state["installed"] = installed
+    check("NWL2018.txt from the stick installed: journal, audit record lexicon_installed (Verified official), "
+          "`wordjudge lexicon list`", installed,
+          f"journal: {line or 'no usb: installed NWL2018 within 60 s'}; audit: {(records[-1] if records else 'none')[-200:]}; "
+          f"list: {listed.strip()}; lexicon files {len(before_hashes.splitlines())} -> {len(after_hashes.splitlines())}"
+          f"{'' if kept else ', AN EXISTING FILE CHANGED'}")
+    vm.keys("esc")  # leaves the list: the kiosk ejects the stick
+    t, line = wait_journal(vm, "usb: ejected", n_ejected, timeout=60)
+    stick_mounts, usb_mounts = guest_mounts(vm)  # before the stick is pulled: eject must have unmounted it
+    vm.screen("usb-eject-done")
+    check("Esc ejects the stick: journal 'usb: ejected', then nothing mounted at /run/wordjudge/stick or "
+          "/run/wordjudge-usb (before it is pulled)", t is not None and not stick_mounts and usb_mounts == 0,
+          f"{line or 'no usb: ejected within 60 s'}; /run/wordjudge/stick: {stick_mounts or 'not mounted'}; "
+          f"mounts under /run/wordjudge-usb: {usb_mounts}")
+    vm.unplug("import")
+    vm.keys("esc")  # the Done screen returns to the menu on any key
+    time.sleep(1)
+    return t is not None
+
+
+def usb_switch_lexicon(vm, word):
+    """In the menu (no stick now): the installed lexicons come first, in `lexicon list` order;
+    picks NWL2018, leaves the menu, and the baseline word is now UNACCEPTABLE."""
+    rc, out = vm.sh(f"{WJ} lexicon list 2>/dev/null")
+    rows = []
+    for l in out.splitlines():
+        if l.startswith("("):
+            break
+        if l.strip():
+            rows.append(l)
+    index = next((i for i, l in enumerate(rows) if re.search(r"\bNWL2018\b", l)), None)
+    if not check("NWL2018 is among the installed lexicons the menu lists", index is not None, " | ".join(rows)):
+        return False
+    before = len(audit_lines(vm, '"event":"lexicon_switched"', '"to":"NWL2018"'))
+    menu_top(vm)
+    vm.keys(*["down"] * index, "ret", gap=0.1)
+    time.sleep(2)
+    vm.screen("usb-switched")
+    records = audit_lines(vm, '"event":"lexicon_switched"', '"to":"NWL2018"')
+    check(f"director menu switches to NWL2018 (row {index}): audit record lexicon_switched to NWL2018",
+          len(records) > before, (records[-1] if records else "no lexicon_switched record to NWL2018")[-200:])
+    leave_to_ready(vm, 1)
+    judge_and_check(vm, [word], RED, "UNACCEPTABLE with NWL2018")
+    return True
+
+
+def usb_pull_mid_import(vm, images):
+    """A stick pulled while the kiosk reads it: the import fails cleanly and nothing changes."""
+    hashes = lexicon_hashes(vm)
+    rc, pid = vm.sh("systemctl show -P MainPID wordjudge")
+    n_ready, n_failed = journal_count(vm, "usb: import list ready"), journal_count(vm, "usb: failed")
+    n_audit_failed = len(audit_lines(vm, '"event":"usb_failed"'))
+    vm.plug("pull", images["pull"])
+    seen, props = wait_stick_seen(vm, "WJPULL")
+    check("second stick (FAT32, 6 x CSW15, 17 MB) plugged in: WORDJUDGE_STICK=1", seen, props)
+    if not seen:
+        return False
+    open_director_menu(vm)
+    menu_top(vm)
+    vm.keys("ret")
+    time.sleep(2)
+    vm.unplug("pull")  # device_del while the kiosk reads the stick
+    t, line = wait_journal(vm, "usb: failed", n_failed, timeout=60)
+    ready_after = journal_count(vm, "usb: import list ready")
+    check("stick pulled while being read: the kiosk says 'usb: failed' and never lists it",
+          t is not None and ready_after == n_ready,
+          f"{line or 'no usb: failed within 60 s'}; 'usb: import list ready' lines {n_ready} -> {ready_after}")
+    deadline = time.monotonic() + 30  # systemd stops the unit once the device is gone (BindsTo=)
+    while True:
+        stick_mounts, usb_mounts = guest_mounts(vm)
+        if (not stick_mounts and usb_mounts == 0) or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    rc, tmp = vm.sh(f"ls -a {LEXICON_DIR} | grep -E '^\\.wordjudge-.*\\.tmp$'")
+    rc, pid2 = vm.sh("systemctl show -P MainPID wordjudge")
+    records = audit_lines(vm, '"event":"usb_failed"')
+    rc_verify, verify = vm.sh(f"{WJ} --config /var/lib/wordjudge/config.toml audit verify 2>&1")
+    same = lexicon_hashes(vm) == hashes
+    check("after the pull: lexicons unchanged, no temporary file, nothing mounted, same kiosk process, "
+          "audit record usb_failed, `wordjudge audit verify` passes",
+          same and not tmp.strip() and not stick_mounts and usb_mounts == 0 and pid2.strip() == pid.strip()
+          and len(records) > n_audit_failed and rc_verify == 0,
+          f"lexicons unchanged: {same}; temporary files: {tmp.strip() or 'none'}; /run/wordjudge/stick: "
+          f"{stick_mounts or 'not mounted'}; under /run/wordjudge-usb: {usb_mounts}; kiosk pid {pid.strip()} -> "
+          f"{pid2.strip()}; usb_failed records {n_audit_failed} -> {len(records)}; audit verify exit {rc_verify}: "
+          f"{verify[-120:]}".replace("\n", " | "))
+    vm.screen("usb-pulled")
+    leave_to_ready(vm, 2)  # the Done screen -> the menu -> leave
+    return judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE after the pulled stick")
+
+
+def usb_export(vm, images, word):
+    """Exports the audit log to an ext4 stick; the export verifies on the host."""
+    n_exported, n_ejected = journal_count(vm, "usb: exported"), journal_count(vm, "usb: ejected")
+    n_export_records = len(audit_lines(vm, '"event":"export"'))
+    vm.plug("export", images["export"])
+    seen, props = wait_stick_seen(vm, "WJEXPORT")
+    check("ext4 stick plugged in: WORDJUDGE_STICK=1", seen, props)
+    if not seen:
+        return False
+    open_director_menu(vm)
+    menu_top(vm)
+    vm.keys("down", "ret")  # second item with a stick present: "Export the audit log to USB"
+    t0 = time.monotonic()
+    t, line = wait_journal(vm, "usb: exported", n_exported, timeout=120)
+    t2, line2 = wait_journal(vm, "usb: ejected", n_ejected, timeout=max(5, 120 - (time.monotonic() - t0)))
+    records = audit_lines(vm, '"event":"export"')
+    vm.screen("usb-exported")
+    check("director menu: Export the audit log to USB -> 'usb: exported', 'usb: ejected', audit record export",
+          t is not None and t2 is not None and len(records) > n_export_records,
+          f"{line or 'no usb: exported'}; {line2 or 'no usb: ejected'} (120 s); export records "
+          f"{n_export_records} -> {len(records)}")
+    vm.unplug("export")
+    out = os.path.join(WORK, "usb-export")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    p = subprocess.run([host_tool("debugfs"), "-R", f"rdump /wordjudge {out}", images["export"]],
+                       capture_output=True, text=True)
+    folders = sorted(glob.glob(os.path.join(out, "wordjudge", "wordjudge-export-*")))
+    ended = t2 is not None
+    if not check("the stick holds one export folder wordjudge/wordjudge-export-*", len(folders) == 1,
+                 f"{[os.path.basename(f) for f in folders]}; debugfs: {p.stderr.strip()[-200:]}"):
+        leave_to_ready(vm, 2)
+        return False
+    folder = folders[0]
+    jsonl = sorted(glob.glob(os.path.join(folder, "audit", "audit-*.jsonl")))
+    missing = [n for n in ("audit.csv", "verify.txt", "station-key.pub", "checkpoint.txt")
+               if not os.path.isfile(os.path.join(folder, n))] + ([] if jsonl else ["audit/audit-*.jsonl"])
+    check("export folder: audit/ (audit-*.jsonl), audit.csv, verify.txt, station-key.pub, checkpoint.txt",
+          not missing, f"{os.path.basename(folder)}: {sorted(os.listdir(folder))}; missing: {missing or 'none'}")
+    pdir = "debug" if os.environ.get("PROFILE", "release") == "dev" else os.environ.get("PROFILE", "release")
+    host_bin = os.path.join(os.environ.get("REPO", ""), "target", pdir, "wordjudge")
+    if os.path.exists(host_bin):
+        v = subprocess.run([host_bin, "audit", "verify", os.path.join(folder, "audit"),
+                            "--pubkey", os.path.join(folder, "station-key.pub"),
+                            "--checkpoint", os.path.join(folder, "checkpoint.txt")],
+                           capture_output=True, text=True, timeout=120)
+        verified, detail = v.returncode == 0, f"exit {v.returncode}: {(v.stdout + v.stderr).strip()[-250:]}"
+    else:
+        verified, detail = False, f"no host binary {host_bin}"
+    text = ""
+    for f in jsonl:
+        with open(f, errors="replace") as fh:
+            text += fh.read()
+    hits = [l for l in text.splitlines() if f'"{word}"' in l]
+    check(f"its files verify on the host (wordjudge audit verify --pubkey --checkpoint) and hold the {word} verdicts",
+          verified and len(hits) >= (2 if word != "CAT" else 1),
+          f"{detail}; {len(hits)} records with \"{word}\"".replace("\n", " | "))
+    leave_to_ready(vm, 2)  # the Done screen -> the menu -> leave
+    return ended
+
+
+def usb_kiosk_restart_with_stick(vm, images):
+    """A kiosk restarted while a stick is attached keeps no copy of it once the stick's unit
+    stops (its mount namespace is a copy of the host's taken at start, where a mount that
+    covered the stick's could keep the old stick for good). The unit is started and
+    stopped as root here; the kiosk's namespace is read through nsenter."""
+    vm.plug("export", images["export"])
+    seen, props = wait_stick_seen(vm, "WJEXPORT")
+    dev = next((p.split("/")[-1] for p in props.split() if p.startswith("DEVNAME=")), "")
+    if not check("ext4 stick plugged in again: WORDJUDGE_STICK=1", seen and dev, props):
+        return False
+    unit = f"wordjudge-stick-export@{dev}.service"
+    rc, state = vm.sh(f"systemctl start {unit}; systemctl is-active {unit}; findmnt -rn -o SOURCE,OPTIONS /run/wordjudge/stick")
+    n_ready = vm.console_text().count(READY)
+    vm.sh("systemctl restart wordjudge")
+    t = vm.wait_console(READY, count=n_ready + 1, timeout=90)
+    rc, pid = vm.sh("systemctl show -P MainPID wordjudge")
+    pid = pid.strip()
+    rc, inside_before = vm.sh(f"nsenter -t {pid} -m findmnt -rn -o SOURCE,OPTIONS /run/wordjudge/stick")
+    rc, stopped = vm.sh(f"systemctl stop {unit}; systemctl is-active {unit}")
+    rc, inside = vm.sh(f"nsenter -t {pid} -m findmnt -rn /run/wordjudge/stick; nsenter -t {pid} -m findmnt -rn "
+                       "| grep -c wordjudge-usb")
+    stick_mounts, usb_mounts = guest_mounts(vm)
+    inside_lines = inside.strip().splitlines()
+    clean_inside = len(inside_lines) == 1 and inside_lines[0].strip() == "0"
+    check("kiosk restarted while a stick is attached: once the unit stops, the stick is gone from the host and "
+          "from the kiosk's own mount namespace", t and clean_inside and not stick_mounts and usb_mounts == 0,
+          f"unit {unit}: {state.strip()}; kiosk READY again: {bool(t)}; kiosk namespace while attached: "
+          f"{inside_before.strip() or 'nothing'}; after stop ({stopped.strip()}): {inside.strip()}; host: "
+          f"{stick_mounts or 'nothing'} / {usb_mounts} under /run/wordjudge-usb".replace("\n", " | "))
+    vm.unplug("export")
+    vm.wait_screen(NAVY, "ready", timeout=15)
+    return bool(t)
+
+
+def usb_stick(vm):
+    """USB sticks from the director menu (boot 2): install a lexicon from a FAT32 stick and judge
+    with it, a stick pulled mid-import, the audit log exported to an ext4 stick. A part that
+    stops early or raises is reported, then everything is unplugged and the kiosk restarted
+    (a known state: the Ready screen), so the later parts and the power-off step still run."""
+    with_lexicons = (all(os.path.isfile(os.path.join(SHARED_LEXICONS, n)) for n in ("NWL2018.txt", "CSW15.txt"))
+                     and os.environ.get("EXPECT_LEXICON") == "CSW15")
+    if not with_lexicons:
+        log("SKIPPED: USB import (needs ../shared/lexicons)")
+    try:
+        images = make_stick_images(with_lexicons)
+    except Exception as e:
+        check("USB stick images made on the host (mkfs.vfat, mcopy, mkfs.ext4)", False, f"{type(e).__name__}: {e}")
+        return
+    word = baseline_word() if with_lexicons else "CAT"
+    state = {"installed": False}
+    parts = []
+    if with_lexicons:
+        log(f"USB: baseline word {word} (in CSW15, not in NWL2018)")
+        parts += [("baseline", lambda: judge_and_check(vm, [word], GREEN, "ACCEPTABLE with CSW15") or True),
+                  ("import", lambda: usb_import(vm, images, state)),
+                  ("switch", lambda: usb_switch_lexicon(vm, word)),
+                  ("pull", lambda: usb_pull_mid_import(vm, images))]
+    parts.append(("export", lambda: usb_export(vm, images, word)))
+    parts.append(("restart", lambda: usb_kiosk_restart_with_stick(vm, images)))
+    ended_well = True
+    for name, part in parts:
+        if name == "switch" and not state["installed"]:
+            log("USB: NWL2018 was not installed, so no switch to it")
+            if ended_well:
+                usb_cleanup(vm)  # the import ended in the director menu: back to Ready
+            continue
+        try:
+            ended_well = part()
+        except Exception as e:
+            check(f"USB {name} part ran to the end", False, f"{type(e).__name__}: {e}")
+            ended_well = False
+        if ended_well is False:
+            usb_cleanup(vm)
+    usb_cleanup(vm, restart=False)
+
+
+def usb_cleanup(vm, restart=True):
+    """Pulls whatever is still plugged in, stops the stick units, and (restart) restarts the
+    kiosk so it is on the Ready screen whatever screen it was on."""
+    for node in list(vm.plugged):
+        try:
+            vm.unplug(node)
+        except Exception as e:
+            log(f"unplug {node}: {type(e).__name__}: {e}")
+    if not restart:
+        return
+    try:
+        n_ready = vm.console_text().count(READY)
+        vm.sh("systemctl stop 'wordjudge-stick-import@*.service' 'wordjudge-stick-export@*.service'; "
+              "systemctl restart wordjudge")
+        t = vm.wait_console(READY, count=n_ready + 1, timeout=90)
+        log(f"USB cleanup: sticks pulled, kiosk restarted ({'READY again' if t else 'no READY within 90 s'})")
+        vm.wait_screen(NAVY, "usb-recovered", timeout=15)
+    except Exception as e:
+        log(f"USB cleanup: {type(e).__name__}: {e}")
+
+
 def verify_units_here():
     """verify-units.sh: systemd-analyze verify and sysusers on the repo's systemd/ files."""
     p = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "verify-units.sh")],
@@ -592,8 +1071,10 @@ def main():
         escape_keys(vm)
         display_drivers(vm)
         gpio_chardev(vm)
-        rc, out = vm.sh("systemd-analyze verify wordjudge.service 2>&1; echo rc=$?")
-        check("systemd-analyze verify wordjudge.service (in the image)", out.endswith("rc=0"), out.replace("\n", " | "))
+        rc, out = vm.sh("systemd-analyze verify wordjudge.service wordjudge-stick-import@sdz1.service "
+                        "wordjudge-stick-export@sdz1.service 2>&1; echo rc=$?")
+        check("systemd-analyze verify wordjudge.service and the USB stick units (in the image)", out.endswith("rc=0"),
+              out.replace("\n", " | "))
         rc, out = vm.sh("systemd-analyze security wordjudge.service --no-pager | tail -n1")
         log(f"systemd-analyze security: {out}")
         rc, out = vm.sh("systemd-analyze time --no-pager; systemd-analyze critical-chain wordjudge.service --no-pager")
@@ -650,6 +1131,8 @@ def main():
         n_boots, ready_prev = (out.split() + ["0", "0"])[:2]
         check("persistent journal on the data partition kept boot 1", int(n_boots) >= 2 and int(ready_prev) >= 1,
               f"{n_boots} boots listed, {ready_prev} READY lines in boot -1")
+        # USB sticks from the director menu; it ends on the Ready screen with nothing plugged in.
+        usb_stick(vm)
         # Director menu (Ctrl+Alt+Shift+D, PIN), "Power off", ENTER twice: the kiosk runs
         # `systemctl poweroff` as user wordjudge, inside its sandbox (polkit rule).
         vm.wait_screen(NAVY, "ready", timeout=15)

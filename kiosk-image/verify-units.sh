@@ -1,7 +1,8 @@
 #!/bin/bash
 # Fast checks of systemd/ (no image, no VM; CI runs this): systemd-analyze verify on
-# wordjudge.service, and systemd-sysusers applying sysusers.d/wordjudge.conf to a
-# scratch root. Prints "N passed, N failed"; exit 0 only if all passed.
+# wordjudge.service and on the two USB stick templates (as instances), systemd-sysusers
+# applying sysusers.d/wordjudge.conf to a scratch root, the logind/system drop-ins, and
+# the polkit rule's USB stick part. Prints "N passed, N failed"; exit 0 only if all passed.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 command -v systemd-analyze >/dev/null || { echo "systemd-analyze is missing (apt-get install systemd)" >&2; exit 1; }
@@ -15,6 +16,26 @@ sed "s|/usr/bin/wordjudge|$T/wordjudge|" "$REPO/systemd/wordjudge.service" >"$T/
 out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$T/wordjudge.service" 2>&1); rc=$?
 [ -n "$out" ] && rc=1
 result $rc "systemd-analyze verify systemd/wordjudge.service" "$out"
+
+# The USB stick templates, verified as an instance (sdz1) each, since a template alone is
+# not a unit; both in one folder, so each one's Conflicts=/After= on the other resolves.
+MOUNT_NS_OPTIONS="ProtectSystem|ProtectHome|PrivateTmp|PrivateDevices|PrivateMounts|PrivateNetwork|PrivateIPC|PrivateUsers"
+MOUNT_NS_OPTIONS+="|ProtectKernelTunables|ProtectKernelModules|ProtectKernelLogs|ProtectControlGroups|ProtectProc|ProcSubset"
+MOUNT_NS_OPTIONS+="|ReadOnlyPaths|ReadWritePaths|InaccessiblePaths|ExecPaths|NoExecPaths|BindPaths|BindReadOnlyPaths"
+MOUNT_NS_OPTIONS+="|TemporaryFileSystem|RootDirectory|RootImage|MountImages|ExtensionImages|ExtensionDirectories"
+MOUNT_NS_OPTIONS+="|MountFlags|DynamicUser|LogNamespace|NetworkNamespacePath|IPCNamespacePath|MountAPIVFS"
+for mode in import export; do
+    sed "s|/usr/bin/wordjudge|$T/wordjudge|" "$REPO/systemd/wordjudge-stick-$mode@.service" >"$T/wordjudge-stick-$mode@sdz1.service"
+done
+for mode in import export; do
+    out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$T/wordjudge-stick-$mode@sdz1.service" 2>&1); rc=$?
+    [ -n "$out" ] && rc=1
+    grep -q "^ExecStart=/usr/bin/wordjudge stick attach --mode $mode %I\$" "$REPO/systemd/wordjudge-stick-$mode@.service" || { rc=1; out+=" (ExecStart= is not the $mode attach)"; }
+    # Its mounts must reach the host: no option that gives the unit a mount namespace.
+    ns=$(grep -oE "^($MOUNT_NS_OPTIONS)=" "$REPO/systemd/wordjudge-stick-$mode@.service" | tr '\n' ' ')
+    [ -z "$ns" ] || { rc=1; out+=" (creates a mount namespace, its mounts would not reach the kiosk: $ns)"; }
+    result $rc "systemd-analyze verify systemd/wordjudge-stick-$mode@.service (as wordjudge-stick-$mode@sdz1.service); no mount namespace" "$out"
+done
 
 mkdir -p "$T/root/etc" "$T/root/usr/lib/sysusers.d"
 cp /usr/lib/sysusers.d/basic.conf "$T/root/usr/lib/sysusers.d/" 2>/dev/null
@@ -32,6 +53,33 @@ done
 grep -qx "CtrlAltDelBurstAction=none" "$REPO/systemd/system.conf.d/wordjudge.conf" || { rc=1; missing+=" CtrlAltDelBurstAction"; }
 grep -q 'system.conf.d/wordjudge.conf' "$REPO/kiosk-image/customize.sh" || { rc=1; missing+=" (system.conf.d not installed by the image)"; }
 result $rc "logind ignores the Power/Reboot/Suspend/Hibernate keys; Ctrl+Alt+Del bursts do nothing" "not set:$missing"
+
+# polkit: user wordjudge may start and stop the two USB stick units, and nothing else of
+# systemd's: the rule's one unit pattern (a /^...$/ literal) is tried on names it must and
+# must not allow (bash reads these extended regular expressions as JavaScript does), and
+# its only verbs are start and stop.
+P=$REPO/systemd/polkit-1/rules.d/50-wordjudge.rules
+rc=0; why=""
+pats=$(grep -oE '/\^[^/ ]*\$/' "$P" | sed 's|^/||; s|/$||')
+[ "$(printf '%s\n' "$pats" | grep -c .)" = 1 ] || { rc=1; why+=" unit patterns: $(printf '%s ' $pats);"; }
+[ "$(grep -c 'manage-units' "$P")" = 1 ] && [ "$(grep -o '\.test(' "$P" | wc -l)" = 1 ] || { rc=1; why+=" manage-units/test() not exactly once;"; }
+verbs=$(grep -oE 'verb == "[^"]*"' "$P" | sort -u | tr '\n' ' ')
+[ "$verbs" = 'verb == "start" verb == "stop" ' ] || { rc=1; why+=" verbs: $verbs;"; }
+pat=$(printf '%s\n' "$pats" | head -n1)
+for unit in wordjudge-stick-import@sdb1.service wordjudge-stick-export@sdb1.service wordjudge-stick-import@sdb.service; do
+    [[ $unit =~ $pat ]] || { rc=1; why+=" refuses $unit;"; }
+done
+for unit in wordjudge.service wordjudge-stick-import@.service wordjudge-stick-other@sdb1.service \
+            wordjudge-stick-import@sdb1.service.d x-wordjudge-stick-import@sdb1.service \
+            wordjudge-stick-export@sdb1.socket "wordjudge-stick-import@../sdb1.service" \
+            wordjudge-stick-import@sdb1.serviceX systemd-logind.service; do
+    [[ $unit =~ $pat ]] && { rc=1; why+=" allows $unit;"; }
+done
+for mode in import export; do
+    [ -f "$REPO/systemd/wordjudge-stick-$mode@.service" ] || { rc=1; why+=" no systemd/wordjudge-stick-$mode@.service;"; }
+    grep -q "wordjudge-stick-$mode@.service" "$REPO/kiosk-image/customize.sh" || { rc=1; why+=" wordjudge-stick-$mode@.service not installed by the image;"; }
+done
+result $rc "polkit rule: user wordjudge may start/stop exactly wordjudge-stick-(import|export)@DEVICE.service, nothing else of systemd's" "pattern ${pat:-none}:$why"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

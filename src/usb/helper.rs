@@ -109,6 +109,16 @@ pub fn mount_options(fs_type: &str, mode: Mode, owner: (u32, u32)) -> String {
     options.join(",")
 }
 
+/// The sources (devices) of the mounts in a `/proc/self/mountinfo` text:
+/// the field after the ` - ` separator and the filesystem type.
+pub fn mount_sources(mountinfo: &str) -> Vec<String> {
+    mountinfo
+        .lines()
+        .filter_map(|line| line.split_once(" - ").and_then(|(_, rest)| rest.split(' ').nth(1)))
+        .map(unescape_octal)
+        .collect()
+}
+
 /// Mount points listed in a `/proc/self/mountinfo` text (field 5, with the
 /// kernel's octal escapes for spaces and the like undone).
 pub fn mount_points(mountinfo: &str) -> Vec<String> {
@@ -169,6 +179,16 @@ fn private_path(device: &str) -> PathBuf {
 /// `wordjudge stick attach --mode MODE DEVICE`.
 pub fn attach(device: &str, mode: Mode) -> Result<PathBuf, HelperError> {
     let checked = check_device(device)?;
+    // A device mounted anywhere already (the station's own disk booted from
+    // USB, a stick some other way) is never a director's stick to mount again.
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let disk = device.trim_end_matches(|c: char| c.is_ascii_digit());
+    let busy = mount_sources(&mountinfo).into_iter().find(|source| {
+        source.strip_prefix("/dev/").is_some_and(|name| name == device || name.trim_end_matches(|c: char| c.is_ascii_digit()) == disk)
+    });
+    if let Some(source) = busy {
+        return Err(HelperError::Busy(format!("{source} is mounted already: {device} is not a stick to mount")));
+    }
     let stick_path = Path::new(STICK_PATH);
     if is_mounted(stick_path) {
         return Err(HelperError::Busy(format!("another stick is attached at {STICK_PATH}; detach it first")));
@@ -271,6 +291,7 @@ mod tests {
         let text = "36 35 98:0 /mnt1 /mnt/with\\040space rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n\
                     37 35 98:0 / /run/wordjudge/stick ro - vfat /dev/sdb1 ro\n";
         assert_eq!(mount_points(text), ["/mnt/with space", "/run/wordjudge/stick"]);
+        assert_eq!(mount_sources(text), ["/dev/root", "/dev/sdb1"]);
     }
 
     #[test]
