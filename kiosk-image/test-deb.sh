@@ -54,12 +54,14 @@ out=$(in_root systemd-analyze cat-config systemd/system.conf 2>&1 | grep -E '^(C
 case "$out" in *CtrlAltDelBurstAction=none*RuntimeWatchdogSec=*) rc=0 ;; *) rc=1 ;; esac
 result $rc "system.conf drop-in: no Ctrl+Alt+Del burst reboot, hardware watchdog" "$out"
 missing=""
-for f in usr/lib/udev/rules.d/60-wordjudge-gpio.rules usr/share/polkit-1/rules.d/50-wordjudge.rules \
+for f in usr/lib/udev/rules.d/60-wordjudge-gpio.rules usr/lib/udev/rules.d/70-wordjudge-usb.rules \
+         usr/lib/systemd/system/wordjudge-stick-import@.service usr/lib/systemd/system/wordjudge-stick-export@.service \
+         usr/share/polkit-1/rules.d/50-wordjudge.rules \
          usr/lib/sysctl.d/90-wordjudge.conf usr/lib/systemd/journald.conf.d/wordjudge.conf \
          usr/share/doc/wordjudge/copyright; do
     [ -s "$ROOT/$f" ] || missing+=" $f"
 done
-result "$([ -z "$missing" ] && echo 0 || echo 1)" "udev rule, polkit rule, sysctl and journald drop-ins, copyright installed" "missing:$missing"
+result "$([ -z "$missing" ] && echo 0 || echo 1)" "udev rules (GPIO, USB sticks), the stick helper units, polkit rule, sysctl and journald drop-ins, copyright installed" "missing:$missing"
 out=$(in_root systemctl is-enabled wordjudge.service 2>&1)
 [ "$out" = disabled ]; result $? "the unit is installed but not enabled (the operator enables it)" "$out"
 touch "$ROOT/var/lib/wordjudge/audit/audit-000001-2026-01-01.jsonl"

@@ -541,7 +541,7 @@ fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
     open_usb(&mut rig, "Install lexicons from USB");
     let v = rig.view();
     assert_eq!(v.usb_status, "The stick could not be used.");
-    assert!(v.usb_detail.contains("Nothing more was installed"), "{}", v.usb_detail);
+    assert!(v.usb_detail.contains("Nothing was installed."), "{}", v.usb_detail);
     assert_eq!(snapshot(&lexicons), before, "the lexicon directory is byte for byte as it was");
     let audit_dir = rig.dir.path().join("audit");
     assert!(audit_text(&audit_dir).contains("\"event\":\"usb_failed\""));

@@ -151,7 +151,7 @@ fn a_stick_that_fails_mid_import_installs_nothing_and_says_so() {
     assert!(matches!(phase(&rig), UsbPhase::Done(_)));
     let v = rig.view();
     assert_eq!(v.usb_status, "The stick could not be used.");
-    assert!(v.usb_detail.starts_with("the stick was removed while it was being read. Nothing more was installed."), "{}", v.usb_detail);
+    assert!(v.usb_detail.starts_with("The stick was removed while it was being read. Nothing was installed."), "{}", v.usb_detail);
     assert_eq!(rig.station.lexicons, lexicons_before, "nothing installed");
     assert!(!rig.station.usb_requests().iter().any(|r| matches!(r, UsbRequest::Install { .. })));
     rig.key(Key::Enter);

@@ -529,8 +529,13 @@ fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                     .into();
                     let unchanged = match work {
                         UsbWork::Exporting => "The audit log on the station is unchanged.",
-                        _ => "Nothing more was installed.",
+                        UsbWork::Reading => "Nothing was installed.",
+                        UsbWork::Installing | UsbWork::Ejecting => "Nothing more was installed.",
                     };
+                    let mut problem = problem.clone();
+                    if let Some(first) = problem.get(..1) {
+                        problem.replace_range(..1, &first.to_uppercase());
+                    }
                     v.usb_detail = format!("{problem}. {unchanged} {back}");
                 }
             }
