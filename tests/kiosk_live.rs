@@ -525,8 +525,8 @@ impl wordjudge::usb::Sticks for PulledAtOnce {
     }
 }
 
-#[test]
-fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
+/// A live station whose sticks are pulled out the moment they are mounted.
+fn live_with_pulled_sticks() -> Live {
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), "SMALL");
     let path = dir.path().join("config.toml");
@@ -534,7 +534,33 @@ fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
     let root = dir.path().join("sticks");
     let sticks = PulledAtOnce { inner: wordjudge::usb::sim::FolderSticks::new(root.clone()), root };
     let station = start_station_with(&path, std::sync::Arc::new(sticks));
-    let mut rig = Live { rig: Rig::with(station, &config.timeouts), dir };
+    Live { rig: Rig::with(station, &config.timeouts), dir }
+}
+
+#[test]
+fn a_stick_pulled_mid_export_leaves_the_log_intact_and_says_so() {
+    let mut rig = live_with_pulled_sticks();
+    rig.challenge(&["cat"]);
+    rig.advance(20_000);
+    plug(&rig, "usb2", &[]);
+    let audit_dir = rig.dir.path().join("audit");
+    open_usb(&mut rig, "Export the audit log to USB");
+    let v = rig.view();
+    assert_eq!(v.usb_status, "The export did not finish.");
+    assert!(v.usb_detail.contains("The audit log on the station is unchanged."), "{}", v.usb_detail);
+    let pulled = rig.dir.path().join("sticks").join(".pulled");
+    assert!(!pulled.join("wordjudge").exists() || std::fs::read_dir(pulled.join("wordjudge")).unwrap().count() == 0);
+    let text = audit_text(&audit_dir);
+    assert!(text.contains("\"event\":\"usb_failed\"") && text.contains("\"action\":\"export\""), "recorded");
+    assert!(wordjudge::audit::verify(&audit_dir).unwrap().ok(), "the log verifies");
+    rig.key(Key::Enter);
+    rig.key(Key::Escape);
+    assert!(rig.challenge(&["cat"]).0);
+}
+
+#[test]
+fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
+    let mut rig = live_with_pulled_sticks();
     plug(&rig, "usb1", &[("OSPD4.txt", "CAT\nDOG\n"), ("MW11.txt", "ABANDONMENT\n")]);
     let lexicons = rig.dir.path().join("lexicons");
     let before = snapshot(&lexicons);
