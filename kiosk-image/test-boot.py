@@ -589,7 +589,7 @@ def make_stick_images(with_lexicons):
     """The sticks, as image files in WORK: FAT32 with NWL2018.txt (import), FAT32 with six
     copies of CSW15 (pulled while it is read), empty ext4 (export). Installs the tools."""
     need = [pkg for tool, pkg in (("mkfs.vfat", "dosfstools"), ("mcopy", "mtools"), ("mkfs.ext4", "e2fsprogs"),
-                                  ("debugfs", "e2fsprogs")) if not host_tool(tool)]
+                                  ("debugfs", "e2fsprogs"), ("mkfs.exfat", "exfatprogs")) if not host_tool(tool)]
     if need:
         log(f"installing {' '.join(sorted(set(need)))}")
         subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *sorted(set(need))],
@@ -617,7 +617,42 @@ def make_stick_images(with_lexicons):
     subprocess.run([host_tool("mkfs.ext4"), "-q", "-F", "-L", "WJEXPORT", "-E", "root_owner=0:0", path, "32M"],
                    check=True, capture_output=True)
     images["export"] = path
+    # An empty exFAT stick: a second export, read back in the guest (no exFAT reader here).
+    path = os.path.join(WORK, "stick-exfat.img")
+    if os.path.exists(path):
+        os.unlink(path)
+    with open(path, "wb") as f:
+        f.truncate(32 << 20)
+    subprocess.run([host_tool("mkfs.exfat"), "-L", "WJEXFAT", path], check=True, capture_output=True)
+    images["exfat"] = path
     return images
+
+
+def usb_export_exfat(vm, images):
+    """The export to an exFAT stick (mounted with the kiosk's uid/gid and fmask/dmask):
+    once the kiosk has ejected it, root mounts it read-only in the guest and
+    `wordjudge audit verify` checks the folder with its key and checkpoint."""
+    n_exported, n_ejected = journal_count(vm, "usb: exported"), journal_count(vm, "usb: ejected")
+    vm.plug("exfat", images["exfat"])
+    seen, props = wait_stick_seen(vm, "WJEXFAT")
+    check("exFAT stick plugged in: WORDJUDGE_STICK=1", seen, props)
+    if not seen:
+        return False
+    open_director_menu(vm)
+    menu_top(vm)
+    vm.keys("down", "ret")  # "Export the audit log to USB"
+    t, line = wait_journal(vm, "usb: exported", n_exported, timeout=120)
+    t2, line2 = wait_journal(vm, "usb: ejected", n_ejected, timeout=60)
+    rc, out = vm.sh("mkdir -p /run/exfat-check && mount -o ro -t exfat /dev/disk/by-label/WJEXFAT /run/exfat-check && "
+                    "d=$(ls -d /run/exfat-check/wordjudge/wordjudge-export-* | head -n1) && echo \"folder $d\" && "
+                    f"{WJ} audit verify \"$d/audit\" --pubkey \"$d/station-key.pub\" --checkpoint \"$d/checkpoint.txt\"; "
+                    "rc=$?; umount /run/exfat-check; exit $rc", timeout=120)
+    check("exFAT stick: the export lands, the stick is ejected, and its folder verifies (read back read-only in the guest)",
+          t is not None and t2 is not None and rc == 0,
+          f"{line or 'no usb: exported'}; {line2 or 'no usb: ejected'}; exit {rc}: {out[-250:]}".replace("\n", " | "))
+    vm.unplug("exfat")
+    leave_to_ready(vm, 2)  # the Done screen -> the menu -> leave
+    return t2 is not None
 
 
 def baseline_word():
@@ -952,6 +987,7 @@ def usb_stick(vm):
                   ("switch", lambda: usb_switch_lexicon(vm, word)),
                   ("pull", lambda: usb_pull_mid_import(vm, images))]
     parts.append(("export", lambda: usb_export(vm, images, word)))
+    parts.append(("export-exfat", lambda: usb_export_exfat(vm, images)))
     parts.append(("restart", lambda: usb_kiosk_restart_with_stick(vm, images)))
     ended_well = True
     for name, part in parts:
