@@ -628,19 +628,29 @@ def make_stick_images(with_lexicons):
     return images
 
 
+def plug_and_choose(vm, node, image, label, what, item):
+    """Plugs the stick `image` in, checks udev marks it (a PASS/FAIL line naming `what`),
+    opens the director menu and chooses its `item`: 0 Install lexicons from USB, 1 Export
+    the audit log to USB (with a stick present they are the first two). False if unseen."""
+    vm.plug(node, image)
+    seen, props = wait_stick_seen(vm, label)
+    check(f"{what} plugged in: udev marks it WORDJUDGE_STICK=1 (70-wordjudge-usb.rules)", seen, props)
+    if not seen:
+        return False
+    open_director_menu(vm)
+    vm.screen(f"usb-menu-{node}")
+    menu_top(vm)
+    vm.keys(*["down"] * item, "ret")
+    return True
+
+
 def usb_export_exfat(vm, images):
     """The export to an exFAT stick (mounted with the kiosk's uid/gid and fmask/dmask):
     once the kiosk has ejected it, root mounts it read-only in the guest and
     `wordjudge audit verify` checks the folder with its key and checkpoint."""
     n_exported, n_ejected = journal_count(vm, "usb: exported"), journal_count(vm, "usb: ejected")
-    vm.plug("exfat", images["exfat"])
-    seen, props = wait_stick_seen(vm, "WJEXFAT")
-    check("exFAT stick plugged in: WORDJUDGE_STICK=1", seen, props)
-    if not seen:
+    if not plug_and_choose(vm, "exfat", images["exfat"], "WJEXFAT", "exFAT stick", 1):
         return False
-    open_director_menu(vm)
-    menu_top(vm)
-    vm.keys("down", "ret")  # "Export the audit log to USB"
     t, line = wait_journal(vm, "usb: exported", n_exported, timeout=120)
     t2, line2 = wait_journal(vm, "usb: ejected", n_ejected, timeout=60)
     rc, out = vm.sh("mkdir -p /run/exfat-check && mount -o ro -t exfat /dev/disk/by-label/WJEXFAT /run/exfat-check && "
@@ -750,15 +760,8 @@ def usb_import(vm, images, state):
     before_hashes = lexicon_hashes(vm)
     n_ready, n_installed, n_ejected = (journal_count(vm, s) for s in
                                        ("usb: import list ready", "usb: installed NWL2018", "usb: ejected"))
-    vm.plug("import", images["import"])
-    seen, props = wait_stick_seen(vm, "WJIMPORT")
-    check("USB stick (FAT32, NWL2018.txt) plugged in: udev marks it WORDJUDGE_STICK=1 (70-wordjudge-usb.rules)", seen, props)
-    if not seen:
+    if not plug_and_choose(vm, "import", images["import"], "WJIMPORT", "USB stick (FAT32, NWL2018.txt)", 0):
         return False
-    open_director_menu(vm)
-    vm.screen("usb-menu-with-stick")
-    menu_top(vm)
-    vm.keys("ret")  # first item with a stick present: "Install lexicons from USB"
     t, line = wait_journal(vm, "usb: import list ready", n_ready, timeout=180)
     vm.screen("usb-import-list")
     rc, units = vm.sh("systemctl list-units --all --no-legend --plain 'wordjudge-stick-*' | cut -c1-120")
@@ -829,14 +832,8 @@ def usb_pull_mid_import(vm, images):
     rc, pid = vm.sh("systemctl show -P MainPID wordjudge")
     n_ready, n_failed = journal_count(vm, "usb: import list ready"), journal_count(vm, "usb: failed")
     n_audit_failed = len(audit_lines(vm, '"event":"usb_failed"'))
-    vm.plug("pull", images["pull"])
-    seen, props = wait_stick_seen(vm, "WJPULL")
-    check("second stick (FAT32, 6 x CSW15, 17 MB) plugged in: WORDJUDGE_STICK=1", seen, props)
-    if not seen:
+    if not plug_and_choose(vm, "pull", images["pull"], "WJPULL", "second stick (FAT32, 6 x CSW15, 17 MB)", 0):
         return False
-    open_director_menu(vm)
-    menu_top(vm)
-    vm.keys("ret")
     time.sleep(2)
     vm.unplug("pull")  # device_del while the kiosk reads the stick
     t, line = wait_journal(vm, "usb: failed", n_failed, timeout=60)
@@ -872,14 +869,8 @@ def usb_export(vm, images, word):
     """Exports the audit log to an ext4 stick; the export verifies on the host."""
     n_exported, n_ejected = journal_count(vm, "usb: exported"), journal_count(vm, "usb: ejected")
     n_export_records = len(audit_lines(vm, '"event":"export"'))
-    vm.plug("export", images["export"])
-    seen, props = wait_stick_seen(vm, "WJEXPORT")
-    check("ext4 stick plugged in: WORDJUDGE_STICK=1", seen, props)
-    if not seen:
+    if not plug_and_choose(vm, "export", images["export"], "WJEXPORT", "ext4 stick", 1):
         return False
-    open_director_menu(vm)
-    menu_top(vm)
-    vm.keys("down", "ret")  # second item with a stick present: "Export the audit log to USB"
     t0 = time.monotonic()
     t, line = wait_journal(vm, "usb: exported", n_exported, timeout=120)
     t2, line2 = wait_journal(vm, "usb: ejected", n_ejected, timeout=max(5, 120 - (time.monotonic() - t0)))

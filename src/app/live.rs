@@ -461,16 +461,18 @@ impl Station for LiveStation {
                     &self.config.station_name,
                     &jiff::Zoned::now().strftime("%Y-%m-%d").to_string(),
                 );
+                // No log in force (a broken config): nothing to export. Then
+                // nothing is recorded unless the export can really start.
+                let Some(audit) = self.audit.as_mut() else { return Err(UsbError::Unavailable) };
+                if !self.usb.can_export() {
+                    return Err(UsbError::Busy);
+                }
                 // Recorded and signed first, so the export holds its own
                 // record and a checkpoint that covers it.
                 let destination = format!("{name} on {}", stick.describe());
-                let signed = self.audit.as_mut().and_then(|audit| {
-                    let note = audit.record_export("usb folder", &destination)?;
-                    Some((note, audit.verifier_key()?))
-                });
-                if self.audit.is_none() {
-                    return Err(UsbError::Unavailable);
-                }
+                let signed = audit
+                    .record_export("usb folder", &destination)
+                    .and_then(|note| Some((note, audit.verifier_key()?)));
                 self.usb.export(stick, self.config.audit_dir.clone(), name, signed)
             }
         }
@@ -545,7 +547,7 @@ impl LiveStation {
             Finished::Opened { stick, lists } => {
                 tracing::info!("usb: import list ready: {lists} word lists on {}", stick.describe());
             }
-            Finished::Renamed => {}
+            Finished::Quiet => {}
             Finished::Installed { stick, file, report, facts } => {
                 let id = report.lexicon.id.to_string();
                 tracing::info!("usb: installed {id} from {file} ({})", facts.status);

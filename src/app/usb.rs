@@ -58,7 +58,9 @@ pub struct InstalledFacts {
 pub enum Finished {
     /// Read and previewed.
     Opened { stick: Stick, lists: usize },
-    Renamed,
+    /// Nothing to record: a list shown under another name, or an answer
+    /// about a stick that is no longer open.
+    Quiet,
     Installed { stick: Stick, file: String, report: InstallReport, facts: InstalledFacts },
     InstallRefused { stick: Stick, file: String, name: Option<String>, reason: String },
     Ejected { stick: Stick },
@@ -301,6 +303,11 @@ impl UsbDesk {
         self.running.is_some()
     }
 
+    /// Whether an export may start now: no work running, no stick open.
+    pub fn can_export(&self) -> bool {
+        self.running.is_none() && self.open.is_none()
+    }
+
     /// The work that finished, if any: what the flow is told, and what
     /// happened (for the audit log and the journal).
     pub fn poll(&mut self) -> Option<(UsbUpdate, Finished)> {
@@ -333,16 +340,16 @@ impl UsbDesk {
             }
             Outcome::Renamed { index, preview } => {
                 let Some(open) = self.open.as_mut() else {
-                    return (UsbUpdate::InstallRefused { index, reason: "no stick is open".into() }, Finished::Renamed);
+                    return (UsbUpdate::InstallRefused { index, reason: "no stick is open".into() }, Finished::Quiet);
                 };
                 let row = row_of(&open.files[index].0, &preview);
                 open.files[index].1 = preview;
                 open.rows[index] = row.clone();
-                (UsbUpdate::Row { index, row }, Finished::Renamed)
+                (UsbUpdate::Row { index, row }, Finished::Quiet)
             }
             Outcome::Installed { index, result } => {
                 let Some(open) = self.open.as_mut() else {
-                    return (UsbUpdate::InstallRefused { index, reason: "no stick is open".into() }, Finished::Renamed);
+                    return (UsbUpdate::InstallRefused { index, reason: "no stick is open".into() }, Finished::Quiet);
                 };
                 let stick = open.stick.clone();
                 let file = open.rows[index].file.clone();
