@@ -441,6 +441,9 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
             ("CSW21.txt", "CAT\n"),
             ("mine.txt", "CAT\nDOG\n"),
             ("notes.md", "not a list"),
+            // Forged or damaged: not words, and not text at all.
+            ("x-bad.txt", "CAT\nDROP TABLE;\n"),
+            ("y-binary.txt", "\u{0}\u{1}\u{2}\u{fffd}"),
         ],
     );
     let lexicons = rig.dir.path().join("lexicons");
@@ -448,13 +451,26 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     let v = rig.view();
     assert_eq!(v.screen, ScreenKind::Usb);
     let rows = v.menu_items.clone();
-    assert_eq!(rows.len(), 5, "four .txt files and the unmount row: {rows:?}");
+    assert_eq!(rows.len(), 7, "six .txt files and the unmount row: {rows:?}");
+    assert!(rows[4].starts_with("x-bad.txt — cannot be used:"), "{}", rows[4]);
+    assert!(rows[5].starts_with("y-binary.txt — cannot be used:"), "{}", rows[5]);
     assert!(rows[0].starts_with("CSW21.txt → CSW21 — Mismatch: will not be installed"), "{}", rows[0]);
     assert!(rows[1].starts_with("MW11.txt → OSPD4+MW11 (MW11-long) — would be Missing"), "{}", rows[1]);
     assert!(rows[2].starts_with("OSPD4.txt → OSPD4+MW11 (OSPD4) — would be Missing"), "{}", rows[2]);
     assert!(rows[2].ends_with("· 3 words"), "{}", rows[2]);
     assert!(rows[3].starts_with("mine.txt — which lexicon?"), "{}", rows[3]);
 
+    // A file that is not a word list cannot be chosen, named or installed.
+    for _ in 0..4 {
+        rig.key(Key::Down);
+    }
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().director_message, "This file is not a word list that can be installed.");
+    rig.key(Key::Right);
+    assert!(matches!(rig.screen(), Screen::Usb(u) if u.phase == wordjudge::kiosk::flow::UsbPhase::List), "nothing asked of it");
+    for _ in 0..4 {
+        rig.key(Key::Up);
+    }
     // The Mismatch never installs, even on a second ENTER.
     rig.key(Key::Enter);
     rig.key(Key::Enter);
