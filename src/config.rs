@@ -40,19 +40,44 @@ pub const LEXICONS_ENV: &str = "WORDJUDGE_LEXICONS";
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Timeouts {
-    /// Entry screen returns to Ready after this long without a key (15).
+    /// Entry screen returns to Ready after this long without a key (15),
+    /// with a countdown on screen for the last 10 s.
     pub entry_idle_seconds: f64,
+    /// The same once every declared word is typed (60): the players are
+    /// checking the spelling, which the rules make part of the procedure.
+    pub entry_complete_idle_seconds: f64,
     /// Keys are ignored for this long after a verdict appears (0.5).
     pub verdict_guard_seconds: f64,
     /// A verdict clears by itself after this long (10).
     pub verdict_seconds: f64,
     /// Director mode closes after this long without a key (60).
     pub director_idle_seconds: f64,
+    /// After a verdict, Ready shows its challenge number and slip code for
+    /// this long; 0 (the default): until the next challenge starts.
+    pub last_slip_seconds: f64,
 }
+
+/// Each timing's name, its allowed range in seconds, and why it has a
+/// minimum: a value below it would take something from a player or a
+/// director before they could act on it.
+pub const TIMING_LIMITS: &[(&str, f64, f64, &str)] = &[
+    ("entry_idle_seconds", 10.0, 3600.0, "the 10-second countdown before idle words are cleared must show whole"),
+    ("entry_complete_idle_seconds", 15.0, 3600.0, "both players must have time to check the spelling"),
+    ("verdict_guard_seconds", 0.2, 5.0, "keys already on their way must not end a verdict"),
+    ("verdict_seconds", 3.0, 3600.0, "a verdict must stay long enough to be read"),
+    ("director_idle_seconds", 15.0, 3600.0, "a director must have time to read the menu"),
+];
 
 impl Default for Timeouts {
     fn default() -> Self {
-        Timeouts { entry_idle_seconds: 15.0, verdict_guard_seconds: 0.5, verdict_seconds: 10.0, director_idle_seconds: 60.0 }
+        Timeouts {
+            entry_idle_seconds: 15.0,
+            entry_complete_idle_seconds: 60.0,
+            verdict_guard_seconds: 0.5,
+            verdict_seconds: 10.0,
+            director_idle_seconds: 60.0,
+            last_slip_seconds: 0.0,
+        }
     }
 }
 
@@ -203,6 +228,15 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
 impl Config {
     /// Parses and checks config text; `path` only names the file in problems.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigProblem> {
+        // A config that says nothing (0 bytes, only comments, as an editor or
+        // a failed copy leaves it) is damaged, not fresh: read as defaults it
+        // would start a PIN-less DEMO judge on a new audit chain.
+        if toml::from_str::<toml::Table>(text).is_ok_and(|table| table.is_empty()) {
+            return Err(ConfigProblem::Invalid {
+                path: path.to_path_buf(),
+                message: "the file is empty (no settings at all): a damaged config, not a fresh one".into(),
+            });
+        }
         let config: Config = toml::from_str(text).map_err(|e| {
             let (line, column) = e.span().map_or((0, 0), |span| line_column(text, span.start));
             ConfigProblem::Syntax { path: path.to_path_buf(), line, column, message: e.message().trim().to_string() }
@@ -220,13 +254,23 @@ impl Config {
         let t = &self.timeouts;
         for (name, value) in [
             ("entry_idle_seconds", t.entry_idle_seconds),
+            ("entry_complete_idle_seconds", t.entry_complete_idle_seconds),
             ("verdict_guard_seconds", t.verdict_guard_seconds),
             ("verdict_seconds", t.verdict_seconds),
             ("director_idle_seconds", t.director_idle_seconds),
         ] {
-            if !(0.0..=3600.0).contains(&value) {
-                return Err(format!("timeouts.{name} = {value} must be between 0 and 3600 seconds"));
+            let (_, min, max, why) =
+                TIMING_LIMITS.iter().find(|(n, ..)| *n == name).copied().unwrap_or((name, 0.0, 3600.0, ""));
+            if !(min..=max).contains(&value) {
+                return Err(format!("timeouts.{name} = {value} must be between {min} and {max} seconds: {why}"));
             }
+        }
+        if t.last_slip_seconds != 0.0 && !(10.0..=86400.0).contains(&t.last_slip_seconds) {
+            return Err(format!(
+                "timeouts.last_slip_seconds = {} must be 0 (until the next challenge) or between 10 and 86400 seconds: \
+                 the slip must stay long enough to be copied",
+                t.last_slip_seconds
+            ));
         }
         if t.verdict_guard_seconds >= t.verdict_seconds {
             return Err("timeouts.verdict_guard_seconds must be shorter than timeouts.verdict_seconds".into());
@@ -320,7 +364,7 @@ mod tests {
         assert_eq!(missing.config, Config::default());
         assert_eq!(missing.source, ConfigSource::Defaults, "a fresh station");
         assert!(missing.problem.unwrap().to_string().contains("none.toml"));
-        for bad in ["station_name = ", "stationname = \"x\"", "[timeouts]\nverdict_seconds = -1", "\u{0}\u{1}"] {
+        for bad in ["station_name = ", "stationname = \"x\"", "[timeouts]\nverdict_seconds = -1", "\u{0}\u{1}", "", "# only a comment\n", "[timeouts]\nverdict_seconds = 0.05"] {
             let path = dir.path().join("bad.toml");
             std::fs::write(&path, bad).unwrap();
             let loaded = Config::load(&path);

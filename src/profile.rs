@@ -110,6 +110,14 @@ pub const BUILT_IN: &[Profile] = &[
     },
 ];
 
+/// The rule in force for a verdict from `lexicon` under `profile`: the
+/// profile's rule only while it judges with the profile's own lexicon. A
+/// rule line under a verdict from another lexicon would state another
+/// event's consequence.
+pub fn rule_for(profile: Option<&Profile>, lexicon: &str) -> Option<ChallengeRule> {
+    profile.filter(|p| p.lexicon == lexicon).map(|p| p.rule)
+}
+
 /// The built-in profile with this id.
 pub fn find(id: &str) -> Option<&'static Profile> {
     BUILT_IN.iter().find(|p| p.id == id)
@@ -126,5 +134,13 @@ mod tests {
             assert_eq!(BUILT_IN.iter().filter(|q| q.id == p.id).count(), 1, "{}", p.id);
         }
         assert_eq!(find("NOPE"), None);
+    }
+
+    #[test]
+    fn a_rule_only_applies_to_its_own_lexicon() {
+        let school = find("SCHOOL").unwrap();
+        assert_eq!(rule_for(Some(school), "OSPD4+MW11"), Some(ChallengeRule::School));
+        assert_eq!(rule_for(Some(school), "DEMO"), None);
+        assert_eq!(rule_for(None, "DEMO"), None);
     }
 }

@@ -3,6 +3,7 @@
 //! (`wordjudge::kiosk::fake`). What must reach the audit log and the config
 //! is tested against the live station in `kiosk_live.rs`.
 
+mod flow_props;
 mod kiosk_support;
 
 use kiosk_support::{enter_pin, fake_station, is_ready, open_pin, select_menu, Rig, PIN};
@@ -46,7 +47,7 @@ fn entry_types_uppercase_words_and_refuses_what_is_not_a_letter() {
     rig.keys("2");
     rig.keys("qI");
     assert_eq!(rig.words(), ["QI"]);
-    for bad in ['1', '\'', '-', 'é', '?'] {
+    for bad in ['0', '9', '\'', '-', 'é', '?'] {
         rig.key(Key::Char(bad));
         assert_eq!(rig.words(), ["QI"], "{bad}");
         assert!(rig.hint().contains("letters A to Z"), "{bad}: {}", rig.hint());
@@ -62,21 +63,24 @@ fn entry_types_uppercase_words_and_refuses_what_is_not_a_letter() {
     rig.keys("ZZ");
     assert_eq!(rig.words().len(), 2, "no more than the declared number of words");
     assert!(rig.words()[1].ends_with('A'));
-    // BACKSPACE edits, across words too.
-    for _ in 0..15 {
+    // BACKSPACE edits, across words too (the first takes back the ENTER).
+    for _ in 0..16 {
         rig.key(Key::Backspace);
     }
     assert_eq!(rig.words(), ["QI"]);
     rig.key(Key::Backspace);
     rig.key(Key::Backspace);
     assert_eq!(rig.words(), ["Q"]);
-    // ESC clears the entry; ESC on an empty entry returns to Ready.
+    // ESC clears the word being typed, then asks before clearing the rest.
     rig.keys("AT DOG");
     rig.key(Key::Escape);
-    assert!(rig.words().is_empty());
-    assert!(matches!(rig.screen(), Screen::Entry(_)));
+    assert_eq!(rig.words(), ["QAT"], "one ESC clears one word");
+    rig.key(Key::Escape);
+    assert_eq!(rig.words(), ["QAT"], "an ESC on an empty word asks first");
+    assert!(rig.hint().contains("ESC again"), "{}", rig.hint());
     rig.key(Key::Escape);
     assert!(is_ready(rig.screen()));
+    assert!(rig.hint().contains("cancelled"), "{}", rig.hint());
 }
 
 #[test]
@@ -131,10 +135,10 @@ fn verdicts_come_from_the_station_and_never_say_which_word_failed() {
     assert!(v.acceptable);
     assert_eq!(v.verdict_label, "ACCEPTABLE");
     assert_eq!(v.verdict_words, "CAT  ZEBRA");
-    assert!(v.verdict_details.contains("SMALL") && v.verdict_details.contains(&format!("#{first:04}")));
+    assert!(v.verdict_details.contains("SMALL") && v.verdict_details.contains("12:00:00"), "{}", v.verdict_details);
     assert!(v.verdict_slip.contains(&format!("#{first:04}")) && v.verdict_slip.contains("FAKE"), "{}", v.verdict_slip);
     rig.advance(600);
-    rig.key(Key::Char('x'));
+    rig.key(Key::Enter);
     let (ok, second) = rig.challenge(&["dog", "xyzzy", "qi"]);
     assert!(!ok);
     assert!(second > first, "challenge numbers are unique and increasing");
@@ -149,24 +153,158 @@ fn verdicts_come_from_the_station_and_never_say_which_word_failed() {
 }
 
 #[test]
-fn verdict_guard_ignores_keys_for_half_a_second_then_any_key_returns() {
+fn only_a_fresh_enter_esc_or_space_after_the_guard_ends_a_verdict() {
     let mut rig = Rig::fake("SMALL");
     rig.challenge(&["qi"]);
     rig.key(Key::Tab); // the double TAB
     rig.advance(200);
-    rig.key(Key::Char('1'));
+    rig.key(Key::Enter);
     rig.event(Event::JudgeButton);
-    rig.advance(200);
-    rig.key(Key::Escape);
     assert!(matches!(rig.screen(), Screen::Verdict(_)), "keys within 0.5 s are ignored");
-    rig.advance(150);
+    rig.advance(400);
+    for key in [Key::Tab, Key::Char('z'), Key::Char('1'), Key::Backspace, Key::Other, Key::DirectorChord] {
+        rig.key(key);
+        assert!(matches!(rig.screen(), Screen::Verdict(_)), "{key:?} never ends a verdict");
+    }
     rig.event(Event::JudgeButton);
-    assert!(matches!(rig.screen(), Screen::Verdict(_)), "the button never clears a verdict");
-    rig.key(Key::Char('z'));
+    rig.event(Event::Repeat(Key::Enter));
+    assert!(matches!(rig.screen(), Screen::Verdict(_)), "the button and repeats never clear a verdict");
+    rig.key(Key::Enter);
     assert!(is_ready(rig.screen()));
     let v = rig.view();
     assert!(v.words.is_empty() && v.verdict_words.is_empty() && v.hint.is_empty(), "nothing of the last challenge");
+    assert_eq!(v.ready_slip, "Last: Challenge #0001 · code FAKE01", "but its slip stays");
     assert_eq!(rig.station.adjudications().len(), 1, "the double TAB judged once");
+}
+
+#[test]
+fn a_held_tab_or_a_key_held_since_before_the_verdict_never_wipes_it() {
+    let mut rig = Rig::fake("SMALL");
+    rig.keys("2");
+    rig.keys("qi za");
+    // TAB held for 1.5 s: one press, auto-repeats every 33 ms after 0.5 s, one release.
+    rig.event(Event::Key(Key::Tab));
+    assert!(matches!(rig.screen(), Screen::Verdict(_)));
+    for _ in 0..30 {
+        rig.advance(33);
+        rig.event(Event::Repeat(Key::Tab));
+    }
+    rig.event(Event::Release(Key::Tab));
+    assert!(matches!(rig.screen(), Screen::Verdict(_)), "a held TAB leaves its verdict");
+    // ESC held down before the verdict (on the appliance: no repeats at all).
+    rig.key(Key::Enter);
+    let mut rig = Rig::fake("SMALL");
+    rig.keys("1");
+    rig.keys("qi");
+    rig.event(Event::Key(Key::Escape)); // clears the word, still held
+    rig.keys("za");
+    rig.key(Key::Tab);
+    rig.advance(700);
+    rig.event(Event::Repeat(Key::Escape));
+    assert!(matches!(rig.screen(), Screen::Verdict(_)), "a repeat of a key held since before never dismisses");
+    rig.event(Event::Key(Key::Escape)); // a backend that repeats as presses
+    assert!(matches!(rig.screen(), Screen::Verdict(_)), "a key down since before the verdict never dismisses");
+    rig.event(Event::Release(Key::Escape));
+    rig.key(Key::Escape);
+    assert!(is_ready(rig.screen()), "released and pressed again: deliberate");
+}
+
+#[test]
+fn extra_words_are_refused_never_glued_and_the_count_changes_with_a_number_key() {
+    let mut rig = Rig::fake("SMALL");
+    rig.keys("2");
+    rig.keys("qi za cat");
+    assert_eq!(rig.words(), ["QI", "ZA"], "CAT is refused, never glued onto ZA");
+    let v = rig.view();
+    assert!(v.hint_alert, "refused as prominently as a refused TAB");
+    assert_eq!(v.hint, "You said 2 words, and all are typed: that letter was not added. To challenge 3 words, press 3 first.");
+    assert_eq!(v.current_word, -1, "no row has the cursor after the last word");
+    rig.keys("3");
+    assert_eq!(rig.view().confirmation, "3 words");
+    assert_eq!(rig.hint(), "Changed: now 3 words.");
+    assert_eq!(rig.view().words, ["QI", "ZA", "▁"], "a row for the new word, with the cursor");
+    rig.keys("cat");
+    rig.key(Key::Tab);
+    assert_eq!(rig.verdict(), (true, 1));
+    match &rig.station.records[..] {
+        [FakeRecord::Adjudicated { words, .. }] => assert_eq!(words, &["QI", "ZA", "CAT"]),
+        other => panic!("{other:?}"),
+    }
+    // Fewer words than typed is refused; the same number as typed finishes.
+    rig.advance(600);
+    rig.key(Key::Enter);
+    rig.keys("3");
+    rig.keys("qi za ");
+    rig.keys("1");
+    assert_eq!(rig.hint(), "2 words are typed, more than 1. Clear a word first (ESC clears the word being typed).");
+    rig.keys("2");
+    assert_eq!(rig.view().words, ["QI", "ZA"]);
+    rig.keys("x");
+    assert!(rig.hint().starts_with("You said 2 words"), "{}", rig.hint());
+    rig.key(Key::Backspace); // takes back the SPACE after ZA
+    rig.keys("g");
+    assert_eq!(rig.words(), ["QI", "ZAG"]);
+    let mut rig = Rig::fake("SMALL");
+    rig.keys("8");
+    rig.keys("qi qi qi qi qi qi qi qi x");
+    assert!(rig.hint().contains("8 words is the most"), "{}", rig.hint());
+    rig.keys("9");
+    assert_eq!(rig.hint(), "Only the letters A to Z can be typed.");
+    assert!(rig.view().entry_keys.contains("ESC clear the word"), "the editing keys are on screen");
+}
+
+#[test]
+fn idle_words_are_never_cleared_without_a_countdown_and_ready_says_why() {
+    let mut rig = Rig::fake("SMALL");
+    rig.keys("2");
+    rig.keys("ca");
+    rig.advance(4_000);
+    assert_eq!(rig.view().countdown, "", "no countdown yet");
+    rig.advance(1_000);
+    assert_eq!(rig.view().countdown, "No key pressed: these words clear in 10 s. Press any key to keep them.");
+    rig.advance(5_000);
+    assert!(rig.view().countdown.contains("in 5 s"), "{}", rig.view().countdown);
+    rig.event(Event::Repeat(Key::Char('a')));
+    assert_eq!(rig.view().countdown, "", "a held key restarts the clock");
+    assert_eq!(rig.words(), ["CA"], "and adds nothing");
+    rig.advance(15_000);
+    assert!(is_ready(rig.screen()));
+    assert_eq!(rig.hint(), "The word typed was cleared: no key was pressed for 15 seconds. Nothing was judged.");
+    // A complete entry (every declared word typed) waits 60 s.
+    let mut rig = Rig::fake("SMALL");
+    rig.keys("2");
+    rig.keys("qi za");
+    rig.advance(49_000);
+    assert_eq!(rig.view().countdown, "", "the players are checking the spelling");
+    rig.advance(2_000);
+    assert!(rig.view().countdown.contains("in 9 s"), "{}", rig.view().countdown);
+    rig.advance(9_000);
+    assert!(is_ready(rig.screen()));
+    assert_eq!(rig.hint(), "The 2 words typed were cleared: no key was pressed for 60 seconds. Nothing was judged.");
+}
+
+#[test]
+fn ready_keeps_the_last_slip_until_the_next_challenge_and_the_time_is_configurable() {
+    let mut rig = Rig::fake("SMALL");
+    rig.challenge(&["qi"]);
+    rig.advance(10_000);
+    assert!(is_ready(rig.screen()), "the verdict cleared itself");
+    assert_eq!(rig.view().ready_slip, "Last: Challenge #0001 · code FAKE01");
+    rig.advance(3_600_000);
+    assert_eq!(rig.view().ready_slip, "Last: Challenge #0001 · code FAKE01", "by default until the next challenge");
+    rig.keys("x");
+    assert_eq!(rig.view().ready_slip, "Last: Challenge #0001 · code FAKE01", "a wrong key keeps it");
+    rig.keys("1");
+    assert!(rig.kiosk.last_slip().is_none(), "the next challenge takes it off");
+    let timeouts = Timeouts { last_slip_seconds: 30.0, ..Timeouts::default() };
+    let mut rig = Rig::with(fake_station("SMALL"), &timeouts);
+    rig.challenge(&["za"]);
+    rig.advance(600);
+    rig.key(Key::Char(' '));
+    rig.advance(29_000);
+    assert!(rig.view().ready_slip.contains("#0001"));
+    rig.advance(1_000);
+    assert_eq!(rig.view().ready_slip, "", "after last_slip_seconds");
 }
 
 #[test]
@@ -181,6 +319,8 @@ fn keys_in_bursts_judge_each_challenge_exactly_once() {
         assert!(matches!(rig.screen(), Screen::Verdict(_)), "round {round}");
         rig.advance(600);
         rig.keys("zzzz");
+        assert!(matches!(rig.screen(), Screen::Verdict(_)), "letters never end a verdict");
+        rig.key(Key::Enter);
     }
     let numbers: Vec<u64> = rig
         .station
@@ -213,9 +353,10 @@ fn timeouts_return_to_ready_and_are_configurable() {
     rig.keys("1");
     rig.advance(5_000);
     assert!(is_ready(rig.screen()));
+    assert!(rig.hint().contains("cleared"), "{}", rig.hint());
     rig.challenge(&["za"]);
     rig.advance(1_500);
-    rig.key(Key::Char('q'));
+    rig.key(Key::Enter);
     assert!(matches!(rig.screen(), Screen::Verdict(_)), "guard of 2 s");
     rig.advance(1_500);
     assert!(is_ready(rig.screen()), "verdict of 3 s");
@@ -449,10 +590,9 @@ fn lamps_follow_verdicts_and_the_button_goes_through_the_debouncer() {
     sim.release_at(at(100));
     controller.tick();
     assert_eq!(controller.view().screen, ScreenKind::Ready);
-    controller.key("1", false, false, false);
-    controller.key("c", false, false, false);
-    controller.key("a", false, false, false);
-    controller.key("t", false, false, false);
+    for c in "1cat".chars() {
+        controller.input(Event::Key(Key::Char(c)));
+    }
     // A bouncing press in Entry judges once.
     sim.press_at(at(200));
     sim.release_at(at(203));
@@ -619,13 +759,13 @@ fn the_second_opinion_gives_one_verdict_and_never_the_word() {
     assert_eq!(shown.matches("OK").count(), 1, "OK appears only among the words judged: {shown}");
     assert!(v.verdict_words.contains("OK"));
     rig.advance(600);
-    rig.keys("z");
+    rig.key(Key::Enter);
     rig.challenge(&["cat"]);
     assert_eq!(rig.view().verdict_second, "NWL2020 would say: ACCEPTABLE");
     // A second lexicon that cannot judge says so rather than guessing.
     rig.station.lexicons.retain(|l| l.id != "NWL2020");
     rig.advance(600);
-    rig.keys("z");
+    rig.key(Key::Enter);
     rig.challenge(&["cat"]);
     assert!(rig.view().verdict_second.starts_with("NWL2020 cannot judge here"), "{}", rig.view().verdict_second);
 }
@@ -643,13 +783,13 @@ fn a_panic_below_the_kiosk_is_caught_at_its_boundary_and_the_station_goes_out_of
         Box::new(move || c.get()),
         false,
     );
-    for key in ["1", "c", "a", "t", "\t"] {
-        controller.key(key, false, false, false);
+    for key in [Key::Char('1'), Key::Char('c'), Key::Char('a'), Key::Char('t'), Key::Tab] {
+        controller.input(Event::Key(key));
     }
     let v = controller.view();
     assert_eq!(v.screen, ScreenKind::OutOfService, "no verdict, no dead kiosk: {v:?}");
     assert!(controller.kiosk().lamps(false).service, "the service lamp calls the director");
     // The kiosk still takes events: the director chord opens the PIN prompt.
-    controller.key("D", true, true, true);
+    controller.input(Event::Key(Key::DirectorChord));
     assert_eq!(controller.view().screen, ScreenKind::Pin);
 }

@@ -125,7 +125,7 @@ fn verdicts_come_from_the_lexicon_and_only_the_audit_log_says_which_word_failed(
     assert_eq!(v.verdict_words, "CAT  ZEBRA");
     assert!(v.verdict_details.contains("SMALL") && v.verdict_details.contains(&format!("#{first:04}")));
     rig.advance(600);
-    rig.key(Key::Char('x'));
+    rig.key(Key::Enter);
     let (ok, second) = rig.challenge(&["dog", "xyzzy", "qi"]);
     assert!(!ok);
     assert!(second > first, "challenge numbers are unique and increasing");
@@ -344,8 +344,8 @@ fn a_lexicon_file_changed_under_the_running_kiosk_changes_no_verdict() {
         clock.set(clock.get() + std::time::Duration::from_secs(20));
         controller.tick();
         let count = words.split(' ').count().to_string();
-        for key in count.chars().chain(words.chars()).map(String::from).chain(["\t".to_string()]) {
-            controller.key(&key, false, false, false);
+        for key in count.chars().chain(words.chars()).map(Key::Char).chain([Key::Tab]) {
+            controller.input(wordjudge::kiosk::flow::Event::Key(key));
         }
         let v = controller.view();
         assert_eq!(v.screen, ScreenKind::Verdict, "{words}: {v:?}");

@@ -227,7 +227,7 @@ fn bad_definitions_are_reported_not_fatal() {
     assert!(missing_dir.find("CSW21").is_some(), "official lexicons are known even when not installed");
     let e = missing_dir.open("CSW21").err().unwrap();
     assert_eq!(e.status(), Status::Missing);
-    assert!(e.to_string().contains("lexicon install CSW21.txt"), "{e}");
+    assert!(e.to_string().contains("install CSW21.txt from a USB stick"), "{e}");
 }
 
 #[test]

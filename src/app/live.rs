@@ -247,7 +247,7 @@ impl Station for LiveStation {
                 catch_unwind(AssertUnwindSafe(|| judge(second, &challenge))).ok()?.ok().map(|a| a.verdict())
             }),
         });
-        let rule = self.profile.map(|p| p.rule);
+        let rule = crate::profile::rule_for(self.profile, &ident.id);
         let Some(audit) = &mut self.audit else {
             return Err(AdjudicateError::NoUsableLexicon);
         };
@@ -313,19 +313,37 @@ impl Station for LiveStation {
             // A refused switch is a director action too: recorded.
             let from = self.lexicon().id;
             self.record(AuditEvent::LexiconSwitchRefused { from, to: id.to_string(), reason: reason.to_string() });
+            return result;
+        }
+        // A profile whose lexicon is no longer the one judging no longer
+        // applies: no rule line of another event under these verdicts.
+        if self.profile.is_some_and(|p| p.lexicon != id) {
+            let cleared = self.save_config(|c| c.profile = None);
+            if cleared.is_ok() {
+                self.profile = None;
+                self.second = None;
+            }
+            self.record_setting("profile", None, &cleared.map_err(SettingsError::Failed));
         }
         result
     }
 
-    fn profile_choices(&mut self) -> Vec<ProfileChoice> {
-        ProfileChoice::list(crate::profile::BUILT_IN, self.profile)
+    fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice> {
+        ProfileChoice::list(crate::profile::BUILT_IN, self.profile, lexicons)
     }
 
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {
         let Some(profile) = crate::profile::find(id) else {
             return Err(SwitchError::Unusable { id: id.into(), status: "Unknown".into(), problem: "no such profile".into() });
         };
-        self.switch_lexicon(profile.lexicon)?;
+        // Switching to the profile's lexicon must not first clear the profile
+        // being replaced (the record says which profile came before).
+        let before = self.profile.take();
+        if let Err(e) = self.switch_lexicon(profile.lexicon) {
+            self.profile = before;
+            return Err(e);
+        }
+        self.profile = before;
         self.save_config(|c| c.profile = Some(profile.id.to_string()))
             .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
         let from = self.profile.map(|p| p.id.to_string());
@@ -349,6 +367,25 @@ impl Station for LiveStation {
             self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(SettingsError::Failed)
         })();
         self.record_setting("pin", None, &result);
+        result
+    }
+
+    fn first_pin_needed(&self) -> bool {
+        // A station whose config is damaged (last good copy in force, or
+        // none usable) is never fresh: its PIN is not to be replaced here.
+        self.config.director_pin_hash.is_none()
+            && matches!(self.config_source, ConfigSource::File | ConfigSource::Defaults)
+    }
+
+    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError> {
+        let result = (|| {
+            if !self.first_pin_needed() {
+                return Err(SettingsError::Invalid("this station already has a director PIN".into()));
+            }
+            let hash = crate::pin::hash_pin(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+            self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(SettingsError::Failed)
+        })();
+        self.record_setting("pin", Some("first PIN, set at the station"), &result);
         result
     }
 

@@ -71,9 +71,9 @@ impl Controller {
         }
     }
 
-    /// A key press as Slint reports it.
-    pub fn key(&mut self, text: &str, ctrl: bool, alt: bool, shift: bool) {
-        self.handle(Event::Key(keymap::map_key(text, ctrl, alt, shift)));
+    /// A key event (press, repeat or release), already typed by the UI.
+    pub fn input(&mut self, event: Event) {
+        self.handle(event);
         self.update_lamps();
     }
 
@@ -157,11 +157,11 @@ pub fn attach(window: &AppWindow, controller: Controller) -> Rc<RefCell<Controll
     refresh(window, &mut controller.borrow_mut());
     let weak = window.as_weak();
     let shared = controller.clone();
-    window.on_key(move |text, ctrl, alt, shift| {
+    window.on_key(move |kind, text, ctrl, alt, shift| {
         // A key arriving while the controller is busy (re-entrancy from the
         // event loop) is dropped rather than panicking on a double borrow.
         let Ok(mut c) = shared.try_borrow_mut() else { return };
-        c.key(&text, ctrl, alt, shift);
+        c.input(keymap::map_event(kind, &text, ctrl, alt, shift));
         if let Some(window) = weak.upgrade() {
             refresh(&window, &mut c);
         }

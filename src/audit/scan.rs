@@ -6,6 +6,7 @@
 use super::clock::Stamp;
 use super::format::{self, LogName, GENESIS};
 use super::record::{AuditEvent, Record};
+use super::slip::SlipCode;
 use super::writer::{ChainEnd, Recent};
 use super::AuditError;
 use crate::digest::sha256_hex;
@@ -37,6 +38,9 @@ pub(super) struct Scan {
     pub today_adjudications: u64,
     /// Adjudications of the scanned files, oldest first.
     pub recent: Vec<Recent>,
+    /// The last complete adjudication record's challenge number and slip
+    /// code (the director menu shows it after a restart).
+    pub last_adjudication: Option<(u64, SlipCode)>,
 }
 
 /// Scans `dir`. `counts`: also count today's adjudications and collect
@@ -52,6 +56,7 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
         torn_challenge: None,
         today_adjudications: 0,
         recent: Vec::new(),
+        last_adjudication: None,
     };
     let mut chain_found = false;
     let mut tail_checked = false;
@@ -94,6 +99,9 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
         for (_, line) in lines.complete.iter().rev() {
             let Ok(head) = Record::parse(line) else { continue };
             let Some(challenge) = head.challenge() else { continue };
+            if scan.last_adjudication.is_none() {
+                scan.last_adjudication = SlipCode::of_line_hash(&format::line_hash(line)).map(|code| (challenge, code));
+            }
             if !numbering_found {
                 scan.max_challenge = scan.max_challenge.max(challenge);
                 scan.max_recorded = scan.max_recorded.max(challenge);

@@ -546,6 +546,9 @@ impl AuditLog {
             recent.extend(self.recent.drain(..));
             self.recent = recent;
         }
+        if self.last_adjudication.is_none() {
+            self.last_adjudication = scan.last_adjudication.clone();
+        }
         self.log_max_challenge = scan.max_challenge;
         self.last_challenge = self.last_challenge.max(scan.max_challenge);
         if first {

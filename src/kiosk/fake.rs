@@ -52,6 +52,10 @@ pub enum FakeRecord {
     System(SystemAction),
     ProfileSwitched { to: String },
     PinChanged,
+    /// The first PIN of a fresh station.
+    PinSet,
+    /// A lexicon switch left the profile's lexicon: the profile no longer applies.
+    ProfileCleared,
     StationRenamed { to: String },
     ClockSet { to: String },
     Usb(UsbRequest),
@@ -73,6 +77,9 @@ pub struct FakeStation {
     /// Index of the active lexicon in `lexicons`.
     pub active: usize,
     pub pin: Option<String>,
+    /// A station that never had a config (first boot): with no PIN, the
+    /// director chord sets one.
+    pub fresh: bool,
     pub station_name: String,
     pub appliance: bool,
     pub allow_quit: bool,
@@ -105,6 +112,7 @@ impl FakeStation {
             lexicons,
             active: 0,
             pin: Some(pin.into()),
+            fresh: false,
             station_name: "Table 3".into(),
             appliance: false,
             allow_quit: false,
@@ -273,6 +281,7 @@ impl Station for FakeStation {
         }
         let lexicon = self.active_lexicon().filter(|l| l.usable).ok_or(AdjudicateError::NoUsableLexicon)?;
         let verdict = judge_with(lexicon, words);
+        let lexicon_id = lexicon.id.clone();
         let second_opinion = self.profile.and_then(|p| p.second_opinion).map(|id| SecondOpinion {
             lexicon: id.to_string(),
             verdict: self.lexicons.iter().find(|l| l.id == id && l.usable).map(|l| judge_with(l, words)),
@@ -285,7 +294,7 @@ impl Station for FakeStation {
             challenge_number: number,
             slip_code: format!("FAKE{number:02}"),
             time: "12:00:00".into(),
-            rule: self.profile.map(|p| p.rule),
+            rule: crate::profile::rule_for(self.profile, &lexicon_id),
             second_opinion,
         })
     }
@@ -319,6 +328,10 @@ impl Station for FakeStation {
             Some(index) if self.lexicons[index].usable => {
                 self.active = index;
                 self.records.push(FakeRecord::Switched { to: id.into() });
+                if self.profile.is_some_and(|p| p.lexicon != id) {
+                    self.profile = None;
+                    self.records.push(FakeRecord::ProfileCleared);
+                }
                 Ok(())
             }
             found => {
@@ -329,8 +342,8 @@ impl Station for FakeStation {
         }
     }
 
-    fn profile_choices(&mut self) -> Vec<ProfileChoice> {
-        ProfileChoice::list(self.profiles.iter().copied(), self.profile)
+    fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice> {
+        ProfileChoice::list(self.profiles.iter().copied(), self.profile, lexicons)
     }
 
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {
@@ -338,7 +351,12 @@ impl Station for FakeStation {
         let Some(profile) = profile else {
             return Err(SwitchError::Unusable { id: id.into(), status: "Unknown".into(), problem: "no such profile".into() });
         };
-        self.switch_lexicon(profile.lexicon)?;
+        // The old profile is replaced, not cleared by the switch below.
+        let before = self.profile.take();
+        if let Err(e) = self.switch_lexicon(profile.lexicon) {
+            self.profile = before;
+            return Err(e);
+        }
         self.profile = Some(profile);
         self.records.push(FakeRecord::ProfileSwitched { to: id.into() });
         Ok(())
@@ -351,6 +369,20 @@ impl Station for FakeStation {
         crate::pin::check_pin_format(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
         self.pin = Some(new.into());
         self.records.push(FakeRecord::PinChanged);
+        Ok(())
+    }
+
+    fn first_pin_needed(&self) -> bool {
+        self.fresh && self.pin.is_none()
+    }
+
+    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError> {
+        if !self.first_pin_needed() {
+            return Err(SettingsError::Invalid("this station already has a director PIN".into()));
+        }
+        crate::pin::check_pin_format(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        self.pin = Some(new.into());
+        self.records.push(FakeRecord::PinSet);
         Ok(())
     }
 

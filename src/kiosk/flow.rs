@@ -29,6 +29,13 @@ pub const PIN_LOCKOUT: Duration = Duration::from_secs(30);
 pub const PIN_MAX_LEN: usize = 12;
 /// How often the director menu asks which USB sticks are plugged in.
 pub const STICK_CHECK: Duration = Duration::from_secs(1);
+/// How long before an idle Entry is cleared its countdown shows. Never
+/// less than 5 s: both players may be checking the spelling (NASPA
+/// IV.J.1.g–h), and a countdown they cannot react to is no warning.
+pub const ENTRY_COUNTDOWN: Duration = Duration::from_secs(10);
+/// Most keys remembered as held down (a backend that loses releases must
+/// not grow the set without bound).
+const MAX_HELD: usize = 16;
 
 /// A key as the flow sees it (the UI maps real key events to these).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,21 +57,68 @@ pub enum Key {
     Other,
 }
 
+impl Key {
+    /// The key as remembered while held: letters without case, since a
+    /// release may carry other text than its press once Shift changed.
+    fn held_form(self) -> Key {
+        match self {
+            Key::Char(c) => Key::Char(c.to_ascii_uppercase()),
+            other => other,
+        }
+    }
+
+    /// Whether a fresh press of this key may end a verdict: ENTER, ESC or
+    /// SPACE, deliberate keys nobody types into the next challenge. Never
+    /// TAB, which judged it (a challenged player pressing it twice, or
+    /// holding it, must not wipe the verdict), never a letter or a digit.
+    pub fn dismisses_verdict(self) -> bool {
+        matches!(self, Key::Enter | Key::Escape | Key::Char(' '))
+    }
+}
+
 /// Something that happened.
+///
+/// Keys carry their kind: a fresh press, the backend's auto-repeat of a key
+/// held down, or a release. Slint's winit backend (desktops, X11) reports
+/// auto-repeats as repeats; its linuxkms backend (the appliance, libinput)
+/// generates none: a held key is one press and one release there. The flow
+/// acts on fresh presses only, so a held key acts once on every backend.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
+    /// A key went down.
     Key(Key),
+    /// The key is still held and the backend repeated it: never acts (it
+    /// only tells that someone is at the keyboard).
+    Repeat(Key),
+    /// A key went up.
+    Release(Key),
     /// The physical judge button: exactly TAB in Entry, ignored elsewhere.
     JudgeButton,
     /// Time passed (timeouts are checked against `now`).
     Tick,
 }
 
-/// What the Ready screen answers a key that is not a word count.
+/// What the Ready screen answers a key that is not a word count, or says
+/// about the challenge that just ended without a verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadyHint {
     /// Only 1 to [`crate::judge::MAX_WORDS`] start a challenge.
     PressCount,
+    /// The words were cleared after `seconds` without a key (the countdown
+    /// was on screen before); `words` were typed.
+    ClearedIdle { seconds: u64, words: usize },
+    /// The challenger cancelled the challenge (ESC twice).
+    Cancelled,
+}
+
+/// The last challenge's number and slip code, on Ready after its verdict
+/// (never its words), so the slip can still be copied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LastSlip {
+    pub challenge_number: u64,
+    pub slip_code: Option<String>,
+    /// When it leaves the Ready screen (`None`: when the next challenge starts).
+    until: Option<Duration>,
 }
 
 /// What the Entry screen answers the last key or TAB.
@@ -80,20 +134,39 @@ pub enum EntryHint {
     OnlyLetters,
     /// SPACE or ENTER after the last declared word.
     AllTyped { expected: usize },
+    /// A letter after the last declared word was finished: refused, never
+    /// added to a word. The count can be changed with a number key.
+    TooManyWords { expected: usize },
+    /// The count was changed with a number key.
+    CountChanged { expected: usize },
+    /// A count smaller than the words already typed: refused.
+    CountBelowTyped { typed: usize, asked: usize },
+    /// ESC on an empty word with words typed: ESC again clears them all.
+    ConfirmClear { typed: usize },
+    /// ESC cleared the word under the cursor (1-based).
+    WordCleared { index: usize },
 }
 
 impl EntryHint {
     /// Whether the hint refuses a TAB (shown as prominently as the
     /// instruction it answers).
     pub fn refuses_tab(self) -> bool {
-        matches!(self, EntryHint::WordCount { .. } | EntryHint::WordTooShort { .. })
+        matches!(
+            self,
+            EntryHint::WordCount { .. }
+                | EntryHint::WordTooShort { .. }
+                | EntryHint::TooManyWords { .. }
+                | EntryHint::CountBelowTyped { .. }
+                | EntryHint::ConfirmClear { .. }
+        )
     }
 }
 
 /// What the PIN prompt says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PinMessage {
-    /// No PIN is configured on this station.
+    /// No PIN is configured and this station cannot take one here (its
+    /// config is not its own: broken, with the last good copy in force).
     NotSet,
     /// A wrong PIN; attempts left before the lock.
     Wrong { attempts_left: u32 },
@@ -104,7 +177,9 @@ pub enum PinMessage {
 /// The director menu's result line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MenuMessage {
-    Switched { id: String, status: String },
+    /// `profile_cleared`: the active profile judged with another lexicon
+    /// and no longer applies.
+    Switched { id: String, status: String, profile_cleared: bool },
     ProfileSwitched { name: String, lexicon: String, status: String },
     Saved(Setting),
     SwitchRefused(SwitchError),
@@ -116,12 +191,19 @@ pub enum MenuMessage {
 }
 
 /// The Entry screen: the challenger types the declared number of words.
+///
+/// Invariants (kept by every key): `words` is never empty and never longer
+/// than `expected`; its last entry is the word under the cursor; only that
+/// one may be empty; `finished` means the cursor is past the last declared
+/// word, so a letter there is refused rather than glued onto it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
-    /// Words the challenger declared (1–8).
+    /// Words the challenger declared (1–8); a number key changes it.
     pub expected: usize,
     /// Words typed so far; the last one is being typed and may be empty.
     pub words: Vec<String>,
+    /// SPACE or ENTER finished the last declared word.
+    pub finished: bool,
     /// The answer to the last key or TAB.
     pub hint: Option<EntryHint>,
     confirm_until: Duration,
@@ -137,6 +219,21 @@ impl Entry {
     pub fn confirming(&self, now: Duration) -> bool {
         now < self.confirm_until
     }
+    /// Whether every declared word has letters (the entry is ready to judge
+    /// unless a word is too short).
+    pub fn complete(&self) -> bool {
+        self.typed_words().len() == self.expected
+    }
+}
+
+/// How long an Entry may stay without a key: longer once every declared
+/// word is typed, since the players are then checking the spelling.
+fn entry_idle_limit(entry: &Entry, idle: Duration, complete_idle: Duration) -> Duration {
+    if entry.complete() {
+        complete_idle.max(idle)
+    } else {
+        idle
+    }
 }
 
 /// The Verdict screen.
@@ -146,6 +243,10 @@ pub struct VerdictScreen {
     /// The words judged, as typed (uppercase).
     pub words: Vec<String>,
     shown_at: Duration,
+    /// Keys already down when it appeared (the TAB that judged, at least):
+    /// they never dismiss it, not even after the guard, until released and
+    /// pressed again.
+    held_before: Vec<Key>,
 }
 
 /// The director PIN prompt.
@@ -189,6 +290,8 @@ pub struct DirectorMenu {
 /// What is on screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Screen {
+    /// Waiting for a count. The last challenge's slip, if still shown, is
+    /// [`Kiosk::last_slip`].
     Ready { hint: Option<ReadyHint> },
     Entry(Entry),
     Verdict(VerdictScreen),
@@ -269,7 +372,9 @@ impl UsbScreen {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EditField {
     /// The director PIN: the old one, the new one, the new one again.
-    Pin { step: PinStep, old: String, new: String },
+    /// `first`: a station with no PIN yet (first boot): no old one, and
+    /// the new one opens the menu.
+    Pin { step: PinStep, old: String, new: String, first: bool },
     StationName,
     /// The local date and time, `YYYY-MM-DD HH:MM`.
     Clock,
@@ -329,6 +434,11 @@ pub struct Kiosk {
     screen: Screen,
     lexicon: LexiconView,
     entry_idle: Duration,
+    entry_complete_idle: Duration,
+    last_slip_time: Duration,
+    last_slip: Option<LastSlip>,
+    /// Keys down now (fresh presses not yet released), as [`Key::held_form`].
+    held: Vec<Key>,
     verdict_guard: Duration,
     verdict_time: Duration,
     director_idle: Duration,
@@ -349,6 +459,10 @@ impl Kiosk {
             screen: Screen::OutOfService,
             lexicon: station.lexicon(),
             entry_idle: seconds(timeouts.entry_idle_seconds),
+            entry_complete_idle: seconds(timeouts.entry_complete_idle_seconds),
+            last_slip_time: seconds(timeouts.last_slip_seconds),
+            last_slip: None,
+            held: Vec::new(),
             verdict_guard: seconds(timeouts.verdict_guard_seconds),
             verdict_time: seconds(timeouts.verdict_seconds),
             director_idle: seconds(timeouts.director_idle_seconds),
@@ -371,6 +485,24 @@ impl Kiosk {
     /// True once the director chose Quit (and the config allowed it).
     pub fn quit_requested(&self) -> bool {
         self.quit
+    }
+    /// The last challenge's number and code while Ready still shows them.
+    pub fn last_slip(&self) -> Option<&LastSlip> {
+        self.last_slip.as_ref()
+    }
+    /// When an idle Entry will be cleared, if Entry is up.
+    pub fn entry_clears_at(&self) -> Option<Duration> {
+        match &self.screen {
+            Screen::Entry(e) => Some(e.last_key + entry_idle_limit(e, self.entry_idle, self.entry_complete_idle)),
+            _ => None,
+        }
+    }
+    /// The seconds left on the Entry countdown at `now`, while it shows
+    /// (the last [`ENTRY_COUNTDOWN`] before the words are cleared).
+    pub fn entry_countdown(&self, now: Duration) -> Option<u64> {
+        let clears_at = self.entry_clears_at()?;
+        let left = clears_at.checked_sub(now)?;
+        (left <= ENTRY_COUNTDOWN).then(|| left.as_secs() + u64::from(left.subsec_nanos() > 0))
     }
     /// When the PIN prompt unlocks, if it is locked at `now`.
     pub fn pin_locked_until(&self, now: Duration) -> Option<Duration> {
@@ -412,7 +544,37 @@ impl Kiosk {
                     self.entry_key(Key::Tab, Trigger::Button, now, station);
                 }
             }
-            Event::Key(key) => self.key(key, now, station),
+            Event::Key(key) => {
+                let held = key.held_form();
+                if !self.held.contains(&held) {
+                    if self.held.len() >= MAX_HELD {
+                        self.held.remove(0);
+                    }
+                    self.held.push(held);
+                }
+                self.key(key, now, station)
+            }
+            Event::Repeat(_) => self.touch(now),
+            Event::Release(key) => {
+                let held = key.held_form();
+                self.held.retain(|k| *k != held);
+                if let Screen::Verdict(v) = &mut self.screen {
+                    v.held_before.retain(|k| *k != held);
+                }
+            }
+        }
+    }
+
+    /// A held key says someone is at the keyboard: the idle clocks restart,
+    /// and nothing else happens.
+    fn touch(&mut self, now: Duration) {
+        match &mut self.screen {
+            Screen::Entry(e) => e.last_key = now,
+            Screen::Pin(p) => p.last_key = now,
+            Screen::Director(d) => d.last_key = now,
+            Screen::Edit(e) => e.last_key = now,
+            Screen::Usb(u) if u.phase == UsbPhase::List => u.last_key = now,
+            _ => {}
         }
     }
 
@@ -433,8 +595,22 @@ impl Kiosk {
                 let _ = station.usb_request(UsbRequest::Eject);
             }
         }
+        if self.last_slip.as_ref().and_then(|s| s.until).is_some_and(|until| now >= until) {
+            self.last_slip = None;
+        }
+        if let Screen::Entry(e) = &self.screen {
+            let limit = entry_idle_limit(e, self.entry_idle, self.entry_complete_idle);
+            if now >= e.last_key + limit {
+                let hint = ReadyHint::ClearedIdle { seconds: limit.as_secs(), words: e.typed_words().len() };
+                self.go_home();
+                if let Screen::Ready { hint: shown } = &mut self.screen {
+                    *shown = Some(hint);
+                }
+                return;
+            }
+        }
         let expired = match &self.screen {
-            Screen::Entry(e) => now >= e.last_key + self.entry_idle,
+            Screen::Entry(_) => false,
             Screen::Verdict(v) => now >= v.shown_at + self.verdict_time,
             Screen::Pin(p) => now >= p.last_key + self.director_idle,
             Screen::Director(d) => now >= d.last_key + self.director_idle,
@@ -443,8 +619,20 @@ impl Kiosk {
             Screen::Ready { .. } | Screen::OutOfService => false,
         };
         if expired {
-            self.go_home();
+            self.leave_screen(now);
         }
+    }
+
+    /// Goes home from the current screen; a verdict leaves its slip on Ready.
+    fn leave_screen(&mut self, now: Duration) {
+        if let Screen::Verdict(v) = &self.screen {
+            self.last_slip = Some(LastSlip {
+                challenge_number: v.judged.challenge_number,
+                slip_code: Some(v.judged.slip_code.clone()).filter(|c| !c.is_empty()),
+                until: (!self.last_slip_time.is_zero()).then(|| now + self.last_slip_time),
+            });
+        }
+        self.go_home();
     }
 
     fn key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
@@ -452,26 +640,33 @@ impl Kiosk {
             Screen::Ready { hint } => match key {
                 Key::Char(c) if c.to_digit(10).is_some_and(|d| (1..=MAX_WORDS as u32).contains(&d)) => {
                     let expected = c.to_digit(10).unwrap_or(1) as usize;
+                    // A new challenge: the last one's slip leaves the screen.
+                    self.last_slip = None;
                     self.screen = Screen::Entry(Entry {
                         expected,
                         words: vec![String::new()],
+                        finished: false,
                         hint: None,
                         confirm_until: now + COUNT_CONFIRMATION,
                         last_key: now,
                     });
                 }
-                Key::DirectorChord => self.open_pin(now),
+                Key::DirectorChord => self.open_pin(now, station),
                 _ => *hint = Some(ReadyHint::PressCount),
             },
             Screen::OutOfService => {
                 if key == Key::DirectorChord {
-                    self.open_pin(now);
+                    self.open_pin(now, station);
                 }
             }
             Screen::Entry(_) => self.entry_key(key, Trigger::Keyboard, now, station),
             Screen::Verdict(v) => {
-                if now >= v.shown_at + self.verdict_guard {
-                    self.go_home();
+                // Only a deliberate fresh press of ENTER, ESC or SPACE,
+                // after the guard, of a key that was not already down when
+                // the verdict appeared.
+                let fresh = !v.held_before.contains(&key.held_form());
+                if key.dismisses_verdict() && fresh && now >= v.shown_at + self.verdict_guard {
+                    self.leave_screen(now);
                 }
             }
             Screen::Pin(_) => self.pin_key(key, now, station),
@@ -484,14 +679,42 @@ impl Kiosk {
     fn entry_key(&mut self, key: Key, trigger: Trigger, now: Duration, station: &mut dyn Station) {
         let Screen::Entry(entry) = &mut self.screen else { return };
         entry.last_key = now;
+        // ESC asks before clearing every word; any other key takes the question back.
+        let asked_to_clear = matches!(entry.hint, Some(EntryHint::ConfirmClear { .. }));
         entry.hint = None;
         let current = entry.words.len() - 1;
         match key {
             Key::Char(c) if c.is_ascii_alphabetic() => {
-                if entry.words[current].len() >= MAX_LEN {
+                if entry.finished {
+                    // Never glued onto the last word: the count says how
+                    // many words this challenge has.
+                    entry.hint = Some(EntryHint::TooManyWords { expected: entry.expected });
+                } else if entry.words[current].len() >= MAX_LEN {
                     entry.hint = Some(EntryHint::WordTooLong);
                 } else {
                     entry.words[current].push(c.to_ascii_uppercase());
+                }
+            }
+            Key::Char(c) if c.is_ascii_digit() => {
+                let asked = c.to_digit(10).unwrap_or(0) as usize;
+                let typed = entry.typed_words().len();
+                if !(1..=MAX_WORDS).contains(&asked) {
+                    entry.hint = Some(EntryHint::OnlyLetters);
+                } else if asked < typed {
+                    entry.hint = Some(EntryHint::CountBelowTyped { typed, asked });
+                } else {
+                    entry.expected = asked;
+                    if entry.words.len() > asked {
+                        // Only an empty word under the cursor can be beyond
+                        // the new count: the last typed word is now the last.
+                        entry.words.pop();
+                        entry.finished = true;
+                    } else if entry.finished && entry.words.len() < asked {
+                        entry.words.push(String::new());
+                        entry.finished = false;
+                    }
+                    entry.confirm_until = now + COUNT_CONFIRMATION;
+                    entry.hint = Some(EntryHint::CountChanged { expected: asked });
                 }
             }
             Key::Char(' ') | Key::Enter => {
@@ -500,21 +723,35 @@ impl Kiosk {
                 } else if entry.words.len() < entry.expected {
                     entry.words.push(String::new());
                 } else {
+                    entry.finished = true;
                     entry.hint = Some(EntryHint::AllTyped { expected: entry.expected });
                 }
             }
             Key::Backspace => {
-                if !entry.words[current].is_empty() {
+                if entry.finished {
+                    // Takes back the SPACE after the last word.
+                    entry.finished = false;
+                } else if !entry.words[current].is_empty() {
                     entry.words[current].pop();
                 } else if current > 0 {
                     entry.words.pop();
                 }
             }
             Key::Escape => {
-                if entry.words.iter().all(String::is_empty) {
+                if entry.finished || !entry.words[current].is_empty() {
+                    // The word under the cursor (the last one, once finished).
+                    entry.words[current].clear();
+                    entry.finished = false;
+                    entry.hint = Some(EntryHint::WordCleared { index: current + 1 });
+                } else if entry.typed_words().is_empty() {
                     self.go_home();
+                } else if asked_to_clear {
+                    self.go_home();
+                    if let Screen::Ready { hint } = &mut self.screen {
+                        *hint = Some(ReadyHint::Cancelled);
+                    }
                 } else {
-                    entry.words = vec![String::new()];
+                    entry.hint = Some(EntryHint::ConfirmClear { typed: entry.typed_words().len() });
                 }
             }
             Key::Tab => {
@@ -527,7 +764,10 @@ impl Kiosk {
                 } else {
                     let words: Vec<String> = entry.typed_words().iter().map(|w| w.to_string()).collect();
                     match station.adjudicate(&words, trigger) {
-                        Ok(judged) => self.screen = Screen::Verdict(VerdictScreen { judged, words, shown_at: now }),
+                        Ok(judged) => {
+                            let held_before = self.held.clone();
+                            self.screen = Screen::Verdict(VerdictScreen { judged, words, shown_at: now, held_before })
+                        }
                         // The flow and the judge disagree about a word: keep
                         // the entry, say what the rule is; nothing was judged.
                         Err(AdjudicateError::BadChallenge(_)) => {
@@ -544,7 +784,19 @@ impl Kiosk {
         }
     }
 
-    fn open_pin(&mut self, now: Duration) {
+    /// The director chord: the PIN prompt, or on a station that has never
+    /// had a PIN (first boot) the prompt that sets one.
+    fn open_pin(&mut self, now: Duration, station: &dyn Station) {
+        if station.first_pin_needed() {
+            self.screen = Screen::Edit(EditPrompt {
+                field: EditField::Pin { step: PinStep::New, old: String::new(), new: String::new(), first: true },
+                typed: String::new(),
+                message: None,
+                menu_selected: 0,
+                last_key: now,
+            });
+            return;
+        }
         self.screen = Screen::Pin(PinPrompt { typed: String::new(), message: None, last_key: now });
     }
 
@@ -601,8 +853,10 @@ impl Kiosk {
             items.push(MenuItem::ImportFromUsb(stick.clone()));
             items.push(MenuItem::ExportToUsb(stick));
         }
-        items.extend(station.lexicon_choices().into_iter().map(MenuItem::UseLexicon));
-        items.extend(station.profile_choices().into_iter().map(MenuItem::UseProfile));
+        let lexicons = station.lexicon_choices();
+        let profiles = station.profile_choices(&lexicons);
+        items.extend(lexicons.into_iter().map(MenuItem::UseLexicon));
+        items.extend(profiles.into_iter().map(MenuItem::UseProfile));
         items.extend([MenuItem::ChangePin, MenuItem::SetStationName, MenuItem::SetClock]);
         // Reboot and power-off only on the appliance: a desktop kiosk must
         // never switch off the machine it runs on.
@@ -692,7 +946,9 @@ impl Kiosk {
                 }
                 field @ (MenuItem::ChangePin | MenuItem::SetStationName | MenuItem::SetClock) => {
                     let field = match field {
-                        MenuItem::ChangePin => EditField::Pin { step: PinStep::Old, old: String::new(), new: String::new() },
+                        MenuItem::ChangePin => {
+                            EditField::Pin { step: PinStep::Old, old: String::new(), new: String::new(), first: false }
+                        }
                         MenuItem::SetStationName => EditField::StationName,
                         _ => EditField::Clock,
                     };
@@ -710,14 +966,22 @@ impl Kiosk {
                 }
                 MenuItem::UseLexicon(choice) => {
                     let keep = menu.selected;
-                    let message = match station.switch_lexicon(&choice.id) {
-                        Ok(()) => {
-                            self.lexicon = station.lexicon();
-                            MenuMessage::Switched { id: self.lexicon.id.clone(), status: self.lexicon.status.clone() }
-                        }
+                    let had_profile = menu.items.iter().any(|i| matches!(i, MenuItem::UseProfile(p) if p.active));
+                    let switched = station.switch_lexicon(&choice.id);
+                    if switched.is_ok() {
+                        self.lexicon = station.lexicon();
+                    }
+                    self.open_director(now, station, None, Some(keep));
+                    let Screen::Director(menu) = &mut self.screen else { return };
+                    let has_profile = menu.items.iter().any(|i| matches!(i, MenuItem::UseProfile(p) if p.active));
+                    menu.message = Some(match switched {
+                        Ok(()) => MenuMessage::Switched {
+                            id: self.lexicon.id.clone(),
+                            status: self.lexicon.status.clone(),
+                            profile_cleared: had_profile && !has_profile,
+                        },
                         Err(reason) => MenuMessage::SwitchRefused(reason),
-                    };
-                    self.open_director(now, station, Some(message), Some(keep));
+                    });
                 }
                 action @ (MenuItem::Reboot | MenuItem::PowerOff | MenuItem::Quit) => {
                     if menu.confirming != Some(menu.selected) {
@@ -747,6 +1011,10 @@ impl Kiosk {
         edit.last_key = now;
         match key {
             Key::Escape => {
+                if matches!(edit.field, EditField::Pin { first: true, .. }) {
+                    // No menu behind a first PIN: it was never opened.
+                    return self.go_home();
+                }
                 let keep = edit.menu_selected;
                 self.open_director(now, station, None, Some(keep));
             }
@@ -775,12 +1043,26 @@ impl Kiosk {
                         *step = PinStep::Again;
                         return;
                     }
-                    EditField::Pin { step, old, new } => {
+                    EditField::Pin { step, old, new, first } => {
                         if typed != *new {
                             *step = PinStep::New;
                             new.clear();
                             edit.message = Some(EditMessage::PinsDiffer);
                             return;
+                        }
+                        if *first {
+                            match station.set_first_pin(new) {
+                                Ok(()) => {
+                                    station.director_event(DirectorEvent::PinAccepted);
+                                    return self.open_director(now, station, Some(MenuMessage::Saved(Setting::Pin)), None);
+                                }
+                                Err(error) => {
+                                    *step = PinStep::New;
+                                    new.clear();
+                                    edit.message = Some(EditMessage::Refused(error));
+                                    return;
+                                }
+                            }
                         }
                         station.change_pin(old, new).map(|()| Setting::Pin)
                     }
@@ -791,7 +1073,7 @@ impl Kiosk {
                     Ok(setting) => self.open_director(now, station, Some(MenuMessage::Saved(setting)), Some(keep)),
                     Err(error) => {
                         // A wrong old PIN starts the change again from the old PIN.
-                        if let EditField::Pin { step, old, new } = &mut edit.field {
+                        if let EditField::Pin { step, old, new, .. } = &mut edit.field {
                             *step = PinStep::Old;
                             old.clear();
                             new.clear();

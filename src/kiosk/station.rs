@@ -60,13 +60,18 @@ pub struct ProfileChoice {
     pub name: String,
     /// Whether it is the active profile.
     pub active: bool,
+    /// Why it cannot be chosen now (its lexicon is not installed, or may
+    /// not judge); `None` when it can.
+    pub unavailable: Option<String>,
 }
 
 impl ProfileChoice {
-    /// The choices for `profiles`, marking the active one.
+    /// The choices for `profiles`, marking the active one, and those whose
+    /// lexicon is not among the usable `lexicons` as unavailable.
     pub fn list<'a>(
         profiles: impl IntoIterator<Item = &'a crate::profile::Profile>,
         active: Option<&crate::profile::Profile>,
+        lexicons: &[LexiconChoice],
     ) -> Vec<ProfileChoice> {
         profiles
             .into_iter()
@@ -74,6 +79,11 @@ impl ProfileChoice {
                 id: p.id.into(),
                 name: p.name.into(),
                 active: active.is_some_and(|a| a.id == p.id),
+                unavailable: match lexicons.iter().find(|l| l.id == p.lexicon) {
+                    None => Some(format!("{} is not installed", p.lexicon)),
+                    Some(l) if !l.usable => Some(format!("{} is {}", p.lexicon, l.status)),
+                    Some(_) => None,
+                },
             })
             .collect()
     }
@@ -380,13 +390,23 @@ pub trait Station {
     /// Verifies and activates a lexicon, and saves the choice in the config.
     /// On `Err` nothing changed (and the refusal is recorded).
     fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError>;
-    /// The event profiles, for the director menu.
-    fn profile_choices(&mut self) -> Vec<ProfileChoice>;
+    /// The event profiles, for the director menu; `lexicons` (the
+    /// installed ones, as [`Self::lexicon_choices`] gave them) tell which
+    /// profiles can be chosen.
+    fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice>;
     /// Activates a profile (its lexicon verified first) and saves it in the
     /// config. On `Err` nothing changed (and the refusal is recorded).
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError>;
     /// Changes the director PIN after checking the old one.
     fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError>;
+    /// Whether this is a fresh station that has never had a director PIN
+    /// (no config, no last good copy): the director chord then asks for
+    /// one, so a new card can be set up at the venue without a shell. A
+    /// station whose config was damaged is never fresh.
+    fn first_pin_needed(&self) -> bool;
+    /// Sets the first director PIN (only while [`Self::first_pin_needed`]),
+    /// recorded in the audit log.
+    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError>;
     /// Renames the station.
     fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError>;
     /// Sets the local date and time from `YYYY-MM-DD HH:MM`.

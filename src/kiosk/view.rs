@@ -78,12 +78,19 @@ pub struct ViewModel {
     pub ready_heading: String,
     pub ready_question: String,
     pub ready_instruction: String,
+    /// Ready: the last challenge's number and slip code, after its verdict
+    /// (never its words), until the next challenge starts.
+    pub ready_slip: String,
     /// Ready and Entry: the answer to the last key.
     pub hint: String,
     /// Entry: the hint refuses a TAB and is shown as large as the instruction.
     pub hint_alert: bool,
     pub entry_instruction: String,
     pub entry_footer: String,
+    /// Entry: what the editing keys do, always on screen.
+    pub entry_keys: String,
+    /// Entry: the countdown before idle words are cleared (empty until then).
+    pub countdown: String,
     pub expected: i32,
     /// Entry: one row per declared word, as shown (cursor included).
     pub words: Vec<String>,
@@ -94,7 +101,10 @@ pub struct ViewModel {
     pub verdict_icon: String,
     pub verdict_label: String,
     pub verdict_words: String,
+    /// Verdict: lexicon, its status and the record's time.
     pub verdict_details: String,
+    /// Verdict: how it ends (a deliberate key, or by itself).
+    pub verdict_footer: String,
     /// Verdict: the challenge number and slip code, large enough to copy.
     pub verdict_slip: String,
     /// Verdict: what the event's rule makes of it ("the challenger loses the turn").
@@ -142,6 +152,24 @@ fn words_count(n: usize) -> String {
 fn ready_hint(hint: ReadyHint) -> String {
     match hint {
         ReadyHint::PressCount => format!("Press a number from 1 to {MAX_WORDS}: how many words are you challenging?"),
+        ReadyHint::ClearedIdle { seconds, words: 0 } => {
+            format!("The last challenge was cleared: no key was pressed for {seconds} seconds. Nothing was judged.")
+        }
+        ReadyHint::ClearedIdle { seconds, words: 1 } => {
+            format!("The word typed was cleared: no key was pressed for {seconds} seconds. Nothing was judged.")
+        }
+        ReadyHint::ClearedIdle { seconds, words } => {
+            format!("The {words} words typed were cleared: no key was pressed for {seconds} seconds. Nothing was judged.")
+        }
+        ReadyHint::Cancelled => "The challenge was cancelled with ESC. Nothing was judged.".into(),
+    }
+}
+
+/// `Challenge #0042 · code 7KQ2F9`: what the slip needs, in one line.
+fn slip_line(number: u64, code: Option<&str>) -> String {
+    match code {
+        Some(code) => format!("Challenge #{number:04} · code {code}"),
+        None => format!("Challenge #{number:04}"),
     }
 }
 
@@ -157,12 +185,34 @@ fn entry_hint(hint: EntryHint) -> String {
         EntryHint::AllTyped { expected } => {
             format!("All {expected} words typed. CHALLENGED PLAYER: press TAB to judge.")
         }
+        EntryHint::TooManyWords { expected } if expected >= MAX_WORDS => format!(
+            "All {MAX_WORDS} words are typed: that letter was not added. {MAX_WORDS} words is the most one challenge takes."
+        ),
+        EntryHint::TooManyWords { expected } => format!(
+            "You said {}, and {} typed: that letter was not added. To challenge {} words, press {} first.",
+            words_count(expected),
+            if expected == 1 { "it is" } else { "all are" },
+            expected + 1,
+            expected + 1
+        ),
+        EntryHint::CountChanged { expected } => format!("Changed: now {}.", words_count(expected)),
+        EntryHint::CountBelowTyped { typed, asked } => format!(
+            "{typed} words are typed, more than {asked}. Clear a word first (ESC clears the word being typed)."
+        ),
+        EntryHint::ConfirmClear { typed } => format!(
+            "Press ESC again to clear {} and start over. Any other key keeps {}.",
+            if typed == 1 { "the word".to_string() } else { format!("all {typed} words") },
+            if typed == 1 { "it" } else { "them" }
+        ),
+        EntryHint::WordCleared { index } => format!("Word {index} cleared: type it again."),
     }
 }
 
 fn pin_message(message: PinMessage) -> String {
     match message {
-        PinMessage::NotSet => "No director PIN is set on this station (wordjudge config set-pin).".into(),
+        PinMessage::NotSet => {
+            "No director PIN is set, and this station's settings are damaged: a PIN cannot be set here. Ask the operator to restore the card.".into()
+        }
         PinMessage::Wrong { attempts_left: 1 } => "Wrong PIN. 1 attempt left.".into(),
         PinMessage::Wrong { attempts_left } => format!("Wrong PIN. {attempts_left} attempts left."),
         PinMessage::DigitsOnly => "Type the director PIN (digits), then ENTER. ESC leaves.".into(),
@@ -194,7 +244,10 @@ fn setting_name(setting: Setting) -> &'static str {
 
 fn menu_message(message: &MenuMessage) -> String {
     match message {
-        MenuMessage::Switched { id, status } => format!("Now judging with {id} ({status})."),
+        MenuMessage::Switched { id, status, profile_cleared: false } => format!("Now judging with {id} ({status})."),
+        MenuMessage::Switched { id, status, profile_cleared: true } => format!(
+            "Now judging with {id} ({status}). The profile judged with another lexicon, so it no longer applies: no challenge rule is shown under verdicts."
+        ),
         MenuMessage::ProfileSwitched { name, lexicon, status } => {
             format!("Profile {name}: now judging with {lexicon} ({status}).")
         }
@@ -227,8 +280,62 @@ pub fn warning(warning: &Warning) -> String {
     }
 }
 
+/// Text from the layers below (errors, statuses, config problems) as the
+/// station may show it: a file named by its name alone, never by its path.
+/// Directors at a venue have no shell; a path on screen is noise to them
+/// and a map of the card to a player.
+pub fn for_screen(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('/') {
+        let starts_path = rest[..at].chars().next_back().is_none_or(|c| c.is_whitespace() || "(\"'`[{=".contains(c));
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        if !starts_path {
+            out.push('/');
+            rest = &from[1..];
+            continue;
+        }
+        let end = from.find(|c: char| c.is_whitespace() || "\"'`,;()[]{}".contains(c)).unwrap_or(from.len());
+        let path = from[..end].trim_end_matches([':', '.']);
+        let name = path.rsplit('/').find(|part| !part.is_empty()).unwrap_or("");
+        out.push_str(if name.is_empty() { "/" } else { name });
+        rest = &from[path.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+impl ViewModel {
+    /// Applies [`for_screen`] to every line that can carry text from below.
+    fn scrub(&mut self) {
+        for field in [
+            &mut self.lexicon_status,
+            &mut self.hint,
+            &mut self.service_detail,
+            &mut self.pin_message,
+            &mut self.edit_message,
+            &mut self.director_message,
+            &mut self.usb_status,
+            &mut self.usb_detail,
+            &mut self.verdict_details,
+        ] {
+            *field = for_screen(field);
+        }
+        for line in self.menu_items.iter_mut().chain(self.director_lines.iter_mut()) {
+            *line = for_screen(line);
+        }
+    }
+}
+
 /// Builds the view of `kiosk` at monotonic time `now`.
 pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
+    let mut v = view_unscrubbed(kiosk, info, now);
+    v.scrub();
+    v
+}
+
+fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
     let lexicon = kiosk.lexicon();
     let mut v = ViewModel {
         station_name: info.station_name.clone(),
@@ -250,6 +357,9 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
             v.ready_question = "How many words are you challenging?".into();
             v.ready_instruction = format!("Press a number key, 1 to {MAX_WORDS}");
             v.hint = hint.map(ready_hint).unwrap_or_default();
+            if let Some(slip) = kiosk.last_slip() {
+                v.ready_slip = format!("Last: {}", slip_line(slip.challenge_number, slip.slip_code.as_deref()));
+            }
         }
         Screen::Entry(entry) => {
             v.screen = ScreenKind::Entry;
@@ -260,8 +370,15 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
                 format!("CHALLENGER: type the {} — SPACE or ENTER between words", words_count(entry.expected))
             };
             v.entry_footer = "CHALLENGED PLAYER: check the spelling, then press TAB".into();
-            // One row per declared word: typed words, then empty rows.
-            let current = entry.words.len() - 1;
+            v.entry_keys = format!(
+                "SPACE next word · BACKSPACE delete a letter · ESC clear the word · 1–{MAX_WORDS} change the number of words"
+            );
+            if let Some(left) = kiosk.entry_countdown(now) {
+                v.countdown = format!("No key pressed: these words clear in {left} s. Press any key to keep them.");
+            }
+            // One row per declared word: typed words, then empty rows. Once
+            // the last word is finished no row has the cursor.
+            let current = if entry.finished { usize::MAX } else { entry.words.len() - 1 };
             v.words = (0..entry.expected)
                 .map(|i| {
                     let word = entry.words.get(i).map(String::as_str).unwrap_or("");
@@ -273,7 +390,7 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
                     }
                 })
                 .collect();
-            v.current_word = current as i32;
+            v.current_word = if entry.finished { -1 } else { current as i32 };
             v.hint = entry.hint.map(entry_hint).unwrap_or_default();
             v.hint_alert = entry.hint.is_some_and(EntryHint::refuses_tab);
             if entry.confirming(now) {
@@ -286,11 +403,8 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
             v.verdict_icon = if v.acceptable { "✓" } else { "✗" }.into();
             v.verdict_label = verdict.judged.verdict.label().into();
             v.verdict_words = verdict.words.join("  ");
-            v.verdict_slip = if verdict.judged.slip_code.is_empty() {
-                format!("Challenge #{:04}", verdict.judged.challenge_number)
-            } else {
-                format!("Challenge #{:04} · code {}", verdict.judged.challenge_number, verdict.judged.slip_code)
-            };
+            let code = Some(verdict.judged.slip_code.as_str()).filter(|c| !c.is_empty());
+            v.verdict_slip = slip_line(verdict.judged.challenge_number, code);
             v.verdict_consequence = consequence(&verdict.judged, verdict.words.len());
             v.verdict_second = match &verdict.judged.second_opinion {
                 Some(second) => match second.verdict {
@@ -299,10 +413,8 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
                 },
                 None => String::new(),
             };
-            v.verdict_details = format!(
-                "{} · {} · Challenge #{:04} · {}",
-                lexicon.id, lexicon.status, verdict.judged.challenge_number, verdict.judged.time
-            );
+            v.verdict_details = format!("{} · {} · {}", lexicon.id, lexicon.status, verdict.judged.time);
+            v.verdict_footer = "ENTER when the slip is copied · the number stays on the next screen".into();
         }
         Screen::OutOfService => {
             v.screen = ScreenKind::OutOfService;
@@ -372,10 +484,13 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
                                 if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
                             format!("Use {} — {}{}{}", c.id, c.status, fp, active)
                         }
-                        MenuItem::UseProfile(p) => {
-                            let active = if p.active { "  ◀ active" } else { "" };
-                            format!("Profile: {}{active}", p.name)
-                        }
+                        MenuItem::UseProfile(p) => match &p.unavailable {
+                            Some(why) => format!("Profile: {} — unavailable: {why}", p.name),
+                            None => {
+                                let active = if p.active { "  ◀ active" } else { "" };
+                                format!("Profile: {}{active}", p.name)
+                            }
+                        },
                         MenuItem::ChangePin => "Change the director PIN".into(),
                         MenuItem::SetStationName => "Rename the station".into(),
                         MenuItem::SetClock => "Set the date and time".into(),
@@ -567,3 +682,22 @@ fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::for_screen;
+
+    #[test]
+    fn paths_become_file_names_and_other_slashes_stay() {
+        assert_eq!(
+            for_screen("config /var/lib/wordjudge/config.toml is broken at line 3"),
+            "config config.toml is broken at line 3"
+        );
+        assert_eq!(for_screen("cannot save the config \"/etc/x/c.toml\": denied"), "cannot save the config \"c.toml\": denied");
+        assert_eq!(for_screen("/srv/lex/CSW15.fst: not installed"), "CSW15.fst: not installed");
+        assert_eq!(for_screen("(/a/b/): gone"), "(b): gone");
+        assert_eq!(for_screen("Table 1/2 and 3/4 words"), "Table 1/2 and 3/4 words");
+        assert_eq!(for_screen("no slash at all"), "no slash at all");
+        assert_eq!(for_screen("/"), "/");
+    }
+}

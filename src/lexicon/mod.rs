@@ -429,7 +429,7 @@ impl Lexicon {
                     let stem = layer_def.fst.trim_end_matches(".fst");
                     LexiconError::MissingFst {
                         path: path.clone(),
-                        install_hint: format!("install it with `wordjudge lexicon install {stem}.txt`"),
+                        install_hint: format!("install {stem}.txt from a USB stick in the director menu"),
                     }
                 } else {
                     LexiconError::Unreadable { path: path.clone(), problem: e.to_string() }

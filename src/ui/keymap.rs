@@ -5,8 +5,19 @@
 //! [`Key::Other`], which the flow ignores — except the director chord,
 //! Ctrl+Alt+Shift+D, which nobody types by accident.
 
-use crate::kiosk::flow::Key;
+use crate::kiosk::flow::{Event, Key};
 use slint::platform::Key as SlintKey;
+
+/// One key event from the window, with its kind, as the flow's [`Event`]:
+/// the one place Slint's key text becomes a typed key.
+pub fn map_event(kind: super::KeyKind, text: &str, ctrl: bool, alt: bool, shift: bool) -> Event {
+    let key = map_key(text, ctrl, alt, shift);
+    match kind {
+        super::KeyKind::Press => Event::Key(key),
+        super::KeyKind::Repeat => Event::Repeat(key),
+        super::KeyKind::Release => Event::Release(key),
+    }
+}
 
 /// Maps one key press.
 pub fn map_key(text: &str, ctrl: bool, alt: bool, shift: bool) -> Key {
@@ -117,6 +128,15 @@ mod tests {
         assert_eq!(map_key("d", true, true, false), Key::Other, "chord needs Shift too");
         assert_eq!(map_key("D", true, true, true), Key::DirectorChord);
         assert_eq!(map_key("\u{4}", true, true, true), Key::DirectorChord);
+    }
+
+    #[test]
+    fn key_kinds_become_distinct_events() {
+        use super::super::KeyKind;
+        let tab = t(SlintKey::Tab);
+        assert_eq!(map_event(KeyKind::Press, &tab, false, false, false), Event::Key(Key::Tab));
+        assert_eq!(map_event(KeyKind::Repeat, &tab, false, false, false), Event::Repeat(Key::Tab));
+        assert_eq!(map_event(KeyKind::Release, &tab, false, false, false), Event::Release(Key::Tab));
     }
 
     #[test]

@@ -48,8 +48,10 @@ impl<S: Station> Rig<S> {
     pub fn event(&mut self, event: Event) {
         self.kiosk.handle(event, self.now, &mut self.station);
     }
+    /// A key pressed and released, as a keyboard sends it.
     pub fn key(&mut self, key: Key) {
         self.event(Event::Key(key));
+        self.event(Event::Release(key));
     }
     pub fn keys(&mut self, text: &str) {
         for c in text.chars() {

@@ -1,0 +1,406 @@
+//! Property-based tests of the kiosk flow: random streams of fresh presses,
+//! auto-repeats, releases, keys held down, miscounts, ESC, BACKSPACE, count
+//! changes, the judge button and idle gaps, against the fake station.
+//!
+//! Why a model: the flow keeps words as a list with a "finished" flag; the
+//! model below keeps what the player typed as plain text ("QI ZA " — a
+//! trailing space is a cursor after a separator) and applies the rules the
+//! README states. The two representations must agree on every step, and
+//! every verdict must judge exactly the model's words.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use std::time::Duration;
+use wordjudge::config::Timeouts;
+use wordjudge::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge::kiosk::flow::{Event, Key, Kiosk, Screen};
+use wordjudge::kiosk::station::Station;
+use wordjudge::kiosk::view::{view, StationInfo, ViewModel};
+use wordjudge::profile;
+
+/// What the test does at one step.
+#[derive(Debug, Clone)]
+enum Action {
+    /// A key pressed and released 30 ms later.
+    Tap(Key),
+    /// A key pressed and left down.
+    Down(Key),
+    /// A key released (whether or not it was down).
+    Up(Key),
+    /// A key held for `ms`: the backend repeats it every 33 ms after 500 ms.
+    Hold(Key, u64),
+    /// Nobody at the keyboard: ticks every 250 ms.
+    Idle(u64),
+    /// The judge button.
+    Button,
+    /// A whole play as a challenger would type it: a count, words with
+    /// SPACE between them (maybe more or fewer than the count), TAB.
+    Play(usize, Vec<String>),
+}
+
+fn key() -> impl Strategy<Value = Key> {
+    prop_oneof![
+        12 => prop::sample::select(vec!['Q', 'I', 'Z', 'A', 'J', 'O', 'C', 'T', 'D', 'G', 'x', 'e']).prop_map(Key::Char),
+        4 => Just(Key::Char(' ')),
+        2 => Just(Key::Enter),
+        3 => Just(Key::Backspace),
+        3 => Just(Key::Escape),
+        4 => Just(Key::Tab),
+        4 => (0u32..10).prop_map(|d| Key::Char(char::from_digit(d, 10).unwrap())),
+        1 => prop::sample::select(vec![Key::Other, Key::Up, Key::Char('-'), Key::Char('é')]),
+        1 => Just(Key::DirectorChord),
+    ]
+}
+
+fn action() -> impl Strategy<Value = Action> {
+    prop_oneof![
+        30 => key().prop_map(Action::Tap),
+        3 => key().prop_map(Action::Down),
+        3 => key().prop_map(Action::Up),
+        3 => (key(), 100u64..2500).prop_map(|(k, ms)| Action::Hold(k, ms)),
+        4 => prop_oneof![0u64..2000, 2000u64..20_000, 20_000u64..70_000].prop_map(Action::Idle),
+        2 => Just(Action::Button),
+        6 => (1usize..5, prop::collection::vec(prop::sample::select(vec!["QI", "ZA", "JO", "CAT", "DOG", "ZAG", "QAT"]), 1..6))
+            .prop_map(|(n, words)| Action::Play(n, words.into_iter().map(str::to_string).collect())),
+    ]
+}
+
+/// What the player typed in this Entry, as text.
+#[derive(Debug, Clone)]
+struct Model {
+    text: String,
+    expected: usize,
+    asked_clear: bool,
+}
+
+impl Model {
+    fn words(&self) -> Vec<String> {
+        self.text.split(' ').filter(|w| !w.is_empty()).map(str::to_string).collect()
+    }
+    fn count(&self) -> usize {
+        self.words().len()
+    }
+    fn current_len(&self) -> usize {
+        self.text.rsplit(' ').next().map_or(0, str::len)
+    }
+    fn idle_limit(&self) -> Duration {
+        Duration::from_secs(if self.count() == self.expected { 60 } else { 15 })
+    }
+}
+
+/// What the model expects a fresh press (or the button) in Entry to do.
+enum Outcome {
+    Stay,
+    Home,
+    Judge(Vec<String>),
+}
+
+fn model_press(m: &mut Model, key: Key) -> Outcome {
+    let asked = std::mem::take(&mut m.asked_clear);
+    match key {
+        Key::Char(c) if c.is_ascii_alphabetic() => {
+            let finished = m.text.ends_with(' ') && m.count() == m.expected;
+            if !finished && m.current_len() < 15 {
+                m.text.push(c.to_ascii_uppercase());
+            }
+        }
+        Key::Char(c) if c.is_ascii_digit() => {
+            let d = c.to_digit(10).unwrap() as usize;
+            if (1..=8).contains(&d) && d >= m.count() {
+                m.expected = d;
+            }
+        }
+        Key::Char(' ') | Key::Enter => {
+            if !m.text.is_empty() && !m.text.ends_with(' ') {
+                m.text.push(' ');
+            }
+        }
+        Key::Backspace => {
+            m.text.pop();
+        }
+        Key::Escape => {
+            if m.text.ends_with(' ') && m.count() == m.expected {
+                m.text.pop();
+            }
+            if m.text.chars().last().is_some_and(|c| c != ' ') {
+                let keep = m.text.rfind(' ').map_or(0, |i| i + 1);
+                m.text.truncate(keep);
+            } else if m.count() == 0 || asked {
+                return Outcome::Home;
+            } else {
+                m.asked_clear = true;
+            }
+        }
+        Key::Tab => {
+            let words = m.words();
+            if words.len() == m.expected && words.iter().all(|w| w.len() >= 2) {
+                return Outcome::Judge(words);
+            }
+        }
+        _ => {}
+    }
+    Outcome::Stay
+}
+
+/// A verdict on screen, as the test saw it appear.
+struct Shown {
+    number: u64,
+    words: Vec<String>,
+    at: Duration,
+    /// Keys down when it appeared, until released.
+    held: Vec<Key>,
+}
+
+struct Harness {
+    kiosk: Kiosk,
+    station: FakeStation,
+    now: Duration,
+    model: Option<Model>,
+    last_key: Duration,
+    held: Vec<Key>,
+    shown: Option<Shown>,
+    verdicts: usize,
+}
+
+fn held_form(key: Key) -> Key {
+    match key {
+        Key::Char(c) => Key::Char(c.to_ascii_uppercase()),
+        other => other,
+    }
+}
+
+fn same_screen(a: &Screen, b: &Screen) -> bool {
+    std::mem::discriminant(a) == std::mem::discriminant(b)
+}
+
+impl Harness {
+    fn new(setup: usize) -> Harness {
+        let (active, profile) = [("SMALL", None), ("DEMO", Some("DEMO")), ("SMALL", Some("SCHOOL"))][setup];
+        let mut station = FakeStation::new(
+            vec![FakeLexicon::usable("DEMO", "qi za jo cat dog"), FakeLexicon::usable("SMALL", "qi za jo zag cot")],
+            "2468",
+        )
+        .with_active(active);
+        station.profiles = profile::BUILT_IN.iter().collect();
+        station.profile = profile.and_then(profile::find);
+        let kiosk = Kiosk::new(&station, &Timeouts::default());
+        Harness {
+            kiosk,
+            station,
+            now: Duration::from_secs(1000),
+            model: None,
+            last_key: Duration::ZERO,
+            held: Vec::new(),
+            shown: None,
+            verdicts: 0,
+        }
+    }
+
+    fn view(&self) -> ViewModel {
+        view(&self.kiosk, &StationInfo::of(&self.station, &self.kiosk, false), self.now)
+    }
+
+    fn run(&mut self, action: &Action) -> Result<(), TestCaseError> {
+        match *action {
+            Action::Tap(k) => {
+                self.event(Event::Key(k))?;
+                self.wait(30)?;
+                self.event(Event::Release(k))
+            }
+            Action::Down(k) => self.event(Event::Key(k)),
+            Action::Up(k) => self.event(Event::Release(k)),
+            Action::Hold(k, ms) => {
+                self.event(Event::Key(k))?;
+                let mut t = 0;
+                while t + 33 <= ms {
+                    self.wait(33)?;
+                    t += 33;
+                    if t >= 500 {
+                        self.event(Event::Repeat(k))?;
+                    }
+                }
+                self.event(Event::Release(k))
+            }
+            Action::Idle(ms) => self.wait(ms),
+            Action::Button => self.event(Event::JudgeButton),
+            Action::Play(n, ref words) => {
+                self.run(&Action::Tap(Key::Char(char::from_digit(n as u32, 10).unwrap())))?;
+                for (i, word) in words.iter().enumerate() {
+                    if i > 0 {
+                        self.run(&Action::Tap(Key::Char(' ')))?;
+                    }
+                    for c in word.chars() {
+                        self.run(&Action::Tap(Key::Char(c)))?;
+                    }
+                }
+                self.run(&Action::Tap(Key::Tab))
+            }
+        }
+    }
+
+    /// Lets `ms` pass, ticking every 250 ms (and at the end).
+    fn wait(&mut self, ms: u64) -> Result<(), TestCaseError> {
+        let end = self.now + Duration::from_millis(ms);
+        while self.now < end {
+            self.now = (self.now + Duration::from_millis(250)).min(end);
+            self.event(Event::Tick)?;
+        }
+        Ok(())
+    }
+
+    fn event(&mut self, event: Event) -> Result<(), TestCaseError> {
+        let before = self.kiosk.screen().clone();
+        // The test's own account of the keys down, and of a fresh press.
+        let fresh = match event {
+            Event::Key(k) => {
+                let k = held_form(k);
+                if !self.held.contains(&k) {
+                    self.held.push(k);
+                }
+                Some(k)
+            }
+            Event::Release(k) => {
+                let k = held_form(k);
+                self.held.retain(|h| *h != k);
+                if let Some(s) = &mut self.shown {
+                    s.held.retain(|h| *h != k);
+                }
+                None
+            }
+            _ => None,
+        };
+        // What the model expects of Entry.
+        let mut outcome = Outcome::Stay;
+        if let (Screen::Entry(_), Some(model)) = (&before, &mut self.model) {
+            let pressed = match event {
+                Event::Key(k) => Some(k),
+                Event::JudgeButton => Some(Key::Tab),
+                _ => None,
+            };
+            if let Some(k) = pressed {
+                outcome = model_press(model, k);
+            }
+            if matches!(event, Event::Key(_) | Event::Repeat(_) | Event::JudgeButton) {
+                self.last_key = self.now;
+            }
+        }
+        self.kiosk.handle(event, self.now, &mut self.station);
+        let after = self.kiosk.screen().clone();
+        match (&before, &after) {
+            (Screen::Ready { .. }, Screen::Entry(e)) => {
+                let Some(Key::Char(c)) = fresh else { return Err(TestCaseError::fail("Entry without a count key")) };
+                prop_assert_eq!(Some(e.expected), c.to_digit(10).map(|d| d as usize));
+                prop_assert!(self.kiosk.last_slip().is_none(), "a new challenge takes the last slip off");
+                self.model = Some(Model { text: String::new(), expected: e.expected, asked_clear: false });
+                self.last_key = self.now;
+            }
+            (Screen::Entry(_), Screen::Entry(e)) => {
+                prop_assert!(matches!(outcome, Outcome::Stay), "the model expected Entry to end");
+                let model = self.model.as_ref().unwrap();
+                let typed: Vec<String> = e.typed_words().iter().map(|w| w.to_string()).collect();
+                prop_assert_eq!(&typed, &model.words(), "the words on screen are the words typed");
+                prop_assert_eq!(e.expected, model.expected);
+                prop_assert!(e.words.len() <= e.expected, "never more words than declared");
+                if event == Event::Tick {
+                    let idle = self.now - self.last_key;
+                    prop_assert!(idle < model.idle_limit(), "Entry outlived its idle limit");
+                    if model.idle_limit() - idle <= Duration::from_secs(5) {
+                        prop_assert!(!self.view().countdown.is_empty(), "the countdown shows before a clear");
+                    }
+                }
+            }
+            (Screen::Entry(_), Screen::Ready { .. }) => {
+                let model = self.model.take().unwrap();
+                match event {
+                    Event::Tick => {
+                        prop_assert!(self.now - self.last_key >= model.idle_limit(), "cleared before its idle limit");
+                        prop_assert!(self.view().hint.contains("cleared"), "Ready says why: {}", self.view().hint);
+                    }
+                    _ => prop_assert!(matches!(outcome, Outcome::Home), "Entry left by {:?}", event),
+                }
+            }
+            (Screen::Entry(_), Screen::Verdict(v)) => {
+                let Outcome::Judge(words) = outcome else {
+                    return Err(TestCaseError::fail(format!("judged {:?} unexpectedly", v.words)));
+                };
+                prop_assert_eq!(&v.words, &words, "judged exactly the words typed");
+                let recorded = self.station.records.iter().rev().find_map(|r| match r {
+                    FakeRecord::Adjudicated { number, words, .. } => Some((*number, words.clone())),
+                    _ => None,
+                });
+                prop_assert_eq!(recorded, Some((v.judged.challenge_number, words.clone())), "the verdict is recorded");
+                let rule = profile::rule_for(self.station.profile, &self.station.lexicon().id);
+                let shown = self.view();
+                prop_assert_eq!(shown.verdict_consequence.is_empty(), rule.is_none(), "the rule line matches");
+                prop_assert_eq!(&shown.verdict_words, &words.join("  "), "every word, none singled out");
+                for field in [&shown.verdict_slip, &shown.verdict_details, &shown.verdict_consequence, &shown.verdict_footer] {
+                    for token in field.split(|c: char| !c.is_alphanumeric()) {
+                        prop_assert!(!words.iter().any(|w| w == token), "{:?} names a word", field);
+                    }
+                }
+                self.verdicts += 1;
+                self.model = None;
+                self.shown = Some(Shown {
+                    number: v.judged.challenge_number,
+                    words,
+                    at: self.now,
+                    held: self.held.clone(),
+                });
+            }
+            (Screen::Verdict(_), Screen::Verdict(_)) => {
+                if event == Event::Tick {
+                    let at = self.shown.as_ref().unwrap().at;
+                    prop_assert!(self.now < at + Duration::from_secs(10), "a verdict outlived its 10 s");
+                }
+            }
+            (Screen::Verdict(_), Screen::Ready { .. }) => {
+                let shown = self.shown.take().unwrap();
+                let timed_out = event == Event::Tick && self.now >= shown.at + Duration::from_secs(10);
+                let dismissed = match event {
+                    Event::Key(k) => {
+                        k.dismisses_verdict()
+                            && !shown.held.contains(&held_form(k))
+                            && self.now >= shown.at + Duration::from_millis(500)
+                    }
+                    _ => false,
+                };
+                prop_assert!(timed_out || dismissed, "verdict #{} ended by {:?}", shown.number, event);
+                let v = self.view();
+                prop_assert!(v.ready_slip.contains(&format!("#{:04}", shown.number)), "the slip stays: {}", v.ready_slip);
+                for word in &shown.words {
+                    prop_assert!(!v.ready_slip.contains(word.as_str()) && !v.hint.contains(word.as_str()));
+                }
+            }
+            (Screen::Verdict(_), other) => {
+                return Err(TestCaseError::fail(format!("a verdict became {other:?}")));
+            }
+            (b, a) if !same_screen(b, a) => {
+                self.model = None;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn random_key_streams_judge_exactly_what_was_typed_and_keep_every_verdict() {
+    let cases = std::env::var("WORDJUDGE_FLOW_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let config = Config { cases, failure_persistence: None, ..Config::default() };
+    let mut runner = TestRunner::new(config);
+    let strategy = (0usize..3, prop::collection::vec(action(), 1..120));
+    let verdicts = std::cell::Cell::new(0usize);
+    runner
+        .run(&strategy, |(setup, actions)| {
+            let mut harness = Harness::new(setup);
+            for action in &actions {
+                harness.run(action)?;
+            }
+            verdicts.set(verdicts.get() + harness.verdicts);
+            Ok(())
+        })
+        .unwrap();
+    let verdicts = verdicts.get();
+    println!("{cases} random streams, {verdicts} verdicts checked");
+    assert!(verdicts > cases as usize / 20, "the streams reach verdicts ({verdicts} in {cases} cases)");
+}
