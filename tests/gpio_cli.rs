@@ -68,7 +68,7 @@ fn needs_no_gpio_chip_gpio_test_says_so_and_exits_2() {
 
 #[test]
 fn nothing_wired_or_off_is_a_usage_error() {
-    let out = gpio_test("", &["--seconds", "1"], "");
+    let out = gpio_test("station_name = \"GPIO test\"\n", &["--seconds", "1"], "");
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr.contains("wires no pin"), "{stderr}");

@@ -793,3 +793,111 @@ fn a_panic_below_the_kiosk_is_caught_at_its_boundary_and_the_station_goes_out_of
     controller.input(Event::Key(Key::DirectorChord));
     assert_eq!(controller.view().screen, ScreenKind::Pin);
 }
+
+#[test]
+fn a_lexicon_switch_away_from_the_profile_drops_its_rule_line_and_missing_profiles_say_why() {
+    let mut rig = profile_rig("SCHOOL");
+    director_at(&mut rig, "Use DEMO");
+    rig.key(Key::Enter);
+    let message = rig.view().director_message;
+    assert!(message.starts_with("Now judging with DEMO") && message.contains("no longer applies"), "{message}");
+    assert!(rig.station.records.contains(&FakeRecord::ProfileCleared));
+    assert!(!rig.view().menu_items.iter().any(|i| i.contains("◀ active") && i.starts_with("Profile")), "no profile active");
+    rig.key(Key::Escape);
+    rig.challenge(&["cat"]);
+    let v = rig.view();
+    assert!(v.demo && v.verdict_consequence.is_empty(), "no School rule under a DEMO verdict: {:?}", v.verdict_consequence);
+    // TWL2016 is not installed on this station: its profile says so in the list.
+    rig.advance(600);
+    rig.key(Key::Enter);
+    director_at(&mut rig, "Profile: NASPA, TWL2016");
+    let item = rig.view().menu_items[rig.view().menu_selected as usize].clone();
+    assert_eq!(item, "Profile: NASPA, TWL2016 (double challenge) — unavailable: TWL2016 is not installed");
+    rig.key(Key::Enter);
+    assert!(rig.view().director_message.starts_with("Not switched"), "{}", rig.view().director_message);
+    let available = rig.view().menu_items.iter().find(|i| i.starts_with("Profile: NASPA CSW24, 5")).cloned().unwrap();
+    assert!(!available.contains("unavailable"), "{available}");
+}
+
+#[test]
+fn a_fresh_station_asks_for_a_director_pin_and_a_damaged_one_never_does() {
+    let mut station = fake_station("SMALL");
+    station.pin = None;
+    station.fresh = true;
+    let mut rig = Rig::with(station, &Timeouts::default());
+    rig.key(Key::DirectorChord);
+    let v = rig.view();
+    assert_eq!(v.screen, ScreenKind::Edit);
+    assert_eq!(v.edit_prompt, "type the new PIN (4 to 12 digits)");
+    rig.keys("1357");
+    rig.key(Key::Enter);
+    rig.keys("1358");
+    rig.key(Key::Enter);
+    assert!(rig.view().edit_message.contains("differ"), "{}", rig.view().edit_message);
+    rig.keys("1357");
+    rig.key(Key::Enter);
+    rig.keys("1357");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().screen, ScreenKind::Director, "the new PIN opens the menu");
+    assert_eq!(rig.view().director_message, "The director PIN is changed.");
+    assert!(rig.station.records.contains(&FakeRecord::PinSet), "recorded");
+    rig.key(Key::Escape);
+    rig.key(Key::DirectorChord);
+    assert_eq!(rig.view().screen, ScreenKind::Pin, "from now on the PIN is asked");
+    enter_pin(&mut rig, "1357");
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    // Not fresh (a damaged config): no PIN can be set from the station.
+    let mut station = fake_station("SMALL");
+    station.pin = None;
+    let mut rig = Rig::with(station, &Timeouts::default());
+    rig.key(Key::DirectorChord);
+    enter_pin(&mut rig, "1357");
+    let message = rig.view().pin_message;
+    assert!(message.contains("cannot be set here") && !message.contains("wordjudge "), "{message}");
+}
+
+#[test]
+fn the_cursor_stays_on_its_item_when_a_stick_comes_and_goes() {
+    let mut rig = Rig::fake("SMALL");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    select_menu(&mut rig, "Use OTHER");
+    rig.station.plug("sdb1", &[("CSW15.txt", "CSW15")]);
+    rig.advance(1_100);
+    let v = rig.view();
+    assert!(v.menu_items[0].starts_with("Install lexicons from USB"), "{:?}", v.menu_items);
+    assert!(v.menu_items[v.menu_selected as usize].starts_with("Use OTHER"), "still on its item");
+    rig.key(Key::Enter);
+    assert_eq!(rig.station.lexicon().id, "OTHER", "ENTER acts on the item under the cursor");
+    rig.station.sticks.clear();
+    rig.advance(1_100);
+    let v = rig.view();
+    assert!(v.menu_items[v.menu_selected as usize].starts_with("Use OTHER"), "{:?}", v.menu_items);
+}
+
+#[test]
+fn no_screen_names_a_file_path_or_a_shell_command() {
+    let mut station = fake_station("BROKEN");
+    station.warnings = vec![
+        Warning::Config(wordjudge::config::ConfigProblem::Syntax {
+            path: "/var/lib/wordjudge/config.toml".into(),
+            line: 3,
+            column: 1,
+            message: "unknown field".into(),
+        }),
+        Warning::ActiveLexicon("/var/lib/wordjudge/lexicons/CSW15.fst: not installed (install CSW15.txt from a USB stick in the director menu)".into()),
+        Warning::AuditLog("cannot write /var/lib/wordjudge/audit/2026-11-25.jsonl: No space left on device".into()),
+    ];
+    let mut rig = Rig::with(station, &Timeouts::default());
+    let mut shown = vec![rig.view()];
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    shown.push(rig.view());
+    for v in &shown {
+        let text = format!("{v:?}");
+        assert!(!text.contains("/var/"), "{text}");
+        assert!(!text.contains("wordjudge config") && !text.contains("wordjudge lexicon"), "{text}");
+    }
+    assert!(shown[1].director_lines.iter().any(|l| l.contains("config.toml is broken at line 3")), "{:?}", shown[1].director_lines);
+    assert!(shown[0].service_detail.contains("config.toml"), "{}", shown[0].service_detail);
+}
