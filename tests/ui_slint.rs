@@ -81,7 +81,7 @@ fn a_challenge_typed_through_the_window_shows_one_verdict() {
     assert!(ui.shows_part("ACCEPTABLE"), "a letter never ends a verdict");
     ui.key(&key_text(Key::Return));
     assert!(ui.shows("How many words are you challenging?"));
-    assert!(ui.shows_part("Last: Challenge #0001 · code "), "the slip stays on Ready: {:?}", ui.texts());
+    assert!(ui.shows_part("#0001 · code "), "the slip stays on Ready: {:?}", ui.texts());
     assert!(!ui.shows_part("ZEBRA"), "nothing of the last challenge on Ready");
 }
 
@@ -133,4 +133,28 @@ fn a_missing_lexicon_shows_the_calm_out_of_service_screen() {
     ui.key(&key_text(Key::Tab));
     assert!(ui.shows("Please call the tournament director."));
     assert!(!ui.shows_part("ACCEPTABLE"));
+}
+
+/// The capital heights `wordjudge screenshot` measures on the rendered
+/// verdict at 800×480, the official 7" panel (README: "Legible on the 7"
+/// panel"): the words and the slip at least 5 mm, lexicon · status · time
+/// at least 3 mm.
+#[test]
+fn the_verdict_is_legible_from_a_table_on_the_7_inch_panel() {
+    let out = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+        .args(["screenshot", "--width", "800", "--height", "480", "--out"])
+        .arg(out.path())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let table = std::fs::read_to_string(out.path().join("legibility.txt")).unwrap();
+    let mm = |name: &str| -> f64 {
+        let line = table.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name}: {table}"));
+        line.rsplit('\t').next().unwrap().trim_end_matches(" mm").parse().unwrap()
+    };
+    assert!(mm("words") >= 5.0, "{table}");
+    assert!(mm("challenge number and code") >= 5.0, "{table}");
+    assert!(mm("lexicon · status · time") >= 3.0, "{table}");
 }

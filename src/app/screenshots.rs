@@ -96,6 +96,7 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     shot("04-entry-ready-to-judge")?;
     press_key(w, &key_text(Key::Tab));
     shot("05-verdict-acceptable")?;
+    let legibility = measure_verdict(&screen, width, height)?;
     advance(1000);
     press_key(w, " ");
     press_key(w, "2");
@@ -104,7 +105,18 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     press_key(w, &key_text(Key::Tab));
     shot("06-verdict-unacceptable")?;
     advance(11_000);
-    controller.borrow_mut().tick();
+    super::tick(&window, &controller);
+    shot("17-ready-last-slip")?;
+    press_key(w, "2");
+    advance(2000);
+    type_text(w, "zebra cat z");
+    shot("18-entry-extra-word-refused")?;
+    advance(52_000);
+    super::tick(&window, &controller);
+    shot("19-entry-countdown")?;
+    advance(9_000);
+    super::tick(&window, &controller);
+    shot("20-ready-cleared-after-idle")?;
     press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
     type_text(w, "13");
     shot("07-director-pin")?;
@@ -200,7 +212,53 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     press_key(w, &key_text(Key::Return));
     super::tick(&window, &controller);
     capture(&screen, out, "16-usb-export-done", &mut written)?;
+
+    // A long station name: shortened, while the lexicon and status stay whole.
+    let mut fake = FakeStation::new(
+        vec![FakeLexicon { status: "Demo (built in)".into(), ..FakeLexicon::usable("DEMO", "cat") }],
+        SCREENSHOT_PIN,
+    );
+    fake.station_name = "Main hall, north wall — Table 112 (by the clock)".into();
+    let _controller = attach(&window, fake_controller(fake, &clock));
+    capture(&screen, out, "21-long-station-name", &mut written)?;
+
+    let table = out.join("legibility.txt");
+    std::fs::write(&table, legibility).map_err(|e| format!("{}: {e}", table.display()))?;
+    written.push(table);
     Ok(written)
+}
+
+/// Physical width of the screens the README reports on: the official 7"
+/// Raspberry Pi display (154.08 mm of active area across 800 pixels) and a
+/// 24" 16:9 monitor at 1920×1080 (531 mm across).
+fn mm_per_pixel(width: u32) -> f64 {
+    if width <= 800 {
+        154.08 / 800.0
+    } else {
+        531.0 / 1920.0
+    }
+}
+
+/// Measures the verdict screen on show: the capital height of each line that
+/// a player copies or reads from a distance, from the rendered pixels. The
+/// demo verdict's lines are, top to bottom: the verdict, the words, the
+/// slip, lexicon · status · time, and how it ends.
+fn measure_verdict(screen: &HeadlessScreen, width: u32, height: u32) -> Result<String, String> {
+    screen.request_redraw();
+    screen.render();
+    let background = screen.pixel(width / 2, height - 2);
+    let below_bar = (height as f64 * 0.09) as u32;
+    let heights = screen.first_glyph_heights(below_bar, background);
+    let names = ["verdict (✓ ACCEPTABLE)", "words", "challenge number and code", "lexicon · status · time", "how it ends"];
+    if heights.len() != names.len() {
+        return Err(format!("the verdict screen has {} lines of text, not {}: {heights:?}", heights.len(), names.len()));
+    }
+    let mm = mm_per_pixel(width);
+    let mut table = format!("# capital heights on the verdict screen at {width}x{height} ({mm:.4} mm a pixel)\n");
+    for (name, px) in names.iter().zip(&heights) {
+        table.push_str(&format!("{name}\t{px} px\t{:.1} mm\n", f64::from(*px) * mm));
+    }
+    Ok(table)
 }
 
 /// A controller over a station of plain data, on the caller's clock.

@@ -79,8 +79,9 @@ pub struct ViewModel {
     pub ready_question: String,
     pub ready_instruction: String,
     /// Ready: the last challenge's number and slip code, after its verdict
-    /// (never its words), until the next challenge starts.
+    /// (never its words), until the next challenge starts; and its label.
     pub ready_slip: String,
+    pub ready_slip_label: String,
     /// Ready and Entry: the answer to the last key.
     pub hint: String,
     /// Entry: the hint refuses a TAB and is shown as large as the instruction.
@@ -358,7 +359,11 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
             v.ready_instruction = format!("Press a number key, 1 to {MAX_WORDS}");
             v.hint = hint.map(ready_hint).unwrap_or_default();
             if let Some(slip) = kiosk.last_slip() {
-                v.ready_slip = format!("Last: {}", slip_line(slip.challenge_number, slip.slip_code.as_deref()));
+                v.ready_slip_label = "Last challenge, for the slip:".into();
+                v.ready_slip = match slip.slip_code.as_deref() {
+                    Some(code) => format!("#{:04} · code {code}", slip.challenge_number),
+                    None => format!("#{:04}", slip.challenge_number),
+                };
             }
         }
         Screen::Entry(entry) => {

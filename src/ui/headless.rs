@@ -75,6 +75,43 @@ impl HeadlessScreen {
         (p.r, p.g, p.b)
     }
 
+    /// The height in pixels of the first glyph of each line of text below
+    /// row `from`, top to bottom, on a plain `background`: what a ruler held
+    /// to the screen would read as the capital height of a line that
+    /// starts with a capital. A line is a band of rows holding ink (pixels
+    /// far from the background); its first glyph is the first run of
+    /// columns holding ink.
+    pub fn first_glyph_heights(&self, from: u32, background: (u8, u8, u8)) -> Vec<u32> {
+        let buffer = self.buffer.borrow();
+        let ink = |x: u32, y: u32| {
+            let p = buffer[(y * self.width + x) as usize];
+            let d = |a: u8, b: u8| (i32::from(a) - i32::from(b)).abs();
+            d(p.r, background.0) + d(p.g, background.1) + d(p.b, background.2) > 180
+        };
+        let row_has_ink = |y: u32| (0..self.width).any(|x| ink(x, y));
+        let mut heights = Vec::new();
+        let mut y = from;
+        while y < self.height {
+            if !row_has_ink(y) {
+                y += 1;
+                continue;
+            }
+            let top = y;
+            while y < self.height && row_has_ink(y) {
+                y += 1;
+            }
+            let rows = top..y;
+            let column_has_ink = |x: u32| rows.clone().any(|r| ink(x, r));
+            let Some(first) = (0..self.width).find(|&x| column_has_ink(x)) else { continue };
+            let last = (first..self.width).find(|&x| !column_has_ink(x)).unwrap_or(self.width);
+            let inked: Vec<u32> = rows.clone().filter(|&r| (first..last).any(|x| ink(x, r))).collect();
+            if let (Some(a), Some(b)) = (inked.first(), inked.last()) {
+                heights.push(b - a + 1);
+            }
+        }
+        heights
+    }
+
     /// Writes the last frame as a PNG.
     pub fn write_png(&self, path: &Path) -> Result<(), String> {
         let bytes: Vec<u8> = self.buffer.borrow().iter().flat_map(|p| [p.r, p.g, p.b]).collect();

@@ -41,6 +41,7 @@ pub fn to_slint(v: &ViewModel) -> View {
         ready_heading: v.ready_heading.as_str().into(),
         ready_question: v.ready_question.as_str().into(),
         ready_instruction: v.ready_instruction.as_str().into(),
+        ready_slip_label: v.ready_slip_label.as_str().into(),
         ready_slip: v.ready_slip.as_str().into(),
         hint: v.hint.as_str().into(),
         hint_alert: v.hint_alert,
