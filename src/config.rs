@@ -137,6 +137,9 @@ pub enum ConfigProblem {
     Syntax { path: PathBuf, line: usize, column: usize, message: String },
     /// Valid TOML with a value out of range.
     Invalid { path: PathBuf, message: String },
+    /// No config, but the station is not fresh: a damaged last good copy,
+    /// or data (an audit log) a fresh station cannot have.
+    NotFresh { path: PathBuf, reason: String },
 }
 
 impl ConfigProblem {
@@ -146,7 +149,8 @@ impl ConfigProblem {
             ConfigProblem::Missing { path }
             | ConfigProblem::Unreadable { path, .. }
             | ConfigProblem::Syntax { path, .. }
-            | ConfigProblem::Invalid { path, .. } => path,
+            | ConfigProblem::Invalid { path, .. }
+            | ConfigProblem::NotFresh { path, .. } => path,
         }
     }
 }
@@ -160,6 +164,9 @@ impl fmt::Display for ConfigProblem {
                 write!(f, "config {} is broken at line {line}, column {column}: {message}", path.display())
             }
             ConfigProblem::Invalid { path, message } => write!(f, "config {} is broken: {message}", path.display()),
+            ConfigProblem::NotFresh { path, reason } => {
+                write!(f, "no config at {}, and {reason}: a damaged station, not a fresh one", path.display())
+            }
         }
     }
 }
@@ -306,11 +313,25 @@ impl Config {
             Ok(config) => return Loaded { config, path: path.to_path_buf(), source: ConfigSource::File, problem: None },
             Err(problem) => problem,
         };
-        let fresh = matches!(problem, ConfigProblem::Missing { .. });
-        let (config, source) = match Config::read(&last_good_path(path)) {
-            Ok(config) => (config, ConfigSource::LastGood),
-            Err(_) if fresh => (Config::default(), ConfigSource::Defaults),
-            Err(_) => (Config::default(), ConfigSource::Unusable),
+        let missing = matches!(problem, ConfigProblem::Missing { .. });
+        let (config, source, problem) = match Config::read(&last_good_path(path)) {
+            Ok(config) => (config, ConfigSource::LastGood, problem),
+            // A fresh station is recognised only by the absence of any
+            // config, any last good copy and any data.
+            Err(ConfigProblem::Missing { .. }) if missing => match data_of_a_used_station(&Config::default()) {
+                None => (Config::default(), ConfigSource::Defaults, problem),
+                Some(reason) => (
+                    Config::default(),
+                    ConfigSource::Unusable,
+                    ConfigProblem::NotFresh { path: path.to_path_buf(), reason },
+                ),
+            },
+            Err(copy) if missing => (
+                Config::default(),
+                ConfigSource::Unusable,
+                ConfigProblem::NotFresh { path: path.to_path_buf(), reason: format!("its last good copy is damaged ({copy})") },
+            ),
+            Err(_) => (Config::default(), ConfigSource::Unusable, problem),
         };
         Loaded { config, path: path.to_path_buf(), source, problem: Some(problem) }
     }
@@ -327,6 +348,15 @@ impl Config {
         write_atomically(path, text.as_bytes())?;
         write_atomically(&last_good_path(path), text.as_bytes())
     }
+}
+
+/// What a station that never had a config cannot have: records in the
+/// default audit folder. Some(why) when they are there.
+fn data_of_a_used_station(defaults: &Config) -> Option<String> {
+    let mut entries = std::fs::read_dir(&defaults.audit_dir).ok()?;
+    entries
+        .any(|e| e.is_ok())
+        .then(|| format!("the audit folder {} already holds a log", defaults.audit_dir.display()))
 }
 
 /// The config path: `--config`, else `WORDJUDGE_CONFIG`, else the default.
@@ -413,6 +443,17 @@ mod tests {
             assert!(matches!(loaded.problem, Some(ConfigProblem::Unreadable { .. })), "{}: {:?}", path.display(), loaded.problem);
             assert_eq!(loaded.source, ConfigSource::Unusable);
         }
+    }
+
+    #[test]
+    fn a_missing_config_with_a_damaged_last_good_copy_is_not_fresh() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(last_good_path(&path), "").unwrap();
+        let loaded = Config::load(&path);
+        assert_eq!(loaded.source, ConfigSource::Unusable);
+        let problem = loaded.problem.unwrap().to_string();
+        assert!(problem.contains("not a fresh one") && problem.contains("last good copy is damaged"), "{problem}");
     }
 
     #[test]

@@ -646,3 +646,65 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     wait_usb(&mut rig);
     assert!(stick.join("wordjudge").join(format!("wordjudge-export-Table-3-{date}-2")).is_dir());
 }
+
+#[test]
+fn the_last_code_survives_a_restart_and_a_fresh_station_sets_its_pin_on_screen() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_for(dir.path(), "SMALL");
+    config.director_pin_hash = None;
+    let path = dir.path().join("config.toml");
+    config.save(&path).unwrap();
+    // A fresh card with no PIN: the director chord asks for one.
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    let (_, number) = rig.challenge(&["za"]);
+    let code = match rig.screen() {
+        Screen::Verdict(v) => v.judged.slip_code.clone(),
+        other => panic!("{other:?}"),
+    };
+    rig.advance(600);
+    rig.key(Key::Enter);
+    rig.key(Key::DirectorChord);
+    assert_eq!(rig.view().screen, ScreenKind::Edit, "{:?}", rig.view());
+    for _ in 0..2 {
+        rig.keys("97531");
+        rig.key(Key::Enter);
+    }
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    let last = format!("Last challenge: #{number:04} · code {code}");
+    assert!(rig.view().director_lines.contains(&last), "{:?}", rig.view().director_lines);
+    drop(rig);
+    assert!(Config::load(&path).config.director_pin_hash.is_some(), "the PIN is saved");
+    let text = audit_text(&config.audit_dir);
+    assert!(text.contains("first PIN, set at the station"), "recorded");
+    // After a restart: the PIN set on screen opens the menu, which still
+    // names the last challenge and its code.
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    open_pin(&mut rig);
+    enter_pin(&mut rig, "97531");
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    assert!(rig.view().director_lines.contains(&last), "{:?}", rig.view().director_lines);
+    drop(rig);
+    // A damaged config (emptied) never offers a new PIN, and never judges with DEMO.
+    std::fs::write(&path, "").unwrap();
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    assert_eq!(rig.view().lexicon_id, "SMALL", "the last good copy is in force");
+    rig.key(Key::DirectorChord);
+    assert_eq!(rig.view().screen, ScreenKind::Pin, "the old PIN is asked, not a new one");
+    enter_pin(&mut rig, "97531");
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    assert!(audit_text(&config.audit_dir).contains("the file is empty"), "the damage is recorded");
+}
+
+#[test]
+fn a_lexicon_switch_away_from_the_profile_clears_it_in_the_config_and_the_record() {
+    use wordjudge::kiosk::station::Station;
+    let mut rig = Live::new("SMALL");
+    assert!(rig.station.switch_profile("DEMO").is_ok());
+    let path = rig.dir.path().join("config.toml");
+    assert_eq!(Config::load(&path).config.profile.as_deref(), Some("DEMO"));
+    assert!(rig.station.switch_lexicon("SMALL").is_ok());
+    assert_eq!(Config::load(&path).config.profile, None, "the profile no longer applies");
+    let (_, _) = rig.challenge(&["za"]);
+    assert_eq!(rig.view().verdict_consequence, "", "no rule line of another lexicon's profile");
+    assert!(rig.audit_text().contains("\"setting\":\"profile\""), "recorded");
+}
