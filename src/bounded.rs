@@ -84,8 +84,9 @@ impl std::error::Error for BoundedReadError {}
 pub mod limits {
     /// Definitions, manifests, configs: a few hundred bytes in practice.
     pub const SMALL_FILE: u64 = 1024 * 1024;
-    /// Word lists and compiled lexicons (CSW is about 3 MB of text).
-    pub const WORD_LIST: u64 = 64 * 1024 * 1024;
+    /// Word lists (CSW24 is about 3 MB of text): read line by line, so
+    /// this bounds the time a stick's file takes, not memory.
+    pub const WORD_LIST: u64 = 16 * 1024 * 1024;
 }
 
 fn kind_of(metadata: &Metadata) -> &'static str {

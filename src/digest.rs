@@ -20,6 +20,31 @@ pub fn hex(bytes: &[u8]) -> String {
     out
 }
 
+/// A reader that hashes what passes through it: a file's SHA-256 taken
+/// while it is parsed, with no second read and no whole copy in memory.
+pub struct HashingReader<R> {
+    inner: R,
+    hasher: Sha256,
+}
+
+impl<R: std::io::Read> HashingReader<R> {
+    pub fn new(inner: R) -> HashingReader<R> {
+        HashingReader { inner, hasher: Sha256::new() }
+    }
+    /// The SHA-256 of every byte read so far, as lowercase hex.
+    pub fn sha256_hex(self) -> String {
+        hex(&self.hasher.finalize())
+    }
+}
+
+impl<R: std::io::Read> std::io::Read for HashingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -12,6 +12,36 @@ use std::fmt;
 pub const MIN_LEN: usize = 2;
 /// Longest word a judge accepts: the width of the board.
 pub const MAX_LEN: usize = 15;
+/// Longest line a word list may have: a word of 15 letters and a comment.
+/// A longer line is refused as soon as it is seen, before the rest of it is
+/// read (a hostile stick's 60 MB line costs 1 KB of memory, not 60 MB).
+pub const MAX_LINE_BYTES: usize = 1024;
+/// Most words a word list may hold: twice the largest tournament list
+/// (CSW24, about 280,000), so memory stays bounded whatever a file holds.
+pub const MAX_LIST_WORDS: usize = 600_000;
+/// Characters of outside text quoted in a message, at most.
+const QUOTE_CHARS: usize = 32;
+
+/// `text` quoted for a message: at most 32 characters, escaped (a newline,
+/// an escape sequence or a control character shows as `\n`, `\u{1b}`…),
+/// with "…" when cut. Text from files, sticks and keyboards goes into
+/// messages, logs and screens only this way (or as [`printable`]).
+pub fn quote(text: &str) -> String {
+    format!("\"{}\"", printable(text, QUOTE_CHARS))
+}
+
+/// `text` escaped as [`quote`] does, without the quotes, at most
+/// `max_chars` characters (for names: a file name on a stick may hold a
+/// newline or an escape sequence that would split a log line or a row).
+pub fn printable(text: &str, max_chars: usize) -> String {
+    let cut: String = text.chars().take(max_chars).collect();
+    let debug = format!("{cut:?}");
+    let mut out = debug[1..debug.len() - 1].to_string();
+    if text.chars().nth(max_chars).is_some() {
+        out.push('…');
+    }
+    out
+}
 
 /// Why a typed word cannot be judged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,15 +59,17 @@ impl fmt::Display for WordError {
         match self {
             WordError::BadCharacter { word, character } => write!(
                 f,
-                "word {word:?} has the character {character:?} ({}); only the letters A-Z can be judged",
+                "word {} has the character {character:?} ({}); only the letters A-Z can be judged",
+                quote(word),
                 character.escape_unicode()
             ),
             WordError::TooShort { word } => {
-                write!(f, "word {word:?} is too short: a word has {MIN_LEN} to {MAX_LEN} letters")
+                write!(f, "word {} is too short: a word has {MIN_LEN} to {MAX_LEN} letters", quote(word))
             }
             WordError::TooLong { word, len } => write!(
                 f,
-                "word {word:?} has {len} letters: a word has {MIN_LEN} to {MAX_LEN} letters"
+                "word {} has {len} letters: a word has {MIN_LEN} to {MAX_LEN} letters",
+                quote(word)
             ),
         }
     }
@@ -84,6 +116,13 @@ pub enum WordListError {
     BadLine { file: String, line: usize, problem: String },
     /// The file holds no words at all.
     Empty { file: String },
+    /// A line longer than [`MAX_LINE_BYTES`]: not a word list (refused at
+    /// once); `start` quotes its beginning.
+    LineTooLong { file: String, line: usize, start: String },
+    /// More than [`MAX_LIST_WORDS`] words.
+    TooManyWords { file: String },
+    /// The file could not be read to its end.
+    Read { file: String, problem: String },
 }
 
 impl fmt::Display for WordListError {
@@ -95,23 +134,60 @@ impl fmt::Display for WordListError {
                  `#` starts a comment; use --skip-invalid to skip such lines)"
             ),
             WordListError::Empty { file } => write!(f, "{file}: the word list has no words"),
+            WordListError::LineTooLong { file, line, start } => write!(
+                f,
+                "{file}, line {line}: longer than {MAX_LINE_BYTES} bytes (it starts {start}): not a word list, \
+                 which has one word of {MIN_LEN}-{MAX_LEN} letters per line"
+            ),
+            WordListError::TooManyWords { file } => {
+                write!(f, "{file}: more than {MAX_LIST_WORDS} words, more than any tournament list: not taken")
+            }
+            WordListError::Read { file, problem } => write!(f, "{file}: cannot be read: {problem}"),
         }
     }
 }
 
 impl std::error::Error for WordListError {}
 
-/// Parses a word-list file's bytes.
+/// Parses a word-list file's bytes (see [`read_word_list`]).
+pub fn parse_word_list(bytes: &[u8], file: &str, skip_invalid: bool) -> Result<WordList, WordListError> {
+    read_word_list(&mut &bytes[..], file, skip_invalid)
+}
+
+/// Reads a word list line by line.
 ///
 /// One word per line; `#` starts a comment (whole line or after the word);
 /// blank lines, CRLF endings, lowercase and repeated words are accepted.
 /// Any other line is an error naming `file` and the line number, unless
 /// `skip_invalid` is set, in which case it is counted in [`WordList::skipped`].
-pub fn parse_word_list(bytes: &[u8], file: &str, skip_invalid: bool) -> Result<WordList, WordListError> {
+/// Memory stays bounded whatever the input: a line over [`MAX_LINE_BYTES`]
+/// ends the read at once, and so does a word past [`MAX_LIST_WORDS`].
+pub fn read_word_list<R: std::io::BufRead>(
+    reader: &mut R,
+    file: &str,
+    skip_invalid: bool,
+) -> Result<WordList, WordListError> {
+    use std::io::{BufRead, Read};
     let mut words = Vec::new();
     let mut skipped = 0;
-    for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line_no = index + 1;
+    let mut buf = Vec::with_capacity(64);
+    let mut line_no = 0;
+    loop {
+        buf.clear();
+        let read = reader.by_ref().take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut buf);
+        let n = read.map_err(|e| WordListError::Read { file: file.to_string(), problem: e.to_string() })?;
+        if n == 0 {
+            break;
+        }
+        line_no += 1;
+        let raw = match buf.strip_suffix(b"\n") {
+            Some(line) => line,
+            None if buf.len() > MAX_LINE_BYTES => {
+                let start = String::from_utf8_lossy(&buf[..QUOTE_CHARS * 4]);
+                return Err(WordListError::LineTooLong { file: file.to_string(), line: line_no, start: quote(&start) });
+            }
+            None => &buf[..],
+        };
         let checked = std::str::from_utf8(raw)
             .map_err(|e| format!("bytes that are not UTF-8 text (at byte {})", e.valid_up_to()))
             .and_then(|text| {
@@ -119,13 +195,18 @@ pub fn parse_word_list(bytes: &[u8], file: &str, skip_invalid: bool) -> Result<W
                 if content.is_empty() {
                     Ok(None)
                 } else if content.contains(char::is_whitespace) {
-                    Err(format!("{content:?} is more than one word"))
+                    Err(format!("{} is more than one word", quote(content)))
                 } else {
                     normalize(content).map(Some).map_err(|e| e.to_string())
                 }
             });
         match checked {
-            Ok(Some(word)) => words.push(word),
+            Ok(Some(word)) => {
+                if words.len() == MAX_LIST_WORDS {
+                    return Err(WordListError::TooManyWords { file: file.to_string() });
+                }
+                words.push(word)
+            }
             Ok(None) => {}
             Err(_) if skip_invalid => skipped += 1,
             Err(problem) => {
@@ -163,7 +244,7 @@ mod tests {
                     assert_eq!(w, word);
                     assert_eq!(character, bad);
                     let msg = normalize(word).unwrap_err().to_string();
-                    assert!(msg.contains(&format!("{word:?}")), "{msg}");
+                    assert!(msg.contains(&quote(word)), "{msg}");
                 }
                 Err(WordError::TooShort { .. }) if word.is_empty() => {}
                 other => panic!("{word:?}: {other:?}"),
@@ -195,6 +276,45 @@ mod tests {
         let list = parse_word_list(b"CAT\nX\nDON'T\n\xff\xfe\nDOG\n", "a", true).unwrap();
         assert_eq!(list.words, ["CAT", "DOG"]);
         assert_eq!(list.skipped, 3);
+    }
+
+    #[test]
+    fn a_huge_line_is_refused_at_once_and_quoted_short_and_escaped() {
+        // A reader that would take a long time to give 60 MB: only the first
+        // KB is ever asked for.
+        let mut line = vec![b'A'; 60 * 1024 * 1024];
+        line[3] = 0x1b;
+        let mut reader = std::io::BufReader::new(&line[..]);
+        let err = read_word_list(&mut reader, "big.txt", true).unwrap_err();
+        assert!(matches!(err, WordListError::LineTooLong { line: 1, .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(msg.len() < 300 && msg.contains("AAA\\u{1b}AAA") && msg.contains('…'), "{msg}");
+        assert_eq!(printable("a\nb\u{1b}[31m", 64), "a\\nb\\u{1b}[31m");
+        assert_eq!(quote(&"x".repeat(40)), format!("\"{}…\"", "x".repeat(32)));
+        assert!(!msg.contains('\u{1b}'), "no raw escape character");
+        let consumed = 60 * 1024 * 1024 - std::io::Read::bytes(reader).count();
+        assert!(consumed < 64 * 1024, "read {consumed} bytes of it");
+        let err = parse_word_list(format!("CAT\n{}\n", "Q".repeat(900)).as_bytes(), "l.txt", false).unwrap_err();
+        assert!(err.to_string().len() < 300, "{err}");
+    }
+
+    #[test]
+    fn a_list_past_the_word_limit_is_refused() {
+        let mut text = String::new();
+        let mut word = *b"AAAA";
+        for _ in 0..=MAX_LIST_WORDS {
+            text.push_str(std::str::from_utf8(&word).unwrap());
+            text.push('\n');
+            for i in (0..4).rev() {
+                if word[i] < b'Z' {
+                    word[i] += 1;
+                    break;
+                }
+                word[i] = b'A';
+            }
+        }
+        let err = parse_word_list(text.as_bytes(), "many.txt", false).unwrap_err();
+        assert_eq!(err, WordListError::TooManyWords { file: "many.txt".into() });
     }
 
     #[test]

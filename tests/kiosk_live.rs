@@ -708,3 +708,31 @@ fn a_lexicon_switch_away_from_the_profile_clears_it_in_the_config_and_the_record
     assert_eq!(rig.view().verdict_consequence, "", "no rule line of another lexicon's profile");
     assert!(rig.audit_text().contains("\"setting\":\"profile\""), "recorded");
 }
+
+#[test]
+fn a_hostile_stick_is_refused_at_once_with_short_escaped_words() {
+    let mut rig = Live::new("SMALL");
+    let stick = plug(&rig, "usb9", &[("CSW21.txt", "CAT\n")]);
+    // One 60 MB line (over the size cap), one 10 MB line of letters and an
+    // escape sequence (under it), and a name that would split a log line.
+    std::fs::write(stick.join("HUGE.txt"), vec![b'A'; 60 * 1024 * 1024]).unwrap();
+    let mut long = b"ZZ\x1b[2J".to_vec();
+    long.resize(10 * 1024 * 1024, b'Q');
+    std::fs::write(stick.join("LONG.txt"), long).unwrap();
+    std::fs::write(stick.join("evil\nname\u{1b}[31m.txt"), "CAT\n").unwrap();
+    open_usb(&mut rig, "Install lexicons from USB");
+    let rows = rig.view().menu_items.clone();
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    let huge = rows.iter().find(|r| r.starts_with("HUGE.txt")).unwrap();
+    assert!(huge.contains("cannot be used") && huge.contains("is more than the 16777216 bytes"), "{huge}");
+    let long = rows.iter().find(|r| r.starts_with("LONG.txt")).unwrap();
+    assert!(long.contains("line 1: longer than 1024 bytes") && long.contains(r"ZZ\u{1b}[2JQQQ"), "{long}");
+    for row in &rows {
+        assert!(row.len() < 400, "a short row: {} bytes", row.len());
+        assert!(!row.contains('\n') && !row.contains('\u{1b}'), "escaped: {row:?}");
+    }
+    assert!(rows.iter().any(|r| r.starts_with(r"evil\nname\u{1b}[31m.txt")), "{rows:?}");
+    let lexicons = rig.dir.path().join("lexicons");
+    assert!(!lexicons.join("CSW21.fst").exists(), "nothing installed");
+    assert!(rig.audit_text().lines().all(|l| !l.contains('\u{1b}')), "no raw escape in the log");
+}

@@ -77,7 +77,7 @@ pub struct UsbDesk {
 }
 
 fn row_of(path: &Path, preview: &Result<Preview, String>) -> ImportRow {
-    let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let file = path.file_name().map(|n| crate::word::printable(&n.to_string_lossy(), 64)).unwrap_or_default();
     match preview {
         Err(why) => ImportRow { file, name: None, state: ImportState::Unusable(why.clone()) },
         Ok(Preview::Unnamed(compiled)) => ImportRow {

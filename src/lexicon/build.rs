@@ -22,9 +22,9 @@ use super::content::facts_of;
 use super::manifest::Manifest;
 use super::official::{self, OfficialLayer, OfficialLexicon};
 use crate::atomic_file::write_atomically;
-use crate::bounded::{limits, read_small_file, BoundedReadError};
+use crate::bounded::{limits, BoundedReadError};
 use crate::digest::sha256_hex;
-use crate::word::{parse_word_list, WordList, WordListError};
+use crate::word::{read_word_list, WordList, WordListError};
 use std::fmt;
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -174,12 +174,19 @@ pub struct Compiled {
     pub duplicates: usize,
 }
 
-/// Reads `source` (bounded: [`limits::WORD_LIST`]) and compiles it.
+/// Reads `source` (a regular file of at most [`limits::WORD_LIST`] bytes,
+/// opened without blocking) line by line, hashing it as it goes, and
+/// compiles it. Memory stays bounded by the word list's own limits, never by
+/// what the file holds.
 pub fn compile_file(source: &Path, skip_invalid: bool) -> Result<Compiled, BuildError> {
-    let text = read_small_file(source, limits::WORD_LIST).map_err(BuildError::ReadSource)?;
-    let list = parse_word_list(&text, &source.display().to_string(), skip_invalid).map_err(BuildError::WordList)?;
+    let (file, _) = crate::bounded::open_regular(source, limits::WORD_LIST).map_err(BuildError::ReadSource)?;
+    let mut reader = std::io::BufReader::with_capacity(64 * 1024, crate::digest::HashingReader::new(file));
+    // Named by its file name, escaped: a name on a stick may hold anything.
+    let shown = crate::word::printable(&source.file_name().unwrap_or_default().to_string_lossy(), 64);
+    let list = read_word_list(&mut reader, &shown, skip_invalid).map_err(BuildError::WordList)?;
+    let source_sha256 = reader.into_inner().sha256_hex();
     let source_file = source.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let (bytes, manifest) = compile(&list, "", &source_file, &sha256_hex(&text));
+    let (bytes, manifest) = compile(&list, "", &source_file, &source_sha256);
     Ok(Compiled { bytes, manifest, skipped: list.skipped, duplicates: list.duplicates })
 }
 

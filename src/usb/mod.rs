@@ -66,7 +66,9 @@ impl Stick {
             "ext4" => "ext4",
             other => other,
         };
-        let name = if self.label.is_empty() { "USB stick" } else { &self.label };
+        // A label is whatever the stick's owner wrote: escaped, and short.
+        let label = crate::word::printable(&self.label, 32);
+        let name = if label.is_empty() { "USB stick" } else { &label };
         if self.size > 0 {
             format!("{name} ({}, {fs}, {} MB)", self.device, self.size / 1_000_000)
         } else {
