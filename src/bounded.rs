@@ -84,6 +84,11 @@ impl std::error::Error for BoundedReadError {}
 pub mod limits {
     /// Definitions, manifests, configs: a few hundred bytes in practice.
     pub const SMALL_FILE: u64 = 1024 * 1024;
+    /// Audit log files (they rotate at 8 MB; an export or a verify may meet
+    /// larger ones written with another setting).
+    pub const AUDIT_FILE: u64 = 512 * 1024 * 1024;
+    /// Slip lists, keys and checkpoints given to `audit verify`.
+    pub const VERIFY_INPUT: u64 = 16 * 1024 * 1024;
     /// Word lists (CSW24 is about 3 MB of text): read line by line, so
     /// this bounds the time a stick's file takes, not memory.
     pub const WORD_LIST: u64 = 16 * 1024 * 1024;
@@ -126,6 +131,39 @@ pub fn open_regular(path: &Path, limit: u64) -> Result<(File, Metadata), Bounded
         return Err(BoundedReadError::TooLarge { path: path.to_path_buf(), size: metadata.len(), limit });
     }
     Ok((file, metadata))
+}
+
+/// Opens `path` for reading and writing (appending when `append`),
+/// creating it when `create`, without blocking, and refuses anything but a
+/// regular file: a FIFO or a device in the place of a counter, a lock or a
+/// log must never hang the station (an open of a FIFO for writing blocks
+/// until it has a reader; a read of one blocks until it has a writer).
+pub fn open_regular_rw(path: &Path, create: bool, append: bool) -> io::Result<File> {
+    // Read access too, even to append: a FIFO opened read-write opens at
+    // once, and is then named for what it is (write-only would fail with
+    // "no such device or address", which tells nobody anything).
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).create(create).custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY);
+    if append {
+        options.append(true);
+    } else {
+        options.write(true).truncate(false);
+    }
+    let file = options.open(path)?;
+    let metadata = file.metadata()?;
+    if !metadata.file_type().is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is a {}, not a regular file", path.display(), kind_of(&metadata)),
+        ));
+    }
+    // Back to ordinary blocking I/O (a regular file ignores the flag, but
+    // nothing should depend on that).
+    let flags = unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&file), libc::F_GETFL) };
+    if flags >= 0 {
+        unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&file), libc::F_SETFL, flags & !libc::O_NONBLOCK) };
+    }
+    Ok(file)
 }
 
 /// Reads at most `limit` bytes from an already checked file; more is an error.

@@ -192,3 +192,69 @@ fn fault_injection_kill_9_and_disk_full_then_restart() {
     println!("{}", verify(dir.path()).unwrap());
     assert!(started.elapsed() < Duration::from_secs(240), "took {:?}", started.elapsed());
 }
+
+/// Makes a FIFO at `path` (replacing what is there).
+fn fifo_at(path: &std::path::Path) {
+    let _ = std::fs::remove_file(path);
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "{}", path.display());
+}
+
+/// Runs `f` on a thread and fails the test if it does not return in 5 s.
+fn within_5_s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(5)).unwrap_or_else(|_| panic!("{what}: hung on a FIFO"))
+}
+
+#[test]
+fn a_fifo_in_any_place_the_writer_or_verify_reads_is_refused_never_waited_on() {
+    let (lexicon, identity) = demo();
+    for place in ["challenge-counter", "writer.lock", "key/ed25519.key", "the log file"] {
+        let dir = tempfile::tempdir().unwrap();
+        let audit = dir.path().join("audit");
+        let clock = clock();
+        {
+            let mut log = AuditLog::open_with(&audit, "Table 1", signed_options(&clock)).unwrap();
+            record(&mut log, &lexicon, &identity, &["QI"]);
+        }
+        let path = match place {
+            "the log file" => log_files(&audit).pop().unwrap(),
+            other => audit.join(other),
+        };
+        fifo_at(&path);
+        let (dir2, clock2) = (audit.clone(), clock.clone());
+        let problem = within_5_s(place, move || match AuditLog::open_with(&dir2, "Table 1", signed_options(&clock2)) {
+            Ok(log) => log.problem().or_else(|| log.signing_problem()).unwrap_or_default(),
+            Err(busy) => busy.to_string(),
+        });
+        assert!(problem.contains("FIFO"), "{place}: the station says what is wrong: {problem:?}");
+        let dir3 = audit.clone();
+        let report = within_5_s(place, move || verify(&dir3).map(|r| r.to_string()));
+        if place == "the log file" {
+            // Not a log file at all: named, and the log does not verify.
+            let report = report.unwrap();
+            assert!(report.contains("not part of the log: audit-") && report.contains("BAD"), "{report}");
+        }
+    }
+    // `audit verify` with /dev/zero or a FIFO as its slips, key or checkpoint.
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    fifo_at(&fifo);
+    for input in [std::path::Path::new("/dev/zero"), fifo.as_path()] {
+        for flags in [vec!["--slips"], vec!["--pubkey", "--checkpoint"]] {
+            let mut args = vec!["audit".to_string(), "verify".into(), dir.path().display().to_string()];
+            for flag in &flags {
+                args.push(flag.to_string());
+                args.push(input.display().to_string());
+            }
+            let started = Instant::now();
+            let out = Command::new(env!("CARGO_BIN_EXE_wordjudge")).args(&args).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success() && (stderr.contains("FIFO") || stderr.contains("character device")), "{args:?}: {stderr}");
+            assert!(started.elapsed() < Duration::from_secs(5), "{args:?} took {:?}", started.elapsed());
+        }
+    }
+}

@@ -184,10 +184,12 @@ impl StationKey {
     /// none. True in the second place when it was made now.
     pub fn load_or_create(key_dir: &Path, station: &str, create: bool) -> Result<Option<(StationKey, bool)>, KeyError> {
         let private = key_dir.join(PRIVATE_FILE);
-        match std::fs::read_to_string(&private) {
+        match crate::bounded::read_small_text(&private, crate::bounded::limits::SMALL_FILE) {
             Ok(text) => return StationKey::parse(&private, &text).map(|k| Some((k, false))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => return Err(KeyError::Io { path: private, source }),
+            Err(e) if e.is_not_found() => {}
+            Err(e) => {
+                return Err(KeyError::Io { path: private, source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()) })
+            }
         }
         if !create {
             return Ok(None);

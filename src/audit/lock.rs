@@ -10,7 +10,7 @@
 //! `export`) never take it.
 
 use std::fmt;
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -119,7 +119,7 @@ const RETRY_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
 pub fn acquire(dir: &Path, station: &str, since: &str) -> Result<WriterLock, LockError> {
     let path = dir.join(LOCK_FILE);
     let io_error = |source| LockError::Io { path: path.clone(), source };
-    let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io_error)?;
+    let mut file = crate::bounded::open_regular_rw(&path, true, false).map_err(io_error)?;
     // A lock released a moment ago can still be held for an instant by a
     // child the previous holder was forking (the descriptor is closed on
     // exec, not on fork), so a busy lock is tried again for half a second
@@ -133,7 +133,7 @@ pub fn acquire(dir: &Path, station: &str, since: &str) -> Result<WriterLock, Loc
                 std::thread::sleep(RETRY_EVERY);
             }
             Err(TryLockError::WouldBlock) => {
-                let holder = Holder::parse(&std::fs::read_to_string(&path).unwrap_or_default());
+                let holder = Holder::parse(&crate::bounded::read_small_text(&path, crate::bounded::limits::SMALL_FILE).unwrap_or_default());
                 return Err(LockError::Busy(WriterBusy { dir: dir.to_path_buf(), holder }));
             }
             Err(TryLockError::Error(e)) => return Err(io_error(e)),
@@ -150,7 +150,8 @@ pub fn acquire(dir: &Path, station: &str, since: &str) -> Result<WriterLock, Loc
 /// Who holds the lock of `dir` now, if anyone (for readers' messages).
 pub fn holder(dir: &Path) -> Option<Holder> {
     let path = dir.join(LOCK_FILE);
-    let file = File::open(&path).ok()?;
+    // Never blocks: a FIFO in the lock's place is no lock at all.
+    let (file, _) = crate::bounded::open_regular(&path, crate::bounded::limits::SMALL_FILE).ok()?;
     // As in `acquire`: a just-released lock may linger in a forking child.
     for _ in 0..RETRIES {
         match file.try_lock_shared() {
@@ -161,7 +162,7 @@ pub fn holder(dir: &Path) -> Option<Holder> {
     }
     match file.try_lock_shared() {
         Ok(()) => None,
-        Err(TryLockError::WouldBlock) => Some(Holder::parse(&std::fs::read_to_string(&path).unwrap_or_default())),
+        Err(TryLockError::WouldBlock) => Some(Holder::parse(&crate::bounded::read_small_text(&path, crate::bounded::limits::SMALL_FILE).unwrap_or_default())),
         Err(TryLockError::Error(_)) => None,
     }
 }

@@ -22,7 +22,7 @@
 //! alternately, so a power cut mid-write leaves the other slot intact.
 
 use crate::digest::sha256_hex;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -83,12 +83,12 @@ fn newest(bytes: &[u8]) -> Option<(u64, CounterState)> {
 /// counter file, an error text when it cannot be read or no slot is valid.
 pub fn read(dir: &Path) -> Result<Option<CounterState>, String> {
     let path = dir.join(COUNTER_FILE);
-    match std::fs::read(&path) {
+    match crate::bounded::read_small_file(&path, crate::bounded::limits::SMALL_FILE) {
         Ok(bytes) => newest(&bytes)
             .map(|(_, s)| Some(s))
             .ok_or_else(|| format!("{} holds no valid counter (damaged or edited)", path.display())),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -107,9 +107,9 @@ impl Counter {
     /// file (no valid slot) is an error: numbering must not restart at 1.
     pub fn open(dir: &Path) -> io::Result<Counter> {
         let path = dir.join(COUNTER_FILE);
-        let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path)?;
+        let mut file = crate::bounded::open_regular_rw(&path, true, false)?;
         let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)?;
+        (&mut file).take(crate::bounded::limits::SMALL_FILE).read_to_end(&mut bytes)?;
         if bytes.is_empty() {
             let empty = CounterState::default();
             let mut both = empty.encode(0).to_vec();

@@ -38,7 +38,9 @@ pub fn read_all(dir: &Path) -> Result<Vec<ReadLine>, VerifyError> {
     let mut out = Vec::new();
     for (name, path) in logs {
         let file = name.file_name();
-        let bytes = std::fs::read(&path).map_err(|source| VerifyError::ReadDir { dir: path.clone(), source })?;
+        let bytes = crate::bounded::read_small_file(&path, crate::bounded::limits::AUDIT_FILE).map_err(|e| {
+            VerifyError::ReadDir { dir: path.clone(), source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()) }
+        })?;
         let split = format::split_lines(&bytes);
         let tail = split.tail.map(|(_, t)| t);
         for (n, line) in split.complete.iter().map(|(_, l)| *l).chain(tail).enumerate() {

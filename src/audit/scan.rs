@@ -13,7 +13,6 @@ use crate::digest::sha256_hex;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
-use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
 /// A torn last line: bytes after the last newline of the last non-empty file.
@@ -67,7 +66,12 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
         if chain_found && tail_checked && numbering_found && !want_counts {
             break;
         }
-        let bytes = std::fs::read(path).map_err(|source| AuditError::Read { path: path.clone(), source })?;
+        // Bounded and without blocking: a FIFO named like a log file is an
+        // error here, never a hang.
+        let bytes = crate::bounded::read_small_file(path, crate::bounded::limits::AUDIT_FILE).map_err(|e| AuditError::Read {
+            path: path.clone(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
+        })?;
         let lines = format::split_lines(&bytes);
         // The last file with anything in it: a power cut while rotating can
         // tear the old file's closing line after the new file was created.
@@ -154,9 +158,7 @@ pub(super) fn move_aside(dir: &Path, torn: &Torn) -> Result<AuditEvent, AuditErr
         crate::atomic_file::write_atomically(&aside, &torn.bytes)
             .map_err(|source| AuditError::MoveAside { path: aside.clone(), source })?;
     }
-    let cut = OpenOptions::new()
-        .write(true)
-        .open(&torn.path)
+    let cut = crate::bounded::open_regular_rw(&torn.path, false, false)
         .and_then(|f| f.set_len(torn.offset).and_then(|()| f.sync_all()));
     cut.map_err(|source| AuditError::MoveAside { path: torn.path.clone(), source })?;
     Ok(AuditEvent::Recovered {

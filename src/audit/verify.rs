@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 const MAX_BREAKS: usize = 50;
 
 /// Files larger than this are not read (no audit file grows so big).
-const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
+const MAX_FILE_BYTES: u64 = crate::bounded::limits::AUDIT_FILE;
 
 /// Why a log could not be checked at all.
 #[derive(Debug)]
@@ -544,10 +544,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
     let mut lines: Vec<Checked> = Vec::new();
     for (file_index, (name, path)) in logs.iter().enumerate() {
         let file = name.file_name();
-        let bytes = match std::fs::metadata(path) {
-            Ok(m) if m.len() > MAX_FILE_BYTES => Err(format!("{} bytes is too large for an audit file", m.len())),
-            _ => std::fs::read(path).map_err(|e| e.to_string()),
-        };
+        let bytes = crate::bounded::read_small_file(path, MAX_FILE_BYTES).map_err(|e| e.to_string());
         let bytes = match bytes {
             Ok(b) => b,
             Err(error) => {
@@ -914,7 +911,7 @@ fn recovery(dir: &Path, at: &Location, head: &Record) -> Recovery {
     let aside = if moved_to.is_empty() || moved_to.contains('/') {
         AsideState::Missing
     } else {
-        match std::fs::read(dir.join(&moved_to)) {
+        match crate::bounded::read_small_file(&dir.join(&moved_to), crate::bounded::limits::SMALL_FILE) {
             Ok(bytes) if Some(sha256_hex(&bytes)) == torn_sha256 => AsideState::Present,
             Ok(_) => AsideState::Altered,
             Err(_) => AsideState::Missing,

@@ -19,7 +19,7 @@ use super::slip::SlipCode;
 use super::{journal, scan, AdjudicationInput, AuditError, AuditOptions, MAX_RECENT, REPEAT_WINDOW};
 use jiff::civil::Date;
 use std::collections::VecDeque;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -527,9 +527,7 @@ impl AuditLog {
         }
         let out = match &scan.last {
             Some((name, path)) => {
-                let file = OpenOptions::new()
-                    .append(true)
-                    .open(path)
+                let file = crate::bounded::open_regular_rw(path, false, true)
                     .map_err(|source| AuditError::Open { path: path.clone(), source })?;
                 let len = file.metadata().map_err(|source| AuditError::Open { path: path.clone(), source })?.len();
                 Some(Output { file, path: path.clone(), name: name.clone(), len })
@@ -594,10 +592,7 @@ impl AuditLog {
 
     fn create_file(&self, name: LogName) -> Result<Output, AuditError> {
         let path = self.dir.join(name.file_name());
-        let file = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
+        let file = crate::bounded::open_regular_rw(&path, true, true)
             .map_err(|source| AuditError::Open { path: path.clone(), source })?;
         let len = file.metadata().map_err(|source| AuditError::Open { path: path.clone(), source })?.len();
         // The new directory entry must be durable before records go in it.

@@ -124,18 +124,24 @@ fn verify_options(
         options.slips.push(Slip::parse(text).map_err(|e| e.to_string())?);
     }
     if let Some(path) = slips_file {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = read_input(path)?;
         let list = Slip::parse_list(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         options.slips.extend(list);
     }
     if let (Some(pubkey), Some(checkpoint)) = (pubkey, checkpoint) {
-        let key = std::fs::read_to_string(pubkey).map_err(|e| format!("cannot read {}: {e}", pubkey.display()))?;
+        let key = read_input(pubkey)?;
         let verifier = NoteVerifier::parse(&key).map_err(|e| format!("{}: {e}", pubkey.display()))?;
-        let note =
-            std::fs::read_to_string(checkpoint).map_err(|e| format!("cannot read {}: {e}", checkpoint.display()))?;
+        let note = read_input(checkpoint)?;
         options.checkpoint = Some((note, verifier));
     }
     Ok(options)
+}
+
+/// A file given to `audit verify` (slips, key, checkpoint): a regular file
+/// of at most 16 MB, opened without blocking (`/dev/zero` or a FIFO is
+/// refused at once, never read until memory runs out).
+fn read_input(path: &Path) -> Result<String, String> {
+    wordjudge::bounded::read_small_text(path, wordjudge::bounded::limits::VERIFY_INPUT).map_err(|e| e.to_string())
 }
 
 fn run_verify(dir: PathBuf, options: &VerifyOptions) -> ExitCode {
