@@ -620,7 +620,7 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     // Off the station: the copy, its key and its checkpoint.
     let key = wordjudge::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
     let note = std::fs::read_to_string(folder.join("checkpoint.txt")).unwrap();
-    let options = wordjudge::audit::VerifyOptions { checkpoint: Some((note, key)), ..Default::default() };
+    let options = wordjudge::audit::VerifyOptions { checkpoint: Some((note, key.clone())), ..Default::default() };
     let report = wordjudge::audit::verify_with(&folder.join("audit"), &options).unwrap();
     assert!(report.ok(), "{report}");
     let copy = audit_text(&folder.join("audit"));
@@ -638,6 +638,26 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
         }
     }
     assert!(wordjudge::audit::verify(&audit_dir).unwrap().ok());
+
+    // A forger flips the UNACCEPTABLE verdict, reseals the whole chain, and
+    // signs a new checkpoint with a fresh key under the station's key name.
+    let noted = rig.view().director_lines.iter().find_map(|l| l.strip_prefix("Checkpoint key: ").map(str::to_string));
+    let forged = forge_export(&folder, false);
+    let report = forged_report(&forged, None);
+    assert!(!report.ok(), "the key is not the one the log's key_created names: {report}");
+    let text = report.to_string();
+    assert!(text.contains("checkpoint key used: ") && text.contains("key_created record names"), "{text}");
+    // Rewriting key_created too beats every check inside the folder: only the
+    // fingerprint noted at set-up catches it, and verify says which key it used.
+    let forged = forge_export(&folder, true);
+    assert!(forged_report(&forged, None).ok(), "a forger who rewrites everything fools the folder alone");
+    let noted = noted.unwrap_or_else(|| key.fingerprint().short());
+    let report = forged_report(&forged, Some(noted.clone()));
+    assert!(!report.ok() && report.to_string().contains("noted at set-up"), "{report}");
+    assert!(forged_report(&folder, Some(noted)).ok(), "the real export passes with the noted fingerprint");
+    let readme = std::fs::read_to_string(folder.join("README.txt")).unwrap();
+    assert!(readme.contains("AS NOTED AT SET-UP") && readme.contains("NOT AUTHENTICATED: one row per record"), "{readme}");
+
     // A second export the same day gets a folder of its own.
     rig.key(Key::Enter);
     rig.advance(1100);
@@ -645,6 +665,69 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     rig.key(Key::Enter);
     wait_usb(&mut rig);
     assert!(stick.join("wordjudge").join(format!("wordjudge-export-Table-3-{date}-2")).is_dir());
+}
+
+
+/// Verifies an export folder with its own key and checkpoint, and the noted fingerprint.
+fn forged_report(folder: &Path, noted: Option<String>) -> wordjudge::audit::VerifyReport {
+    let key = wordjudge::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
+    let note = std::fs::read_to_string(folder.join("checkpoint.txt")).unwrap();
+    let options =
+        wordjudge::audit::VerifyOptions { checkpoint: Some((note, key)), key_fingerprint: noted, ..Default::default() };
+    wordjudge::audit::verify_with(&folder.join("audit"), &options).unwrap()
+}
+
+/// A forged copy of an export folder: every UNACCEPTABLE made ACCEPTABLE,
+/// the chain resealed, a checkpoint signed by a new key under the station's
+/// key name (and, with `key_record`, the key_created record rewritten too).
+fn forge_export(folder: &Path, key_record: bool) -> std::path::PathBuf {
+    use wordjudge::audit::format::{line_hash, seal, SEAL_KEY};
+    let out = folder.with_file_name(format!("forged-{key_record}"));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(out.join("audit")).unwrap();
+    let real = wordjudge::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let (forger, _) = wordjudge::audit::checkpoint::StationKey::load_or_create(keys.path(), "Table 3", true).unwrap().unwrap();
+    let fake = forger.verifier();
+    let mut files: Vec<_> = std::fs::read_dir(folder.join("audit")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let (mut prev_old, mut prev_new) = (String::new(), String::new());
+    let mut count = 0;
+    for path in files {
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.starts_with("audit-") {
+            std::fs::copy(&path, out.join("audit").join(&name)).unwrap();
+            continue;
+        }
+        let mut text = String::new();
+        for line in std::fs::read_to_string(&path).unwrap().lines() {
+            let mut body = line[..line.find(SEAL_KEY).unwrap()].to_string() + "}";
+            body = body.replace("\"UNACCEPTABLE\"", "\"ACCEPTABLE\"");
+            if key_record {
+                body = body.replace(&real.fingerprint().0, &fake.fingerprint().0).replace(&real.to_text(), &fake.to_text());
+            }
+            if !prev_old.is_empty() {
+                body = body.replace(&prev_old, &prev_new);
+            }
+            let sealed = seal(&body);
+            prev_old = line_hash(line.as_bytes());
+            prev_new = line_hash(sealed.as_bytes());
+            count += 1;
+            text.push_str(&sealed);
+            text.push('\n');
+        }
+        std::fs::write(out.join("audit").join(&name), text).unwrap();
+    }
+    let checkpoint = wordjudge::audit::checkpoint::Checkpoint {
+        count,
+        head: prev_new,
+        time: "2026-11-25T12:00:00Z".into(),
+        station: "Table 3".into(),
+        reason: "export".into(),
+    };
+    std::fs::write(out.join("checkpoint.txt"), forger.sign(&checkpoint)).unwrap();
+    std::fs::write(out.join("station-key.pub"), format!("{}\n", fake.to_text())).unwrap();
+    out
 }
 
 #[test]

@@ -185,19 +185,29 @@ fn fill(audit_dir: &Path, out: &Path, signed: Option<(String, NoteVerifier)>) ->
 
 fn readme(signed: bool) -> String {
     let check = if signed {
-        "    wordjudge audit verify audit --pubkey station-key.pub --checkpoint checkpoint.txt\n"
+        "    wordjudge audit verify audit --pubkey station-key.pub --checkpoint checkpoint.txt \\\n\
+         \x20       --key-fingerprint XXXX-XXXX-XXXX-XXXX\n\n\
+         XXXX-XXXX-XXXX-XXXX is the station key's fingerprint AS NOTED AT SET-UP (the\n\
+         director menu's \"Checkpoint key\" line, on the set-up sheet): never take it\n\
+         from this folder. station-key.pub proves nothing by itself: whoever could\n\
+         rewrite this log could also put their own key and checkpoint here. verify\n\
+         prints the key it used and fails when it is not the noted one, or not the\n\
+         key the log's own key_created record names.\n"
     } else {
         "    wordjudge audit verify audit\n"
     };
     format!(
         "wordjudge audit log export\n\n\
-         audit/           the station's log files, byte for byte, and its challenge counter\n\
-         audit.csv        one row per record, for a spreadsheet\n\
-         verify.txt       the station's check of this copy when it was exported\n{}\n\
+         audit/           the station's log files, byte for byte, and its challenge counter\n{}\
+         audit.csv        NOT AUTHENTICATED: one row per record, for a spreadsheet; made\n\
+         \x20                from audit/ and covered by no signature: check audit/, not this\n\
+         verify.txt       NOT AUTHENTICATED: the station's own check of this copy when it\n\
+         \x20                was exported; run the check below yourself instead\n\n\
          To check it on any computer with wordjudge, from this folder:\n\n{check}\n\
          Add --slip N=CODE for each verdict slip you hold (challenge number and code).\n",
         if signed {
-            "station-key.pub  the station's public key\ncheckpoint.txt   a checkpoint of the log, signed for this export\n"
+            "station-key.pub  the station's public key, as the station says it is (see below)\n\
+             checkpoint.txt   a checkpoint of the log, signed for this export\n"
         } else {
             "(no signing key: this log has no checkpoint)\n"
         }

@@ -136,6 +136,9 @@ pub enum BreakKind {
     CheckpointBeyondLog { count: u64, records: u64 },
     /// Record `count` is not the one the checkpoint signed.
     CheckpointMismatch { count: u64 },
+    /// The checkpoint's key is not the key the log's `key_created` record
+    /// names, or not the one the director noted.
+    CheckpointKeyNotStations { used: String, expected: String },
 }
 
 /// `3`, `3-5, 9`.
@@ -170,7 +173,8 @@ impl BreakKind {
             }
             BreakKind::CheckpointInvalid { .. }
             | BreakKind::CheckpointBeyondLog { .. }
-            | BreakKind::CheckpointMismatch { .. } => "checkpoint does not match",
+            | BreakKind::CheckpointMismatch { .. }
+            | BreakKind::CheckpointKeyNotStations { .. } => "checkpoint does not match",
         }
     }
 }
@@ -246,6 +250,11 @@ impl fmt::Display for BreakKind {
                 "checkpoint does not match: record {count} is not the one signed, so it or a record before it was \
                  rewritten"
             ),
+            BreakKind::CheckpointKeyNotStations { used, expected } => write!(
+                f,
+                "checkpoint key is not the station's: it was checked with key {used}, but {expected}; a key \
+                 beside a log proves nothing, compare its fingerprint with the one noted at set-up"
+            ),
         }
     }
 }
@@ -307,6 +316,11 @@ pub struct VerifyOptions {
     pub slips: Vec<Slip>,
     /// A signed checkpoint (the note's text) and the key to check it with.
     pub checkpoint: Option<(String, NoteVerifier)>,
+    /// The station key's fingerprint as the director noted it at set-up
+    /// (`B605-4395-70A3-D5CC`, or the full hex): the checkpoint's key must
+    /// be that key. A key that sits beside the log proves nothing alone:
+    /// whoever forged the log could have put it there.
+    pub key_fingerprint: Option<String>,
 }
 
 /// What `audit verify` found.
@@ -339,6 +353,11 @@ pub struct VerifyReport {
     pub slips_matched: Vec<Slip>,
     /// The checkpoint checked, when it matched.
     pub checkpoint: Option<Checkpoint>,
+    /// The key a checkpoint was checked with: its name, key id and
+    /// fingerprint (printed whether or not it matched).
+    pub checkpoint_key: Option<String>,
+    /// Fingerprints of the keys the log's own `key_created` records name.
+    pub keys_created: Vec<String>,
     /// Slip code of the last record.
     pub last_code: Option<String>,
     /// Sealed records in the chain whose event this version does not know
@@ -426,6 +445,12 @@ impl fmt::Display for VerifyReport {
         }
         for slip in &self.slips_matched {
             writeln!(f, "  slip {slip}: matches, chain intact up to it")?;
+        }
+        if let Some(key) = &self.checkpoint_key {
+            writeln!(f, "  checkpoint key used: {key}")?;
+        }
+        for fp in &self.keys_created {
+            writeln!(f, "  key created in this log: fingerprint {}", super::checkpoint::KeyFingerprint(fp.clone()).short())?;
         }
         if let Some(c) = &self.checkpoint {
             writeln!(
@@ -709,6 +734,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
             Body::Event(AuditEvent::ChallengesLost { first, last, .. }) => {
                 numbers.lost.push((at.clone(), *first, *last))
             }
+            Body::Event(AuditEvent::KeyCreated { fingerprint, .. }) => report.keys_created.push(fingerprint.clone()),
             Body::Event(AuditEvent::Rotated { next_file, .. }) => {
                 let last_of_file = lines.get(i + 1).is_none_or(|n| n.file_index != checked.file_index);
                 if last_of_file {
@@ -762,6 +788,29 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
     }
     if let Some((note, verifier)) = &options.checkpoint {
         let at = Location { file: "checkpoint".into(), line: 0 };
+        let used = verifier.fingerprint();
+        report.checkpoint_key = Some(format!(
+            "{} (key id {}), fingerprint {} ({})",
+            verifier.name,
+            verifier.to_text().split('+').nth(1).unwrap_or(""),
+            used.short(),
+            used.0
+        ));
+        if !report.keys_created.is_empty() && !report.keys_created.contains(&used.0) {
+            let expected = format!(
+                "the log's key_created record names {}",
+                report.keys_created.iter().map(|f| checkpoint::KeyFingerprint(f.clone()).short()).collect::<Vec<_>>().join(", ")
+            );
+            report.add_break(at.clone(), BreakKind::CheckpointKeyNotStations { used: used.short(), expected });
+        }
+        if let Some(noted) = &options.key_fingerprint {
+            let clean = |t: &str| t.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+            let noted = clean(noted);
+            if noted.len() < 16 || !used.0.starts_with(&noted) {
+                let expected = format!("the fingerprint noted at set-up is {}", noted.to_ascii_uppercase());
+                report.add_break(at.clone(), BreakKind::CheckpointKeyNotStations { used: used.short(), expected });
+            }
+        }
         match checkpoint::open_note(note, verifier) {
             Err(e) => report.add_break(at, BreakKind::CheckpointInvalid { problem: e.to_string() }),
             Ok(cp) => match by_seq.get(&cp.count) {

@@ -31,6 +31,10 @@ pub enum AuditCommand {
         /// A signed checkpoint copied off the station earlier
         #[arg(long, value_name = "FILE", requires = "pubkey")]
         checkpoint: Option<PathBuf>,
+        /// The station key's fingerprint as noted at set-up (director menu:
+        /// "Checkpoint key"): the checkpoint's key must be that key
+        #[arg(long, value_name = "FINGERPRINT", requires = "pubkey")]
+        key_fingerprint: Option<String>,
     },
     /// Show records, oldest first, in local time
     Show {
@@ -93,8 +97,10 @@ pub fn run(context: &Context, command: AuditCommand) -> ExitCode {
     let default_dir = || context.loaded.config.audit_dir.clone();
     let tz = TimeZone::system();
     match command {
-        AuditCommand::Verify { dir, slip, slips_file, pubkey, checkpoint } => {
-            match verify_options(&slip, slips_file.as_deref(), pubkey.as_deref(), checkpoint.as_deref()) {
+        AuditCommand::Verify { dir, slip, slips_file, pubkey, checkpoint, key_fingerprint } => {
+            match verify_options(&slip, slips_file.as_deref(), pubkey.as_deref(), checkpoint.as_deref())
+                .map(|options| VerifyOptions { key_fingerprint, ..options })
+            {
                 Ok(options) => run_verify(dir.unwrap_or_else(default_dir), &options),
                 Err(e) => super::fail(e),
             }
