@@ -125,7 +125,7 @@ fn a_list_forged_to_a_published_fingerprint_earns_only_the_weaker_status() {
     let lexicon = Catalog::load(&lexicons).open("CSW21").unwrap();
     assert_eq!(lexicon.status(), Status::FingerprintMatch);
     assert!(!lexicon.status().is_verified_official());
-    assert_eq!(lexicon.status().label(), "Fingerprint matches (no pinned digest)");
+    assert_eq!(lexicon.status().label(), "Matches the published fingerprint (not a strong check)");
     // The same list claimed by a definition file with that fingerprint: Custom.
     std::fs::copy(lexicons.join("CSW21.fst"), lexicons.join("MINE.fst")).unwrap();
     std::fs::write(

@@ -220,10 +220,16 @@ impl Station for LiveStation {
     fn lexicon(&self) -> LexiconView {
         match &self.active {
             Active::Open(lexicon, ident) => {
-                LexiconView { id: ident.id.clone(), status: ident.status.clone(), usable: true, demo: lexicon.is_demo() }
+                LexiconView {
+                    id: ident.id.clone(),
+                    status: ident.status.clone(),
+                    usable: true,
+                    demo: lexicon.is_demo(),
+                    digest: crate::kiosk::station::short_digest(ident.content_sha256.iter().map(String::as_str)),
+                }
             }
             Active::Failed { id, status, .. } => {
-                LexiconView { id: id.clone(), status: status.clone(), usable: false, demo: false }
+                LexiconView { id: id.clone(), status: status.clone(), usable: false, demo: false, digest: String::new() }
             }
         }
     }
@@ -299,9 +305,18 @@ impl Station for LiveStation {
                         id,
                         status: l.status().to_string(),
                         fingerprint: l.fingerprint().short(),
+                        digest: crate::kiosk::station::short_digest(
+                            l.identity().layers.iter().map(|layer| layer.content_sha256.as_str()),
+                        ),
                         usable: l.status().can_judge(),
                     },
-                    Err(e) => LexiconChoice { id, status: e.status().to_string(), fingerprint: String::new(), usable: false },
+                    Err(e) => LexiconChoice {
+                        id,
+                        status: e.status().to_string(),
+                        fingerprint: String::new(),
+                        digest: String::new(),
+                        usable: false,
+                    },
                 }
             })
             .collect()

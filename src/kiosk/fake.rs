@@ -264,8 +264,14 @@ fn judge_with(lexicon: &FakeLexicon, words: &[String]) -> Verdict {
 impl Station for FakeStation {
     fn lexicon(&self) -> LexiconView {
         match self.active_lexicon() {
-            Some(l) => LexiconView { id: l.id.clone(), status: l.status.clone(), usable: l.usable, demo: l.id == "DEMO" },
-            None => LexiconView { id: "NONE".into(), status: "Missing".into(), usable: false, demo: false },
+            Some(l) => LexiconView {
+                id: l.id.clone(),
+                status: l.status.clone(),
+                usable: l.usable,
+                demo: l.id == "DEMO",
+                digest: if l.usable { "0a1b2c3d".into() } else { String::new() },
+            },
+            None => LexiconView { id: "NONE".into(), status: "Missing".into(), usable: false, demo: false, digest: String::new() },
         }
     }
 
@@ -318,6 +324,7 @@ impl Station for FakeStation {
                 id: l.id.clone(),
                 status: l.status.clone(),
                 fingerprint: if l.usable { "0123abcd".into() } else { String::new() },
+                digest: if l.usable { "0a1b2c3d".into() } else { String::new() },
                 usable: l.usable,
             })
             .collect()

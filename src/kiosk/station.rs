@@ -25,6 +25,10 @@ pub struct LexiconView {
     pub usable: bool,
     /// Whether it is the built-in demo (every screen then says DEMO).
     pub demo: bool,
+    /// The short content digest of the bytes that judge (first 8 hex digits
+    /// of each layer's content SHA-256, `+` between layers), empty when
+    /// none: directors compare it between stations at one event.
+    pub digest: String,
 }
 
 /// One adjudication as the screen may show it: no per-word results.
@@ -131,7 +135,15 @@ pub struct LexiconChoice {
     pub status: String,
     /// The short published-style fingerprint, empty when it could not be read.
     pub fingerprint: String,
+    /// The short content digest, as [`LexiconView::digest`].
+    pub digest: String,
     pub usable: bool,
+}
+
+/// The short content digest of layers' content SHA-256s (see
+/// [`LexiconView::digest`]).
+pub fn short_digest<'a>(content_sha256: impl IntoIterator<Item = &'a str>) -> String {
+    content_sha256.into_iter().map(|d| d.get(..8).unwrap_or(d)).collect::<Vec<_>>().join("+")
 }
 
 /// Result of checking a director PIN.

@@ -418,7 +418,11 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
                 },
                 None => String::new(),
             };
-            v.verdict_details = format!("{} · {} · {}", lexicon.id, lexicon.status, verdict.judged.time);
+            v.verdict_details = if lexicon.digest.is_empty() {
+                format!("{} · {} · {}", lexicon.id, lexicon.status, verdict.judged.time)
+            } else {
+                format!("{} · {} · digest {} · {}", lexicon.id, lexicon.status, lexicon.digest, verdict.judged.time)
+            };
             v.verdict_footer = "ENTER when the slip is copied · the number stays on the next screen".into();
         }
         Screen::OutOfService => {
@@ -487,6 +491,7 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
                             let active = if c.id == lexicon.id && lexicon.usable { "  ◀ active" } else { "" };
                             let fp =
                                 if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
+                            let fp = if c.digest.is_empty() { fp } else { format!("{fp} · digest {}", c.digest) };
                             format!("Use {} — {}{}{}", c.id, c.status, fp, active)
                         }
                         MenuItem::UseProfile(p) => match &p.unavailable {
@@ -512,7 +517,7 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
             v.director_message = menu.message.as_ref().map(menu_message).unwrap_or_default();
             v.director_lines = vec![
                 format!("Station: {}", info.station_name),
-                format!("Active lexicon: {} ({})", lexicon.id, lexicon.status),
+                format!("Active lexicon: {} ({}), digest {}", lexicon.id, lexicon.status, lexicon.digest),
                 format!("Challenges judged since start: {}", info.counts.since_boot),
                 format!("Challenges judged today: {}", info.counts.today),
             ];

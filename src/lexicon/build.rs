@@ -289,10 +289,15 @@ pub fn prepare_official(mut compiled: Compiled, name: &str) -> Result<Prepared, 
             Evidence::NotTheList(format!("content digest {content}, pinned {}", pin.content_sha256))
         }
     } else if let Some(published) = layer.published_fingerprint {
-        if manifest.fingerprint.matches_published(published) {
-            Evidence::PublishedFingerprint
-        } else {
-            Evidence::NotTheList(format!("fingerprint {}, published {published}", manifest.fingerprint.short()))
+        match layer.published_words {
+            _ if !manifest.fingerprint.matches_published(published) => {
+                Evidence::NotTheList(format!("fingerprint {}, published {published}", manifest.fingerprint.short()))
+            }
+            Some(words) if words != manifest.word_count => Evidence::NotTheList(format!(
+                "{} words, published {words} (the fingerprint matches, which a forged list can be made to do)",
+                manifest.word_count
+            )),
+            _ => Evidence::PublishedFingerprint,
         }
     } else {
         Evidence::NothingPublished

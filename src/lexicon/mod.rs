@@ -83,7 +83,7 @@ impl Status {
     pub fn label(self) -> &'static str {
         match self {
             Status::VerifiedOfficial => "Verified official",
-            Status::FingerprintMatch => "Fingerprint matches (no pinned digest)",
+            Status::FingerprintMatch => "Matches the published fingerprint (not a strong check)",
             Status::Unverified => "Unverified (nothing published to compare)",
             Status::Custom => "Custom",
             Status::Demo => "Demo (built in)",
@@ -463,13 +463,22 @@ impl Lexicon {
                     ));
                 }
             } else if let Some(published) = &layer.definition.published_fingerprint {
-                if layer.facts.fingerprint.matches_published(published) {
-                    fingerprint_only += 1;
-                } else {
+                let words = matches!(source, DefinitionSource::Official)
+                    .then(|| official::published_words(&definition.id, i))
+                    .flatten();
+                if !layer.facts.fingerprint.matches_published(published) {
                     mismatch.push(format!(
                         "{name}: fingerprint {} is not the published {published}",
                         layer.facts.fingerprint.short()
                     ));
+                } else if let Some(expected) = words.filter(|w| *w != layer.facts.word_count) {
+                    mismatch.push(format!(
+                        "{name}: it has {} words, the published {} has {expected} (its fingerprint matches, \
+                         which a forged list can be made to do)",
+                        layer.facts.word_count, definition.id
+                    ));
+                } else {
+                    fingerprint_only += 1;
                 }
             } else {
                 nothing += 1;

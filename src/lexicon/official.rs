@@ -55,6 +55,11 @@ pub struct OfficialLayer {
     pub max_len: usize,
     /// The published fingerprint (8 hex digits), where one is published.
     pub published_fingerprint: Option<&'static str>,
+    /// The published number of words, where a public source states it (each
+    /// cited beside it below). A fingerprint is linear and can be balanced
+    /// by a forger with chosen words; the count is checked with it, so a
+    /// balanced list must also drop exactly as many words as it adds.
+    pub published_words: Option<u64>,
     /// The pinned digests, where the real list was at hand to compute them.
     pub pin: Option<Pin>,
 }
@@ -68,8 +73,8 @@ pub struct OfficialLexicon {
     pub layers: &'static [OfficialLayer],
 }
 
-const fn whole(fst: &'static str, published: &'static str, pin: Option<Pin>) -> OfficialLayer {
-    OfficialLayer { fst, min_len: 2, max_len: 15, published_fingerprint: Some(published), pin }
+const fn whole(fst: &'static str, published: &'static str, words: Option<u64>, pin: Option<Pin>) -> OfficialLayer {
+    OfficialLayer { fst, min_len: 2, max_len: 15, published_fingerprint: Some(published), published_words: words, pin }
 }
 
 const CSW15_PIN: Pin = Pin {
@@ -97,97 +102,97 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
         id: "TWL06",
         name: "Official Tournament and Club Word List 2006",
         edition: "NSA / Merriam-Webster, 2006 (TWL06, OWL2)",
-        layers: &[whole("TWL06.fst", "64bdbe65", Some(TWL06_PIN))],
+        layers: &[whole("TWL06.fst", "64bdbe65", Some(TWL06_PIN.word_count), Some(TWL06_PIN))],
     },
     OfficialLexicon {
         id: "OTCWL2014",
         name: "Official Tournament and Club Word List 2014",
         edition: "NASPA / Merriam-Webster, 2014 (OTCWL2014)",
-        layers: &[whole("OTCWL2014.fst", "0109ce12", None)],
+        layers: &[whole("OTCWL2014.fst", "0109ce12", None, None)],
     },
     OfficialLexicon {
         id: "TWL2016",
         name: "Official Tournament and Club Word List 2016",
         edition: "NASPA / Merriam-Webster, 2016 (OTCWL2016)",
-        layers: &[whole("TWL2016.fst", "9ea8d964", None)],
+        layers: &[whole("TWL2016.fst", "9ea8d964", None, None)],
     },
     OfficialLexicon {
         id: "NWL2018",
         name: "NASPA Word List 2018",
         edition: "NASPA, 2018 (NWL2018)",
-        layers: &[whole("NWL2018.fst", "41da74af", Some(NWL2018_PIN))],
+        layers: &[whole("NWL2018.fst", "41da74af", Some(NWL2018_PIN.word_count), Some(NWL2018_PIN))],
     },
     OfficialLexicon {
         id: "NWL2020",
         name: "NASPA Word List 2020",
         edition: "NASPA, 2020 (NWL2020)",
-        layers: &[whole("NWL2020.fst", "23673600", None)],
+        layers: &[whole("NWL2020.fst", "23673600", None, None)],
     },
     OfficialLexicon {
         id: "NWL2023",
         name: "NASPA Word List 2023",
         edition: "NASPA, 2023 (NWL2023)",
-        layers: &[whole("NWL2023.fst", "155a50a1", None)],
+        layers: &[whole("NWL2023.fst", "155a50a1", None, None)],
     },
     OfficialLexicon {
         id: "CSW07",
         name: "Collins Scrabble Words 2007 (April update)",
         edition: "HarperCollins, 2007 (CSW07)",
-        layers: &[whole("CSW07.fst", "23cd8bb8", None)],
+        layers: &[whole("CSW07.fst", "23cd8bb8", None, None)],
     },
     OfficialLexicon {
         id: "CSW12",
         name: "Collins Scrabble Words 2012",
         edition: "HarperCollins, 2011 (CSW12)",
-        layers: &[whole("CSW12.fst", "eea8dfe5", None)],
+        layers: &[whole("CSW12.fst", "eea8dfe5", None, None)],
     },
     OfficialLexicon {
         id: "CSW15",
         name: "Collins Scrabble Words 2015",
         edition: "HarperCollins, 2015 (CSW15)",
-        layers: &[whole("CSW15.fst", "48dea2c8", Some(CSW15_PIN))],
+        layers: &[whole("CSW15.fst", "48dea2c8", Some(CSW15_PIN.word_count), Some(CSW15_PIN))],
     },
     OfficialLexicon {
         id: "CSW19",
         name: "Collins Scrabble Words 2019",
         edition: "HarperCollins, 2019 (CSW19)",
-        layers: &[whole("CSW19.fst", "f4fec274", None)],
+        layers: &[whole("CSW19.fst", "f4fec274", None, None)],
     },
     OfficialLexicon {
         id: "CSW21",
         name: "Collins Scrabble Words 2021",
         edition: "HarperCollins, 2021 (CSW21)",
-        layers: &[whole("CSW21.fst", "3724aee7", None)],
+        layers: &[whole("CSW21.fst", "3724aee7", None, None)],
     },
     OfficialLexicon {
         id: "CSW24",
         name: "Collins Scrabble Words 2024",
         edition: "HarperCollins, 2024 (CSW24)",
-        layers: &[whole("CSW24.fst", "7f0e9ef8", None)],
+        layers: &[whole("CSW24.fst", "7f0e9ef8", None, None)],
     },
     OfficialLexicon {
         id: "SSWL2016",
         name: "School Scrabble Word List 2016",
         edition: "NASPA / Merriam-Webster, 2016 (SSWL2016; school play)",
-        layers: &[whole("SSWL2016.fst", "5a728cf0", None)],
+        layers: &[whole("SSWL2016.fst", "5a728cf0", None, None)],
     },
     OfficialLexicon {
         id: "NSWL2018",
         name: "NASPA School Word List 2018",
         edition: "NASPA, 2018 (NSWL2018; school play)",
-        layers: &[whole("NSWL2018.fst", "de591703", None)],
+        layers: &[whole("NSWL2018.fst", "de591703", None, None)],
     },
     OfficialLexicon {
         id: "NSWL2020",
         name: "NASPA School Word List 2020",
         edition: "NASPA, 2020 (NSWL2020; school play)",
-        layers: &[whole("NSWL2020.fst", "f2c7005d", None)],
+        layers: &[whole("NSWL2020.fst", "f2c7005d", None, None)],
     },
     OfficialLexicon {
         id: "NSWL2023",
         name: "NASPA School Word List 2023",
         edition: "NASPA, 2023 (NSWL2023; school play)",
-        layers: &[whole("NSWL2023.fst", "283115a1", None)],
+        layers: &[whole("NSWL2023.fst", "283115a1", None, None)],
     },
     // School play: a word of any length is acceptable when it is in OSPD4; a
     // word of 9 or more letters not in OSPD4 is acceptable when it is in MW11
@@ -199,8 +204,8 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
         name: "OSPD4 with MW11 long words (school play)",
         edition: "Merriam-Webster: OSPD 4th ed. (2005) + Collegiate 11th ed. (2003)",
         layers: &[
-            OfficialLayer { fst: "OSPD4.fst", min_len: 2, max_len: 15, published_fingerprint: None, pin: None },
-            OfficialLayer { fst: "MW11-long.fst", min_len: 9, max_len: 15, published_fingerprint: None, pin: None },
+            OfficialLayer { fst: "OSPD4.fst", min_len: 2, max_len: 15, published_fingerprint: None, published_words: None, pin: None },
+            OfficialLayer { fst: "MW11-long.fst", min_len: 9, max_len: 15, published_fingerprint: None, published_words: None, pin: None },
         ],
     },
 ];
@@ -209,6 +214,11 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
 const ALIASES: &[(&str, &str)] = &[("OTCWL2016", "TWL2016.fst"), ("MW11", "MW11-long.fst")];
 
 /// The official lexicon with this id.
+/// The published word count of layer `index` of official lexicon `id`.
+pub fn published_words(id: &str, index: usize) -> Option<u64> {
+    find(id)?.layers.get(index)?.published_words
+}
+
 pub fn find(id: &str) -> Option<&'static OfficialLexicon> {
     OFFICIAL.iter().find(|l| l.id == id)
 }
