@@ -155,3 +155,20 @@ fn judge_each_survives_a_1_gb_line_and_invalid_utf8_in_bounded_memory() {
     let rss = max_child_rss_kib();
     assert!(rss < 200 * 1024, "a child used {rss} KiB: the line was collected");
 }
+
+#[test]
+fn escape_codes_in_a_definition_are_printed_escaped() {
+    let dir = station();
+    let lex = dir.path().join("lexicons");
+    std::fs::write(
+        lex.join("L.toml"),
+        "id = \"L\"\nname = \"Evil \\u001b[2J\\u001b]0;owned\\u0007 list\"\nedition = \"line\\nbreak\"\n[[layer]]\nfst = \"L.fst\"\n",
+    )
+    .unwrap();
+    for args in [&["lexicon", "list"][..], &["lexicon", "info", "L"][..]] {
+        let (out, _) = run_within(wordjudge(dir.path(), args), Duration::from_secs(5));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("Evil \\u{1b}[2J"), "{args:?}: {stdout}");
+        assert!(!stdout.contains('\u{1b}') && !stdout.contains('\u{7}'), "{args:?}: raw control characters: {stdout:?}");
+    }
+}

@@ -2,12 +2,13 @@
 //!
 //! Two kiosks pointed at one folder would number the same challenges and
 //! interleave two chains; `verify` would then call honest records tampered.
-//! So the writer holds an exclusive `flock(2)` on `writer.lock` in the folder
-//! for as long as it lives, and writes its pid, station and start time into
-//! it so a refused second writer can say who holds it. The kernel drops the
-//! lock when the holder exits, however it exits (`kill -9` included), so a
-//! stale lock file never blocks a restart. Readers (`verify`, `show`,
-//! `export`) never take it.
+//! So the writer holds an exclusive `flock(2)` on the folder itself for as
+//! long as it lives — not on a file in it, which `rm` would take away from
+//! under a running writer and let a second one start — and writes its pid,
+//! station and start time into `writer.lock` so a refused second writer can
+//! say who holds it. The kernel drops the lock when the holder exits, however
+//! it exits (`kill -9` included), so nothing stale ever blocks a restart.
+//! Readers (`verify`, `show`, `export`) never take it.
 
 use std::fmt;
 use std::fs::{File, TryLockError};
@@ -108,7 +109,18 @@ impl std::error::Error for LockError {
 /// The held lock; dropping it releases the folder.
 #[derive(Debug)]
 pub struct WriterLock {
+    _folder: File,
     _file: File,
+}
+
+/// The folder itself, opened to be locked (without blocking, and only if it
+/// is a directory).
+fn open_folder(dir: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(dir)
 }
 
 /// How often, and how long apart, a busy lock is tried again.
@@ -119,14 +131,14 @@ const RETRY_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
 pub fn acquire(dir: &Path, station: &str, since: &str) -> Result<WriterLock, LockError> {
     let path = dir.join(LOCK_FILE);
     let io_error = |source| LockError::Io { path: path.clone(), source };
-    let mut file = crate::bounded::open_regular_rw(&path, true, false).map_err(io_error)?;
+    let folder = open_folder(dir).map_err(|source| LockError::Io { path: dir.to_path_buf(), source })?;
     // A lock released a moment ago can still be held for an instant by a
     // child the previous holder was forking (the descriptor is closed on
     // exec, not on fork), so a busy lock is tried again for half a second
     // before the second writer is refused.
     let mut tries = 0;
     loop {
-        match file.try_lock() {
+        match folder.try_lock() {
             Ok(()) => break,
             Err(TryLockError::WouldBlock) if tries < RETRIES => {
                 tries += 1;
@@ -141,17 +153,17 @@ pub fn acquire(dir: &Path, station: &str, since: &str) -> Result<WriterLock, Loc
     }
     // Who holds it, for a refused second writer's message. Not needed for
     // the lock itself, so a failure here (disk full) is ignored.
+    let mut file = crate::bounded::open_regular_rw(&path, true, false).map_err(io_error)?;
     let station: String = station.chars().filter(|c| !c.is_control()).collect();
     let text = format!("pid {}\nstation {station}\nsince {since}\n", std::process::id());
     let _ = file.set_len(0).and_then(|()| file.write_all(text.as_bytes()));
-    Ok(WriterLock { _file: file })
+    Ok(WriterLock { _folder: folder, _file: file })
 }
 
 /// Who holds the lock of `dir` now, if anyone (for readers' messages).
 pub fn holder(dir: &Path) -> Option<Holder> {
     let path = dir.join(LOCK_FILE);
-    // Never blocks: a FIFO in the lock's place is no lock at all.
-    let (file, _) = crate::bounded::open_regular(&path, crate::bounded::limits::SMALL_FILE).ok()?;
+    let file = open_folder(dir).ok()?;
     // As in `acquire`: a just-released lock may linger in a forking child.
     for _ in 0..RETRIES {
         match file.try_lock_shared() {
@@ -170,6 +182,18 @@ pub fn holder(dir: &Path) -> Option<Holder> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deleting_the_lock_file_under_a_running_writer_lets_no_second_one_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let _first = acquire(dir.path(), "Table 1", "t0").unwrap();
+        std::fs::remove_file(dir.path().join(LOCK_FILE)).unwrap();
+        match acquire(dir.path(), "Table 2", "t1") {
+            Err(LockError::Busy(_)) => {}
+            other => panic!("a second writer started: {other:?}"),
+        }
+        assert!(holder(dir.path()).is_some(), "readers still see the writer");
+    }
 
     #[test]
     fn a_second_writer_is_refused_by_name_and_the_lock_goes_with_the_first() {

@@ -109,11 +109,11 @@ pub fn run(context: &Context, command: LexiconCommand) -> ExitCode {
                     Ok(l) => l.status().to_string(),
                     Err(e) => e.status().to_string(),
                 };
-                println!("{:<12} {:<40} {}  [{}]", entry.definition.id, status, entry.definition.name, origin(entry));
+                println!("{:<12} {:<40} {}  [{}]", entry.definition.id, status, shown(&entry.definition.name), origin(entry));
             }
             if all {
                 for entry in catalog.not_installed() {
-                    println!("{:<12} {:<40} {}  [{}]", entry.definition.id, "Missing (not installed)", entry.definition.name, origin(entry));
+                    println!("{:<12} {:<40} {}  [{}]", entry.definition.id, "Missing (not installed)", shown(&entry.definition.name), origin(entry));
                 }
             } else if !catalog.not_installed().is_empty() {
                 println!("({} more official lexicons known, not installed: `lexicon list --all`)", catalog.not_installed().len());
@@ -189,9 +189,9 @@ fn load(context: &Context) -> Catalog {
 
 fn print_info(lexicon: &Lexicon) {
     let def = lexicon.definition();
-    println!("id:          {}", def.id);
-    println!("name:        {}", def.name);
-    println!("edition:     {}", def.edition);
+    println!("id:          {}", shown(&def.id));
+    println!("name:        {}", shown(&def.name));
+    println!("edition:     {}", shown(&def.edition));
     match lexicon.source() {
         DefinitionSource::Demo => println!("definition:  built in (demo)"),
         DefinitionSource::Official => println!("definition:  official catalogue, built in"),
@@ -252,4 +252,10 @@ fn print_manifest(fst_path: PathBuf, sha256: &str) {
         }
         Err(problem) => println!("  manifest:    {}: unreadable ({problem}); informative only", path.display()),
     }
+}
+
+/// A definition's free text (a director's own file may hold anything,
+/// escape sequences included) as a terminal may show it: escaped, short.
+fn shown(text: &str) -> String {
+    wordjudge::word::printable(text, 80)
 }
