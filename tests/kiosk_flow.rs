@@ -901,3 +901,41 @@ fn no_screen_names_a_file_path_or_a_shell_command() {
     assert!(shown[1].director_lines.iter().any(|l| l.contains("config.toml is broken at line 3")), "{:?}", shown[1].director_lines);
     assert!(shown[0].service_detail.contains("config.toml"), "{}", shown[0].service_detail);
 }
+
+#[test]
+fn a_pin_lockout_survives_a_restart_and_grows_each_time() {
+    let mut rig = Rig::fake("SMALL");
+    open_pin(&mut rig);
+    for _ in 0..3 {
+        enter_pin(&mut rig, "0000");
+    }
+    assert!(rig.view().pin_message.contains("Try again in 30 s"), "{}", rig.view().pin_message);
+    rig.advance(10_000);
+    // The plug is pulled: a new process over the same station.
+    let saved = rig.station.clone();
+    let mut rig = Rig::with(saved, &Timeouts::default());
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert_eq!(rig.view().screen, ScreenKind::Pin, "still locked after the restart");
+    // (The fake keeps the time left as it was saved; the live station keeps
+    // the wall-clock end, kiosk_live tests that.)
+    assert!(rig.view().pin_message.contains("Try again in 30 s"), "{}", rig.view().pin_message);
+    rig.advance(30_000);
+    for _ in 0..3 {
+        enter_pin(&mut rig, "1111");
+    }
+    assert!(rig.view().pin_message.contains("Try again in 60 s"), "the second lockout is longer: {}", rig.view().pin_message);
+    let locked = rig.station.records.iter().filter_map(|r| match r {
+        FakeRecord::Director(DirectorEvent::LockedOut { seconds }) => Some(*seconds),
+        _ => None,
+    });
+    assert_eq!(locked.collect::<Vec<_>>(), [30, 60]);
+    rig.advance(60_000);
+    if rig.view().screen != ScreenKind::Pin {
+        open_pin(&mut rig);
+    }
+    enter_pin(&mut rig, PIN);
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    assert_eq!(rig.station.pin_guard, Default::default(), "a right PIN clears the guard");
+    assert_eq!(wordjudge::kiosk::flow::pin_lockout(20), std::time::Duration::from_secs(3600), "at most an hour");
+}

@@ -819,3 +819,23 @@ fn a_hostile_stick_is_refused_at_once_with_short_escaped_words() {
     assert!(!lexicons.join("CSW21.fst").exists(), "nothing installed");
     assert!(rig.audit_text().lines().all(|l| !l.contains('\u{1b}')), "no raw escape in the log");
 }
+
+#[test]
+fn a_pin_lockout_is_kept_beside_the_config_across_a_restart() {
+    let rig = Live::new("SMALL");
+    let path = rig.dir.path().join("config.toml");
+    let Live { mut rig, dir } = rig;
+    open_pin(&mut rig);
+    for _ in 0..3 {
+        enter_pin(&mut rig, "0000");
+    }
+    drop(rig);
+    let saved = std::fs::read_to_string(dir.path().join("config.toml.pin-guard")).unwrap();
+    assert!(saved.contains("failures 3") && saved.contains("lockouts 1"), "{saved}");
+    let config = Config::load(&path).config;
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert_eq!(rig.view().screen, ScreenKind::Pin, "the right PIN waits out the lockout after a restart too");
+    assert!(rig.view().pin_message.starts_with("Locked"), "{}", rig.view().pin_message);
+}

@@ -15,7 +15,7 @@ use crate::audit::{AdjudicationInput, AuditEvent, AuditLog, LexiconIdentity};
 use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::judge::{judge, Challenge};
 use crate::kiosk::station::{
-    parse_clock, AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, ProfileChoice,
+    parse_clock, AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, PinGuard, ProfileChoice,
     SecondOpinion, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError, UsbRequest,
     UsbUpdate, UsbWork, Warning,
 };
@@ -79,6 +79,13 @@ pub struct LiveStation {
     file_changed: Option<String>,
     /// Work with USB sticks.
     usb: UsbDesk,
+}
+
+/// Where the PIN guard is kept: beside the config (`config.toml.pin-guard`).
+fn pin_guard_path(config: &std::path::Path) -> PathBuf {
+    let mut name = config.as_os_str().to_owned();
+    name.push(".pin-guard");
+    PathBuf::from(name)
 }
 
 /// Opens `id`: its status is computed from the bytes that will judge.
@@ -290,6 +297,33 @@ impl Station for LiveStation {
             DirectorEvent::LockedOut { seconds } => AuditEvent::LockedOut { seconds },
             DirectorEvent::Left => AuditEvent::DirectorLeft,
         });
+    }
+
+    fn pin_guard(&self) -> PinGuard {
+        let path = pin_guard_path(&self.config_path);
+        let Ok(text) = crate::bounded::read_small_text(&path, 4096) else { return PinGuard::default() };
+        let field = |name: &str| {
+            text.lines().find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok()).unwrap_or(0)
+        };
+        let now = jiff::Timestamp::now().as_second().max(0) as u64;
+        PinGuard {
+            failures: field("failures ") as u32,
+            lockouts: field("lockouts ") as u32,
+            locked_for: std::time::Duration::from_secs(field("locked_until ").saturating_sub(now)),
+        }
+    }
+
+    fn save_pin_guard(&mut self, guard: PinGuard) {
+        let until = jiff::Timestamp::now().as_second().max(0) as u64 + guard.locked_for.as_secs();
+        let text = format!(
+            "# wordjudge: wrong director PINs and lockouts, kept across restarts\nfailures {}\nlockouts {}\nlocked_until {}\n",
+            guard.failures,
+            guard.lockouts,
+            if guard.locked_for.is_zero() { 0 } else { until }
+        );
+        if let Err(e) = crate::atomic_file::write_atomically(&pin_guard_path(&self.config_path), text.as_bytes()) {
+            tracing::warn!("cannot save the PIN lockout: {e}");
+        }
     }
 
     fn lexicon_choices(&mut self) -> Vec<LexiconChoice> {

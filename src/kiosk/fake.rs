@@ -80,6 +80,8 @@ pub struct FakeStation {
     /// A station that never had a config (first boot): with no PIN, the
     /// director chord sets one.
     pub fresh: bool,
+    /// The PIN guard as saved (a new fake station over the same value is a restart).
+    pub pin_guard: super::station::PinGuard,
     pub station_name: String,
     pub appliance: bool,
     pub allow_quit: bool,
@@ -113,6 +115,7 @@ impl FakeStation {
             active: 0,
             pin: Some(pin.into()),
             fresh: false,
+            pin_guard: Default::default(),
             station_name: "Table 3".into(),
             appliance: false,
             allow_quit: false,
@@ -315,6 +318,14 @@ impl Station for FakeStation {
 
     fn director_event(&mut self, event: DirectorEvent) {
         self.records.push(FakeRecord::Director(event));
+    }
+
+    fn pin_guard(&self) -> super::station::PinGuard {
+        self.pin_guard
+    }
+
+    fn save_pin_guard(&mut self, guard: super::station::PinGuard) {
+        self.pin_guard = guard;
     }
 
     fn lexicon_choices(&mut self) -> Vec<LexiconChoice> {

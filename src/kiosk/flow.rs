@@ -9,7 +9,7 @@
 //! tests drive it with a fake clock and [`super::fake::FakeStation`].
 
 use super::station::{
-    AdjudicateError, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
+    AdjudicateError, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
     ProfileChoice, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError,
     UsbRequest, UsbUpdate, UsbWork,
 };
@@ -23,8 +23,16 @@ use std::time::Duration;
 pub const COUNT_CONFIRMATION: Duration = Duration::from_millis(1200);
 /// Wrong PINs in a row that lock the prompt.
 pub const PIN_ATTEMPTS: u32 = 3;
-/// How long the PIN prompt stays locked.
+/// How long the PIN prompt stays locked the first time; each further
+/// lockout without a right PIN in between doubles it, up to [`PIN_LOCKOUT_MAX`].
 pub const PIN_LOCKOUT: Duration = Duration::from_secs(30);
+/// The longest PIN lockout.
+pub const PIN_LOCKOUT_MAX: Duration = Duration::from_secs(3600);
+
+/// The `n`-th lockout in a row (1-based): 30 s, 60 s, 120 s, … up to an hour.
+pub fn pin_lockout(n: u32) -> Duration {
+    PIN_LOCKOUT.saturating_mul(1u32 << n.saturating_sub(1).min(16)).min(PIN_LOCKOUT_MAX)
+}
 /// Longest PIN the prompt takes.
 pub const PIN_MAX_LEN: usize = 12;
 /// How often the director menu asks which USB sticks are plugged in.
@@ -443,7 +451,12 @@ pub struct Kiosk {
     verdict_time: Duration,
     director_idle: Duration,
     pin_failures: u32,
+    /// Lockouts in a row since the last right PIN (the next one is longer).
+    pin_lockouts: u32,
     pin_locked_until: Option<Duration>,
+    /// A lockout the station remembered from before this process: how much
+    /// of it is left, placed on the clock at the first event.
+    pin_lock_pending: Option<Duration>,
     quit: bool,
     last_stick_check: Duration,
 }
@@ -467,12 +480,25 @@ impl Kiosk {
             verdict_time: seconds(timeouts.verdict_seconds),
             director_idle: seconds(timeouts.director_idle_seconds),
             pin_failures: 0,
+            pin_lockouts: 0,
             pin_locked_until: None,
+            pin_lock_pending: None,
             quit: false,
             last_stick_check: Duration::ZERO,
         };
+        // Wrong PINs and lockouts survive a restart: pulling the plug does
+        // not buy an attacker new attempts.
+        let guard = station.pin_guard();
+        kiosk.pin_failures = guard.failures;
+        kiosk.pin_lockouts = guard.lockouts;
+        kiosk.pin_lock_pending = (!guard.locked_for.is_zero()).then_some(guard.locked_for);
         kiosk.go_home();
         kiosk
+    }
+
+    fn save_pin_guard(&self, now: Duration, station: &mut dyn Station) {
+        let locked_for = self.pin_locked_until.map_or(Duration::ZERO, |until| until.saturating_sub(now));
+        station.save_pin_guard(PinGuard { failures: self.pin_failures, lockouts: self.pin_lockouts, locked_for });
     }
 
     pub fn screen(&self) -> &Screen {
@@ -530,6 +556,9 @@ impl Kiosk {
 
     /// Handles one event at monotonic time `now`.
     pub fn handle(&mut self, event: Event, now: Duration, station: &mut dyn Station) {
+        if let Some(left) = self.pin_lock_pending.take() {
+            self.pin_locked_until = Some(now + left);
+        }
         if let Some(until) = self.pin_locked_until {
             if now >= until {
                 self.pin_locked_until = None;
@@ -821,6 +850,8 @@ impl Kiosk {
                 match station.check_pin(&pin) {
                     PinCheck::Accepted => {
                         self.pin_failures = 0;
+                        self.pin_lockouts = 0;
+                        self.save_pin_guard(now, station);
                         station.director_event(DirectorEvent::PinAccepted);
                         self.open_director(now, station, None, None);
                     }
@@ -829,12 +860,15 @@ impl Kiosk {
                         self.pin_failures += 1;
                         station.director_event(DirectorEvent::PinRefused { failures: self.pin_failures });
                         if self.pin_failures >= PIN_ATTEMPTS {
-                            self.pin_locked_until = Some(now + PIN_LOCKOUT);
-                            station.director_event(DirectorEvent::LockedOut { seconds: PIN_LOCKOUT.as_secs() as u32 });
+                            self.pin_lockouts += 1;
+                            let lockout = pin_lockout(self.pin_lockouts);
+                            self.pin_locked_until = Some(now + lockout);
+                            station.director_event(DirectorEvent::LockedOut { seconds: lockout.as_secs() as u32 });
                             prompt.message = None;
                         } else {
                             prompt.message = Some(PinMessage::Wrong { attempts_left: PIN_ATTEMPTS - self.pin_failures });
                         }
+                        self.save_pin_guard(now, station);
                     }
                 }
             }

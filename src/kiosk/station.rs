@@ -155,6 +155,17 @@ pub enum PinCheck {
     NotSet,
 }
 
+/// The PIN prompt's guard as the station keeps it across restarts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PinGuard {
+    /// Wrong PINs in a row.
+    pub failures: u32,
+    /// Lockouts in a row since the last right PIN.
+    pub lockouts: u32,
+    /// How long the current lockout still runs (zero: none).
+    pub locked_for: std::time::Duration,
+}
+
 /// Director events the flow reports for the audit log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DirectorEvent {
@@ -397,6 +408,12 @@ pub trait Station {
     fn check_pin(&mut self, pin: &str) -> PinCheck;
     /// Records a director event in the audit log.
     fn director_event(&mut self, event: DirectorEvent);
+    /// The PIN guard saved before this process started (none saved: all zero).
+    fn pin_guard(&self) -> PinGuard {
+        PinGuard::default()
+    }
+    /// Saves the PIN guard, so a restart keeps wrong PINs and lockouts.
+    fn save_pin_guard(&mut self, _guard: PinGuard) {}
     /// Every installed lexicon, for the director menu.
     fn lexicon_choices(&mut self) -> Vec<LexiconChoice>;
     /// Verifies and activates a lexicon, and saves the choice in the config.

@@ -445,7 +445,9 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
             v.pin_footer = "ENTER to confirm · ESC to leave".into();
             v.pin_message = match kiosk.pin_locked_until(now) {
                 Some(until) => {
-                    format!("Locked after too many wrong PINs. Try again in {} s.", (until - now).as_secs() + 1)
+                    let left = until - now;
+                    let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+                    format!("Locked after too many wrong PINs. Try again in {seconds} s.")
                 }
                 None => prompt.message.map(pin_message).unwrap_or_default(),
             };
