@@ -15,9 +15,14 @@ use wordjudge::audit::{
 };
 
 fn wordjudge(args: &[&str]) -> Output {
+    wordjudge_with(std::path::Path::new("/nonexistent/wordjudge-test-config.toml"), args)
+}
+
+/// `wordjudge` with the station config at `config`.
+fn wordjudge_with(config: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wordjudge"))
         .args(args)
-        .env("WORDJUDGE_CONFIG", "/nonexistent/wordjudge-test-config.toml")
+        .env("WORDJUDGE_CONFIG", config)
         .env("TZ", "UTC")
         .output()
         .unwrap()
@@ -424,9 +429,24 @@ fn an_export_is_recorded_and_comes_with_a_signed_checkpoint_and_the_key() {
         record(&mut log, &lexicon, &identity, &["CAT"]);
     }
     let fingerprint = log.key_fingerprint().unwrap();
-    // While the kiosk runs: the checkpoint is signed over the log as read, and not recorded.
+    // The station's own config names this folder: only through it does the
+    // CLI write to the log, and under the station's own name.
+    let config_dir = tempfile::tempdir().unwrap();
+    let config = config_dir.path().join("config.toml");
+    std::fs::write(&config, format!("station_name = \"Table 7\"\naudit_dir = {:?}\n", dir.path().display().to_string())).unwrap();
+    let wordjudge = |args: &[&str]| wordjudge_with(&config, args);
+    // Another station's config (here: none) exports read-only: no record, no checkpoint.
     let usb = tempfile::tempdir().unwrap();
     let out = usb.path().join("audit.jsonl");
+    let foreign = wordjudge_with(
+        std::path::Path::new("/nonexistent/other.toml"),
+        &["audit", "export", dir.path().to_str().unwrap(), "--format", "jsonl", "--out", out.to_str().unwrap()],
+    );
+    assert_eq!(foreign.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&foreign.stderr);
+    assert!(stderr.contains("not the audit folder of this station's config"), "{stderr}");
+    assert_eq!(records(dir.path()).len(), 4, "nothing written through another config");
+    // While the kiosk runs: the checkpoint is signed over the log as read, and not recorded.
     let busy = wordjudge(&["audit", "export", dir.path().to_str().unwrap(), "--format", "jsonl", "--out", out.to_str().unwrap()]);
     assert_eq!(busy.status.code(), Some(0), "{}", String::from_utf8_lossy(&busy.stderr));
     assert!(String::from_utf8_lossy(&busy.stderr).contains(&fingerprint.short()));

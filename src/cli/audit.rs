@@ -111,8 +111,13 @@ pub fn run(context: &Context, command: AuditCommand) -> ExitCode {
         },
         AuditCommand::Export { dir, format, out, filter } => match filter.filter(&tz) {
             Ok(filter) => {
-                let station = &context.loaded.config.station_name;
-                run_export(dir.unwrap_or_else(default_dir), format, out, &filter, station)
+                // Only the station's own config may write to its log (the
+                // export record, a checkpoint), and under its own name: any
+                // other folder is exported read-only.
+                let dir = dir.unwrap_or_else(default_dir);
+                let config = &context.loaded.config;
+                let own = context.loaded.usable() && same_folder(&dir, &config.audit_dir);
+                run_export(dir, format, out, &filter, own.then_some(config.station_name.as_str()))
             }
             Err(e) => super::fail(e),
         },
@@ -201,14 +206,29 @@ fn run_show(dir: PathBuf, filter: &Filter, tz: &TimeZone) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: &Filter, station: &str) -> ExitCode {
+/// Whether two paths name the same folder (both resolved; a folder that
+/// cannot be resolved is the same as nothing).
+fn same_folder(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: &Filter, station: Option<&str>) -> ExitCode {
     let format_name = match format {
         ExportFormat::Csv => "csv",
         ExportFormat::Jsonl => "jsonl",
     };
     let destination = out.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());
     // Sign first, so the export contains the export and checkpoint records.
-    let signed = sign_for_export(&dir, station, format_name, &destination);
+    let signed = match station {
+        Some(station) => sign_for_export(&dir, station, format_name, &destination),
+        None => Err(format!(
+            "{} is not the audit folder of this station's config: exported read-only, nothing recorded, no checkpoint",
+            dir.display()
+        )),
+    };
     let lines = match read::read_all(&dir) {
         Ok(lines) => lines,
         Err(e) => return super::fail(e),
