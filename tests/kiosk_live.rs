@@ -839,3 +839,29 @@ fn a_pin_lockout_is_kept_beside_the_config_across_a_restart() {
     assert_eq!(rig.view().screen, ScreenKind::Pin, "the right PIN waits out the lockout after a restart too");
     assert!(rig.view().pin_message.starts_with("Locked"), "{}", rig.view().pin_message);
 }
+
+#[test]
+fn a_list_replaced_while_the_station_was_off_waits_for_the_director() {
+    let Live { rig, dir } = Live::new("SMALL");
+    drop(rig);
+    let path = dir.path().join("config.toml");
+    let lexicons = dir.path().join("lexicons");
+    // Off: SMALL's words are replaced by other words, under the same id.
+    lexicon(&lexicons, "SMALL", "CAT\nDOG\nQI\nZA\nZEBRA\nABANDONMENT\nXYZZY\n", None);
+    let config = Config::load(&path).config;
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    assert_eq!(rig.screen(), &Screen::OutOfService, "it does not judge with words nobody chose");
+    let text = audit_text(&config.audit_dir);
+    assert!(text.contains("not the one last chosen on this station"), "recorded");
+    // The director chooses it again, with the PIN: recorded, and it judges.
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    let lines = rig.view().director_lines.join("\n");
+    assert!(lines.contains("choose it again in the director menu"), "{lines}");
+    select_menu(&mut rig, "Use SMALL");
+    rig.key(Key::Enter);
+    assert!(rig.view().director_message.starts_with("Now judging with SMALL"), "{}", rig.view().director_message);
+    rig.key(Key::Escape);
+    assert!(rig.challenge(&["xyzzy"]).0);
+    assert!(audit_text(&config.audit_dir).contains("\"setting\":\"lexicon_content\""));
+}

@@ -81,6 +81,13 @@ pub struct LiveStation {
     usb: UsbDesk,
 }
 
+/// Where the chosen lexicons' digests are kept: beside the config.
+fn digests_path(config: &std::path::Path) -> PathBuf {
+    let mut name = config.as_os_str().to_owned();
+    name.push(".lexicon-digests");
+    PathBuf::from(name)
+}
+
 /// Where the PIN guard is kept: beside the config (`config.toml.pin-guard`).
 fn pin_guard_path(config: &std::path::Path) -> PathBuf {
     let mut name = config.as_os_str().to_owned();
@@ -176,13 +183,33 @@ impl LiveStation {
         }
     }
 
+    /// Opens the configured lexicon at start. Its content must be the
+    /// content last chosen for that id on this station: a list replaced
+    /// while the station was off (the same id, other words) does not judge
+    /// until the director chooses it again with the PIN.
     fn activate(&mut self, id: &str) -> Active {
         let active = match open_active(&self.catalog, id) {
             Ok(lexicon) => {
                 let ident = LexiconIdentity::of(&lexicon);
-                match lexicon.check_usable() {
-                    Ok(()) => Active::Open(Box::new(lexicon), ident),
-                    Err(e) => Active::Failed { id: id.to_string(), status: e.status.to_string(), problem: e.to_string() },
+                let digest = ident.content_sha256.join("+");
+                match (lexicon.check_usable(), self.known_digest(id)) {
+                    (Err(e), _) => Active::Failed { id: id.to_string(), status: e.status.to_string(), problem: e.to_string() },
+                    (Ok(()), Some(known)) if known != digest => Active::Failed {
+                        id: id.to_string(),
+                        status: "Changed since it was chosen".into(),
+                        problem: format!(
+                            "the content of {id} is not the one last chosen on this station (digest now {}, was {}): \
+                             choose it again in the director menu to judge with it",
+                            crate::kiosk::station::short_digest(ident.content_sha256.iter().map(String::as_str)),
+                            crate::kiosk::station::short_digest(known.split('+'))
+                        ),
+                    },
+                    (Ok(()), known) => {
+                        if known.is_none() {
+                            self.remember_digest(id, &digest);
+                        }
+                        Active::Open(Box::new(lexicon), ident)
+                    }
                 }
             }
             Err(e) => Active::Failed { id: id.to_string(), status: e.status().to_string(), problem: e.to_string() },
@@ -201,6 +228,27 @@ impl LiveStation {
         };
         self.record(event);
         active
+    }
+
+    /// The content digest last chosen for lexicon `id` on this station.
+    fn known_digest(&self, id: &str) -> Option<String> {
+        let text = crate::bounded::read_small_text(&digests_path(&self.config_path), 64 * 1024).ok()?;
+        text.lines().find_map(|l| l.strip_prefix(id)?.strip_prefix(' ').map(str::to_string))
+    }
+
+    /// Remembers `digest` as the content chosen for lexicon `id`.
+    fn remember_digest(&mut self, id: &str, digest: &str) {
+        let path = digests_path(&self.config_path);
+        let old = crate::bounded::read_small_text(&path, 64 * 1024).unwrap_or_default();
+        let mut text = String::from("# wordjudge: the content digest last chosen for each lexicon id on this station\n");
+        for line in old.lines().filter(|l| !l.starts_with('#') && l.split(' ').next() != Some(id)) {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text.push_str(&format!("{id} {digest}\n"));
+        if let Err(e) = crate::atomic_file::write_atomically(&path, text.as_bytes()) {
+            tracing::warn!("cannot save the digest of {id}: {e}");
+        }
     }
 
     /// Takes the station out of service after a fault in the judging path.
@@ -713,6 +761,14 @@ impl LiveStation {
         self.judging_fault = None;
         self.file_changed = None;
         let ident = LexiconIdentity::of(&lexicon);
+        let digest = ident.content_sha256.join("+");
+        if let Some(known) = self.known_digest(id).filter(|k| *k != digest) {
+            // The same id with other content: chosen by the director with the
+            // PIN, and recorded as such.
+            let change = format!("{id}: {known} -> {digest}");
+            self.record(AuditEvent::SettingChanged { setting: "lexicon_content".into(), value: Some(change) });
+        }
+        self.remember_digest(id, &digest);
         self.record(AuditEvent::LexiconSwitched { from, to: id.to_string() });
         self.record(AuditEvent::LexiconOpened {
             id: ident.id.clone(),
