@@ -480,3 +480,36 @@ fn an_export_is_recorded_and_comes_with_a_signed_checkpoint_and_the_key() {
     let signed = format!("record {} is the one signed", all.len() - 1);
     assert!(stdout(&verified).contains(&signed), "{}", stdout(&verified));
 }
+
+#[test]
+fn records_cut_with_the_counter_deleted_are_caught_by_the_journald_copies() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = clock();
+    let (lexicon, identity) = demo();
+    let mut log = AuditLog::open_with(dir.path(), "Table 7", options(&clock)).unwrap();
+    for _ in 0..5 {
+        record(&mut log, &lexicon, &identity, &["CAT"]);
+    }
+    drop(log);
+    // What journald was sent: each record's seq, challenge and line hash.
+    let copies: Vec<wordjudge::audit::JournalCopy> = records(dir.path())
+        .iter()
+        .map(|r| wordjudge::audit::JournalCopy {
+            seq: r["seq"].as_u64().unwrap(),
+            challenge: r["challenge"].as_u64(),
+            line_sha256: r["line_sha256"].as_str().unwrap().to_string(),
+        })
+        .collect();
+    // With card access: the last two verdicts cut, the counter deleted.
+    let file = log_files(dir.path()).remove(0);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let kept: Vec<&str> = text.lines().collect();
+    std::fs::write(&file, kept[..kept.len() - 2].join("\n") + "\n").unwrap();
+    std::fs::remove_file(dir.path().join("challenge-counter")).unwrap();
+    assert!(wordjudge::audit::verify(dir.path()).unwrap().ok(), "the file alone cannot tell");
+    let options = wordjudge::audit::VerifyOptions { journal: Some(copies), ..Default::default() };
+    let report = wordjudge::audit::verify_with(dir.path(), &options).unwrap();
+    assert!(!report.ok(), "{report}");
+    let text = report.to_string();
+    assert!(text.contains("is in journald's copy of this log but not in the file: cut") && text.contains("challenge #0005"), "{text}");
+}

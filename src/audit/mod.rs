@@ -49,7 +49,7 @@ pub use journal::{journal_field_name, journald_layer, SYSLOG_IDENTIFIER};
 pub use lock::WriterBusy;
 pub use record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind, LexiconIdentity, Record};
 pub use slip::{Slip, SlipCode};
-pub use verify::{verify, verify_with, Break, BreakKind, VerifyError, VerifyOptions, VerifyReport};
+pub use verify::{verify, verify_with, Break, BreakKind, JournalCopy, VerifyError, VerifyOptions, VerifyReport};
 pub use writer::{AuditLog, ChainHead, Recorded};
 
 use crate::judge::Adjudication;

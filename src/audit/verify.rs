@@ -139,6 +139,9 @@ pub enum BreakKind {
     /// The checkpoint's key is not the key the log's `key_created` record
     /// names, or not the one the director noted.
     CheckpointKeyNotStations { used: String, expected: String },
+    /// journald holds a record of this chain that the file does not (cut),
+    /// or holds another line where the file has this `seq` (rewritten).
+    JournalDisagrees { seq: u64, challenge: Option<u64>, cut: bool },
 }
 
 /// `3`, `3-5, 9`.
@@ -175,6 +178,8 @@ impl BreakKind {
             | BreakKind::CheckpointBeyondLog { .. }
             | BreakKind::CheckpointMismatch { .. }
             | BreakKind::CheckpointKeyNotStations { .. } => "checkpoint does not match",
+            BreakKind::JournalDisagrees { cut: true, .. } => "cut (journald has it)",
+            BreakKind::JournalDisagrees { cut: false, .. } => "rewritten (journald differs)",
         }
     }
 }
@@ -250,6 +255,14 @@ impl fmt::Display for BreakKind {
                 "checkpoint does not match: record {count} is not the one signed, so it or a record before it was \
                  rewritten"
             ),
+            BreakKind::JournalDisagrees { seq, challenge, cut } => {
+                let challenge = challenge.map(|c| format!(" (challenge #{c:04})")).unwrap_or_default();
+                if *cut {
+                    write!(f, "record {seq}{challenge} is in journald's copy of this log but not in the file: cut")
+                } else {
+                    write!(f, "record {seq}{challenge} in the file is not the one journald copied: rewritten")
+                }
+            }
             BreakKind::CheckpointKeyNotStations { used, expected } => write!(
                 f,
                 "checkpoint key is not the station's: it was checked with key {used}, but {expected}; a key \
@@ -321,6 +334,19 @@ pub struct VerifyOptions {
     /// be that key. A key that sits beside the log proves nothing alone:
     /// whoever forged the log could have put it there.
     pub key_fingerprint: Option<String>,
+    /// The journald copies of the records, in the journal's order (see
+    /// [`JournalCopy`]), when the journal is at hand: records cut from the
+    /// end of the file (with the counter deleted, so nothing else tells)
+    /// are still in the journal.
+    pub journal: Option<Vec<JournalCopy>>,
+}
+
+/// One record's copy in journald: its `seq`, challenge and `line_sha256`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalCopy {
+    pub seq: u64,
+    pub challenge: Option<u64>,
+    pub line_sha256: String,
 }
 
 /// What `audit verify` found.
@@ -358,6 +384,8 @@ pub struct VerifyReport {
     pub checkpoint_key: Option<String>,
     /// Fingerprints of the keys the log's own `key_created` records name.
     pub keys_created: Vec<String>,
+    /// journald copies of this chain compared with the file, when given.
+    pub journal_compared: Option<usize>,
     /// Slip code of the last record.
     pub last_code: Option<String>,
     /// Sealed records in the chain whose event this version does not know
@@ -445,6 +473,9 @@ impl fmt::Display for VerifyReport {
         }
         for slip in &self.slips_matched {
             writeln!(f, "  slip {slip}: matches, chain intact up to it")?;
+        }
+        if let Some(n) = self.journal_compared {
+            writeln!(f, "  journald: {n} copies of this log's records compared with the file")?;
         }
         if let Some(key) = &self.checkpoint_key {
             writeln!(f, "  checkpoint key used: {key}")?;
@@ -785,6 +816,37 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
                 report.add_break(Location { file: "slips".into(), line: 0 }, BreakKind::SlipNoRecord { slip: text })
             }
         }
+    }
+    if let Some(copies) = &options.journal {
+        // Only the copies of this chain: from a copy of record 1 whose line
+        // is this file's record 1, to the next record 1 (another chain).
+        let first = by_seq.get(&1).map(|s| s.hash.clone());
+        let mut in_chain = false;
+        let mut compared = 0;
+        let last = report.last_seq.unwrap_or(0);
+        for copy in copies {
+            if copy.seq == 1 {
+                in_chain = first.as_deref() == Some(copy.line_sha256.as_str());
+            }
+            if !in_chain {
+                continue;
+            }
+            compared += 1;
+            let at = Location { file: "journald".into(), line: copy.seq };
+            match by_seq.get(&copy.seq) {
+                Some(seen) if seen.hash == copy.line_sha256 => {}
+                Some(_) => report.add_break(
+                    at,
+                    BreakKind::JournalDisagrees { seq: copy.seq, challenge: copy.challenge, cut: false },
+                ),
+                None if copy.seq > last => report.add_break(
+                    at,
+                    BreakKind::JournalDisagrees { seq: copy.seq, challenge: copy.challenge, cut: true },
+                ),
+                None => {}
+            }
+        }
+        report.journal_compared = Some(compared);
     }
     if let Some((note, verifier)) = &options.checkpoint {
         let at = Location { file: "checkpoint".into(), line: 0 };

@@ -35,6 +35,10 @@ pub enum AuditCommand {
         /// "Checkpoint key"): the checkpoint's key must be that key
         #[arg(long, value_name = "FINGERPRINT", requires = "pubkey")]
         key_fingerprint: Option<String>,
+        /// Do not compare with journald's copies of the records (compared by
+        /// default when the folder is this station's and journalctl runs)
+        #[arg(long)]
+        no_journal: bool,
     },
     /// Show records, oldest first, in local time
     Show {
@@ -97,11 +101,16 @@ pub fn run(context: &Context, command: AuditCommand) -> ExitCode {
     let default_dir = || context.loaded.config.audit_dir.clone();
     let tz = TimeZone::system();
     match command {
-        AuditCommand::Verify { dir, slip, slips_file, pubkey, checkpoint, key_fingerprint } => {
+        AuditCommand::Verify { dir, slip, slips_file, pubkey, checkpoint, key_fingerprint, no_journal } => {
+            let dir = dir.unwrap_or_else(default_dir);
+            // journald's copies belong to this station's own folder only.
+            let journal = (!no_journal && same_folder(&dir, &context.loaded.config.audit_dir))
+                .then(journal_copies)
+                .flatten();
             match verify_options(&slip, slips_file.as_deref(), pubkey.as_deref(), checkpoint.as_deref())
-                .map(|options| VerifyOptions { key_fingerprint, ..options })
+                .map(|options| VerifyOptions { key_fingerprint, journal, ..options })
             {
-                Ok(options) => run_verify(dir.unwrap_or_else(default_dir), &options),
+                Ok(options) => run_verify(dir, &options),
                 Err(e) => super::fail(e),
             }
         }
@@ -153,6 +162,33 @@ fn verify_options(
 /// refused at once, never read until memory runs out).
 fn read_input(path: &Path) -> Result<String, String> {
     wordjudge::bounded::read_small_text(path, wordjudge::bounded::limits::VERIFY_INPUT).map_err(|e| e.to_string())
+}
+
+/// journald's copies of the audit records, oldest first, when `journalctl`
+/// runs here; read line by line (a long journal is never held whole).
+fn journal_copies() -> Option<Vec<wordjudge::audit::JournalCopy>> {
+    use wordjudge::audit::journal::SYSLOG_IDENTIFIER;
+    use wordjudge::audit::journal_field_name as field;
+    let (seq, challenge, hash) = (field("seq"), field("challenge"), field("line_sha256"));
+    let mut child = std::process::Command::new("journalctl")
+        .args(["--no-pager", "-o", "json", &format!("--output-fields={seq},{challenge},{hash}")])
+        .arg(format!("SYSLOG_IDENTIFIER={SYSLOG_IDENTIFIER}"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut copies = Vec::new();
+    let mut line = Vec::new();
+    let mut reader = std::io::BufReader::new(child.stdout.take()?);
+    while matches!(wordjudge::bounded::read_line_bounded(&mut reader, 64 * 1024, &mut line), Ok(wordjudge::bounded::Line::Complete | wordjudge::bounded::Line::TooLong { .. })) {
+        let Ok(entry) = serde_json::from_slice::<serde_json::Value>(&line) else { continue };
+        let number = |name: &str| entry[name].as_str().and_then(|v| v.parse::<u64>().ok());
+        if let (Some(seq), Some(line_sha256)) = (number(&seq), entry[&hash].as_str()) {
+            copies.push(wordjudge::audit::JournalCopy { seq, challenge: number(&challenge), line_sha256: line_sha256.to_string() });
+        }
+    }
+    let status = child.wait().ok()?;
+    status.success().then_some(copies)
 }
 
 fn run_verify(dir: PathBuf, options: &VerifyOptions) -> ExitCode {
