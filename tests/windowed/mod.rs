@@ -29,14 +29,24 @@ impl Drop for Running {
 struct Desktop {
     display: String,
     _xvfb: Running,
-    _kiosk: Running,
+    kiosk: Running,
     audit: PathBuf,
     _dir: tempfile::TempDir,
 }
 
 fn start() -> Desktop {
+    start_with(|_| {})
+}
+
+/// Starts the kiosk after `prepare` has had the (empty) audit folder.
+fn start_with(prepare: impl FnOnce(&Path)) -> Desktop {
     let dir = tempfile::tempdir().unwrap();
-    let display = format!(":{}", 90 + std::process::id() % 100);
+    std::fs::create_dir(dir.path().join("audit")).unwrap();
+    prepare(&dir.path().join("audit"));
+    // One display per test (tests run in parallel in one process).
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let display = format!(":{}", 100 + (std::process::id() % 400) * 4 + n);
     let xvfb = Running(
         Command::new("Xvfb")
             .args([display.as_str(), "-screen", "0", "1280x720x24", "-nolisten", "tcp"])
@@ -80,7 +90,7 @@ fn start() -> Desktop {
     });
     let ready = rx.recv_timeout(Duration::from_secs(60)).expect("the kiosk printed nothing");
     assert!(ready.starts_with("WORDJUDGE READY"), "{ready}");
-    let desktop = Desktop { display, _xvfb: xvfb, _kiosk: kiosk, audit, _dir: dir };
+    let desktop = Desktop { display, _xvfb: xvfb, kiosk, audit, _dir: dir };
     // Focus the kiosk's window, as a player's first key would find it.
     let started = Instant::now();
     loop {
@@ -201,4 +211,22 @@ fn needs_xvfb_a_held_tab_leaves_the_verdict_and_an_over_count_is_never_glued() {
     let judged = desktop.judged();
     assert_eq!(judged.last().unwrap(), &["CAT", "DOG"], "the words judged are the words typed: {judged:?}");
     assert!(!judged.iter().flatten().any(|w| w.contains("DOGZEBRA")), "{judged:?}");
+}
+
+#[test]
+#[ignore = "needs Xvfb, xdotool and xwd"]
+fn needs_xvfb_a_fifo_in_the_audit_folder_neither_hangs_the_start_nor_sigterm() {
+    assert!(have_tools(), "Xvfb, xdotool and xwd are needed");
+    let mut desktop = start_with(|audit| {
+        let c = std::ffi::CString::new(audit.join("challenge-counter").into_os_string().into_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    });
+    // READY came (start() waited for it); SIGTERM ends it within 2 s.
+    let pid = desktop.kiosk.0.id() as i32;
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let sent = Instant::now();
+    while desktop.kiosk.0.try_wait().unwrap().is_none() {
+        assert!(sent.elapsed() < Duration::from_secs(2), "SIGTERM not answered within 2 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
