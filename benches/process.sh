@@ -104,4 +104,28 @@ xdotool key Return Down Return
 wait_for "usb: exported"
 ls "$work/sticks/usb1/wordjudge/" | grep -q wordjudge-export- || { echo "no export folder on the stick"; exit 1; }
 echo "peak RSS after the USB import (two lists previewed, one installed) and an export: $(grep VmHWM /proc/$pid/status); resident now: $(grep VmRSS /proc/$pid/status)"
+
+# A hostile stick (issue 23): six lists of one 60 MB line (over the size cap)
+# and six of one 12 MB line (under it: refused after the first KB).
+xdotool key Escape
+rm -rf "$work/sticks/usb1"
+mkdir -p "$work/sticks/usb2"
+for i in 1 2 3 4 5 6; do
+  head -c 62914560 /dev/zero | tr '\0' 'A' > "$work/sticks/usb2/BIG$i.txt"
+  head -c 12582912 /dev/zero | tr '\0' 'Q' > "$work/sticks/usb2/LONG$i.txt"
+done
+sleep 2
+before=$(grep VmRSS /proc/$pid/status | awk '{print $2}')
+hwm_before=$(grep VmHWM /proc/$pid/status | awk '{print $2}')
+for _ in $(seq 1 40); do xdotool key Up; done
+lists_before=$(grep -c "usb: import list ready" "$work/err.txt" || true)
+start=$(date +%s%N)
+xdotool key Return
+peak=$before
+for _ in $(seq 1 3000); do
+  rss=$(grep VmRSS /proc/$pid/status | awk '{print $2}'); [ "$rss" -gt "$peak" ] && peak=$rss
+  [ "$(grep -c "usb: import list ready" "$work/err.txt" || true)" -gt "$lists_before" ] && break
+  sleep 0.01
+done
+echo "hostile stick (6 x one 60 MB line, 6 x one 12 MB line) previewed in $(( ($(date +%s%N) - start) / 1000000 )) ms; resident before ${before} kB, highest seen during the import ${peak} kB (+$(( (peak - before) / 1024 )) MB); VmHWM ${hwm_before} -> $(grep VmHWM /proc/$pid/status | awk '{print $2}') kB"
 kill $pid; wait $pid 2>/dev/null || true
