@@ -1,9 +1,8 @@
 //! The audit log: records, numbering, repeats, rotation, recovery of a torn
 //! line, and a log that cannot be written.
 
-mod audit_support;
 
-use audit_support::*;
+use crate::support::*;
 use std::time::{Duration, Instant};
 use wordjudge::audit::format::{line_hash, GENESIS};
 use wordjudge::audit::{verify, AuditEvent, AuditLog, AuditOptions, BreakKind};

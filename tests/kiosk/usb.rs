@@ -4,9 +4,8 @@
 //! a second ENTER, a failed read installs nothing, an export says when the
 //! stick may be removed, and an idle screen never leaves a stick mounted.
 
-mod kiosk_support;
 
-use kiosk_support::*;
+use crate::support::*;
 use wordjudge::kiosk::fake::FakeRecord;
 use wordjudge::kiosk::flow::{Key, Screen, UsbPhase};
 use wordjudge::kiosk::station::{ImportState, UsbRequest};

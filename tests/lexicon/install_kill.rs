@@ -2,9 +2,8 @@
 //! build --out` over a working lexicon always leaves the old list or the new
 //! one, verified, and no temporary files once the directory is next opened.
 
-mod lexicon_support;
 
-use lexicon_support::{random_words, write_words};
+use crate::support::{random_words, write_words};
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 use std::time::Instant;

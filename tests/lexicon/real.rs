@@ -3,9 +3,8 @@
 //! test here is `real_data_*` and ignored unless that folder exists (the CI
 //! script runs them then); run without it, each fails with a clear message.
 
-mod lexicon_support;
 
-use lexicon_support::*;
+use crate::support::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;

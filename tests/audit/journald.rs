@@ -8,9 +8,8 @@
 //! settings (prefix `WORDJUDGE_`, upper case). Run with `--nocapture` to see
 //! which happened.
 
-mod audit_support;
 
-use audit_support::*;
+use crate::support::*;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

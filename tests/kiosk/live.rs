@@ -3,10 +3,8 @@
 //! must reach the audit log and the config, and how real lexicon statuses
 //! and a broken config take the station out of service.
 
-mod kiosk_support;
-mod windowed;
 
-use kiosk_support::{enter_pin, is_ready, open_pin, select_menu, Rig, PIN};
+use crate::support::{enter_pin, is_ready, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
 use wordjudge::app::live::{LiveStation, StationSetup};
 use wordjudge::audit::AuditLog;

@@ -1,8 +1,7 @@
 //! `wordjudge audit verify|show|export` as a director runs them.
 
-mod audit_support;
 
-use audit_support::*;
+use crate::support::*;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;

@@ -12,9 +12,8 @@
 //! line as a power cut would (the start of a record, no newline) and checks
 //! the recovery; a kill that did tear a line is reported too.
 
-mod audit_support;
 
-use audit_support::*;
+use crate::support::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -25,7 +24,7 @@ const CHILD_DIR: &str = "WORDJUDGE_AUDIT_TEST_CHILD_DIR";
 fn child(test: &str, dir: &std::path::Path) -> Command {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--ignored", "--exact", test, "--nocapture", "--test-threads=1"])
+        .args(["--ignored", "--exact", &test_name(module_path!(), test), "--nocapture", "--test-threads=1"])
         .env(CHILD_DIR, dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());

@@ -80,3 +80,15 @@ pub fn records(dir: &Path) -> Vec<serde_json::Value> {
 pub fn name(path: &Path) -> String {
     path.file_name().unwrap().to_string_lossy().into_owned()
 }
+
+/// The full name libtest knows test `name` of module `module` by (this
+/// binary's modules are `crash`, `faults`, …): for a child process that
+/// runs one test of this binary with `--exact`.
+pub fn test_name(module: &str, name: &str) -> String {
+    let path = module.split_once("::").map_or("", |(_, rest)| rest);
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}::{name}")
+    }
+}

@@ -2,9 +2,8 @@
 //! a lexicon is open, forged fingerprints, definition files that claim an
 //! official id, installs by word file, and who may judge.
 
-mod lexicon_support;
 
-use lexicon_support::*;
+use crate::support::*;
 use std::collections::HashSet;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;

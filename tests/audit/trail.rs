@@ -3,9 +3,8 @@
 //! station can show, numbering across restarts, director actions as
 //! records, and terminal escapes in `audit show`.
 
-mod audit_support;
 
-use audit_support::*;
+use crate::support::*;
 use std::path::Path;
 use std::process::{Command, Output};
 use wordjudge::audit::checkpoint::{self, NoteVerifier};

@@ -3,10 +3,8 @@
 //! (`wordjudge::kiosk::fake`). What must reach the audit log and the config
 //! is tested against the live station in `kiosk_live.rs`.
 
-mod flow_props;
-mod kiosk_support;
 
-use kiosk_support::{enter_pin, fake_station, is_ready, open_pin, select_menu, Rig, PIN};
+use crate::support::{enter_pin, fake_station, is_ready, open_pin, select_menu, Rig, PIN};
 use std::time::Duration;
 use wordjudge::app::Controller;
 use wordjudge::config::Timeouts;

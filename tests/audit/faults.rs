@@ -9,9 +9,8 @@
 //! `verify` fails and names each missing number; and no number is ever
 //! handed out twice.
 
-mod audit_support;
 
-use audit_support::*;
+use crate::support::*;
 use std::collections::{BTreeSet, HashSet};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -112,7 +111,7 @@ fn fault_injection_kill_9_and_disk_full_then_restart() {
         let kill = rng.u8(0..10) < 7;
         let mut command = Command::new(std::env::current_exe().unwrap());
         command
-            .args(["--ignored", "--exact", "child_fault_round", "--nocapture", "--test-threads=1"])
+            .args(["--ignored", "--exact", &test_name(module_path!(), "child_fault_round"), "--nocapture", "--test-threads=1"])
             .env(CHILD_DIR, dir.path())
             .env(CHILD_COUNT, count.to_string())
             .stdout(Stdio::piped())

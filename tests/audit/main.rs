@@ -1,0 +1,11 @@
+//! The audit log, its writer and its readers: one test binary (ripgrep-style: a list of modules).
+//!
+//! One binary per subject links wordjudge (and Slint) once instead of once per file.
+
+mod support;
+mod cli;
+mod crash;
+mod faults;
+mod journald;
+mod log;
+mod trail;

@@ -1,0 +1,8 @@
+//! The `wordjudge` command as directors and scripts run it.
+//!
+//! One binary per subject links wordjudge (and Slint) once instead of once per file.
+
+mod bounded;
+mod judge;
+mod pin_child;
+mod pipe;

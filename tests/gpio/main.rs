@@ -1,0 +1,8 @@
+//! The judge button and lamps: config, opening, the simulated twin, `gpio test`.
+//!
+//! One binary per subject links wordjudge (and Slint) once instead of once per file.
+
+mod cli;
+mod config;
+mod open;
+mod sim;

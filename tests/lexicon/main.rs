@@ -1,0 +1,9 @@
+//! The lexicon engine: files, trust, installs under kill -9, and the real tournament lists.
+//!
+//! One binary per subject links wordjudge (and Slint) once instead of once per file.
+
+mod support;
+mod files;
+mod install_kill;
+mod real;
+mod trust;
