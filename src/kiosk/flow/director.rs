@@ -1,0 +1,338 @@
+//! The director's PIN prompt and menu: the first PIN of a fresh station,
+//! wrong PINs and their lockout, lexicons, profiles, settings, sticks, power.
+
+use super::*;
+
+/// What the PIN prompt says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinMessage {
+    /// No PIN is configured and this station cannot take one here (its
+    /// config is not its own: broken, with the last good copy in force).
+    NotSet,
+    /// A wrong PIN; attempts left before the lock.
+    Wrong { attempts_left: u32 },
+    /// A key that is not a digit.
+    DigitsOnly,
+}
+
+/// The director menu's result line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MenuMessage {
+    /// `profile_cleared`: the active profile judged with another lexicon
+    /// and no longer applies.
+    Switched { id: String, status: String, profile_cleared: bool },
+    ProfileSwitched { name: String, lexicon: String, status: String },
+    Saved(Setting),
+    SwitchRefused(SwitchError),
+    ConfirmAgain,
+    Done,
+    NotPossible(SystemError),
+    /// USB work could not start.
+    UsbRefused(UsbError),
+}
+
+/// The director PIN prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinPrompt {
+    /// Digits typed so far (the screen shows only dots).
+    pub typed: String,
+    pub message: Option<PinMessage>,
+    pub(super) last_key: Duration,
+}
+
+/// An entry of the director menu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MenuItem {
+    UseLexicon(LexiconChoice),
+    UseProfile(ProfileChoice),
+    ChangePin,
+    SetStationName,
+    SetClock,
+    /// Install word lists from this stick (shown while it is plugged in).
+    ImportFromUsb(StickChoice),
+    /// Export the audit log to this stick.
+    ExportToUsb(StickChoice),
+    Reboot,
+    PowerOff,
+    Quit,
+    Leave,
+}
+
+/// The director menu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectorMenu {
+    pub items: Vec<MenuItem>,
+    pub selected: usize,
+    /// An action waiting for a second ENTER.
+    pub confirming: Option<usize>,
+    pub message: Option<MenuMessage>,
+    pub(super) last_key: Duration,
+}
+
+impl Kiosk {
+    pub(super) fn save_pin_guard(&self, now: Duration, station: &mut dyn Station) {
+        let locked_for = self.pin_locked_until.map_or(Duration::ZERO, |until| until.saturating_sub(now));
+        station.save_pin_guard(PinGuard { failures: self.pin_failures, lockouts: self.pin_lockouts, locked_for });
+    }
+
+    /// The director chord: the PIN prompt, or on a station that has never
+    /// had a PIN (first boot) the prompt that sets one.
+    pub(super) fn open_pin(&mut self, now: Duration, station: &dyn Station) {
+        if station.first_pin_needed() {
+            self.screen = Screen::Edit(EditPrompt {
+                field: EditField::Pin { step: PinStep::New, old: String::new(), new: String::new(), first: true },
+                typed: String::new(),
+                message: None,
+                menu_selected: 0,
+                last_key: now,
+            });
+            return;
+        }
+        self.screen = Screen::Pin(PinPrompt { typed: String::new(), message: None, last_key: now });
+    }
+
+    pub(super) fn pin_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
+        let locked = self.pin_locked_until(now).is_some();
+        let Screen::Pin(prompt) = &mut self.screen else { return };
+        prompt.last_key = now;
+        match key {
+            Key::Escape => return self.go_home(),
+            _ if locked => {}
+            Key::Char(c) if c.is_ascii_digit() => {
+                if prompt.typed.len() < PIN_MAX_LEN {
+                    prompt.typed.push(c);
+                }
+                prompt.message = None;
+            }
+            Key::Backspace => {
+                prompt.typed.pop();
+            }
+            Key::Enter => {
+                let pin = std::mem::take(&mut prompt.typed);
+                match station.check_pin(&pin) {
+                    PinCheck::Accepted => {
+                        self.pin_failures = 0;
+                        self.pin_lockouts = 0;
+                        self.save_pin_guard(now, station);
+                        station.director_event(DirectorEvent::PinAccepted);
+                        self.open_director(now, station, None, None);
+                    }
+                    PinCheck::NotSet => prompt.message = Some(PinMessage::NotSet),
+                    PinCheck::Refused => {
+                        self.pin_failures += 1;
+                        station.director_event(DirectorEvent::PinRefused { failures: self.pin_failures });
+                        if self.pin_failures >= PIN_ATTEMPTS {
+                            self.pin_lockouts += 1;
+                            let lockout = pin_lockout(self.pin_lockouts);
+                            self.pin_locked_until = Some(now + lockout);
+                            station.director_event(DirectorEvent::LockedOut { seconds: lockout.as_secs() as u32 });
+                            prompt.message = None;
+                        } else {
+                            prompt.message = Some(PinMessage::Wrong { attempts_left: PIN_ATTEMPTS - self.pin_failures });
+                        }
+                        self.save_pin_guard(now, station);
+                    }
+                }
+            }
+            _ => prompt.message = Some(PinMessage::DigitsOnly),
+        }
+    }
+
+    /// Opens the director menu. `keep` is the item to keep selected (the
+    /// director's cursor stays where it was after a switch); on first
+    /// opening the active lexicon is selected.
+    pub(super) fn open_director(&mut self, now: Duration, station: &mut dyn Station, message: Option<MenuMessage>, keep: Option<usize>) {
+        // A plugged-in stick comes first: the director plugged it in for it.
+        self.last_stick_check = now;
+        let mut items: Vec<MenuItem> = Vec::new();
+        for stick in station.sticks() {
+            items.push(MenuItem::ImportFromUsb(stick.clone()));
+            items.push(MenuItem::ExportToUsb(stick));
+        }
+        let lexicons = station.lexicon_choices();
+        let profiles = station.profile_choices(&lexicons);
+        items.extend(lexicons.into_iter().map(MenuItem::UseLexicon));
+        items.extend(profiles.into_iter().map(MenuItem::UseProfile));
+        items.extend([MenuItem::ChangePin, MenuItem::SetStationName, MenuItem::SetClock]);
+        // Reboot and power-off only on the appliance: a desktop kiosk must
+        // never switch off the machine it runs on.
+        if station.appliance() {
+            items.push(MenuItem::Reboot);
+            items.push(MenuItem::PowerOff);
+        }
+        if station.quit_allowed() {
+            items.push(MenuItem::Quit);
+        }
+        items.push(MenuItem::Leave);
+        let selected = match keep {
+            Some(index) => index.min(items.len() - 1),
+            None => items
+                .iter()
+                .position(|i| matches!(i, MenuItem::UseLexicon(c) if c.id == self.lexicon.id))
+                .unwrap_or(0),
+        };
+        self.screen = Screen::Director(DirectorMenu { items, selected, confirming: None, message, last_key: now });
+    }
+
+    pub(super) fn director_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
+        let Screen::Director(menu) = &mut self.screen else { return };
+        menu.last_key = now;
+        let last = menu.items.len() - 1;
+        match key {
+            Key::Up => {
+                menu.selected = menu.selected.saturating_sub(1);
+                menu.confirming = None;
+            }
+            Key::Down | Key::Tab => {
+                menu.selected = (menu.selected + 1).min(last);
+                menu.confirming = None;
+            }
+            Key::Escape => {
+                station.director_event(DirectorEvent::Left);
+                self.go_home();
+            }
+            Key::Enter => match menu.items[menu.selected].clone() {
+                item @ (MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_)) => {
+                    let (stick, export) = match item {
+                        MenuItem::ExportToUsb(stick) => (stick, true),
+                        MenuItem::ImportFromUsb(stick) => (stick, false),
+                        _ => return,
+                    };
+                    let (request, work) = if export {
+                        (UsbRequest::Export { device: stick.device.clone() }, UsbWork::Exporting)
+                    } else {
+                        (UsbRequest::OpenForImport { device: stick.device.clone() }, UsbWork::Reading)
+                    };
+                    match station.usb_request(request) {
+                        Ok(()) => {
+                            self.screen = Screen::Usb(UsbScreen {
+                                stick,
+                                export,
+                                phase: UsbPhase::Working(work),
+                                rows: Vec::new(),
+                                left_out: 0,
+                                selected: 0,
+                                confirming: None,
+                                message: None,
+                                menu_selected: menu.selected,
+                                last_key: now,
+                            })
+                        }
+                        Err(e) => menu.message = Some(MenuMessage::UsbRefused(e)),
+                    }
+                }
+                MenuItem::Leave => {
+                    station.director_event(DirectorEvent::Left);
+                    self.go_home();
+                }
+                MenuItem::UseProfile(choice) => {
+                    let keep = menu.selected;
+                    let message = match station.switch_profile(&choice.id) {
+                        Ok(()) => {
+                            self.lexicon = station.lexicon();
+                            MenuMessage::ProfileSwitched {
+                                name: choice.name.clone(),
+                                lexicon: self.lexicon.id.clone(),
+                                status: self.lexicon.status.clone(),
+                            }
+                        }
+                        Err(reason) => MenuMessage::SwitchRefused(reason),
+                    };
+                    self.open_director(now, station, Some(message), Some(keep));
+                }
+                field @ (MenuItem::ChangePin | MenuItem::SetStationName | MenuItem::SetClock) => {
+                    let field = match field {
+                        MenuItem::ChangePin => {
+                            EditField::Pin { step: PinStep::Old, old: String::new(), new: String::new(), first: false }
+                        }
+                        MenuItem::SetStationName => EditField::StationName,
+                        _ => EditField::Clock,
+                    };
+                    let typed = match field {
+                        EditField::StationName => station.station_name(),
+                        _ => String::new(),
+                    };
+                    self.screen = Screen::Edit(EditPrompt {
+                        field,
+                        typed,
+                        message: None,
+                        menu_selected: menu.selected,
+                        last_key: now,
+                    });
+                }
+                MenuItem::UseLexicon(choice) => {
+                    let keep = menu.selected;
+                    let had_profile = menu.items.iter().any(|i| matches!(i, MenuItem::UseProfile(p) if p.active));
+                    let switched = station.switch_lexicon(&choice.id);
+                    if switched.is_ok() {
+                        self.lexicon = station.lexicon();
+                    }
+                    self.open_director(now, station, None, Some(keep));
+                    let Screen::Director(menu) = &mut self.screen else { return };
+                    let has_profile = menu.items.iter().any(|i| matches!(i, MenuItem::UseProfile(p) if p.active));
+                    menu.message = Some(match switched {
+                        Ok(()) => MenuMessage::Switched {
+                            id: self.lexicon.id.clone(),
+                            status: self.lexicon.status.clone(),
+                            profile_cleared: had_profile && !has_profile,
+                        },
+                        Err(reason) => MenuMessage::SwitchRefused(reason),
+                    });
+                }
+                action @ (MenuItem::Reboot | MenuItem::PowerOff | MenuItem::Quit) => {
+                    if menu.confirming != Some(menu.selected) {
+                        menu.confirming = Some(menu.selected);
+                        menu.message = Some(MenuMessage::ConfirmAgain);
+                        return;
+                    }
+                    menu.confirming = None;
+                    let action = match action {
+                        MenuItem::Reboot => SystemAction::Reboot,
+                        MenuItem::PowerOff => SystemAction::PowerOff,
+                        _ => SystemAction::Quit,
+                    };
+                    match station.system(action) {
+                        Ok(()) if action == SystemAction::Quit => self.quit = true,
+                        Ok(()) => menu.message = Some(MenuMessage::Done),
+                        Err(reason) => menu.message = Some(MenuMessage::NotPossible(reason)),
+                    }
+                }
+            },
+            _ => {}
+        }
+    }
+
+    /// Rebuilds the director menu when the sticks plugged in changed,
+    /// keeping the cursor on the item it was on (or where it was).
+    pub(super) fn refresh_sticks(&mut self, now: Duration, station: &mut dyn Station) {
+        let Screen::Director(menu) = &self.screen else { return };
+        let shown: Vec<&StickChoice> = menu
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                MenuItem::ImportFromUsb(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        let plugged = station.sticks();
+        if plugged.iter().eq(shown.iter().copied()) {
+            return;
+        }
+        let (selected_item, selected, message, last_key) =
+            (menu.items[menu.selected].clone(), menu.selected, menu.message.clone(), menu.last_key);
+        let stick_rows = |items: &[MenuItem]| {
+            items.iter().filter(|i| matches!(i, MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_))).count()
+        };
+        let before = stick_rows(&menu.items);
+        self.open_director(now, station, message, None);
+        if let Screen::Director(menu) = &mut self.screen {
+            let after = stick_rows(&menu.items);
+            menu.last_key = last_key;
+            menu.selected = match menu.items.iter().position(|i| *i == selected_item) {
+                Some(index) => index,
+                None => (selected + after).saturating_sub(before).min(menu.items.len() - 1),
+            };
+        }
+    }
+
+}

@@ -1,0 +1,147 @@
+//! A station setting typed from the director menu: the PIN (old, new,
+//! again), the station's name, the date and time.
+
+use super::*;
+
+/// Which setting an [`EditPrompt`] changes, and how far it has got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditField {
+    /// The director PIN: the old one, the new one, the new one again.
+    /// `first`: a station with no PIN yet (first boot): no old one, and
+    /// the new one opens the menu.
+    Pin { step: PinStep, old: String, new: String, first: bool },
+    StationName,
+    /// The local date and time, `YYYY-MM-DD HH:MM`.
+    Clock,
+}
+
+/// The steps of a PIN change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinStep {
+    Old,
+    New,
+    Again,
+}
+
+/// What an edit prompt says about the last key or ENTER.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditMessage {
+    /// The two new PINs differ; start the new PIN again.
+    PinsDiffer,
+    /// That key does not belong in this field.
+    KeyNotAllowed,
+    /// The station refused the value (old PIN wrong, bad date…).
+    Refused(SettingsError),
+}
+
+/// A setting being typed. The director menu is kept to return to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditPrompt {
+    pub field: EditField,
+    pub typed: String,
+    pub message: Option<EditMessage>,
+    /// The menu item to keep selected on return.
+    pub(super) menu_selected: usize,
+    pub(super) last_key: Duration,
+}
+
+impl EditPrompt {
+    /// Most characters the field takes.
+    pub fn max_len(&self) -> usize {
+        match self.field {
+            EditField::Pin { .. } => PIN_MAX_LEN,
+            EditField::StationName => crate::config::MAX_STATION_NAME,
+            EditField::Clock => "YYYY-MM-DD HH:MM".len(),
+        }
+    }
+    fn accepts(&self, c: char) -> bool {
+        match self.field {
+            EditField::Pin { .. } => c.is_ascii_digit(),
+            EditField::StationName => !c.is_control() && c != '\u{7f}',
+            EditField::Clock => c.is_ascii_digit() || matches!(c, '-' | ':' | ' '),
+        }
+    }
+}
+
+impl Kiosk {
+    pub(super) fn edit_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
+        let Screen::Edit(edit) = &mut self.screen else { return };
+        edit.last_key = now;
+        match key {
+            Key::Escape => {
+                if matches!(edit.field, EditField::Pin { first: true, .. }) {
+                    // No menu behind a first PIN: it was never opened.
+                    return self.go_home();
+                }
+                let keep = edit.menu_selected;
+                self.open_director(now, station, None, Some(keep));
+            }
+            Key::Backspace => {
+                edit.typed.pop();
+                edit.message = None;
+            }
+            Key::Char(c) if edit.accepts(c) => {
+                if edit.typed.chars().count() < edit.max_len() {
+                    edit.typed.push(c);
+                }
+                edit.message = None;
+            }
+            Key::Char(_) => edit.message = Some(EditMessage::KeyNotAllowed),
+            Key::Enter => {
+                let typed = std::mem::take(&mut edit.typed);
+                let keep = edit.menu_selected;
+                let result = match &mut edit.field {
+                    EditField::Pin { step: step @ PinStep::Old, old, .. } => {
+                        *old = typed;
+                        *step = PinStep::New;
+                        return;
+                    }
+                    EditField::Pin { step: step @ PinStep::New, new, .. } => {
+                        *new = typed;
+                        *step = PinStep::Again;
+                        return;
+                    }
+                    EditField::Pin { step, old, new, first } => {
+                        if typed != *new {
+                            *step = PinStep::New;
+                            new.clear();
+                            edit.message = Some(EditMessage::PinsDiffer);
+                            return;
+                        }
+                        if *first {
+                            match station.set_first_pin(new) {
+                                Ok(()) => {
+                                    station.director_event(DirectorEvent::PinAccepted);
+                                    return self.open_director(now, station, Some(MenuMessage::Saved(Setting::Pin)), None);
+                                }
+                                Err(error) => {
+                                    *step = PinStep::New;
+                                    new.clear();
+                                    edit.message = Some(EditMessage::Refused(error));
+                                    return;
+                                }
+                            }
+                        }
+                        station.change_pin(old, new).map(|()| Setting::Pin)
+                    }
+                    EditField::StationName => station.set_station_name(typed.trim()).map(|()| Setting::StationName),
+                    EditField::Clock => station.set_clock(typed.trim()).map(|()| Setting::Clock),
+                };
+                match result {
+                    Ok(setting) => self.open_director(now, station, Some(MenuMessage::Saved(setting)), Some(keep)),
+                    Err(error) => {
+                        // A wrong old PIN starts the change again from the old PIN.
+                        if let EditField::Pin { step, old, new, .. } = &mut edit.field {
+                            *step = PinStep::Old;
+                            old.clear();
+                            new.clear();
+                        }
+                        edit.message = Some(EditMessage::Refused(error));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+}
