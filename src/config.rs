@@ -219,8 +219,15 @@ impl Loaded {
 
 /// Where the last good copy of `path` is kept: `config.toml.last-good`.
 pub fn last_good_path(path: &Path) -> PathBuf {
+    beside(path, "last-good")
+}
+
+/// A file the station keeps beside its config (`config.toml.SUFFIX`): the
+/// last good copy, the PIN guard, the chosen lexicons' digests.
+pub fn beside(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
-    name.push(".last-good");
+    name.push(".");
+    name.push(suffix);
     PathBuf::from(name)
 }
 

@@ -83,16 +83,12 @@ pub struct LiveStation {
 
 /// Where the chosen lexicons' digests are kept: beside the config.
 fn digests_path(config: &std::path::Path) -> PathBuf {
-    let mut name = config.as_os_str().to_owned();
-    name.push(".lexicon-digests");
-    PathBuf::from(name)
+    crate::config::beside(config, "lexicon-digests")
 }
 
 /// Where the PIN guard is kept: beside the config (`config.toml.pin-guard`).
 fn pin_guard_path(config: &std::path::Path) -> PathBuf {
-    let mut name = config.as_os_str().to_owned();
-    name.push(".pin-guard");
-    PathBuf::from(name)
+    crate::config::beside(config, "pin-guard")
 }
 
 /// Opens `id`: its status is computed from the bytes that will judge.
