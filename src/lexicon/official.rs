@@ -126,7 +126,12 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
         id: "NWL2020",
         name: "NASPA Word List 2020",
         edition: "NASPA, 2020 (NWL2020)",
-        layers: &[whole("NWL2020.fst", "23673600", None, None)],
+        // 191,852 = NWL2018's 192,111 (pinned above, counted from the list)
+        // less the 259 slurs NWL2020 removed: "It differs from its
+        // predecessor, NWL2018, only in the removal of 259 words deemed to be
+        // personally applicable offensive slurs" (Wikipedia, "NASPA Word
+        // List", past editions; NASPA's NWL2020 final report, 2020-09-30).
+        layers: &[whole("NWL2020.fst", "23673600", Some(191_852), None)],
     },
     OfficialLexicon {
         id: "NWL2023",

@@ -325,3 +325,35 @@ fn real_data_kill_9_during_csw15_installs_leaves_old_or_new() {
         assert!(pins.contains(&lexicon.layers()[0].facts().content_sha256.as_str()), "round {round}");
     }
 }
+
+#[test]
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_nwl2018_plus_a_made_up_word_balanced_to_nwl2020_is_refused_by_its_word_count() {
+    // The attack of issue 23: NWL2018, one made-up word and a few balancing
+    // words match NWL2020's published 8-digit fingerprint.
+    let shared = shared();
+    let mut forged: HashSet<String> = words_of(&shared.join("NWL2018.txt")).into_iter().collect();
+    assert!(forged.insert("XYZZYQ".into()));
+    let target = u128::from_str_radix("23673600", 16).unwrap() << 96;
+    let junk = forge_junk(&forged, target, u128::MAX << 96, 20);
+    forged.extend(junk.iter().cloned());
+    let mut forged: Vec<String> = forged.into_iter().collect();
+    forged.sort();
+    assert_eq!(fingerprint_of(&forged).short(), "23673600", "the published fingerprint is matched");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_words(&d.join("NWL2020.txt"), &forged);
+    match install_official(&d.join("NWL2020.txt"), &d.join("lex"), None, false) {
+        Err(BuildError::NotTheList { id, problem, .. }) => {
+            assert_eq!(id, "NWL2020");
+            assert!(problem.contains("published 191852"), "{problem}");
+        }
+        other => panic!("installed a forgery: {other:?}"),
+    }
+    // Put in place anyway: Mismatch, never "Matches the published fingerprint".
+    std::fs::create_dir(d.join("lex")).unwrap();
+    build_lexicon(&d.join("NWL2020.txt"), &d.join("lex/NWL2020.fst"), false).unwrap();
+    let lexicon = Catalog::load(&d.join("lex")).open("NWL2020").unwrap();
+    assert_eq!(lexicon.status(), Status::Mismatch, "{}", lexicon.status_text());
+    assert!(!lexicon.status().can_judge());
+}
