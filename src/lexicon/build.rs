@@ -293,7 +293,7 @@ pub fn prepare_official(mut compiled: Compiled, name: &str) -> Result<Prepared, 
             _ if !manifest.fingerprint.matches_published(published) => {
                 Evidence::NotTheList(format!("fingerprint {}, published {published}", manifest.fingerprint.short()))
             }
-            Some(words) if words != manifest.word_count => Evidence::NotTheList(format!(
+            Some(words) if !words.allows(manifest.word_count) => Evidence::NotTheList(format!(
                 "{} words, published {words} (the fingerprint matches, which a forged list can be made to do)",
                 manifest.word_count
             )),

@@ -471,7 +471,7 @@ impl Lexicon {
                         "{name}: fingerprint {} is not the published {published}",
                         layer.facts.fingerprint.short()
                     ));
-                } else if let Some(expected) = words.filter(|w| *w != layer.facts.word_count) {
+                } else if let Some(expected) = words.filter(|w| !w.allows(layer.facts.word_count)) {
                     mismatch.push(format!(
                         "{name}: it has {} words, the published {} has {expected} (its fingerprint matches, \
                          which a forged list can be made to do)",

@@ -43,6 +43,33 @@ pub struct Pin {
     pub word_count: u64,
 }
 
+/// A published word count: exact, or a lower bound where public sources
+/// give only "more than".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WordCount {
+    Exact(u64),
+    AtLeast(u64),
+}
+
+impl WordCount {
+    /// Whether `words` agrees with it.
+    pub fn allows(self, words: u64) -> bool {
+        match self {
+            WordCount::Exact(n) => words == n,
+            WordCount::AtLeast(n) => words >= n,
+        }
+    }
+}
+
+impl std::fmt::Display for WordCount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WordCount::Exact(n) => write!(f, "{n}"),
+            WordCount::AtLeast(n) => write!(f, "at least {n}"),
+        }
+    }
+}
+
 /// One layer of an official lexicon.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OfficialLayer {
@@ -55,11 +82,11 @@ pub struct OfficialLayer {
     pub max_len: usize,
     /// The published fingerprint (8 hex digits), where one is published.
     pub published_fingerprint: Option<&'static str>,
-    /// The published number of words, where a public source states it (each
-    /// cited beside it below). A fingerprint is linear and can be balanced
-    /// by a forger with chosen words; the count is checked with it, so a
-    /// balanced list must also drop exactly as many words as it adds.
-    pub published_words: Option<u64>,
+    /// What public sources say of the number of words (each cited beside
+    /// it below). A fingerprint is linear and can be balanced by a forger
+    /// with chosen words; the count is checked with it, so a balanced list
+    /// must also keep to the count (exactly, where it is known).
+    pub published_words: Option<WordCount>,
     /// The pinned digests, where the real list was at hand to compute them.
     pub pin: Option<Pin>,
 }
@@ -73,7 +100,7 @@ pub struct OfficialLexicon {
     pub layers: &'static [OfficialLayer],
 }
 
-const fn whole(fst: &'static str, published: &'static str, words: Option<u64>, pin: Option<Pin>) -> OfficialLayer {
+const fn whole(fst: &'static str, published: &'static str, words: Option<WordCount>, pin: Option<Pin>) -> OfficialLayer {
     OfficialLayer { fst, min_len: 2, max_len: 15, published_fingerprint: Some(published), published_words: words, pin }
 }
 
@@ -102,7 +129,7 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
         id: "TWL06",
         name: "Official Tournament and Club Word List 2006",
         edition: "NSA / Merriam-Webster, 2006 (TWL06, OWL2)",
-        layers: &[whole("TWL06.fst", "64bdbe65", Some(TWL06_PIN.word_count), Some(TWL06_PIN))],
+        layers: &[whole("TWL06.fst", "64bdbe65", Some(WordCount::Exact(TWL06_PIN.word_count)), Some(TWL06_PIN))],
     },
     OfficialLexicon {
         id: "OTCWL2014",
@@ -120,7 +147,7 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
         id: "NWL2018",
         name: "NASPA Word List 2018",
         edition: "NASPA, 2018 (NWL2018)",
-        layers: &[whole("NWL2018.fst", "41da74af", Some(NWL2018_PIN.word_count), Some(NWL2018_PIN))],
+        layers: &[whole("NWL2018.fst", "41da74af", Some(WordCount::Exact(NWL2018_PIN.word_count)), Some(NWL2018_PIN))],
     },
     OfficialLexicon {
         id: "NWL2020",
@@ -131,49 +158,72 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
         // predecessor, NWL2018, only in the removal of 259 words deemed to be
         // personally applicable offensive slurs" (Wikipedia, "NASPA Word
         // List", past editions; NASPA's NWL2020 final report, 2020-09-30).
-        layers: &[whole("NWL2020.fst", "23673600", Some(191_852), None)],
+        layers: &[whole("NWL2020.fst", "23673600", Some(WordCount::Exact(191_852)), None)],
     },
     OfficialLexicon {
         id: "NWL2023",
         name: "NASPA Word List 2023",
         edition: "NASPA, 2023 (NWL2023)",
-        layers: &[whole("NWL2023.fst", "155a50a1", None, None)],
+        // NWL2020's 191,852 plus "over 4,500 words" (Wikipedia, "NASPA Word
+        // List": NWL2023 "differs from its predecessor, NWL2020, in the
+        // introduction of over 4,500 words"), rounded down.
+        layers: &[whole("NWL2023.fst", "155a50a1", Some(WordCount::AtLeast(196_000)), None)],
     },
     OfficialLexicon {
         id: "CSW07",
         name: "Collins Scrabble Words 2007 (April update)",
         edition: "HarperCollins, 2007 (CSW07)",
-        layers: &[whole("CSW07.fst", "23cd8bb8", None, None)],
+        // Every Collins list since 2007 has "over 260,000 words" (Denki,
+        // "Collins FAQ": "The full word list includes over 260,000 words");
+        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
+        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
+        layers: &[whole("CSW07.fst", "23cd8bb8", Some(WordCount::AtLeast(260_000)), None)],
     },
     OfficialLexicon {
         id: "CSW12",
         name: "Collins Scrabble Words 2012",
         edition: "HarperCollins, 2011 (CSW12)",
-        layers: &[whole("CSW12.fst", "eea8dfe5", None, None)],
+        // Every Collins list since 2007 has "over 260,000 words" (Denki,
+        // "Collins FAQ": "The full word list includes over 260,000 words");
+        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
+        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
+        layers: &[whole("CSW12.fst", "eea8dfe5", Some(WordCount::AtLeast(260_000)), None)],
     },
     OfficialLexicon {
         id: "CSW15",
         name: "Collins Scrabble Words 2015",
         edition: "HarperCollins, 2015 (CSW15)",
-        layers: &[whole("CSW15.fst", "48dea2c8", Some(CSW15_PIN.word_count), Some(CSW15_PIN))],
+        layers: &[whole("CSW15.fst", "48dea2c8", Some(WordCount::Exact(CSW15_PIN.word_count)), Some(CSW15_PIN))],
     },
     OfficialLexicon {
         id: "CSW19",
         name: "Collins Scrabble Words 2019",
         edition: "HarperCollins, 2019 (CSW19)",
-        layers: &[whole("CSW19.fst", "f4fec274", None, None)],
+        // Every Collins list since 2007 has "over 260,000 words" (Denki,
+        // "Collins FAQ": "The full word list includes over 260,000 words");
+        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
+        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
+        layers: &[whole("CSW19.fst", "f4fec274", Some(WordCount::AtLeast(260_000)), None)],
     },
     OfficialLexicon {
         id: "CSW21",
         name: "Collins Scrabble Words 2021",
         edition: "HarperCollins, 2021 (CSW21)",
-        layers: &[whole("CSW21.fst", "3724aee7", None, None)],
+        // Every Collins list since 2007 has "over 260,000 words" (Denki,
+        // "Collins FAQ": "The full word list includes over 260,000 words");
+        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
+        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
+        layers: &[whole("CSW21.fst", "3724aee7", Some(WordCount::AtLeast(260_000)), None)],
     },
     OfficialLexicon {
         id: "CSW24",
         name: "Collins Scrabble Words 2024",
         edition: "HarperCollins, 2024 (CSW24)",
-        layers: &[whole("CSW24.fst", "7f0e9ef8", None, None)],
+        // Every Collins list since 2007 has "over 260,000 words" (Denki,
+        // "Collins FAQ": "The full word list includes over 260,000 words");
+        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
+        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
+        layers: &[whole("CSW24.fst", "7f0e9ef8", Some(WordCount::AtLeast(260_000)), None)],
     },
     OfficialLexicon {
         id: "SSWL2016",
@@ -220,7 +270,7 @@ const ALIASES: &[(&str, &str)] = &[("OTCWL2016", "TWL2016.fst"), ("MW11", "MW11-
 
 /// The official lexicon with this id.
 /// The published word count of layer `index` of official lexicon `id`.
-pub fn published_words(id: &str, index: usize) -> Option<u64> {
+pub fn published_words(id: &str, index: usize) -> Option<WordCount> {
     find(id)?.layers.get(index)?.published_words
 }
 

@@ -104,32 +104,47 @@ fn changes_to_the_file_while_open_change_no_verdict_and_are_reported() {
 
 #[test]
 fn a_list_forged_to_a_published_fingerprint_earns_only_the_weaker_status() {
-    // CSW21 has a published fingerprint but no pinned digest (its list was
-    // not at hand). Forge a tiny list with XYZZY to that 8-digit value.
+    // OTCWL2014 has a published fingerprint but no pinned digest and no
+    // published word count. Forge a tiny list with XYZZY to that 8-digit value.
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let mut words: HashSet<String> = random_words(500, 3).into_iter().collect();
     words.insert("XYZZY".into());
-    let target = u128::from_str_radix("3724aee7", 16).unwrap() << 96;
+    let target = u128::from_str_radix("0109ce12", 16).unwrap() << 96;
     let junk = forge_junk(&words, target, u128::MAX << 96, 7);
     words.extend(junk);
     let list: Vec<&String> = words.iter().collect();
     let fp = fingerprint_of(&list);
-    assert_eq!(fp.short(), "3724aee7", "the forgery works");
-    write_words(&d.join("CSW21.txt"), &list);
+    assert_eq!(fp.short(), "0109ce12", "the forgery works");
+    write_words(&d.join("OTCWL2014.txt"), &list);
     let lexicons = d.join("lexicons");
     std::fs::create_dir(&lexicons).unwrap();
-    let report = install_official(&d.join("CSW21.txt"), &lexicons, None, false).unwrap();
+    let report = install_official(&d.join("OTCWL2014.txt"), &lexicons, None, false).unwrap();
     assert_eq!(report.evidence, "published fingerprint");
-    let lexicon = Catalog::load(&lexicons).open("CSW21").unwrap();
+    let lexicon = Catalog::load(&lexicons).open("OTCWL2014").unwrap();
     assert_eq!(lexicon.status(), Status::FingerprintMatch);
     assert!(!lexicon.status().is_verified_official());
     assert_eq!(lexicon.status().label(), "Matches the published fingerprint (not a strong check)");
+    // The same forgery made for CSW24 (whose editions all have over 260,000
+    // words) is refused by its word count, at install and when put in place.
+    let mut csw: HashSet<String> = random_words(500, 4).into_iter().collect();
+    csw.insert("XYZZY".into());
+    let junk = forge_junk(&csw, u128::from_str_radix("7f0e9ef8", 16).unwrap() << 96, u128::MAX << 96, 8);
+    csw.extend(junk);
+    let csw: Vec<&String> = csw.iter().collect();
+    assert_eq!(fingerprint_of(&csw).short(), "7f0e9ef8");
+    write_words(&d.join("CSW24.txt"), &csw);
+    match install_official(&d.join("CSW24.txt"), &lexicons, None, false) {
+        Err(BuildError::NotTheList { problem, .. }) => assert!(problem.contains("published at least 260000"), "{problem}"),
+        other => panic!("installed a forged CSW24: {other:?}"),
+    }
+    build_lexicon(&d.join("CSW24.txt"), &lexicons.join("CSW24.fst"), false).unwrap();
+    assert_eq!(Catalog::load(&lexicons).open("CSW24").unwrap().status(), Status::Mismatch);
     // The same list claimed by a definition file with that fingerprint: Custom.
-    std::fs::copy(lexicons.join("CSW21.fst"), lexicons.join("MINE.fst")).unwrap();
+    std::fs::copy(lexicons.join("OTCWL2014.fst"), lexicons.join("MINE.fst")).unwrap();
     std::fs::write(
         lexicons.join("MINE.toml"),
-        "id = \"MINE\"\nname = \"m\"\nedition = \"e\"\n[[layer]]\nfst = \"MINE.fst\"\npublished_fingerprint = \"3724AEE7\"\n",
+        "id = \"MINE\"\nname = \"m\"\nedition = \"e\"\n[[layer]]\nfst = \"MINE.fst\"\npublished_fingerprint = \"0109CE12\"\n",
     )
     .unwrap();
     assert_eq!(Catalog::load(&lexicons).open("MINE").unwrap().status(), Status::Custom);
