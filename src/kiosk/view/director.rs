@@ -1,0 +1,139 @@
+//! The director's screens, worded: the PIN prompt, a setting being typed,
+//! and the menu with its facts and warnings.
+
+use super::*;
+
+fn pin_message(message: PinMessage) -> String {
+    match message {
+        PinMessage::NotSet => {
+            "No director PIN is set, and this station's settings are damaged: a PIN cannot be set here. Ask the operator to restore the card.".into()
+        }
+        PinMessage::Wrong { attempts_left: 1 } => "Wrong PIN. 1 attempt left.".into(),
+        PinMessage::Wrong { attempts_left } => format!("Wrong PIN. {attempts_left} attempts left."),
+        PinMessage::DigitsOnly => "Type the director PIN (digits), then ENTER. ESC leaves.".into(),
+    }
+}
+
+fn setting_name(setting: Setting) -> &'static str {
+    match setting {
+        Setting::Pin => "The director PIN is changed.",
+        Setting::StationName => "The station name is saved.",
+        Setting::Clock => "The clock is set.",
+    }
+}
+
+fn menu_message(message: &MenuMessage) -> String {
+    match message {
+        MenuMessage::Switched { id, status, profile_cleared: false } => format!("Now judging with {id} ({status})."),
+        MenuMessage::Switched { id, status, profile_cleared: true } => format!(
+            "Now judging with {id} ({status}). The profile judged with another lexicon, so it no longer applies: no challenge rule is shown under verdicts."
+        ),
+        MenuMessage::ProfileSwitched { name, lexicon, status } => {
+            format!("Profile {name}: now judging with {lexicon} ({status}).")
+        }
+        MenuMessage::Saved(setting) => setting_name(*setting).into(),
+        MenuMessage::SwitchRefused(reason) => format!("Not switched: {reason}"),
+        MenuMessage::ConfirmAgain => "Press ENTER again to confirm.".into(),
+        MenuMessage::Done => "Done.".into(),
+        MenuMessage::NotPossible(reason) => format!("Not possible: {reason}"),
+        MenuMessage::UsbRefused(reason) => format!("Not possible: {reason}"),
+    }
+}
+
+pub(super) fn pin(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, prompt: &PinPrompt) {
+        v.screen = ScreenKind::Pin;
+        v.pin_title = "Director PIN".into();
+        v.pin_dots = "●".repeat(prompt.typed.len());
+        v.pin_prompt = if prompt.typed.is_empty() { "type the PIN".into() } else { String::new() };
+        v.pin_footer = "ENTER to confirm · ESC to leave".into();
+        v.pin_message = match kiosk.pin_locked_until(now) {
+            Some(until) => {
+                let left = until - now;
+                let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+                format!("Locked after too many wrong PINs. Try again in {seconds} s.")
+            }
+            None => prompt.message.map(pin_message).unwrap_or_default(),
+        };
+}
+
+pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
+        v.screen = ScreenKind::Edit;
+        let (title, prompt) = match &edit.field {
+            EditField::Pin { step: PinStep::Old, .. } => ("Change the director PIN", "type the current PIN"),
+            EditField::Pin { step: PinStep::New, .. } => ("Change the director PIN", "type the new PIN (4 to 12 digits)"),
+            EditField::Pin { step: PinStep::Again, .. } => ("Change the director PIN", "type the new PIN again"),
+            EditField::StationName => ("Rename the station", "type the station's name"),
+            EditField::Clock => ("Set the date and time", "type it as 2026-11-23 14:05"),
+        };
+        v.edit_title = title.into();
+        v.edit_prompt = prompt.into();
+        v.edit_value = match edit.field {
+            EditField::Pin { .. } => "●".repeat(edit.typed.len()),
+            _ => edit.typed.clone(),
+        };
+        v.edit_message = match &edit.message {
+            Some(EditMessage::PinsDiffer) => "The two new PINs differ. Type the new PIN again.".into(),
+            Some(EditMessage::KeyNotAllowed) => match edit.field {
+                EditField::Pin { .. } => "A PIN is digits only.".into(),
+                EditField::Clock => "Digits, - : and a space only.".into(),
+                EditField::StationName => "That key cannot be typed here.".into(),
+            },
+            Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
+            None => String::new(),
+        };
+        v.edit_footer = "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into();
+}
+
+pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, menu: &DirectorMenu) {
+    let lexicon = kiosk.lexicon();
+        v.screen = ScreenKind::Director;
+        v.menu_title = "Director menu — ↑ ↓ to choose, ENTER to select, ESC to leave".into();
+        v.menu_items = menu
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let confirm = if menu.confirming == Some(i) { "  — ENTER again to confirm" } else { "" };
+                match item {
+                    MenuItem::UseLexicon(c) => {
+                        let active = if c.id == lexicon.id && lexicon.usable { "  ◀ active" } else { "" };
+                        let fp =
+                            if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
+                        let fp = if c.digest.is_empty() { fp } else { format!("{fp} · digest {}", c.digest) };
+                        format!("Use {} — {}{}{}", c.id, c.status, fp, active)
+                    }
+                    MenuItem::UseProfile(p) => match &p.unavailable {
+                        Some(why) => format!("Profile: {} — unavailable: {why}", p.name),
+                        None => {
+                            let active = if p.active { "  ◀ active" } else { "" };
+                            format!("Profile: {}{active}", p.name)
+                        }
+                    },
+                    MenuItem::ChangePin => "Change the director PIN".into(),
+                    MenuItem::SetStationName => "Rename the station".into(),
+                    MenuItem::SetClock => "Set the date and time".into(),
+                    MenuItem::ImportFromUsb(stick) => format!("Install lexicons from USB: {}", stick.name),
+                    MenuItem::ExportToUsb(stick) => format!("Export the audit log to USB: {}", stick.name),
+                    MenuItem::Reboot => format!("Reboot the station{confirm}"),
+                    MenuItem::PowerOff => format!("Power off the station{confirm}"),
+                    MenuItem::Quit => format!("Quit wordjudge{confirm}"),
+                    MenuItem::Leave => "Leave the director menu".into(),
+                }
+            })
+            .collect();
+        v.menu_selected = menu.selected as i32;
+        v.director_message = menu.message.as_ref().map(menu_message).unwrap_or_default();
+        v.director_lines = vec![
+            format!("Station: {}", info.station_name),
+            format!("Active lexicon: {} ({}), digest {}", lexicon.id, lexicon.status, lexicon.digest),
+            format!("Challenges judged since start: {}", info.counts.since_boot),
+            format!("Challenges judged today: {}", info.counts.today),
+        ];
+        v.director_lines.extend(info.facts.iter().map(|(label, value)| format!("{label}: {value}")));
+        if info.warnings.is_empty() {
+            v.director_lines.push("No warnings.".into());
+        } else {
+            v.director_lines.extend(info.warnings.iter().map(|w| format!("⚠ {}", warning(w))));
+        }
+}
+

@@ -1,0 +1,286 @@
+//! What each screen shows, as plain strings: the one mapping from the flow's
+//! typed state to the words on screen.
+//!
+//! Why one place: a rule worded twice drifts (the `.slint` file once said
+//! "1 to 8" on its own, and re-implemented plurals). Here every sentence a
+//! player or director reads is built from the flow's state and the station's
+//! facts; the UI copies a [`ViewModel`] into the window as one value and
+//! decides nothing. Tests read it without any display.
+//!
+//! This file owns the [`ViewModel`], the station facts, the scrubbing of
+//! paths and the dispatcher; the words of each screen group are in their
+//! own file: `player` (Ready, Entry, Verdict, Out of service), `director`
+//! (PIN prompt, settings, menu) and `usb` (a director's stick).
+
+use super::flow::{
+    DirectorMenu, EditPrompt, Entry, PinPrompt, VerdictScreen,
+    EditField, EditMessage, EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, PinStep, ReadyHint, Screen, UsbDone,
+    UsbMessage, UsbPhase, UsbScreen,
+};
+use super::station::{Counts, ImportRow, ImportState, Judged, Setting, UsbWork, Warning};
+use crate::profile::ChallengeRule;
+use crate::config::ConfigProblem;
+use crate::judge::{Verdict, MAX_WORDS};
+use crate::panel::Lamps;
+use crate::word::{MAX_LEN, MIN_LEN};
+use std::time::Duration;
+
+mod director;
+mod player;
+mod usb;
+
+pub use player::consequence;
+
+/// Which screen is up. The `.slint` file has the same enum.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ScreenKind {
+    #[default]
+    Ready,
+    Entry,
+    Verdict,
+    OutOfService,
+    Pin,
+    Director,
+    Edit,
+    /// A USB stick: its word lists (shown like the director menu), or a
+    /// status while it is read or written.
+    Usb,
+}
+
+/// Station facts the screens show besides the flow's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StationInfo {
+    pub station_name: String,
+    pub counts: Counts,
+    pub warnings: Vec<Warning>,
+    /// (label, value) lines for the director menu: slip code, key, GPIO…
+    pub facts: Vec<(String, String)>,
+    pub lamps: Lamps,
+    pub show_lamps: bool,
+}
+
+impl StationInfo {
+    /// What `station` says of itself now, with the lamps `kiosk` lights.
+    pub fn of(station: &dyn super::station::Station, kiosk: &Kiosk, show_lamps: bool) -> StationInfo {
+        StationInfo {
+            station_name: station.station_name(),
+            counts: station.counts(),
+            warnings: station.warnings(),
+            facts: station.facts(),
+            lamps: kiosk.lamps(station.needs_service()),
+            show_lamps,
+        }
+    }
+}
+
+/// Everything the UI shows, worded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ViewModel {
+    pub screen: ScreenKind,
+    pub station_name: String,
+    pub lexicon_id: String,
+    pub lexicon_status: String,
+    pub demo: bool,
+    /// The DEMO badge text (empty unless `demo`).
+    pub demo_label: String,
+    /// A discreet marker that the director has something to look at.
+    pub warning: bool,
+    pub warning_label: String,
+    /// Ready: heading, question and what to press.
+    pub ready_heading: String,
+    pub ready_question: String,
+    pub ready_instruction: String,
+    /// Ready: the last challenge's number and slip code, after its verdict
+    /// (never its words), until the next challenge starts; and its label.
+    pub ready_slip: String,
+    pub ready_slip_label: String,
+    /// Ready and Entry: the answer to the last key.
+    pub hint: String,
+    /// Entry: the hint refuses a TAB and is shown as large as the instruction.
+    pub hint_alert: bool,
+    pub entry_instruction: String,
+    pub entry_footer: String,
+    /// Entry: what the editing keys do, always on screen.
+    pub entry_keys: String,
+    /// Entry: the countdown before idle words are cleared (empty until then).
+    pub countdown: String,
+    pub expected: i32,
+    /// Entry: one row per declared word, as shown (cursor included).
+    pub words: Vec<String>,
+    pub current_word: i32,
+    /// Entry: the count confirmation ("3 words") for a moment after the count.
+    pub confirmation: String,
+    pub acceptable: bool,
+    pub verdict_icon: String,
+    pub verdict_label: String,
+    pub verdict_words: String,
+    /// Verdict: lexicon, its status and the record's time.
+    pub verdict_details: String,
+    /// Verdict: how it ends (a deliberate key, or by itself).
+    pub verdict_footer: String,
+    /// Verdict: the challenge number and slip code, large enough to copy.
+    pub verdict_slip: String,
+    /// Verdict: what the event's rule makes of it ("the challenger loses the turn").
+    pub verdict_consequence: String,
+    /// Verdict: the second-opinion lexicon's single verdict, smaller.
+    pub verdict_second: String,
+    pub service_title: String,
+    pub service_call: String,
+    pub service_detail: String,
+    pub pin_title: String,
+    /// PIN: dots for the digits typed, or a prompt when none are.
+    pub pin_dots: String,
+    pub pin_prompt: String,
+    pub pin_message: String,
+    pub pin_footer: String,
+    pub edit_title: String,
+    /// The value typed so far (dots for a PIN), or a prompt when empty.
+    pub edit_value: String,
+    pub edit_prompt: String,
+    pub edit_message: String,
+    pub edit_footer: String,
+    pub menu_title: String,
+    pub menu_items: Vec<String>,
+    pub menu_selected: i32,
+    pub director_lines: Vec<String>,
+    pub director_message: String,
+    /// USB: a large status line while the stick is busy or when it is done
+    /// (empty while its word lists are shown), and what it means.
+    pub usb_status: String,
+    pub usb_detail: String,
+    pub lamps: Lamps,
+    pub show_lamps: bool,
+    pub lamp_labels: [String; 3],
+}
+
+/// `n word` or `n words`.
+fn words_count(n: usize) -> String {
+    if n == 1 {
+        "1 word".to_string()
+    } else {
+        format!("{n} words")
+    }
+}
+
+/// The words for a config problem.
+pub fn config_problem(problem: &ConfigProblem) -> String {
+    problem.to_string()
+}
+
+/// The words for a warning.
+pub fn warning(warning: &Warning) -> String {
+    match warning {
+        Warning::Config(problem) => config_problem(problem),
+        Warning::AuditLog(p) => format!("Audit log: {p}"),
+        Warning::Gpio(p) => format!("GPIO: {p}"),
+        Warning::LexiconCatalog(p) => p.clone(),
+        Warning::ActiveLexicon(p) => p.clone(),
+        Warning::LexiconFileChanged { id, detail } => {
+            format!("Lexicon {id}: {detail}. Choose it again in this menu to verify what is on disk now.")
+        }
+        Warning::JudgingFault(p) => format!("Judging failed unexpectedly and the station stopped judging: {p}"),
+    }
+}
+
+/// Text from the layers below (errors, statuses, config problems) as the
+/// station may show it: a file named by its name alone, never by its path.
+/// Directors at a venue have no shell; a path on screen is noise to them
+/// and a map of the card to a player.
+pub fn for_screen(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('/') {
+        let starts_path = rest[..at].chars().next_back().is_none_or(|c| c.is_whitespace() || "(\"'`[{=".contains(c));
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        if !starts_path {
+            out.push('/');
+            rest = &from[1..];
+            continue;
+        }
+        let end = from.find(|c: char| c.is_whitespace() || "\"'`,;()[]{}".contains(c)).unwrap_or(from.len());
+        let path = from[..end].trim_end_matches([':', '.']);
+        let name = path.rsplit('/').find(|part| !part.is_empty()).unwrap_or("");
+        out.push_str(if name.is_empty() { "/" } else { name });
+        rest = &from[path.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+impl ViewModel {
+    /// Applies [`for_screen`] to every line that can carry text from below.
+    fn scrub(&mut self) {
+        for field in [
+            &mut self.lexicon_status,
+            &mut self.hint,
+            &mut self.service_detail,
+            &mut self.pin_message,
+            &mut self.edit_message,
+            &mut self.director_message,
+            &mut self.usb_status,
+            &mut self.usb_detail,
+            &mut self.verdict_details,
+        ] {
+            *field = for_screen(field);
+        }
+        for line in self.menu_items.iter_mut().chain(self.director_lines.iter_mut()) {
+            *line = for_screen(line);
+        }
+    }
+}
+
+/// Builds the view of `kiosk` at monotonic time `now`.
+pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
+    let mut v = view_unscrubbed(kiosk, info, now);
+    v.scrub();
+    v
+}
+
+fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
+    let lexicon = kiosk.lexicon();
+    let mut v = ViewModel {
+        station_name: info.station_name.clone(),
+        lexicon_id: lexicon.id.clone(),
+        lexicon_status: lexicon.status.clone(),
+        demo: lexicon.demo,
+        demo_label: if lexicon.demo { "DEMO — not a tournament lexicon".into() } else { String::new() },
+        warning: !info.warnings.is_empty(),
+        warning_label: if info.warnings.is_empty() { String::new() } else { "⚠ director".into() },
+        lamps: info.lamps,
+        show_lamps: info.show_lamps,
+        lamp_labels: ["ACCEPTABLE".into(), "UNACCEPTABLE".into(), "SERVICE".into()],
+        ..ViewModel::default()
+    };
+    match kiosk.screen() {
+        Screen::Ready { hint } => player::ready(&mut v, kiosk, hint),
+        Screen::Entry(entry) => player::entry(&mut v, kiosk, now, entry),
+        Screen::Verdict(verdict) => player::verdict(&mut v, kiosk, verdict),
+        Screen::OutOfService => player::out_of_service(&mut v, kiosk, info),
+        Screen::Pin(prompt) => director::pin(&mut v, kiosk, now, prompt),
+        Screen::Edit(edit) => director::edit(&mut v, edit),
+        Screen::Director(menu) => director::director(&mut v, kiosk, info, menu),
+        Screen::Usb(usb) => usb::usb_view(&mut v, usb),
+    }
+    v
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::for_screen;
+
+    #[test]
+    fn paths_become_file_names_and_other_slashes_stay() {
+        assert_eq!(
+            for_screen("config /var/lib/wordjudge/config.toml is broken at line 3"),
+            "config config.toml is broken at line 3"
+        );
+        assert_eq!(for_screen("cannot save the config \"/etc/x/c.toml\": denied"), "cannot save the config \"c.toml\": denied");
+        assert_eq!(for_screen("/srv/lex/CSW15.fst: not installed"), "CSW15.fst: not installed");
+        assert_eq!(for_screen("(/a/b/): gone"), "(b): gone");
+        assert_eq!(for_screen("Table 1/2 and 3/4 words"), "Table 1/2 and 3/4 words");
+        assert_eq!(for_screen("no slash at all"), "no slash at all");
+        assert_eq!(for_screen("/"), "/");
+    }
+}

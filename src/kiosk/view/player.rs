@@ -1,0 +1,170 @@
+//! The players' screens, worded: Ready (with the last slip), Entry (the
+//! words, the keys, the countdown), the verdict and out of service.
+
+use super::*;
+
+fn ready_hint(hint: ReadyHint) -> String {
+    match hint {
+        ReadyHint::PressCount => format!("Press a number from 1 to {MAX_WORDS}: how many words are you challenging?"),
+        ReadyHint::ClearedIdle { seconds, words: 0 } => {
+            format!("The last challenge was cleared: no key was pressed for {seconds} seconds. Nothing was judged.")
+        }
+        ReadyHint::ClearedIdle { seconds, words: 1 } => {
+            format!("The word typed was cleared: no key was pressed for {seconds} seconds. Nothing was judged.")
+        }
+        ReadyHint::ClearedIdle { seconds, words } => {
+            format!("The {words} words typed were cleared: no key was pressed for {seconds} seconds. Nothing was judged.")
+        }
+        ReadyHint::Cancelled => "The challenge was cancelled with ESC. Nothing was judged.".into(),
+    }
+}
+
+/// `Challenge #0042 · code 7KQ2F9`: what the slip needs, in one line.
+fn slip_line(number: u64, code: Option<&str>) -> String {
+    match code {
+        Some(code) => format!("Challenge #{number:04} · code {code}"),
+        None => format!("Challenge #{number:04}"),
+    }
+}
+
+fn entry_hint(hint: EntryHint) -> String {
+    match hint {
+        EntryHint::WordCount { typed, expected } => {
+            format!("{typed} of {} typed.", words_count(expected))
+        }
+        EntryHint::WordTooShort { index } => format!("Word {index} needs at least {MIN_LEN} letters."),
+        EntryHint::WordTooLong => format!("A word has at most {MAX_LEN} letters."),
+        EntryHint::OnlyLetters => "Only the letters A to Z can be typed.".into(),
+        EntryHint::AllTyped { expected: 1 } => "The word is typed. CHALLENGED PLAYER: press TAB to judge.".into(),
+        EntryHint::AllTyped { expected } => {
+            format!("All {expected} words typed. CHALLENGED PLAYER: press TAB to judge.")
+        }
+        EntryHint::TooManyWords { expected } if expected >= MAX_WORDS => format!(
+            "All {MAX_WORDS} words are typed: that letter was not added. {MAX_WORDS} words is the most one challenge takes."
+        ),
+        EntryHint::TooManyWords { expected } => format!(
+            "You said {}, and {} typed: that letter was not added. To challenge {} words, press {} first.",
+            words_count(expected),
+            if expected == 1 { "it is" } else { "all are" },
+            expected + 1,
+            expected + 1
+        ),
+        EntryHint::CountChanged { expected } => format!("Changed: now {}.", words_count(expected)),
+        EntryHint::CountBelowTyped { typed, asked } => format!(
+            "{typed} words are typed, more than {asked}. Clear a word first (ESC clears the word being typed)."
+        ),
+        EntryHint::ConfirmClear { typed } => format!(
+            "Press ESC again to clear {} and start over. Any other key keeps {}.",
+            if typed == 1 { "the word".to_string() } else { format!("all {typed} words") },
+            if typed == 1 { "it" } else { "them" }
+        ),
+        EntryHint::WordCleared { index } => format!("Word {index} cleared: type it again."),
+    }
+}
+
+/// The consequence line under a verdict, by the event's rule.
+pub fn consequence(judged: &Judged, words: usize) -> String {
+    let Some(rule) = judged.rule else { return String::new() };
+    match (judged.verdict, rule) {
+        (Verdict::Unacceptable, _) => "The play comes off the board.".into(),
+        (Verdict::Acceptable, ChallengeRule::NaspaDouble) => "The play stands: the challenger loses the turn.".into(),
+        (Verdict::Acceptable, ChallengeRule::School) => "The play stands: the challenging team loses its turn.".into(),
+        (Verdict::Acceptable, ChallengeRule::PointsPerWord { points }) => format!(
+            "The play stands: +{} to the player: {} × {points}",
+            points as usize * words,
+            words_count(words)
+        ),
+    }
+}
+
+pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>) {
+        v.screen = ScreenKind::Ready;
+        v.ready_heading = "CHALLENGER:".into();
+        v.ready_question = "How many words are you challenging?".into();
+        v.ready_instruction = format!("Press a number key, 1 to {MAX_WORDS}");
+        v.hint = hint.map(ready_hint).unwrap_or_default();
+        if let Some(slip) = kiosk.last_slip() {
+            v.ready_slip_label = "Last challenge, for the slip:".into();
+            v.ready_slip = match slip.slip_code.as_deref() {
+                Some(code) => format!("#{:04} · code {code}", slip.challenge_number),
+                None => format!("#{:04}", slip.challenge_number),
+            };
+        }
+}
+
+pub(super) fn entry(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, entry: &Entry) {
+        v.screen = ScreenKind::Entry;
+        v.expected = entry.expected as i32;
+        v.entry_instruction = if entry.expected == 1 {
+            "CHALLENGER: type the word".into()
+        } else {
+            format!("CHALLENGER: type the {} — SPACE or ENTER between words", words_count(entry.expected))
+        };
+        v.entry_footer = "CHALLENGED PLAYER: check the spelling, then press TAB".into();
+        v.entry_keys = format!(
+            "SPACE next word · BACKSPACE delete a letter · ESC clear the word · 1–{MAX_WORDS} change the number of words"
+        );
+        if let Some(left) = kiosk.entry_countdown(now) {
+            v.countdown = format!("No key pressed: these words clear in {left} s. Press any key to keep them.");
+        }
+        // One row per declared word: typed words, then empty rows. Once
+        // the last word is finished no row has the cursor.
+        let current = if entry.finished { usize::MAX } else { entry.words.len() - 1 };
+        v.words = (0..entry.expected)
+            .map(|i| {
+                let word = entry.words.get(i).map(String::as_str).unwrap_or("");
+                match (word.is_empty(), i == current) {
+                    (true, true) => "▁".to_string(),
+                    (true, false) => "·".to_string(),
+                    (false, true) => format!("{word}▁"),
+                    (false, false) => word.to_string(),
+                }
+            })
+            .collect();
+        v.current_word = if entry.finished { -1 } else { current as i32 };
+        v.hint = entry.hint.map(entry_hint).unwrap_or_default();
+        v.hint_alert = entry.hint.is_some_and(EntryHint::refuses_tab);
+        if entry.confirming(now) {
+            v.confirmation = words_count(entry.expected);
+        }
+}
+
+pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen) {
+    let lexicon = kiosk.lexicon();
+        v.screen = ScreenKind::Verdict;
+        v.acceptable = verdict.judged.verdict == Verdict::Acceptable;
+        v.verdict_icon = if v.acceptable { "✓" } else { "✗" }.into();
+        v.verdict_label = verdict.judged.verdict.label().into();
+        v.verdict_words = verdict.words.join("  ");
+        let code = Some(verdict.judged.slip_code.as_str()).filter(|c| !c.is_empty());
+        v.verdict_slip = slip_line(verdict.judged.challenge_number, code);
+        v.verdict_consequence = consequence(&verdict.judged, verdict.words.len());
+        v.verdict_second = match &verdict.judged.second_opinion {
+            Some(second) => match second.verdict {
+                Some(other) => format!("{} would say: {}", second.lexicon, other.label()),
+                None => format!("{} cannot judge here (not installed or not verified)", second.lexicon),
+            },
+            None => String::new(),
+        };
+        v.verdict_details = if lexicon.digest.is_empty() {
+            format!("{} · {} · {}", lexicon.id, lexicon.status, verdict.judged.time)
+        } else {
+            format!("{} · {} · digest {} · {}", lexicon.id, lexicon.status, lexicon.digest, verdict.judged.time)
+        };
+        v.verdict_footer = "ENTER when the slip is copied · the number stays on the next screen".into();
+}
+
+pub(super) fn out_of_service(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo) {
+    let lexicon = kiosk.lexicon();
+        v.screen = ScreenKind::OutOfService;
+        v.service_title = "This station is not judging right now.".into();
+        v.service_call = "Please call the tournament director.".into();
+        // The reason in full is in the director menu; players see a calm line.
+        v.service_detail = format!("Lexicon {}: {}", lexicon.id, lexicon.status);
+        // With no way to open the menu (a broken config and no PIN), the
+        // reason must be on this screen for the director.
+        if let Some(Warning::Config(problem)) = info.warnings.iter().find(|w| matches!(w, Warning::Config(_))) {
+            v.service_detail = format!("{} · {}", v.service_detail, config_problem(problem));
+        }
+}
+

@@ -1,0 +1,164 @@
+//! A director's USB stick, worded: its word lists and what each would be,
+//! and the status while the stick works or when it is done.
+
+use super::*;
+
+/// `276,663`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// One word list's row.
+fn import_row(row: &ImportRow) -> String {
+    let named = |lexicon: &str| match &row.name {
+        Some(name) if name != lexicon => format!("{} → {lexicon} ({name})", row.file),
+        _ => format!("{} → {lexicon}", row.file),
+    };
+    match &row.state {
+        ImportState::Unnamed { words, .. } => {
+            format!("{} — which lexicon? ← → to choose · {} words", row.file, thousands(*words))
+        }
+        ImportState::Would { lexicon, status, words, installable: true, .. } => {
+            format!("{} — would be {status} · {} words", named(lexicon), thousands(*words))
+        }
+        ImportState::Would { lexicon, status, .. } => format!("{} — {status}: will not be installed", named(lexicon)),
+        ImportState::Unusable(why) => format!("{} — cannot be used: {why}", row.file),
+        ImportState::Installed { lexicon, status } => format!("{} — installed: {status}", named(lexicon)),
+    }
+}
+
+/// The right-hand column for the row under the cursor.
+fn import_details(row: &ImportRow) -> Vec<String> {
+    let mut lines = vec![format!("File: {}", row.file)];
+    match &row.state {
+        ImportState::Unnamed { fingerprint, words } => {
+            lines.push("Lexicon: not named — ← → to choose which official list it is".into());
+            lines.push(format!("Fingerprint: {fingerprint}"));
+            lines.push(format!("Words: {}", thousands(*words)));
+        }
+        ImportState::Would { lexicon, status, fingerprint, words, note, .. } => {
+            lines.push(format!("Installs as: {}", row.name.as_deref().unwrap_or(lexicon)));
+            lines.push(format!("Lexicon: {lexicon}"));
+            lines.push(format!("Status once installed: {status}"));
+            lines.push(format!("Fingerprint: {fingerprint}"));
+            lines.push(format!("Words: {}", thousands(*words)));
+            if !note.is_empty() {
+                lines.push(note.clone());
+            }
+        }
+        ImportState::Unusable(why) => lines.push(format!("Cannot be used: {why}")),
+        ImportState::Installed { lexicon, status } => {
+            lines.push(format!("Installed as {lexicon}: {status}"));
+            lines.push("Choose it in the director menu to judge with it.".into());
+        }
+    }
+    lines
+}
+
+fn usb_message(message: &UsbMessage) -> String {
+    match message {
+        UsbMessage::ConfirmInstall => "Press ENTER again to install it.".into(),
+        UsbMessage::Installed { lexicon, status } => {
+            format!("Installed: {lexicon} is {status}. Choose it in the director menu to judge with it.")
+        }
+        UsbMessage::InstallRefused(reason) => format!("Not installed: {reason}"),
+        UsbMessage::NeedsName => "Choose which lexicon this list is with ← and →.".into(),
+        UsbMessage::WillNotInstall { name } => format!("This list is not {name}: it will not be installed."),
+        UsbMessage::Unusable => "This file is not a word list that can be installed.".into(),
+        UsbMessage::AlreadyInstalled => "Already installed.".into(),
+        UsbMessage::Refused(reason) => format!("Not possible: {reason}"),
+    }
+}
+
+pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
+    v.screen = ScreenKind::Usb;
+    v.menu_title = if usb.export {
+        format!("Export the audit log to USB — {}", usb.stick.name)
+    } else {
+        format!("Install lexicons from USB — {}", usb.stick.name)
+    };
+    match &usb.phase {
+        UsbPhase::Working(work) => {
+            let (status, detail) = match work {
+                UsbWork::Reading => ("Reading the stick…", "Each word list is checked and compiled; nothing is installed yet. Do not remove the stick."),
+                UsbWork::Installing => ("Installing…", "Do not remove the stick."),
+                UsbWork::Ejecting => ("Unmounting the stick…", "Do not remove the stick yet."),
+                UsbWork::Exporting => ("Exporting the audit log…", "Do not remove the stick."),
+            };
+            v.usb_status = status.into();
+            v.usb_detail = detail.into();
+        }
+        UsbPhase::Done(done) => {
+            let back = "Press any key to return to the director menu.";
+            match done {
+                UsbDone::Ejected { installed } => {
+                    v.usb_status = "You may remove the stick.".into();
+                    v.usb_detail = match installed {
+                        0 => format!("Nothing was installed from it. {back}"),
+                        1 => format!("1 word list was installed from it. {back}"),
+                        n => format!("{n} word lists were installed from it. {back}"),
+                    };
+                }
+                UsbDone::Exported { folder, lines, intact, signed } => {
+                    v.usb_status = "You may remove the stick.".into();
+                    let check = match (intact, signed) {
+                        (true, true) => "The copy verifies, with a checkpoint signed for it.",
+                        (true, false) => "The copy verifies (this log has no signing key).",
+                        (false, _) => "The copy does NOT verify: read verify.txt in the folder.",
+                    };
+                    v.usb_detail = format!("The audit log ({} lines) is in {folder} on the stick. {check} {back}", thousands(*lines as u64));
+                }
+                UsbDone::Failed { work, problem } => {
+                    v.usb_status = match work {
+                        UsbWork::Exporting => "The export did not finish.",
+                        _ => "The stick could not be used.",
+                    }
+                    .into();
+                    let unchanged = match work {
+                        UsbWork::Exporting => "The audit log on the station is unchanged.",
+                        UsbWork::Reading => "Nothing was installed.",
+                        UsbWork::Installing | UsbWork::Ejecting => "Nothing more was installed.",
+                    };
+                    let mut problem = problem.clone();
+                    if let Some(first) = problem.get(..1) {
+                        problem.replace_range(..1, &first.to_uppercase());
+                    }
+                    v.usb_detail = format!("{problem}. {unchanged} {back}");
+                }
+            }
+        }
+        UsbPhase::List => {
+            v.menu_items = usb.rows.iter().map(import_row).collect();
+            if let Some(i) = usb.confirming {
+                if let Some(item) = v.menu_items.get_mut(i) {
+                    item.push_str("  — ENTER again to install");
+                }
+            }
+            v.menu_items.push("Done: unmount the stick and return".into());
+            v.menu_selected = usb.selected as i32;
+            v.director_lines = match usb.rows.get(usb.selected) {
+                Some(row) => import_details(row),
+                None => vec![format!("{} installed from this stick so far.", usb.installed())],
+            };
+            v.director_lines.push(String::new());
+            v.director_lines.push("↑ ↓ choose · ← → which lexicon a list is · ENTER install · ESC unmount and return".into());
+            v.director_message = match &usb.message {
+                Some(m) => usb_message(m),
+                None if usb.rows.is_empty() => "No word lists (.txt files) at the top of this stick.".into(),
+                None if usb.left_out > 0 => {
+                    format!("{} more .txt files on the stick were not looked at (at most {}).", usb.left_out, crate::lexicon::import::MAX_FILES)
+                }
+                None => String::new(),
+            };
+        }
+    }
+}
+
