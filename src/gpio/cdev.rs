@@ -32,7 +32,7 @@
 //! so nothing flashes at start; [`Drop`] drives them off again before the
 //! lines are released.
 
-use super::{pin_label, Debouncer, GpioConfig, GpioError, Hardware, LampPin, Lamps, Pull, Role};
+use super::{HEADER_CHIP_LABELS, pin_label, Debouncer, GpioConfig, GpioError, Hardware, LampPin, Lamps, Pull, Role};
 use gpiocdev::line::{Bias, EdgeDetection, EdgeKind, Value};
 use gpiocdev::Request;
 use std::path::{Path, PathBuf};
@@ -41,9 +41,6 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// Labels of the chips that carry the Raspberry Pi's 40-pin header, in the
-/// order they are looked for.
-pub const HEADER_CHIP_LABELS: [&str; 2] = ["pinctrl-bcm2711", "pinctrl-bcm2835"];
 
 /// How long the button thread waits for an edge before checking whether it
 /// should stop.
