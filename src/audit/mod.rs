@@ -44,6 +44,13 @@ pub mod verify;
 pub mod writer;
 
 pub use checkpoint::{KeyFingerprint, NoteVerifier};
+
+/// Whether `dir` already holds log files (a chain to append to). Opening a
+/// folder without one starts a new chain, which a station with a broken
+/// config must never do.
+pub fn has_chain(dir: &std::path::Path) -> bool {
+    format::list_dir(dir).is_ok_and(|(logs, _)| !logs.is_empty())
+}
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use journal::{journal_field_name, journald_layer, SYSLOG_IDENTIFIER};
 pub use lock::WriterBusy;

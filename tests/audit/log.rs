@@ -576,3 +576,17 @@ fn a_power_cut_while_rotating_is_recovered() {
     assert_eq!(new[0]["event"], "recovered");
     assert_eq!(new[1]["event"], "adjudication");
 }
+
+#[test]
+fn a_folder_has_a_chain_only_once_it_holds_log_files() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(!wordjudge::audit::has_chain(&dir.path().join("none")), "no folder");
+    assert!(!wordjudge::audit::has_chain(dir.path()), "an empty folder");
+    std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+    assert!(!wordjudge::audit::has_chain(dir.path()), "other files are no chain");
+    let clock = clock();
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
+    log.record_event(AuditEvent::Shutdown);
+    drop(log);
+    assert!(wordjudge::audit::has_chain(dir.path()));
+}
