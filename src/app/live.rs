@@ -312,14 +312,16 @@ impl Station for LiveStation {
         // does not stop the verdict (the game must go on).
         let profile = self.profile.map(|p| p.id);
         let recorded = audit.record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger, profile });
-        let time = jiff::Zoned::now().strftime("%H:%M:%S").to_string();
+        // The record's own stamp, in local time: the screen never reads a
+        // second clock.
+        let time = recorded.time.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string();
         Ok(Judged {
             verdict: adjudication.verdict(),
             challenge_number: recorded.challenge,
             // No code while the log cannot be written: the verdict still
             // shows (the game goes on) and the number is durably marked as
             // shown without a record, which `audit verify` names.
-            slip_code: recorded.code.map(|c| c.to_string()).unwrap_or_default(),
+            slip_code: recorded.code,
             time,
             rule,
             second_opinion,

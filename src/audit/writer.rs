@@ -33,6 +33,9 @@ pub struct Recorded {
     /// could not be written yet (the log is failing): its place in the chain,
     /// and so its code, is not known.
     pub code: Option<SlipCode>,
+    /// The record's own time stamp: what the verdict screen shows, so the
+    /// screen and the record can never disagree.
+    pub time: jiff::Timestamp,
 }
 
 /// The end of the chain: the last record written.
@@ -198,7 +201,7 @@ impl AuditLog {
             None => self.mark_unrecorded(challenge),
         }
         self.sign_if_due();
-        Recorded { challenge, code }
+        Recorded { challenge, code, time: stamp.time }
     }
 
     /// Records an event (start-up, lexicon, director, problems). A

@@ -301,7 +301,7 @@ impl Station for FakeStation {
         Ok(Judged {
             verdict,
             challenge_number: number,
-            slip_code: format!("FAKE{number:02}"),
+            slip_code: crate::audit::SlipCode::parse(&format!("FAKE{number:04}")).ok(),
             time: "12:00:00".into(),
             rule: crate::profile::rule_for(self.profile, &lexicon_id),
             second_opinion,

@@ -37,8 +37,9 @@ pub struct Judged {
     pub verdict: Verdict,
     /// Challenge number for the slip, unique on this station, shown once.
     pub challenge_number: u64,
-    /// The verification code for the slip (empty when the log has none).
-    pub slip_code: String,
+    /// The verification code for the slip (none while the log cannot be
+    /// written: the number still shows, and `audit verify` names it).
+    pub slip_code: Option<crate::audit::SlipCode>,
     /// Local time of the adjudication, as shown (`14:03:27`).
     pub time: String,
     /// The event's challenge rule, when a profile is active: the view words

@@ -171,7 +171,7 @@ fn only_a_fresh_enter_esc_or_space_after_the_guard_ends_a_verdict() {
     assert!(is_ready(rig.screen()));
     let v = rig.view();
     assert!(v.words.is_empty() && v.verdict_words.is_empty() && v.hint.is_empty(), "nothing of the last challenge");
-    assert_eq!(v.ready_slip, "#0001 · code FAKE01", "but its slip stays");
+    assert_eq!(v.ready_slip, "#0001 · code FAKE0001", "but its slip stays");
     assert_eq!(rig.station.adjudications().len(), 1, "the double TAB judged once");
 }
 
@@ -287,11 +287,11 @@ fn ready_keeps_the_last_slip_until_the_next_challenge_and_the_time_is_configurab
     rig.challenge(&["qi"]);
     rig.advance(10_000);
     assert!(is_ready(rig.screen()), "the verdict cleared itself");
-    assert_eq!(rig.view().ready_slip, "#0001 · code FAKE01");
+    assert_eq!(rig.view().ready_slip, "#0001 · code FAKE0001");
     rig.advance(3_600_000);
-    assert_eq!(rig.view().ready_slip, "#0001 · code FAKE01", "by default until the next challenge");
+    assert_eq!(rig.view().ready_slip, "#0001 · code FAKE0001", "by default until the next challenge");
     rig.keys("x");
-    assert_eq!(rig.view().ready_slip, "#0001 · code FAKE01", "a wrong key keeps it");
+    assert_eq!(rig.view().ready_slip, "#0001 · code FAKE0001", "a wrong key keeps it");
     rig.keys("1");
     assert!(rig.kiosk.last_slip().is_none(), "the next challenge takes it off");
     let timeouts = Timeouts { last_slip_seconds: 30.0, ..Timeouts::default() };

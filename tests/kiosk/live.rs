@@ -739,7 +739,7 @@ fn the_last_code_survives_a_restart_and_a_fresh_station_sets_its_pin_on_screen()
     let mut rig = Rig::with(start_station(&path), &config.timeouts);
     let (_, number) = rig.challenge(&["za"]);
     let code = match rig.screen() {
-        Screen::Verdict(v) => v.judged.slip_code.clone(),
+        Screen::Verdict(v) => v.judged.slip_code.clone().unwrap().to_string(),
         other => panic!("{other:?}"),
     };
     rig.advance(600);
@@ -862,4 +862,36 @@ fn a_list_replaced_while_the_station_was_off_waits_for_the_director() {
     rig.key(Key::Escape);
     assert!(rig.challenge(&["xyzzy"]).0);
     assert!(audit_text(&config.audit_dir).contains("\"setting\":\"lexicon_content\""));
+}
+
+#[test]
+fn the_verdict_shows_the_time_and_code_of_its_own_record() {
+    // An audit clock stopped at a known instant: the screen must show it,
+    // not a second reading of the system clock.
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), "SMALL");
+    let path = dir.path().join("config.toml");
+    config.save(&path).unwrap();
+    let at: jiff::Timestamp = "2025-05-01T07:08:09Z".parse().unwrap();
+    let clock = std::sync::Arc::new(wordjudge::audit::ManualClock::new(at, "boot-a"));
+    let options = wordjudge::audit::AuditOptions { clock, ..Default::default() };
+    let audit = AuditLog::open_with(&config.audit_dir, &config.station_name, options).unwrap();
+    let station = LiveStation::start(StationSetup {
+        loaded: Config::load(&path),
+        lexicon_dir: config.lexicon_dir.clone(),
+        audit: Some(audit),
+        gpio_problem: None,
+        gpio_description: "none (test)".into(),
+        pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
+        appliance: false,
+        sticks: std::sync::Arc::new(wordjudge::usb::NoSticks),
+    });
+    let mut rig = Rig::with(station, &config.timeouts);
+    rig.challenge(&["za"]);
+    let shown = at.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string();
+    let v = rig.view();
+    assert!(v.verdict_details.ends_with(&shown), "{} (record at {shown})", v.verdict_details);
+    let record = audit_text(&config.audit_dir).lines().find(|l| l.contains("\"event\":\"adjudication\"")).unwrap().to_string();
+    let code = record.rsplit("\"code\":\"").next().unwrap().trim_end_matches("\"}");
+    assert!(v.verdict_slip.ends_with(code), "{} vs the record's {code}", v.verdict_slip);
 }

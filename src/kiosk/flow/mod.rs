@@ -141,7 +141,7 @@ pub enum ReadyHint {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LastSlip {
     pub challenge_number: u64,
-    pub slip_code: Option<String>,
+    pub slip_code: Option<crate::audit::SlipCode>,
     /// When it leaves the Ready screen (`None`: when the next challenge starts).
     until: Option<Duration>,
 }
@@ -392,7 +392,7 @@ impl Kiosk {
         if let Screen::Verdict(v) = &self.screen {
             self.last_slip = Some(LastSlip {
                 challenge_number: v.judged.challenge_number,
-                slip_code: Some(v.judged.slip_code.clone()).filter(|c| !c.is_empty()),
+                slip_code: v.judged.slip_code.clone(),
                 until: (!self.last_slip_time.is_zero()).then(|| now + self.last_slip_time),
             });
         }

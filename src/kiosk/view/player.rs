@@ -85,7 +85,7 @@ pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>) 
         v.hint = hint.map(ready_hint).unwrap_or_default();
         if let Some(slip) = kiosk.last_slip() {
             v.ready_slip_label = "Last challenge, for the slip:".into();
-            v.ready_slip = match slip.slip_code.as_deref() {
+            v.ready_slip = match slip.slip_code.as_ref().map(|c| c.as_str()) {
                 Some(code) => format!("#{:04} · code {code}", slip.challenge_number),
                 None => format!("#{:04}", slip.challenge_number),
             };
@@ -136,7 +136,7 @@ pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen)
         v.verdict_icon = if v.acceptable { "✓" } else { "✗" }.into();
         v.verdict_label = verdict.judged.verdict.label().into();
         v.verdict_words = verdict.words.join("  ");
-        let code = Some(verdict.judged.slip_code.as_str()).filter(|c| !c.is_empty());
+        let code = verdict.judged.slip_code.as_ref().map(|c| c.as_str());
         v.verdict_slip = slip_line(verdict.judged.challenge_number, code);
         v.verdict_consequence = consequence(&verdict.judged, verdict.words.len());
         v.verdict_second = match &verdict.judged.second_opinion {
