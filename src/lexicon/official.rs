@@ -124,6 +124,13 @@ const TWL06_PIN: Pin = Pin {
 };
 
 /// Every official lexicon, NASPA's first, then WESPA's (Collins), then school play.
+/// What public sources say of every Collins edition's size: "over 260,000
+/// words" (Denki, "Collins FAQ": "The full word list includes over 260,000
+/// words"); the 2019 edition "has more than 279,000 entries" (YourDictionary,
+/// "What Is Collins Scrabble Words"); CSW15, pinned here, has 276,663. A
+/// lower bound only: no exact count per edition was found in public sources.
+const CSW_WORDS: Option<WordCount> = Some(WordCount::AtLeast(260_000));
+
 pub const OFFICIAL: &[OfficialLexicon] = &[
     OfficialLexicon {
         id: "TWL06",
@@ -173,21 +180,13 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
         id: "CSW07",
         name: "Collins Scrabble Words 2007 (April update)",
         edition: "HarperCollins, 2007 (CSW07)",
-        // Every Collins list since 2007 has "over 260,000 words" (Denki,
-        // "Collins FAQ": "The full word list includes over 260,000 words");
-        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
-        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
-        layers: &[whole("CSW07.fst", "23cd8bb8", Some(WordCount::AtLeast(260_000)), None)],
+        layers: &[whole("CSW07.fst", "23cd8bb8", CSW_WORDS, None)],
     },
     OfficialLexicon {
         id: "CSW12",
         name: "Collins Scrabble Words 2012",
         edition: "HarperCollins, 2011 (CSW12)",
-        // Every Collins list since 2007 has "over 260,000 words" (Denki,
-        // "Collins FAQ": "The full word list includes over 260,000 words");
-        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
-        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
-        layers: &[whole("CSW12.fst", "eea8dfe5", Some(WordCount::AtLeast(260_000)), None)],
+        layers: &[whole("CSW12.fst", "eea8dfe5", CSW_WORDS, None)],
     },
     OfficialLexicon {
         id: "CSW15",
@@ -199,31 +198,19 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
         id: "CSW19",
         name: "Collins Scrabble Words 2019",
         edition: "HarperCollins, 2019 (CSW19)",
-        // Every Collins list since 2007 has "over 260,000 words" (Denki,
-        // "Collins FAQ": "The full word list includes over 260,000 words");
-        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
-        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
-        layers: &[whole("CSW19.fst", "f4fec274", Some(WordCount::AtLeast(260_000)), None)],
+        layers: &[whole("CSW19.fst", "f4fec274", CSW_WORDS, None)],
     },
     OfficialLexicon {
         id: "CSW21",
         name: "Collins Scrabble Words 2021",
         edition: "HarperCollins, 2021 (CSW21)",
-        // Every Collins list since 2007 has "over 260,000 words" (Denki,
-        // "Collins FAQ": "The full word list includes over 260,000 words");
-        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
-        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
-        layers: &[whole("CSW21.fst", "3724aee7", Some(WordCount::AtLeast(260_000)), None)],
+        layers: &[whole("CSW21.fst", "3724aee7", CSW_WORDS, None)],
     },
     OfficialLexicon {
         id: "CSW24",
         name: "Collins Scrabble Words 2024",
         edition: "HarperCollins, 2024 (CSW24)",
-        // Every Collins list since 2007 has "over 260,000 words" (Denki,
-        // "Collins FAQ": "The full word list includes over 260,000 words");
-        // the 2019 edition "has more than 279,000 entries" (YourDictionary,
-        // "What Is Collins Scrabble Words"); CSW15, pinned, has 276,663.
-        layers: &[whole("CSW24.fst", "7f0e9ef8", Some(WordCount::AtLeast(260_000)), None)],
+        layers: &[whole("CSW24.fst", "7f0e9ef8", CSW_WORDS, None)],
     },
     OfficialLexicon {
         id: "SSWL2016",

@@ -4,7 +4,7 @@
 //! and a broken config take the station out of service.
 
 
-use crate::support::{enter_pin, is_ready, open_pin, select_menu, Rig, PIN};
+use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
 use wordjudge::app::live::{LiveStation, StationSetup};
 use wordjudge::audit::AuditLog;
@@ -212,21 +212,7 @@ fn director_switches_lexicons_and_config_follows() {
 fn out_of_service_when_the_lexicon_cannot_judge() {
     for active in ["BROKEN", "WRONG", "MISSING"] {
         let mut rig = Live::new(active);
-        assert_eq!(rig.screen(), &Screen::OutOfService, "{active}");
-        assert_eq!(rig.view().screen, ScreenKind::OutOfService);
-        rig.keys("1cat");
-        rig.key(Key::Tab);
-        rig.event(Event::JudgeButton);
-        assert_eq!(rig.screen(), &Screen::OutOfService, "{active}: no judging is possible");
-        assert!(rig.kiosk.lamps(false).service, "service lamp");
-        // The director can fix it from here.
-        open_pin(&mut rig);
-        enter_pin(&mut rig, PIN);
-        select_menu(&mut rig, "Use SMALL");
-        rig.key(Key::Enter);
-        rig.key(Key::Escape);
-        assert!(is_ready(rig.screen()), "{active}");
-        assert!(rig.challenge(&["cat"]).0);
+        crate::support::out_of_service_until_the_director_switches(&mut *rig, active);
     }
 }
 

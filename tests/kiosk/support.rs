@@ -120,3 +120,23 @@ pub fn enter_pin<S: Station>(rig: &mut Rig<S>, pin: &str) {
     rig.keys(pin);
     rig.key(Key::Enter);
 }
+
+/// One scenario for any station (issue 22: written once over [`Rig`]): out
+/// of service, neither keys nor the button judge and the service lamp is
+/// lit; the director switches to SMALL from the menu, and it judges again.
+pub fn out_of_service_until_the_director_switches<S: Station>(rig: &mut Rig<S>, what: &str) {
+    assert_eq!(rig.screen(), &Screen::OutOfService, "{what}");
+    assert_eq!(rig.view().screen, wordjudge::kiosk::view::ScreenKind::OutOfService);
+    rig.keys("1cat");
+    rig.key(Key::Tab);
+    rig.event(Event::JudgeButton);
+    assert_eq!(rig.screen(), &Screen::OutOfService, "{what}: no judging is possible");
+    assert!(rig.kiosk.lamps(false).service, "service lamp");
+    open_pin(rig);
+    enter_pin(rig, PIN);
+    select_menu(rig, "Use SMALL");
+    rig.key(Key::Enter);
+    rig.key(Key::Escape);
+    assert!(is_ready(rig.screen()), "{what}");
+    assert!(rig.challenge(&["cat"]).0);
+}
