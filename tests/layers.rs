@@ -86,3 +86,113 @@ fn the_scan_sees_an_upward_reference() {
     assert_eq!(refs, [(1, "app".to_string()), (3, "ui".to_string())]);
     assert!(layer_of("app") > layer_of("kiosk"));
 }
+
+/// A source file's module path: `src/audit/scan.rs` → `audit::scan`,
+/// `src/audit/mod.rs` → `audit`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(src).unwrap().with_extension("");
+    let mut path: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    if path.last().is_some_and(|l| l == "mod" || l == "lib" || l == "main") {
+        path.pop();
+    }
+    path
+}
+
+/// The modules a file names through `super::…` and `crate::…` in its code
+/// lines, each cut to the longest path that is a file of the crate.
+fn file_references(text: &str, own: &[String], known: &[Vec<String>]) -> Vec<Vec<String>> {
+    // `super` of `audit/scan.rs` is `audit`; of `audit/mod.rs`, the crate:
+    // one level up from the module's own path either way.
+    let parent: Vec<String> = own[..own.len().saturating_sub(1)].to_vec();
+    let mut named: Vec<Vec<String>> = Vec::new();
+    let ident = |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
+    for line in text.lines() {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            continue;
+        }
+        let mut rest = code;
+        while let Some(at) = rest.find("super::") {
+            let after = &rest[at + "super::".len()..];
+            let names: Vec<String> = match after.strip_prefix('{') {
+                Some(group) => group.split('}').next().unwrap_or("").split(',').map(|n| ident(n.trim())).collect(),
+                None => vec![ident(after)],
+            };
+            for name in names.into_iter().filter(|n| !n.is_empty() && n != "self") {
+                let mut path = parent.clone();
+                path.push(name);
+                named.push(path);
+            }
+            rest = after;
+        }
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            let after = &rest[at + "crate::".len()..];
+            let path: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':').collect();
+            named.push(path.split("::").filter(|p| !p.is_empty()).map(str::to_string).collect());
+            rest = after;
+        }
+    }
+    let mut found = Vec::new();
+    for path in named {
+        if let Some(k) = (1..=path.len()).rev().find(|&k| known.contains(&path[..k].to_vec())) {
+            let module = path[..k].to_vec();
+            if module != own && !found.contains(&module) {
+                found.push(module);
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_two_files_of_one_folder_reach_into_each_other() {
+    // Between files of one folder the arrows run one way only: a circle
+    // (scan.rs uses writer.rs, which uses scan.rs) makes two rooms one.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let known: Vec<Vec<String>> = files.iter().map(|f| module_of(&src, f)).collect();
+    let mut edges: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    for file in &files {
+        let own = module_of(&src, file);
+        let text = std::fs::read_to_string(file).unwrap();
+        for target in file_references(&text, &own, &known) {
+            // Siblings only: a folder's mod.rs naming its files (and they
+            // its shared items) is how Rust lays out a folder.
+            if !own.is_empty() && target.len() == own.len() && target[..own.len() - 1] == own[..own.len() - 1] {
+                edges.push((own.clone(), target));
+            }
+        }
+    }
+    assert!(edges.len() > 20, "only {} arrows between sibling files: is the scan reading?", edges.len());
+    // Every circle, by walking from each file.
+    let mut circles = Vec::new();
+    for (start, _) in &edges {
+        let mut stack = vec![(start.clone(), vec![start.clone()])];
+        while let Some((node, trail)) = stack.pop() {
+            for (_, next) in edges.iter().filter(|(from, _)| *from == node) {
+                if next == start {
+                    let mut circle: Vec<String> = trail.iter().map(|m| m.join("::")).collect();
+                    circle.sort();
+                    if !circles.contains(&circle) {
+                        circles.push(circle);
+                    }
+                } else if !trail.contains(next) && trail.len() < 8 {
+                    let mut longer = trail.clone();
+                    longer.push(next.clone());
+                    stack.push((next.clone(), longer));
+                }
+            }
+        }
+    }
+    assert!(circles.is_empty(), "files that reach into each other: {circles:?}");
+}
+
+#[test]
+fn the_file_scan_sees_a_circle() {
+    let known = vec![vec!["audit".to_string(), "scan".to_string()], vec!["audit".to_string(), "writer".to_string()]];
+    let own = vec!["audit".to_string(), "scan".to_string()];
+    let found = file_references("use super::{writer::Recent, format};\n// super::nothing\n", &own, &known);
+    assert_eq!(found, [vec!["audit".to_string(), "writer".to_string()]]);
+}

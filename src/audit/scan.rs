@@ -7,13 +7,28 @@ use super::clock::Stamp;
 use super::format::{self, LogName, GENESIS};
 use super::record::{AuditEvent, Record};
 use super::slip::SlipCode;
-use super::writer::{ChainEnd, Recent};
 use super::AuditError;
 use crate::digest::sha256_hex;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
 use std::path::{Path, PathBuf};
+
+/// Where the chain ends on disk.
+#[derive(Debug, Clone)]
+pub(super) struct ChainEnd {
+    pub next_seq: u64,
+    pub prev: String,
+}
+
+/// An adjudication judged recently, for `repeat_of`.
+#[derive(Debug, Clone)]
+pub(super) struct Recent {
+    pub words: Vec<String>,
+    pub challenge: u64,
+    pub boot_id: String,
+    pub stamp: Stamp,
+}
 
 /// A torn last line: bytes after the last newline of the last non-empty file.
 pub(super) struct Torn {

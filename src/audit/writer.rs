@@ -16,7 +16,8 @@ use super::lock::{self, LockError, WriterBusy, WriterLock};
 use super::numbering::{Counter, CounterState, RESERVE_AHEAD};
 use super::record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind, Record};
 use super::slip::SlipCode;
-use super::{journal, scan, AdjudicationInput, AuditError, AuditOptions, MAX_RECENT, REPEAT_WINDOW};
+use super::scan::{self, ChainEnd, Recent};
+use super::{journal, AdjudicationInput, AuditError, AuditOptions, MAX_RECENT, REPEAT_WINDOW};
 use jiff::civil::Date;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -55,22 +56,6 @@ struct Output {
     name: LogName,
     /// Bytes known good: a failed append is truncated back to this.
     len: u64,
-}
-
-/// Where the chain ends on disk.
-#[derive(Debug, Clone)]
-pub(super) struct ChainEnd {
-    pub next_seq: u64,
-    pub prev: String,
-}
-
-/// An adjudication judged recently, for `repeat_of`.
-#[derive(Debug, Clone)]
-pub(super) struct Recent {
-    pub words: Vec<String>,
-    pub challenge: u64,
-    pub boot_id: String,
-    pub stamp: Stamp,
 }
 
 /// The audit log of one station. See the module documentation.

@@ -326,7 +326,7 @@ impl Prepared {
     /// layer, the lexicon's other layers as `dir` has them now. Its status
     /// is computed exactly as the kiosk's will be, from the bytes.
     pub fn preview(&self, dir: &Path) -> Result<super::Lexicon, super::LexiconError> {
-        let definition = super::catalog::official_definition(self.lexicon);
+        let definition = super::definition::official_definition(self.lexicon);
         let pins: Vec<Option<official::Pin>> = self.lexicon.layers.iter().map(|l| l.pin).collect();
         let own = (self.layer.fst, super::LexiconBytes::Owned(self.compiled.bytes.clone()));
         super::Lexicon::open_with(definition, super::DefinitionSource::Official, &pins, dir, Some(own))

@@ -21,7 +21,7 @@
 //! Loading also removes temporary files a killed install left behind (see
 //! [`super::build`]).
 
-use super::definition::{Definition, LayerDefinition};
+use super::definition::{official_definition, Definition};
 use super::official::{self, OfficialLexicon, Pin};
 use super::{DefinitionSource, Layer, Lexicon, LexiconBytes, LexiconError};
 use crate::bounded::{limits, read_small_file};
@@ -66,27 +66,6 @@ pub struct Catalog {
     entries: Vec<Entry>,
     not_installed: Vec<Entry>,
     problems: Vec<String>,
-}
-
-/// An official lexicon as a definition.
-pub fn official_definition(official: &OfficialLexicon) -> Definition {
-    Definition {
-        id: official.id.to_string(),
-        name: official.name.to_string(),
-        edition: official.edition.to_string(),
-        remove: Vec::new(),
-        add: Vec::new(),
-        layers: official
-            .layers
-            .iter()
-            .map(|l| LayerDefinition {
-                fst: l.fst.to_string(),
-                min_len: l.min_len,
-                max_len: l.max_len,
-                published_fingerprint: l.published_fingerprint.map(str::to_string),
-            })
-            .collect(),
-    }
 }
 
 /// Whether a definition file says exactly what the official catalogue says.

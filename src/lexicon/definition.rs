@@ -157,6 +157,27 @@ impl Definition {
     }
 }
 
+/// An official lexicon as a definition.
+pub fn official_definition(official: &super::official::OfficialLexicon) -> Definition {
+    Definition {
+        id: official.id.to_string(),
+        name: official.name.to_string(),
+        edition: official.edition.to_string(),
+        remove: Vec::new(),
+        add: Vec::new(),
+        layers: official
+            .layers
+            .iter()
+            .map(|l| LayerDefinition {
+                fst: l.fst.to_string(),
+                min_len: l.min_len,
+                max_len: l.max_len,
+                published_fingerprint: l.published_fingerprint.map(str::to_string),
+            })
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
