@@ -75,7 +75,7 @@ fn a_challenge_typed_through_the_window_shows_one_verdict() {
     assert!(!ui.shows_part("UNACCEPTABLE"));
     assert!(ui.shows("CAT  ZEBRA"));
     assert!(ui.shows_part("DEMO — not a tournament lexicon"), "DEMO on the verdict screen");
-    assert!(ui.shows_part("Challenge #"), "{:?}", ui.texts());
+    assert!(ui.shows_part("#0001 · code "), "the slip on the verdict: {:?}", ui.texts());
     ui.advance(600);
     ui.key("x");
     assert!(ui.shows_part("ACCEPTABLE"), "a letter never ends a verdict");
@@ -156,5 +156,6 @@ fn the_verdict_is_legible_from_a_table_on_the_7_inch_panel() {
     };
     assert!(mm("words") >= 5.0, "{table}");
     assert!(mm("challenge number and code") >= 5.0, "{table}");
+    assert!(table.contains("the widest slip (#99999 · code WWWWWWWW) keeps one line"), "{table}");
     assert!(mm("lexicon · status · time") >= 3.0, "{table}");
 }

@@ -550,7 +550,7 @@ impl Station for LiveStation {
             // Noted by the director at the end of a round, the last code
             // makes any later rewrite of the log up to it detectable.
             let last = match audit.last_code() {
-                Some((number, code)) => format!("#{number:04} · code {code}"),
+                Some((number, code)) => crate::kiosk::view::slip_text(number, Some(code.as_str())),
                 None => "none yet".into(),
             };
             facts.push(("Last challenge".into(), last));

@@ -96,7 +96,9 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     shot("04-entry-ready-to-judge")?;
     press_key(w, &key_text(Key::Tab));
     shot("05-verdict-acceptable")?;
-    let legibility = measure_verdict(&screen, width, height)?;
+    let mut legibility = measure_verdict(&screen, width, height)?;
+    legibility.push_str(&widest_verdict_fits(&window, &controller, &screen, width, height)?);
+    crate::ui::show(&window, &controller.borrow().view());
     advance(1000);
     press_key(w, " ");
     press_key(w, "2");
@@ -259,6 +261,26 @@ fn measure_verdict(screen: &HeadlessScreen, width: u32, height: u32) -> Result<S
         table.push_str(&format!("{name}\t{px} px\t{:.1} mm\n", f64::from(*px) * mm));
     }
     Ok(table)
+}
+
+/// The same verdict with the widest slip a station can show (a five-digit
+/// number, a code of the alphabet's widest letter) must keep it on one line,
+/// as the measured one does. The slip code
+/// comes from the record's hash, so without this check the layout would
+/// depend on which code the clock happened to give.
+fn widest_verdict_fits(
+    window: &AppWindow,
+    controller: &Rc<std::cell::RefCell<Controller>>,
+    screen: &HeadlessScreen,
+    width: u32,
+    height: u32,
+) -> Result<String, String> {
+    let mut widest = controller.borrow().view();
+    widest.verdict_slip = crate::kiosk::view::slip_text(99_999, Some("WWWWWWWW"));
+    crate::ui::show(window, &widest);
+    measure_verdict(screen, width, height)
+        .map(|_| format!("# the widest slip ({}) keeps one line\n", widest.verdict_slip))
+        .map_err(|e| format!("the widest slip ({}) breaks the verdict's layout: {e}", widest.verdict_slip))
 }
 
 /// A controller over a station of plain data, on the caller's clock.

@@ -29,7 +29,7 @@ mod director;
 mod player;
 mod usb;
 
-pub use player::consequence;
+pub use player::{consequence, slip_text};
 
 /// Which screen is up. The `.slint` file has the same enum.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -19,11 +19,15 @@ fn ready_hint(hint: ReadyHint) -> String {
     }
 }
 
-/// `Challenge #0042 · code 7KQ2F9`: what the slip needs, in one line.
-fn slip_line(number: u64, code: Option<&str>) -> String {
+/// `#0042 · code 7KQ2F9XX`: what the slip needs, the same on the verdict,
+/// on Ready and in the director menu. Short enough that the widest number
+/// and code (`#99999 · code WWWWWWWW`) stay on one line at the verdict's
+/// size on the 7" panel (`wordjudge screenshot` checks it), so the line
+/// never breaks differently from one challenge to the next.
+pub fn slip_text(number: u64, code: Option<&str>) -> String {
     match code {
-        Some(code) => format!("Challenge #{number:04} · code {code}"),
-        None => format!("Challenge #{number:04}"),
+        Some(code) => format!("#{number:04} · code {code}"),
+        None => format!("#{number:04}"),
     }
 }
 
@@ -85,10 +89,7 @@ pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>) 
         v.hint = hint.map(ready_hint).unwrap_or_default();
         if let Some(slip) = kiosk.last_slip() {
             v.ready_slip_label = "Last challenge, for the slip:".into();
-            v.ready_slip = match slip.slip_code.as_ref().map(|c| c.as_str()) {
-                Some(code) => format!("#{:04} · code {code}", slip.challenge_number),
-                None => format!("#{:04}", slip.challenge_number),
-            };
+            v.ready_slip = slip_text(slip.challenge_number, slip.slip_code.as_ref().map(|c| c.as_str()));
         }
 }
 
@@ -137,7 +138,7 @@ pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen)
         v.verdict_label = verdict.judged.verdict.label().into();
         v.verdict_words = verdict.words.join("  ");
         let code = verdict.judged.slip_code.as_ref().map(|c| c.as_str());
-        v.verdict_slip = slip_line(verdict.judged.challenge_number, code);
+        v.verdict_slip = slip_text(verdict.judged.challenge_number, code);
         v.verdict_consequence = consequence(&verdict.judged, verdict.words.len());
         v.verdict_second = match &verdict.judged.second_opinion {
             Some(second) => match second.verdict {
