@@ -8,7 +8,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::{Duration, Instant};
-use wordjudge::audit::{AdjudicationInput, AuditLog, LexiconIdentity};
+use wordjudge::audit::LexiconIdentity;
+use wordjudge::recorder::{AdjudicationInput, AuditLog};
 use wordjudge::judge::{judge, Challenge};
 use wordjudge::panel::Trigger;
 use wordjudge::lexicon::catalog;
@@ -63,7 +64,7 @@ fn audit(c: &mut Criterion) {
         at(0.99),
         times[samples - 1]
     );
-    let report = wordjudge::audit::verify(dir.path()).expect("verify");
+    let report = wordjudge::inspect::verify(dir.path()).expect("verify");
     assert!(report.ok(), "{report}");
 }
 

@@ -3,10 +3,14 @@
 //! Layers, each importing only from the ones below it (a test in
 //! `tests/layers.rs` checks the `use crate::` lines):
 //!
-//! 1. the core — [`word`], [`fingerprint`], [`digest`], [`lexicon`],
-//!    [`judge`] — and the station's records and devices — [`audit`], [`gpio`], [`usb`],
-//!    [`panel`], [`profile`], [`config`], [`pin`], [`atomic_file`], [`shutdown`]: nothing
-//!    of screens, flows or command lines;
+//! 1. the core and the station's records and devices, nothing of screens,
+//!    flows or command lines, in rows that again import only downward and
+//!    never sideways:
+//!    foundations ([`word`], [`fingerprint`], [`digest`], [`panel`],
+//!    [`profile`], [`pin`], [`atomic_file`], [`shutdown`], [`bounded`]);
+//!    [`lexicon`], [`gpio`], [`usb`]; [`judge`], [`config`]; the audit
+//!    log's format ([`audit`]); its one writer ([`recorder`]) and its
+//!    readers ([`inspect`]);
 //! 2. [`kiosk`]: the player-facing flow as a plain state machine, its typed
 //!    port to the world, and the one mapping from state to words;
 //! 3. [`ui`]: the Slint window, which only shows a view and hands keys back;
@@ -16,6 +20,7 @@
 pub mod app;
 pub mod atomic_file;
 pub mod audit;
+pub mod inspect;
 pub mod bounded;
 pub mod config;
 pub mod digest;
@@ -26,6 +31,7 @@ pub mod kiosk;
 pub mod lexicon;
 pub mod panel;
 pub mod pin;
+pub mod recorder;
 pub mod profile;
 pub mod shutdown;
 pub mod ui;

@@ -6,9 +6,21 @@
 
 use std::path::{Path, PathBuf};
 
-/// Top-level modules by layer, lowest first.
+/// Top-level modules by layer, lowest first. A module imports only from
+/// layers below its own, never from a neighbour in its layer: the audit
+/// log's writer (`recorder`) and its readers (`inspect`) share the format
+/// (`audit`) and nothing else.
 const LAYERS: &[&[&str]] = &[
-    &["word", "fingerprint", "digest", "panel", "profile", "lexicon", "judge", "audit", "gpio", "usb", "config", "pin", "atomic_file", "shutdown", "bounded"],
+    // Foundations: import nothing of the crate.
+    &["word", "fingerprint", "digest", "panel", "profile", "pin", "atomic_file", "shutdown", "bounded"],
+    // The word lists, the GPIO panel, the USB sticks.
+    &["lexicon", "gpio", "usb"],
+    // Judging words; the station's config.
+    &["judge", "config"],
+    // The audit log's format.
+    &["audit"],
+    // Writing it; reading it back.
+    &["recorder", "inspect"],
     &["kiosk"],
     &["ui"],
     &["app"],
@@ -71,6 +83,8 @@ fn no_module_imports_from_a_layer_above_it() {
             } else if let Some(theirs) = layer_of(&name) {
                 if theirs > own {
                     upward.push(format!("src/{}:{line}: crate::{name} (layer {theirs} above {own})", relative.display()));
+                } else if theirs == own && name != top {
+                    upward.push(format!("src/{}:{line}: crate::{name} (a neighbour in layer {own})", relative.display()));
                 }
             }
         }
@@ -85,6 +99,7 @@ fn the_scan_sees_an_upward_reference() {
     let refs = crate_references("use crate::app::Controller;\n// crate::ui in a comment\nlet x = crate::ui::show;");
     assert_eq!(refs, [(1, "app".to_string()), (3, "ui".to_string())]);
     assert!(layer_of("app") > layer_of("kiosk"));
+    assert_eq!(layer_of("recorder"), layer_of("inspect"), "neighbours: neither may name the other");
 }
 
 /// A source file's module path: `src/audit/scan.rs` → `audit::scan`,

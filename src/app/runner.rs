@@ -9,7 +9,7 @@
 
 use super::live::{LiveStation, StationSetup};
 use super::{attach, tick, Controller};
-use crate::audit::AuditLog;
+use crate::recorder::AuditLog;
 use crate::config::Loaded;
 use crate::gpio::{self, Backend};
 use crate::kiosk::station::Station;
@@ -38,7 +38,7 @@ pub struct KioskOptions {
 /// Sets up logging: journald when there is one (structured fields), and stderr.
 pub fn init_logging() {
     use tracing_subscriber::prelude::*;
-    let journald = crate::audit::journald_layer();
+    let journald = crate::recorder::journald_layer();
     let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false);
     let filter = tracing_subscriber::EnvFilter::try_from_env("WORDJUDGE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));

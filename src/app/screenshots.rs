@@ -6,7 +6,7 @@
 
 use super::live::{LiveStation, StationSetup};
 use super::{attach, Controller};
-use crate::audit::AuditLog;
+use crate::recorder::AuditLog;
 use crate::config::Config;
 use crate::gpio::NoHardware;
 use crate::kiosk::fake::{FakeLexicon, FakeStation};

@@ -14,7 +14,7 @@
 //! while previewing are kept and installed as they are, never read again
 //! from a stick that may have been pulled out since.
 
-use crate::audit::export::{self, FolderExport};
+use crate::inspect::export::{self, FolderExport};
 use crate::audit::NoteVerifier;
 use crate::kiosk::station::{ImportRow, ImportState, UsbError, UsbUpdate, UsbWork};
 use crate::lexicon::build::{BuildError, InstallReport};

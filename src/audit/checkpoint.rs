@@ -17,7 +17,7 @@
 //! — wordjudge.audit/table-7-3f2a91c0 <base64(key id || Ed25519 signature)>
 //! ```
 //!
-//! The key ID is SHA-256(key name || 0x0A || 0x01 || public key)[:4], and the
+//! The key ID is SHA-256(key name || 0x0A || 0x01 || public key)\[:4\], and the
 //! public key is handed out as a note verifier key
 //! `<name>+<key id hex>+<base64(0x01 || public key)>` (the format Go's
 //! `golang.org/x/mod/sumdb/note` reads), in a `.pub` file.

@@ -22,7 +22,7 @@
 //! A hash chain stops careless or casual edits and makes deletions and
 //! reorderings visible; it cannot stop someone who rewrites the whole chain
 //! from the edit onwards. Slip codes and signed checkpoints copied off the
-//! station are what catch that ([`super::verify`]).
+//! station are what catch that ([`crate::inspect::verify()`]).
 //!
 //! Files are `audit-NNNNNN-YYYY-MM-DD.jsonl`: a running index (so they sort
 //! in order even when the wall clock jumps back) and the local date the file

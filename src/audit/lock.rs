@@ -58,7 +58,7 @@ impl fmt::Display for Holder {
 }
 
 /// Another live process is the writer of an audit folder: what
-/// [`super::AuditLog::open`] refuses with.
+/// [`crate::recorder::AuditLog::open`] refuses with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WriterBusy {
     pub dir: PathBuf,

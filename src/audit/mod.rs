@@ -1,49 +1,37 @@
-//! The audit log: the record a director can trust in a dispute.
+//! The audit log's format: what the writer ([`crate::recorder`]) and the
+//! readers ([`crate::inspect`]) agree on, and nothing that does either.
 //!
-//! This module owns everything the station writes about what it did: one
-//! record per adjudication (words exactly as judged, verdict, per-word
-//! results, lexicon identity, times) and the events around them (start-up,
-//! lexicons, every director action, problems). The pieces, and why each is
-//! its own:
+//! A director trusts the log in a dispute because every party reads the same
+//! bytes the same way. This module owns those bytes' meaning:
 //!
 //! * [`record`]: the one typed schema of a line, used to write, read, show,
 //!   export and send to journald;
-//! * [`format`]: lines, seals (`line_sha256` + slip `code`) and file names;
-//! * [`writer`]: [`AuditLog`], the folder's one writer ([`lock`]), appending
-//!   and `fdatasync`ing each record before [`AuditLog::record_adjudication`]
-//!   returns, so a verdict on screen is already on disk;
-//! * [`numbering`]: the durable challenge counter, so a number is never
-//!   handed out twice and a verdict shown without a record leaves a trace;
-//! * [`backlog`]: records held in memory while the file cannot be written;
+//! * [`format`](mod@format): lines, seals (`line_sha256` + slip `code`) and file names;
 //! * [`slip`]: the 8-character verification code on every verdict;
+//! * [`numbering`]: the durable challenge counter's file, so a number is
+//!   never handed out twice and a verdict shown without a record leaves a
+//!   trace;
 //! * [`checkpoint`]: the station's Ed25519 key and signed checkpoints;
-//! * [`journal`]: the journald copy, handed to a worker thread so the
-//!   verdict never waits on journald;
-//! * [`verify()`], [`read`]: `audit verify`, `show` and `export`;
-//! * [`export`]: the whole log as a folder a director takes home on a stick.
+//! * [`lock`]: the folder's one-writer lock and how a reader names its holder;
+//! * [`clock`]: where record times come from (a test can stop it).
 //!
-//! Writing never stops the game: when the file cannot be written, records
-//! are kept in memory, [`AuditLog::problem`] gives the director a warning,
-//! journald still gets every record, and once writing works again a
-//! `write_failed` event and the held records (marked `delayed`) go into the
-//! file.
+//! Writing (append, fsync, backlog, journald) lives in [`crate::recorder`];
+//! reading back (verify, show, export) in [`crate::inspect`]. Those two
+//! import this module and never each other (`tests/layers.rs`).
 
-mod backlog;
 pub mod checkpoint;
 pub mod clock;
-pub mod export;
 pub mod format;
-pub mod journal;
 pub mod lock;
 pub mod numbering;
-pub mod read;
 pub mod record;
-mod scan;
 pub mod slip;
-pub mod verify;
-pub mod writer;
 
 pub use checkpoint::{KeyFingerprint, NoteVerifier};
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use lock::WriterBusy;
+pub use record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind, LexiconIdentity, Record};
+pub use slip::{Slip, SlipCode};
 
 /// Whether `dir` already holds log files (a chain to append to). Opening a
 /// folder without one starts a new chain, which a station with a broken
@@ -51,145 +39,3 @@ pub use checkpoint::{KeyFingerprint, NoteVerifier};
 pub fn has_chain(dir: &std::path::Path) -> bool {
     format::list_dir(dir).is_ok_and(|(logs, _)| !logs.is_empty())
 }
-pub use clock::{Clock, ManualClock, SystemClock};
-pub use journal::{journal_field_name, journald_layer, SYSLOG_IDENTIFIER};
-pub use lock::WriterBusy;
-pub use record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind, LexiconIdentity, Record};
-pub use slip::{Slip, SlipCode};
-pub use verify::{verify, verify_with, Break, BreakKind, JournalCopy, VerifyError, VerifyOptions, VerifyReport};
-pub use writer::{AuditLog, ChainHead, Recorded};
-
-use crate::judge::Adjudication;
-use crate::panel::Trigger;
-use jiff::tz::TimeZone;
-use std::fmt;
-use std::io;
-use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
-
-/// Files grow to at most this size before the log moves on to the next.
-pub const DEFAULT_MAX_FILE_BYTES: u64 = 8 * 1024 * 1024;
-
-/// Records held in memory while the file cannot be written; beyond this the
-/// oldest are dropped (and counted in the `write_failed` event).
-pub const DEFAULT_MAX_BACKLOG: usize = 10_000;
-
-/// The same words judged again within this window get `repeat_of`.
-pub const REPEAT_WINDOW: Duration = Duration::from_secs(10 * 60);
-
-/// Most recent adjudications kept for `repeat_of`.
-const MAX_RECENT: usize = 1000;
-
-/// What [`AuditLog::record_adjudication`] records.
-#[derive(Debug, Clone, Copy)]
-pub struct AdjudicationInput<'a> {
-    pub lexicon: &'a LexiconIdentity,
-    pub adjudication: &'a Adjudication,
-    pub trigger: Trigger,
-    /// The event profile in force, if any (recorded with the adjudication).
-    pub profile: Option<&'a str>,
-}
-
-/// Why the audit file could not be written or read.
-#[derive(Debug)]
-pub enum AuditError {
-    /// The directory cannot be created (e.g. a file is in the way).
-    CreateDir { dir: PathBuf, source: io::Error },
-    /// The directory cannot be listed.
-    ReadDir { dir: PathBuf, source: io::Error },
-    /// A log file cannot be read.
-    Read { path: PathBuf, source: io::Error },
-    /// A log file cannot be opened or created for appending.
-    Open { path: PathBuf, source: io::Error },
-    /// Appending or syncing a record failed (disk full, read-only, I/O error).
-    Write { path: PathBuf, source: io::Error },
-    /// A torn last line could not be moved aside.
-    MoveAside { path: PathBuf, source: io::Error },
-    /// A record could not be encoded (should not happen).
-    Encode(String),
-    /// Another live process is the folder's writer.
-    Busy(WriterBusy),
-    /// The challenge counter cannot be opened or written.
-    Counter { path: PathBuf, source: io::Error },
-}
-
-impl fmt::Display for AuditError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AuditError::CreateDir { dir, source } => {
-                write!(f, "cannot create the audit directory {}: {source}", dir.display())
-            }
-            AuditError::ReadDir { dir, source } => {
-                write!(f, "cannot list the audit directory {}: {source}", dir.display())
-            }
-            AuditError::Read { path, source } => write!(f, "cannot read audit file {}: {source}", path.display()),
-            AuditError::Open { path, source } => write!(f, "cannot open audit file {}: {source}", path.display()),
-            AuditError::Write { path, source } => write!(f, "cannot write audit file {}: {source}", path.display()),
-            AuditError::MoveAside { path, source } => {
-                write!(f, "cannot move the torn last line aside to {}: {source}", path.display())
-            }
-            AuditError::Encode(e) => write!(f, "cannot encode an audit record: {e}"),
-            AuditError::Busy(busy) => busy.fmt(f),
-            AuditError::Counter { path, source } => {
-                write!(f, "cannot keep the challenge counter {}: {source}", path.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for AuditError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            AuditError::CreateDir { source, .. }
-            | AuditError::ReadDir { source, .. }
-            | AuditError::Read { source, .. }
-            | AuditError::Open { source, .. }
-            | AuditError::Write { source, .. }
-            | AuditError::MoveAside { source, .. }
-            | AuditError::Counter { source, .. } => Some(source),
-            AuditError::Encode(_) | AuditError::Busy(_) => None,
-        }
-    }
-}
-
-/// Settings of an [`AuditLog`]; [`Default`] is what a station uses.
-#[derive(Clone)]
-pub struct AuditOptions {
-    /// A file reaching this size is closed and the log continues in a new one.
-    pub max_file_bytes: u64,
-    /// Records held in memory while the file cannot be written.
-    pub max_backlog: usize,
-    /// Where times come from.
-    pub clock: Arc<dyn Clock>,
-    /// Time zone of "today" (counts, and the date in file names).
-    pub time_zone: TimeZone,
-    /// Make (at the first start) and use the station's checkpoint signing
-    /// key in `key/` inside the folder. On for a station; tests that count
-    /// records turn it off.
-    pub signing_key: bool,
-}
-
-impl Default for AuditOptions {
-    fn default() -> Self {
-        AuditOptions {
-            max_file_bytes: DEFAULT_MAX_FILE_BYTES,
-            max_backlog: DEFAULT_MAX_BACKLOG,
-            clock: Arc::new(SystemClock),
-            time_zone: TimeZone::system(),
-            signing_key: true,
-        }
-    }
-}
-
-impl fmt::Debug for AuditOptions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AuditOptions")
-            .field("max_file_bytes", &self.max_file_bytes)
-            .field("max_backlog", &self.max_backlog)
-            .field("time_zone", &self.time_zone.iana_name())
-            .field("signing_key", &self.signing_key)
-            .finish_non_exhaustive()
-    }
-}
-

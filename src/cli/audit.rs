@@ -10,8 +10,10 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wordjudge::audit::checkpoint::{self, Checkpoint, NoteVerifier, StationKey};
-use wordjudge::audit::read::{self, Filter};
-use wordjudge::audit::{verify, AuditLog, Slip, VerifyOptions};
+use wordjudge::inspect::read::{self, Filter};
+use wordjudge::audit::Slip;
+use wordjudge::recorder::AuditLog;
+use wordjudge::inspect::{verify, VerifyOptions};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum AuditCommand {
@@ -166,9 +168,9 @@ fn read_input(path: &Path) -> Result<String, String> {
 
 /// journald's copies of the audit records, oldest first, when `journalctl`
 /// runs here; read line by line (a long journal is never held whole).
-fn journal_copies() -> Option<Vec<wordjudge::audit::JournalCopy>> {
-    use wordjudge::audit::journal::SYSLOG_IDENTIFIER;
-    use wordjudge::audit::journal_field_name as field;
+fn journal_copies() -> Option<Vec<wordjudge::inspect::JournalCopy>> {
+    use wordjudge::recorder::journal::SYSLOG_IDENTIFIER;
+    use wordjudge::recorder::journal_field_name as field;
     let (seq, challenge, hash) = (field("seq"), field("challenge"), field("line_sha256"));
     let mut child = std::process::Command::new("journalctl")
         .args(["--no-pager", "-o", "json", &format!("--output-fields={seq},{challenge},{hash}")])
@@ -184,7 +186,7 @@ fn journal_copies() -> Option<Vec<wordjudge::audit::JournalCopy>> {
         let Ok(entry) = serde_json::from_slice::<serde_json::Value>(&line) else { continue };
         let number = |name: &str| entry[name].as_str().and_then(|v| v.parse::<u64>().ok());
         if let (Some(seq), Some(line_sha256)) = (number(&seq), entry[&hash].as_str()) {
-            copies.push(wordjudge::audit::JournalCopy { seq, challenge: number(&challenge), line_sha256: line_sha256.to_string() });
+            copies.push(wordjudge::inspect::JournalCopy { seq, challenge: number(&challenge), line_sha256: line_sha256.to_string() });
         }
     }
     let status = child.wait().ok()?;

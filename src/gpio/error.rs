@@ -4,7 +4,7 @@ use super::config::*;
 use std::fmt;
 
 /// Why the GPIO could not be opened. Every variant leaves the station running
-/// without the button and lamps ([`open`]); the message is for the director.
+/// without the button and lamps ([`super::open()`]); the message is for the director.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum GpioError {

@@ -5,7 +5,8 @@ use crate::support::*;
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
-use wordjudge::audit::{AuditEvent, AuditLog};
+use wordjudge::audit::AuditEvent;
+use wordjudge::recorder::AuditLog;
 
 fn wordjudge(args: &[&str], config: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_wordjudge"))
@@ -120,7 +121,7 @@ fn export_csv_and_jsonl() {
     let copy = base.path().join("copy");
     std::fs::create_dir_all(&copy).unwrap();
     std::fs::write(copy.join("audit-000001-2025-05-01.jsonl"), &exported).unwrap();
-    let report = wordjudge::audit::verify(&copy).unwrap();
+    let report = wordjudge::inspect::verify(&copy).unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!(report.records, 6);
 

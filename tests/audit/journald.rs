@@ -18,7 +18,8 @@ use tracing::{Event, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::prelude::*;
 use wordjudge::audit::format::line_hash;
-use wordjudge::audit::{journal_field_name, journald_layer, AuditEvent, AuditLog, SYSLOG_IDENTIFIER};
+use wordjudge::audit::AuditEvent;
+use wordjudge::recorder::{journal_field_name, journald_layer, AuditLog, SYSLOG_IDENTIFIER};
 
 type Fields = BTreeMap<String, String>;
 

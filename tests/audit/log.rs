@@ -5,7 +5,9 @@
 use crate::support::*;
 use std::time::{Duration, Instant};
 use wordjudge::audit::format::{line_hash, GENESIS};
-use wordjudge::audit::{verify, AuditEvent, AuditLog, AuditOptions, BreakKind};
+use wordjudge::audit::AuditEvent;
+use wordjudge::recorder::{AuditLog, AuditOptions};
+use wordjudge::inspect::{verify, BreakKind};
 
 #[test]
 fn a_record_per_adjudication_with_every_field() {
@@ -18,7 +20,7 @@ fn a_record_per_adjudication_with_every_field() {
     let adjudication = adjudication(&lexicon, &["cat", "xqzt"]);
     assert_eq!(adjudication.per_word_for_audit(), [true, false], "CAT is in the demo list, XQZT is not");
     clock.advance(Duration::from_millis(1500));
-    let n = log.record_adjudication(&wordjudge::audit::AdjudicationInput {
+    let n = log.record_adjudication(&wordjudge::recorder::AdjudicationInput {
         lexicon: &identity,
         adjudication: &adjudication,
         trigger: wordjudge::panel::Trigger::Button,
@@ -346,7 +348,7 @@ fn text_of(lines: &[&str]) -> String {
 #[test]
 fn garbage_gives_a_clear_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(matches!(verify(&dir.path().join("nope")), Err(wordjudge::audit::VerifyError::Missing { .. })));
+    assert!(matches!(verify(&dir.path().join("nope")), Err(wordjudge::inspect::VerifyError::Missing { .. })));
     let report = verify(dir.path()).unwrap();
     assert!(!report.ok() && report.to_string().contains("no audit records"), "{report}");
 
@@ -445,7 +447,7 @@ fn a_torn_last_line_is_moved_aside_and_the_chain_continues() {
     let report = verify(dir.path()).unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!(report.recoveries.len(), 1);
-    assert_eq!(report.recoveries[0].aside, wordjudge::audit::verify::AsideState::Present);
+    assert_eq!(report.recoveries[0].aside, wordjudge::inspect::verify::AsideState::Present);
     let shown = report.to_string();
     assert!(
         shown.contains("recovery at") && shown.contains("kept, SHA-256 matches") && shown.starts_with("Audit log"),

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wordjudge::audit::{AdjudicationInput, AuditLog, AuditOptions, LexiconIdentity, ManualClock, Recorded};
+use wordjudge::audit::{LexiconIdentity, ManualClock};
+use wordjudge::recorder::{AdjudicationInput, AuditLog, AuditOptions, Recorded};
 use wordjudge::judge::{judge, Adjudication, Challenge};
 use wordjudge::panel::Trigger;
 use wordjudge::lexicon::{catalog, Lexicon};

@@ -9,9 +9,9 @@ use std::path::Path;
 use std::process::{Command, Output};
 use wordjudge::audit::checkpoint::{self, NoteVerifier};
 use wordjudge::audit::format::{line_hash, seal};
-use wordjudge::audit::{
-    verify, verify_with, AuditEvent, AuditLog, BreakKind, CheckpointReason, Slip, SlipCode, VerifyOptions,
-};
+use wordjudge::audit::{AuditEvent, CheckpointReason, Slip, SlipCode};
+use wordjudge::recorder::AuditLog;
+use wordjudge::inspect::{verify, verify_with, BreakKind, VerifyOptions};
 
 fn wordjudge(args: &[&str]) -> Output {
     wordjudge_with(std::path::Path::new("/nonexistent/wordjudge-test-config.toml"), args)
@@ -491,9 +491,9 @@ fn records_cut_with_the_counter_deleted_are_caught_by_the_journald_copies() {
     }
     drop(log);
     // What journald was sent: each record's seq, challenge and line hash.
-    let copies: Vec<wordjudge::audit::JournalCopy> = records(dir.path())
+    let copies: Vec<wordjudge::inspect::JournalCopy> = records(dir.path())
         .iter()
-        .map(|r| wordjudge::audit::JournalCopy {
+        .map(|r| wordjudge::inspect::JournalCopy {
             seq: r["seq"].as_u64().unwrap(),
             challenge: r["challenge"].as_u64(),
             line_sha256: r["line_sha256"].as_str().unwrap().to_string(),
@@ -505,9 +505,9 @@ fn records_cut_with_the_counter_deleted_are_caught_by_the_journald_copies() {
     let kept: Vec<&str> = text.lines().collect();
     std::fs::write(&file, kept[..kept.len() - 2].join("\n") + "\n").unwrap();
     std::fs::remove_file(dir.path().join("challenge-counter")).unwrap();
-    assert!(wordjudge::audit::verify(dir.path()).unwrap().ok(), "the file alone cannot tell");
-    let options = wordjudge::audit::VerifyOptions { journal: Some(copies), ..Default::default() };
-    let report = wordjudge::audit::verify_with(dir.path(), &options).unwrap();
+    assert!(wordjudge::inspect::verify(dir.path()).unwrap().ok(), "the file alone cannot tell");
+    let options = wordjudge::inspect::VerifyOptions { journal: Some(copies), ..Default::default() };
+    let report = wordjudge::inspect::verify_with(dir.path(), &options).unwrap();
     assert!(!report.ok(), "{report}");
     let text = report.to_string();
     assert!(text.contains("is in journald's copy of this log but not in the file: cut") && text.contains("challenge #0005"), "{text}");

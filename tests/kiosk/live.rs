@@ -7,7 +7,7 @@
 use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
 use wordjudge::app::live::{LiveStation, StationSetup};
-use wordjudge::audit::AuditLog;
+use wordjudge::recorder::AuditLog;
 use wordjudge::config::{Config, ConfigSource};
 use wordjudge::kiosk::flow::{Event, Key, MenuItem, Screen};
 use wordjudge::kiosk::view::ScreenKind;
@@ -553,7 +553,7 @@ fn a_stick_pulled_mid_export_leaves_the_log_intact_and_says_so() {
     assert!(!pulled.join("wordjudge").exists() || std::fs::read_dir(pulled.join("wordjudge")).unwrap().count() == 0);
     let text = audit_text(&audit_dir);
     assert!(text.contains("\"event\":\"usb_failed\"") && text.contains("\"action\":\"export\""), "recorded");
-    assert!(wordjudge::audit::verify(&audit_dir).unwrap().ok(), "the log verifies");
+    assert!(wordjudge::inspect::verify(&audit_dir).unwrap().ok(), "the log verifies");
     rig.key(Key::Enter);
     rig.key(Key::Escape);
     assert!(rig.challenge(&["cat"]).0);
@@ -572,7 +572,7 @@ fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
     assert_eq!(snapshot(&lexicons), before, "the lexicon directory is byte for byte as it was");
     let audit_dir = rig.dir.path().join("audit");
     assert!(audit_text(&audit_dir).contains("\"event\":\"usb_failed\""));
-    assert!(wordjudge::audit::verify(&audit_dir).unwrap().ok());
+    assert!(wordjudge::inspect::verify(&audit_dir).unwrap().ok());
     rig.key(Key::Enter);
     assert!(matches!(rig.screen(), Screen::Director(_)));
     rig.key(Key::Escape);
@@ -604,8 +604,8 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     // Off the station: the copy, its key and its checkpoint.
     let key = wordjudge::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
     let note = std::fs::read_to_string(folder.join("checkpoint.txt")).unwrap();
-    let options = wordjudge::audit::VerifyOptions { checkpoint: Some((note, key.clone())), ..Default::default() };
-    let report = wordjudge::audit::verify_with(&folder.join("audit"), &options).unwrap();
+    let options = wordjudge::inspect::VerifyOptions { checkpoint: Some((note, key.clone())), ..Default::default() };
+    let report = wordjudge::inspect::verify_with(&folder.join("audit"), &options).unwrap();
     assert!(report.ok(), "{report}");
     let copy = audit_text(&folder.join("audit"));
     assert!(copy.contains("XYZZY") && copy.contains("\"event\":\"export\""), "the export holds its own record");
@@ -621,7 +621,7 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
             assert!(live.starts_with(&copied) && !copied.is_empty(), "{name}: the export never alters the log");
         }
     }
-    assert!(wordjudge::audit::verify(&audit_dir).unwrap().ok());
+    assert!(wordjudge::inspect::verify(&audit_dir).unwrap().ok());
 
     // A forger flips the UNACCEPTABLE verdict, reseals the whole chain, and
     // signs a new checkpoint with a fresh key under the station's key name.
@@ -653,12 +653,12 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
 
 
 /// Verifies an export folder with its own key and checkpoint, and the noted fingerprint.
-fn forged_report(folder: &Path, noted: Option<String>) -> wordjudge::audit::VerifyReport {
+fn forged_report(folder: &Path, noted: Option<String>) -> wordjudge::inspect::VerifyReport {
     let key = wordjudge::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
     let note = std::fs::read_to_string(folder.join("checkpoint.txt")).unwrap();
     let options =
-        wordjudge::audit::VerifyOptions { checkpoint: Some((note, key)), key_fingerprint: noted, ..Default::default() };
-    wordjudge::audit::verify_with(&folder.join("audit"), &options).unwrap()
+        wordjudge::inspect::VerifyOptions { checkpoint: Some((note, key)), key_fingerprint: noted, ..Default::default() };
+    wordjudge::inspect::verify_with(&folder.join("audit"), &options).unwrap()
 }
 
 /// A forged copy of an export folder: every UNACCEPTABLE made ACCEPTABLE,
@@ -860,7 +860,7 @@ fn the_verdict_shows_the_time_and_code_of_its_own_record() {
     config.save(&path).unwrap();
     let at: jiff::Timestamp = "2025-05-01T07:08:09Z".parse().unwrap();
     let clock = std::sync::Arc::new(wordjudge::audit::ManualClock::new(at, "boot-a"));
-    let options = wordjudge::audit::AuditOptions { clock, ..Default::default() };
+    let options = wordjudge::recorder::AuditOptions { clock, ..Default::default() };
     let audit = AuditLog::open_with(&config.audit_dir, &config.station_name, options).unwrap();
     let station = LiveStation::start(StationSetup {
         loaded: Config::load(&path),

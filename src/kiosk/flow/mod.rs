@@ -10,9 +10,9 @@
 //!
 //! This file owns the events, the screens' shared types, the [`Kiosk`]
 //! state and its dispatcher (Ready, Verdict, ticks, going home); each group
-//! of screens has its own file: [`entry`] (the challenger's words),
-//! [`director`] (PIN prompt and menu), [`edit`] (a setting being typed) and
-//! [`usb`] (a director's stick).
+//! of screens has its own file: `entry` (the challenger's words),
+//! `director` (PIN prompt and menu), `edit` (a setting being typed) and
+//! `usb` (a director's stick).
 
 use super::station::{
     AdjudicateError, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,

@@ -7,8 +7,8 @@
 //! terminal escape sequences must not be able to repaint the screen (and
 //! hide its own "[SEAL DOES NOT MATCH]" marker).
 
-use super::format;
-use super::record::{AuditEvent, Body, Record};
+use crate::audit::format;
+use crate::audit::record::{AuditEvent, Body, Record};
 use super::verify::{Location, VerifyError};
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;

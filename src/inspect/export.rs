@@ -16,9 +16,9 @@
 //! so a stick pulled out mid-export holds a folder that says it is partial,
 //! never one that looks complete. The log itself is only read.
 
-use super::checkpoint::NoteVerifier;
-use super::format;
-use super::numbering::COUNTER_FILE;
+use crate::audit::checkpoint::NoteVerifier;
+use crate::audit::format;
+use crate::audit::numbering::COUNTER_FILE;
 use super::read;
 use super::verify::{verify_with, VerifyError, VerifyOptions};
 use std::fmt;

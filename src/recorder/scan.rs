@@ -3,10 +3,10 @@
 //! adjudications (for `repeat_of`). Reads backwards, file by file, only as
 //! far as needed.
 
-use super::clock::Stamp;
-use super::format::{self, LogName, GENESIS};
-use super::record::{AuditEvent, Record};
-use super::slip::SlipCode;
+use crate::audit::clock::Stamp;
+use crate::audit::format::{self, LogName, GENESIS};
+use crate::audit::record::{AuditEvent, Record};
+use crate::audit::slip::SlipCode;
 use super::AuditError;
 use crate::digest::sha256_hex;
 use jiff::civil::Date;

@@ -9,17 +9,21 @@
 //! so a fault in the judging path is an audit record and an out-of-service
 //! screen, never a dead kiosk.
 
+mod director;
+mod lexicon;
+
 use super::pin_check::PinChecker;
-use super::usb::{Finished, UsbDesk};
-use crate::audit::{AdjudicationInput, AuditEvent, AuditLog, LexiconIdentity};
+use super::usb::UsbDesk;
+use crate::audit::{AuditEvent, LexiconIdentity};
+use crate::recorder::{AdjudicationInput, AuditLog};
 use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::judge::{judge, Challenge};
 use crate::kiosk::station::{
-    parse_clock, AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, PinGuard, ProfileChoice,
+    AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, PinGuard, ProfileChoice,
     SecondOpinion, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError, UsbRequest,
-    UsbUpdate, UsbWork, Warning,
+    UsbUpdate, Warning,
 };
-use crate::usb::{Stick, Sticks};
+use crate::usb::Sticks;
 use crate::profile::Profile;
 use crate::lexicon::catalog::Catalog;
 use crate::lexicon::{Lexicon, LexiconError};
@@ -176,74 +180,6 @@ impl LiveStation {
     fn record(&mut self, event: AuditEvent) {
         if let Some(audit) = &mut self.audit {
             audit.record_event(event);
-        }
-    }
-
-    /// Opens the configured lexicon at start. Its content must be the
-    /// content last chosen for that id on this station: a list replaced
-    /// while the station was off (the same id, other words) does not judge
-    /// until the director chooses it again with the PIN.
-    fn activate(&mut self, id: &str) -> Active {
-        let active = match open_active(&self.catalog, id) {
-            Ok(lexicon) => {
-                let ident = LexiconIdentity::of(&lexicon);
-                let digest = ident.content_sha256.join("+");
-                match (lexicon.check_usable(), self.known_digest(id)) {
-                    (Err(e), _) => Active::Failed { id: id.to_string(), status: e.status.to_string(), problem: e.to_string() },
-                    (Ok(()), Some(known)) if known != digest => Active::Failed {
-                        id: id.to_string(),
-                        status: "Changed since it was chosen".into(),
-                        problem: format!(
-                            "the content of {id} is not the one last chosen on this station (digest now {}, was {}): \
-                             choose it again in the director menu to judge with it",
-                            crate::kiosk::station::short_digest(ident.content_sha256.iter().map(String::as_str)),
-                            crate::kiosk::station::short_digest(known.split('+'))
-                        ),
-                    },
-                    (Ok(()), known) => {
-                        if known.is_none() {
-                            self.remember_digest(id, &digest);
-                        }
-                        Active::Open(Box::new(lexicon), ident)
-                    }
-                }
-            }
-            Err(e) => Active::Failed { id: id.to_string(), status: e.status().to_string(), problem: e.to_string() },
-        };
-        let event = match &active {
-            Active::Open(_, ident) => AuditEvent::LexiconOpened {
-                id: ident.id.clone(),
-                status: ident.status.clone(),
-                fingerprint: Some(ident.fingerprint.clone()),
-                problem: None,
-            },
-            Active::Failed { id, status, problem } => {
-                tracing::error!("lexicon {id} cannot judge: {problem}");
-                AuditEvent::LexiconOpened { id: id.clone(), status: status.clone(), fingerprint: None, problem: Some(problem.clone()) }
-            }
-        };
-        self.record(event);
-        active
-    }
-
-    /// The content digest last chosen for lexicon `id` on this station.
-    fn known_digest(&self, id: &str) -> Option<String> {
-        let text = crate::bounded::read_small_text(&digests_path(&self.config_path), 64 * 1024).ok()?;
-        text.lines().find_map(|l| l.strip_prefix(id)?.strip_prefix(' ').map(str::to_string))
-    }
-
-    /// Remembers `digest` as the content chosen for lexicon `id`.
-    fn remember_digest(&mut self, id: &str, digest: &str) {
-        let path = digests_path(&self.config_path);
-        let old = crate::bounded::read_small_text(&path, 64 * 1024).unwrap_or_default();
-        let mut text = String::from("# wordjudge: the content digest last chosen for each lexicon id on this station\n");
-        for line in old.lines().filter(|l| !l.starts_with('#') && l.split(' ').next() != Some(id)) {
-            text.push_str(line);
-            text.push('\n');
-        }
-        text.push_str(&format!("{id} {digest}\n"));
-        if let Err(e) = crate::atomic_file::write_atomically(&path, text.as_bytes()) {
-            tracing::warn!("cannot save the digest of {id}: {e}");
         }
     }
 
@@ -589,7 +525,7 @@ impl Station for LiveStation {
             UsbRequest::Eject => self.usb.eject(),
             UsbRequest::Export { device } => {
                 let stick = self.stick(&device);
-                let name = crate::audit::export::folder_name(
+                let name = crate::inspect::export::folder_name(
                     &self.config.station_name,
                     &jiff::Zoned::now().strftime("%Y-%m-%d").to_string(),
                 );
@@ -657,124 +593,5 @@ impl Station for LiveStation {
             Ok(status) => Err(SystemError::Failed(format!("systemctl {verb} failed ({status})"))),
             Err(e) => Err(SystemError::Failed(format!("cannot run systemctl {verb}: {e}"))),
         }
-    }
-}
-
-impl LiveStation {
-    /// The plugged-in stick named `device` (or a bare one: the helper will
-    /// say it is gone).
-    fn stick(&self, device: &str) -> Stick {
-        self.usb.list().into_iter().find(|s| s.device == device).unwrap_or_else(|| Stick {
-            device: device.to_string(),
-            label: String::new(),
-            fs_type: String::new(),
-            size: 0,
-        })
-    }
-
-    /// Records finished USB work and says it in the journal (the boot test
-    /// and an operator read these lines).
-    fn record_usb(&mut self, finished: Finished) {
-        match finished {
-            Finished::Opened { stick, lists } => {
-                tracing::info!("usb: import list ready: {lists} word lists on {}", stick.describe());
-            }
-            Finished::Quiet => {}
-            Finished::Installed { stick, file, report, facts } => {
-                let id = report.lexicon.id.to_string();
-                tracing::info!("usb: installed {id} from {file} ({})", facts.status);
-                self.record(AuditEvent::LexiconInstalled {
-                    lexicon: id,
-                    file: report.layer.fst.to_string(),
-                    source: format!("{file} on {}", stick.describe()),
-                    status: facts.status,
-                    evidence: report.evidence.to_string(),
-                    fingerprint: facts.fingerprint,
-                    content_sha256: facts.content_sha256,
-                    fst_sha256: facts.fst_sha256,
-                    words: facts.words,
-                });
-            }
-            Finished::InstallRefused { stick, file, name, reason } => {
-                tracing::warn!("usb: install of {file} refused: {reason}");
-                let source = format!("{file} on {}", stick.describe());
-                self.record(AuditEvent::LexiconInstallRefused { source, name, reason });
-            }
-            Finished::Ejected { stick } => {
-                tracing::info!("usb: ejected {}: the stick may be removed", stick.device);
-                self.record(AuditEvent::UsbStick { action: "ejected".into(), stick: stick.describe() });
-            }
-            Finished::Exported { stick, export } => {
-                let folder = export.folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                tracing::info!("usb: exported {} lines to {folder} on {} (intact: {})", export.lines, stick.device, export.intact);
-                tracing::info!("usb: ejected {}: the stick may be removed", stick.device);
-                self.record(AuditEvent::UsbStick { action: format!("export written to {folder}, ejected"), stick: stick.describe() });
-            }
-            Finished::Failed { stick, work, problem } => {
-                let action = match work {
-                    UsbWork::Reading => "import",
-                    UsbWork::Installing => "install",
-                    UsbWork::Ejecting => "eject",
-                    UsbWork::Exporting => "export",
-                };
-                tracing::warn!("usb: failed ({action}) with {}: {problem}", stick.device);
-                self.record(AuditEvent::UsbFailed { action: action.into(), stick: stick.describe(), problem });
-            }
-        }
-    }
-
-    fn try_set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
-        let when = parse_clock(local)?;
-        if !self.appliance {
-            return Err(SettingsError::NotAppliance);
-        }
-        // systemd-timedated sets the clock (and the RTC, where there is one)
-        // on the kiosk's behalf; polkit allows exactly this to user wordjudge.
-        let text = when.strftime("%Y-%m-%d %H:%M:%S").to_string();
-        match std::process::Command::new("timedatectl").args(["set-time", &text]).status() {
-            Ok(status) if status.success() => Ok(()),
-            Ok(status) => Err(SettingsError::Failed(format!("timedatectl set-time failed ({status})"))),
-            Err(e) => Err(SettingsError::Failed(format!("cannot run timedatectl: {e}"))),
-        }
-    }
-
-    /// Records a director's setting change, done or refused.
-    fn record_setting(&mut self, setting: &str, value: Option<&str>, result: &Result<(), SettingsError>) {
-        self.record(match result {
-            Ok(()) => AuditEvent::SettingChanged { setting: setting.into(), value: value.map(str::to_string) },
-            Err(e) => AuditEvent::SettingRefused { setting: setting.into(), reason: e.to_string() },
-        });
-    }
-
-    fn try_switch(&mut self, id: &str) -> Result<(), SwitchError> {
-        // From the last good copy a switch saves a whole good config again
-        // (which repairs the broken file); with no config in force at all,
-        // nothing may be saved (`save_config` refuses).
-        let unusable = |status: String, problem: String| SwitchError::Unusable { id: id.to_string(), status, problem };
-        let lexicon = open_active(&self.catalog, id).map_err(|e| unusable(e.status().to_string(), e.to_string()))?;
-        lexicon.check_usable().map_err(|e| unusable(e.status.to_string(), e.to_string()))?;
-        let from = self.lexicon().id;
-        self.save_config(|c| c.active_lexicon = id.to_string())
-            .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
-        self.judging_fault = None;
-        self.file_changed = None;
-        let ident = LexiconIdentity::of(&lexicon);
-        let digest = ident.content_sha256.join("+");
-        if let Some(known) = self.known_digest(id).filter(|k| *k != digest) {
-            // The same id with other content: chosen by the director with the
-            // PIN, and recorded as such.
-            let change = format!("{id}: {known} -> {digest}");
-            self.record(AuditEvent::SettingChanged { setting: "lexicon_content".into(), value: Some(change) });
-        }
-        self.remember_digest(id, &digest);
-        self.record(AuditEvent::LexiconSwitched { from, to: id.to_string() });
-        self.record(AuditEvent::LexiconOpened {
-            id: ident.id.clone(),
-            status: ident.status.clone(),
-            fingerprint: Some(ident.fingerprint.clone()),
-            problem: None,
-        });
-        self.active = Active::Open(Box::new(lexicon), ident);
-        Ok(())
     }
 }

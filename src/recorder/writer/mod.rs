@@ -1,29 +1,31 @@
 //! [`AuditLog`]: the one writer of an audit folder.
 //!
 //! It owns the order of things around a verdict: the folder's writer lock
-//! ([`super::lock`]), the challenge number reserved durably before it is
-//! used ([`super::numbering`]), the record appended and `fdatasync`ed, its
+//! ([`crate::audit::lock`]), the challenge number reserved durably before it is
+//! used ([`crate::audit::numbering`]), the record appended and `fdatasync`ed, its
 //! slip code handed back, the journald copy handed off ([`super::journal`]),
-//! records held while the file cannot be written ([`super::backlog`]), file
+//! records held while the file cannot be written (`backlog`), file
 //! rotation, recovery of a torn last line at open, and signed checkpoints at
-//! shut-down, day rotation and export ([`super::checkpoint`]).
+//! shut-down, day rotation and export ([`crate::audit::checkpoint`]).
 
 use super::backlog::Backlog;
-use super::checkpoint::{Checkpoint, KeyFingerprint, NoteVerifier, StationKey, KEY_DIR};
-use super::clock::Stamp;
-use super::format::{self, LogName};
-use super::lock::{self, LockError, WriterBusy, WriterLock};
-use super::numbering::{Counter, CounterState, RESERVE_AHEAD};
-use super::record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind, Record};
-use super::slip::SlipCode;
-use super::scan::{self, ChainEnd, Recent};
+use crate::audit::checkpoint::{Checkpoint, KeyFingerprint, NoteVerifier, StationKey};
+use crate::audit::clock::Stamp;
+use crate::audit::format::LogName;
+use crate::audit::lock::{WriterBusy, WriterLock};
+use crate::audit::numbering::{Counter, CounterState, RESERVE_AHEAD};
+use crate::audit::record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind};
+use crate::audit::slip::SlipCode;
+use super::scan::{ChainEnd, Recent};
 use super::{journal, AdjudicationInput, AuditError, AuditOptions, MAX_RECENT, REPEAT_WINDOW};
 use jiff::civil::Date;
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+mod append;
+mod attach;
 
 /// What [`AuditLog::record_adjudication`] hands back for the verdict screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -465,206 +467,6 @@ impl AuditLog {
         Ok(())
     }
 
-    /// Reads the directory: takes the writer lock, opens the counter,
-    /// recovers a torn tail (recording `recovered`), finds the chain end,
-    /// and (the first time) accounts for numbers a previous process reserved
-    /// or showed without records, makes the signing key, and reads today's
-    /// count, recent adjudications and the highest challenge number.
-    fn attach(&mut self, stamp: &Stamp) -> Result<(), AuditError> {
-        std::fs::create_dir_all(&self.dir).map_err(|source| AuditError::CreateDir { dir: self.dir.clone(), source })?;
-        if self.lock.is_none() {
-            self.lock = Some(lock::acquire(&self.dir, &self.station, &stamp.rfc3339()).map_err(|e| match e {
-                LockError::Busy(busy) => AuditError::Busy(busy),
-                LockError::Io { path, source } => AuditError::Open { path, source },
-            })?);
-        }
-        if self.counter.is_none() {
-            let path = self.dir.join(super::numbering::COUNTER_FILE);
-            self.counter = Some(Counter::open(&self.dir).map_err(|source| AuditError::Counter { path, source })?);
-        }
-        let today = self.local_date(stamp);
-        let first = !self.numbering_from_log;
-        let scan = scan::scan(&self.dir, &self.options.time_zone, today, first)?;
-        let mut events = Vec::new();
-        if let Some(torn) = &scan.torn {
-            events.push(scan::move_aside(&self.dir, torn)?);
-        }
-        let previous = self.counter.as_ref().map(Counter::state).unwrap_or_default();
-        if first {
-            let (lost, skipped) = account_for_previous(previous, scan.max_recorded, scan.torn_challenge);
-            events.extend(lost);
-            self.skipped = skipped.into_iter().map(|(a, b)| [a, b]).collect();
-            if self.options.signing_key && self.key.is_none() {
-                match StationKey::load_or_create(&self.dir.join(KEY_DIR), &self.station, true) {
-                    Ok(Some((key, created))) => {
-                        if created {
-                            let verifier = key.verifier();
-                            events.push(AuditEvent::KeyCreated {
-                                key_name: key.name().to_string(),
-                                fingerprint: verifier.fingerprint().0,
-                                verifier_key: verifier.to_text(),
-                            });
-                        }
-                        self.key = Some(key);
-                        self.key_problem = None;
-                    }
-                    Ok(None) => {}
-                    Err(e) => self.key_problem = Some(e.to_string()),
-                }
-            }
-        }
-        let out = match &scan.last {
-            Some((name, path)) => {
-                let file = crate::bounded::open_regular_rw(path, false, true)
-                    .map_err(|source| AuditError::Open { path: path.clone(), source })?;
-                let len = file.metadata().map_err(|source| AuditError::Open { path: path.clone(), source })?.len();
-                Some(Output { file, path: path.clone(), name: name.clone(), len })
-            }
-            None => None,
-        };
-        if first {
-            // Today's records in the log count; this process's own come on top.
-            if self.today.0 == today {
-                self.today.1 += scan.today_adjudications;
-            }
-            let mut recent: VecDeque<Recent> =
-                scan.recent.into_iter().filter(|r| within_window(r, &self.boot_id, stamp)).collect();
-            recent.extend(self.recent.drain(..));
-            self.recent = recent;
-        }
-        if self.last_adjudication.is_none() {
-            self.last_adjudication = scan.last_adjudication.clone();
-        }
-        self.log_max_challenge = scan.max_challenge;
-        self.last_challenge = self.last_challenge.max(scan.max_challenge);
-        if first {
-            // Above every number a previous process may have shown.
-            self.last_challenge = self.last_challenge.max(previous.reserved);
-        }
-        self.numbering_from_log = true;
-        self.chain = Some(scan.chain);
-        self.out = match out {
-            Some(out) => Some(out),
-            // A directory without log files: start the first.
-            None => Some(self.create_file(LogName { index: 1, date: today })?),
-        };
-        let mut events = events.into_iter();
-        while let Some(event) = events.next() {
-            let body = Body::Event(event);
-            match self.append(stamp, stamp, &body, false) {
-                Ok(hash) => {
-                    let seq = self.chain.as_ref().map(|c| c.next_seq - 1);
-                    let entry = self.journal_entry(&body, seq, Some(hash));
-                    self.journal.send(entry);
-                }
-                Err(e) => {
-                    // The torn bytes are already aside: keep the event for later.
-                    self.hold(*stamp, body);
-                    events.for_each(|event| self.hold(*stamp, Body::Event(event)));
-                    return Err(e);
-                }
-            }
-        }
-        if first {
-            // The previous process's numbers are accounted for in the log now.
-            let unrecorded = self.backlog.held_challenges();
-            let reserved = self.last_challenge.max(previous.reserved);
-            if let Some(counter) = &mut self.counter {
-                counter
-                    .store(CounterState { reserved, unrecorded })
-                    .map_err(|source| AuditError::Counter { path: counter.path().to_path_buf(), source })?;
-            }
-        }
-        Ok(())
-    }
-
-    fn create_file(&self, name: LogName) -> Result<Output, AuditError> {
-        let path = self.dir.join(name.file_name());
-        let file = crate::bounded::open_regular_rw(&path, true, true)
-            .map_err(|source| AuditError::Open { path: path.clone(), source })?;
-        let len = file.metadata().map_err(|source| AuditError::Open { path: path.clone(), source })?.len();
-        // The new directory entry must be durable before records go in it.
-        File::open(&self.dir)
-            .and_then(|d| d.sync_all())
-            .map_err(|source| AuditError::Open { path: path.clone(), source })?;
-        Ok(Output { file, path, name, len })
-    }
-
-    /// Appends one record made at `stamp` at the chain's end, rotating first
-    /// when the day changed (by the clock `now`: a delayed record never sends
-    /// the log back to an earlier day) or the file is full. Returns the
-    /// line's hash.
-    fn append(&mut self, now: &Stamp, stamp: &Stamp, body: &Body, delayed: bool) -> Result<String, AuditError> {
-        let date = self.local_date(now);
-        let line = self.encode(stamp, body, delayed)?;
-        let rotate = match &self.out {
-            Some(out) if out.len > 0 && out.name.date != date => Some("new day"),
-            Some(out) if out.len > 0 && out.len + line.len() as u64 + 1 > self.options.max_file_bytes => Some("size"),
-            _ => None,
-        };
-        if let Some(reason) = rotate {
-            self.rotate(now, date, reason)?;
-            if reason == "new day" {
-                self.checkpoint_due = Some(CheckpointReason::NewDay);
-            }
-        }
-        let line = if rotate.is_some() { self.encode(stamp, body, delayed)? } else { line };
-        self.write_line(line)
-    }
-
-    /// Starts the next file: created (and its directory entry synced) first,
-    /// then a `rotated` record naming it closes the old file, so a deleted
-    /// last file is visible from the one before.
-    fn rotate(&mut self, stamp: &Stamp, date: Date, reason: &str) -> Result<(), AuditError> {
-        let index = self.out.as_ref().map_or(0, |o| o.name.index) + 1;
-        let next = self.create_file(LogName { index, date })?;
-        let event = AuditEvent::Rotated { next_file: next.name.file_name(), reason: reason.to_string() };
-        let line = self.encode(stamp, &Body::Event(event), false)?;
-        self.write_line(line)?;
-        self.out = Some(next);
-        Ok(())
-    }
-
-    fn encode(&self, stamp: &Stamp, body: &Body, delayed: bool) -> Result<String, AuditError> {
-        let chain = self.chain.as_ref().ok_or_else(|| AuditError::Encode("the chain end is not known".into()))?;
-        let record = Record {
-            seq: chain.next_seq,
-            prev: chain.prev.clone(),
-            time: stamp.rfc3339(),
-            boot_id: self.boot_id.clone(),
-            mono_ns: stamp.mono_ns,
-            clock_synced: stamp.synced,
-            station: self.station.clone(),
-            delayed,
-            body: body.clone(),
-            line_sha256: None,
-            code: None,
-        };
-        let json = serde_json::to_string(&record).map_err(|e| AuditError::Encode(e.to_string()))?;
-        Ok(format::seal(&escape_c1(json)))
-    }
-
-    /// Appends `line` and a newline in one write, then `fdatasync`. On any
-    /// error the file is cut back to its last good length, so a half-written
-    /// line never stays in front of later ones.
-    fn write_line(&mut self, line: String) -> Result<String, AuditError> {
-        let out = self.out.as_mut().ok_or_else(|| AuditError::Encode("no audit file is open".into()))?;
-        let mut bytes = line.into_bytes();
-        let hash = format::line_hash(&bytes);
-        bytes.push(b'\n');
-        let result = out.file.write_all(&bytes).and_then(|()| out.file.sync_data());
-        if let Err(source) = result {
-            let _ = out.file.set_len(out.len).and_then(|()| out.file.sync_data());
-            return Err(AuditError::Write { path: out.path.clone(), source });
-        }
-        out.len += bytes.len() as u64;
-        if let Some(chain) = &mut self.chain {
-            chain.next_seq = chain.next_seq.saturating_add(1);
-            chain.prev = hash.clone();
-        }
-        Ok(hash)
-    }
-
     fn journal_entry(&self, body: &Body, seq: Option<u64>, line_sha256: Option<String>) -> journal::Entry {
         let problem = match (&line_sha256, &self.backlog.failure) {
             (None, Some(f)) => Some(format!("not in the audit file yet: {}", f.error)),
@@ -672,70 +474,6 @@ impl AuditLog {
         };
         journal::Entry::of(body, &self.station, seq, line_sha256, problem)
     }
-}
-
-/// What a first attach makes of numbers a previous process left: a
-/// `challenges_lost` record for numbers it showed without records (the
-/// counter's `unrecorded` range above the log's highest record), and the
-/// ranges it reserved and never showed (the next adjudication names them as
-/// `skipped`). The torn record's number is explained by its `recovered`
-/// record.
-fn account_for_previous(previous: CounterState, max_recorded: u64, torn: Option<u64>) -> (Vec<AuditEvent>, Vec<(u64, u64)>) {
-    let mut events = Vec::new();
-    let mut lost = None;
-    if let Some((first, last)) = previous.unrecorded {
-        let first = first.max(max_recorded.saturating_add(1));
-        if first <= last {
-            events.push(AuditEvent::ChallengesLost { first, last, since: None });
-            lost = Some((first, last));
-        }
-    }
-    let mut skipped: Vec<(u64, u64)> = Vec::new();
-    let mut add = |a: u64, b: u64| {
-        let mut start = a;
-        if let Some(t) = torn.filter(|t| (a..=b).contains(t)) {
-            if t > a {
-                skipped.push((a, t - 1));
-            }
-            start = t + 1;
-        }
-        if start <= b {
-            skipped.push((start, b));
-        }
-    };
-    let from = max_recorded.saturating_add(1);
-    match lost {
-        Some((first, last)) => {
-            if from < first {
-                add(from, first - 1);
-            }
-            if last < previous.reserved {
-                add(last + 1, previous.reserved);
-            }
-        }
-        None if from <= previous.reserved => add(from, previous.reserved),
-        None => {}
-    }
-    (events, skipped)
-}
-
-/// DEL and the C1 controls (U+0080–U+009F) as `\u00XX` escapes: serde_json
-/// escapes only U+0000–U+001F, and a raw U+009B is a terminal's CSI. In a
-/// JSON document they can only be inside strings, where the escape means
-/// the same character.
-fn escape_c1(json: String) -> String {
-    if !json.chars().any(|c| c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c)) {
-        return json;
-    }
-    let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
-        if c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Whether `r` was judged within [`REPEAT_WINDOW`] before `now`. Within one
@@ -766,24 +504,5 @@ impl Drop for AuditLog {
         }
         // Give journald copies a moment; never hang a shut-down on journald.
         self.journal.flush(Duration::from_millis(200));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn previous_numbers_are_lost_or_skipped_never_both() {
-        let state = |reserved, unrecorded| CounterState { reserved, unrecorded };
-        let lost = |first, last| AuditEvent::ChallengesLost { first, last, since: None };
-        assert_eq!(account_for_previous(state(16, None), 16, None), (vec![], vec![]));
-        assert_eq!(account_for_previous(state(16, None), 12, None), (vec![], vec![(13, 16)]));
-        assert_eq!(account_for_previous(state(16, None), 12, Some(13)), (vec![], vec![(14, 16)]));
-        assert_eq!(account_for_previous(state(16, None), 12, Some(14)), (vec![], vec![(13, 13), (15, 16)]));
-        assert_eq!(account_for_previous(state(48, Some((35, 36))), 34, None), (vec![lost(35, 36)], vec![(37, 48)]));
-        // Held records partly written (delayed) before the crash.
-        assert_eq!(account_for_previous(state(36, Some((35, 36))), 35, None), (vec![lost(36, 36)], vec![]));
-        assert_eq!(escape_c1("{\"a\":\"x\u{9b}31m\u{7f}\"}".into()), "{\"a\":\"x\\u009b31m\\u007f\"}");
     }
 }

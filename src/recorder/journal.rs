@@ -16,8 +16,8 @@
 //! the worker emits the event under the `tracing` dispatcher that was current
 //! for the caller when the record was made.
 
-use super::record::{AuditEvent, Body};
-use super::slip::SlipCode;
+use crate::audit::record::{AuditEvent, Body};
+use crate::audit::slip::SlipCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex};
@@ -45,7 +45,7 @@ const QUEUE: usize = 4096;
 ///
 /// ```no_run
 /// use tracing_subscriber::prelude::*;
-/// tracing_subscriber::registry().with(wordjudge::audit::journald_layer()).init();
+/// tracing_subscriber::registry().with(wordjudge::recorder::journald_layer()).init();
 /// ```
 pub fn journald_layer() -> Option<tracing_journald::Layer> {
     tracing_journald::layer().ok().map(|layer| {

@@ -6,10 +6,10 @@
 //! the held records follow, marked `delayed`. Memory is bounded: beyond the
 //! limit the oldest are dropped and counted. What survives a crash of the
 //! process is not this queue but the challenge counter's `unrecorded` range
-//! ([`super::numbering`]).
+//! ([`crate::audit::numbering`]).
 
-use super::clock::Stamp;
-use super::record::Body;
+use crate::audit::clock::Stamp;
+use crate::audit::record::Body;
 use jiff::Timestamp;
 use std::collections::VecDeque;
 

@@ -1,0 +1,114 @@
+//! Which lexicon the live station judges with: opened and verified at start,
+//! and only the content last chosen for that id on this station (a list
+//! replaced while the station was off does not judge until the director
+//! chooses it again), or switched by the director.
+
+use crate::audit::{AuditEvent, LexiconIdentity};
+use crate::kiosk::station::{
+    Station, SwitchError,
+};
+
+use super::{digests_path, open_active, Active, LiveStation};
+
+impl LiveStation {
+    /// Opens the configured lexicon at start. Its content must be the
+    /// content last chosen for that id on this station: a list replaced
+    /// while the station was off (the same id, other words) does not judge
+    /// until the director chooses it again with the PIN.
+    pub(super) fn activate(&mut self, id: &str) -> Active {
+        let active = match open_active(&self.catalog, id) {
+            Ok(lexicon) => {
+                let ident = LexiconIdentity::of(&lexicon);
+                let digest = ident.content_sha256.join("+");
+                match (lexicon.check_usable(), self.known_digest(id)) {
+                    (Err(e), _) => Active::Failed { id: id.to_string(), status: e.status.to_string(), problem: e.to_string() },
+                    (Ok(()), Some(known)) if known != digest => Active::Failed {
+                        id: id.to_string(),
+                        status: "Changed since it was chosen".into(),
+                        problem: format!(
+                            "the content of {id} is not the one last chosen on this station (digest now {}, was {}): \
+                             choose it again in the director menu to judge with it",
+                            crate::kiosk::station::short_digest(ident.content_sha256.iter().map(String::as_str)),
+                            crate::kiosk::station::short_digest(known.split('+'))
+                        ),
+                    },
+                    (Ok(()), known) => {
+                        if known.is_none() {
+                            self.remember_digest(id, &digest);
+                        }
+                        Active::Open(Box::new(lexicon), ident)
+                    }
+                }
+            }
+            Err(e) => Active::Failed { id: id.to_string(), status: e.status().to_string(), problem: e.to_string() },
+        };
+        let event = match &active {
+            Active::Open(_, ident) => AuditEvent::LexiconOpened {
+                id: ident.id.clone(),
+                status: ident.status.clone(),
+                fingerprint: Some(ident.fingerprint.clone()),
+                problem: None,
+            },
+            Active::Failed { id, status, problem } => {
+                tracing::error!("lexicon {id} cannot judge: {problem}");
+                AuditEvent::LexiconOpened { id: id.clone(), status: status.clone(), fingerprint: None, problem: Some(problem.clone()) }
+            }
+        };
+        self.record(event);
+        active
+    }
+
+    /// The content digest last chosen for lexicon `id` on this station.
+    pub(super) fn known_digest(&self, id: &str) -> Option<String> {
+        let text = crate::bounded::read_small_text(&digests_path(&self.config_path), 64 * 1024).ok()?;
+        text.lines().find_map(|l| l.strip_prefix(id)?.strip_prefix(' ').map(str::to_string))
+    }
+
+    /// Remembers `digest` as the content chosen for lexicon `id`.
+    pub(super) fn remember_digest(&mut self, id: &str, digest: &str) {
+        let path = digests_path(&self.config_path);
+        let old = crate::bounded::read_small_text(&path, 64 * 1024).unwrap_or_default();
+        let mut text = String::from("# wordjudge: the content digest last chosen for each lexicon id on this station\n");
+        for line in old.lines().filter(|l| !l.starts_with('#') && l.split(' ').next() != Some(id)) {
+            text.push_str(line);
+            text.push('\n');
+        }
+        text.push_str(&format!("{id} {digest}\n"));
+        if let Err(e) = crate::atomic_file::write_atomically(&path, text.as_bytes()) {
+            tracing::warn!("cannot save the digest of {id}: {e}");
+        }
+    }
+
+
+    pub(super) fn try_switch(&mut self, id: &str) -> Result<(), SwitchError> {
+        // From the last good copy a switch saves a whole good config again
+        // (which repairs the broken file); with no config in force at all,
+        // nothing may be saved (`save_config` refuses).
+        let unusable = |status: String, problem: String| SwitchError::Unusable { id: id.to_string(), status, problem };
+        let lexicon = open_active(&self.catalog, id).map_err(|e| unusable(e.status().to_string(), e.to_string()))?;
+        lexicon.check_usable().map_err(|e| unusable(e.status.to_string(), e.to_string()))?;
+        let from = self.lexicon().id;
+        self.save_config(|c| c.active_lexicon = id.to_string())
+            .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
+        self.judging_fault = None;
+        self.file_changed = None;
+        let ident = LexiconIdentity::of(&lexicon);
+        let digest = ident.content_sha256.join("+");
+        if let Some(known) = self.known_digest(id).filter(|k| *k != digest) {
+            // The same id with other content: chosen by the director with the
+            // PIN, and recorded as such.
+            let change = format!("{id}: {known} -> {digest}");
+            self.record(AuditEvent::SettingChanged { setting: "lexicon_content".into(), value: Some(change) });
+        }
+        self.remember_digest(id, &digest);
+        self.record(AuditEvent::LexiconSwitched { from, to: id.to_string() });
+        self.record(AuditEvent::LexiconOpened {
+            id: ident.id.clone(),
+            status: ident.status.clone(),
+            fingerprint: Some(ident.fingerprint.clone()),
+            problem: None,
+        });
+        self.active = Active::Open(Box::new(lexicon), ident);
+        Ok(())
+    }
+}

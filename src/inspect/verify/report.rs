@@ -1,0 +1,294 @@
+//! What `audit verify` found: the report, its parts and how it reads.
+
+use super::breaks::ranges_text;
+use super::{Break, BreakKind, Location, MAX_BREAKS};
+use crate::audit::checkpoint::{Checkpoint, NoteVerifier};
+use crate::audit::numbering::CounterState;
+use crate::audit::record::{AuditEvent, Body, Record};
+use crate::audit::slip::Slip;
+use crate::digest::sha256_hex;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Whether a moved-aside torn line is still as it was recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AsideState {
+    Present,
+    Missing,
+    Altered,
+}
+
+/// A `recovered` event found in the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovery {
+    /// Where the `recovered` record is.
+    pub at: Location,
+    pub time: String,
+    /// The log file whose last line was torn.
+    pub file: String,
+    pub torn_bytes: u64,
+    pub moved_to: String,
+    pub aside: AsideState,
+}
+
+/// A `write_failed` event found in the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteFailure {
+    pub at: Location,
+    pub text: String,
+}
+
+/// One file of the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSummary {
+    pub name: String,
+    pub lines: u64,
+    pub bytes: u64,
+}
+
+/// What to check the log against besides itself: copies taken off the
+/// station.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    /// Slips: challenge number and the code shown with it.
+    pub slips: Vec<Slip>,
+    /// A signed checkpoint (the note's text) and the key to check it with.
+    pub checkpoint: Option<(String, NoteVerifier)>,
+    /// The station key's fingerprint as the director noted it at set-up
+    /// (`B605-4395-70A3-D5CC`, or the full hex): the checkpoint's key must
+    /// be that key. A key that sits beside the log proves nothing alone:
+    /// whoever forged the log could have put it there.
+    pub key_fingerprint: Option<String>,
+    /// The journald copies of the records, in the journal's order (see
+    /// [`JournalCopy`]), when the journal is at hand: records cut from the
+    /// end of the file (with the counter deleted, so nothing else tells)
+    /// are still in the journal.
+    pub journal: Option<Vec<JournalCopy>>,
+}
+
+/// One record's copy in journald: its `seq`, challenge and `line_sha256`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalCopy {
+    pub seq: u64,
+    pub challenge: Option<u64>,
+    pub line_sha256: String,
+}
+
+/// What `audit verify` found.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyReport {
+    pub dir: PathBuf,
+    pub files: Vec<FileSummary>,
+    /// Directory entries that are neither log files nor moved-aside lines.
+    pub others: Vec<String>,
+    /// Moved-aside torn lines in the directory.
+    pub aside_files: Vec<String>,
+    pub records: u64,
+    pub adjudications: u64,
+    /// Lowest and highest challenge number.
+    pub challenges: Option<(u64, u64)>,
+    pub first_seq: Option<u64>,
+    pub last_seq: Option<u64>,
+    pub first_time: Option<String>,
+    pub last_time: Option<String>,
+    /// SHA-256 of the last complete line: compare with journald's copy.
+    pub last_line_sha256: Option<String>,
+    pub recoveries: Vec<Recovery>,
+    pub write_failures: Vec<WriteFailure>,
+    /// The challenge counter, when the folder has one.
+    pub counter: Option<CounterState>,
+    /// Numbers shown without a record that the live writer still holds in
+    /// memory (it writes them once it can; if it stops first, they fail).
+    pub held_by_writer: Option<((u64, u64), crate::audit::lock::Holder)>,
+    /// Slips that matched.
+    pub slips_matched: Vec<Slip>,
+    /// The checkpoint checked, when it matched.
+    pub checkpoint: Option<Checkpoint>,
+    /// The key a checkpoint was checked with: its name, key id and
+    /// fingerprint (printed whether or not it matched).
+    pub checkpoint_key: Option<String>,
+    /// Fingerprints of the keys the log's own `key_created` records name.
+    pub keys_created: Vec<String>,
+    /// journald copies of this chain compared with the file, when given.
+    pub journal_compared: Option<usize>,
+    /// Slip code of the last record.
+    pub last_code: Option<String>,
+    /// Sealed records in the chain whose event this version does not know
+    /// or cannot read (their fields do not have the expected shape).
+    pub unreadable_bodies: Vec<Location>,
+    /// Problems in order; empty when the chain is intact.
+    pub breaks: Vec<Break>,
+    /// More problems than listed.
+    pub more_breaks: u64,
+}
+
+impl VerifyReport {
+    /// True when there are records and no problem.
+    pub fn ok(&self) -> bool {
+        self.breaks.is_empty() && self.records > 0
+    }
+
+    /// The first problem.
+    pub fn first_break(&self) -> Option<&Break> {
+        self.breaks.first()
+    }
+
+    pub(super) fn add_break(&mut self, at: Location, kind: BreakKind) {
+        if self.breaks.len() < MAX_BREAKS {
+            self.breaks.push(Break { at, kind });
+        } else {
+            self.more_breaks += 1;
+        }
+    }
+}
+
+impl fmt::Display for VerifyReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "Audit log {}", self.dir.display())?;
+        match (self.files.first(), self.files.last()) {
+            (Some(a), Some(b)) if self.files.len() > 1 => {
+                writeln!(f, "  files: {} ({} to {})", self.files.len(), a.name, b.name)?
+            }
+            (Some(a), _) => writeln!(f, "  files: 1 ({})", a.name)?,
+            _ => writeln!(f, "  files: none")?,
+        }
+        if let (Some(a), Some(b)) = (self.first_seq, self.last_seq) {
+            write!(f, "  records: {} (seq {a} to {b}); adjudications: {}", self.records, self.adjudications)?;
+            if let Some((lo, hi)) = self.challenges {
+                write!(f, " (challenges {lo} to {hi})")?;
+            }
+            writeln!(f)?;
+        }
+        if let (Some(a), Some(b)) = (&self.first_time, &self.last_time) {
+            writeln!(f, "  from {a} to {b} (UTC)")?;
+        }
+        for r in &self.recoveries {
+            let state = match r.aside {
+                AsideState::Present => "kept, SHA-256 matches",
+                AsideState::Missing => "MISSING",
+                AsideState::Altered => "ALTERED since",
+            };
+            writeln!(
+                f,
+                "  recovery at {}: torn last line of {} ({} bytes) moved to {} [{state}] ({})",
+                r.time, r.file, r.torn_bytes, r.moved_to, r.at
+            )?;
+        }
+        if let Some(first) = self.unreadable_bodies.first() {
+            writeln!(
+                f,
+                "  {} record(s) in the chain this wordjudge cannot read (a newer version's?), first at {first}",
+                self.unreadable_bodies.len()
+            )?;
+        }
+        if let Some(c) = &self.counter {
+            write!(f, "  challenge counter: reserved through {}", c.reserved)?;
+            if let Some((a, b)) = c.unrecorded {
+                write!(f, "; shown without a record yet: {}", ranges_text(&[(a, b)]))?;
+            }
+            writeln!(f)?;
+        }
+        if let Some(((a, b), holder)) = &self.held_by_writer {
+            writeln!(
+                f,
+                "  challenge(s) {} were shown while the log could not be written; the running writer ({holder}) \
+                 holds their records in memory (if it stops before writing them, verify fails)",
+                ranges_text(&[(*a, *b)])
+            )?;
+        }
+        for slip in &self.slips_matched {
+            writeln!(f, "  slip {slip}: matches, chain intact up to it")?;
+        }
+        if let Some(n) = self.journal_compared {
+            writeln!(f, "  journald: {n} copies of this log's records compared with the file")?;
+        }
+        if let Some(key) = &self.checkpoint_key {
+            writeln!(f, "  checkpoint key used: {key}")?;
+        }
+        for fp in &self.keys_created {
+            writeln!(f, "  key created in this log: fingerprint {}", crate::audit::checkpoint::KeyFingerprint(fp.clone()).short())?;
+        }
+        if let Some(c) = &self.checkpoint {
+            writeln!(
+                f,
+                "  checkpoint of {} ({}, {}): signature good, record {} is the one signed",
+                c.time, c.station, c.reason, c.count
+            )?;
+        }
+        for w in &self.write_failures {
+            writeln!(f, "  write failure recorded at {}: {}", w.at, w.text)?;
+        }
+        if !self.others.is_empty() {
+            writeln!(f, "  other files, not part of the log: {}", self.others.join(", "))?;
+        }
+        if let Some(first) = self.breaks.first() {
+            writeln!(f, "BAD: {first}")?;
+            let further = self.breaks.len() as u64 - 1 + self.more_breaks;
+            if further > 0 {
+                writeln!(f, "  {further} further problem(s):")?;
+                for b in self.breaks.iter().skip(1) {
+                    writeln!(f, "  - {b}")?;
+                }
+                if self.more_breaks > 0 {
+                    writeln!(f, "  - … and {} more", self.more_breaks)?;
+                }
+            }
+        } else if self.records == 0 {
+            writeln!(f, "BAD: no audit records")?;
+        } else {
+            writeln!(
+                f,
+                "OK: the hash chain is intact from genesis to record {}; last line_sha256 {} (code {})",
+                self.last_seq.unwrap_or(0),
+                self.last_line_sha256.as_deref().unwrap_or("-"),
+                self.last_code.as_deref().unwrap_or("-")
+            )?;
+            if self.slips_matched.is_empty() && self.checkpoint.is_none() {
+                writeln!(
+                    f,
+                    "  (a chain alone cannot show lines cut from the very end, or a rewrite with every later hash \
+                     recomputed: check it against slips (--slip N=CODE) or a checkpoint copied off the station \
+                     (--pubkey FILE --checkpoint FILE))"
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn recovery(dir: &Path, at: &Location, head: &Record) -> Recovery {
+    let (file, torn_bytes, torn_sha256, moved_to) = match &head.body {
+        Body::Event(AuditEvent::Recovered { file, torn_bytes, torn_sha256, moved_to, .. }) => {
+            (file.clone(), *torn_bytes, Some(torn_sha256.clone()), moved_to.clone())
+        }
+        _ => (String::new(), 0, None, String::new()),
+    };
+    // Only a plain name in this directory is looked at.
+    let aside = if moved_to.is_empty() || moved_to.contains('/') {
+        AsideState::Missing
+    } else {
+        match crate::bounded::read_small_file(&dir.join(&moved_to), crate::bounded::limits::SMALL_FILE) {
+            Ok(bytes) if Some(sha256_hex(&bytes)) == torn_sha256 => AsideState::Present,
+            Ok(_) => AsideState::Altered,
+            Err(_) => AsideState::Missing,
+        }
+    };
+    Recovery {
+        at: at.clone(),
+        time: head.time.clone(),
+        file,
+        torn_bytes,
+        moved_to,
+        aside,
+    }
+}
+
+/// A `write_failed` record in words.
+pub(super) fn write_failed_text(body: &Body) -> Option<String> {
+    match body {
+        Body::Event(AuditEvent::WriteFailed { since, error, held, lost, .. }) => Some(format!(
+            "could not write since {since}: {error} ({held} held records written late, {lost} lost)"
+        )),
+        _ => None,
+    }
+}

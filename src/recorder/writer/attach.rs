@@ -1,0 +1,195 @@
+//! Attaching to the folder: the first step of every write after a start or
+//! a failure. Takes the writer lock, recovers a torn tail, finds the chain's
+//! end and accounts for numbers a previous process reserved or showed
+//! without records.
+
+use crate::audit::checkpoint::{StationKey, KEY_DIR};
+use crate::audit::clock::Stamp;
+use crate::audit::format::LogName;
+use crate::audit::lock::{self, LockError};
+use crate::audit::numbering::{Counter, CounterState};
+use crate::audit::record::{AuditEvent, Body};
+use crate::recorder::scan::{self, Recent};
+use crate::recorder::AuditError;
+use std::collections::VecDeque;
+use super::{within_window, AuditLog, Output};
+
+impl AuditLog {
+    /// Reads the directory: takes the writer lock, opens the counter,
+    /// recovers a torn tail (recording `recovered`), finds the chain end,
+    /// and (the first time) accounts for numbers a previous process reserved
+    /// or showed without records, makes the signing key, and reads today's
+    /// count, recent adjudications and the highest challenge number.
+    pub(super) fn attach(&mut self, stamp: &Stamp) -> Result<(), AuditError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| AuditError::CreateDir { dir: self.dir.clone(), source })?;
+        if self.lock.is_none() {
+            self.lock = Some(lock::acquire(&self.dir, &self.station, &stamp.rfc3339()).map_err(|e| match e {
+                LockError::Busy(busy) => AuditError::Busy(busy),
+                LockError::Io { path, source } => AuditError::Open { path, source },
+            })?);
+        }
+        if self.counter.is_none() {
+            let path = self.dir.join(crate::audit::numbering::COUNTER_FILE);
+            self.counter = Some(Counter::open(&self.dir).map_err(|source| AuditError::Counter { path, source })?);
+        }
+        let today = self.local_date(stamp);
+        let first = !self.numbering_from_log;
+        let scan = scan::scan(&self.dir, &self.options.time_zone, today, first)?;
+        let mut events = Vec::new();
+        if let Some(torn) = &scan.torn {
+            events.push(scan::move_aside(&self.dir, torn)?);
+        }
+        let previous = self.counter.as_ref().map(Counter::state).unwrap_or_default();
+        if first {
+            let (lost, skipped) = account_for_previous(previous, scan.max_recorded, scan.torn_challenge);
+            events.extend(lost);
+            self.skipped = skipped.into_iter().map(|(a, b)| [a, b]).collect();
+            if self.options.signing_key && self.key.is_none() {
+                match StationKey::load_or_create(&self.dir.join(KEY_DIR), &self.station, true) {
+                    Ok(Some((key, created))) => {
+                        if created {
+                            let verifier = key.verifier();
+                            events.push(AuditEvent::KeyCreated {
+                                key_name: key.name().to_string(),
+                                fingerprint: verifier.fingerprint().0,
+                                verifier_key: verifier.to_text(),
+                            });
+                        }
+                        self.key = Some(key);
+                        self.key_problem = None;
+                    }
+                    Ok(None) => {}
+                    Err(e) => self.key_problem = Some(e.to_string()),
+                }
+            }
+        }
+        let out = match &scan.last {
+            Some((name, path)) => {
+                let file = crate::bounded::open_regular_rw(path, false, true)
+                    .map_err(|source| AuditError::Open { path: path.clone(), source })?;
+                let len = file.metadata().map_err(|source| AuditError::Open { path: path.clone(), source })?.len();
+                Some(Output { file, path: path.clone(), name: name.clone(), len })
+            }
+            None => None,
+        };
+        if first {
+            // Today's records in the log count; this process's own come on top.
+            if self.today.0 == today {
+                self.today.1 += scan.today_adjudications;
+            }
+            let mut recent: VecDeque<Recent> =
+                scan.recent.into_iter().filter(|r| within_window(r, &self.boot_id, stamp)).collect();
+            recent.extend(self.recent.drain(..));
+            self.recent = recent;
+        }
+        if self.last_adjudication.is_none() {
+            self.last_adjudication = scan.last_adjudication.clone();
+        }
+        self.log_max_challenge = scan.max_challenge;
+        self.last_challenge = self.last_challenge.max(scan.max_challenge);
+        if first {
+            // Above every number a previous process may have shown.
+            self.last_challenge = self.last_challenge.max(previous.reserved);
+        }
+        self.numbering_from_log = true;
+        self.chain = Some(scan.chain);
+        self.out = match out {
+            Some(out) => Some(out),
+            // A directory without log files: start the first.
+            None => Some(self.create_file(LogName { index: 1, date: today })?),
+        };
+        let mut events = events.into_iter();
+        while let Some(event) = events.next() {
+            let body = Body::Event(event);
+            match self.append(stamp, stamp, &body, false) {
+                Ok(hash) => {
+                    let seq = self.chain.as_ref().map(|c| c.next_seq - 1);
+                    let entry = self.journal_entry(&body, seq, Some(hash));
+                    self.journal.send(entry);
+                }
+                Err(e) => {
+                    // The torn bytes are already aside: keep the event for later.
+                    self.hold(*stamp, body);
+                    events.for_each(|event| self.hold(*stamp, Body::Event(event)));
+                    return Err(e);
+                }
+            }
+        }
+        if first {
+            // The previous process's numbers are accounted for in the log now.
+            let unrecorded = self.backlog.held_challenges();
+            let reserved = self.last_challenge.max(previous.reserved);
+            if let Some(counter) = &mut self.counter {
+                counter
+                    .store(CounterState { reserved, unrecorded })
+                    .map_err(|source| AuditError::Counter { path: counter.path().to_path_buf(), source })?;
+            }
+        }
+        Ok(())
+    }
+
+}
+
+/// What a first attach makes of numbers a previous process left: a
+/// `challenges_lost` record for numbers it showed without records (the
+/// counter's `unrecorded` range above the log's highest record), and the
+/// ranges it reserved and never showed (the next adjudication names them as
+/// `skipped`). The torn record's number is explained by its `recovered`
+/// record.
+fn account_for_previous(previous: CounterState, max_recorded: u64, torn: Option<u64>) -> (Vec<AuditEvent>, Vec<(u64, u64)>) {
+    let mut events = Vec::new();
+    let mut lost = None;
+    if let Some((first, last)) = previous.unrecorded {
+        let first = first.max(max_recorded.saturating_add(1));
+        if first <= last {
+            events.push(AuditEvent::ChallengesLost { first, last, since: None });
+            lost = Some((first, last));
+        }
+    }
+    let mut skipped: Vec<(u64, u64)> = Vec::new();
+    let mut add = |a: u64, b: u64| {
+        let mut start = a;
+        if let Some(t) = torn.filter(|t| (a..=b).contains(t)) {
+            if t > a {
+                skipped.push((a, t - 1));
+            }
+            start = t + 1;
+        }
+        if start <= b {
+            skipped.push((start, b));
+        }
+    };
+    let from = max_recorded.saturating_add(1);
+    match lost {
+        Some((first, last)) => {
+            if from < first {
+                add(from, first - 1);
+            }
+            if last < previous.reserved {
+                add(last + 1, previous.reserved);
+            }
+        }
+        None if from <= previous.reserved => add(from, previous.reserved),
+        None => {}
+    }
+    (events, skipped)
+}
+
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn previous_numbers_are_lost_or_skipped_never_both() {
+        let state = |reserved, unrecorded| CounterState { reserved, unrecorded };
+        let lost = |first, last| AuditEvent::ChallengesLost { first, last, since: None };
+        assert_eq!(account_for_previous(state(16, None), 16, None), (vec![], vec![]));
+        assert_eq!(account_for_previous(state(16, None), 12, None), (vec![], vec![(13, 16)]));
+        assert_eq!(account_for_previous(state(16, None), 12, Some(13)), (vec![], vec![(14, 16)]));
+        assert_eq!(account_for_previous(state(16, None), 12, Some(14)), (vec![], vec![(13, 13), (15, 16)]));
+        assert_eq!(account_for_previous(state(48, Some((35, 36))), 34, None), (vec![lost(35, 36)], vec![(37, 48)]));
+        // Held records partly written (delayed) before the crash.
+        assert_eq!(account_for_previous(state(36, Some((35, 36))), 35, None), (vec![lost(36, 36)], vec![]));
+    }
+}
