@@ -8,7 +8,8 @@
 #   IMAGE=path.img kiosk-image/test-boot.sh   # test a given image
 #   ACCEL=kvm ...                       # use KVM where it works (default: TCG software emulation)
 #
-# Checks: test-boot.py runs `systemd-analyze verify` on systemd/wordjudge.service, then boots the image
+# Checks: the boottest package (kiosk-image/boottest/, run as `python3 -m boottest`) runs
+# `systemd-analyze verify` on systemd/wordjudge.service, then boots the image
 # twice under qemu-system-x86_64 (or -aarch64) and prints one PASS/FAIL line per check and
 # "N passed, N failed". Exit 0 only if everything passed. Needs root (the image build).
 set -euo pipefail
@@ -61,7 +62,8 @@ if [ -z "${IMAGE_GIVEN:-}" ]; then
 fi
 if [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
    [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/$PDIR/wordjudge" "$BIN" \
-           -newer "$IMAGE" -type f ! -name '*.md' ! -name 'test-boot.*' 2>/dev/null | head -n1)" ]; then
+           -newer "$IMAGE" -type f ! -name '*.md' ! -name 'test-boot.*' ! -path '*/boottest/*' \
+           ! -path '*/__pycache__/*' 2>/dev/null | head -n1)" ]; then
     say "building the image"
     OUT=$(dirname "$IMAGE") STATION_NAME="Boot test" DIRECTOR_PIN_FILE="$WORK/test-pin" \
         "$HERE/build.sh" >/dev/null
@@ -72,7 +74,7 @@ BUILT=$(date +%s)
 
 # 2. Verify the units and boot the image.
 set +e
-REPO=$REPO python3 "$HERE/test-boot.py" "$IMAGE" "$WORK"
+REPO=$REPO PYTHONPATH="$HERE${PYTHONPATH:+:$PYTHONPATH}" python3 -m boottest "$IMAGE" "$WORK"
 rc=$?
 set -e
 END=$(date +%s)

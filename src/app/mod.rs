@@ -18,7 +18,7 @@ use crate::gpio::Hardware;
 use crate::kiosk::flow::{Event, Kiosk};
 use crate::kiosk::station::Station;
 use crate::kiosk::view::{view, StationInfo, ViewModel};
-use crate::ui::{keymap, show, AppWindow};
+use crate::ui::{on_key_event, show, AppWindow};
 use slint::ComponentHandle;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -157,11 +157,11 @@ pub fn attach(window: &AppWindow, controller: Controller) -> Rc<RefCell<Controll
     refresh(window, &mut controller.borrow_mut());
     let weak = window.as_weak();
     let shared = controller.clone();
-    window.on_key(move |kind, text, ctrl, alt, shift| {
+    on_key_event(window, move |event| {
         // A key arriving while the controller is busy (re-entrancy from the
         // event loop) is dropped rather than panicking on a double borrow.
         let Ok(mut c) = shared.try_borrow_mut() else { return };
-        c.input(keymap::map_event(kind, &text, ctrl, alt, shift));
+        c.input(event);
         if let Some(window) = weak.upgrade() {
             refresh(&window, &mut c);
         }

@@ -276,11 +276,11 @@ fn widest_verdict_fits(
     height: u32,
 ) -> Result<String, String> {
     let mut widest = controller.borrow().view();
-    widest.verdict_slip = crate::kiosk::view::slip_text(99_999, Some("WWWWWWWW"));
+    widest.verdict.slip = crate::kiosk::view::slip_text(99_999, Some("WWWWWWWW"));
     crate::ui::show(window, &widest);
     measure_verdict(screen, width, height)
-        .map(|_| format!("# the widest slip ({}) keeps one line\n", widest.verdict_slip))
-        .map_err(|e| format!("the widest slip ({}) breaks the verdict's layout: {e}", widest.verdict_slip))
+        .map(|_| format!("# the widest slip ({}) keeps one line\n", widest.verdict.slip))
+        .map_err(|e| format!("the widest slip ({}) breaks the verdict's layout: {e}", widest.verdict.slip))
 }
 
 /// A controller over a station of plain data, on the caller's clock.

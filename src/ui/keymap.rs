@@ -10,7 +10,7 @@ use slint::platform::Key as SlintKey;
 
 /// One key event from the window, with its kind, as the flow's [`Event`]:
 /// the one place Slint's key text becomes a typed key.
-pub fn map_event(kind: super::KeyKind, text: &str, ctrl: bool, alt: bool, shift: bool) -> Event {
+pub(super) fn map_event(kind: super::KeyKind, text: &str, ctrl: bool, alt: bool, shift: bool) -> Event {
     let key = map_key(text, ctrl, alt, shift);
     match kind {
         super::KeyKind::Press => Event::Key(key),

@@ -1,18 +1,58 @@
 //! The Slint UI: the compiled `.slint` window and the one function that puts
 //! a [`ViewModel`] into it. The window decides nothing: it shows the `View`
-//! struct it is given and hands every key to its `key` callback, which the
-//! app layer connects to the flow.
+//! struct it is given (one struct per screen, `ui/seam.slint`; one `.slint`
+//! file per screen, `ui/screens/`) and hands every key to its `key`
+//! callback, which [`on_key_event`] turns into the flow's typed [`Event`].
 
 pub mod headless;
 pub mod keymap;
 
 slint::include_modules!();
 
+use crate::kiosk::flow::Event;
 use crate::kiosk::view::{ScreenKind, ViewModel};
 use slint::{ModelRc, SharedString, VecModel};
 
-fn strings(items: &[String]) -> ModelRc<SharedString> {
-    ModelRc::new(VecModel::from(items.iter().map(SharedString::from).collect::<Vec<_>>()))
+/// One field of a view, as the window holds it.
+trait ToSlint {
+    type Slint;
+    fn to_slint(&self) -> Self::Slint;
+}
+
+impl ToSlint for String {
+    type Slint = SharedString;
+    fn to_slint(&self) -> SharedString {
+        self.as_str().into()
+    }
+}
+
+impl ToSlint for bool {
+    type Slint = bool;
+    fn to_slint(&self) -> bool {
+        *self
+    }
+}
+
+impl ToSlint for i32 {
+    type Slint = i32;
+    fn to_slint(&self) -> i32 {
+        *self
+    }
+}
+
+impl ToSlint for Vec<String> {
+    type Slint = ModelRc<SharedString>;
+    fn to_slint(&self) -> ModelRc<SharedString> {
+        ModelRc::new(VecModel::from(self.iter().map(SharedString::from).collect::<Vec<_>>()))
+    }
+}
+
+/// A screen's struct copied field by field into its `.slint` twin of the
+/// same name: the field list is the only thing written per screen.
+macro_rules! copy_fields {
+    ($from:expr => $to:ident { $($field:ident),* $(,)? }) => {
+        $to { $($field: $from.$field.to_slint(),)* }
+    };
 }
 
 fn screen(kind: ScreenKind) -> Screen {
@@ -27,67 +67,42 @@ fn screen(kind: ScreenKind) -> Screen {
         ScreenKind::Usb => Screen::Usb,
     }
 }
-
-/// The window's `View` for a view model: a field-for-field copy.
+/// The window's `View` for a view model: each screen's struct copied into
+/// its twin.
 pub fn to_slint(v: &ViewModel) -> View {
+    let lamps = &v.lamps;
     View {
         screen: screen(v.screen),
-        station_name: v.station_name.as_str().into(),
-        lexicon_id: v.lexicon_id.as_str().into(),
-        lexicon_status: v.lexicon_status.as_str().into(),
-        demo: v.demo,
-        demo_label: v.demo_label.as_str().into(),
-        warning_label: v.warning_label.as_str().into(),
-        ready_heading: v.ready_heading.as_str().into(),
-        ready_question: v.ready_question.as_str().into(),
-        ready_instruction: v.ready_instruction.as_str().into(),
-        ready_slip_label: v.ready_slip_label.as_str().into(),
-        ready_slip: v.ready_slip.as_str().into(),
-        hint: v.hint.as_str().into(),
-        hint_alert: v.hint_alert,
-        entry_instruction: v.entry_instruction.as_str().into(),
-        entry_footer: v.entry_footer.as_str().into(),
-        entry_keys: v.entry_keys.as_str().into(),
-        countdown: v.countdown.as_str().into(),
-        expected: v.expected,
-        words: strings(&v.words),
-        current_word: v.current_word,
-        confirmation: v.confirmation.as_str().into(),
-        acceptable: v.acceptable,
-        verdict_icon: v.verdict_icon.as_str().into(),
-        verdict_label: v.verdict_label.as_str().into(),
-        verdict_words: v.verdict_words.as_str().into(),
-        verdict_details: v.verdict_details.as_str().into(),
-        verdict_footer: v.verdict_footer.as_str().into(),
-        verdict_slip: v.verdict_slip.as_str().into(),
-        verdict_consequence: v.verdict_consequence.as_str().into(),
-        verdict_second: v.verdict_second.as_str().into(),
-        edit_title: v.edit_title.as_str().into(),
-        edit_value: v.edit_value.as_str().into(),
-        edit_prompt: v.edit_prompt.as_str().into(),
-        edit_message: v.edit_message.as_str().into(),
-        edit_footer: v.edit_footer.as_str().into(),
-        service_title: v.service_title.as_str().into(),
-        service_call: v.service_call.as_str().into(),
-        service_detail: v.service_detail.as_str().into(),
-        pin_title: v.pin_title.as_str().into(),
-        pin_dots: v.pin_dots.as_str().into(),
-        pin_prompt: v.pin_prompt.as_str().into(),
-        pin_message: v.pin_message.as_str().into(),
-        pin_footer: v.pin_footer.as_str().into(),
-        menu_title: v.menu_title.as_str().into(),
-        menu_items: strings(&v.menu_items),
-        menu_selected: v.menu_selected,
-        director_lines: strings(&v.director_lines),
-        director_message: v.director_message.as_str().into(),
-        usb_status: v.usb_status.as_str().into(),
-        usb_detail: v.usb_detail.as_str().into(),
-        show_lamps: v.show_lamps,
-        lamp_green: v.lamps.green,
-        lamp_red: v.lamps.red,
-        lamp_service: v.lamps.service,
-        lamp_labels: strings(&v.lamp_labels),
+        bar: copy_fields!(v.bar => TopBar {
+            station_name, lexicon_id, lexicon_status, demo, demo_label, warning, warning_label
+        }),
+        ready: copy_fields!(v.ready => ReadyView { heading, question, instruction, hint, slip, slip_label }),
+        entry: copy_fields!(v.entry => EntryView {
+            instruction, footer, keys, hint, hint_alert, countdown, expected, words, current_word, confirmation
+        }),
+        verdict: copy_fields!(v.verdict => VerdictView {
+            acceptable, icon, label, words, details, footer, slip, consequence, second
+        }),
+        service: copy_fields!(v.service => ServiceView { title, call, detail }),
+        pin: copy_fields!(v.pin => PinView { title, dots, prompt, message, footer }),
+        edit: copy_fields!(v.edit => EditView { title, value, prompt, message, footer }),
+        menu: copy_fields!(v.menu => MenuView { title, items, selected, lines, message }),
+        usb: copy_fields!(v.usb => UsbView { status, detail }),
+        lamps: LampPanel {
+            show: lamps.show,
+            green: lamps.lit.green,
+            red: lamps.lit.red,
+            service: lamps.lit.service,
+            labels: lamps.labels.to_vec().to_slint(),
+        },
     }
+}
+
+/// Hands every key event of the window to `handler` as the flow's typed
+/// [`Event`] (fresh press, repeat or release of a [`crate::kiosk::flow::Key`]):
+/// Slint's key text never leaves this layer.
+pub fn on_key_event(window: &AppWindow, handler: impl Fn(Event) + 'static) {
+    window.on_key(move |kind, text, ctrl, alt, shift| handler(keymap::map_event(kind, &text, ctrl, alt, shift)));
 }
 
 /// Shows a view: one typed value for the whole window.

@@ -19,9 +19,9 @@ use wordjudge::panel::{Lamps, Trigger};
 fn ready_takes_only_a_count_from_1_to_8() {
     let mut rig = Rig::fake("SMALL");
     assert!(is_ready(rig.screen()));
-    assert_eq!(rig.view().lexicon_id, "SMALL");
-    assert_eq!(rig.view().lexicon_status, "Verified");
-    assert_eq!(rig.view().station_name, "Table 3");
+    assert_eq!(rig.view().bar.lexicon_id, "SMALL");
+    assert_eq!(rig.view().bar.lexicon_status, "Verified");
+    assert_eq!(rig.view().bar.station_name, "Table 3");
     for bad in [Key::Char('0'), Key::Char('9'), Key::Char('a'), Key::Tab, Key::Enter, Key::Backspace, Key::Other] {
         rig.key(bad);
         assert!(is_ready(rig.screen()), "{bad:?}");
@@ -34,9 +34,9 @@ fn ready_takes_only_a_count_from_1_to_8() {
         Screen::Entry(e) => assert_eq!(e.expected, 3),
         other => panic!("{other:?}"),
     }
-    assert_eq!(rig.view().confirmation, "3 words", "the count is confirmed");
+    assert_eq!(rig.view().entry.confirmation, "3 words", "the count is confirmed");
     rig.advance(1500);
-    assert_eq!(rig.view().confirmation, "", "the confirmation is short");
+    assert_eq!(rig.view().entry.confirmation, "", "the confirmation is short");
 }
 
 #[test]
@@ -107,20 +107,20 @@ fn an_early_tab_is_refused_as_prominently_as_the_instruction_and_singular_reads_
     let mut rig = Rig::fake("SMALL");
     rig.keys("1");
     let v = rig.view();
-    assert_eq!(v.entry_instruction, "CHALLENGER: type the word");
-    assert_eq!(v.confirmation, "1 word");
+    assert_eq!(v.entry.instruction, "CHALLENGER: type the word");
+    assert_eq!(v.entry.confirmation, "1 word");
     rig.key(Key::Tab);
     let v = rig.view();
-    assert!(v.hint_alert, "a refused TAB is an alert");
-    assert_eq!(v.hint, "0 of 1 word typed.");
+    assert!(v.entry.hint_alert, "a refused TAB is an alert");
+    assert_eq!(v.hint(), "0 of 1 word typed.");
     rig.keys("q");
-    assert!(!rig.view().hint_alert, "typing clears the alert");
+    assert!(!rig.view().entry.hint_alert, "typing clears the alert");
     rig.keys("i ");
     assert_eq!(rig.hint(), "The word is typed. CHALLENGED PLAYER: press TAB to judge.");
-    assert!(!rig.view().hint_alert, "a reminder is not a refusal");
+    assert!(!rig.view().entry.hint_alert, "a reminder is not a refusal");
     let mut rig = Rig::fake("SMALL");
     rig.keys("2");
-    assert_eq!(rig.view().entry_instruction, "CHALLENGER: type the 2 words — SPACE or ENTER between words");
+    assert_eq!(rig.view().entry.instruction, "CHALLENGER: type the 2 words — SPACE or ENTER between words");
 }
 
 #[test]
@@ -130,20 +130,20 @@ fn verdicts_come_from_the_station_and_never_say_which_word_failed() {
     assert!(ok);
     let v = rig.view();
     assert_eq!(v.screen, ScreenKind::Verdict);
-    assert!(v.acceptable);
-    assert_eq!(v.verdict_label, "ACCEPTABLE");
-    assert_eq!(v.verdict_words, "CAT  ZEBRA");
-    assert!(v.verdict_details.contains("SMALL") && v.verdict_details.contains("12:00:00"), "{}", v.verdict_details);
-    assert!(v.verdict_slip.contains(&format!("#{first:04}")) && v.verdict_slip.contains("FAKE"), "{}", v.verdict_slip);
+    assert!(v.verdict.acceptable);
+    assert_eq!(v.verdict.label, "ACCEPTABLE");
+    assert_eq!(v.verdict.words, "CAT  ZEBRA");
+    assert!(v.verdict.details.contains("SMALL") && v.verdict.details.contains("12:00:00"), "{}", v.verdict.details);
+    assert!(v.verdict.slip.contains(&format!("#{first:04}")) && v.verdict.slip.contains("FAKE"), "{}", v.verdict.slip);
     rig.advance(600);
     rig.key(Key::Enter);
     let (ok, second) = rig.challenge(&["dog", "xyzzy", "qi"]);
     assert!(!ok);
     assert!(second > first, "challenge numbers are unique and increasing");
     let v = rig.view();
-    assert!(!v.acceptable);
-    assert_eq!(v.verdict_label, "UNACCEPTABLE");
-    assert_eq!(v.verdict_words, "DOG  XYZZY  QI", "all words, in order, unmarked");
+    assert!(!v.verdict.acceptable);
+    assert_eq!(v.verdict.label, "UNACCEPTABLE");
+    assert_eq!(v.verdict.words, "DOG  XYZZY  QI", "all words, in order, unmarked");
     let shown = format!("{v:?}");
     assert!(!shown.contains("XYZZY:") && !shown.to_lowercase().contains("not in"), "nothing names the failing word");
     rig.advance(10_000);
@@ -170,8 +170,8 @@ fn only_a_fresh_enter_esc_or_space_after_the_guard_ends_a_verdict() {
     rig.key(Key::Enter);
     assert!(is_ready(rig.screen()));
     let v = rig.view();
-    assert!(v.words.is_empty() && v.verdict_words.is_empty() && v.hint.is_empty(), "nothing of the last challenge");
-    assert_eq!(v.ready_slip, "#0001 · code FAKE0001", "but its slip stays");
+    assert!(v.entry.words.is_empty() && v.verdict.words.is_empty() && v.hint().is_empty(), "nothing of the last challenge");
+    assert_eq!(v.ready.slip, "#0001 · code FAKE0001", "but its slip stays");
     assert_eq!(rig.station.adjudications().len(), 1, "the double TAB judged once");
 }
 
@@ -214,13 +214,13 @@ fn extra_words_are_refused_never_glued_and_the_count_changes_with_a_number_key()
     rig.keys("qi za cat");
     assert_eq!(rig.words(), ["QI", "ZA"], "CAT is refused, never glued onto ZA");
     let v = rig.view();
-    assert!(v.hint_alert, "refused as prominently as a refused TAB");
-    assert_eq!(v.hint, "You said 2 words, and all are typed: that letter was not added. To challenge 3 words, press 3 first.");
-    assert_eq!(v.current_word, -1, "no row has the cursor after the last word");
+    assert!(v.entry.hint_alert, "refused as prominently as a refused TAB");
+    assert_eq!(v.hint(), "You said 2 words, and all are typed: that letter was not added. To challenge 3 words, press 3 first.");
+    assert_eq!(v.entry.current_word, -1, "no row has the cursor after the last word");
     rig.keys("3");
-    assert_eq!(rig.view().confirmation, "3 words");
+    assert_eq!(rig.view().entry.confirmation, "3 words");
     assert_eq!(rig.hint(), "Changed: now 3 words.");
-    assert_eq!(rig.view().words, ["QI", "ZA", "▁"], "a row for the new word, with the cursor");
+    assert_eq!(rig.view().entry.words, ["QI", "ZA", "▁"], "a row for the new word, with the cursor");
     rig.keys("cat");
     rig.key(Key::Tab);
     assert_eq!(rig.verdict(), (true, 1));
@@ -236,7 +236,7 @@ fn extra_words_are_refused_never_glued_and_the_count_changes_with_a_number_key()
     rig.keys("1");
     assert_eq!(rig.hint(), "2 words are typed, more than 1. Clear a word first (ESC clears the word being typed).");
     rig.keys("2");
-    assert_eq!(rig.view().words, ["QI", "ZA"]);
+    assert_eq!(rig.view().entry.words, ["QI", "ZA"]);
     rig.keys("x");
     assert!(rig.hint().starts_with("You said 2 words"), "{}", rig.hint());
     rig.key(Key::Backspace); // takes back the SPACE after ZA
@@ -248,7 +248,7 @@ fn extra_words_are_refused_never_glued_and_the_count_changes_with_a_number_key()
     assert!(rig.hint().contains("8 words is the most"), "{}", rig.hint());
     rig.keys("9");
     assert_eq!(rig.hint(), "Only the letters A to Z can be typed.");
-    assert!(rig.view().entry_keys.contains("ESC clear the word"), "the editing keys are on screen");
+    assert!(rig.view().entry.keys.contains("ESC clear the word"), "the editing keys are on screen");
 }
 
 #[test]
@@ -257,13 +257,13 @@ fn idle_words_are_never_cleared_without_a_countdown_and_ready_says_why() {
     rig.keys("2");
     rig.keys("ca");
     rig.advance(4_000);
-    assert_eq!(rig.view().countdown, "", "no countdown yet");
+    assert_eq!(rig.view().entry.countdown, "", "no countdown yet");
     rig.advance(1_000);
-    assert_eq!(rig.view().countdown, "No key pressed: these words clear in 10 s. Press any key to keep them.");
+    assert_eq!(rig.view().entry.countdown, "No key pressed: these words clear in 10 s. Press any key to keep them.");
     rig.advance(5_000);
-    assert!(rig.view().countdown.contains("in 5 s"), "{}", rig.view().countdown);
+    assert!(rig.view().entry.countdown.contains("in 5 s"), "{}", rig.view().entry.countdown);
     rig.event(Event::Repeat(Key::Char('a')));
-    assert_eq!(rig.view().countdown, "", "a held key restarts the clock");
+    assert_eq!(rig.view().entry.countdown, "", "a held key restarts the clock");
     assert_eq!(rig.words(), ["CA"], "and adds nothing");
     rig.advance(15_000);
     assert!(is_ready(rig.screen()));
@@ -273,9 +273,9 @@ fn idle_words_are_never_cleared_without_a_countdown_and_ready_says_why() {
     rig.keys("2");
     rig.keys("qi za");
     rig.advance(49_000);
-    assert_eq!(rig.view().countdown, "", "the players are checking the spelling");
+    assert_eq!(rig.view().entry.countdown, "", "the players are checking the spelling");
     rig.advance(2_000);
-    assert!(rig.view().countdown.contains("in 9 s"), "{}", rig.view().countdown);
+    assert!(rig.view().entry.countdown.contains("in 9 s"), "{}", rig.view().entry.countdown);
     rig.advance(9_000);
     assert!(is_ready(rig.screen()));
     assert_eq!(rig.hint(), "The 2 words typed were cleared: no key was pressed for 60 seconds. Nothing was judged.");
@@ -287,11 +287,11 @@ fn ready_keeps_the_last_slip_until_the_next_challenge_and_the_time_is_configurab
     rig.challenge(&["qi"]);
     rig.advance(10_000);
     assert!(is_ready(rig.screen()), "the verdict cleared itself");
-    assert_eq!(rig.view().ready_slip, "#0001 · code FAKE0001");
+    assert_eq!(rig.view().ready.slip, "#0001 · code FAKE0001");
     rig.advance(3_600_000);
-    assert_eq!(rig.view().ready_slip, "#0001 · code FAKE0001", "by default until the next challenge");
+    assert_eq!(rig.view().ready.slip, "#0001 · code FAKE0001", "by default until the next challenge");
     rig.keys("x");
-    assert_eq!(rig.view().ready_slip, "#0001 · code FAKE0001", "a wrong key keeps it");
+    assert_eq!(rig.view().ready.slip, "#0001 · code FAKE0001", "a wrong key keeps it");
     rig.keys("1");
     assert!(rig.kiosk.last_slip().is_none(), "the next challenge takes it off");
     let timeouts = Timeouts { last_slip_seconds: 30.0, ..Timeouts::default() };
@@ -300,9 +300,9 @@ fn ready_keeps_the_last_slip_until_the_next_challenge_and_the_time_is_configurab
     rig.advance(600);
     rig.key(Key::Char(' '));
     rig.advance(29_000);
-    assert!(rig.view().ready_slip.contains("#0001"));
+    assert!(rig.view().ready.slip.contains("#0001"));
     rig.advance(1_000);
-    assert_eq!(rig.view().ready_slip, "", "after last_slip_seconds");
+    assert_eq!(rig.view().ready.slip, "", "after last_slip_seconds");
 }
 
 #[test]
@@ -387,26 +387,26 @@ fn director_pin_success_failure_and_lockout() {
     assert!(matches!(rig.screen(), Screen::Entry(_)), "the chord works only on Ready");
     rig.key(Key::Escape);
     open_pin(&mut rig);
-    assert_eq!(rig.view().pin_prompt, "type the PIN", "an empty prompt asks for the PIN");
+    assert_eq!(rig.view().pin.prompt, "type the PIN", "an empty prompt asks for the PIN");
     rig.keys("12");
-    assert_eq!(rig.view().pin_dots, "●●", "the PIN is never shown");
-    assert_eq!(rig.view().pin_prompt, "");
+    assert_eq!(rig.view().pin.dots, "●●", "the PIN is never shown");
+    assert_eq!(rig.view().pin.prompt, "");
     rig.key(Key::Escape);
     assert!(is_ready(rig.screen()));
     open_pin(&mut rig);
     enter_pin(&mut rig, "1111");
-    assert!(rig.view().pin_message.contains("2 attempts left"), "{}", rig.view().pin_message);
+    assert!(rig.view().pin.message.contains("2 attempts left"), "{}", rig.view().pin.message);
     enter_pin(&mut rig, "2222");
-    assert!(rig.view().pin_message.contains("1 attempt left"), "{}", rig.view().pin_message);
+    assert!(rig.view().pin.message.contains("1 attempt left"), "{}", rig.view().pin.message);
     // Leaving and coming back does not reset the count.
     rig.key(Key::Escape);
     open_pin(&mut rig);
     enter_pin(&mut rig, "3333");
-    assert!(rig.view().pin_message.contains("Locked"), "{}", rig.view().pin_message);
+    assert!(rig.view().pin.message.contains("Locked"), "{}", rig.view().pin.message);
     rig.advance(1_000);
     enter_pin(&mut rig, PIN);
     assert!(matches!(rig.screen(), Screen::Pin(_)), "locked: even the right PIN is refused");
-    assert!(rig.view().pin_message.contains("Try again in"), "{}", rig.view().pin_message);
+    assert!(rig.view().pin.message.contains("Try again in"), "{}", rig.view().pin.message);
     rig.key(Key::Escape);
     rig.advance(29_500);
     open_pin(&mut rig);
@@ -431,17 +431,17 @@ fn director_switch_keeps_the_cursor_and_shows_the_result() {
     let mut rig = Rig::fake("SMALL");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
-    assert_eq!(rig.view().menu_selected, 3, "the menu opens on the active lexicon");
+    assert_eq!(rig.view().menu.selected, 3, "the menu opens on the active lexicon");
     select_menu(&mut rig, "Use BROKEN ");
     rig.key(Key::Enter);
-    assert!(rig.view().director_message.starts_with("Not switched: BROKEN is Corrupt"), "{}", rig.view().director_message);
-    assert_eq!(rig.view().menu_selected, 1, "the cursor stays where the director left it");
+    assert!(rig.view().menu.message.starts_with("Not switched: BROKEN is Corrupt"), "{}", rig.view().menu.message);
+    assert_eq!(rig.view().menu.selected, 1, "the cursor stays where the director left it");
     assert_eq!(rig.kiosk.lexicon().id, "SMALL", "a refused switch changes nothing");
     select_menu(&mut rig, "Use OTHER ");
     rig.key(Key::Enter);
-    assert_eq!(rig.view().director_message, "Now judging with OTHER (Verified).");
-    assert_eq!(rig.view().menu_selected, 2);
-    assert!(rig.view().menu_items[2].ends_with("◀ active"), "{:?}", rig.view().menu_items);
+    assert_eq!(rig.view().menu.message, "Now judging with OTHER (Verified).");
+    assert_eq!(rig.view().menu.selected, 2);
+    assert!(rig.view().menu.items[2].ends_with("◀ active"), "{:?}", rig.view().menu.items);
     assert!(rig.station.records.contains(&FakeRecord::SwitchRefused { to: "BROKEN".into() }));
     rig.key(Key::Escape);
     assert!(rig.challenge(&["xyzzy"]).0, "in effect at once");
@@ -452,7 +452,7 @@ fn reboot_and_power_off_are_offered_only_on_the_appliance() {
     let mut rig = Rig::fake("SMALL");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
-    let items = rig.view().menu_items.join("\n");
+    let items = rig.view().menu.items.join("\n");
     assert!(!items.contains("Reboot") && !items.contains("Power off"), "a desktop never offers them: {items}");
     assert!(rig.station.system(SystemAction::PowerOff).is_err(), "and the fake refuses them too");
 
@@ -463,7 +463,7 @@ fn reboot_and_power_off_are_offered_only_on_the_appliance() {
     enter_pin(&mut rig, PIN);
     select_menu(&mut rig, "Power off");
     rig.key(Key::Enter);
-    assert_eq!(rig.view().director_message, "Press ENTER again to confirm.");
+    assert_eq!(rig.view().menu.message, "Press ENTER again to confirm.");
     assert!(!rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)), "asks first");
     rig.key(Key::Enter);
     assert!(rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)));
@@ -474,7 +474,7 @@ fn director_menu_closes_after_idle_and_offers_quit_only_when_allowed() {
     let mut rig = Rig::fake("SMALL");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
-    assert!(!rig.view().menu_items.iter().any(|i| i.contains("Quit")));
+    assert!(!rig.view().menu.items.iter().any(|i| i.contains("Quit")));
     rig.advance(59_000);
     rig.key(Key::Down);
     rig.advance(59_000);
@@ -542,10 +542,10 @@ fn warnings_reach_the_director_in_words() {
         id: "SMALL".into(),
         detail: "SMALL.fst changed on disk since it was verified".into(),
     });
-    assert!(rig.view().warning, "a discreet marker for players");
+    assert!(rig.view().bar.warning, "a discreet marker for players");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
-    let lines = rig.view().director_lines.join("\n");
+    let lines = rig.view().menu.lines.join("\n");
     assert!(lines.contains("Audit log: disk full"), "{lines}");
     assert!(lines.contains("Lexicon SMALL: SMALL.fst changed on disk"), "{lines}");
     assert!(rig.kiosk.lamps(rig.station.needs_service()).service, "a failing log lights the service lamp");
@@ -554,9 +554,9 @@ fn warnings_reach_the_director_in_words() {
 #[test]
 fn with_the_demo_every_screen_says_demo() {
     let mut rig = Rig::fake("DEMO");
-    assert!(rig.view().demo && rig.view().demo_label.contains("DEMO"));
+    assert!(rig.view().bar.demo && rig.view().bar.demo_label.contains("DEMO"));
     assert!(rig.challenge(&["zebra"]).0);
-    assert!(rig.view().demo, "the verdict screen says DEMO too");
+    assert!(rig.view().bar.demo, "the verdict screen says DEMO too");
 }
 
 #[test]
@@ -588,8 +588,8 @@ fn lamps_follow_verdicts_and_the_button_goes_through_the_debouncer() {
     let v = controller.view();
     assert_eq!(v.screen, ScreenKind::Verdict);
     assert_eq!(sim.lamps(), Lamps { green: true, red: false, service: false });
-    assert_eq!(v.lamps, sim.lamps(), "the on-screen lamps match");
-    assert_eq!(v.lamp_labels.map(|l| l.is_empty()), [false; 3], "the simulated lamps are labelled");
+    assert_eq!(v.lamps.lit, sim.lamps(), "the on-screen lamps match");
+    assert_eq!(v.lamps.labels.map(|l| l.is_empty()), [false; 3], "the simulated lamps are labelled");
     clock.set(at(11_000));
     controller.tick();
     assert_eq!(controller.view().screen, ScreenKind::Ready);
@@ -616,25 +616,25 @@ fn the_director_changes_the_pin_with_the_old_one_and_the_new_one_twice() {
     director_at(&mut rig, "Change the director PIN");
     rig.key(Key::Enter);
     assert_eq!(rig.view().screen, ScreenKind::Edit);
-    assert_eq!(rig.view().edit_prompt, "type the current PIN");
+    assert_eq!(rig.view().edit.prompt, "type the current PIN");
     enter_pin(&mut rig, "9999");
     enter_pin(&mut rig, "13579");
     enter_pin(&mut rig, "13579");
-    assert_eq!(rig.view().edit_message, "Not changed: the old PIN is wrong");
-    assert_eq!(rig.view().edit_prompt, "type the current PIN", "starts again from the old PIN");
+    assert_eq!(rig.view().edit.message, "Not changed: the old PIN is wrong");
+    assert_eq!(rig.view().edit.prompt, "type the current PIN", "starts again from the old PIN");
     enter_pin(&mut rig, PIN);
     rig.keys("12a");
-    assert_eq!(rig.view().edit_message, "A PIN is digits only.");
-    assert_eq!(rig.view().edit_value, "●●", "the PIN is never shown");
+    assert_eq!(rig.view().edit.message, "A PIN is digits only.");
+    assert_eq!(rig.view().edit.value, "●●", "the PIN is never shown");
     rig.key(Key::Backspace);
     rig.key(Key::Backspace);
     enter_pin(&mut rig, "13579");
     enter_pin(&mut rig, "13570");
-    assert_eq!(rig.view().edit_message, "The two new PINs differ. Type the new PIN again.");
+    assert_eq!(rig.view().edit.message, "The two new PINs differ. Type the new PIN again.");
     enter_pin(&mut rig, "13579");
     enter_pin(&mut rig, "13579");
     assert_eq!(rig.view().screen, ScreenKind::Director);
-    assert_eq!(rig.view().director_message, "The director PIN is changed.");
+    assert_eq!(rig.view().menu.message, "The director PIN is changed.");
     assert!(rig.station.records.contains(&FakeRecord::PinChanged));
     rig.key(Key::Escape);
     open_pin(&mut rig);
@@ -648,24 +648,24 @@ fn the_director_changes_the_pin_with_the_old_one_and_the_new_one_twice() {
 fn the_director_renames_the_station_and_escape_changes_nothing() {
     let mut rig = Rig::fake("SMALL");
     director_at(&mut rig, "Rename the station");
-    let at = rig.view().menu_selected;
+    let at = rig.view().menu.selected;
     rig.key(Key::Enter);
-    assert_eq!(rig.view().edit_value, "Table 3", "starts from the current name");
+    assert_eq!(rig.view().edit.value, "Table 3", "starts from the current name");
     rig.keys("X");
     rig.key(Key::Escape);
     assert_eq!(rig.view().screen, ScreenKind::Director);
-    assert_eq!(rig.view().menu_selected, at, "back where the director was");
+    assert_eq!(rig.view().menu.selected, at, "back where the director was");
     assert_eq!(rig.station.station_name, "Table 3", "ESC changes nothing");
     rig.key(Key::Enter);
     for _ in 0.."Table 3".len() {
         rig.key(Key::Backspace);
     }
     rig.key(Key::Enter);
-    assert!(rig.view().edit_message.starts_with("Not changed: station_name must have"), "{}", rig.view().edit_message);
+    assert!(rig.view().edit.message.starts_with("Not changed: station_name must have"), "{}", rig.view().edit.message);
     rig.keys("Hall B, table 7");
     rig.key(Key::Enter);
-    assert_eq!(rig.view().director_message, "The station name is saved.");
-    assert_eq!(rig.view().station_name, "Hall B, table 7", "shown on every screen");
+    assert_eq!(rig.view().menu.message, "The station name is saved.");
+    assert_eq!(rig.view().bar.station_name, "Hall B, table 7", "shown on every screen");
 }
 
 #[test]
@@ -677,11 +677,11 @@ fn the_director_sets_the_clock_on_the_appliance_only() {
     rig.key(Key::Enter);
     rig.keys("2026-13-40 25:00");
     rig.key(Key::Enter);
-    assert!(rig.view().edit_message.contains("is not a date and time"), "{}", rig.view().edit_message);
+    assert!(rig.view().edit.message.contains("is not a date and time"), "{}", rig.view().edit.message);
     rig.keys("2026-11-23 14:05x");
-    assert_eq!(rig.view().edit_message, "Digits, - : and a space only.");
+    assert_eq!(rig.view().edit.message, "Digits, - : and a space only.");
     rig.key(Key::Enter);
-    assert_eq!(rig.view().director_message, "The clock is set.");
+    assert_eq!(rig.view().menu.message, "The clock is set.");
     assert!(rig.station.records.contains(&FakeRecord::ClockSet { to: "2026-11-23T14:05:00".into() }));
 
     let mut rig = Rig::fake("SMALL");
@@ -689,7 +689,7 @@ fn the_director_sets_the_clock_on_the_appliance_only() {
     rig.key(Key::Enter);
     rig.keys("2026-11-23 14:05");
     rig.key(Key::Enter);
-    assert_eq!(rig.view().edit_message, "Not changed: only the appliance sets the system clock");
+    assert_eq!(rig.view().edit.message, "Not changed: only the appliance sets the system clock");
 }
 
 fn profile_rig(profile: &str) -> Rig<wordjudge::kiosk::fake::FakeStation> {
@@ -703,7 +703,7 @@ fn profile_rig(profile: &str) -> Rig<wordjudge::kiosk::fake::FakeStation> {
     let name = wordjudge::profile::find(profile).unwrap().name;
     director_at(&mut rig, &format!("Profile: {name}"));
     rig.key(Key::Enter);
-    assert!(rig.view().director_message.starts_with(&format!("Profile {name}: now judging with")), "{}", rig.view().director_message);
+    assert!(rig.view().menu.message.starts_with(&format!("Profile {name}: now judging with")), "{}", rig.view().menu.message);
     rig.key(Key::Escape);
     rig
 }
@@ -723,14 +723,14 @@ fn profiles_switch_the_lexicon_and_word_each_rules_consequence() {
     for (profile, words, line) in cases {
         let mut rig = profile_rig(profile);
         let lexicon = wordjudge::profile::find(profile).unwrap().lexicon;
-        assert_eq!(rig.view().lexicon_id, lexicon, "{profile}");
+        assert_eq!(rig.view().bar.lexicon_id, lexicon, "{profile}");
         rig.challenge(words);
-        assert_eq!(rig.view().verdict_consequence, *line, "{profile} {words:?}");
+        assert_eq!(rig.view().verdict.consequence, *line, "{profile} {words:?}");
         assert!(rig.station.records.contains(&FakeRecord::ProfileSwitched { to: profile.to_string() }));
     }
     let mut rig = Rig::fake("SMALL");
     rig.challenge(&["cat"]);
-    assert_eq!(rig.view().verdict_consequence, "", "no profile, no rule shown");
+    assert_eq!(rig.view().verdict.consequence, "", "no profile, no rule shown");
 }
 
 #[test]
@@ -739,20 +739,20 @@ fn the_second_opinion_gives_one_verdict_and_never_the_word() {
     let (ok, _) = rig.challenge(&["zebra", "ok", "cat"]);
     assert!(ok, "NWL2023 has OK");
     let v = rig.view();
-    assert_eq!(v.verdict_second, "NWL2020 would say: UNACCEPTABLE");
+    assert_eq!(v.verdict.second, "NWL2020 would say: UNACCEPTABLE");
     let shown = format!("{v:?}");
     assert_eq!(shown.matches("OK").count(), 1, "OK appears only among the words judged: {shown}");
-    assert!(v.verdict_words.contains("OK"));
+    assert!(v.verdict.words.contains("OK"));
     rig.advance(600);
     rig.key(Key::Enter);
     rig.challenge(&["cat"]);
-    assert_eq!(rig.view().verdict_second, "NWL2020 would say: ACCEPTABLE");
+    assert_eq!(rig.view().verdict.second, "NWL2020 would say: ACCEPTABLE");
     // A second lexicon that cannot judge says so rather than guessing.
     rig.station.lexicons.retain(|l| l.id != "NWL2020");
     rig.advance(600);
     rig.key(Key::Enter);
     rig.challenge(&["cat"]);
-    assert!(rig.view().verdict_second.starts_with("NWL2020 cannot judge here"), "{}", rig.view().verdict_second);
+    assert!(rig.view().verdict.second.starts_with("NWL2020 cannot judge here"), "{}", rig.view().verdict.second);
 }
 
 #[test]
@@ -784,23 +784,23 @@ fn a_lexicon_switch_away_from_the_profile_drops_its_rule_line_and_missing_profil
     let mut rig = profile_rig("SCHOOL");
     director_at(&mut rig, "Use DEMO");
     rig.key(Key::Enter);
-    let message = rig.view().director_message;
+    let message = rig.view().menu.message;
     assert!(message.starts_with("Now judging with DEMO") && message.contains("no longer applies"), "{message}");
     assert!(rig.station.records.contains(&FakeRecord::ProfileCleared));
-    assert!(!rig.view().menu_items.iter().any(|i| i.contains("◀ active") && i.starts_with("Profile")), "no profile active");
+    assert!(!rig.view().menu.items.iter().any(|i| i.contains("◀ active") && i.starts_with("Profile")), "no profile active");
     rig.key(Key::Escape);
     rig.challenge(&["cat"]);
     let v = rig.view();
-    assert!(v.demo && v.verdict_consequence.is_empty(), "no School rule under a DEMO verdict: {:?}", v.verdict_consequence);
+    assert!(v.bar.demo && v.verdict.consequence.is_empty(), "no School rule under a DEMO verdict: {:?}", v.verdict.consequence);
     // TWL2016 is not installed on this station: its profile says so in the list.
     rig.advance(600);
     rig.key(Key::Enter);
     director_at(&mut rig, "Profile: NASPA, TWL2016");
-    let item = rig.view().menu_items[rig.view().menu_selected as usize].clone();
+    let item = rig.view().menu.items[rig.view().menu.selected as usize].clone();
     assert_eq!(item, "Profile: NASPA, TWL2016 (double challenge) — unavailable: TWL2016 is not installed");
     rig.key(Key::Enter);
-    assert!(rig.view().director_message.starts_with("Not switched"), "{}", rig.view().director_message);
-    let available = rig.view().menu_items.iter().find(|i| i.starts_with("Profile: NASPA CSW24, 5")).cloned().unwrap();
+    assert!(rig.view().menu.message.starts_with("Not switched"), "{}", rig.view().menu.message);
+    let available = rig.view().menu.items.iter().find(|i| i.starts_with("Profile: NASPA CSW24, 5")).cloned().unwrap();
     assert!(!available.contains("unavailable"), "{available}");
 }
 
@@ -813,18 +813,18 @@ fn a_fresh_station_asks_for_a_director_pin_and_a_damaged_one_never_does() {
     rig.key(Key::DirectorChord);
     let v = rig.view();
     assert_eq!(v.screen, ScreenKind::Edit);
-    assert_eq!(v.edit_prompt, "type the new PIN (4 to 12 digits)");
+    assert_eq!(v.edit.prompt, "type the new PIN (4 to 12 digits)");
     rig.keys("1357");
     rig.key(Key::Enter);
     rig.keys("1358");
     rig.key(Key::Enter);
-    assert!(rig.view().edit_message.contains("differ"), "{}", rig.view().edit_message);
+    assert!(rig.view().edit.message.contains("differ"), "{}", rig.view().edit.message);
     rig.keys("1357");
     rig.key(Key::Enter);
     rig.keys("1357");
     rig.key(Key::Enter);
     assert_eq!(rig.view().screen, ScreenKind::Director, "the new PIN opens the menu");
-    assert_eq!(rig.view().director_message, "The director PIN is changed.");
+    assert_eq!(rig.view().menu.message, "The director PIN is changed.");
     assert!(rig.station.records.contains(&FakeRecord::PinSet), "recorded");
     rig.key(Key::Escape);
     rig.key(Key::DirectorChord);
@@ -837,7 +837,7 @@ fn a_fresh_station_asks_for_a_director_pin_and_a_damaged_one_never_does() {
     let mut rig = Rig::with(station, &Timeouts::default());
     rig.key(Key::DirectorChord);
     enter_pin(&mut rig, "1357");
-    let message = rig.view().pin_message;
+    let message = rig.view().pin.message;
     assert!(message.contains("cannot be set here") && !message.contains("wordjudge "), "{message}");
 }
 
@@ -850,14 +850,14 @@ fn the_cursor_stays_on_its_item_when_a_stick_comes_and_goes() {
     rig.station.plug("sdb1", &[("CSW15.txt", "CSW15")]);
     rig.advance(1_100);
     let v = rig.view();
-    assert!(v.menu_items[0].starts_with("Install lexicons from USB"), "{:?}", v.menu_items);
-    assert!(v.menu_items[v.menu_selected as usize].starts_with("Use OTHER"), "still on its item");
+    assert!(v.menu.items[0].starts_with("Install lexicons from USB"), "{:?}", v.menu.items);
+    assert!(v.menu.items[v.menu.selected as usize].starts_with("Use OTHER"), "still on its item");
     rig.key(Key::Enter);
     assert_eq!(rig.station.lexicon().id, "OTHER", "ENTER acts on the item under the cursor");
     rig.station.sticks.clear();
     rig.advance(1_100);
     let v = rig.view();
-    assert!(v.menu_items[v.menu_selected as usize].starts_with("Use OTHER"), "{:?}", v.menu_items);
+    assert!(v.menu.items[v.menu.selected as usize].starts_with("Use OTHER"), "{:?}", v.menu.items);
 }
 
 #[test]
@@ -883,8 +883,8 @@ fn no_screen_names_a_file_path_or_a_shell_command() {
         assert!(!text.contains("/var/"), "{text}");
         assert!(!text.contains("wordjudge config") && !text.contains("wordjudge lexicon"), "{text}");
     }
-    assert!(shown[1].director_lines.iter().any(|l| l.contains("config.toml is broken at line 3")), "{:?}", shown[1].director_lines);
-    assert!(shown[0].service_detail.contains("config.toml"), "{}", shown[0].service_detail);
+    assert!(shown[1].menu.lines.iter().any(|l| l.contains("config.toml is broken at line 3")), "{:?}", shown[1].menu.lines);
+    assert!(shown[0].service.detail.contains("config.toml"), "{}", shown[0].service.detail);
 }
 
 #[test]
@@ -894,7 +894,7 @@ fn a_pin_lockout_survives_a_restart_and_grows_each_time() {
     for _ in 0..3 {
         enter_pin(&mut rig, "0000");
     }
-    assert!(rig.view().pin_message.contains("Try again in 30 s"), "{}", rig.view().pin_message);
+    assert!(rig.view().pin.message.contains("Try again in 30 s"), "{}", rig.view().pin.message);
     rig.advance(10_000);
     // The plug is pulled: a new process over the same station.
     let saved = rig.station.clone();
@@ -904,12 +904,12 @@ fn a_pin_lockout_survives_a_restart_and_grows_each_time() {
     assert_eq!(rig.view().screen, ScreenKind::Pin, "still locked after the restart");
     // (The fake keeps the time left as it was saved; the live station keeps
     // the wall-clock end, kiosk_live tests that.)
-    assert!(rig.view().pin_message.contains("Try again in 30 s"), "{}", rig.view().pin_message);
+    assert!(rig.view().pin.message.contains("Try again in 30 s"), "{}", rig.view().pin.message);
     rig.advance(30_000);
     for _ in 0..3 {
         enter_pin(&mut rig, "1111");
     }
-    assert!(rig.view().pin_message.contains("Try again in 60 s"), "the second lockout is longer: {}", rig.view().pin_message);
+    assert!(rig.view().pin.message.contains("Try again in 60 s"), "the second lockout is longer: {}", rig.view().pin.message);
     let locked = rig.station.records.iter().filter_map(|r| match r {
         FakeRecord::Director(DirectorEvent::LockedOut { seconds }) => Some(*seconds),
         _ => None,

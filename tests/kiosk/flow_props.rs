@@ -305,7 +305,7 @@ impl Harness {
                     let idle = self.now - self.last_key;
                     prop_assert!(idle < model.idle_limit(), "Entry outlived its idle limit");
                     if model.idle_limit() - idle <= Duration::from_secs(5) {
-                        prop_assert!(!self.view().countdown.is_empty(), "the countdown shows before a clear");
+                        prop_assert!(!self.view().entry.countdown.is_empty(), "the countdown shows before a clear");
                     }
                 }
             }
@@ -314,7 +314,7 @@ impl Harness {
                 match event {
                     Event::Tick => {
                         prop_assert!(self.now - self.last_key >= model.idle_limit(), "cleared before its idle limit");
-                        prop_assert!(self.view().hint.contains("cleared"), "Ready says why: {}", self.view().hint);
+                        prop_assert!(self.view().hint().contains("cleared"), "Ready says why: {}", self.view().hint());
                     }
                     _ => prop_assert!(matches!(outcome, Outcome::Home), "Entry left by {:?}", event),
                 }
@@ -331,9 +331,9 @@ impl Harness {
                 prop_assert_eq!(recorded, Some((v.judged.challenge_number, words.clone())), "the verdict is recorded");
                 let rule = profile::rule_for(self.station.profile, &self.station.lexicon().id);
                 let shown = self.view();
-                prop_assert_eq!(shown.verdict_consequence.is_empty(), rule.is_none(), "the rule line matches");
-                prop_assert_eq!(&shown.verdict_words, &words.join("  "), "every word, none singled out");
-                for field in [&shown.verdict_slip, &shown.verdict_details, &shown.verdict_consequence, &shown.verdict_footer] {
+                prop_assert_eq!(shown.verdict.consequence.is_empty(), rule.is_none(), "the rule line matches");
+                prop_assert_eq!(&shown.verdict.words, &words.join("  "), "every word, none singled out");
+                for field in [&shown.verdict.slip, &shown.verdict.details, &shown.verdict.consequence, &shown.verdict.footer] {
                     for token in field.split(|c: char| !c.is_alphanumeric()) {
                         prop_assert!(!words.iter().any(|w| w == token), "{:?} names a word", field);
                     }
@@ -366,9 +366,9 @@ impl Harness {
                 };
                 prop_assert!(timed_out || dismissed, "verdict #{} ended by {:?}", shown.number, event);
                 let v = self.view();
-                prop_assert!(v.ready_slip.contains(&format!("#{:04}", shown.number)), "the slip stays: {}", v.ready_slip);
+                prop_assert!(v.ready.slip.contains(&format!("#{:04}", shown.number)), "the slip stays: {}", v.ready.slip);
                 for word in &shown.words {
-                    prop_assert!(!v.ready_slip.contains(word.as_str()) && !v.hint.contains(word.as_str()));
+                    prop_assert!(!v.ready.slip.contains(word.as_str()) && !v.hint().contains(word.as_str()));
                 }
             }
             (Screen::Verdict(_), other) => {

@@ -120,17 +120,17 @@ fn verdicts_come_from_the_lexicon_and_only_the_audit_log_says_which_word_failed(
     assert!(ok);
     let v = rig.view();
     assert_eq!(v.screen, ScreenKind::Verdict);
-    assert!(v.acceptable);
-    assert_eq!(v.verdict_words, "CAT  ZEBRA");
-    assert!(v.verdict_details.contains("SMALL") && v.verdict_slip.contains(&format!("#{first:04}")));
+    assert!(v.verdict.acceptable);
+    assert_eq!(v.verdict.words, "CAT  ZEBRA");
+    assert!(v.verdict.details.contains("SMALL") && v.verdict.slip.contains(&format!("#{first:04}")));
     rig.advance(600);
     rig.key(Key::Enter);
     let (ok, second) = rig.challenge(&["dog", "xyzzy", "qi"]);
     assert!(!ok);
     assert!(second > first, "challenge numbers are unique and increasing");
     let v = rig.view();
-    assert!(!v.acceptable);
-    assert_eq!(v.verdict_words, "DOG  XYZZY  QI", "all words, in order, unmarked");
+    assert!(!v.verdict.acceptable);
+    assert_eq!(v.verdict.words, "DOG  XYZZY  QI", "all words, in order, unmarked");
     // Which word failed exists only in the audit log.
     assert!(rig.audit_text().contains("XYZZY"));
 }
@@ -183,25 +183,25 @@ fn director_switches_lexicons_and_config_follows() {
     let ids: Vec<String> =
         items.iter().filter_map(|i| if let MenuItem::UseLexicon(c) = i { Some(c.id.clone()) } else { None }).collect();
     assert_eq!(ids, ["DEMO", "BROKEN", "OTHER", "SMALL", "WRONG"]);
-    let statuses = rig.view().menu_items.join("\n");
+    let statuses = rig.view().menu.items.join("\n");
     assert!(statuses.contains("BROKEN — Corrupt") && statuses.contains("WRONG — Mismatch"), "{statuses}");
-    assert!(rig.view().director_lines.iter().any(|l| l.contains("Table 3")));
+    assert!(rig.view().menu.lines.iter().any(|l| l.contains("Table 3")));
     let select = |rig: &mut Live, id: &str| {
         select_menu(rig, &format!("Use {id} "));
         rig.key(Key::Enter);
     };
     select(&mut rig, "BROKEN");
-    assert!(rig.view().director_message.starts_with("Not switched"), "{}", rig.view().director_message);
+    assert!(rig.view().menu.message.starts_with("Not switched"), "{}", rig.view().menu.message);
     select(&mut rig, "WRONG");
-    assert!(rig.view().director_message.starts_with("Not switched"));
+    assert!(rig.view().menu.message.starts_with("Not switched"));
     assert_eq!(rig.kiosk.lexicon().id, "SMALL", "a refused switch changes nothing");
     select(&mut rig, "OTHER");
-    assert!(rig.view().director_message.contains("Now judging with OTHER"), "{}", rig.view().director_message);
+    assert!(rig.view().menu.message.contains("Now judging with OTHER"), "{}", rig.view().menu.message);
     let saved = Config::load(&rig.dir.path().join("config.toml"));
     assert_eq!(saved.config.active_lexicon, "OTHER", "written to the config");
     assert!(saved.config.director_pin_hash.is_some(), "the rest of the config is kept");
     rig.key(Key::Escape);
-    assert_eq!(rig.view().lexicon_id, "OTHER");
+    assert_eq!(rig.view().bar.lexicon_id, "OTHER");
     assert!(rig.challenge(&["xyzzy"]).0, "in effect at once");
     let audit = rig.audit_text();
     assert!(audit.contains("lexicon_switched"));
@@ -220,9 +220,9 @@ fn out_of_service_when_the_lexicon_cannot_judge() {
 fn with_no_licensed_lexicon_the_demo_judges_and_says_demo() {
     let mut rig = Live::new("DEMO");
     let v = rig.view();
-    assert!(v.demo && v.lexicon_id == "DEMO");
+    assert!(v.bar.demo && v.bar.lexicon_id == "DEMO");
     assert!(rig.challenge(&["zebra"]).0);
-    assert!(rig.view().demo, "the verdict screen says DEMO too");
+    assert!(rig.view().bar.demo, "the verdict screen says DEMO too");
 }
 
 #[test]
@@ -241,7 +241,7 @@ fn a_typo_in_the_config_never_changes_who_judges() {
     std::fs::write(&path, text).unwrap();
     assert_eq!(Config::load(&path).source, ConfigSource::LastGood);
     let mut rig = Rig::with(start_station(&path), &config.timeouts);
-    assert_eq!(rig.view().lexicon_id, "OTHER", "still the configured lexicon, not DEMO");
+    assert_eq!(rig.view().bar.lexicon_id, "OTHER", "still the configured lexicon, not DEMO");
     let (ok, second) = rig.challenge(&["xyzzy"]);
     assert!(ok && second > first, "the audit chain continues: #{first} then #{second}");
     assert!(audit_text(&config.audit_dir).contains("config_problem"));
@@ -250,7 +250,7 @@ fn a_typo_in_the_config_never_changes_who_judges() {
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)), "the old PIN opens the menu");
-    let lines = rig.view().director_lines.join("\n");
+    let lines = rig.view().menu.lines.join("\n");
     assert!(lines.contains("station_nmae") && lines.contains("line"), "the director sees which line: {lines}");
     drop(rig);
 
@@ -258,7 +258,7 @@ fn a_typo_in_the_config_never_changes_who_judges() {
     std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
     let rig = Rig::with(start_station(&path), &config.timeouts);
     assert_eq!(rig.screen(), &Screen::OutOfService);
-    assert!(rig.view().service_detail.contains("station_nmae"), "{}", rig.view().service_detail);
+    assert!(rig.view().service.detail.contains("station_nmae"), "{}", rig.view().service.detail);
 }
 
 #[test]
@@ -282,8 +282,8 @@ fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
     let Live { rig: first, dir: _dir } = rig;
     drop(first);
     let rig = Rig::with(start_station(&path), &saved.config.timeouts);
-    assert_eq!(rig.view().station_name, "Hall B");
-    assert_eq!(rig.view().lexicon_id, "DEMO");
+    assert_eq!(rig.view().bar.station_name, "Hall B");
+    assert_eq!(rig.view().bar.lexicon_id, "DEMO");
 }
 
 /// The active lexicon's file is changed under the running kiosk in every way
@@ -334,7 +334,7 @@ fn a_lexicon_file_changed_under_the_running_kiosk_changes_no_verdict() {
         }
         let v = controller.view();
         assert_eq!(v.screen, ScreenKind::Verdict, "{words}: {v:?}");
-        v.acceptable
+        v.verdict.acceptable
     };
     for (what, change) in changes {
         std::fs::write(&fst, &original).unwrap();
@@ -435,7 +435,7 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     open_usb(&mut rig, "Install lexicons from USB");
     let v = rig.view();
     assert_eq!(v.screen, ScreenKind::Usb);
-    let rows = v.menu_items.clone();
+    let rows = v.menu.items.clone();
     assert_eq!(rows.len(), 7, "six .txt files and the unmount row: {rows:?}");
     assert!(rows[4].starts_with("x-bad.txt — cannot be used:"), "{}", rows[4]);
     assert!(rows[5].starts_with("y-binary.txt — cannot be used:"), "{}", rows[5]);
@@ -450,7 +450,7 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
         rig.key(Key::Down);
     }
     rig.key(Key::Enter);
-    assert_eq!(rig.view().director_message, "This file is not a word list that can be installed.");
+    assert_eq!(rig.view().menu.message, "This file is not a word list that can be installed.");
     rig.key(Key::Right);
     assert!(matches!(rig.screen(), Screen::Usb(u) if u.phase == wordjudge::kiosk::flow::UsbPhase::List), "nothing asked of it");
     for _ in 0..4 {
@@ -466,13 +466,13 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     rig.key(Key::Enter);
     rig.key(Key::Enter);
     wait_usb(&mut rig);
-    assert!(rig.view().menu_items[2].starts_with("OSPD4.txt → OSPD4+MW11 (OSPD4) — installed: Missing"), "{:?}", rig.view().menu_items);
+    assert!(rig.view().menu.items[2].starts_with("OSPD4.txt → OSPD4+MW11 (OSPD4) — installed: Missing"), "{:?}", rig.view().menu.items);
     rig.key(Key::Up);
     rig.key(Key::Enter);
     rig.key(Key::Enter);
     wait_usb(&mut rig);
     let unverified = wordjudge::lexicon::Status::Unverified.label();
-    assert_eq!(rig.view().menu_items[1], format!("MW11.txt → OSPD4+MW11 (MW11-long) — installed: {unverified}"));
+    assert_eq!(rig.view().menu.items[1], format!("MW11.txt → OSPD4+MW11 (MW11-long) — installed: {unverified}"));
     // What was installed is exactly what the list compiles to.
     for (txt, fst) in [("OSPD4.txt", "OSPD4.fst"), ("MW11.txt", "MW11-long.fst")] {
         let compiled = wordjudge::lexicon::build::compile_file(&stick.join(txt), false).unwrap();
@@ -486,15 +486,15 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     // ESC unmounts; then the director judges with what was installed.
     rig.key(Key::Escape);
     wait_usb(&mut rig);
-    assert_eq!(rig.view().usb_status, "You may remove the stick.");
-    assert!(rig.view().usb_detail.starts_with("2 word lists were installed"), "{}", rig.view().usb_detail);
+    assert_eq!(rig.view().usb.status, "You may remove the stick.");
+    assert!(rig.view().usb.detail.starts_with("2 word lists were installed"), "{}", rig.view().usb.detail);
     assert!(audit_text(&rig.dir.path().join("audit")).contains("\"action\":\"ejected\""));
     rig.key(Key::Enter);
     std::fs::remove_dir_all(&stick).unwrap();
     rig.advance(1100);
     select_menu(&mut rig, "Use OSPD4+MW11");
     rig.key(Key::Enter);
-    assert!(rig.view().director_message.starts_with("Now judging with OSPD4+MW11"), "{}", rig.view().director_message);
+    assert!(rig.view().menu.message.starts_with("Now judging with OSPD4+MW11"), "{}", rig.view().menu.message);
     rig.key(Key::Escape);
     assert!(rig.challenge(&["zebra"]).0);
     rig.advance(600);
@@ -547,8 +547,8 @@ fn a_stick_pulled_mid_export_leaves_the_log_intact_and_says_so() {
     let audit_dir = rig.dir.path().join("audit");
     open_usb(&mut rig, "Export the audit log to USB");
     let v = rig.view();
-    assert_eq!(v.usb_status, "The export did not finish.");
-    assert!(v.usb_detail.contains("The audit log on the station is unchanged."), "{}", v.usb_detail);
+    assert_eq!(v.usb.status, "The export did not finish.");
+    assert!(v.usb.detail.contains("The audit log on the station is unchanged."), "{}", v.usb.detail);
     let pulled = rig.dir.path().join("sticks").join(".pulled");
     assert!(!pulled.join("wordjudge").exists() || std::fs::read_dir(pulled.join("wordjudge")).unwrap().count() == 0);
     let text = audit_text(&audit_dir);
@@ -567,8 +567,8 @@ fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
     let before = snapshot(&lexicons);
     open_usb(&mut rig, "Install lexicons from USB");
     let v = rig.view();
-    assert_eq!(v.usb_status, "The stick could not be used.");
-    assert!(v.usb_detail.contains("Nothing was installed."), "{}", v.usb_detail);
+    assert_eq!(v.usb.status, "The stick could not be used.");
+    assert!(v.usb.detail.contains("Nothing was installed."), "{}", v.usb.detail);
     assert_eq!(snapshot(&lexicons), before, "the lexicon directory is byte for byte as it was");
     let audit_dir = rig.dir.path().join("audit");
     assert!(audit_text(&audit_dir).contains("\"event\":\"usb_failed\""));
@@ -592,11 +592,11 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     let audit_dir = rig.dir.path().join("audit");
     open_usb(&mut rig, "Export the audit log to USB");
     let v = rig.view();
-    assert_eq!(v.usb_status, "You may remove the stick.", "{}", v.usb_detail);
-    assert!(v.usb_detail.contains("The copy verifies, with a checkpoint signed for it."), "{}", v.usb_detail);
+    assert_eq!(v.usb.status, "You may remove the stick.", "{}", v.usb.detail);
+    assert!(v.usb.detail.contains("The copy verifies, with a checkpoint signed for it."), "{}", v.usb.detail);
     let date = jiff::Zoned::now().strftime("%Y-%m-%d").to_string();
     let folder = stick.join("wordjudge").join(format!("wordjudge-export-Table-3-{date}"));
-    assert!(v.usb_detail.contains(folder.file_name().unwrap().to_str().unwrap()), "{}", v.usb_detail);
+    assert!(v.usb.detail.contains(folder.file_name().unwrap().to_str().unwrap()), "{}", v.usb.detail);
     for file in ["audit.csv", "verify.txt", "station-key.pub", "checkpoint.txt", "README.txt"] {
         assert!(folder.join(file).is_file(), "{file}");
     }
@@ -625,7 +625,7 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
 
     // A forger flips the UNACCEPTABLE verdict, reseals the whole chain, and
     // signs a new checkpoint with a fresh key under the station's key name.
-    let noted = rig.view().director_lines.iter().find_map(|l| l.strip_prefix("Checkpoint key: ").map(str::to_string));
+    let noted = rig.view().menu.lines.iter().find_map(|l| l.strip_prefix("Checkpoint key: ").map(str::to_string));
     let forged = forge_export(&folder, false);
     let report = forged_report(&forged, None);
     assert!(!report.ok(), "the key is not the one the log's key_created names: {report}");
@@ -738,7 +738,7 @@ fn the_last_code_survives_a_restart_and_a_fresh_station_sets_its_pin_on_screen()
     }
     assert_eq!(rig.view().screen, ScreenKind::Director);
     let last = format!("Last challenge: #{number:04} · code {code}");
-    assert!(rig.view().director_lines.contains(&last), "{:?}", rig.view().director_lines);
+    assert!(rig.view().menu.lines.contains(&last), "{:?}", rig.view().menu.lines);
     drop(rig);
     assert!(Config::load(&path).config.director_pin_hash.is_some(), "the PIN is saved");
     let text = audit_text(&config.audit_dir);
@@ -749,12 +749,12 @@ fn the_last_code_survives_a_restart_and_a_fresh_station_sets_its_pin_on_screen()
     open_pin(&mut rig);
     enter_pin(&mut rig, "97531");
     assert_eq!(rig.view().screen, ScreenKind::Director);
-    assert!(rig.view().director_lines.contains(&last), "{:?}", rig.view().director_lines);
+    assert!(rig.view().menu.lines.contains(&last), "{:?}", rig.view().menu.lines);
     drop(rig);
     // A damaged config (emptied) never offers a new PIN, and never judges with DEMO.
     std::fs::write(&path, "").unwrap();
     let mut rig = Rig::with(start_station(&path), &config.timeouts);
-    assert_eq!(rig.view().lexicon_id, "SMALL", "the last good copy is in force");
+    assert_eq!(rig.view().bar.lexicon_id, "SMALL", "the last good copy is in force");
     rig.key(Key::DirectorChord);
     assert_eq!(rig.view().screen, ScreenKind::Pin, "the old PIN is asked, not a new one");
     enter_pin(&mut rig, "97531");
@@ -772,7 +772,7 @@ fn a_lexicon_switch_away_from_the_profile_clears_it_in_the_config_and_the_record
     assert!(rig.station.switch_lexicon("SMALL").is_ok());
     assert_eq!(Config::load(&path).config.profile, None, "the profile no longer applies");
     let (_, _) = rig.challenge(&["za"]);
-    assert_eq!(rig.view().verdict_consequence, "", "no rule line of another lexicon's profile");
+    assert_eq!(rig.view().verdict.consequence, "", "no rule line of another lexicon's profile");
     assert!(rig.audit_text().contains("\"setting\":\"profile\""), "recorded");
 }
 
@@ -788,7 +788,7 @@ fn a_hostile_stick_is_refused_at_once_with_short_escaped_words() {
     std::fs::write(stick.join("LONG.txt"), long).unwrap();
     std::fs::write(stick.join("evil\nname\u{1b}[31m.txt"), "CAT\n").unwrap();
     open_usb(&mut rig, "Install lexicons from USB");
-    let rows = rig.view().menu_items.clone();
+    let rows = rig.view().menu.items.clone();
     assert_eq!(rows.len(), 5, "{rows:?}");
     let huge = rows.iter().find(|r| r.starts_with("HUGE.txt")).unwrap();
     assert!(huge.contains("cannot be used") && huge.contains("is more than the 16777216 bytes"), "{huge}");
@@ -821,7 +821,7 @@ fn a_pin_lockout_is_kept_beside_the_config_across_a_restart() {
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     assert_eq!(rig.view().screen, ScreenKind::Pin, "the right PIN waits out the lockout after a restart too");
-    assert!(rig.view().pin_message.starts_with("Locked"), "{}", rig.view().pin_message);
+    assert!(rig.view().pin.message.starts_with("Locked"), "{}", rig.view().pin.message);
 }
 
 #[test]
@@ -840,11 +840,11 @@ fn a_list_replaced_while_the_station_was_off_waits_for_the_director() {
     // The director chooses it again, with the PIN: recorded, and it judges.
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
-    let lines = rig.view().director_lines.join("\n");
+    let lines = rig.view().menu.lines.join("\n");
     assert!(lines.contains("choose it again in the director menu"), "{lines}");
     select_menu(&mut rig, "Use SMALL");
     rig.key(Key::Enter);
-    assert!(rig.view().director_message.starts_with("Now judging with SMALL"), "{}", rig.view().director_message);
+    assert!(rig.view().menu.message.starts_with("Now judging with SMALL"), "{}", rig.view().menu.message);
     rig.key(Key::Escape);
     assert!(rig.challenge(&["xyzzy"]).0);
     assert!(audit_text(&config.audit_dir).contains("\"setting\":\"lexicon_content\""));
@@ -876,8 +876,8 @@ fn the_verdict_shows_the_time_and_code_of_its_own_record() {
     rig.challenge(&["za"]);
     let shown = at.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string();
     let v = rig.view();
-    assert!(v.verdict_details.ends_with(&shown), "{} (record at {shown})", v.verdict_details);
+    assert!(v.verdict.details.ends_with(&shown), "{} (record at {shown})", v.verdict.details);
     let record = audit_text(&config.audit_dir).lines().find(|l| l.contains("\"event\":\"adjudication\"")).unwrap().to_string();
     let code = record.rsplit("\"code\":\"").next().unwrap().trim_end_matches("\"}");
-    assert!(v.verdict_slip.ends_with(code), "{} vs the record's {code}", v.verdict_slip);
+    assert!(v.verdict.slip.ends_with(code), "{} vs the record's {code}", v.verdict.slip);
 }

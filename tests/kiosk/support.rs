@@ -70,7 +70,7 @@ impl<S: Station> Rig<S> {
         view(&self.kiosk, &info, self.now)
     }
     pub fn hint(&self) -> String {
-        self.view().hint
+        self.view().hint().to_string()
     }
     pub fn words(&self) -> Vec<String> {
         match self.screen() {
@@ -106,14 +106,14 @@ pub fn open_pin<S: Station>(rig: &mut Rig<S>) {
 
 /// Moves the director menu's selection to the first item whose text starts with `prefix`.
 pub fn select_menu<S: Station>(rig: &mut Rig<S>, prefix: &str) {
-    let target = rig.view().menu_items.iter().position(|i| i.starts_with(prefix)).expect(prefix);
+    let target = rig.view().menu.items.iter().position(|i| i.starts_with(prefix)).expect(prefix);
     for _ in 0..40 {
         rig.key(Key::Up);
     }
     for _ in 0..target {
         rig.key(Key::Down);
     }
-    assert_eq!(rig.view().menu_selected as usize, target);
+    assert_eq!(rig.view().menu.selected as usize, target);
 }
 
 pub fn enter_pin<S: Station>(rig: &mut Rig<S>, pin: &str) {

@@ -33,26 +33,26 @@ fn phase(rig: &Rig<wordjudge::kiosk::fake::FakeStation>) -> UsbPhase {
 fn a_plugged_stick_is_offered_first_while_it_is_in_and_the_cursor_stays_put() {
     let mut rig = Rig::fake("SMALL");
     menu(&mut rig);
-    let items = rig.view().menu_items;
+    let items = rig.view().menu.items;
     assert!(!items.iter().any(|i| i.contains("USB")), "{items:?}");
-    let before = rig.view().menu_selected as usize;
+    let before = rig.view().menu.selected as usize;
     let on = items[before].clone();
     assert!(on.starts_with("Use SMALL"), "{on}");
 
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     rig.advance(400);
-    assert!(!rig.view().menu_items[0].contains("USB"), "checked once a second, not on every tick");
+    assert!(!rig.view().menu.items[0].contains("USB"), "checked once a second, not on every tick");
     rig.advance(700);
     let v = rig.view();
-    assert_eq!(v.menu_items[0], "Install lexicons from USB: FAKE (sdb1, FAT32)");
-    assert_eq!(v.menu_items[1], "Export the audit log to USB: FAKE (sdb1, FAT32)");
-    assert_eq!(v.menu_items[v.menu_selected as usize], on, "the cursor stays on the item it was on");
+    assert_eq!(v.menu.items[0], "Install lexicons from USB: FAKE (sdb1, FAT32)");
+    assert_eq!(v.menu.items[1], "Export the audit log to USB: FAKE (sdb1, FAT32)");
+    assert_eq!(v.menu.items[v.menu.selected as usize], on, "the cursor stays on the item it was on");
 
     rig.station.sticks.clear();
     rig.advance(1100);
     let v = rig.view();
-    assert!(!v.menu_items.iter().any(|i| i.contains("USB")), "pulled: no longer offered");
-    assert_eq!(v.menu_items[v.menu_selected as usize], on);
+    assert!(!v.menu.items.iter().any(|i| i.contains("USB")), "pulled: no longer offered");
+    assert_eq!(v.menu.items[v.menu.selected as usize], on);
 }
 
 #[test]
@@ -65,8 +65,8 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     rig.key(Key::Enter);
     assert!(matches!(phase(&rig), UsbPhase::Working(_)));
     assert_eq!(rig.view().screen, ScreenKind::Usb);
-    assert_eq!(rig.view().usb_status, "Reading the stick…");
-    assert!(rig.view().usb_detail.contains("nothing is installed yet"), "{}", rig.view().usb_detail);
+    assert_eq!(rig.view().usb.status, "Reading the stick…");
+    assert!(rig.view().usb.detail.contains("nothing is installed yet"), "{}", rig.view().usb.detail);
     // Keys in a burst while the stick is read: nothing else is asked of it.
     for key in [Key::Enter, Key::Escape, Key::Down, Key::Enter, Key::Right] {
         rig.key(key);
@@ -79,54 +79,54 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     assert_eq!(phase(&rig), UsbPhase::List);
 
     let v = rig.view();
-    assert_eq!(v.usb_status, "", "the list is shown, not a status");
-    assert_eq!(v.menu_items.len(), 4, "three lists and the unmount row: {:?}", v.menu_items);
-    assert_eq!(v.menu_items[0], "NWL2018.txt → NWL2018 — would be Verified official · 1,000 words");
-    assert!(v.menu_items[1].starts_with("mine.txt — which lexicon? ← → to choose"), "{}", v.menu_items[1]);
-    assert_eq!(v.menu_items[2], "TWL2016.txt → TWL2016 — Mismatch: will not be installed");
-    assert_eq!(v.menu_items[3], "Done: unmount the stick and return");
-    assert!(v.director_lines.contains(&"Status once installed: Verified official".to_string()), "{:?}", v.director_lines);
+    assert_eq!(v.usb.status, "", "the list is shown, not a status");
+    assert_eq!(v.menu.items.len(), 4, "three lists and the unmount row: {:?}", v.menu.items);
+    assert_eq!(v.menu.items[0], "NWL2018.txt → NWL2018 — would be Verified official · 1,000 words");
+    assert!(v.menu.items[1].starts_with("mine.txt — which lexicon? ← → to choose"), "{}", v.menu.items[1]);
+    assert_eq!(v.menu.items[2], "TWL2016.txt → TWL2016 — Mismatch: will not be installed");
+    assert_eq!(v.menu.items[3], "Done: unmount the stick and return");
+    assert!(v.menu.lines.contains(&"Status once installed: Verified official".to_string()), "{:?}", v.menu.lines);
 
     // One ENTER asks; the second installs.
     rig.key(Key::Enter);
-    assert_eq!(rig.view().director_message, "Press ENTER again to install it.");
-    assert!(rig.view().menu_items[0].ends_with("ENTER again to install"));
+    assert_eq!(rig.view().menu.message, "Press ENTER again to install it.");
+    assert!(rig.view().menu.items[0].ends_with("ENTER again to install"));
     assert!(!rig.station.usb_requests().iter().any(|r| matches!(r, UsbRequest::Install { .. })));
     rig.key(Key::Enter);
     assert_eq!(rig.station.usb_requests().last(), Some(&&UsbRequest::Install { file: 0 }));
     settle(&mut rig);
     let v = rig.view();
-    assert_eq!(v.menu_items[0], "NWL2018.txt → NWL2018 — installed: Verified official");
-    assert!(v.director_message.starts_with("Installed: NWL2018 is Verified official."), "{}", v.director_message);
+    assert_eq!(v.menu.items[0], "NWL2018.txt → NWL2018 — installed: Verified official");
+    assert!(v.menu.message.starts_with("Installed: NWL2018 is Verified official."), "{}", v.menu.message);
     rig.key(Key::Enter);
-    assert_eq!(rig.view().director_message, "Already installed.");
+    assert_eq!(rig.view().menu.message, "Already installed.");
 
     // An unnamed list needs a name; a wrong name is a Mismatch that never installs.
     rig.key(Key::Down);
     rig.key(Key::Enter);
-    assert_eq!(rig.view().director_message, "Choose which lexicon this list is with ← and →.");
+    assert_eq!(rig.view().menu.message, "Choose which lexicon this list is with ← and →.");
     rig.key(Key::Right);
     settle(&mut rig);
     let first = wordjudge::lexicon::import::names()[0];
     assert!(matches!(rig.station.usb_requests().last(), Some(UsbRequest::Rename { file: 1, name: Some(n) }) if n == first));
-    assert!(rig.view().menu_items[1].contains("Mismatch"), "{}", rig.view().menu_items[1]);
+    assert!(rig.view().menu.items[1].contains("Mismatch"), "{}", rig.view().menu.items[1]);
     rig.key(Key::Left);
     settle(&mut rig);
-    assert!(rig.view().menu_items[1].contains("which lexicon?"), "back to no name: {}", rig.view().menu_items[1]);
+    assert!(rig.view().menu.items[1].contains("which lexicon?"), "back to no name: {}", rig.view().menu.items[1]);
     rig.key(Key::Down);
     rig.key(Key::Enter);
     rig.key(Key::Enter);
-    assert_eq!(rig.view().director_message, "This list is not TWL2016: it will not be installed.");
+    assert_eq!(rig.view().menu.message, "This list is not TWL2016: it will not be installed.");
     let installs = rig.station.usb_requests().iter().filter(|r| matches!(r, UsbRequest::Install { .. })).count();
     assert_eq!(installs, 1, "only the confirmed, installable list");
 
     // ESC unmounts; only then may the stick be removed.
     rig.key(Key::Escape);
-    assert_eq!(rig.view().usb_status, "Unmounting the stick…");
+    assert_eq!(rig.view().usb.status, "Unmounting the stick…");
     settle(&mut rig);
     let v = rig.view();
-    assert_eq!(v.usb_status, "You may remove the stick.");
-    assert!(v.usb_detail.starts_with("1 word list was installed from it."), "{}", v.usb_detail);
+    assert_eq!(v.usb.status, "You may remove the stick.");
+    assert!(v.usb.detail.starts_with("1 word list was installed from it."), "{}", v.usb.detail);
     rig.key(Key::Char('x'));
     assert!(matches!(rig.screen(), Screen::Director(_)));
     // The installed lexicon is in the menu; choosing it judges with it.
@@ -149,13 +149,13 @@ fn a_stick_that_fails_mid_import_installs_nothing_and_says_so() {
     settle(&mut rig);
     assert!(matches!(phase(&rig), UsbPhase::Done(_)));
     let v = rig.view();
-    assert_eq!(v.usb_status, "The stick could not be used.");
-    assert!(v.usb_detail.starts_with("The stick was removed while it was being read. Nothing was installed."), "{}", v.usb_detail);
+    assert_eq!(v.usb.status, "The stick could not be used.");
+    assert!(v.usb.detail.starts_with("The stick was removed while it was being read. Nothing was installed."), "{}", v.usb.detail);
     assert_eq!(rig.station.lexicons, lexicons_before, "nothing installed");
     assert!(!rig.station.usb_requests().iter().any(|r| matches!(r, UsbRequest::Install { .. })));
     rig.key(Key::Enter);
     assert!(matches!(rig.screen(), Screen::Director(_)), "any key returns to the menu");
-    assert_eq!(rig.view().menu_items[rig.view().menu_selected as usize], "Install lexicons from USB: FAKE (sdb1, FAT32)");
+    assert_eq!(rig.view().menu.items[rig.view().menu.selected as usize], "Install lexicons from USB: FAKE (sdb1, FAT32)");
     // The station still judges.
     rig.key(Key::Escape);
     assert!(rig.challenge(&["CAT"]).0);
@@ -171,13 +171,13 @@ fn an_export_says_where_it_went_and_when_the_stick_may_be_removed() {
     select_menu(&mut rig, "Export the audit log to USB");
     rig.station.usb_hold = true;
     rig.key(Key::Enter);
-    assert_eq!(rig.view().usb_status, "Exporting the audit log…");
-    assert!(rig.view().usb_detail.contains("Do not remove the stick"));
+    assert_eq!(rig.view().usb.status, "Exporting the audit log…");
+    assert!(rig.view().usb.detail.contains("Do not remove the stick"));
     rig.station.usb_hold = false;
     settle(&mut rig);
     let v = rig.view();
-    assert_eq!(v.usb_status, "You may remove the stick.");
-    assert!(v.usb_detail.contains("wordjudge-export-Table-3-2026-11-23") && v.usb_detail.contains("The copy verifies"), "{}", v.usb_detail);
+    assert_eq!(v.usb.status, "You may remove the stick.");
+    assert!(v.usb.detail.contains("wordjudge-export-Table-3-2026-11-23") && v.usb.detail.contains("The copy verifies"), "{}", v.usb.detail);
     assert_eq!(rig.station.usb_requests(), [&UsbRequest::Export { device: "sdc".into() }]);
 }
 

@@ -42,11 +42,11 @@ fn menu_message(message: &MenuMessage) -> String {
 
 pub(super) fn pin(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, prompt: &PinPrompt) {
         v.screen = ScreenKind::Pin;
-        v.pin_title = "Director PIN".into();
-        v.pin_dots = "●".repeat(prompt.typed.len());
-        v.pin_prompt = if prompt.typed.is_empty() { "type the PIN".into() } else { String::new() };
-        v.pin_footer = "ENTER to confirm · ESC to leave".into();
-        v.pin_message = match kiosk.pin_locked_until(now) {
+        v.pin.title = "Director PIN".into();
+        v.pin.dots = "●".repeat(prompt.typed.len());
+        v.pin.prompt = if prompt.typed.is_empty() { "type the PIN".into() } else { String::new() };
+        v.pin.footer = "ENTER to confirm · ESC to leave".into();
+        v.pin.message = match kiosk.pin_locked_until(now) {
             Some(until) => {
                 let left = until - now;
                 let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
@@ -65,13 +65,13 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             EditField::StationName => ("Rename the station", "type the station's name"),
             EditField::Clock => ("Set the date and time", "type it as 2026-11-23 14:05"),
         };
-        v.edit_title = title.into();
-        v.edit_prompt = prompt.into();
-        v.edit_value = match edit.field {
+        v.edit.title = title.into();
+        v.edit.prompt = prompt.into();
+        v.edit.value = match edit.field {
             EditField::Pin { .. } => "●".repeat(edit.typed.len()),
             _ => edit.typed.clone(),
         };
-        v.edit_message = match &edit.message {
+        v.edit.message = match &edit.message {
             Some(EditMessage::PinsDiffer) => "The two new PINs differ. Type the new PIN again.".into(),
             Some(EditMessage::KeyNotAllowed) => match edit.field {
                 EditField::Pin { .. } => "A PIN is digits only.".into(),
@@ -81,14 +81,14 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
             None => String::new(),
         };
-        v.edit_footer = "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into();
+        v.edit.footer = "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into();
 }
 
 pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, menu: &DirectorMenu) {
     let lexicon = kiosk.lexicon();
         v.screen = ScreenKind::Director;
-        v.menu_title = "Director menu — ↑ ↓ to choose, ENTER to select, ESC to leave".into();
-        v.menu_items = menu
+        v.menu.title = "Director menu — ↑ ↓ to choose, ENTER to select, ESC to leave".into();
+        v.menu.items = menu
             .items
             .iter()
             .enumerate()
@@ -121,19 +121,19 @@ pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, men
                 }
             })
             .collect();
-        v.menu_selected = menu.selected as i32;
-        v.director_message = menu.message.as_ref().map(menu_message).unwrap_or_default();
-        v.director_lines = vec![
+        v.menu.selected = menu.selected as i32;
+        v.menu.message = menu.message.as_ref().map(menu_message).unwrap_or_default();
+        v.menu.lines = vec![
             format!("Station: {}", info.station_name),
             format!("Active lexicon: {} ({}), digest {}", lexicon.id, lexicon.status, lexicon.digest),
             format!("Challenges judged since start: {}", info.counts.since_boot),
             format!("Challenges judged today: {}", info.counts.today),
         ];
-        v.director_lines.extend(info.facts.iter().map(|(label, value)| format!("{label}: {value}")));
+        v.menu.lines.extend(info.facts.iter().map(|(label, value)| format!("{label}: {value}")));
         if info.warnings.is_empty() {
-            v.director_lines.push("No warnings.".into());
+            v.menu.lines.push("No warnings.".into());
         } else {
-            v.director_lines.extend(info.warnings.iter().map(|w| format!("⚠ {}", warning(w))));
+            v.menu.lines.extend(info.warnings.iter().map(|w| format!("⚠ {}", warning(w))));
         }
 }
 

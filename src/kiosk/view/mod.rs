@@ -73,10 +73,41 @@ impl StationInfo {
     }
 }
 
-/// Everything the UI shows, worded.
+/// Everything the UI shows, worded: which screen is up, the top bar and
+/// the lamps (on every screen), and one struct per screen. The `.slint`
+/// side has the same structs (`ui/seam.slint`), one screen file each
+/// (`ui/screens/`); only the struct of the screen that is up is filled.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ViewModel {
     pub screen: ScreenKind,
+    pub bar: TopBar,
+    pub ready: ReadyView,
+    pub entry: EntryView,
+    pub verdict: VerdictView,
+    pub service: ServiceView,
+    pub pin: PinView,
+    pub edit: EditView,
+    /// The director menu, and a stick's word lists (shown the same way).
+    pub menu: MenuView,
+    pub usb: UsbView,
+    pub lamps: LampPanel,
+}
+
+impl ViewModel {
+    /// The answer to the last key on the screen that is up (Ready or
+    /// Entry; empty elsewhere).
+    pub fn hint(&self) -> &str {
+        match self.screen {
+            ScreenKind::Ready => &self.ready.hint,
+            ScreenKind::Entry => &self.entry.hint,
+            _ => "",
+        }
+    }
+}
+
+/// The top bar, on every screen: station, DEMO, warnings, lexicon and status.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TopBar {
     pub station_name: String,
     pub lexicon_id: String,
     pub lexicon_status: String,
@@ -86,71 +117,118 @@ pub struct ViewModel {
     /// A discreet marker that the director has something to look at.
     pub warning: bool,
     pub warning_label: String,
-    /// Ready: heading, question and what to press.
-    pub ready_heading: String,
-    pub ready_question: String,
-    pub ready_instruction: String,
-    /// Ready: the last challenge's number and slip code, after its verdict
-    /// (never its words), until the next challenge starts; and its label.
-    pub ready_slip: String,
-    pub ready_slip_label: String,
-    /// Ready and Entry: the answer to the last key.
+}
+
+/// Ready: heading, question, what to press, the answer to the last key, and
+/// the last challenge's slip.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadyView {
+    pub heading: String,
+    pub question: String,
+    pub instruction: String,
     pub hint: String,
-    /// Entry: the hint refuses a TAB and is shown as large as the instruction.
+    /// The last challenge's number and slip code, after its verdict (never
+    /// its words), until the next challenge starts; and its label.
+    pub slip: String,
+    pub slip_label: String,
+}
+
+/// Entry: the declared words being typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EntryView {
+    pub instruction: String,
+    pub footer: String,
+    /// What the editing keys do, always on screen.
+    pub keys: String,
+    /// The answer to the last key.
+    pub hint: String,
+    /// The hint refuses a TAB and is shown as large as the instruction.
     pub hint_alert: bool,
-    pub entry_instruction: String,
-    pub entry_footer: String,
-    /// Entry: what the editing keys do, always on screen.
-    pub entry_keys: String,
-    /// Entry: the countdown before idle words are cleared (empty until then).
+    /// The countdown before idle words are cleared (empty until then).
     pub countdown: String,
     pub expected: i32,
-    /// Entry: one row per declared word, as shown (cursor included).
+    /// One row per declared word, as shown (cursor included).
     pub words: Vec<String>,
     pub current_word: i32,
-    /// Entry: the count confirmation ("3 words") for a moment after the count.
+    /// The count confirmation ("3 words") for a moment after the count.
     pub confirmation: String,
+}
+
+/// Verdict: the whole screen, one verdict for the play.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerdictView {
     pub acceptable: bool,
-    pub verdict_icon: String,
-    pub verdict_label: String,
-    pub verdict_words: String,
-    /// Verdict: lexicon, its status and the record's time.
-    pub verdict_details: String,
-    /// Verdict: how it ends (a deliberate key, or by itself).
-    pub verdict_footer: String,
-    /// Verdict: the challenge number and slip code, large enough to copy.
-    pub verdict_slip: String,
-    /// Verdict: what the event's rule makes of it ("the challenger loses the turn").
-    pub verdict_consequence: String,
-    /// Verdict: the second-opinion lexicon's single verdict, smaller.
-    pub verdict_second: String,
-    pub service_title: String,
-    pub service_call: String,
-    pub service_detail: String,
-    pub pin_title: String,
-    /// PIN: dots for the digits typed, or a prompt when none are.
-    pub pin_dots: String,
-    pub pin_prompt: String,
-    pub pin_message: String,
-    pub pin_footer: String,
-    pub edit_title: String,
-    /// The value typed so far (dots for a PIN), or a prompt when empty.
-    pub edit_value: String,
-    pub edit_prompt: String,
-    pub edit_message: String,
-    pub edit_footer: String,
-    pub menu_title: String,
-    pub menu_items: Vec<String>,
-    pub menu_selected: i32,
-    pub director_lines: Vec<String>,
-    pub director_message: String,
-    /// USB: a large status line while the stick is busy or when it is done
-    /// (empty while its word lists are shown), and what it means.
-    pub usb_status: String,
-    pub usb_detail: String,
-    pub lamps: Lamps,
-    pub show_lamps: bool,
-    pub lamp_labels: [String; 3],
+    pub icon: String,
+    pub label: String,
+    pub words: String,
+    /// Lexicon, its status and the record's time.
+    pub details: String,
+    /// How it ends (a deliberate key, or by itself).
+    pub footer: String,
+    /// The challenge number and slip code, large enough to copy.
+    pub slip: String,
+    /// What the event's rule makes of it ("the challenger loses the turn").
+    pub consequence: String,
+    /// The second-opinion lexicon's single verdict, smaller.
+    pub second: String,
+}
+
+/// Out of service: what happened and whom to call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServiceView {
+    pub title: String,
+    pub call: String,
+    pub detail: String,
+}
+
+/// The director's PIN prompt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PinView {
+    pub title: String,
+    /// Dots for the digits typed, or empty (then `prompt` shows).
+    pub dots: String,
+    pub prompt: String,
+    pub message: String,
+    pub footer: String,
+}
+
+/// A station setting being typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EditView {
+    pub title: String,
+    /// The value typed so far (dots for a PIN), or empty (then `prompt` shows).
+    pub value: String,
+    pub prompt: String,
+    pub message: String,
+    pub footer: String,
+}
+
+/// The director menu or a stick's word lists: a list with a cursor, the
+/// facts beside it and the result of the last action.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MenuView {
+    pub title: String,
+    pub items: Vec<String>,
+    pub selected: i32,
+    pub lines: Vec<String>,
+    pub message: String,
+}
+
+/// A stick at work: a large status line while it is read or written or when
+/// it is done (empty while its word lists are shown in the menu), and what
+/// it means.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UsbView {
+    pub status: String,
+    pub detail: String,
+}
+
+/// The simulated lamps (desktops), labelled.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LampPanel {
+    pub show: bool,
+    pub lit: Lamps,
+    pub labels: [String; 3],
 }
 
 /// `n word` or `n words`.
@@ -212,19 +290,20 @@ impl ViewModel {
     /// Applies [`for_screen`] to every line that can carry text from below.
     fn scrub(&mut self) {
         for field in [
-            &mut self.lexicon_status,
-            &mut self.hint,
-            &mut self.service_detail,
-            &mut self.pin_message,
-            &mut self.edit_message,
-            &mut self.director_message,
-            &mut self.usb_status,
-            &mut self.usb_detail,
-            &mut self.verdict_details,
+            &mut self.bar.lexicon_status,
+            &mut self.ready.hint,
+            &mut self.entry.hint,
+            &mut self.service.detail,
+            &mut self.pin.message,
+            &mut self.edit.message,
+            &mut self.menu.message,
+            &mut self.usb.status,
+            &mut self.usb.detail,
+            &mut self.verdict.details,
         ] {
             *field = for_screen(field);
         }
-        for line in self.menu_items.iter_mut().chain(self.director_lines.iter_mut()) {
+        for line in self.menu.items.iter_mut().chain(self.menu.lines.iter_mut()) {
             *line = for_screen(line);
         }
     }
@@ -240,16 +319,20 @@ pub fn view(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
 fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewModel {
     let lexicon = kiosk.lexicon();
     let mut v = ViewModel {
-        station_name: info.station_name.clone(),
-        lexicon_id: lexicon.id.clone(),
-        lexicon_status: lexicon.status.clone(),
-        demo: lexicon.demo,
-        demo_label: if lexicon.demo { "DEMO — not a tournament lexicon".into() } else { String::new() },
-        warning: !info.warnings.is_empty(),
-        warning_label: if info.warnings.is_empty() { String::new() } else { "⚠ director".into() },
-        lamps: info.lamps,
-        show_lamps: info.show_lamps,
-        lamp_labels: ["ACCEPTABLE".into(), "UNACCEPTABLE".into(), "SERVICE".into()],
+        bar: TopBar {
+            station_name: info.station_name.clone(),
+            lexicon_id: lexicon.id.clone(),
+            lexicon_status: lexicon.status.clone(),
+            demo: lexicon.demo,
+            demo_label: if lexicon.demo { "DEMO — not a tournament lexicon".into() } else { String::new() },
+            warning: !info.warnings.is_empty(),
+            warning_label: if info.warnings.is_empty() { String::new() } else { "⚠ director".into() },
+        },
+        lamps: LampPanel {
+            show: info.show_lamps,
+            lit: info.lamps,
+            labels: ["ACCEPTABLE".into(), "UNACCEPTABLE".into(), "SERVICE".into()],
+        },
         ..ViewModel::default()
     };
     match kiosk.screen() {

@@ -83,35 +83,35 @@ pub fn consequence(judged: &Judged, words: usize) -> String {
 
 pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>) {
         v.screen = ScreenKind::Ready;
-        v.ready_heading = "CHALLENGER:".into();
-        v.ready_question = "How many words are you challenging?".into();
-        v.ready_instruction = format!("Press a number key, 1 to {MAX_WORDS}");
-        v.hint = hint.map(ready_hint).unwrap_or_default();
+        v.ready.heading = "CHALLENGER:".into();
+        v.ready.question = "How many words are you challenging?".into();
+        v.ready.instruction = format!("Press a number key, 1 to {MAX_WORDS}");
+        v.ready.hint = hint.map(ready_hint).unwrap_or_default();
         if let Some(slip) = kiosk.last_slip() {
-            v.ready_slip_label = "Last challenge, for the slip:".into();
-            v.ready_slip = slip_text(slip.challenge_number, slip.slip_code.as_ref().map(|c| c.as_str()));
+            v.ready.slip_label = "Last challenge, for the slip:".into();
+            v.ready.slip = slip_text(slip.challenge_number, slip.slip_code.as_ref().map(|c| c.as_str()));
         }
 }
 
 pub(super) fn entry(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, entry: &Entry) {
         v.screen = ScreenKind::Entry;
-        v.expected = entry.expected as i32;
-        v.entry_instruction = if entry.expected == 1 {
+        v.entry.expected = entry.expected as i32;
+        v.entry.instruction = if entry.expected == 1 {
             "CHALLENGER: type the word".into()
         } else {
             format!("CHALLENGER: type the {} — SPACE or ENTER between words", words_count(entry.expected))
         };
-        v.entry_footer = "CHALLENGED PLAYER: check the spelling, then press TAB".into();
-        v.entry_keys = format!(
+        v.entry.footer = "CHALLENGED PLAYER: check the spelling, then press TAB".into();
+        v.entry.keys = format!(
             "SPACE next word · BACKSPACE delete a letter · ESC clear the word · 1–{MAX_WORDS} change the number of words"
         );
         if let Some(left) = kiosk.entry_countdown(now) {
-            v.countdown = format!("No key pressed: these words clear in {left} s. Press any key to keep them.");
+            v.entry.countdown = format!("No key pressed: these words clear in {left} s. Press any key to keep them.");
         }
         // One row per declared word: typed words, then empty rows. Once
         // the last word is finished no row has the cursor.
         let current = if entry.finished { usize::MAX } else { entry.words.len() - 1 };
-        v.words = (0..entry.expected)
+        v.entry.words = (0..entry.expected)
             .map(|i| {
                 let word = entry.words.get(i).map(String::as_str).unwrap_or("");
                 match (word.is_empty(), i == current) {
@@ -122,50 +122,50 @@ pub(super) fn entry(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, entry: &Ent
                 }
             })
             .collect();
-        v.current_word = if entry.finished { -1 } else { current as i32 };
-        v.hint = entry.hint.map(entry_hint).unwrap_or_default();
-        v.hint_alert = entry.hint.is_some_and(EntryHint::refuses_tab);
+        v.entry.current_word = if entry.finished { -1 } else { current as i32 };
+        v.entry.hint = entry.hint.map(entry_hint).unwrap_or_default();
+        v.entry.hint_alert = entry.hint.is_some_and(EntryHint::refuses_tab);
         if entry.confirming(now) {
-            v.confirmation = words_count(entry.expected);
+            v.entry.confirmation = words_count(entry.expected);
         }
 }
 
 pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen) {
     let lexicon = kiosk.lexicon();
         v.screen = ScreenKind::Verdict;
-        v.acceptable = verdict.judged.verdict == Verdict::Acceptable;
-        v.verdict_icon = if v.acceptable { "✓" } else { "✗" }.into();
-        v.verdict_label = verdict.judged.verdict.label().into();
-        v.verdict_words = verdict.words.join("  ");
+        v.verdict.acceptable = verdict.judged.verdict == Verdict::Acceptable;
+        v.verdict.icon = if v.verdict.acceptable { "✓" } else { "✗" }.into();
+        v.verdict.label = verdict.judged.verdict.label().into();
+        v.verdict.words = verdict.words.join("  ");
         let code = verdict.judged.slip_code.as_ref().map(|c| c.as_str());
-        v.verdict_slip = slip_text(verdict.judged.challenge_number, code);
-        v.verdict_consequence = consequence(&verdict.judged, verdict.words.len());
-        v.verdict_second = match &verdict.judged.second_opinion {
+        v.verdict.slip = slip_text(verdict.judged.challenge_number, code);
+        v.verdict.consequence = consequence(&verdict.judged, verdict.words.len());
+        v.verdict.second = match &verdict.judged.second_opinion {
             Some(second) => match second.verdict {
                 Some(other) => format!("{} would say: {}", second.lexicon, other.label()),
                 None => format!("{} cannot judge here (not installed or not verified)", second.lexicon),
             },
             None => String::new(),
         };
-        v.verdict_details = if lexicon.digest.is_empty() {
+        v.verdict.details = if lexicon.digest.is_empty() {
             format!("{} · {} · {}", lexicon.id, lexicon.status, verdict.judged.time)
         } else {
             format!("{} · {} · digest {} · {}", lexicon.id, lexicon.status, lexicon.digest, verdict.judged.time)
         };
-        v.verdict_footer = "ENTER when the slip is copied · the number stays on the next screen".into();
+        v.verdict.footer = "ENTER when the slip is copied · the number stays on the next screen".into();
 }
 
 pub(super) fn out_of_service(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo) {
     let lexicon = kiosk.lexicon();
         v.screen = ScreenKind::OutOfService;
-        v.service_title = "This station is not judging right now.".into();
-        v.service_call = "Please call the tournament director.".into();
+        v.service.title = "This station is not judging right now.".into();
+        v.service.call = "Please call the tournament director.".into();
         // The reason in full is in the director menu; players see a calm line.
-        v.service_detail = format!("Lexicon {}: {}", lexicon.id, lexicon.status);
+        v.service.detail = format!("Lexicon {}: {}", lexicon.id, lexicon.status);
         // With no way to open the menu (a broken config and no PIN), the
         // reason must be on this screen for the director.
         if let Some(Warning::Config(problem)) = info.warnings.iter().find(|w| matches!(w, Warning::Config(_))) {
-            v.service_detail = format!("{} · {}", v.service_detail, config_problem(problem));
+            v.service.detail = format!("{} · {}", v.service.detail, config_problem(problem));
         }
 }
 

@@ -80,7 +80,7 @@ fn usb_message(message: &UsbMessage) -> String {
 
 pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
     v.screen = ScreenKind::Usb;
-    v.menu_title = if usb.export {
+    v.menu.title = if usb.export {
         format!("Export the audit log to USB — {}", usb.stick.name)
     } else {
         format!("Install lexicons from USB — {}", usb.stick.name)
@@ -93,31 +93,31 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                 UsbWork::Ejecting => ("Unmounting the stick…", "Do not remove the stick yet."),
                 UsbWork::Exporting => ("Exporting the audit log…", "Do not remove the stick."),
             };
-            v.usb_status = status.into();
-            v.usb_detail = detail.into();
+            v.usb.status = status.into();
+            v.usb.detail = detail.into();
         }
         UsbPhase::Done(done) => {
             let back = "Press any key to return to the director menu.";
             match done {
                 UsbDone::Ejected { installed } => {
-                    v.usb_status = "You may remove the stick.".into();
-                    v.usb_detail = match installed {
+                    v.usb.status = "You may remove the stick.".into();
+                    v.usb.detail = match installed {
                         0 => format!("Nothing was installed from it. {back}"),
                         1 => format!("1 word list was installed from it. {back}"),
                         n => format!("{n} word lists were installed from it. {back}"),
                     };
                 }
                 UsbDone::Exported { folder, lines, intact, signed } => {
-                    v.usb_status = "You may remove the stick.".into();
+                    v.usb.status = "You may remove the stick.".into();
                     let check = match (intact, signed) {
                         (true, true) => "The copy verifies, with a checkpoint signed for it.",
                         (true, false) => "The copy verifies (this log has no signing key).",
                         (false, _) => "The copy does NOT verify: read verify.txt in the folder.",
                     };
-                    v.usb_detail = format!("The audit log ({} lines) is in {folder} on the stick. {check} {back}", thousands(*lines as u64));
+                    v.usb.detail = format!("The audit log ({} lines) is in {folder} on the stick. {check} {back}", thousands(*lines as u64));
                 }
                 UsbDone::Failed { work, problem } => {
-                    v.usb_status = match work {
+                    v.usb.status = match work {
                         UsbWork::Exporting => "The export did not finish.",
                         _ => "The stick could not be used.",
                     }
@@ -131,26 +131,26 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                     if let Some(first) = problem.get(..1) {
                         problem.replace_range(..1, &first.to_uppercase());
                     }
-                    v.usb_detail = format!("{problem}. {unchanged} {back}");
+                    v.usb.detail = format!("{problem}. {unchanged} {back}");
                 }
             }
         }
         UsbPhase::List => {
-            v.menu_items = usb.rows.iter().map(import_row).collect();
+            v.menu.items = usb.rows.iter().map(import_row).collect();
             if let Some(i) = usb.confirming {
-                if let Some(item) = v.menu_items.get_mut(i) {
+                if let Some(item) = v.menu.items.get_mut(i) {
                     item.push_str("  — ENTER again to install");
                 }
             }
-            v.menu_items.push("Done: unmount the stick and return".into());
-            v.menu_selected = usb.selected as i32;
-            v.director_lines = match usb.rows.get(usb.selected) {
+            v.menu.items.push("Done: unmount the stick and return".into());
+            v.menu.selected = usb.selected as i32;
+            v.menu.lines = match usb.rows.get(usb.selected) {
                 Some(row) => import_details(row),
                 None => vec![format!("{} installed from this stick so far.", usb.installed())],
             };
-            v.director_lines.push(String::new());
-            v.director_lines.push("↑ ↓ choose · ← → which lexicon a list is · ENTER install · ESC unmount and return".into());
-            v.director_message = match &usb.message {
+            v.menu.lines.push(String::new());
+            v.menu.lines.push("↑ ↓ choose · ← → which lexicon a list is · ENTER install · ESC unmount and return".into());
+            v.menu.message = match &usb.message {
                 Some(m) => usb_message(m),
                 None if usb.rows.is_empty() => "No word lists (.txt files) at the top of this stick.".into(),
                 None if usb.left_out > 0 => {

@@ -1,0 +1,154 @@
+"""The kiosk as a running service: its process and restarts (READY again on the console),
+the keys players must not be able to escape with (Ctrl+Alt+Del, SysRq, VT switches, the
+Power and Sleep keys), the display drivers the image claims, and the director menu's keys
+(open it with the PIN, go to its top, leave it)."""
+import time
+
+from .common import DISPLAY_DRIVERS, KEY_CODES_DELIVERED, NAVY, READY, check
+from .screens import expect_ready, hexc, near
+
+
+def kiosk_pid(vm):
+    """The kiosk's main PID as systemd reports it ("0" while it is not running)."""
+    rc, out = vm.sh("systemctl show -P MainPID wordjudge")
+    return out.strip()
+
+
+def ready_after(vm, script="systemctl restart wordjudge", timeout=90):
+    """Runs `script` in the guest (something that restarts the kiosk), then waits for the next
+    READY line on the console. Returns (seconds since power-on or None, when the script returned)."""
+    n_ready = vm.console_text().count(READY)
+    vm.sh(script)
+    sent = time.monotonic()
+    return vm.wait_console(READY, count=n_ready + 1, timeout=timeout), sent
+
+
+def boot_state(vm):
+    """(boot id, kiosk pid, whether the system is running)."""
+    rc, out = vm.sh("cat /proc/sys/kernel/random/boot_id; systemctl show -P MainPID wordjudge; systemctl is-system-running")
+    parts = out.split() + ["?", "?", "?"]
+    return parts[0], parts[1], parts[2]
+
+
+def reboot_keys(vm):
+    """Players' keyboard: Ctrl+Alt+Del and Alt+SysRq+B must not reboot, Ctrl+Alt+F2 must
+    not take the screen away from the kiosk."""
+    def combo(*keys):
+        vm.chord(*keys)
+        time.sleep(1.5)
+    rc, before = vm.sh("cat /proc/sys/kernel/random/boot_id; systemctl show -P MainPID wordjudge")
+    n_ready = vm.console_text().count(READY)
+    combo("ctrl", "alt", "delete")
+    combo("alt", "sysrq", "b")
+    vm.wait_screen(NAVY, "after-ctrl-alt-del", timeout=20)
+    rc, after = vm.sh("cat /proc/sys/kernel/random/boot_id; systemctl show -P MainPID wordjudge; "
+                      "systemctl is-active wordjudge; cat /proc/sys/kernel/sysrq")
+    b_id, b_pid = before.split()
+    a_vals = after.split()
+    check("Ctrl+Alt+Del and Alt+SysRq+B do not reboot (ctrl-alt-del.target masked, kernel.sysrq=0); kiosk on screen",
+          a_vals[0] == b_id and a_vals[2:] == ["active", "0"], f"boot id kept: {a_vals[0] == b_id}, kiosk {a_vals[2:3]}, sysrq {a_vals[3:]}")
+    combo("ctrl", "alt", "backspace")
+    vm.wait_screen(NAVY, "after-ctrl-alt-backspace", timeout=20)
+    pid_now = kiosk_pid(vm)
+    # Slint's linuxkms backend quits its event loop on these; the kiosk swallows them.
+    check("Ctrl+Alt+Del and Ctrl+Alt+Backspace do not end the kiosk (same process)",
+          a_vals[1] == b_pid and pid_now == b_pid, f"pid {b_pid} -> {a_vals[1]} -> {pid_now}")
+    if pid_now != b_pid:
+        vm.wait_console(READY, count=n_ready + 1, timeout=30)
+    combo("ctrl", "alt", "f2")
+    colour, share = vm.screen("after-ctrl-alt-f2")
+    rc, vt = vm.sh("cat /sys/class/tty/tty0/active")
+    check("Ctrl+Alt+F2 leaves the kiosk on screen", near(colour, NAVY), f"active VT {vt}, screen {hexc(colour)} on {share:.0%}")
+    combo("ctrl", "alt", "f1")
+
+
+def escape_keys(vm):
+    """Ctrl+Alt+Del 10 times within 2 s (systemd's burst would reboot), then the
+    keyboard's Power and Sleep keys: the station neither reboots nor sleeps."""
+    before = boot_state(vm)
+    rc, since = vm.sh("date +%s")
+    for _ in range(10):
+        vm.chord("ctrl", "alt", "delete", hold=20)
+        time.sleep(0.08)
+    time.sleep(3)
+    after = boot_state(vm)
+    check("Ctrl+Alt+Del 10 times in 1.5 s: no reboot, same kiosk (CtrlAltDelBurstAction=none)",
+          after[0] == before[0] and after[1] == before[1],
+          f"boot id kept: {after[0] == before[0]}, kiosk pid {before[1]} -> {after[1]}, system {after[2]}")
+    # Record what the kernel delivers (every input device, as evdev events), to show the
+    # keys really arrived; logind itself opens no button at all when every Handle*Key=
+    # is "ignore" (manager_all_buttons_ignored), which is the strongest form of ignoring.
+    vm.sh("for e in /dev/input/event*; do (timeout 25 cat $e > /run/keys-${e##*/} 2>/dev/null &); done; true")
+    time.sleep(0.5)
+    for key in ("power", "sleep"):
+        vm.keys(key)
+        time.sleep(3)
+    # The board's own power button (ACPI on the PC, the virt board's PL061 line 3 through
+    # gpio-keys on arm64): the same KEY_POWER, which logind is sure to watch.
+    vm.qmp.call("system_powerdown")
+    time.sleep(4)
+    # struct input_event as 12 u16: type, code, value at 9, 10, 11; EV_KEY = 1, press = 1.
+    rc, seen = vm.sh("for f in /run/keys-event*; do od -An -tu2 -w24 -v $f | awk '$9==1 && $11==1 {print $10}'; done | sort -un | tr '\\n' ' '")
+    codes = seen.split()
+    login1 = "busctl get-property org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager"
+    rc, pm = vm.sh(f"journalctl --since=@{since.strip()} -k --no-pager -o cat | grep -ciE 'PM: suspend entry|PM: hibernation' ; "
+                   f"{login1} HandlePowerKey; {login1} HandleSuspendKey; {login1} HandleHibernateKey")
+    after = boot_state(vm)
+    lines = pm.split("\n")
+    colour, share = vm.screen("after-power-sleep-keys")
+    check("Power and Sleep keys and the power button arrive (evdev), and nothing powers off or sleeps (logind Handle*Key=ignore); kiosk on screen",
+          after[0] == before[0] and after[1] == before[1] and lines[0].strip() == "0" and near(colour, NAVY)
+          and all(code in codes for code in KEY_CODES_DELIVERED),
+          f"key codes the kernel delivered: {' '.join(codes) or 'none'} (want {' '.join(KEY_CODES_DELIVERED)}: KEY_POWER 116, KEY_SLEEP 142); suspend entries {lines[0]}; "
+          f"{' '.join(l.strip() for l in lines[1:])}; boot id kept: {after[0] == before[0]}; screen {hexc(colour)}")
+
+
+def display_drivers(vm):
+    """The display drivers the image claims load, with no unresolved symbol."""
+    script = ("dmesg -C; fails=''; for m in " + " ".join(DISPLAY_DRIVERS) + "; do "
+              "modprobe $m 2>&1 || fails=\"$fails $m\"; done; "
+              "echo loaded: $(for m in " + " ".join(DISPLAY_DRIVERS) + "; do lsmod | grep -q \"^$m \" && echo $m; done); "
+              "echo failed:$fails; echo unknown-symbols: $(dmesg | grep -c 'Unknown symbol')")
+    rc, out = vm.sh(script, timeout=180)
+    loaded = out.split("loaded:")[-1].split("\n")[0].split()
+    ok = sorted(loaded) == sorted(DISPLAY_DRIVERS) and "unknown-symbols: 0" in out
+    check(f"display drivers load without unresolved symbols: {' '.join(DISPLAY_DRIVERS)}", ok, out.replace("\n", " | ")[-400:])
+
+
+def kiosk_killed(vm):
+    """SIGKILL: systemd restarts the kiosk (Restart=)."""
+    pid1 = kiosk_pid(vm)
+    t, t_kill = ready_after(vm, "systemctl kill -s KILL wordjudge", timeout=60)
+    rc, pid2 = vm.sh("systemctl show -P MainPID wordjudge; systemctl show -P NRestarts wordjudge")
+    check("SIGKILLed kiosk is restarted by systemd (READY again)", t and pid2.split()[0] not in ("0", pid1),
+          f"pid {pid1} -> {pid2.split()[0]}, NRestarts={pid2.split()[-1]}, READY again {time.monotonic() - t_kill:.1f} s after the kill")
+
+
+def kiosk_frozen(vm):
+    """SIGSTOP: the kiosk stops pinging the watchdog; systemd kills and restarts it."""
+    pid = kiosk_pid(vm)
+    t, t_stop = ready_after(vm, f"kill -STOP {pid}", timeout=60)
+    rc, out = vm.sh("journalctl -b -u wordjudge --no-pager | grep -ci 'watchdog timeout'")
+    check("frozen kiosk (SIGSTOP) is killed by the watchdog and restarted", t and int(out or 0) >= 1,
+          f"READY again {time.monotonic() - t_stop:.1f} s after SIGSTOP; journal 'watchdog timeout' lines: {out}")
+
+
+def open_director_menu(vm):
+    """Ctrl+Alt+Shift+D, then the PIN 2468 and Enter."""
+    vm.wait_screen(NAVY, "ready", timeout=15)
+    vm.chord("ctrl", "alt", "shift", "d")
+    time.sleep(1)
+    vm.keys("2", "4", "6", "8", "ret")
+    time.sleep(2)
+
+
+def menu_top(vm):
+    vm.keys(*["up"] * 40, gap=0.05)  # the cursor starts elsewhere; 40 ups reach the first item
+    time.sleep(0.5)
+
+
+def leave_to_ready(vm, presses=2):
+    for _ in range(presses):
+        vm.keys("esc")
+        time.sleep(1)
+    expect_ready(vm, "not back on the Ready screen")

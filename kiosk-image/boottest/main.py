@@ -1,0 +1,206 @@
+"""The boot test in order, and run(), which reports the totals ("N passed, N failed") and
+sets the exit status.
+
+ARCH=amd64 (default): boots the PC image through UEFI (OVMF + systemd-boot) on
+q35 with a standard VGA display (bochs-drm: /dev/dri/card0) and a USB 3 controller
+(qemu-xhci, for the USB sticks).
+ARCH=arm64: boots the Raspberry Pi image's own kernel and initrd (its boot/
+folder) on qemu-system-aarch64 -M virt, with a virtio GPU (virtio-gpu DRM, for
+Slint's linuxkms backend), a USB keyboard (on the qemu-xhci controller the
+sticks also plug into), and the kernel command line the Pi gets with its serial
+console renamed for the virt board (ttyAMA0).
+Both: the serial port as console, QMP (the QEMU monitor, for sendkey/
+screendump/quit) and the QEMU guest agent on unix sockets; then checks,
+printing one line per check (see README.md, "Boot test"):
+  here:   verify-units.sh (systemd-analyze verify of the kiosk and USB stick units,
+          sysusers, the polkit rule);
+  boot 1: READY on the console with the station name; Ready screen navy; CAT -> the
+          whole screen green; XYZZYQ -> red; DOG ZEBRA -> green; read-only root; the
+          compiled word list and PIN hash on the data partition; no failed units;
+          Ctrl+Alt+Del / Alt+SysRq+B do not reboot; Ctrl+Alt+Del 10 times in a row,
+          the Power and Sleep keys neither reboot nor sleep; Ctrl+Alt+F2 keeps the
+          kiosk on screen; the display drivers the image claims load without
+          unresolved symbols; the GPIO character-device backend against the
+          kernel's gpio-sim (a simulated button press judges, the record says
+          button, the lamp lines read back right); systemd-analyze verify in the
+          image; critical-chain; kiosk SIGKILLed -> restarted;
+          kiosk SIGSTOPped -> watchdog -> restarted; hard power-off (QMP quit) 50 ms
+          after a challenge is judged;
+  boot 2: READY again; `wordjudge audit verify` passes; boot 1's verdicts are in the
+          audit log; the journal kept boot 1;
+          USB sticks (QMP hot-plug of image files as usb-storage; see usb.usb_stick): with
+          ../shared/lexicons, a word in CSW15 but not NWL2018 (ZO) is green; a FAT32 stick
+          holding NWL2018.txt gets WORDJUDGE_STICK=1 from udev; the menu's "Install lexicons
+          from USB" lists it, installs it (journal, audit lexicon_installed Verified
+          official, `lexicon list`), Esc ejects it (nothing left mounted before the pull);
+          the menu switches to NWL2018 (audit lexicon_switched) and the word turns red; a
+          stick pulled mid-import fails cleanly (usb: failed, never listed, lexicons and
+          mounts untouched, no temporary file, same kiosk process, audit usb_failed, audit
+          verify passes) and CAT is still green; without the lists: "SKIPPED: USB import";
+          always: "Export the audit log to USB" to an ext4 stick (usb: exported, ejected,
+          audit export record), whose wordjudge/wordjudge-export-*/ folder, read on the
+          host with debugfs, holds audit/, audit.csv, verify.txt, station-key.pub and
+          checkpoint.txt and verifies with the host's `wordjudge audit verify --pubkey
+          --checkpoint`; the kiosk restarted while that stick is attached (its unit
+          started as root) keeps nothing of it in its mount namespace once the unit stops;
+          the director menu's "Power off" (the sandboxed kiosk running systemctl through
+          polkit) powers the VM off.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from . import common
+from .common import ARCH, GREEN, HERE, NAVY, OVMF_VARS, READY, RED, T0, WJ, WJ_CONFIG, check, log
+from .gpio import gpio_chardev
+from .kiosk import display_drivers, escape_keys, kiosk_frozen, kiosk_killed, open_director_menu, reboot_keys
+from .screens import hexc, judge_and_check, near, ppm_to_png
+from .usb import usb_stick
+from .vm import VM
+
+
+def verify_units_here():
+    """verify-units.sh: systemd-analyze verify and sysusers on the repo's systemd/ files."""
+    p = subprocess.run(["bash", os.path.join(HERE, "verify-units.sh")], capture_output=True, text=True)
+    lines = [l for l in p.stdout.splitlines() if l.startswith(("PASS", "FAIL"))]
+    check("verify-units.sh (systemd-analyze verify, sysusers) here", p.returncode == 0, " | ".join(lines) + p.stderr.strip())
+
+
+def main():
+    work = common.WORK
+    os.makedirs(work, exist_ok=True)
+    verify_units_here()
+    disk = os.path.join(work, "disk.img")
+    subprocess.run(["cp", "--sparse=always", common.IMG, disk], check=True)
+    if ARCH == "amd64":
+        shutil.copy(OVMF_VARS, os.path.join(work, "OVMF_VARS.fd"))
+    log(f"image {common.IMG}: {os.path.getsize(common.IMG) / 2**20:.0f} MiB; scratch copy in {work}")
+
+    # ---------------- boot 1 ----------------
+    vm = VM(disk, "boot1")
+    try:
+        t = vm.wait_console(READY, timeout=180)
+        if not check("boot 1: kiosk READY on the serial console", t, f"{t:.1f} s after power-on" if t else "no READY within 180 s"):
+            print(vm.console_text()[-3000:].decode(errors="replace"))
+            return
+        boot_ready = t
+        line = [l for l in vm.console_text().splitlines() if READY in l][-1].decode(errors="replace")
+        log(f"console: {line.strip()}")
+        check("READY line names the station set at build time", "station=Boot test" in line, line.strip()[-90:])
+        colour, share = vm.wait_screen(NAVY, "ready", timeout=10)
+        check("Ready screen is navy", near(colour, NAVY), f"dominant {hexc(colour)} on {share:.0%}")
+        judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE")
+        judge_and_check(vm, ["XYZZYQ"], RED, "UNACCEPTABLE")
+        judge_and_check(vm, ["DOG", "ZEBRA"], GREEN, "ACCEPTABLE")
+
+        rc, out = vm.sh("journalctl -b -o short-monotonic -t wordjudge | grep -m1 'WORDJUDGE READY' | sed 's/^\\[ *\\([0-9.]*\\)\\].*/\\1/'")
+        kernel_ready = out
+        log(f"READY at {kernel_ready} s after the kernel started (systemd journal)")
+        rc, out = vm.sh("findmnt -no OPTIONS /; findmnt -no SOURCE,OPTIONS /var/lib/wordjudge; touch /usr/x 2>&1; true")
+        check("root filesystem is read-only, data partition writable", out.startswith("ro") and "Read-only" in out, out.replace("\n", " | "))
+        want = os.environ.get("EXPECT_LEXICON", "DEMO")
+        rc, out = vm.sh(f"{WJ} lexicon list 2>&1 | grep -w {want}; "
+                        f"{WJ} config show 2>&1 | grep -c '^director_pin_hash = \"'")
+        status = "Verified official" if want != "DEMO" else "Demo"
+        check(f"active lexicon {want} is on the data partition ({status}); DIRECTOR_PIN_FILE hashed into config.toml",
+              want in out and status.lower() in out.lower() and out.strip().endswith("1"), out.replace("\n", " | "))
+        check(f"READY line names the active lexicon {want}", f"lexicon={want}" in line, line.strip()[-90:])
+        rc, out = vm.sh("systemctl --failed --no-legend --plain; systemctl is-system-running")
+        check("no failed units", "failed" not in out.split("\n")[0] and out.strip().endswith("running"), out.replace("\n", " | "))
+        reboot_keys(vm)
+        escape_keys(vm)
+        display_drivers(vm)
+        gpio_chardev(vm)
+        rc, out = vm.sh("systemd-analyze verify wordjudge.service wordjudge-stick-import@sdz1.service "
+                        "wordjudge-stick-export@sdz1.service 2>&1; echo rc=$?")
+        check("systemd-analyze verify wordjudge.service and the USB stick units (in the image)", out.endswith("rc=0"),
+              out.replace("\n", " | "))
+        rc, out = vm.sh("systemd-analyze security wordjudge.service --no-pager | tail -n1")
+        log(f"systemd-analyze security: {out}")
+        rc, out = vm.sh("systemd-analyze time --no-pager; systemd-analyze critical-chain wordjudge.service --no-pager")
+        with open(os.path.join(work, f"critical-chain-{ARCH}.txt"), "w") as f:
+            f.write(out + "\n")
+        log("systemd-analyze time and critical-chain wordjudge.service:\n" + out)
+
+        kiosk_killed(vm)
+        judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE after restart")
+        kiosk_frozen(vm)
+
+        rc, before = vm.sh(f"{WJ_CONFIG} audit show 2>/dev/null | wc -l")
+        log(f"audit log lines before the power cut: {before}")
+        judge_and_check(vm, ["ZEBRA"], GREEN, "ACCEPTABLE")
+        vm.wait_screen(NAVY, "ready", timeout=15)
+        vm.type_challenge("CAT")  # one more, not waited for
+        time.sleep(1.5)
+        vm.keys("esc")
+        vm.wait_screen(NAVY, "ready", timeout=15)
+        vm.type_challenge("DOG")
+        time.sleep(0.05)
+        vm.power_cut()
+        log("power cut (QMP quit) 50 ms after TAB")
+    finally:
+        vm.kill()
+
+    # ---------------- boot 2 ----------------
+    vm = VM(disk, "boot2")
+    try:
+        t = vm.wait_console(READY, timeout=180)
+        check("boot 2 after the power cut: kiosk READY", t, f"{t:.1f} s after power-on" if t else "no READY")
+        rc, out = vm.sh(f"{WJ_CONFIG} audit verify 2>&1")
+        check("wordjudge audit verify passes after the power cut", rc == 0, f"exit {rc}: {out[-300:]}".replace("\n", " | "))
+        rc, out = vm.sh(f"{WJ_CONFIG} audit show 2>/dev/null")
+        have = out.upper()
+        check("audit log kept the verdicts of boot 1", all(w in have for w in ("CAT", "XYZZYQ", "ZEBRA")),
+              f"{len(out.splitlines())} lines")
+        rc, out = vm.sh("journalctl --list-boots --no-pager | grep -cE '^ *-?[0-9]+ [0-9a-f]{32}'; journalctl -b -1 -t wordjudge --no-pager | grep -c 'WORDJUDGE READY'")
+        n_boots, ready_prev = (out.split() + ["0", "0"])[:2]
+        check("persistent journal on the data partition kept boot 1", int(n_boots) >= 2 and int(ready_prev) >= 1,
+              f"{n_boots} boots listed, {ready_prev} READY lines in boot -1")
+        # USB sticks from the director menu; it ends on the Ready screen with nothing plugged in.
+        usb_stick(vm)
+        # Director menu (Ctrl+Alt+Shift+D, PIN), "Power off", ENTER twice: the kiosk runs
+        # `systemctl poweroff` as user wordjudge, inside its sandbox (polkit rule).
+        open_director_menu(vm)
+        vm.screen("director-menu")
+        vm.keys(*["down"] * 40, "up", gap=0.05)  # the last item is Leave; Power off is just above
+        time.sleep(1)
+        vm.screen("director-poweroff-selected")
+        vm.keys("ret")
+        time.sleep(1)
+        vm.keys("ret")
+        try:
+            vm.proc.wait(timeout=90)
+            off = True
+        except subprocess.TimeoutExpired:
+            off = False
+            vm.screen("director-poweroff-failed")
+        check("director menu powers the station off (systemctl as user wordjudge, polkit)", off, "VM powered off" if off else "still running after 90 s")
+    finally:
+        vm.kill()
+
+    firmware = "UEFI firmware included" if ARCH == "amd64" else "direct kernel boot"
+    summary = f"{ARCH} boot to READY: {boot_ready:.1f} s from power-on ({firmware}), {kernel_ready} s from kernel start"
+    log(summary)
+    with open(os.path.join(work, f"boot-times-{ARCH}.txt"), "w") as f:
+        f.write(summary + "\n")
+
+
+def run():
+    """python3 -m boottest IMAGE [WORK]: main(), then the screendumps as PNG and the totals;
+    exit 0 only if every check passed."""
+    common.parse_args(sys.argv)
+    try:
+        main()
+    except Exception as e:  # a crash is a failure, with what we know so far
+        check("test ran to the end", False, f"{type(e).__name__}: {e}")
+    for name in sorted(os.listdir(common.WORK)):
+        if name.endswith(".ppm"):
+            ppm_to_png(os.path.join(common.WORK, name))
+    print(f"screendumps (PNG), console logs: {common.WORK}")
+    passed = sum(ok for _, ok in common.results)
+    failed = len(common.results) - passed
+    print(f"boot test: {time.monotonic() - T0:.0f} s")
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed or not common.results else 0)

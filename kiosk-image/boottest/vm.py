@@ -1,0 +1,237 @@
+"""JsonSocket, the JSON client for QMP (the QEMU monitor) and the QEMU guest agent; and VM,
+one QEMU run of the image (amd64 through UEFI on q35, arm64 by direct kernel boot on virt)
+and what the checks do to it: the serial console, keys and screendumps over QMP, shell
+commands through the guest agent, USB sticks hot-plugged, the power cut."""
+import base64
+import json
+import os
+import socket
+import subprocess
+import time
+
+from . import common
+from .common import ACCEL, ARCH, OVMF_CODE
+from .screens import dominant, near
+
+
+class JsonSocket:
+    """Line-delimited JSON over a unix socket (QMP and the guest agent both speak it)."""
+
+    def __init__(self, path, timeout=60):
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.buf = b""
+
+    def send(self, obj):
+        self.sock.sendall(json.dumps(obj).encode() + b"\n")
+
+    def recv(self, timeout):
+        self.sock.settimeout(timeout)
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("socket closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        line = line.strip(b"\xff").strip()
+        return json.loads(line) if line else None
+
+    def call(self, execute, timeout=30, **arguments):
+        msg = {"execute": execute}
+        if arguments:
+            msg["arguments"] = arguments
+        self.send(msg)
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.recv(max(0.1, deadline - time.monotonic()))
+            if reply and ("return" in reply or "error" in reply):
+                if "error" in reply:
+                    raise RuntimeError(f"{execute}: {reply['error']}")
+                return reply["return"]
+
+
+class VM:
+    def __init__(self, disk, tag):
+        self.tag = tag
+        self.console = os.path.join(common.WORK, f"console-{tag}.log")
+        self.qmp_path = os.path.join(common.WORK, "qmp.sock")
+        self.qga_path = os.path.join(common.WORK, "qga.sock")
+        for p in (self.qmp_path, self.qga_path, self.console):
+            if os.path.exists(p):
+                os.unlink(p)
+        accel = ["-accel", "kvm", "-cpu", "host"] if ACCEL == "kvm" else ["-accel", "tcg"]
+        if ARCH == "amd64":
+            machine = ["qemu-system-x86_64", *accel, "-machine", "q35", "-smp", "2", "-m", "1024",
+                       "-drive", f"if=pflash,format=raw,readonly=on,file={OVMF_CODE}",
+                       "-drive", f"if=pflash,format=raw,file={os.path.join(common.WORK, 'OVMF_VARS.fd')}",
+                       "-vga", "std",
+                       # q35 has no USB controller: the USB sticks plug into this one (bus xhci.0).
+                       "-device", "qemu-xhci,id=xhci"]
+        else:
+            if ACCEL != "kvm":
+                accel += ["-cpu", "cortex-a72"]
+            boot = os.path.join(os.path.dirname(os.path.abspath(common.IMG)), "boot")
+            with open(os.path.join(boot, "cmdline")) as f:
+                # The Pi's UART on GPIO 14/15 is ttyS1; the virt board's is the PL011, ttyAMA0.
+                cmdline = f.read().strip().replace("console=ttyS1,", "console=ttyAMA0,")
+            machine = ["qemu-system-aarch64", *accel, "-machine", "virt", "-smp", "2", "-m", "1024",
+                       "-kernel", os.path.join(boot, "vmlinuz"), "-initrd", os.path.join(boot, "initrd.img"),
+                       "-append", cmdline,
+                       "-device", "virtio-gpu-pci", "-device", "qemu-xhci,id=xhci", "-device", "usb-kbd"]
+        cmd = [*machine,
+               "-drive", f"file={disk},format=raw,if=virtio,cache=unsafe",
+               "-display", "none", "-nic", "none",
+               "-serial", f"file:{self.console}",
+               "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
+               "-chardev", f"socket,path={self.qga_path},server=on,wait=off,id=qga0",
+               "-device", "virtio-serial", "-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0"]
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                     stdout=open(os.path.join(common.WORK, f"qemu-{tag}.log"), "wb"),
+                                     stderr=subprocess.STDOUT)
+        self.qmp = JsonSocket(self.qmp_path)
+        self.qmp.recv(10)  # greeting
+        self.qmp.call("qmp_capabilities")
+        self.qga = None
+        self.plugged = []  # node names of USB sticks plugged in (plug/unplug)
+
+    def console_text(self):
+        with open(self.console, "rb") as f:
+            return f.read()
+
+    def wait_console(self, needle, count=1, timeout=120):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.console_text().count(needle) >= count:
+                return time.monotonic() - self.started
+            if self.proc.poll() is not None:
+                return None
+            time.sleep(0.2)
+        return None
+
+    def chord(self, *names, hold=None):
+        """Presses the keys together (QMP send-key; QEMU's default hold time unless `hold` ms)."""
+        self.qmp.call("send-key", keys=[{"type": "qcode", "data": k} for k in names],
+                      **({"hold-time": hold} if hold is not None else {}))
+
+    def keys(self, *names, gap=0.08):
+        for name in names:
+            self.chord(name, hold=40)
+            time.sleep(gap)
+
+    def type_words(self, *words):
+        """Types a challenge on the Ready screen, the number of words then the words, not yet judged."""
+        self.keys(str(len(words)))
+        time.sleep(0.3)
+        for i, word in enumerate(words):
+            if i:
+                self.keys("spc")
+            self.keys(*word.lower())
+
+    def type_challenge(self, *words):
+        self.type_words(*words)
+        self.keys("tab")
+
+    def screen(self, name):
+        path = os.path.join(common.WORK, f"{self.tag}-{name}.ppm")
+        self.qmp.call("screendump", filename=path)
+        return dominant(path)
+
+    def wait_screen(self, want, name, timeout=15):
+        deadline = time.monotonic() + timeout
+        while True:
+            colour, share = self.screen(name)
+            if near(colour, want) or time.monotonic() > deadline:
+                return colour, share
+            time.sleep(0.25)
+
+    def agent(self, timeout=180):
+        """The guest agent's socket, once the agent answers (it starts with the guest's udev)."""
+        if self.qga is None:
+            self.qga = JsonSocket(self.qga_path)
+        deadline = time.monotonic() + timeout
+        sync_id = int(time.monotonic() * 1000) % 1000000
+        while time.monotonic() < deadline:
+            sync_id += 1
+            self.qga.send({"execute": "guest-sync", "arguments": {"id": sync_id}})
+            try:
+                while True:  # replies to earlier syncs may still arrive: skip them
+                    reply = self.qga.recv(3)
+                    if reply and reply.get("return") == sync_id:
+                        return self.qga
+            except (socket.timeout, json.JSONDecodeError):
+                pass
+        raise RuntimeError("guest agent does not answer")
+
+    def sh(self, script, timeout=60):
+        """Runs a shell command in the guest as root; returns (exit code, stdout+stderr)."""
+        qga = self.agent()
+        pid = qga.call("guest-exec", path="/bin/sh", arg=["-c", script], **{"capture-output": True})["pid"]
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            st = qga.call("guest-exec-status", pid=pid)
+            if st.get("exited"):
+                out = base64.b64decode(st.get("out-data", "")) + base64.b64decode(st.get("err-data", ""))
+                return st.get("exitcode", -1), out.decode(errors="replace").strip()
+            time.sleep(0.2)
+        return -1, "timeout"
+
+    def plug(self, node, image_path):
+        """Hot-plugs the raw image file as a USB stick (usb-storage on the xhci controller)."""
+        self.qmp.call("blockdev-add", driver="raw", file={"driver": "file", "filename": image_path},
+                      **{"node-name": node})
+        try:
+            self.qmp.call("device_add", driver="usb-storage", id="usb-" + node, drive=node, bus="xhci.0",
+                          removable=True)
+        except Exception:
+            self.qmp.call("blockdev-del", **{"node-name": node})
+            raise
+        self.plugged.append(node)
+
+    def unplug(self, node, timeout=30):
+        """Pulls the stick: device_del, waits until QEMU has removed the device (QMP events are
+        skipped by JsonSocket.call, so this polls the peripherals), then frees the image file."""
+        dev = "usb-" + node
+        try:
+            self.qmp.call("device_del", id=dev)
+        except RuntimeError as e:
+            if "not found" not in str(e).lower():
+                raise
+        deadline = time.monotonic() + timeout
+        while any(p.get("name") == dev for p in self.qmp.call("qom-list", path="/machine/peripheral")):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{dev} still present {timeout} s after device_del")
+            time.sleep(0.2)
+        while True:
+            try:
+                self.qmp.call("blockdev-del", **{"node-name": node})
+                break
+            except RuntimeError as e:
+                if "failed to find" in str(e).lower():
+                    break
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        if node in self.plugged:
+            self.plugged.remove(node)
+
+    def power_cut(self):
+        try:
+            self.qmp.call("quit", timeout=5)
+        except (EOFError, OSError, RuntimeError):
+            pass
+        self.proc.wait(timeout=10)
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
