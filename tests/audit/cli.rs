@@ -2,24 +2,9 @@
 
 
 use crate::support::*;
-use std::path::Path;
-use std::process::{Command, Output};
 use std::time::Duration;
 use wordjudge::audit::AuditEvent;
 use wordjudge::recorder::AuditLog;
-
-fn wordjudge(args: &[&str], config: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wordjudge"))
-        .args(args)
-        .env("WORDJUDGE_CONFIG", config)
-        .env("TZ", "UTC")
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 /// A log over two days with two lexicons' worth of events; the config
 /// points at it.
@@ -46,7 +31,7 @@ fn setup() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
 fn verify_passes_then_names_the_bad_line() {
     let (_base, audit, config) = setup();
     // DIR defaults to the config's audit_dir.
-    let ok = wordjudge(&["audit", "verify"], &config);
+    let ok = wordjudge_with(&config, &["audit", "verify"]);
     assert_eq!(ok.status.code(), Some(0), "{}{}", stdout(&ok), String::from_utf8_lossy(&ok.stderr));
     let text = stdout(&ok);
     assert!(text.contains("OK: the hash chain is intact from genesis to record"), "{text}");
@@ -56,14 +41,14 @@ fn verify_passes_then_names_the_bad_line() {
     assert_eq!(files.len(), 2);
     let day1 = std::fs::read_to_string(&files[0]).unwrap();
     std::fs::write(&files[0], day1.replacen("\"verdict\":\"UNACCEPTABLE\"", "\"verdict\":\"ACCEPTABLE\"", 1)).unwrap();
-    let bad = wordjudge(&["audit", "verify", audit.to_str().unwrap()], &config);
+    let bad = wordjudge_with(&config, &["audit", "verify", audit.to_str().unwrap()]);
     assert_eq!(bad.status.code(), Some(1));
     assert!(stdout(&bad).contains(&format!("BAD: {} line 2: edited", name(&files[0]))), "{}", stdout(&bad));
     // show warns that the log is damaged.
-    let show = wordjudge(&["audit", "show"], &config);
+    let show = wordjudge_with(&config, &["audit", "show"]);
     assert!(String::from_utf8_lossy(&show.stderr).contains("WARNING: the audit log is damaged"));
 
-    let missing = wordjudge(&["audit", "verify", "/nonexistent/audit"], &config);
+    let missing = wordjudge_with(&config, &["audit", "verify", "/nonexistent/audit"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("there is no audit log at /nonexistent/audit"));
 }
@@ -71,28 +56,28 @@ fn verify_passes_then_names_the_bad_line() {
 #[test]
 fn show_filters_by_time_challenge_and_lexicon() {
     let (_base, _audit, config) = setup();
-    let all = stdout(&wordjudge(&["audit", "show"], &config));
+    let all = stdout(&wordjudge_with(&config, &["audit", "show"]));
     assert_eq!(all.lines().count(), 6, "{all}"); // startup, 1, 2, switched, rotated, 3
     assert!(all.contains("challenge 2  UNACCEPTABLE  CAT XQZT  [CAT:acceptable XQZT:unacceptable]  DEMO"), "{all}");
     assert!(all.contains("repeat of 1"), "{all}");
 
-    let one = stdout(&wordjudge(&["audit", "show", "--challenge", "3"], &config));
+    let one = stdout(&wordjudge_with(&config, &["audit", "show", "--challenge", "3"]));
     assert_eq!(one.lines().count(), 1, "{one}");
     assert!(one.starts_with("2025-05-02 12:01:00 UTC") && one.contains("challenge 3"), "{one}");
 
-    let day1 = stdout(&wordjudge(&["audit", "show", "--since", "2025-05-01", "--until", "2025-05-01"], &config));
+    let day1 = stdout(&wordjudge_with(&config, &["audit", "show", "--since", "2025-05-01", "--until", "2025-05-01"]));
     assert!(day1.contains("challenge 1") && day1.contains("challenge 2") && !day1.contains("challenge 3"), "{day1}");
-    let later = stdout(&wordjudge(&["audit", "show", "--since", "2025-05-01T12:00:30Z"], &config));
+    let later = stdout(&wordjudge_with(&config, &["audit", "show", "--since", "2025-05-01T12:00:30Z"]));
     assert!(
         !later.contains("challenge 1 ") && later.contains("challenge 2") && later.contains("challenge 3"),
         "{later}"
     );
 
-    let csw = stdout(&wordjudge(&["audit", "show", "--lexicon", "CSW21"], &config));
+    let csw = stdout(&wordjudge_with(&config, &["audit", "show", "--lexicon", "CSW21"]));
     assert_eq!(csw.lines().count(), 1, "{csw}");
     assert!(csw.contains("lexicon_switched"), "{csw}");
 
-    let bad = wordjudge(&["audit", "show", "--since", "yesterday"], &config);
+    let bad = wordjudge_with(&config, &["audit", "show", "--since", "yesterday"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not a time"));
 }
@@ -100,7 +85,7 @@ fn show_filters_by_time_challenge_and_lexicon() {
 #[test]
 fn export_csv_and_jsonl() {
     let (base, audit, config) = setup();
-    let csv = stdout(&wordjudge(&["audit", "export", "--format", "csv", "--challenge", "2"], &config));
+    let csv = stdout(&wordjudge_with(&config, &["audit", "export", "--format", "csv", "--challenge", "2"]));
     let rows: Vec<&str> = csv.lines().collect();
     assert_eq!(rows.len(), 2, "{csv}");
     assert!(rows[0].starts_with("seq,time_utc,station,event,challenge,verdict,words,per_word,lexicon"), "{}", rows[0]);
@@ -113,7 +98,7 @@ fn export_csv_and_jsonl() {
     // A full JSON Lines export is the log itself and verifies on its own.
     let out = base.path().join("usb").join("export.jsonl");
     std::fs::create_dir_all(out.parent().unwrap()).unwrap();
-    let done = wordjudge(&["audit", "export", "--format", "jsonl", "--out", out.to_str().unwrap()], &config);
+    let done = wordjudge_with(&config, &["audit", "export", "--format", "jsonl", "--out", out.to_str().unwrap()]);
     assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
     let exported = std::fs::read_to_string(&out).unwrap();
     let original: String = log_files(&audit).iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
@@ -125,6 +110,6 @@ fn export_csv_and_jsonl() {
     assert!(report.ok(), "{report}");
     assert_eq!(report.records, 6);
 
-    let no_format = wordjudge(&["audit", "export"], &config);
+    let no_format = wordjudge_with(&config, &["audit", "export"]);
     assert_eq!(no_format.status.code(), Some(2));
 }

@@ -93,3 +93,19 @@ pub fn test_name(module: &str, name: &str) -> String {
         format!("{path}::{name}")
     }
 }
+
+/// `wordjudge ARGS` as a director runs it, with the station config at
+/// `config` and the time zone pinned.
+pub fn wordjudge_with(config: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+        .args(args)
+        .env("WORDJUDGE_CONFIG", config)
+        .env("TZ", "UTC")
+        .output()
+        .unwrap()
+}
+
+/// What a command printed, as text.
+pub fn stdout(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}

@@ -6,7 +6,7 @@
 
 use crate::support::*;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use wordjudge::audit::checkpoint::{self, NoteVerifier};
 use wordjudge::audit::format::{line_hash, seal};
 use wordjudge::audit::{AuditEvent, CheckpointReason, Slip, SlipCode};
@@ -15,20 +15,6 @@ use wordjudge::inspect::{verify, verify_with, BreakKind, VerifyOptions};
 
 fn wordjudge(args: &[&str]) -> Output {
     wordjudge_with(std::path::Path::new("/nonexistent/wordjudge-test-config.toml"), args)
-}
-
-/// `wordjudge` with the station config at `config`.
-fn wordjudge_with(config: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wordjudge"))
-        .args(args)
-        .env("WORDJUDGE_CONFIG", config)
-        .env("TZ", "UTC")
-        .output()
-        .unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 /// Every line of the log, in order.

@@ -4,7 +4,7 @@
 //! is tested against the live station in `kiosk_live.rs`.
 
 
-use crate::support::{enter_pin, fake_station, is_ready, open_pin, select_menu, Rig, PIN};
+use crate::support::{enter_pin, fake_station, is_ready, one_verdict_per_play, open_pin, select_menu, Rig, PIN};
 use std::time::Duration;
 use wordjudge::app::Controller;
 use wordjudge::config::Timeouts;
@@ -126,26 +126,10 @@ fn an_early_tab_is_refused_as_prominently_as_the_instruction_and_singular_reads_
 #[test]
 fn verdicts_come_from_the_station_and_never_say_which_word_failed() {
     let mut rig = Rig::fake("SMALL");
-    let (ok, first) = rig.challenge(&["cat", "zebra"]);
-    assert!(ok);
+    one_verdict_per_play(&mut rig, "SMALL");
     let v = rig.view();
-    assert_eq!(v.screen, ScreenKind::Verdict);
-    assert!(v.verdict.acceptable);
-    assert_eq!(v.verdict.label, "ACCEPTABLE");
-    assert_eq!(v.verdict.words, "CAT  ZEBRA");
-    assert!(v.verdict.details.contains("SMALL") && v.verdict.details.contains("12:00:00"), "{}", v.verdict.details);
-    assert!(v.verdict.slip.contains(&format!("#{first:04}")) && v.verdict.slip.contains("FAKE"), "{}", v.verdict.slip);
-    rig.advance(600);
-    rig.key(Key::Enter);
-    let (ok, second) = rig.challenge(&["dog", "xyzzy", "qi"]);
-    assert!(!ok);
-    assert!(second > first, "challenge numbers are unique and increasing");
-    let v = rig.view();
-    assert!(!v.verdict.acceptable);
-    assert_eq!(v.verdict.label, "UNACCEPTABLE");
-    assert_eq!(v.verdict.words, "DOG  XYZZY  QI", "all words, in order, unmarked");
-    let shown = format!("{v:?}");
-    assert!(!shown.contains("XYZZY:") && !shown.to_lowercase().contains("not in"), "nothing names the failing word");
+    assert!(v.verdict.details.contains("12:00:00"), "the record's time: {}", v.verdict.details);
+    assert!(v.verdict.slip.contains("FAKE"), "the record's slip code: {}", v.verdict.slip);
     rig.advance(10_000);
     assert!(is_ready(rig.screen()));
 }

@@ -140,3 +140,33 @@ pub fn out_of_service_until_the_director_switches<S: Station>(rig: &mut Rig<S>, 
     assert!(is_ready(rig.screen()), "{what}");
     assert!(rig.challenge(&["cat"]).0);
 }
+
+/// One scenario for any station: an acceptable play, then an unacceptable
+/// one with a higher number. Each verdict is one word for the whole play,
+/// shows every word typed, in order and unmarked, and its own slip; nothing
+/// on screen names the word that failed. Returns the two challenge numbers.
+pub fn one_verdict_per_play<S: Station>(rig: &mut Rig<S>, lexicon: &str) -> (u64, u64) {
+    use wordjudge::kiosk::view::ScreenKind;
+    let (ok, first) = rig.challenge(&["cat", "zebra"]);
+    assert!(ok);
+    let v = rig.view();
+    assert_eq!(v.screen, ScreenKind::Verdict);
+    assert!(v.verdict.acceptable);
+    assert_eq!(v.verdict.label, "ACCEPTABLE");
+    assert_eq!(v.verdict.words, "CAT  ZEBRA");
+    assert!(v.verdict.details.contains(lexicon), "{}", v.verdict.details);
+    assert!(v.verdict.slip.contains(&format!("#{first:04}")), "{}", v.verdict.slip);
+    rig.advance(600);
+    rig.key(Key::Enter);
+    let (ok, second) = rig.challenge(&["dog", "xyzzy", "qi"]);
+    assert!(!ok);
+    assert!(second > first, "challenge numbers are unique and increasing");
+    let v = rig.view();
+    assert!(!v.verdict.acceptable);
+    assert_eq!(v.verdict.label, "UNACCEPTABLE");
+    assert_eq!(v.verdict.words, "DOG  XYZZY  QI", "all words, in order, unmarked");
+    assert!(v.verdict.slip.contains(&format!("#{second:04}")), "{}", v.verdict.slip);
+    let shown = format!("{v:?}");
+    assert!(!shown.contains("XYZZY:") && !shown.to_lowercase().contains("not in"), "nothing names the failing word");
+    (first, second)
+}
