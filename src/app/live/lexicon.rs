@@ -4,9 +4,8 @@
 //! chooses it again), or switched by the director.
 
 use crate::audit::{AuditEvent, LexiconIdentity};
-use crate::kiosk::station::{
-    Station, SwitchError,
-};
+use crate::kiosk::station::{LexiconChoice, SettingsError, Station, SwitchError};
+use crate::lexicon::catalog::Catalog;
 
 use super::{digests_path, open_active, Active, LiveStation};
 
@@ -109,6 +108,90 @@ impl LiveStation {
             problem: None,
         });
         self.active = Active::Open(Box::new(lexicon), ident);
+        Ok(())
+    }
+}
+
+impl LiveStation {
+    /// Every installed lexicon with its status, re-read from disk.
+    pub(super) fn list_lexicons(&mut self) -> Vec<LexiconChoice> {
+        // Re-read the directory: a director may have installed a lexicon since start.
+        self.catalog = Catalog::load(self.catalog.dir());
+        self.catalog
+            .entries()
+            .iter()
+            .map(|entry| {
+                let id = entry.definition.id.clone();
+                match self.catalog.open(&id) {
+                    Ok(l) => LexiconChoice {
+                        id,
+                        status: l.status().to_string(),
+                        fingerprint: l.fingerprint().short(),
+                        digest: crate::kiosk::station::short_digest(
+                            l.identity().layers.iter().map(|layer| layer.content_sha256.as_str()),
+                        ),
+                        usable: l.status().can_judge(),
+                    },
+                    Err(e) => LexiconChoice {
+                        id,
+                        status: e.status().to_string(),
+                        fingerprint: String::new(),
+                        digest: String::new(),
+                        usable: false,
+                    },
+                }
+            })
+            .collect()
+    }
+
+    /// Switches the lexicon, recording a refusal too; a profile whose
+    /// lexicon is no longer the one judging is cleared.
+    pub(super) fn switch_lexicon_recorded(&mut self, id: &str) -> Result<(), SwitchError> {
+        let result = self.try_switch(id);
+        if let Err(reason) = &result {
+            // A refused switch is a director action too: recorded.
+            let from = self.lexicon().id;
+            self.record(AuditEvent::LexiconSwitchRefused { from, to: id.to_string(), reason: reason.to_string() });
+            return result;
+        }
+        // A profile whose lexicon is no longer the one judging no longer
+        // applies: no rule line of another event under these verdicts.
+        if self.profile.is_some_and(|p| p.lexicon != id) {
+            let cleared = self.save_config(|c| c.profile = None);
+            if cleared.is_ok() {
+                self.profile = None;
+                self.second = None;
+            }
+            self.record_setting("profile", None, &cleared.map_err(SettingsError::Failed));
+        }
+        result
+    }
+
+    /// Switches to a built-in profile: its lexicon, its rule and its second
+    /// opinion, recorded.
+    pub(super) fn switch_profile_recorded(&mut self, id: &str) -> Result<(), SwitchError> {
+        let Some(profile) = crate::profile::find(id) else {
+            return Err(SwitchError::Unusable { id: id.into(), status: "Unknown".into(), problem: "no such profile".into() });
+        };
+        // Switching to the profile's lexicon must not first clear the profile
+        // being replaced (the record says which profile came before).
+        let before = self.profile.take();
+        if let Err(e) = self.switch_lexicon(profile.lexicon) {
+            self.profile = before;
+            return Err(e);
+        }
+        self.profile = before;
+        self.save_config(|c| c.profile = Some(profile.id.to_string()))
+            .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
+        let from = self.profile.map(|p| p.id.to_string());
+        self.profile = Some(profile);
+        self.second = self.open_second(Some(profile));
+        self.record(AuditEvent::ProfileSwitched {
+            from,
+            to: profile.id.into(),
+            lexicon: profile.lexicon.into(),
+            rule: profile.rule.name(),
+        });
         Ok(())
     }
 }

@@ -8,19 +8,26 @@
 //! be saved leaves everything unchanged. Judging runs under `catch_unwind`,
 //! so a fault in the judging path is an audit record and an out-of-service
 //! screen, never a dead kiosk.
+//!
+//! This file owns the station's state, its start and the [`Station`]
+//! trait's face; the mechanisms are one a file: `judging` (a play judged
+//! and recorded), `lexicon` (opening, verifying and switching lexicons and
+//! profiles), `pin` (the director's PIN and its lockout), `director`
+//! (clock, settings and USB sticks as audit records).
 
 mod director;
+mod judging;
 mod lexicon;
+mod pin;
 
 use super::pin_check::PinChecker;
 use super::usb::UsbDesk;
 use crate::audit::{AuditEvent, LexiconIdentity};
-use crate::recorder::{AdjudicationInput, AuditLog};
+use crate::recorder::AuditLog;
 use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
-use crate::judge::{judge, Challenge};
 use crate::kiosk::station::{
     AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, PinGuard, ProfileChoice,
-    SecondOpinion, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError, UsbRequest,
+    SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError, UsbRequest,
     UsbUpdate, Warning,
 };
 use crate::usb::Sticks;
@@ -28,7 +35,6 @@ use crate::profile::Profile;
 use crate::lexicon::catalog::Catalog;
 use crate::lexicon::{Lexicon, LexiconError};
 use crate::panel::Trigger;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -90,10 +96,6 @@ fn digests_path(config: &std::path::Path) -> PathBuf {
     crate::config::beside(config, "lexicon-digests")
 }
 
-/// Where the PIN guard is kept: beside the config (`config.toml.pin-guard`).
-fn pin_guard_path(config: &std::path::Path) -> PathBuf {
-    crate::config::beside(config, "pin-guard")
-}
 
 /// Opens `id`: its status is computed from the bytes that will judge.
 fn open_active(catalog: &Catalog, id: &str) -> Result<Lexicon, LexiconError> {
@@ -151,14 +153,6 @@ impl LiveStation {
         station
     }
 
-    /// Opens a profile's second-opinion lexicon, verified like any other.
-    fn open_second(&self, profile: Option<&'static Profile>) -> Option<(String, Result<Box<Lexicon>, String>)> {
-        let id = profile?.second_opinion?;
-        let opened = open_active(&self.catalog, id)
-            .map_err(|e| e.to_string())
-            .and_then(|l| l.check_usable().map(|()| Box::new(l)).map_err(|e| e.to_string()));
-        Some((id.to_string(), opened))
-    }
 
     /// Saves a changed config (atomically, with its last good copy); on
     /// failure nothing changed.
@@ -183,25 +177,8 @@ impl LiveStation {
         }
     }
 
-    /// Takes the station out of service after a fault in the judging path.
-    fn fault(&mut self, why: String) -> AdjudicateError {
-        tracing::error!("judging fault: {why}");
-        let id = self.lexicon().id;
-        self.record(AuditEvent::JudgingFault { lexicon: id.clone(), problem: why.clone() });
-        self.active = Active::Failed { id, status: "Out of service".into(), problem: format!("judging fault: {why}") };
-        self.judging_fault = Some(why.clone());
-        AdjudicateError::Fault(why)
-    }
 }
 
-/// The text of a caught panic.
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic".into())
-}
 
 impl Station for LiveStation {
     fn lexicon(&self) -> LexiconView {
@@ -222,54 +199,11 @@ impl Station for LiveStation {
     }
 
     fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError> {
-        let Active::Open(lexicon, ident) = &self.active else {
-            return Err(AdjudicateError::NoUsableLexicon);
-        };
-        let challenge = Challenge::new(words).map_err(|e| AdjudicateError::BadChallenge(e.to_string()))?;
-        let judged = catch_unwind(AssertUnwindSafe(|| judge(lexicon, &challenge)));
-        let adjudication = match judged {
-            Ok(Ok(adjudication)) => adjudication,
-            Ok(Err(e)) => return Err(AdjudicateError::BadChallenge(e.to_string())),
-            Err(payload) => return Err(self.fault(panic_text(payload.as_ref()))),
-        };
-        // The second opinion is one verdict for the whole play, or none when
-        // that lexicon cannot judge; a fault there never costs the main verdict.
-        let second_opinion = self.second.as_ref().map(|(id, opened)| SecondOpinion {
-            lexicon: id.clone(),
-            verdict: opened.as_ref().ok().and_then(|second| {
-                catch_unwind(AssertUnwindSafe(|| judge(second, &challenge))).ok()?.ok().map(|a| a.verdict())
-            }),
-        });
-        let rule = crate::profile::rule_for(self.profile, &ident.id);
-        let Some(audit) = &mut self.audit else {
-            return Err(AdjudicateError::NoUsableLexicon);
-        };
-        // Written and fdatasynced before the verdict is shown; a failing log
-        // does not stop the verdict (the game must go on).
-        let profile = self.profile.map(|p| p.id);
-        let recorded = audit.record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger, profile });
-        // The record's own stamp, in local time: the screen never reads a
-        // second clock.
-        let time = recorded.time.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string();
-        Ok(Judged {
-            verdict: adjudication.verdict(),
-            challenge_number: recorded.challenge,
-            // No code while the log cannot be written: the verdict still
-            // shows (the game goes on) and the number is durably marked as
-            // shown without a record, which `audit verify` names.
-            slip_code: recorded.code,
-            time,
-            rule,
-            second_opinion,
-        })
+        self.judge_play(words, trigger)
     }
 
     fn check_pin(&mut self, pin: &str) -> PinCheck {
-        match &self.config.director_pin_hash {
-            None => PinCheck::NotSet,
-            Some(hash) if self.pin_checker.verify(pin, hash) => PinCheck::Accepted,
-            Some(_) => PinCheck::Refused,
-        }
+        self.verify_pin(pin)
     }
 
     fn director_event(&mut self, event: DirectorEvent) {
@@ -282,81 +216,19 @@ impl Station for LiveStation {
     }
 
     fn pin_guard(&self) -> PinGuard {
-        let path = pin_guard_path(&self.config_path);
-        let Ok(text) = crate::bounded::read_small_text(&path, 4096) else { return PinGuard::default() };
-        let field = |name: &str| {
-            text.lines().find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok()).unwrap_or(0)
-        };
-        let now = jiff::Timestamp::now().as_second().max(0) as u64;
-        PinGuard {
-            failures: field("failures ") as u32,
-            lockouts: field("lockouts ") as u32,
-            locked_for: std::time::Duration::from_secs(field("locked_until ").saturating_sub(now)),
-        }
+        self.load_pin_guard()
     }
 
     fn save_pin_guard(&mut self, guard: PinGuard) {
-        let until = jiff::Timestamp::now().as_second().max(0) as u64 + guard.locked_for.as_secs();
-        let text = format!(
-            "# wordjudge: wrong director PINs and lockouts, kept across restarts\nfailures {}\nlockouts {}\nlocked_until {}\n",
-            guard.failures,
-            guard.lockouts,
-            if guard.locked_for.is_zero() { 0 } else { until }
-        );
-        if let Err(e) = crate::atomic_file::write_atomically(&pin_guard_path(&self.config_path), text.as_bytes()) {
-            tracing::warn!("cannot save the PIN lockout: {e}");
-        }
+        self.store_pin_guard(guard)
     }
 
     fn lexicon_choices(&mut self) -> Vec<LexiconChoice> {
-        // Re-read the directory: a director may have installed a lexicon since start.
-        self.catalog = Catalog::load(self.catalog.dir());
-        self.catalog
-            .entries()
-            .iter()
-            .map(|entry| {
-                let id = entry.definition.id.clone();
-                match self.catalog.open(&id) {
-                    Ok(l) => LexiconChoice {
-                        id,
-                        status: l.status().to_string(),
-                        fingerprint: l.fingerprint().short(),
-                        digest: crate::kiosk::station::short_digest(
-                            l.identity().layers.iter().map(|layer| layer.content_sha256.as_str()),
-                        ),
-                        usable: l.status().can_judge(),
-                    },
-                    Err(e) => LexiconChoice {
-                        id,
-                        status: e.status().to_string(),
-                        fingerprint: String::new(),
-                        digest: String::new(),
-                        usable: false,
-                    },
-                }
-            })
-            .collect()
+        self.list_lexicons()
     }
 
     fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError> {
-        let result = self.try_switch(id);
-        if let Err(reason) = &result {
-            // A refused switch is a director action too: recorded.
-            let from = self.lexicon().id;
-            self.record(AuditEvent::LexiconSwitchRefused { from, to: id.to_string(), reason: reason.to_string() });
-            return result;
-        }
-        // A profile whose lexicon is no longer the one judging no longer
-        // applies: no rule line of another event under these verdicts.
-        if self.profile.is_some_and(|p| p.lexicon != id) {
-            let cleared = self.save_config(|c| c.profile = None);
-            if cleared.is_ok() {
-                self.profile = None;
-                self.second = None;
-            }
-            self.record_setting("profile", None, &cleared.map_err(SettingsError::Failed));
-        }
-        result
+        self.switch_lexicon_recorded(id)
     }
 
     fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice> {
@@ -364,29 +236,7 @@ impl Station for LiveStation {
     }
 
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {
-        let Some(profile) = crate::profile::find(id) else {
-            return Err(SwitchError::Unusable { id: id.into(), status: "Unknown".into(), problem: "no such profile".into() });
-        };
-        // Switching to the profile's lexicon must not first clear the profile
-        // being replaced (the record says which profile came before).
-        let before = self.profile.take();
-        if let Err(e) = self.switch_lexicon(profile.lexicon) {
-            self.profile = before;
-            return Err(e);
-        }
-        self.profile = before;
-        self.save_config(|c| c.profile = Some(profile.id.to_string()))
-            .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
-        let from = self.profile.map(|p| p.id.to_string());
-        self.profile = Some(profile);
-        self.second = self.open_second(Some(profile));
-        self.record(AuditEvent::ProfileSwitched {
-            from,
-            to: profile.id.into(),
-            lexicon: profile.lexicon.into(),
-            rule: profile.rule.name(),
-        });
-        Ok(())
+        self.switch_profile_recorded(id)
     }
 
     fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError> {
