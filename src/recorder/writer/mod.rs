@@ -4,9 +4,10 @@
 //! ([`crate::audit::lock`]), the challenge number reserved durably before it is
 //! used ([`crate::audit::numbering`]), the record appended and `fdatasync`ed, its
 //! slip code handed back, the journald copy handed off ([`super::journal`]),
-//! records held while the file cannot be written (`backlog`), file
-//! rotation, recovery of a torn last line at open, and signed checkpoints at
-//! shut-down, day rotation and export ([`crate::audit::checkpoint`]).
+//! records held while the file cannot be written (`failing.rs`, over
+//! `super::backlog`), file rotation (`append.rs`), recovery of a torn last
+//! line at open (`attach.rs`), and signed checkpoints at shut-down, day
+//! rotation and export ([`crate::audit::checkpoint`]).
 
 use super::backlog::Backlog;
 use crate::audit::checkpoint::{Checkpoint, KeyFingerprint, NoteVerifier, StationKey};
@@ -26,6 +27,7 @@ use std::time::Duration;
 
 mod append;
 mod attach;
+mod failing;
 
 /// What [`AuditLog::record_adjudication`] hands back for the verdict screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -384,87 +386,6 @@ impl AuditLog {
         let entry = self.journal_entry(&body, seq, written.clone());
         self.journal.send(entry);
         written
-    }
-
-    /// Returns the line's hash when written.
-    fn write_or_hold(&mut self, stamp: Stamp, body: Body) -> Option<String> {
-        if let Err(e) = self.write_backlog(&stamp) {
-            self.note_failure(&e, stamp);
-            self.hold(stamp, body);
-            return None;
-        }
-        match self.append(&stamp, &stamp, &body, false) {
-            Ok(hash) => Some(hash),
-            Err(e) => {
-                self.note_failure(&e, stamp);
-                self.hold(stamp, body);
-                None
-            }
-        }
-    }
-
-    fn hold(&mut self, stamp: Stamp, body: Body) {
-        self.backlog.hold(stamp, body, self.options.max_backlog);
-    }
-
-    /// Marks the log failing (the first failure is kept as `since`), drops
-    /// the open file so the next record re-reads the directory, and warns
-    /// journald once.
-    fn note_failure(&mut self, error: &AuditError, stamp: Stamp) {
-        self.out = None;
-        if self.backlog.fail(error.to_string(), stamp.time, self.numbering_from_log) {
-            let entry = journal::Entry {
-                warn: true,
-                message: format!("audit log failing: {error}"),
-                event: journal::AUDIT_FAILING.to_string(),
-                station: self.station.clone(),
-                problem: Some(error.to_string()),
-                ..Default::default()
-            };
-            self.journal.send(entry);
-        }
-    }
-
-    /// After a failure: the `write_failed` event, then the held records.
-    fn write_backlog(&mut self, stamp: &Stamp) -> Result<(), AuditError> {
-        if let Some(failure) = &self.backlog.failure {
-            let may_repeat =
-                !failure.numbering_from_log && failure.challenges.is_some_and(|c| c[0] <= self.log_max_challenge);
-            let note = may_repeat.then(|| {
-                "the log was unreadable when these challenges were numbered; numbers may repeat earlier ones"
-                    .to_string()
-            });
-            let event = AuditEvent::WriteFailed {
-                since: format!("{:.3}", failure.since),
-                error: failure.error.clone(),
-                held: self.backlog.queue.len() as u64,
-                lost: failure.dropped,
-                challenges: failure.challenges,
-                note,
-            };
-            let body = Body::Event(event);
-            let hash = self.append(stamp, stamp, &body, false)?;
-            self.backlog.failure = None;
-            let seq = self.chain.as_ref().map(|c| c.next_seq - 1);
-            let entry = self.journal_entry(&body, seq, Some(hash));
-            self.journal.send(entry);
-        }
-        if self.backlog.queue.is_empty() {
-            return Ok(());
-        }
-        while let Some(pending) = self.backlog.queue.front() {
-            let (pending_stamp, body) = (pending.stamp, pending.body.clone());
-            self.append(stamp, &pending_stamp, &body, true)?;
-            self.backlog.queue.pop_front();
-        }
-        // Every number shown is in the file now.
-        if let Some(counter) = &mut self.counter {
-            let state = counter.state();
-            if state.unrecorded.is_some() {
-                let _ = counter.store(CounterState { unrecorded: None, ..state });
-            }
-        }
-        Ok(())
     }
 
     fn journal_entry(&self, body: &Body, seq: Option<u64>, line_sha256: Option<String>) -> journal::Entry {
