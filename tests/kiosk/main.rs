@@ -1,10 +1,12 @@
-//! The kiosk: its flow on the fake station, the live station, USB sticks, random key streams, and the real windowed kiosk under Xvfb.
+//! The kiosk: its flow on the fake station (players in `flow`, the director in `director`), the live station (`live`, its sticks in `live_usb`), USB sticks on the fake, random key streams, and the real windowed kiosk under Xvfb.
 //!
 //! One binary per subject links wordjudge (and Slint) once instead of once per file.
 
 mod support;
+mod director;
 mod flow;
 mod flow_props;
 mod live;
+mod live_usb;
 mod usb;
 mod windowed;

@@ -1,0 +1,426 @@
+//! The director's screens on the fake station: the PIN and its lockout, the
+//! menu (switching lexicons and profiles, settings, power actions), and what
+//! no screen may show (paths, shell commands).
+
+
+use crate::support::{enter_pin, fake_station, is_ready, open_pin, select_menu, Rig, PIN};
+use wordjudge::config::Timeouts;
+use wordjudge::kiosk::fake::FakeRecord;
+use wordjudge::kiosk::flow::{Key, Screen};
+use wordjudge::kiosk::station::{DirectorEvent, Station, SystemAction, Warning};
+use wordjudge::kiosk::view::ScreenKind;
+
+#[test]
+fn director_pin_success_failure_and_lockout() {
+    let mut rig = Rig::fake("SMALL");
+    rig.keys("1");
+    rig.key(Key::DirectorChord);
+    assert!(matches!(rig.screen(), Screen::Entry(_)), "the chord works only on Ready");
+    rig.key(Key::Escape);
+    open_pin(&mut rig);
+    assert_eq!(rig.view().pin.prompt, "type the PIN", "an empty prompt asks for the PIN");
+    rig.keys("12");
+    assert_eq!(rig.view().pin.dots, "●●", "the PIN is never shown");
+    assert_eq!(rig.view().pin.prompt, "");
+    rig.key(Key::Escape);
+    assert!(is_ready(rig.screen()));
+    open_pin(&mut rig);
+    enter_pin(&mut rig, "1111");
+    assert!(rig.view().pin.message.contains("2 attempts left"), "{}", rig.view().pin.message);
+    enter_pin(&mut rig, "2222");
+    assert!(rig.view().pin.message.contains("1 attempt left"), "{}", rig.view().pin.message);
+    // Leaving and coming back does not reset the count.
+    rig.key(Key::Escape);
+    open_pin(&mut rig);
+    enter_pin(&mut rig, "3333");
+    assert!(rig.view().pin.message.contains("Locked"), "{}", rig.view().pin.message);
+    rig.advance(1_000);
+    enter_pin(&mut rig, PIN);
+    assert!(matches!(rig.screen(), Screen::Pin(_)), "locked: even the right PIN is refused");
+    assert!(rig.view().pin.message.contains("Try again in"), "{}", rig.view().pin.message);
+    rig.key(Key::Escape);
+    rig.advance(29_500);
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert!(matches!(rig.screen(), Screen::Director(_)), "after 30 s the right PIN opens the menu");
+    let events: Vec<&DirectorEvent> =
+        rig.station.records.iter().filter_map(|r| if let FakeRecord::Director(e) = r { Some(e) } else { None }).collect();
+    assert_eq!(
+        events,
+        [
+            &DirectorEvent::PinRefused { failures: 1 },
+            &DirectorEvent::PinRefused { failures: 2 },
+            &DirectorEvent::PinRefused { failures: 3 },
+            &DirectorEvent::LockedOut { seconds: 30 },
+            &DirectorEvent::PinAccepted,
+        ]
+    );
+}
+
+#[test]
+fn director_switch_keeps_the_cursor_and_shows_the_result() {
+    let mut rig = Rig::fake("SMALL");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert_eq!(rig.view().menu.selected, 3, "the menu opens on the active lexicon");
+    select_menu(&mut rig, "Use BROKEN ");
+    rig.key(Key::Enter);
+    assert!(rig.view().menu.message.starts_with("Not switched: BROKEN is Corrupt"), "{}", rig.view().menu.message);
+    assert_eq!(rig.view().menu.selected, 1, "the cursor stays where the director left it");
+    assert_eq!(rig.kiosk.lexicon().id, "SMALL", "a refused switch changes nothing");
+    select_menu(&mut rig, "Use OTHER ");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().menu.message, "Now judging with OTHER (Verified).");
+    assert_eq!(rig.view().menu.selected, 2);
+    assert!(rig.view().menu.items[2].ends_with("◀ active"), "{:?}", rig.view().menu.items);
+    assert!(rig.station.records.contains(&FakeRecord::SwitchRefused { to: "BROKEN".into() }));
+    rig.key(Key::Escape);
+    assert!(rig.challenge(&["xyzzy"]).0, "in effect at once");
+}
+
+#[test]
+fn reboot_and_power_off_are_offered_only_on_the_appliance() {
+    let mut rig = Rig::fake("SMALL");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    let items = rig.view().menu.items.join("\n");
+    assert!(!items.contains("Reboot") && !items.contains("Power off"), "a desktop never offers them: {items}");
+    assert!(rig.station.system(SystemAction::PowerOff).is_err(), "and the fake refuses them too");
+
+    let mut station = fake_station("SMALL");
+    station.appliance = true;
+    let mut rig = Rig::with(station, &Timeouts::default());
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    select_menu(&mut rig, "Power off");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().menu.message, "Press ENTER again to confirm.");
+    assert!(!rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)), "asks first");
+    rig.key(Key::Enter);
+    assert!(rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)));
+}
+
+#[test]
+fn director_menu_closes_after_idle_and_offers_quit_only_when_allowed() {
+    let mut rig = Rig::fake("SMALL");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert!(!rig.view().menu.items.iter().any(|i| i.contains("Quit")));
+    rig.advance(59_000);
+    rig.key(Key::Down);
+    rig.advance(59_000);
+    assert!(matches!(rig.screen(), Screen::Director(_)));
+    rig.advance(1_000);
+    assert!(is_ready(rig.screen()), "60 s idle closes director mode");
+
+    let mut station = fake_station("SMALL");
+    station.allow_quit = true;
+    let mut rig = Rig::with(station, &Timeouts::default());
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    select_menu(&mut rig, "Quit");
+    rig.key(Key::Enter);
+    assert!(!rig.kiosk.quit_requested(), "asks for confirmation");
+    rig.key(Key::Enter);
+    assert!(rig.kiosk.quit_requested());
+}
+
+/// Opens the director menu and moves to the item starting with `prefix`.
+fn director_at(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>, prefix: &str) {
+    if !matches!(rig.screen(), Screen::Director(_)) {
+        open_pin(rig);
+        enter_pin(rig, PIN);
+    }
+    select_menu(rig, prefix);
+}
+
+#[test]
+fn the_director_changes_the_pin_with_the_old_one_and_the_new_one_twice() {
+    let mut rig = Rig::fake("SMALL");
+    director_at(&mut rig, "Change the director PIN");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().screen, ScreenKind::Edit);
+    assert_eq!(rig.view().edit.prompt, "type the current PIN");
+    enter_pin(&mut rig, "9999");
+    enter_pin(&mut rig, "13579");
+    enter_pin(&mut rig, "13579");
+    assert_eq!(rig.view().edit.message, "Not changed: the old PIN is wrong");
+    assert_eq!(rig.view().edit.prompt, "type the current PIN", "starts again from the old PIN");
+    enter_pin(&mut rig, PIN);
+    rig.keys("12a");
+    assert_eq!(rig.view().edit.message, "A PIN is digits only.");
+    assert_eq!(rig.view().edit.value, "●●", "the PIN is never shown");
+    rig.key(Key::Backspace);
+    rig.key(Key::Backspace);
+    enter_pin(&mut rig, "13579");
+    enter_pin(&mut rig, "13570");
+    assert_eq!(rig.view().edit.message, "The two new PINs differ. Type the new PIN again.");
+    enter_pin(&mut rig, "13579");
+    enter_pin(&mut rig, "13579");
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    assert_eq!(rig.view().menu.message, "The director PIN is changed.");
+    assert!(rig.station.records.contains(&FakeRecord::PinChanged));
+    rig.key(Key::Escape);
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert!(matches!(rig.screen(), Screen::Pin(_)), "the old PIN no longer opens the menu");
+    enter_pin(&mut rig, "13579");
+    assert!(matches!(rig.screen(), Screen::Director(_)), "the new one does");
+}
+
+#[test]
+fn the_director_renames_the_station_and_escape_changes_nothing() {
+    let mut rig = Rig::fake("SMALL");
+    director_at(&mut rig, "Rename the station");
+    let at = rig.view().menu.selected;
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().edit.value, "Table 3", "starts from the current name");
+    rig.keys("X");
+    rig.key(Key::Escape);
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    assert_eq!(rig.view().menu.selected, at, "back where the director was");
+    assert_eq!(rig.station.station_name, "Table 3", "ESC changes nothing");
+    rig.key(Key::Enter);
+    for _ in 0.."Table 3".len() {
+        rig.key(Key::Backspace);
+    }
+    rig.key(Key::Enter);
+    assert!(rig.view().edit.message.starts_with("Not changed: station_name must have"), "{}", rig.view().edit.message);
+    rig.keys("Hall B, table 7");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().menu.message, "The station name is saved.");
+    assert_eq!(rig.view().bar.station_name, "Hall B, table 7", "shown on every screen");
+}
+
+#[test]
+fn the_director_sets_the_clock_on_the_appliance_only() {
+    let mut station = fake_station("SMALL");
+    station.appliance = true;
+    let mut rig = Rig::with(station, &Timeouts::default());
+    director_at(&mut rig, "Set the date and time");
+    rig.key(Key::Enter);
+    rig.keys("2026-13-40 25:00");
+    rig.key(Key::Enter);
+    assert!(rig.view().edit.message.contains("is not a date and time"), "{}", rig.view().edit.message);
+    rig.keys("2026-11-23 14:05x");
+    assert_eq!(rig.view().edit.message, "Digits, - : and a space only.");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().menu.message, "The clock is set.");
+    assert!(rig.station.records.contains(&FakeRecord::ClockSet { to: "2026-11-23T14:05:00".into() }));
+
+    let mut rig = Rig::fake("SMALL");
+    director_at(&mut rig, "Set the date and time");
+    rig.key(Key::Enter);
+    rig.keys("2026-11-23 14:05");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().edit.message, "Not changed: only the appliance sets the system clock");
+}
+
+fn profile_rig(profile: &str) -> Rig<wordjudge::kiosk::fake::FakeStation> {
+    let mut station = fake_station("SMALL");
+    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("CSW24", "cat dog qi za zebra xu"));
+    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("NWL2023", "cat dog qi za zebra ok"));
+    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("NWL2020", "cat dog qi za zebra"));
+    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("OSPD4+MW11", "cat dog zebra abandonment"));
+    station.profiles = wordjudge::profile::BUILT_IN.iter().collect();
+    let mut rig = Rig::with(station, &Timeouts::default());
+    let name = wordjudge::profile::find(profile).unwrap().name;
+    director_at(&mut rig, &format!("Profile: {name}"));
+    rig.key(Key::Enter);
+    assert!(rig.view().menu.message.starts_with(&format!("Profile {name}: now judging with")), "{}", rig.view().menu.message);
+    rig.key(Key::Escape);
+    rig
+}
+
+#[test]
+fn profiles_switch_the_lexicon_and_word_each_rules_consequence() {
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("NASPA-NWL", &["cat", "ok"], "The play stands: the challenger loses the turn."),
+        ("NASPA-NWL", &["cat", "xu"], "The play comes off the board."),
+        ("NASPA-CSW-5", &["cat", "xu"], "The play stands: +10 to the player: 2 words × 5"),
+        ("NASPA-CSW-10", &["xu"], "The play stands: +10 to the player: 1 word × 10"),
+        ("WESPA-CSW", &["cat", "dog", "xu"], "The play stands: +15 to the player: 3 words × 5"),
+        ("WESPA-CSW", &["cat", "ok"], "The play comes off the board."),
+        ("SCHOOL", &["abandonment"], "The play stands: the challenging team loses its turn."),
+        ("SCHOOL", &["za"], "The play comes off the board."),
+    ];
+    for (profile, words, line) in cases {
+        let mut rig = profile_rig(profile);
+        let lexicon = wordjudge::profile::find(profile).unwrap().lexicon;
+        assert_eq!(rig.view().bar.lexicon_id, lexicon, "{profile}");
+        rig.challenge(words);
+        assert_eq!(rig.view().verdict.consequence, *line, "{profile} {words:?}");
+        assert!(rig.station.records.contains(&FakeRecord::ProfileSwitched { to: profile.to_string() }));
+    }
+    let mut rig = Rig::fake("SMALL");
+    rig.challenge(&["cat"]);
+    assert_eq!(rig.view().verdict.consequence, "", "no profile, no rule shown");
+}
+
+#[test]
+fn the_second_opinion_gives_one_verdict_and_never_the_word() {
+    let mut rig = profile_rig("NASPA-NWL-CHANGEOVER");
+    let (ok, _) = rig.challenge(&["zebra", "ok", "cat"]);
+    assert!(ok, "NWL2023 has OK");
+    let v = rig.view();
+    assert_eq!(v.verdict.second, "NWL2020 would say: UNACCEPTABLE");
+    let shown = format!("{v:?}");
+    assert_eq!(shown.matches("OK").count(), 1, "OK appears only among the words judged: {shown}");
+    assert!(v.verdict.words.contains("OK"));
+    rig.advance(600);
+    rig.key(Key::Enter);
+    rig.challenge(&["cat"]);
+    assert_eq!(rig.view().verdict.second, "NWL2020 would say: ACCEPTABLE");
+    // A second lexicon that cannot judge says so rather than guessing.
+    rig.station.lexicons.retain(|l| l.id != "NWL2020");
+    rig.advance(600);
+    rig.key(Key::Enter);
+    rig.challenge(&["cat"]);
+    assert!(rig.view().verdict.second.starts_with("NWL2020 cannot judge here"), "{}", rig.view().verdict.second);
+}
+
+#[test]
+fn a_lexicon_switch_away_from_the_profile_drops_its_rule_line_and_missing_profiles_say_why() {
+    let mut rig = profile_rig("SCHOOL");
+    director_at(&mut rig, "Use DEMO");
+    rig.key(Key::Enter);
+    let message = rig.view().menu.message;
+    assert!(message.starts_with("Now judging with DEMO") && message.contains("no longer applies"), "{message}");
+    assert!(rig.station.records.contains(&FakeRecord::ProfileCleared));
+    assert!(!rig.view().menu.items.iter().any(|i| i.contains("◀ active") && i.starts_with("Profile")), "no profile active");
+    rig.key(Key::Escape);
+    rig.challenge(&["cat"]);
+    let v = rig.view();
+    assert!(v.bar.demo && v.verdict.consequence.is_empty(), "no School rule under a DEMO verdict: {:?}", v.verdict.consequence);
+    // TWL2016 is not installed on this station: its profile says so in the list.
+    rig.advance(600);
+    rig.key(Key::Enter);
+    director_at(&mut rig, "Profile: NASPA, TWL2016");
+    let item = rig.view().menu.items[rig.view().menu.selected as usize].clone();
+    assert_eq!(item, "Profile: NASPA, TWL2016 (double challenge) — unavailable: TWL2016 is not installed");
+    rig.key(Key::Enter);
+    assert!(rig.view().menu.message.starts_with("Not switched"), "{}", rig.view().menu.message);
+    let available = rig.view().menu.items.iter().find(|i| i.starts_with("Profile: NASPA CSW24, 5")).cloned().unwrap();
+    assert!(!available.contains("unavailable"), "{available}");
+}
+
+#[test]
+fn a_fresh_station_asks_for_a_director_pin_and_a_damaged_one_never_does() {
+    let mut station = fake_station("SMALL");
+    station.pin = None;
+    station.fresh = true;
+    let mut rig = Rig::with(station, &Timeouts::default());
+    rig.key(Key::DirectorChord);
+    let v = rig.view();
+    assert_eq!(v.screen, ScreenKind::Edit);
+    assert_eq!(v.edit.prompt, "type the new PIN (4 to 12 digits)");
+    rig.keys("1357");
+    rig.key(Key::Enter);
+    rig.keys("1358");
+    rig.key(Key::Enter);
+    assert!(rig.view().edit.message.contains("differ"), "{}", rig.view().edit.message);
+    rig.keys("1357");
+    rig.key(Key::Enter);
+    rig.keys("1357");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().screen, ScreenKind::Director, "the new PIN opens the menu");
+    assert_eq!(rig.view().menu.message, "The director PIN is changed.");
+    assert!(rig.station.records.contains(&FakeRecord::PinSet), "recorded");
+    rig.key(Key::Escape);
+    rig.key(Key::DirectorChord);
+    assert_eq!(rig.view().screen, ScreenKind::Pin, "from now on the PIN is asked");
+    enter_pin(&mut rig, "1357");
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    // Not fresh (a damaged config): no PIN can be set from the station.
+    let mut station = fake_station("SMALL");
+    station.pin = None;
+    let mut rig = Rig::with(station, &Timeouts::default());
+    rig.key(Key::DirectorChord);
+    enter_pin(&mut rig, "1357");
+    let message = rig.view().pin.message;
+    assert!(message.contains("cannot be set here") && !message.contains("wordjudge "), "{message}");
+}
+
+#[test]
+fn the_cursor_stays_on_its_item_when_a_stick_comes_and_goes() {
+    let mut rig = Rig::fake("SMALL");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    select_menu(&mut rig, "Use OTHER");
+    rig.station.plug("sdb1", &[("CSW15.txt", "CSW15")]);
+    rig.advance(1_100);
+    let v = rig.view();
+    assert!(v.menu.items[0].starts_with("Install lexicons from USB"), "{:?}", v.menu.items);
+    assert!(v.menu.items[v.menu.selected as usize].starts_with("Use OTHER"), "still on its item");
+    rig.key(Key::Enter);
+    assert_eq!(rig.station.lexicon().id, "OTHER", "ENTER acts on the item under the cursor");
+    rig.station.sticks.clear();
+    rig.advance(1_100);
+    let v = rig.view();
+    assert!(v.menu.items[v.menu.selected as usize].starts_with("Use OTHER"), "{:?}", v.menu.items);
+}
+
+#[test]
+fn no_screen_names_a_file_path_or_a_shell_command() {
+    let mut station = fake_station("BROKEN");
+    station.warnings = vec![
+        Warning::Config(wordjudge::config::ConfigProblem::Syntax {
+            path: "/var/lib/wordjudge/config.toml".into(),
+            line: 3,
+            column: 1,
+            message: "unknown field".into(),
+        }),
+        Warning::ActiveLexicon("/var/lib/wordjudge/lexicons/CSW15.fst: not installed (install CSW15.txt from a USB stick in the director menu)".into()),
+        Warning::AuditLog("cannot write /var/lib/wordjudge/audit/2026-11-25.jsonl: No space left on device".into()),
+    ];
+    let mut rig = Rig::with(station, &Timeouts::default());
+    let mut shown = vec![rig.view()];
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    shown.push(rig.view());
+    for v in &shown {
+        let text = format!("{v:?}");
+        assert!(!text.contains("/var/"), "{text}");
+        assert!(!text.contains("wordjudge config") && !text.contains("wordjudge lexicon"), "{text}");
+    }
+    assert!(shown[1].menu.lines.iter().any(|l| l.contains("config.toml is broken at line 3")), "{:?}", shown[1].menu.lines);
+    assert!(shown[0].service.detail.contains("config.toml"), "{}", shown[0].service.detail);
+}
+
+#[test]
+fn a_pin_lockout_survives_a_restart_and_grows_each_time() {
+    let mut rig = Rig::fake("SMALL");
+    open_pin(&mut rig);
+    for _ in 0..3 {
+        enter_pin(&mut rig, "0000");
+    }
+    assert!(rig.view().pin.message.contains("Try again in 30 s"), "{}", rig.view().pin.message);
+    rig.advance(10_000);
+    // The plug is pulled: a new process over the same station.
+    let saved = rig.station.clone();
+    let mut rig = Rig::with(saved, &Timeouts::default());
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert_eq!(rig.view().screen, ScreenKind::Pin, "still locked after the restart");
+    // (The fake keeps the time left as it was saved; the live station keeps
+    // the wall-clock end, kiosk_live tests that.)
+    assert!(rig.view().pin.message.contains("Try again in 30 s"), "{}", rig.view().pin.message);
+    rig.advance(30_000);
+    for _ in 0..3 {
+        enter_pin(&mut rig, "1111");
+    }
+    assert!(rig.view().pin.message.contains("Try again in 60 s"), "the second lockout is longer: {}", rig.view().pin.message);
+    let locked = rig.station.records.iter().filter_map(|r| match r {
+        FakeRecord::Director(DirectorEvent::LockedOut { seconds }) => Some(*seconds),
+        _ => None,
+    });
+    assert_eq!(locked.collect::<Vec<_>>(), [30, 60]);
+    rig.advance(60_000);
+    if rig.view().screen != ScreenKind::Pin {
+        open_pin(&mut rig);
+    }
+    enter_pin(&mut rig, PIN);
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    assert_eq!(rig.station.pin_guard, Default::default(), "a right PIN clears the guard");
+    assert_eq!(wordjudge::kiosk::flow::pin_lockout(20), std::time::Duration::from_secs(3600), "at most an hour");
+}
