@@ -1,8 +1,9 @@
 #!/bin/bash
-# Builds the wordjudge appliance disk image from Debian bookworm packages.
+# Builds the wordjudge appliance disk image from Debian 13 "trixie" packages.
 #
 #   kiosk-image/build.sh                      # ARCH=amd64: PC image, also used by test-boot.sh
-#   ARCH=arm64 kiosk-image/build.sh           # Raspberry Pi 4 image (cross-builds wordjudge on amd64)
+#   ARCH=arm64 kiosk-image/build.sh           # Raspberry Pi image: one card for the Pi 4, 400, CM4 and
+#                                             # Pi 5 (cross-builds wordjudge on amd64)
 #
 # Settings (environment):
 #   ARCH=amd64|arm64         target architecture (default amd64)
@@ -45,7 +46,7 @@ STATION_NAME=${STATION_NAME:-Station 1}
 ACTIVE_LEXICON=${ACTIVE_LEXICON:-DEMO}
 TIMEZONE=${TIMEZONE:-UTC}
 OUT=${OUT:-$REPO/target/kiosk-image/$ARCH}
-SUITE=bookworm
+SUITE=trixie
 
 say() { printf '[build %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
@@ -54,7 +55,7 @@ die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
 
 need_tools() {
     local missing=()
-    for t in mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk depmod:kmod objcopy:binutils; do
+    for t in zstd:zstd cpio:cpio mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk depmod:kmod objcopy:binutils; do
         command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
     done
     if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
@@ -83,6 +84,8 @@ case "$ARCH" in
            DEFAULT_BIN=$REPO/target/$PDIR/wordjudge
            [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/x86_64-unknown-linux-gnu/$PDIR/wordjudge ;;
     # qemu-guest-agent only starts when its virtio port exists (QEMU): the boot test's shell.
+    # The kernel comes from trixie-backports (pinned below): trixie's 6.12 has no RP1
+    # drivers, so no USB, Ethernet or GPIO header on a Pi 5.
     arm64) KERNEL_PKGS="linux-image-arm64 raspi-firmware qemu-guest-agent"
            DEFAULT_BIN=$REPO/target/aarch64-unknown-linux-gnu/$PDIR/wordjudge
            [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/$PDIR/wordjudge ;;
@@ -146,15 +149,31 @@ DATA=$WORK/data
 # --- 1. root tree from Debian packages --------------------------------------------------
 # systemd-timesyncd: no network, but it saves the clock every minute (SaveIntervalSec) and
 # sets it forward at boot, so a Pi without a clock chip does not restart at an old date.
-PKGS="usr-is-merged systemd systemd-sysv systemd-timesyncd udev dbus polkitd kmod initramfs-tools zstd e2fsprogs
+# gpiod: gpiodetect/gpioinfo, for an operator checking the button and lamp wiring.
+PKGS="usr-is-merged systemd systemd-sysv systemd-timesyncd udev dbus polkitd kmod initramfs-tools zstd e2fsprogs gpiod
       libinput10 libxkbcommon0 xkb-data libfontconfig1 libfreetype6 libudev1
       $KERNEL_PKGS"
 COMPONENTS=main; [ "$ARCH" = arm64 ] && COMPONENTS="main non-free-firmware"
+SOURCES=("deb $MIRROR $SUITE $COMPONENTS" "deb $MIRROR $SUITE-updates $COMPONENTS"
+         "deb ${SECURITY_MIRROR:-${MIRROR%/debian}/debian-security} $SUITE-security $COMPONENTS")
+PIN_HOOK=true
+if [ "$ARCH" = arm64 ]; then
+    # The Pi 5's RP1 (its USB, Ethernet and GPIO header) needs Linux >= 6.15: trixie-backports'
+    # kernel series (7.3 when this was written) has RP1, the Pi 4 and Pi 5 device trees and
+    # 4K pages; trixie's own 6.12 does not. Pinned by release so security updates of that
+    # series come in; the build prints the version it got.
+    SOURCES+=("deb $MIRROR $SUITE-backports $COMPONENTS")
+    PIN_HOOK='mkdir -p "$1/etc/apt/preferences.d" && printf "%s\n" "# wordjudge: the Pi kernel from trixie-backports (RP1 for the Pi 5; kiosk-image/build.sh)" "Package: linux-image-arm64 linux-modules-arm64 linux-base-arm64 linux-base" "Pin: release n='"$SUITE"'-backports" "Pin-Priority: 990" >"$1/etc/apt/preferences.d/wordjudge-kernel"'
+fi
+# The kernel command line every model shares (root by label, read-only; quiet). The
+# consoles are added per model: amd64 below, the Pi's by kiosk-image/pi-boot/wordjudge-pi-boot.
+CMDLINE="root=LABEL=wjroot ro rootwait quiet loglevel=3 systemd.show_status=error vt.global_cursor_default=0 consoleblank=0 fsck.repair=yes panic=10"
+[ "$ARCH" = arm64 ] && CMDLINE="video=HDMI-A-1:1920x1080@60 $CMDLINE"
 say "mmdebstrap $SUITE $ARCH ($MIRROR)"
 # The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
 # pruning modules (under qemu-user each mkinitramfs takes minutes).
 export INITRD=No
-export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0}
+export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
 for attempt in 1 2; do   # a second try rides out a mirror hiccup
     mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
         --include="$(echo $PKGS | tr ' ' ,)" \
@@ -163,11 +182,9 @@ for attempt in 1 2; do   # a second try rides out a mirror hiccup
         --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
         --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
         --dpkgopt='path-exclude=/usr/share/lintian/*' \
+        --setup-hook="$PIN_HOOK" \
         --customize-hook="\"$HERE/customize.sh\" \"\$1\"" \
-        "$SUITE" "$ROOT" \
-        "deb $MIRROR $SUITE $COMPONENTS" \
-        "deb $MIRROR $SUITE-updates $COMPONENTS" \
-        "deb ${SECURITY_MIRROR:-${MIRROR%/debian}/debian-security} $SUITE-security $COMPONENTS" && break
+        "$SUITE" "$ROOT" "${SOURCES[@]}" && break
     [ $attempt = 2 ] && die "mmdebstrap failed"
     say "mmdebstrap failed; trying once more"
     grep -q " $ROOT/" /proc/mounts && umount -R "$ROOT"/* 2>/dev/null
@@ -230,7 +247,6 @@ KVER=$(basename "$(ls -d "$ROOT"/lib/modules/* | sort -V | tail -n1)")
 BOOT=$OUT/boot; rm -rf "$BOOT"; mkdir -p "$BOOT"
 cp "$ROOT/boot/vmlinuz-$KVER" "$BOOT/vmlinuz"
 cp "$ROOT/boot/initrd.img-$KVER" "$BOOT/initrd.img"
-CMDLINE="root=LABEL=wjroot ro rootwait quiet loglevel=3 systemd.show_status=error vt.global_cursor_default=0 consoleblank=0 fsck.repair=yes panic=10"
 FAT=$WORK/boot.vfat
 if [ "$ARCH" = amd64 ]; then
     # /dev/console is the last console=: the serial port (READY line, kernel messages).
@@ -250,51 +266,32 @@ if [ "$ARCH" = amd64 ]; then
     mcopy -i "$FAT" "$WORK/wordjudge.conf" ::/loader/entries/wordjudge.conf
     LABEL=gpt; BOOT_TYPE=C12A7328-F81F-11D2-BA4B-00A0C93EC3B8; LINUX_TYPE=0FC63DAF-8483-4772-8E79-3D69D8477DE4
 else
-    # Raspberry Pi 4: the firmware reads config.txt, the kernel, initrd and device trees
-    # from the first FAT partition of an MBR disk.
+    # Raspberry Pi (Pi 4 and Pi 5 families): the firmware reads config.txt, the kernel,
+    # initrd and device trees from the first FAT partition of an MBR disk. The kernel hook
+    # (kiosk-image/pi-boot/wordjudge-pi-boot) filled /boot/firmware in the tree with all of
+    # it, per model; the partition gets exactly that.
     # - No cma= override: Debian's raspi-firmware deliberately leaves it out on a Pi 4
     #   ("might render your system unbootable"); the device tree's CMA is used.
     # - video=: a fixed 1920x1080 mode, so a 4K TV does not force 4K buffers and
     #   full-screen 4K software drawing (a 7" panel keeps its own 800x480 mode).
-    # - console=tty1 first, the serial port last: /dev/console (kernel messages, the
-    #   READY line) is the UART on GPIO 14/15, which Debian's kernel names ttyS1 on a
-    #   Pi 4 (the mini UART; enable_uart=1 below), not serial0 (a Raspberry Pi OS udev alias).
-    CMDLINE="console=tty1 console=ttyS1,115200 video=HDMI-A-1:1920x1080@60 $CMDLINE"
-    echo "$CMDLINE" >"$BOOT/cmdline"
+    grep -qx "kernel=$KVER" "$ROOT/boot/firmware/wordjudge-boot.txt" ||
+        die "the boot files in $ROOT/boot/firmware are not kernel $KVER's (kernel hook)"
+    cp "$ROOT/boot/firmware/cmdline-pi4.txt" "$BOOT/cmdline"
     BOOT_MB=128
     mkfs.vfat -n WJBOOT -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
     export MTOOLS_SKIP_CHECK=1
-    mcopy -i "$FAT" "$ROOT"/usr/lib/raspi-firmware/* ::/
-    mcopy -i "$FAT" "$ROOT"/usr/lib/linux-image-"$KVER"/broadcom/bcm27*.dtb ::/
-    mcopy -i "$FAT" "$BOOT/vmlinuz" ::/vmlinuz
-    mcopy -i "$FAT" "$BOOT/initrd.img" ::/initrd.img
-    printf '%s\n' "$CMDLINE" >"$WORK/cmdline.txt"
-    cat >"$WORK/config.txt" <<'CFG'
-# wordjudge appliance (Debian kernel, upstream device trees)
-arm_64bit=1
-upstream_kernel=1
-kernel=vmlinuz
-initramfs initrd.img followkernel
-# KMS: the kiosk draws through DRM/KMS (Slint's linuxkms backend, vc4 driver).
-dtoverlay=vc4-kms-v3d
-# Straight to the kiosk: no rainbow splash, no boot delay.
-disable_splash=1
-boot_delay=0
-# HDMI comes up even when the monitor is switched on after the Pi.
-hdmi_force_hotplug=1
-# The whole picture, no black border on TVs.
-disable_overscan=1
-# A serial console on GPIO 14/15 (ttyS1 in Debian's kernel, 115200 baud).
-enable_uart=1
-CFG
-    mcopy -i "$FAT" "$WORK/cmdline.txt" "$WORK/config.txt" ::/
+    mcopy -s -i "$FAT" "$ROOT"/boot/firmware/* ::/
     LABEL=dos; BOOT_TYPE=c; LINUX_TYPE=83
 fi
 
 # --- 4. filesystems and disk ------------------------------------------------------------
-# The kernel and initrd are on the boot partition; the root tree does not need its copies.
+# The kernel, initrd and device trees are on the boot partition; the root tree does not
+# need its copies (trixie-backports' kernel package also keeps the kernel and the device
+# trees of every arm64 board in /usr/lib/modules: about 150 MB).
 rm -f "$ROOT"/boot/vmlinuz* "$ROOT"/boot/initrd.img* "$ROOT"/vmlinuz* "$ROOT"/initrd.img*
-# raspi-firmware's hooks filled /boot/firmware in the tree: the boot partition has all that.
+rm -f "$ROOT"/usr/lib/modules/*/vmlinuz
+rm -rf "$ROOT"/usr/lib/modules/*/dtb
+# The kernel hook filled /boot/firmware in the tree: the boot partition has all that.
 [ -d "$ROOT/boot/firmware" ] && find "$ROOT/boot/firmware" -mindepth 1 -delete
 ROOT_MB=$(( $(du -sm "$ROOT" | cut -f1) * 115 / 100 + 24 ))
 say "root filesystem ${ROOT_MB} MiB, data ${DATA_SIZE_MB} MiB, boot ${BOOT_MB} MiB"

@@ -60,6 +60,41 @@ for unit in getty@.service serial-getty@.service console-getty.service ctrl-alt-
     ln -sf /dev/null "$R/etc/systemd/system/$unit"
 done
 
+# --- the Raspberry Pi boot partition (arm64) -------------------------------------------------
+# Modules the Pi card's initrd must hold (kiosk-image/pi-boot/initramfs-hook says why).
+PI_MODULES="sdhci-iproc sdhci-brcmstb regulator-gpio regulator-fixed gpio-brcmstb rp1_pci clk-rp1 pinctrl-rp1 xhci-plat-hcd vc4"
+pi_boot_files() {
+    local P=$WJ_REPO/kiosk-image/pi-boot hook
+    install -D -m0755 "$P/wordjudge-pi-boot" "$R/usr/share/wordjudge/pi-boot/wordjudge-pi-boot"
+    install -D -m0644 "$P/config.txt" "$R/usr/share/wordjudge/pi-boot/config.txt"
+    install -D -m0755 "$P/initramfs-hook" "$R/etc/initramfs-tools/hooks/wordjudge-pi"
+    for hook in /etc/kernel/postinst.d /etc/kernel/postrm.d /etc/initramfs/post-update.d; do
+        mkdir -p "$R$hook"
+        ln -sf /usr/share/wordjudge/pi-boot/wordjudge-pi-boot "$R$hook/zz-wordjudge-pi-boot"
+        # raspi-firmware's hook would write the same partition from /usr/lib/linux-image-*
+        # only (none with trixie-backports' kernels): one writer, ours.
+        if [ -e "$R$hook/z50-raspi-firmware" ]; then
+            chroot "$R" dpkg-divert --quiet --local --rename \
+                --divert "$hook/z50-raspi-firmware.disabled-by-wordjudge" "$hook/z50-raspi-firmware"
+        fi
+    done
+    printf '%s\n' "$WJ_CMDLINE" >"$R/etc/kernel/cmdline"
+    find "$R/boot/firmware" -mindepth 1 -delete 2>/dev/null || true
+}
+check_pi_boot() {  # check_pi_boot VERSION WHEN: every boot file is VERSION's
+    local v=$1 when=$2 B=$R/boot/firmware dtbs f
+    grep -qx "kernel=$v" "$B/wordjudge-boot.txt" 2>/dev/null ||
+        { say "kernel hook: after $when the boot partition says '$(cat "$B/wordjudge-boot.txt" 2>/dev/null)', not kernel=$v"; exit 1; }
+    cmp -s "$B/initrd.img" "$R/boot/initrd.img-$v" || { say "kernel hook: after $when initrd.img is not $v's"; exit 1; }
+    if [ -f "$R/lib/modules/$v/vmlinuz" ]; then f=$R/lib/modules/$v/vmlinuz; else f=$R/boot/vmlinuz-$v; fi
+    cmp -s "$B/vmlinuz" "$f" || { say "kernel hook: after $when vmlinuz is not $v's"; exit 1; }
+    dtbs=$R/lib/modules/$v/dtb/broadcom; [ -d "$dtbs" ] || dtbs=$R/usr/lib/linux-image-$v/broadcom
+    for f in "$dtbs"/bcm2711-rpi-4-b.dtb "$dtbs"/bcm2711-rpi-400.dtb "$dtbs"/bcm2711-rpi-cm4-io.dtb; do
+        cmp -s "$f" "$B/$(basename "$f")" || { say "kernel hook: after $when $(basename "$f") is not $v's"; exit 1; }
+    done
+    say "kernel hook: after $when the boot partition holds kernel $v, its initrd and device trees"
+}
+
 # --- kernel: drop modules an offline kiosk never loads, rebuild the initrd ---------------
 # Kept on purpose: every display driver the image claims (amd64: i915, amdgpu, radeon,
 # nouveau, bochs, virtio-gpu; arm64: vc4, v3d, virtio-gpu) with what they need: vc4 and
@@ -86,8 +121,10 @@ STICK_MODULES="xhci-pci usb-storage uas sd_mod vfat exfat ext4 nls_cp437 nls_asc
 # The host's depmod and modprobe read the tree directly (-b/-d): they handle any
 # architecture's modules, and under qemu-user each chrooted run would take a minute.
 unresolved() {
-    depmod -b "$R" -a -e -F "$R/boot/System.map-$KVER" "$KVER" 2>&1 | grep 'unknown symbol' | sed "s|$R||g" | sort -u
+    depmod -b "$R" -a -e -F "$SYSTEM_MAP" "$KVER" 2>&1 | grep 'unknown symbol' | sed "s|$R||g" | sort -u
 }
+# trixie's kernels keep it in /boot, trixie-backports' (the Pi's) in /usr/lib/modules.
+SYSTEM_MAP=$R/boot/System.map-$KVER; [ -f "$SYSTEM_MAP" ] || SYSTEM_MAP=$R/lib/modules/$KVER/System.map
 unresolved_before=$(unresolved)
 if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
     M=$R/lib/modules/$KVER/kernel
@@ -122,11 +159,44 @@ must_load() {  # must_load WHAT MODULE...: each loads with all its modules, or t
 }
 must_load "display drivers" $DISPLAY_DRIVERS
 must_load "USB stick modules" $STICK_MODULES
+# The Pi card's initrd modules (kiosk-image/pi-boot/initramfs-hook): root from the SD card
+# on the Pi 4 and Pi 5 families, RP1, the watchdog.
+[ "$WJ_ARCH" = arm64 ] && must_load "Raspberry Pi modules" $PI_MODULES bcm2835_wdt
 [ -z "$new_unresolved" ] || say "note: $(printf '%s\n' "$new_unresolved" | wc -l) symbols unresolved after pruning in modules neither list needs"
 echo 'COMPRESS=zstd' >"$R/etc/initramfs-tools/conf.d/wordjudge"
+if [ "$WJ_ARCH" = arm64 ]; then
+    pi_boot_files
+    # The kernel hook's own test, as a station's kernel update would run it: a second
+    # kernel (trixie's own, in the older Debian layout) installed with its initrd takes
+    # the boot partition; making this kernel's initrd hands it back (the newest wins);
+    # removing the second leaves this one. After each step every boot file must be
+    # this step's kernel's.
+    if [ "${WJ_KERNEL_HOOK_TEST:-1}" = 1 ]; then
+        second=$(chroot "$R" apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb13-arm64$' | awk '{print $1}' | sort -V | tail -n1)
+        [ -n "$second" ] || { say "kernel hook test: no trixie 6.12 kernel package found"; exit 1; }
+        say "kernel hook test: installing a second kernel, $second"
+        INITRD=Yes DEBIAN_FRONTEND=noninteractive chroot "$R" apt-get install -y -q --no-install-recommends "$second" >/dev/null
+        check_pi_boot "${second#linux-image-}" "a second kernel installed"
+    fi
+fi
 rm -f "$R/boot/initrd.img-$KVER"
 INITRD=Yes chroot "$R" update-initramfs -c -k "$KVER" >/dev/null 2>&1
 [ -s "$R/boot/initrd.img-$KVER" ] || { say "update-initramfs failed"; exit 1; }
+if [ "$WJ_ARCH" = arm64 ]; then
+    check_pi_boot "$KVER" "this kernel's initrd made"
+    if [ "${WJ_KERNEL_HOOK_TEST:-1}" = 1 ]; then
+        DEBIAN_FRONTEND=noninteractive chroot "$R" apt-get purge -y -q "$second" >/dev/null
+        check_pi_boot "$KVER" "the second kernel removed"
+        [ ! -d "$R/lib/modules/${second#linux-image-}" ] || rm -rf "$R/lib/modules/${second#linux-image-}"
+    fi
+    missing=""
+    listing=$(zstd -dcq "$R/boot/initrd.img-$KVER" | cpio -it --quiet 2>/dev/null)
+    for m in $PI_MODULES; do
+        printf '%s\n' "$listing" | grep -q "/$m\.ko" || missing="$missing $m"
+    done
+    [ -z "$missing" ] || { say "the initrd lacks:$missing"; exit 1; }
+    say "initrd holds the Pi modules: $PI_MODULES"
+fi
 
 # --- check the units as installed ---------------------------------------------------------
 say "systemd-analyze verify"
@@ -135,9 +205,11 @@ chroot "$R" systemd-analyze verify --man=no wordjudge.service
 chroot "$R" systemd-analyze verify --man=no wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
 
 # --- slim down ----------------------------------------------------------------------------
-# mmdebstrap merges /usr with the usrmerge package (and perl for it); usr-is-merged says the same.
-chroot "$R" dpkg --purge usrmerge libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl \
-    perl libperl5.36 perl-modules-5.36 >/dev/null 2>&1 || say "WARNING: could not purge usrmerge/perl"
+# Perl beyond perl-base (the Pi's kernel hooks need only perl-base) and usrmerge, where
+# the suite's bootstrap pulled them in.
+extra=$(chroot "$R" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' usrmerge perl 'libperl5*' 'perl-modules-*' \
+            libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl 2>/dev/null | awk '$1=="ii"{print $2}')
+[ -z "$extra" ] || chroot "$R" dpkg --purge $extra >/dev/null 2>&1 || say "WARNING: could not purge $extra"
 chroot "$R" apt-get clean
 rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/* "$R"/var/cache/debconf/*-old "$R"/var/lib/dpkg/*-old \
        "$R"/var/log/*.log "$R"/var/log/apt/* "$R"/usr/share/doc-base "$R"/usr/share/bug \

@@ -27,12 +27,29 @@ case "$ARCH" in
     amd64) command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
            [ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || need+=(ovmf)
            BIN=$REPO/target/$PDIR/wordjudge ;;
-    arm64) command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)
-           BIN=$REPO/target/aarch64-unknown-linux-gnu/$PDIR/wordjudge ;;
+    arm64) BIN=$REPO/target/aarch64-unknown-linux-gnu/$PDIR/wordjudge
+           # The card is also checked statically (dtc, zstd + cpio for the initrd, debugfs)
+           # and booted on QEMU's Pi 4 board model, -M raspi4b: QEMU >= 9. Debian 13 has
+           # 10.0; on Debian 12 it comes from bookworm-backports.
+           for t in fdtput:device-tree-compiler dtc:device-tree-compiler zstd:zstd cpio:cpio debugfs:e2fsprogs mcopy:mtools; do
+               command -v "${t%%:*}" >/dev/null || need+=("${t#*:}")
+           done
+           if ! qemu-system-aarch64 -M help 2>/dev/null | grep -q '^raspi4b'; then
+               codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+               if [ "$codename" = bookworm ]; then
+                   say "installing qemu-system-arm from bookworm-backports (QEMU >= 9: the raspi4b board model)"
+                   echo "deb http://deb.debian.org/debian bookworm-backports main" >/etc/apt/sources.list.d/wordjudge-backports.list
+                   apt-get update -q >/dev/null
+                   apt-get install -y -q --no-install-recommends -t bookworm-backports qemu-system-arm >/dev/null
+               else
+                   need+=(qemu-system-arm)
+               fi
+           fi ;;
     *) echo "test-boot.sh: ARCH must be amd64 or arm64" >&2; exit 2 ;;
 esac
 command -v systemd-analyze >/dev/null || need+=(systemd)
 if [ ${#need[@]} -gt 0 ]; then
+    mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
     say "installing ${need[*]}"
     apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
 fi

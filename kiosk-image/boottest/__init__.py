@@ -12,4 +12,6 @@ Modules, one subject each:
   sticks   stick images, plugging a stick into a menu item, journal/audit/mount readers
   usb      the USB parts in order (import, switch, pull, restart) and the clean-up
   export   "Export the audit log to USB" to ext4 (verified on the host) and exFAT
+  picard   the Pi card checked in the image: boot files per model, Pi 5 trees, initrd, RP1 GPIO
+  pi4      the Pi card on QEMU's Pi 4 board model (-M raspi4b)
 """

@@ -45,6 +45,11 @@ printing one line per check (see README.md, "Boot test"):
           started as root) keeps nothing of it in its mount namespace once the unit stops;
           the director menu's "Power off" (the sandboxed kiosk running systemctl through
           polkit) powers the VM off.
+ARCH=arm64 then checks the card itself: picard.py (the boot partition, config.txt per
+model, both Pi 5 device trees, the initrd's modules, the RP1 GPIO wiring) and pi4.py (the
+card on QEMU's Pi 4 board model, -M raspi4b: root from emmc2, the kiosk out of service
+calmly with no screen, GPIO on the bcm2711 chip, the watchdog, audit verify after a hard
+stop).
 """
 import os
 import shutil
@@ -55,6 +60,8 @@ import time
 from . import common
 from .common import ARCH, GREEN, HERE, NAVY, OVMF_VARS, READY, RED, T0, WJ, WJ_CONFIG, check, log
 from .gpio import gpio_chardev
+from .pi4 import pi4_board
+from .picard import pi_card
 from .kiosk import display_drivers, escape_keys, kiosk_frozen, kiosk_killed, open_director_menu, reboot_keys
 from .screens import hexc, judge_and_check, near, ppm_to_png
 from .usb import usb_stick
@@ -179,6 +186,12 @@ def main():
         check("director menu powers the station off (systemctl as user wordjudge, polkit)", off, "VM powered off" if off else "still running after 90 s")
     finally:
         vm.kill()
+
+    if ARCH == "arm64":
+        # The card itself: what the Pi 5 firmware and kernel need, checked in the image
+        # (picard), then the card on the Pi 4 board model (pi4).
+        pi_card(common.IMG)
+        pi4_board(common.IMG)
 
     firmware = "UEFI firmware included" if ARCH == "amd64" else "direct kernel boot"
     summary = f"{ARCH} boot to READY: {boot_ready:.1f} s from power-on ({firmware}), {kernel_ready} s from kernel start"

@@ -8,6 +8,7 @@
 //! imports it.
 
 pub mod live;
+pub mod no_screen;
 pub mod pin_check;
 pub mod runner;
 pub mod screenshots;

@@ -69,7 +69,18 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     let started = Instant::now();
     init_logging();
     let stop = crate::shutdown::stop_flag();
-    select_backend(options.windowed)?;
+    // The screen first: with none to draw on, the station stays out of
+    // service calmly (no_screen) instead of exiting into a crash loop.
+    let window = match select_backend(options.windowed)
+        .and_then(|()| AppWindow::new().map_err(|e| format!("cannot create the kiosk window: {e}")))
+    {
+        Ok(window) => window,
+        Err(problem) if !options.windowed => {
+            super::no_screen::stay_out_of_service(&options.config, options.gpio, &problem, &stop, TICK);
+            return Ok(());
+        }
+        Err(problem) => return Err(problem),
+    };
 
     let config = options.config.config.clone();
     let (hardware, gpio_problem) = gpio::open(&config.gpio, options.gpio);
@@ -107,7 +118,6 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     let lexicon = station.lexicon();
     let name = station.station_name();
 
-    let window = AppWindow::new().map_err(|e| format!("cannot create the kiosk window: {e}"))?;
     if !options.windowed {
         window.window().set_fullscreen(true);
     }

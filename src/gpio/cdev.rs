@@ -10,9 +10,10 @@
 //!
 //! **Which chip.** On a Pi the 40-pin header is the SoC's GPIO bank, whose
 //! line offsets are the BCM numbers; its chip is found by label
-//! (`pinctrl-bcm2711` on a Pi 4/400/CM4, `pinctrl-bcm2835` on older boards),
-//! not by number, because other chips (the firmware's expander, a HAT) may be
-//! numbered first. `[gpio] chip` names another chip by path or label (a test
+//! (`pinctrl-bcm2711` on a Pi 4/400/CM4, `pinctrl-rp1` on a Pi 5, whose
+//! header is on the RP1 chip behind PCIe, `pinctrl-bcm2835` on older boards),
+//! never by number, because other chips (the firmware's expander, the Pi 5's
+//! SoC banks, a HAT) may be numbered first. `[gpio] chip` names another chip by path or label (a test
 //! rig's `gpio-sim` bank, an add-on board).
 //!
 //! **Button: kernel-debounced, timestamped edges.** The button line is
@@ -301,6 +302,18 @@ mod tests {
         assert_eq!(pick_chip(&chips, None).unwrap().path, Path::new("/dev/gpiochip1"));
         let old = [entry("/dev/gpiochip0", "pinctrl-bcm2835")];
         assert_eq!(pick_chip(&old, None).unwrap().label, "pinctrl-bcm2835");
+    }
+
+    #[test]
+    fn on_a_pi_5_the_header_is_the_rp1_chip_whatever_its_number() {
+        // Debian's 7.x kernel on a Pi 5: the SoC's own banks probe first, the
+        // RP1 (behind PCIe) later; its number depends on probe order.
+        let chips = [
+            entry("/dev/gpiochip0", "gpio-brcmstb@107d508500"),
+            entry("/dev/gpiochip1", "gpio-brcmstb@107d517c00"),
+            entry("/dev/gpiochip4", "pinctrl-rp1"),
+        ];
+        assert_eq!(pick_chip(&chips, None).unwrap().path, Path::new("/dev/gpiochip4"));
     }
 
     #[test]

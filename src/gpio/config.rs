@@ -14,8 +14,10 @@ pub const GPIO_CHIP: &str = "/dev/gpiochip0";
 /// `auto` uses rppal, as designed; elsewhere the character device.
 pub const GPIOMEM: [&str; 2] = ["/dev/gpiomem", "/dev/gpiomem0"];
 /// Labels of the chips that carry the Raspberry Pi's 40-pin header, in the
-/// order they are looked for.
-pub const HEADER_CHIP_LABELS: [&str; 2] = ["pinctrl-bcm2711", "pinctrl-bcm2835"];
+/// order they are looked for: the Pi 4 family's SoC, the Pi 5 family's RP1
+/// (its bank 0, lines 0-27, is the header, numbered as on every Pi), older
+/// SoCs. On each, the line offset is the header's BCM number.
+pub const HEADER_CHIP_LABELS: [&str; 3] = ["pinctrl-bcm2711", "pinctrl-rp1", "pinctrl-bcm2835"];
 /// Highest BCM number on the 40-pin header (BCM 0–27 are brought out).
 pub const MAX_BCM: u8 = 27;
 /// Longest debounce accepted: beyond a second, real double presses get lost.

@@ -147,7 +147,9 @@ impl Entry {
                         entry.lexicon = Some(to.clone());
                         entry.problem = Some(reason.clone());
                     }
-                    AuditEvent::ConfigProblem { problem } | AuditEvent::GpioProblem { problem } => {
+                    AuditEvent::ConfigProblem { problem }
+                    | AuditEvent::GpioProblem { problem }
+                    | AuditEvent::DisplayProblem { problem } => {
                         entry.problem = Some(problem.clone())
                     }
                     AuditEvent::WriteFailed { error, .. } => entry.problem = Some(error.clone()),

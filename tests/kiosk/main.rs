@@ -8,5 +8,6 @@ mod flow;
 mod flow_props;
 mod live;
 mod live_usb;
+mod no_screen;
 mod usb;
 mod windowed;

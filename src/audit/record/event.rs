@@ -19,6 +19,7 @@ pub enum EventKind {
     DirectorLeft,
     ConfigProblem,
     GpioProblem,
+    DisplayProblem,
     Recovered,
     WriteFailed,
     Rotated,
@@ -51,6 +52,7 @@ impl EventKind {
         EventKind::DirectorLeft,
         EventKind::ConfigProblem,
         EventKind::GpioProblem,
+        EventKind::DisplayProblem,
         EventKind::Recovered,
         EventKind::WriteFailed,
         EventKind::Rotated,
@@ -84,6 +86,7 @@ impl EventKind {
             EventKind::DirectorLeft => "director_left",
             EventKind::ConfigProblem => "config_problem",
             EventKind::GpioProblem => "gpio_problem",
+            EventKind::DisplayProblem => "display_problem",
             EventKind::Recovered => "recovered",
             EventKind::WriteFailed => "write_failed",
             EventKind::Rotated => "rotated",
@@ -192,6 +195,12 @@ pub enum AuditEvent {
         problem: String,
     },
     GpioProblem {
+        problem: String,
+    },
+    /// The kiosk found no screen it could draw on (no DRM device, no
+    /// connected display): the station stays out of service, calmly, until
+    /// one appears.
+    DisplayProblem {
         problem: String,
     },
     /// Written by the log itself at open: the last line of `file` was torn
@@ -336,6 +345,7 @@ impl AuditEvent {
             AuditEvent::DirectorLeft => EventKind::DirectorLeft,
             AuditEvent::ConfigProblem { .. } => EventKind::ConfigProblem,
             AuditEvent::GpioProblem { .. } => EventKind::GpioProblem,
+            AuditEvent::DisplayProblem { .. } => EventKind::DisplayProblem,
             AuditEvent::Recovered { .. } => EventKind::Recovered,
             AuditEvent::WriteFailed { .. } => EventKind::WriteFailed,
             AuditEvent::Rotated { .. } => EventKind::Rotated,
@@ -366,6 +376,7 @@ impl AuditEvent {
             self,
             AuditEvent::ConfigProblem { .. }
                 | AuditEvent::GpioProblem { .. }
+                | AuditEvent::DisplayProblem { .. }
                 | AuditEvent::Recovered { .. }
                 | AuditEvent::WriteFailed { .. }
                 | AuditEvent::LockedOut { .. }
@@ -399,6 +410,7 @@ impl AuditEvent {
             AuditEvent::DirectorLeft => "director left the menu".into(),
             AuditEvent::ConfigProblem { problem } => format!("config problem: {problem}"),
             AuditEvent::GpioProblem { problem } => format!("GPIO problem: {problem}"),
+            AuditEvent::DisplayProblem { problem } => format!("no screen, out of service: {problem}"),
             AuditEvent::Recovered { file, torn_bytes, moved_to, .. } => {
                 format!("audit log recovered: torn last line of {file} ({torn_bytes} bytes) moved to {moved_to}")
             }

@@ -1,0 +1,276 @@
+"""The Raspberry Pi card on QEMU's Pi 4 board model (qemu-system-aarch64 -M raspi4b, QEMU
+>= 9): the image's own kernel, initrd and Pi 4 device tree, read from its boot partition,
+and the image itself as the SD card. What -M virt cannot show: Debian's kernel on the
+BCM2711's own devices (the emmc2 SD controller, the bcm2711 GPIO pinctrl, the BCM2835
+watchdog, the mini UART), the device tree the firmware would load, and the card's root.
+
+The board model has no HDMI and no USB: the kiosk finds no DRM device and must stay out
+of service calmly (one audit record, the service lamp, the watchdog fed, no restarts)
+instead of crash-looping. The screen, keys and USB sticks are checked on -M virt.
+
+The model does not run the Pi firmware, so the test boots the kernel directly with the
+command line the firmware would pass (cmdline-pi4.txt from the card) plus a debug shell
+on the PL011 UART (systemd.debug_shell, the test's only way in: the board has no virtio
+port for the guest agent). The test's copy of the device tree disables exactly the nodes
+listed in NOT_EMULATED, each with its reason; the card's own tree is not touched.
+"""
+import os
+import re
+import socket
+import subprocess
+import time
+
+from . import common
+from .common import CONFIG, WJ_CONFIG, check, host_tool, log
+from .vm import JsonSocket
+
+PI4_DTB = "bcm2711-rpi-4-b.dtb"
+OUT_OF_SERVICE = b"WORDJUDGE OUT OF SERVICE"
+
+# (node, property, reason): set to status "disabled" (property "status") or deleted.
+NOT_EMULATED = [
+    ("/soc/interrupt-controller@7ef00100", "status",
+     "the HDMI block's interrupt controller (brcm,bcm2711-l2-intc): raspi4b has no HDMI, and "
+     "touching its registers ends the kernel with an external abort"),
+    ("/soc/hdmi@7ef00700", "status", "HDMI0: not emulated"),
+    ("/soc/hdmi@7ef05700", "status", "HDMI1: not emulated"),
+    ("/soc/i2c@7ef04500", "status", "HDMI0's DDC I2C bus: part of the HDMI block"),
+    ("/soc/i2c@7ef09500", "status", "HDMI1's DDC I2C bus: part of the HDMI block"),
+    ("/soc/clock@7ef00000", "status", "the HDMI block's DVP clock: part of the HDMI block"),
+    ("/soc/serial@7e201000/bluetooth", "status",
+     "the Bluetooth chip on UART0: not emulated; with it the PL011 is a serdev bus, not the "
+     "tty the test's shell runs on"),
+    ("/emmc2-bus@fe000000/mmc@7e340000", "vqmmc-supply",
+     "emmc2's I/O voltage regulator is driven through the firmware's GPIO expander, which "
+     "is not emulated: the SD controller would wait for it for ever"),
+    ("/emmc2-bus@fe000000/mmc@7e340000", "vmmc-supply", "emmc2's card power: the same expander"),
+]
+
+
+def boot_partition_offset(img):
+    """Byte offset of partition 1 (the FAT boot partition), from the MBR."""
+    out = subprocess.run(["sfdisk", "-d", img], capture_output=True, text=True, check=True).stdout
+    start = re.search(r"start=\s*(\d+)", out.split("\n", 1)[1] if "\n" in out else out)
+    return int(start.group(1)) * 512
+
+
+def from_card(img, name, dest):
+    """Copies NAME from the card's boot partition (mtools, no mount)."""
+    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
+    subprocess.run(["mcopy", "-o", "-i", f"{img}@@{boot_partition_offset(img)}", f"::/{name}", dest],
+                   check=True, env=env, capture_output=True)
+    return dest
+
+
+def test_dtb(card_dtb, dest):
+    """The test's copy of the card's Pi 4 tree with NOT_EMULATED applied (fdtput)."""
+    subprocess.run(["cp", card_dtb, dest], check=True)
+    for node, prop, _ in NOT_EMULATED:
+        if prop == "status":
+            cmd = ["fdtput", "-t", "s", dest, node, "status", "disabled"]
+        else:
+            cmd = ["fdtput", "-d", dest, node, prop]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)}: {p.stderr.strip()}")
+    return dest
+
+
+class Pi4Board:
+    """One run of the card on -M raspi4b: console (mini UART, ttyS1) in a file, a root shell
+    on the PL011 (ttyAMA0) over a unix socket, QMP for the power cut."""
+
+    def __init__(self, sd, kernel, initrd, dtb, cmdline, tag):
+        w = common.WORK
+        self.console = os.path.join(w, f"console-{tag}.log")
+        self.shell_path = os.path.join(w, "pi4-shell.sock")
+        self.qmp_path = os.path.join(w, "pi4-qmp.sock")
+        for p in (self.console, self.shell_path, self.qmp_path):
+            if os.path.exists(p):
+                os.unlink(p)
+        cmd = ["qemu-system-aarch64", "-M", "raspi4b", "-accel", "tcg",
+               "-kernel", kernel, "-initrd", initrd, "-dtb", dtb,
+               "-append", f"{cmdline} systemd.debug_shell=ttyAMA0",
+               "-drive", f"file={sd},if=sd,format=raw,cache=unsafe",
+               "-display", "none",
+               # serial 0 is the PL011 (ttyAMA0), serial 1 the mini UART (ttyS1, the console)
+               "-chardev", f"socket,id=shell,path={self.shell_path},server=on,wait=off",
+               "-serial", "chardev:shell", "-serial", f"file:{self.console}",
+               "-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                                     stdout=open(os.path.join(w, f"qemu-{tag}.log"), "wb"), stderr=subprocess.STDOUT)
+        self.qmp = JsonSocket(self.qmp_path)
+        self.qmp.recv(10)
+        self.qmp.call("qmp_capabilities")
+        self.shell = None
+        self.buf = b""
+
+    def console_text(self):
+        with open(self.console, "rb") as f:
+            return f.read()
+
+    def wait_console(self, needle, count=1, timeout=600):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.console_text().count(needle) >= count:
+                return time.monotonic() - self.started
+            if self.proc.poll() is not None:
+                return None
+            time.sleep(0.5)
+        return None
+
+    def _read_until(self, pattern, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            m = re.search(pattern, self.buf, re.S)
+            if m:
+                self.buf = self.buf[m.end():]
+                return m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no {pattern!r} from the Pi 4 shell; last: {self.buf[-300:]!r}")
+            self.shell.settimeout(min(left, 1.0))
+            try:
+                chunk = self.shell.recv(65536)
+            except socket.timeout:
+                continue
+            if not chunk:
+                raise EOFError("the Pi 4 shell closed")
+            self.buf += chunk
+
+    def sh(self, command, timeout=120):
+        """Runs COMMAND in the debug shell; returns (exit status, output)."""
+        if self.shell is None:
+            self.shell = socket.socket(socket.AF_UNIX)
+            self.shell.connect(self.shell_path)
+            # The shell starts early in boot; ask until it answers, then stop its echo.
+            deadline = time.monotonic() + 300
+            while True:
+                self.shell.sendall(b"\nstty -echo; echo @@HI$((6*7))\n")
+                try:
+                    self._read_until(rb"@@HI42", 5)
+                    break
+                except TimeoutError:
+                    if time.monotonic() > deadline:
+                        raise
+        self.shell.sendall(f"echo @@S; ( {command} ) 2>&1; echo \"@@E $?\"\n".encode())
+        m = self._read_until(rb"@@S\r?\n(.*?)@@E (\d+)\r?\n", timeout)
+        return int(m.group(2)), m.group(1).decode(errors="replace").replace("\r", "").strip()
+
+    def power_cut(self):
+        try:
+            self.qmp.call("quit", timeout=5)
+        except Exception:
+            pass
+        self.kill()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.shell:
+            self.shell.close()
+
+
+def kiosk_state(board):
+    rc, out = board.sh("systemctl show wordjudge -p ActiveState -p SubState -p NRestarts -p MainPID -p StatusText")
+    return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+
+
+def gpio_on_bcm2711(board):
+    """The cdev backend on the SoC's own GPIO: [gpio] wired, the kiosk restarted (still out
+    of service, so the service lamp is lit), the lines read back through the character
+    device (gpioinfo: held by wordjudge, direction) and the lamp levels from the kernel."""
+    rc, chips = board.sh("gpiodetect")
+    check("Pi 4 board: the bcm2711 GPIO chip is there (gpiodetect)", "pinctrl-bcm2711" in chips, chips.replace("\n", " | "))
+    table = ["judge_button = { bcm = 17 }", "green_lamp = { bcm = 22, active_low = false }",
+             "red_lamp = { bcm = 27, active_low = false }", "service_lamp = { bcm = 23, active_low = false }"]
+    lines = "\\n".join(table)
+    before = board.console_text().count(OUT_OF_SERVICE)
+    board.sh(f"cp -p {CONFIG} /run/config.before-gpio; printf '\\n[gpio]\\n{lines}\\n' >> {CONFIG}; systemctl restart wordjudge")
+    again = board.wait_console(OUT_OF_SERVICE, count=before + 1, timeout=180)
+    rc, desc = board.sh("journalctl -b -u wordjudge -o cat --no-pager | grep -E 'judge button and lamps|GPIO' | tail -n2")
+    rc, info = board.sh("gpioinfo -c pinctrl-bcm2711 17 22 23 27")
+    held = {n: (f'"GPIO{n}"' in info or f"GPIO{n}" in info) for n in (17, 22, 23, 27)}
+    rows = {n: next((l for l in info.splitlines() if f"GPIO{n}\"" in l or f"GPIO{n} " in l), "") for n in (17, 22, 23, 27)}
+    claimed = all('consumer="wordjudge"' in rows[n] or "wordjudge" in rows[n] for n in rows)
+    directions = "input" in rows[17] and all("output" in rows[n] for n in (22, 23, 27))
+    check("Pi 4 board: the kiosk claims the wiring's lines on the bcm2711 chip (gpioinfo: button input, lamps output, consumer wordjudge)",
+          again and all(held.values()) and claimed and directions, info.replace("\n", " | ")[-400:] + " || " + desc.replace("\n", " | "))
+    rc, dbg = board.sh("mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; "
+                       "grep -E 'GPIO(22|23|27) ' /sys/kernel/debug/gpio")
+    level = {n: next((("hi" if " hi" in l else "lo") for l in dbg.splitlines() if f"GPIO{n} " in l), "?") for n in (22, 23, 27)}
+    check("Pi 4 board: out of service lights the service lamp only (kernel's line levels)",
+          level == {22: "lo", 23: "hi", 27: "lo"}, f"{level} | {dbg}".replace("\n", " | ")[-300:])
+    board.sh(f"cp -p /run/config.before-gpio {CONFIG}; systemctl restart wordjudge")
+    board.wait_console(OUT_OF_SERVICE, count=before + 2, timeout=180)
+
+
+def pi4_board(img):
+    """Boots the card twice on -M raspi4b; see the module's doc."""
+    qemu = host_tool("qemu-system-aarch64")
+    machines = subprocess.run([qemu, "-M", "help"], capture_output=True, text=True).stdout if qemu else ""
+    if "raspi4b" not in machines:
+        check("Pi 4 board model (qemu-system-aarch64 -M raspi4b, QEMU >= 9) is installed", False,
+              "test-boot.sh installs it from the host's backports; see kiosk-image/README.md")
+        return
+    w = common.WORK
+    sd = os.path.join(w, "pi4-sd.img")
+    subprocess.run(["cp", "--sparse=always", img, sd], check=True)
+    size = os.path.getsize(sd)
+    # The board's SD card model takes only power-of-two sizes; the partitions stay as built.
+    os.truncate(sd, 1 << (size - 1).bit_length())
+    kernel = from_card(img, "vmlinuz", os.path.join(w, "pi4-vmlinuz"))
+    initrd = from_card(img, "initrd.img", os.path.join(w, "pi4-initrd.img"))
+    card_dtb = from_card(img, PI4_DTB, os.path.join(w, "card-" + PI4_DTB))
+    with open(from_card(img, "cmdline-pi4.txt", os.path.join(w, "cmdline-pi4.txt"))) as f:
+        cmdline = f.read().strip()
+    dtb = test_dtb(card_dtb, os.path.join(w, "test-" + PI4_DTB))
+    for node, prop, reason in NOT_EMULATED:
+        log(f"Pi 4 test tree: {node} {'disabled' if prop == 'status' else 'without ' + prop}: {reason}")
+
+    board = Pi4Board(sd, kernel, initrd, dtb, cmdline, "pi4-boot1")
+    try:
+        t = board.wait_console(OUT_OF_SERVICE, timeout=900)
+        if not check("Pi 4 board: the card boots (its kernel, initrd, Pi 4 tree) and the kiosk reports out of service: no screen",
+                     t, f"{t:.0f} s after power-on" if t else "no OUT OF SERVICE line within 900 s"):
+            print(board.console_text()[-3000:].decode(errors="replace"))
+            return
+        line = [l for l in board.console_text().splitlines() if OUT_OF_SERVICE in l][-1].decode(errors="replace")
+        log(f"Pi 4 console: {line.strip()}")
+        rc, out = board.sh("findmnt -no SOURCE,OPTIONS /; findmnt -no SOURCE,OPTIONS /data; ls /dev/dri 2>&1 | head -n1")
+        rows = out.splitlines() + ["", "", ""]
+        check("Pi 4 board: root read-only from the SD card (mmcblk, emmc2)", rows[0].startswith("/dev/mmcblk") and " ro," in rows[0] + ",",
+              rows[0])
+        check("Pi 4 board: the data partition is mounted read-write from the SD card", rows[1].startswith("/dev/mmcblk") and " rw," in rows[1],
+              rows[1])
+        first = kiosk_state(board)
+        time.sleep(25)  # longer than WatchdogSec=10s: a kiosk that stopped pinging would be restarted
+        later = kiosk_state(board)
+        check("Pi 4 board: no DRM device -> the kiosk stays out of service calmly (active, same process, no restarts, watchdog fed)",
+              later.get("ActiveState") == "active" and later.get("NRestarts") == "0" and later.get("MainPID") == first.get("MainPID")
+              and "no screen" in later.get("StatusText", ""), f"{later} | /dev/dri: {rows[2]}")
+        rc, out = board.sh(f"{WJ_CONFIG} audit show 2>/dev/null | grep -c display_problem")
+        check("Pi 4 board: the missing screen is one audit record (display_problem)", out.strip() == "1", out)
+        rc, out = board.sh("cat /sys/class/watchdog/watchdog0/identity /sys/class/watchdog/watchdog0/state 2>&1")
+        check("Pi 4 board: the BCM2835 watchdog is open and kept by systemd (RuntimeWatchdogSec)",
+              "BCM2835" in out.upper() and "active" in out, out.replace("\n", " | "))
+        gpio_on_bcm2711(board)
+        rc, out = board.sh("systemd-analyze time --no-pager; systemd-analyze critical-chain wordjudge.service --no-pager")
+        with open(os.path.join(w, "critical-chain-pi4.txt"), "w") as f:
+            f.write(out + "\n")
+        log("Pi 4 board: systemd-analyze time and critical-chain wordjudge.service:\n" + out)
+        board.power_cut()
+        log("Pi 4 board: hard stop (QMP quit)")
+    finally:
+        board.kill()
+
+    board = Pi4Board(sd, kernel, initrd, dtb, cmdline, "pi4-boot2")
+    try:
+        t = board.wait_console(OUT_OF_SERVICE, timeout=900)
+        check("Pi 4 board: boots again after the hard stop", t, f"{t:.0f} s" if t else "no OUT OF SERVICE line")
+        rc, out = board.sh(f"{WJ_CONFIG} audit verify 2>&1")
+        check("Pi 4 board: wordjudge audit verify passes after the hard stop", rc == 0, f"exit {rc}: {out[-300:]}".replace("\n", " | "))
+    finally:
+        board.kill()

@@ -1,0 +1,165 @@
+"""The Raspberry Pi card, checked in the built image for what each model's firmware and
+kernel need: no Pi 5 here, and QEMU has no Pi 5 model, so the Pi 5 family is checked
+statically. Read from the image with mtools (boot partition), debugfs (root partition),
+zstd and cpio (the initrd) and dtc (the device trees); nothing is mounted.
+
+  boot files   config.txt with [pi4] and [pi5] sections, kernel and initrd named as it
+               says, each family's command line with its serial console, the Pi 4
+               family's firmware, and one kernel version everywhere (boot partition,
+               root's modules, initrd)
+  trees        every Pi 4 family tree and both Pi 5 steppings' (C1 bcm2712-rpi-5-b, D0
+               bcm2712-d-rpi-5-b, also as bcm2712d0-rpi-5-b), each decompiling with dtc
+               and naming its board
+  consoles     the alias each command line's console comes from (Pi 4 serial1: the mini
+               UART; Pi 5 serial10: uart10, the debug connector)
+  modules      RP1, sdhci-brcmstb, xhci and vc4 (and the Pi 4's sdhci-iproc) in the
+               initrd, built for the card's kernel
+  GPIO wiring  the Pi 5's header is RP1 bank 0: the trees' RP1 pinctrl node, the driver
+               that binds to it (its of: alias) registering the chip label the kiosk looks
+               for (src/gpio/config.rs HEADER_CHIP_LABELS), lines by BCM number
+"""
+import lzma
+import os
+import re
+import subprocess
+
+from . import common
+from .common import check, log
+
+PI4_TREES = ["bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb", "bcm2711-rpi-cm4-io.dtb"]
+PI5_TREES = ["bcm2712-rpi-5-b.dtb", "bcm2712-d-rpi-5-b.dtb", "bcm2712d0-rpi-5-b.dtb"]
+INITRD_MODULES = ["sdhci-iproc", "sdhci-brcmstb", "regulator-gpio", "gpio-brcmstb", "rp1_pci", "clk-rp1",
+                  "pinctrl-rp1", "xhci-plat-hcd", "vc4"]
+
+
+def partitions(img):
+    out = subprocess.run(["sfdisk", "-d", img], capture_output=True, text=True, check=True).stdout
+    return [(int(a), int(b)) for a, b in re.findall(r"start=\s*(\d+), size=\s*(\d+)", out)]
+
+
+def boot_files(img, dest):
+    """The whole boot partition, copied out with mtools."""
+    start, _ = partitions(img)[0]
+    os.makedirs(dest, exist_ok=True)
+    subprocess.run(["mcopy", "-s", "-o", "-n", "-i", f"{img}@@{start * 512}", "::/*", dest], check=True,
+                   env=dict(os.environ, MTOOLS_SKIP_CHECK="1"), capture_output=True)
+    return dest
+
+
+def root_fs(img, dest):
+    start, size = partitions(img)[1]
+    subprocess.run(["dd", f"if={img}", f"of={dest}", "bs=512", f"skip={start}", f"count={size}", "conv=sparse",
+                    "status=none"], check=True)
+    return dest
+
+
+def debugfs(fs, request):
+    return subprocess.run(["debugfs", "-R", request, fs], capture_output=True, text=True).stdout
+
+
+def dts(path):
+    p = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", path], capture_output=True, text=True)
+    return p.stdout if p.returncode == 0 else None
+
+
+def read(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def section(config, name):
+    """The lines of config.txt's [name] section."""
+    m = re.search(rf"^\[{name}\]\n(.*?)(?=^\[|\Z)", config, re.S | re.M)
+    return [l.strip() for l in m.group(1).splitlines() if l.strip() and not l.startswith("#")] if m else []
+
+
+def alias_node(tree, alias):
+    m = re.search(rf"^\s*{alias} = \"([^\"]+)\";", tree or "", re.M)
+    return m.group(1) if m else None
+
+
+def pi_card(img):
+    w = common.WORK
+    boot = boot_files(img, os.path.join(w, "card-boot"))
+    config = read(os.path.join(boot, "config.txt"))
+    stamp = read(os.path.join(boot, "wordjudge-boot.txt")).strip()
+    kver = stamp.partition("=")[2]
+    allsec = section(config, "all")
+    pi4 = section(config, "pi4")
+    pi5 = section(config, "pi5")
+    common_ok = ("kernel=vmlinuz" in allsec and "initramfs initrd.img followkernel" in allsec and "arm_64bit=1" in allsec
+                 and os.path.getsize(os.path.join(boot, "vmlinuz")) > 0 and os.path.getsize(os.path.join(boot, "initrd.img")) > 0)
+    check("Pi card: config.txt names the kernel and initrd on the partition, for every model ([all])", common_ok,
+          f"[all] {allsec}")
+    fw = all(os.path.exists(os.path.join(boot, f)) for f in ("start4.elf", "fixup4.dat"))
+    check("Pi card: [pi4] section (mini UART console, its command line) and the Pi 4 family's firmware (start4.elf, fixup4.dat)",
+          "cmdline=cmdline-pi4.txt" in pi4 and "enable_uart=1" in pi4 and fw, f"[pi4] {pi4}; start4/fixup4: {fw}")
+    check("Pi card: [pi5] section (its command line; the EEPROM firmware needs no files here)",
+          "cmdline=cmdline-pi5.txt" in pi5, f"[pi5] {pi5}")
+    with open(os.path.join(boot, "vmlinuz"), "rb") as f:
+        head = f.read(64)
+    # arm64 Image header: magic "ARM\x64" at 0x38; flags at 0x30, bits 1-2 the page size (1 = 4K).
+    flags = int.from_bytes(head[0x30:0x38], "little")
+    check("Pi card: vmlinuz is an uncompressed arm64 Image with 4K pages (what both firmwares load)",
+          head[0x38:0x3C] == b"ARMd" and (flags >> 1) & 3 == 1, f"magic {head[0x38:0x3C]!r}, flags {flags:#x}")
+
+    trees = {}
+    for name in PI4_TREES + PI5_TREES:
+        trees[name] = dts(os.path.join(boot, name)) if os.path.exists(os.path.join(boot, name)) else None
+    named = {n: bool(t) and ("raspberrypi,5-model-b" in t if n.startswith("bcm2712") else "brcm,bcm2711" in t)
+             for n, t in trees.items()}
+    check("Pi card: every Pi 4 family and Pi 5 (C1, D0) device tree is on the partition and decompiles (dtc), naming its board",
+          all(named.values()), ", ".join(f"{n}: {'ok' if ok else 'MISSING/BAD'}" for n, ok in named.items()))
+    d0_same = read(os.path.join(boot, "bcm2712d0-rpi-5-b.dtb")) == read(os.path.join(boot, "bcm2712-d-rpi-5-b.dtb"))
+    check("Pi card: the D0 tree also under the Pi 5 firmware's name for it (bcm2712d0-rpi-5-b.dtb)", d0_same and named["bcm2712d0-rpi-5-b.dtb"])
+
+    c4 = read(os.path.join(boot, "cmdline-pi4.txt")).split()
+    c5 = read(os.path.join(boot, "cmdline-pi5.txt")).split()
+    last4 = [a for a in c4 if a.startswith("console=")][-1:]
+    last5 = [a for a in c5 if a.startswith("console=")][-1:]
+    pi4_uart = alias_node(trees["bcm2711-rpi-4-b.dtb"], "serial1") or ""
+    pi5_uart = alias_node(trees["bcm2712-rpi-5-b.dtb"], "serial10") or ""
+    check("Pi card: each family's serial console (Pi 4 ttyS1 = serial1, the mini UART; Pi 5 ttyAMA10 = serial10, uart10)",
+          last4 == ["console=ttyS1,115200"] and pi4_uart.endswith("serial@7e215040")
+          and last5 == ["console=ttyAMA10,115200"] and pi5_uart.endswith("serial@7d001000")
+          and "root=LABEL=wjroot" in c4 and "root=LABEL=wjroot" in c5 and "ro" in c5,
+          f"pi4 {last4} -> {pi4_uart}; pi5 {last5} -> {pi5_uart}")
+
+    # One kernel version: the partition's stamp, the root's modules, the initrd's modules.
+    fs = root_fs(img, os.path.join(w, "card-root.ext4"))
+    mods = debugfs(fs, "ls -p /usr/lib/modules")
+    root_versions = sorted({l.split("/")[5] for l in mods.splitlines() if l.count("/") > 5 and l.split("/")[5] not in (".", "..")})
+    initrd = subprocess.run(f"zstd -dcq '{os.path.join(boot, 'initrd.img')}' | cpio -it --quiet", shell=True,
+                            capture_output=True, text=True).stdout.splitlines()
+    initrd_versions = sorted({m.group(1) for l in initrd for m in [re.match(r"(?:usr/)?lib/modules/([^/]+)/", l)] if m})
+    check("Pi card: one kernel version on the partition, in the root's modules and in the initrd",
+          kver and root_versions == [kver] and initrd_versions == [kver],
+          f"partition {kver}, root {root_versions}, initrd {initrd_versions}")
+    missing = [m for m in INITRD_MODULES if not any(re.search(rf"/{re.escape(m)}\.ko", l) for l in initrd)]
+    check("Pi card: the initrd holds RP1, sdhci-brcmstb, xhci-plat and vc4 for the Pi 5, sdhci-iproc for the Pi 4",
+          not missing, f"missing: {missing}" if missing else ", ".join(INITRD_MODULES))
+
+    # The Pi 5's GPIO header: RP1's pinctrl in both Pi 5 trees, the driver for it in the
+    # root, registering the label the kiosk looks for.
+    nodes = {n: re.search(r"pinctrl@400d0000 \{\s*compatible = \"raspberrypi,rp1-gpio\";.*?gpio-controller;", trees[n] or "", re.S)
+             for n in ("bcm2712-rpi-5-b.dtb", "bcm2712-d-rpi-5-b.dtb")}
+    ko = f"/usr/lib/modules/{kver}/kernel/drivers/pinctrl/pinctrl-rp1.ko.xz"
+    dumped = os.path.join(w, "pinctrl-rp1.ko.xz")
+    debugfs(fs, f"dump {ko} {dumped}")
+    try:
+        with open(dumped, "rb") as f:
+            module = lzma.decompress(f.read())
+    except (OSError, lzma.LZMAError):
+        module = b""
+    labels = re.search(r"HEADER_CHIP_LABELS: \[&str; \d+\] = \[([^\]]*)\]", read(os.path.join(common.REPO, "src/gpio/config.rs")))
+    kiosk_labels = re.findall(r'"([^"]+)"', labels.group(1)) if labels else []
+    check("Pi card: the Pi 5 header's GPIO is RP1's pinctrl (both trees), whose driver binds to it and registers "
+          "a chip label the kiosk looks for (lines by BCM number)",
+          all(nodes.values()) and b"alias=of:N*T*Craspberrypi,rp1-gpio" in module and b"pinctrl-rp1\x00" in module
+          and "pinctrl-rp1" in kiosk_labels,
+          f"trees {[n for n, ok in nodes.items() if ok]}, module {len(module)} bytes, kiosk looks for {kiosk_labels}")
+    log(f"Pi card: kernel {kver}; boot partition {sorted(os.listdir(boot))[:12]}...")
+    os.unlink(fs)
