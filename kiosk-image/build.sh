@@ -67,6 +67,9 @@ need_tools() {
         apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
     fi
 }
+# DEPS_ONLY=1: install the build tools and stop (CI installs every step's tools before it
+# runs steps side by side: two apt-get runs at once fail on dpkg's lock).
+if [ "${DEPS_ONLY:-0}" = 1 ]; then need_tools; exit 0; fi
 
 # ELF machine of a binary: x86_64 (0x3e) or aarch64 (0xb7).
 elf_arch() {

@@ -46,6 +46,8 @@ if ! rustup target list --installed | grep -qx "$TARGET"; then
     say "rustup target add $TARGET"
     rustup target add "$TARGET"
 fi
+# DEPS_ONLY=1: install what the build needs, then stop (see build.sh).
+[ "${DEPS_ONLY:-0}" = 1 ] && exit 0
 
 say "cargo build --profile $PROFILE --target $TARGET (about 20 minutes the first time)"
 export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc

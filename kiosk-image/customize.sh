@@ -199,16 +199,25 @@ if [ "$WJ_ARCH" = arm64 ]; then
 fi
 
 # --- check the units as installed ---------------------------------------------------------
-say "systemd-analyze verify"
-chroot "$R" systemd-analyze verify --man=no wordjudge.service
+# Whatever verify says is shown (a failure inside mmdebstrap's hook is otherwise silent).
+verify_units() {
+    local out
+    if ! out=$(chroot "$R" systemd-analyze verify --man=no "$@" 2>&1); then
+        say "systemd-analyze verify $* failed:"; printf '%s\n' "$out" >&2; exit 1
+    fi
+    [ -z "$out" ] || printf '%s\n' "$out" >&2
+    say "systemd-analyze verify $*: ok"
+}
+verify_units wordjudge.service
 # Templates are verified as an instance (sdz1: any name will do, verify needs no device).
-chroot "$R" systemd-analyze verify --man=no wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
+verify_units wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
 
 # --- slim down ----------------------------------------------------------------------------
 # Perl beyond perl-base (the Pi's kernel hooks need only perl-base) and usrmerge, where
 # the suite's bootstrap pulled them in.
 extra=$(chroot "$R" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' usrmerge perl 'libperl5*' 'perl-modules-*' \
-            libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl 2>/dev/null | awk '$1=="ii"{print $2}')
+            libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl 2>/dev/null | awk '$1=="ii"{print $2}' || true)
+# (dpkg-query exits 1 when a name matches nothing, which is the usual case here.)
 [ -z "$extra" ] || chroot "$R" dpkg --purge $extra >/dev/null 2>&1 || say "WARNING: could not purge $extra"
 chroot "$R" apt-get clean
 rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/* "$R"/var/cache/debconf/*-old "$R"/var/lib/dpkg/*-old \

@@ -53,6 +53,8 @@ if [ ${#need[@]} -gt 0 ]; then
     say "installing ${need[*]}"
     apt-get install -y -q --no-install-recommends "${need[@]}" >/dev/null
 fi
+# DEPS_ONLY=1: install what this test and its image build need, then stop (see build.sh).
+if [ "${DEPS_ONLY:-0}" = 1 ]; then DEPS_ONLY=1 "$HERE/build.sh"; exit 0; fi
 
 # 1. The image: the operator's build with every option set, in its own directory. Where the
 #    licensed lists are here (../shared/lexicons, as in CI), CSW15 goes in through
