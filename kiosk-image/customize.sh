@@ -62,7 +62,7 @@ done
 
 # --- the Raspberry Pi boot partition (arm64) -------------------------------------------------
 # Modules the Pi card's initrd must hold (kiosk-image/pi-boot/initramfs-hook says why).
-PI_MODULES="sdhci-iproc sdhci-brcmstb regulator-gpio regulator-fixed gpio-brcmstb rp1_pci clk-rp1 pinctrl-rp1 xhci-plat-hcd vc4"
+PI_MODULES="sdhci-iproc sdhci-brcmstb gpio-regulator fixed gpio-brcmstb rp1_pci clk-rp1 pinctrl-rp1 xhci-plat-hcd vc4"
 pi_boot_files() {
     local P=$WJ_REPO/kiosk-image/pi-boot hook
     install -D -m0755 "$P/wordjudge-pi-boot" "$R/usr/share/wordjudge/pi-boot/wordjudge-pi-boot"

@@ -28,7 +28,7 @@ from .common import check, log
 
 PI4_TREES = ["bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb", "bcm2711-rpi-cm4-io.dtb"]
 PI5_TREES = ["bcm2712-rpi-5-b.dtb", "bcm2712-d-rpi-5-b.dtb", "bcm2712d0-rpi-5-b.dtb"]
-INITRD_MODULES = ["sdhci-iproc", "sdhci-brcmstb", "regulator-gpio", "gpio-brcmstb", "rp1_pci", "clk-rp1",
+INITRD_MODULES = ["sdhci-iproc", "sdhci-brcmstb", "gpio-regulator", "gpio-brcmstb", "rp1_pci", "clk-rp1",
                   "pinctrl-rp1", "xhci-plat-hcd", "vc4"]
 
 
