@@ -190,7 +190,9 @@ if [ "$WJ_ARCH" = arm64 ]; then
         [ ! -d "$R/lib/modules/${second#linux-image-}" ] || rm -rf "$R/lib/modules/${second#linux-image-}"
     fi
     missing=""
-    listing=$(zstd -dcq "$R/boot/initrd.img-$KVER" | cpio -it --quiet 2>/dev/null)
+    # Debian's own lister: trixie's initrd is an uncompressed cpio of the (xz) modules
+    # followed by a zstd-compressed one.
+    listing=$(chroot "$R" lsinitramfs "/boot/initrd.img-$KVER")
     for m in $PI_MODULES; do
         printf '%s\n' "$listing" | grep -q "/$m\.ko" || missing="$missing $m"
     done

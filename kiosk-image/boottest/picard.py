@@ -32,6 +32,26 @@ INITRD_MODULES = ["sdhci-iproc", "sdhci-brcmstb", "gpio-regulator", "gpio-brcmst
                   "pinctrl-rp1", "xhci-plat-hcd", "vc4"]
 
 
+def initrd_listing(path):
+    """Every file name in a Debian initrd. trixie's mkinitramfs writes the modules, already
+    xz-compressed, as an uncompressed cpio archive first, then the rest as a zstd-compressed
+    one: cpio lists the first; the second starts at the first zstd frame after the first's
+    trailer. (Debian's lsinitramfs does the same, but its package would bring udev onto
+    the host.)"""
+    with open(path, "rb") as f:
+        data = f.read()
+    names = []
+    if data.startswith(b"070701"):
+        names += subprocess.run(["cpio", "-it", "--quiet"], input=data, capture_output=True).stdout.decode().splitlines()
+        trailer = data.find(b"TRAILER!!!")
+        start = data.find(b"\x28\xb5\x2f\xfd", trailer if trailer >= 0 else 0)
+        data = data[start:] if start >= 0 else b""
+    if data:
+        cpio = subprocess.run("zstd -dcq | cpio -it --quiet", shell=True, input=data, capture_output=True)
+        names += cpio.stdout.decode().splitlines()
+    return names
+
+
 def partitions(img):
     out = subprocess.run(["sfdisk", "-d", img], capture_output=True, text=True, check=True).stdout
     return [(int(a), int(b)) for a, b in re.findall(r"start=\s*(\d+), size=\s*(\d+)", out)]
@@ -132,8 +152,7 @@ def pi_card(img):
     fs = root_fs(img, os.path.join(w, "card-root.ext4"))
     mods = debugfs(fs, "ls -p /usr/lib/modules")
     root_versions = sorted({l.split("/")[5] for l in mods.splitlines() if l.count("/") > 5 and l.split("/")[5] not in (".", "..")})
-    initrd = subprocess.run(f"zstd -dcq '{os.path.join(boot, 'initrd.img')}' | cpio -it --quiet", shell=True,
-                            capture_output=True, text=True).stdout.splitlines()
+    initrd = initrd_listing(os.path.join(boot, "initrd.img"))
     initrd_versions = sorted({m.group(1) for l in initrd for m in [re.match(r"(?:usr/)?lib/modules/([^/]+)/", l)] if m})
     check("Pi card: one kernel version on the partition, in the root's modules and in the initrd",
           kver and root_versions == [kver] and initrd_versions == [kver],
