@@ -121,8 +121,8 @@ def pi_card(img):
           "cmdline=cmdline-pi5.txt" in pi5, f"[pi5] {pi5}")
     with open(os.path.join(boot, "vmlinuz"), "rb") as f:
         head = f.read(64)
-    # arm64 Image header: magic "ARM\x64" at 0x38; flags at 0x30, bits 1-2 the page size (1 = 4K).
-    flags = int.from_bytes(head[0x30:0x38], "little")
+    # arm64 Image header: magic "ARM\x64" at 0x38; flags at 0x18 (after code0, code1, text_offset, image_size), bits 1-2 the page size (1 = 4K).
+    flags = int.from_bytes(head[0x18:0x20], "little")
     check("Pi card: vmlinuz is an uncompressed arm64 Image with 4K pages (what both firmwares load)",
           head[0x38:0x3C] == b"ARMd" and (flags >> 1) & 3 == 1, f"magic {head[0x38:0x3C]!r}, flags {flags:#x}")
 
