@@ -13,14 +13,20 @@ from .screens import judge_and_check, near
 GPIO_SIM = "/sys/kernel/config/gpio-sim/wordjudge"
 
 
-def restart_with_gpio(vm, table):
-    """Adds keys to the station config's [gpio] table (the kiosk writes one; a second
-    table would be a broken config), keeping the file aside, and restarts the kiosk."""
+def wire_gpio_command(table):
+    """The shell command that adds keys to the station config's [gpio] table (the kiosk
+    writes one; a second table would be a broken config), keeping the file aside in
+    /run/config.toml.before-gpio, and restarts the kiosk (-M virt and the Pi 4 model)."""
     lines = "\\n".join(table).replace('"', '\\"')
-    t, _ = ready_after(vm, f"cp -p {CONFIG} /run/config.toml.before-gpio && printf \"{lines}\\n\" > /run/gpio-lines && "
-                           f"if grep -qx '\\[gpio\\]' {CONFIG}; then sed -i '/^\\[gpio\\]$/r /run/gpio-lines' {CONFIG}; "
-                           f"else printf '\\n[gpio]\\n' >> {CONFIG}; cat /run/gpio-lines >> {CONFIG}; fi; "
-                           "systemctl restart wordjudge")
+    return (f"cp -p {CONFIG} /run/config.toml.before-gpio && printf \"{lines}\\n\" > /run/gpio-lines && "
+            f"if grep -qx '\\[gpio\\]' {CONFIG}; then sed -i '/^\\[gpio\\]$/r /run/gpio-lines' {CONFIG}; "
+            f"else printf '\\n[gpio]\\n' >> {CONFIG}; cat /run/gpio-lines >> {CONFIG}; fi; "
+            "systemctl restart wordjudge")
+
+
+def restart_with_gpio(vm, table):
+    """wire_gpio_command, then waits for READY."""
+    t, _ = ready_after(vm, wire_gpio_command(table))
     rc, desc = vm.sh("journalctl -b -u wordjudge --no-pager -o cat | grep -E 'judge button and lamps:|config problem' | tail -n1")
     return t, desc
 

@@ -191,12 +191,7 @@ def main():
         # The card itself: what the Pi 5 firmware and kernel need, checked in the image
         # (picard), then the card on the Pi 4 board model (pi4).
         pi_card(common.IMG)
-        # The Pi 4 board model boot is not yet green (boottest/pi4.py, "Where it stands"):
-        # run only when asked, so CI reports what works.
-        if os.environ.get("PI4_BOARD") == "1":
-            pi4_board(common.IMG)
-        else:
-            log("SKIPPED: the Pi 4 board model boot (-M raspi4b): not yet passing, see boottest/pi4.py; PI4_BOARD=1 runs it")
+        pi4_board(common.IMG)
 
     firmware = "UEFI firmware included" if ARCH == "amd64" else "direct kernel boot"
     summary = f"{ARCH} boot to READY: {boot_ready:.1f} s from power-on ({firmware}), {kernel_ready} s from kernel start"

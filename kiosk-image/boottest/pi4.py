@@ -1,37 +1,32 @@
 """The Raspberry Pi card on QEMU's Pi 4 board model (qemu-system-aarch64 -M raspi4b, QEMU
 >= 9): the image's own kernel, initrd and Pi 4 device tree, read from its boot partition,
 and the image itself as the SD card. What -M virt cannot show: Debian's kernel on the
-BCM2711's own devices (the emmc2 SD controller, the bcm2711 GPIO pinctrl, the BCM2835
-watchdog, the mini UART), the device tree the firmware would load, and the card's root.
+BCM2711's own devices (its SD host, the bcm2711 GPIO pinctrl, the BCM2835 watchdog),
+the device tree the firmware would load, and the card's root.
 
 The board model has no HDMI and no USB: the kiosk finds no DRM device and must stay out
 of service calmly (one audit record, the service lamp, the watchdog fed, no restarts)
 instead of crash-looping. The screen, keys and USB sticks are checked on -M virt.
 
 The model does not run the Pi firmware, so the test boots the kernel directly with the
-command line the firmware would pass (cmdline-pi4.txt from the card) plus a debug shell
-on the PL011 UART (systemd.debug_shell, the test's only way in: the board has no virtio
-port for the guest agent). The test's copy of the device tree disables exactly the nodes
-listed in NOT_EMULATED, each with its reason; the card's own tree is not touched.
+command line the firmware would pass (cmdline-pi4.txt from the card), changed only as
+TEST_CMDLINE lists: among them a debug shell on the PL011 UART (systemd.debug_shell, the
+test's only way in: the board has no virtio port for the guest agent). The test's copy of
+the device tree disables exactly the nodes listed in NOT_EMULATED, each with its reason;
+the card's own tree is not touched.
 
-Where it stands (2026-11-25; main.py runs it only with PI4_BOARD=1): the card's kernel
-(7.3.4) boots on the model with its initrd and the card's Pi 4 tree, and what it found
-about the model, by hand:
+What the model showed, and what the test does about it (NOT_EMULATED, TEST_CMDLINE):
   * QEMU wires the SD card to the BCM2711's older EMMC controller (mmc@7e300000, which
     a Pi 4 uses for Wi-Fi SDIO), through its GPIO model's SD bus, never to emmc2
     (hw/arm/bcm2838_peripherals.c: "sdbus-sdhci" is the base SoC's sdhci). With that
-    controller's Wi-Fi power sequence dropped (NOT_EMULATED) the card shows up as
-    /dev/mmcblk0 or mmcblk1 and root (ext4, read-only) mounts from it. A real Pi 4
-    reads the card through emmc2 (sdhci-iproc), which the model cannot show.
+    controller's Wi-Fi power sequence dropped, the card is /dev/mmcblk0 or mmcblk1 and
+    root mounts from it. emmc2 (sdhci-iproc), which a real Pi 4 reads the card with,
+    probes but has no card here.
   * Opening the mini UART (ttyS1, the card's Pi 4 console) soft-locks the kernel in
-    serial8250_do_startup in two runs of three (an interrupt that never clears); with
-    the console on the PL011 (ttyAMA0) instead, userspace starts.
-  * systemd arming the BCM2835 watchdog (RuntimeWatchdogSec) resets the model at once:
-    QEMU's power-management block treats the watchdog's reset configuration as an
-    immediate reset, so the "watchdog kept by systemd" check cannot pass here.
-Still to do: move the console and the debug shell onto what the model runs, turn the
-watchdog check into "the device is there and the runtime watchdog is off in this
-test" (systemd.watchdog_device= on the test's command line), and make the run green.
+    serial8250_do_startup in two runs of three: the test's console is the PL011.
+  * systemd arming the BCM2835 watchdog resets the model at once (QEMU's power-management
+    block treats the watchdog's reset configuration as an immediate reset): the test
+    turns systemd's runtime watchdog off and checks the device and the card's setting.
 """
 import os
 import re
@@ -41,6 +36,7 @@ import time
 
 from . import common
 from .common import CONFIG, WJ_CONFIG, check, host_tool, log
+from .gpio import wire_gpio_command
 from .vm import JsonSocket
 
 PI4_DTB = "bcm2711-rpi-4-b.dtb"
@@ -68,6 +64,34 @@ NOT_EMULATED = [
      "power sequence's reset line is on the firmware's GPIO expander, which is not emulated, so "
      "the controller would wait for it for ever"),
 ]
+
+
+# What the test changes on the card's Pi 4 command line (cmdline-pi4.txt), each with its
+# reason: (what, how, reason).
+TEST_CMDLINE = [
+    ("console=ttyS1,115200", "console=ttyAMA0,115200",
+     "the console on the PL011 instead of the mini UART: opening QEMU's mini UART model "
+     "soft-locks the kernel in serial8250_do_startup (an interrupt that never clears) in "
+     "two runs of three; the PL011 is also where the test's shell is"),
+    ("", "systemd.watchdog_sec=0",
+     "systemd's runtime watchdog off: QEMU's BCM2835 power-management model treats the "
+     "watchdog's reset configuration as an immediate reset, so arming it restarts the board"),
+    ("", "systemd.debug_shell=ttyAMA0", "a root shell on the PL011: the model has no virtio "
+     "port for the guest agent, and this is the test's only way in"),
+]
+
+
+def test_cmdline(card_cmdline):
+    """The card's Pi 4 command line with TEST_CMDLINE applied."""
+    cmdline = card_cmdline
+    for what, how, _ in TEST_CMDLINE:
+        if what:
+            if what not in cmdline:
+                raise RuntimeError(f"{what!r} is not on the card's command line: {card_cmdline!r}")
+            cmdline = cmdline.replace(what, how)
+        else:
+            cmdline += " " + how
+    return cmdline
 
 
 def boot_partition_offset(img):
@@ -113,12 +137,14 @@ class Pi4Board:
                 os.unlink(p)
         cmd = ["qemu-system-aarch64", "-M", "raspi4b", "-accel", "tcg",
                "-kernel", kernel, "-initrd", initrd, "-dtb", dtb,
-               "-append", f"{cmdline} systemd.debug_shell=ttyAMA0",
+               "-append", cmdline,
                "-drive", f"file={sd},if=sd,format=raw,cache=unsafe",
                "-display", "none",
-               # serial 0 is the PL011 (ttyAMA0), serial 1 the mini UART (ttyS1, the console)
-               "-chardev", f"socket,id=shell,path={self.shell_path},server=on,wait=off",
-               "-serial", "chardev:shell", "-serial", f"file:{self.console}",
+               # serial 0 is the PL011 (ttyAMA0): the console and the shell, everything it
+               # sends also logged to the console file; serial 1, the mini UART, unused
+               # (TEST_CMDLINE says why)
+               "-chardev", f"socket,id=shell,path={self.shell_path},server=on,wait=off,logfile={self.console}",
+               "-serial", "chardev:shell", "-serial", "null",
                "-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
         self.started = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
@@ -209,12 +235,12 @@ def gpio_on_bcm2711(board):
     check("Pi 4 board: the bcm2711 GPIO chip is there (gpiodetect)", "pinctrl-bcm2711" in chips, chips.replace("\n", " | "))
     table = ["judge_button = { bcm = 17 }", "green_lamp = { bcm = 22, active_low = false }",
              "red_lamp = { bcm = 27, active_low = false }", "service_lamp = { bcm = 23, active_low = false }"]
-    lines = "\\n".join(table)
     before = board.console_text().count(OUT_OF_SERVICE)
-    board.sh(f"cp -p {CONFIG} /run/config.before-gpio; printf '\\n[gpio]\\n{lines}\\n' >> {CONFIG}; systemctl restart wordjudge")
+    board.sh(wire_gpio_command(table))
     again = board.wait_console(OUT_OF_SERVICE, count=before + 1, timeout=180)
-    rc, desc = board.sh("journalctl -b -u wordjudge -o cat --no-pager | grep -E 'judge button and lamps|GPIO' | tail -n2")
-    rc, info = board.sh("gpioinfo -c pinctrl-bcm2711 17 22 23 27")
+    rc, desc = board.sh("journalctl -b -u wordjudge -o cat --no-pager | grep -E 'GPIO|config problem' | tail -n2")
+    # gpioinfo (libgpiod 2) takes the chip's name (gpiochipN), not its label.
+    rc, info = board.sh("gpioinfo -c $(gpiodetect | awk '/\\[pinctrl-bcm2711\\]/{print $1}') 17 22 23 27")
     held = {n: (f'"GPIO{n}"' in info or f"GPIO{n}" in info) for n in (17, 22, 23, 27)}
     rows = {n: next((l for l in info.splitlines() if f"GPIO{n}\"" in l or f"GPIO{n} " in l), "") for n in (17, 22, 23, 27)}
     claimed = all('consumer="wordjudge"' in rows[n] or "wordjudge" in rows[n] for n in rows)
@@ -226,7 +252,7 @@ def gpio_on_bcm2711(board):
     level = {n: next((("hi" if " hi" in l else "lo") for l in dbg.splitlines() if f"GPIO{n} " in l), "?") for n in (22, 23, 27)}
     check("Pi 4 board: out of service lights the service lamp only (kernel's line levels)",
           level == {22: "lo", 23: "hi", 27: "lo"}, f"{level} | {dbg}".replace("\n", " | ")[-300:])
-    board.sh(f"cp -p /run/config.before-gpio {CONFIG}; systemctl restart wordjudge")
+    board.sh(f"cp -p /run/config.toml.before-gpio {CONFIG}; systemctl restart wordjudge")
     board.wait_console(OUT_OF_SERVICE, count=before + 2, timeout=180)
 
 
@@ -248,7 +274,9 @@ def pi4_board(img):
     initrd = from_card(img, "initrd.img", os.path.join(w, "pi4-initrd.img"))
     card_dtb = from_card(img, PI4_DTB, os.path.join(w, "card-" + PI4_DTB))
     with open(from_card(img, "cmdline-pi4.txt", os.path.join(w, "cmdline-pi4.txt"))) as f:
-        cmdline = f.read().strip()
+        cmdline = test_cmdline(f.read().strip())
+    for what, how, reason in TEST_CMDLINE:
+        log(f"Pi 4 test command line: {what + ' -> ' if what else '+ '}{how}: {reason}")
     dtb = test_dtb(card_dtb, os.path.join(w, "test-" + PI4_DTB))
     for node, prop, reason in NOT_EMULATED:
         log(f"Pi 4 test tree: {node} {'disabled' if prop == 'status' else 'without ' + prop}: {reason}")
@@ -264,7 +292,7 @@ def pi4_board(img):
         log(f"Pi 4 console: {line.strip()}")
         rc, out = board.sh("findmnt -no SOURCE,OPTIONS /; findmnt -no SOURCE,OPTIONS /data; ls /dev/dri 2>&1 | head -n1")
         rows = out.splitlines() + ["", "", ""]
-        check("Pi 4 board: root read-only from the SD card (mmcblk, emmc2)", rows[0].startswith("/dev/mmcblk") and " ro," in rows[0] + ",",
+        check("Pi 4 board: root read-only from the SD card (mmcblk)", rows[0].startswith("/dev/mmcblk") and " ro," in rows[0] + ",",
               rows[0])
         check("Pi 4 board: the data partition is mounted read-write from the SD card", rows[1].startswith("/dev/mmcblk") and " rw," in rows[1],
               rows[1])
@@ -276,9 +304,11 @@ def pi4_board(img):
               and "no screen" in later.get("StatusText", ""), f"{later} | /dev/dri: {rows[2]}")
         rc, out = board.sh(f"{WJ_CONFIG} audit show 2>/dev/null | grep -c display_problem")
         check("Pi 4 board: the missing screen is one audit record (display_problem)", out.strip() == "1", out)
-        rc, out = board.sh("cat /sys/class/watchdog/watchdog0/identity /sys/class/watchdog/watchdog0/state 2>&1")
-        check("Pi 4 board: the BCM2835 watchdog is open and kept by systemd (RuntimeWatchdogSec)",
-              "BCM2835" in out.upper() and "active" in out, out.replace("\n", " | "))
+        rc, out = board.sh("cat /sys/class/watchdog/watchdog0/identity 2>&1; "
+                           "systemctl show -p RuntimeWatchdogUSec; grep -h RuntimeWatchdogSec /etc/systemd/system.conf.d/*.conf")
+        check("Pi 4 board: the BCM2835 watchdog is there for systemd (bcm2835-wdt as watchdog0; the card sets "
+              "RuntimeWatchdogSec; this test turns it off: TEST_CMDLINE)",
+              "BCM2835" in out.upper() and "RuntimeWatchdogSec=" in out, out.replace("\n", " | "))
         gpio_on_bcm2711(board)
         rc, out = board.sh("systemd-analyze time --no-pager; systemd-analyze critical-chain wordjudge.service --no-pager")
         with open(os.path.join(w, "critical-chain-pi4.txt"), "w") as f:
