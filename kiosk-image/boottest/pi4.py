@@ -37,7 +37,7 @@ import time
 from . import common
 from .common import CONFIG, WJ_CONFIG, check, host_tool, log
 from .gpio import wire_gpio_command
-from .vm import JsonSocket
+from .vm import JsonSocket, SerialConsole
 
 PI4_DTB = "bcm2711-rpi-4-b.dtb"
 OUT_OF_SERVICE = b"WORDJUDGE OUT OF SERVICE"
@@ -123,7 +123,7 @@ def test_dtb(card_dtb, dest):
     return dest
 
 
-class Pi4Board:
+class Pi4Board(SerialConsole):
     """One run of the card on -M raspi4b: console (mini UART, ttyS1) in a file, a root shell
     on the PL011 (ttyAMA0) over a unix socket, QMP for the power cut."""
 
@@ -154,20 +154,6 @@ class Pi4Board:
         self.qmp.call("qmp_capabilities")
         self.shell = None
         self.buf = b""
-
-    def console_text(self):
-        with open(self.console, "rb") as f:
-            return f.read()
-
-    def wait_console(self, needle, count=1, timeout=600):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.console_text().count(needle) >= count:
-                return time.monotonic() - self.started
-            if self.proc.poll() is not None:
-                return None
-            time.sleep(0.5)
-        return None
 
     def _read_until(self, pattern, timeout):
         deadline = time.monotonic() + timeout

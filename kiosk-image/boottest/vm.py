@@ -59,7 +59,29 @@ class JsonSocket:
                 return reply["return"]
 
 
-class VM:
+
+class SerialConsole:
+    """A QEMU machine whose serial console is logged to the file self.console; the
+    subclass sets self.console, self.proc (its QEMU) and self.started (when it began)."""
+
+    def console_text(self):
+        with open(self.console, "rb") as f:
+            return f.read()
+
+    def wait_console(self, needle, count=1, timeout=120):
+        """Seconds from power-on until NEEDLE is on the console COUNT times; None if QEMU
+        ended or TIMEOUT passed first."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.console_text().count(needle) >= count:
+                return time.monotonic() - self.started
+            if self.proc.poll() is not None:
+                return None
+            time.sleep(0.2)
+        return None
+
+
+class VM(SerialConsole):
     def __init__(self, disk, tag):
         self.tag = tag
         self.console = os.path.join(common.WORK, f"console-{tag}.log")
@@ -103,20 +125,6 @@ class VM:
         self.qmp.call("qmp_capabilities")
         self.qga = None
         self.plugged = []  # node names of USB sticks plugged in (plug/unplug)
-
-    def console_text(self):
-        with open(self.console, "rb") as f:
-            return f.read()
-
-    def wait_console(self, needle, count=1, timeout=120):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.console_text().count(needle) >= count:
-                return time.monotonic() - self.started
-            if self.proc.poll() is not None:
-                return None
-            time.sleep(0.2)
-        return None
 
     def chord(self, *names, hold=None):
         """Presses the keys together (QMP send-key; QEMU's default hold time unless `hold` ms)."""
