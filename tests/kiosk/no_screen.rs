@@ -8,7 +8,6 @@
 //! test is ignored there; the test command runs it where /dev/dri is absent.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -16,18 +15,7 @@ use std::time::Duration;
 #[ignore = "needs a machine with no DRM device (the kiosk would take the screen); .ci/test runs it where /dev/dri is absent"]
 fn needs_no_display_the_kiosk_with_no_screen_stays_out_of_service_calmly() {
     let dir = tempfile::tempdir().unwrap();
-    let audit = dir.path().join("audit");
-    let config = dir.path().join("config.toml");
-    let lexicons = Path::new(env!("CARGO_MANIFEST_DIR")).join("lexicons");
-    std::fs::write(
-        &config,
-        format!(
-            "station_name = \"No screen\"\nlexicon_dir = {:?}\nactive_lexicon = \"DEMO\"\naudit_dir = {:?}\n",
-            lexicons.display().to_string(),
-            audit.display().to_string()
-        ),
-    )
-    .unwrap();
+    let config = super::support::demo_station_config(dir.path(), "No screen");
     let mut kiosk = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
         .args(["--config", config.to_str().unwrap(), "kiosk", "--gpio", "off"])
         .env_remove("DISPLAY")

@@ -170,3 +170,21 @@ pub fn one_verdict_per_play<S: Station>(rig: &mut Rig<S>, lexicon: &str) -> (u64
     assert!(!shown.contains("XYZZY:") && !shown.to_lowercase().contains("not in"), "nothing names the failing word");
     (first, second)
 }
+
+/// A station config for the real `wordjudge kiosk` process, written to DIR/config.toml:
+/// the built-in DEMO list from the repository's `lexicons/`, the audit log in DIR/audit.
+pub fn demo_station_config(dir: &std::path::Path, station_name: &str) -> std::path::PathBuf {
+    let config = dir.join("config.toml");
+    let lexicons = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("lexicons");
+    std::fs::write(
+        &config,
+        format!(
+            "station_name = {:?}\nlexicon_dir = {:?}\nactive_lexicon = \"DEMO\"\naudit_dir = {:?}\n",
+            station_name,
+            lexicons.display().to_string(),
+            dir.join("audit").display().to_string()
+        ),
+    )
+    .unwrap();
+    config
+}

@@ -61,17 +61,7 @@ fn start_with(prepare: impl FnOnce(&Path)) -> Desktop {
         std::thread::sleep(Duration::from_millis(100));
     }
     let audit = dir.path().join("audit");
-    let config = dir.path().join("config.toml");
-    let lexicons = Path::new(env!("CARGO_MANIFEST_DIR")).join("lexicons");
-    std::fs::write(
-        &config,
-        format!(
-            "station_name = \"Xvfb\"\nlexicon_dir = {:?}\nactive_lexicon = \"DEMO\"\naudit_dir = {:?}\n",
-            lexicons.display().to_string(),
-            audit.display().to_string()
-        ),
-    )
-    .unwrap();
+    let config = super::support::demo_station_config(dir.path(), "Xvfb");
     let mut kiosk = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
         .args(["--config", config.to_str().unwrap(), "kiosk", "--windowed", "--gpio", "sim"])
         .env("DISPLAY", &display)
