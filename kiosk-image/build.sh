@@ -27,9 +27,21 @@
 #   MIRROR=URL               Debian mirror (default http://deb.debian.org/debian)
 #   OUT=DIR                  output directory (default target/kiosk-image/ARCH)
 #   KEEP_ALL_MODULES=1       keep every kernel module (default: drop sound, media, wireless, ...)
+#   UPDATE_CERT=PATH         amd64: the operator's update certificate (PEM), the only one the
+#                            station's RAUC accepts bundles from (kiosk-image/README.md, "Updates").
+#                            Required: a PC station without it could never be updated.
+#   VERSION=X.Y.Z            the release this image is (default: Cargo.toml's version); in
+#                            /etc/wordjudge-release and in every bundle made from this image
+#   ROOT_SLOT_MB=N           amd64: size of each of the two root slots (default: 1.5 x the
+#                            root filesystem, at least 768), room for the releases to come
 #
 # Output: OUT/wordjudge-ARCH.img (raw disk image: write it with dd or Raspberry Pi Imager),
-# plus OUT/boot/ (kernel, initrd, cmdline) for direct-kernel boots.
+# plus OUT/boot/ (kernel, initrd, cmdline) for direct-kernel boots, and (amd64)
+# OUT/rootfs.ext4, the root filesystem that kiosk-image/build-bundle.sh signs into an
+# update bundle.
+#
+# amd64 disk: EFI system partition (systemd-boot; slot A's kernel), root slots wjroot-a and
+# wjroot-b (A/B updates with RAUC: kiosk-image/update/), the data partition wjdata.
 #
 # How: mmdebstrap builds the root tree (no loop devices, no mounts besides its chroot),
 # customize.sh installs wordjudge into it, mkfs.ext4 -d and mkfs.vfat + mtools make the
@@ -55,7 +67,7 @@ die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
 
 need_tools() {
     local missing=()
-    for t in zstd:zstd cpio:cpio mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk depmod:kmod objcopy:binutils; do
+    for t in zstd:zstd cpio:cpio mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk depmod:kmod objcopy:binutils openssl:openssl; do
         command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
     done
     if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
@@ -83,7 +95,8 @@ PROFILE=${PROFILE:-release}
 export PROFILE
 PDIR=$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")
 case "$ARCH" in
-    amd64) KERNEL_PKGS="linux-image-amd64 systemd-boot-efi qemu-guest-agent"
+    # rauc + rauc-service: A/B updates from a signed bundle (kiosk-image/update/).
+    amd64) KERNEL_PKGS="linux-image-amd64 systemd-boot-efi qemu-guest-agent rauc rauc-service"
            DEFAULT_BIN=$REPO/target/$PDIR/wordjudge
            [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/x86_64-unknown-linux-gnu/$PDIR/wordjudge ;;
     # qemu-guest-agent only starts when its virtio port exists (QEMU): the boot test's shell.
@@ -168,15 +181,26 @@ if [ "$ARCH" = arm64 ]; then
     SOURCES+=("deb $MIRROR $SUITE-backports $COMPONENTS")
     PIN_HOOK='mkdir -p "$1/etc/apt/preferences.d" && printf "%s\n" "# wordjudge: the Pi kernel from trixie-backports (RP1 for the Pi 5; kiosk-image/build.sh)" "Package: linux-image-arm64 linux-modules-arm64 linux-base-arm64 linux-base" "Pin: release n='"$SUITE"'-backports" "Pin-Priority: 990" >"$1/etc/apt/preferences.d/wordjudge-kernel"'
 fi
-# The kernel command line every model shares (root by label, read-only; quiet). The
-# consoles are added per model: amd64 below, the Pi's by kiosk-image/pi-boot/wordjudge-pi-boot.
-CMDLINE="root=LABEL=wjroot ro rootwait quiet loglevel=3 systemd.show_status=error vt.global_cursor_default=0 consoleblank=0 fsck.repair=yes panic=10"
-[ "$ARCH" = arm64 ] && CMDLINE="video=HDMI-A-1:1920x1080@60 $CMDLINE"
+# The kernel command line every model shares (read-only root; quiet). The root is named
+# per image: the Pi's by label; the PC's by its slot's partition label, in each slot's boot
+# entry (both slots hold the same filesystem, label and all). The consoles are added per
+# model: amd64 here (/dev/console is the last console=: the serial port, for the READY
+# line and kernel messages), the Pi's by kiosk-image/pi-boot/wordjudge-pi-boot.
+CMDLINE="ro rootwait quiet loglevel=3 systemd.show_status=error vt.global_cursor_default=0 consoleblank=0 fsck.repair=yes panic=10"
+if [ "$ARCH" = arm64 ]; then
+    CMDLINE="video=HDMI-A-1:1920x1080@60 root=LABEL=wjroot $CMDLINE"
+else
+    CMDLINE="$CMDLINE console=tty1 console=ttyS0,115200"
+    [ -f "${UPDATE_CERT:-}" ] || die "UPDATE_CERT: set it to the operator's update certificate (PEM); kiosk-image/README.md, \"Updates\", says how to make one"
+    openssl x509 -in "$UPDATE_CERT" -noout 2>/dev/null || die "UPDATE_CERT $UPDATE_CERT is not a PEM certificate"
+fi
+VERSION=${VERSION:-$(sed -n 's/^version = "\(.*\)"/\1/p' "$REPO/Cargo.toml" | head -n1)}
 say "mmdebstrap $SUITE $ARCH ($MIRROR)"
 # The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
 # pruning modules (under qemu-user each mkinitramfs takes minutes).
 export INITRD=No
 export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
+export WJ_VERSION=$VERSION WJ_UPDATE_CERT=${UPDATE_CERT:-}
 for attempt in 1 2; do   # a second try rides out a mirror hiccup
     mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
         --include="$(echo $PKGS | tr ' ' ,)" \
@@ -205,6 +229,7 @@ WJ_GID=$(awk -F: '$1=="wordjudge"{print $3}' "$ROOT/etc/group")
 JOURNAL_GID=$(awk -F: '$1=="systemd-journal"{print $3}' "$ROOT/etc/group")
 [ -n "$WJ_UID" ] && [ -n "$WJ_GID" ] || die "customize.sh did not create the wordjudge user"
 mkdir -p "$DATA/wordjudge/lexicons" "$DATA/wordjudge/audit" "$DATA/journal" "$DATA/systemd"
+[ "$ARCH" = amd64 ] && mkdir -p "$DATA/rauc"   # RAUC's slot status (update/system.conf)
 # Official lexicon definitions are compiled into wordjudge; licensed lists are not shipped.
 if [ -n "${LEXICON_SOURCES:-}" ]; then
     [ -x "$HOST_WORDJUDGE" ] || die "LEXICON_SOURCES needs a wordjudge runnable here (HOST_WORDJUDGE)"
@@ -252,21 +277,22 @@ cp "$ROOT/boot/vmlinuz-$KVER" "$BOOT/vmlinuz"
 cp "$ROOT/boot/initrd.img-$KVER" "$BOOT/initrd.img"
 FAT=$WORK/boot.vfat
 if [ "$ARCH" = amd64 ]; then
-    # /dev/console is the last console=: the serial port (READY line, kernel messages).
-    CMDLINE="$CMDLINE console=tty1 console=ttyS0,115200"
-    echo "$CMDLINE" >"$BOOT/cmdline"
-    BOOT_MB=64
+    echo "root=PARTLABEL=wjroot-a rauc.slot=A $CMDLINE" >"$BOOT/cmdline"
+    # Room for both slots' kernels and initrds (the update back-end copies a new slot's
+    # there: kiosk-image/update/rauc-systemd-boot).
+    BOOT_MB=128
     mkfs.vfat -n WJBOOT -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
     export MTOOLS_SKIP_CHECK=1
-    mmd -i "$FAT" ::/EFI ::/EFI/BOOT ::/EFI/systemd ::/loader ::/loader/entries
+    mmd -i "$FAT" ::/EFI ::/EFI/BOOT ::/EFI/systemd ::/loader ::/loader/entries ::/wordjudge-a
     mcopy -i "$FAT" "$ROOT/usr/lib/systemd/boot/efi/systemd-bootx64.efi" ::/EFI/BOOT/BOOTX64.EFI
     mcopy -i "$FAT" "$ROOT/usr/lib/systemd/boot/efi/systemd-bootx64.efi" ::/EFI/systemd/systemd-bootx64.efi
-    mcopy -i "$FAT" "$BOOT/vmlinuz" ::/vmlinuz
-    mcopy -i "$FAT" "$BOOT/initrd.img" ::/initrd.img
-    printf 'default wordjudge.conf\ntimeout 0\neditor no\nauto-entries no\nauto-firmware no\nconsole-mode keep\n' >"$WORK/loader.conf"
-    printf 'title wordjudge\nlinux /vmlinuz\ninitrd /initrd.img\noptions %s\n' "$CMDLINE" >"$WORK/wordjudge.conf"
+    mcopy -i "$FAT" "$BOOT/vmlinuz" ::/wordjudge-a/vmlinuz
+    mcopy -i "$FAT" "$BOOT/initrd.img" ::/wordjudge-a/initrd.img
+    # Slot A is the default; slot B gets its entry when an update is installed into it.
+    printf 'default wordjudge-a.conf\ntimeout 0\neditor no\nauto-entries no\nauto-firmware no\nconsole-mode keep\n' >"$WORK/loader.conf"
+    printf 'title wordjudge (slot A)\nlinux /wordjudge-a/vmlinuz\ninitrd /wordjudge-a/initrd.img\noptions %s\n' "$(cat "$BOOT/cmdline")" >"$WORK/wordjudge-a.conf"
     mcopy -i "$FAT" "$WORK/loader.conf" ::/loader/loader.conf
-    mcopy -i "$FAT" "$WORK/wordjudge.conf" ::/loader/entries/wordjudge.conf
+    mcopy -i "$FAT" "$WORK/wordjudge-a.conf" ::/loader/entries/wordjudge-a.conf
     LABEL=gpt; BOOT_TYPE=C12A7328-F81F-11D2-BA4B-00A0C93EC3B8; LINUX_TYPE=0FC63DAF-8483-4772-8E79-3D69D8477DE4
 else
     # Raspberry Pi (Pi 4 and Pi 5 families): the firmware reads config.txt, the kernel,
@@ -290,8 +316,13 @@ fi
 # --- 4. filesystems and disk ------------------------------------------------------------
 # The kernel, initrd and device trees are on the boot partition; the root tree does not
 # need its copies (trixie-backports' kernel package also keeps the kernel and the device
-# trees of every arm64 board in /usr/lib/modules: about 150 MB).
+# trees of every arm64 board in /usr/lib/modules: about 150 MB). Except on the PC: each
+# root slot carries its kernel and initrd as /boot/vmlinuz and /boot/initrd.img, which the
+# update back-end puts on the EFI system partition when the slot is installed.
 rm -f "$ROOT"/boot/vmlinuz* "$ROOT"/boot/initrd.img* "$ROOT"/vmlinuz* "$ROOT"/initrd.img*
+if [ "$ARCH" = amd64 ]; then
+    cp "$BOOT/vmlinuz" "$ROOT/boot/vmlinuz"; cp "$BOOT/initrd.img" "$ROOT/boot/initrd.img"
+fi
 rm -f "$ROOT"/usr/lib/modules/*/vmlinuz
 rm -rf "$ROOT"/usr/lib/modules/*/dtb
 # The kernel hook filled /boot/firmware in the tree: the boot partition has all that.
@@ -304,18 +335,39 @@ mkfs.ext4 -q -F -L wjdata -m 1 -d "$DATA" "$WORK/data.ext4" "${DATA_SIZE_MB}M" >
 
 IMG=$OUT/wordjudge-$ARCH.img
 rm -f "$IMG"
-TOTAL_MB=$((1 + BOOT_MB + ROOT_MB + DATA_SIZE_MB + 1))
-truncate -s "${TOTAL_MB}M" "$IMG"
-B1=2048; B2=$((B1 + BOOT_MB * 2048)); B3=$((B2 + ROOT_MB * 2048))
-sfdisk --quiet "$IMG" <<PT
-label: $LABEL
-start=$B1, size=$((BOOT_MB * 2048)), type=$BOOT_TYPE$([ $LABEL = gpt ] && echo ', name=wjboot')$([ $LABEL = dos ] && echo ', bootable')
-start=$B2, size=$((ROOT_MB * 2048)), type=$LINUX_TYPE$([ $LABEL = gpt ] && echo ', name=wjroot')
-start=$B3, size=$((DATA_SIZE_MB * 2048)), type=$LINUX_TYPE$([ $LABEL = gpt ] && echo ', name=wjdata')
+if [ "$ARCH" = amd64 ]; then
+    # A/B: two root slots of one size (the second empty until the first update), then data.
+    SLOT_MB=${ROOT_SLOT_MB:-$(( ROOT_MB * 3 / 2 > 768 ? ROOT_MB * 3 / 2 : 768 ))}
+    [ "$SLOT_MB" -ge "$ROOT_MB" ] || die "ROOT_SLOT_MB=$SLOT_MB is smaller than the root filesystem ($ROOT_MB MiB)"
+    TOTAL_MB=$((1 + BOOT_MB + 2 * SLOT_MB + DATA_SIZE_MB + 1))
+    truncate -s "${TOTAL_MB}M" "$IMG"
+    B1=2048; B2=$((B1 + BOOT_MB * 2048)); B3=$((B2 + SLOT_MB * 2048)); B4=$((B3 + SLOT_MB * 2048))
+    sfdisk --quiet "$IMG" <<PT
+label: gpt
+start=$B1, size=$((BOOT_MB * 2048)), type=$BOOT_TYPE, name=wjboot
+start=$B2, size=$((SLOT_MB * 2048)), type=$LINUX_TYPE, name=wjroot-a
+start=$B3, size=$((SLOT_MB * 2048)), type=$LINUX_TYPE, name=wjroot-b
+start=$B4, size=$((DATA_SIZE_MB * 2048)), type=$LINUX_TYPE, name=wjdata
 PT
+    DATA_SEEK=$((1 + BOOT_MB + 2 * SLOT_MB))
+    # The bundle's payload (kiosk-image/build-bundle.sh): this very root filesystem.
+    cp --sparse=always "$WORK/root.ext4" "$OUT/rootfs.ext4"
+    say "root slots 2 x ${SLOT_MB} MiB; $OUT/rootfs.ext4 is release $VERSION's root filesystem"
+else
+    TOTAL_MB=$((1 + BOOT_MB + ROOT_MB + DATA_SIZE_MB + 1))
+    truncate -s "${TOTAL_MB}M" "$IMG"
+    B1=2048; B2=$((B1 + BOOT_MB * 2048)); B3=$((B2 + ROOT_MB * 2048))
+    sfdisk --quiet "$IMG" <<PT
+label: $LABEL
+start=$B1, size=$((BOOT_MB * 2048)), type=$BOOT_TYPE, bootable
+start=$B2, size=$((ROOT_MB * 2048)), type=$LINUX_TYPE
+start=$B3, size=$((DATA_SIZE_MB * 2048)), type=$LINUX_TYPE
+PT
+    DATA_SEEK=$((1 + BOOT_MB + ROOT_MB))
+fi
 dd if="$FAT" of="$IMG" bs=1M seek=1 conv=notrunc,sparse status=none
 dd if="$WORK/root.ext4" of="$IMG" bs=1M seek=$((1 + BOOT_MB)) conv=notrunc,sparse status=none
-dd if="$WORK/data.ext4" of="$IMG" bs=1M seek=$((1 + BOOT_MB + ROOT_MB)) conv=notrunc,sparse status=none
+dd if="$WORK/data.ext4" of="$IMG" bs=1M seek=$DATA_SEEK conv=notrunc,sparse status=none
 [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"
 say "image: $IMG ($(du -m --apparent-size "$IMG" | cut -f1) MiB, $(du -m "$IMG" | cut -f1) MiB allocated), kernel $KVER"
 echo "$IMG"

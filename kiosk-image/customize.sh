@@ -26,6 +26,26 @@ install -D -m0644 "$S/polkit-1/rules.d/50-wordjudge.rules" "$R/etc/polkit-1/rule
 [ -f "$WJ_REPO/kiosk-image/README.md" ] && install -D -m0644 "$WJ_REPO/kiosk-image/README.md" "$R/usr/share/doc/wordjudge/kiosk-image.md"
 [ -f "$WJ_REPO/lexicons/README.md" ] && install -D -m0644 "$WJ_REPO/lexicons/README.md" "$R/usr/share/doc/wordjudge/lexicons.md"
 
+# --- release and updates -----------------------------------------------------------------
+# The release this root filesystem is: shown by the director menu, compared by an update.
+printf 'VERSION=%s\nARCH=%s\n' "$WJ_VERSION" "$WJ_ARCH" >"$R/etc/wordjudge-release"
+if [ "$WJ_ARCH" = amd64 ]; then
+    # A/B root slots with RAUC (kiosk-image/update/): its configuration with this image's
+    # compatible string, the operator's certificate (never a key), the systemd-boot
+    # back-end, the check that keeps or rejects a new slot, the D-Bus rule that lets the
+    # kiosk ask RAUC for an install, and the kernel command line the slot's boot entry gets.
+    U=$WJ_REPO/kiosk-image/update
+    sed "s/@COMPATIBLE@/wordjudge-$WJ_ARCH/" "$U/system.conf" | install -D -m0644 /dev/stdin "$R/etc/rauc/system.conf"
+    install -D -m0644 "$WJ_UPDATE_CERT" "$R/etc/rauc/keyring.pem"
+    install -D -m0755 "$U/rauc-systemd-boot" "$R/usr/lib/wordjudge/rauc-systemd-boot"
+    install -D -m0755 "$U/boot-check" "$R/usr/lib/wordjudge/boot-check"
+    install -D -m0644 "$U/wordjudge-boot-check.service" "$R/usr/lib/systemd/system/wordjudge-boot-check.service"
+    install -D -m0644 "$U/dbus-wordjudge-rauc.conf" "$R/usr/share/dbus-1/system.d/wordjudge-rauc.conf"
+    printf '%s\n' "$WJ_CMDLINE" | install -D -m0644 /dev/stdin "$R/usr/lib/wordjudge/kernel-cmdline"
+    chroot "$R" systemctl enable wordjudge-boot-check.service >/dev/null 2>&1
+    mkdir -p "$R/efi"
+fi
+
 # --- users: created now, because /etc is read-only at run time --------------------------
 chroot "$R" systemd-sysusers >/dev/null 2>&1
 chroot "$R" passwd --lock root >/dev/null
@@ -40,7 +60,8 @@ ln -sf "/usr/share/zoneinfo/$WJ_TIMEZONE" "$R/etc/localtime"; echo "$WJ_TIMEZONE
 mkdir -p "$R/data" "$R/var/lib/wordjudge" "$R/var/log/journal"
 cat >"$R/etc/fstab" <<'FSTAB'
 # wordjudge appliance. The root filesystem is never written: a power cut cannot damage it.
-LABEL=wjroot     /                   ext4   ro,noatime                              0 0
+# (The root is named on the kernel command line, read-only: on the PC it is one of two
+# slots holding the same filesystem, so no label here could tell them apart.)
 # Everything that changes lives on the data partition (config, lexicons, audit log, journal).
 LABEL=wjdata     /data               ext4   rw,noatime,nosuid,nodev,noexec,data=ordered,commit=5  0 2
 /data/wordjudge  /var/lib/wordjudge  none   bind,x-systemd.requires-mounts-for=/data  0 0
@@ -49,6 +70,10 @@ LABEL=wjdata     /data               ext4   rw,noatime,nosuid,nodev,noexec,data=
 tmpfs            /tmp                tmpfs  mode=1777,nosuid,nodev,size=64M         0 0
 tmpfs            /var/tmp            tmpfs  mode=1777,nosuid,nodev,size=16M         0 0
 FSTAB
+if [ "$WJ_ARCH" = amd64 ]; then
+    # The EFI system partition, mounted only while the update back-end uses it.
+    echo 'PARTLABEL=wjboot /efi vfat noauto,x-systemd.automount,x-systemd.idle-timeout=30,umask=0077,noexec,nosuid,nodev 0 0' >>"$R/etc/fstab"
+fi
 
 # --- boot straight into the kiosk: no logins, no VT tricks -------------------------------
 chroot "$R" systemctl enable wordjudge.service >/dev/null 2>&1
@@ -134,7 +159,7 @@ if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
            "$M/drivers/media/test-drivers" "$M/sound/pci" "$M/sound/usb" "$M/sound/firewire" "$M/sound/isa" \
            "$M/drivers/staging" "$M/drivers/isdn" "$M/drivers/bluetooth" "$M/drivers/scsi/qla2xxx" \
            "$M/drivers/scsi/lpfc" "$M/drivers/scsi/mpt3sas" "$M/drivers/scsi/be2iscsi" "$M/drivers/target" \
-           "$M/drivers/iio" "$M/drivers/md" \
+           "$M/drivers/iio" \
            "$M/drivers/mtd" "$M/drivers/w1" "$M/drivers/xen" "$M/drivers/vfio" "$M/drivers/vhost" "$M/drivers/scsi/"*/ "$M/drivers/comedi" "$M/fs/ocfs2" "$M/fs/gfs2" "$M/fs/nfs" "$M/fs/nfsd" \
            "$M/fs/ceph" "$M/fs/smb" "$M/fs/cifs" "$M/fs/xfs" "$M/fs/btrfs" "$M/fs/f2fs" "$M/fs/jfs"
 fi
@@ -159,6 +184,8 @@ must_load() {  # must_load WHAT MODULE...: each loads with all its modules, or t
 }
 must_load "display drivers" $DISPLAY_DRIVERS
 must_load "USB stick modules" $STICK_MODULES
+# An update bundle is a squashfs on a loop device behind dm-verity (RAUC's verity format).
+[ "$WJ_ARCH" = amd64 ] && must_load "update bundle modules" dm-verity squashfs loop
 # The Pi card's initrd modules (kiosk-image/pi-boot/initramfs-hook): root from the SD card
 # on the Pi 4 and Pi 5 families, RP1, the watchdog.
 [ "$WJ_ARCH" = arm64 ] && must_load "Raspberry Pi modules" $PI_MODULES bcm2835_wdt
@@ -213,6 +240,7 @@ verify_units() {
 verify_units wordjudge.service
 # Templates are verified as an instance (sdz1: any name will do, verify needs no device).
 verify_units wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
+[ "$WJ_ARCH" = amd64 ] && verify_units wordjudge-boot-check.service
 
 # --- slim down ----------------------------------------------------------------------------
 # Perl beyond perl-base (the Pi's kernel hooks need only perl-base) and usrmerge, where

@@ -8,7 +8,7 @@
 //!    never sideways:
 //!    foundations ([`word`], [`fingerprint`], [`digest`], [`panel`],
 //!    [`profile`], [`pin`], [`atomic_file`], [`shutdown`], [`bounded`]);
-//!    [`lexicon`], [`gpio`], [`usb`]; [`judge`], [`config`]; the audit
+//!    [`lexicon`], [`gpio`], [`usb`], [`update`]; [`judge`], [`config`]; the audit
 //!    log's format ([`audit`]); its one writer ([`recorder`]) and its
 //!    readers ([`inspect`]);
 //! 2. [`kiosk`]: the player-facing flow as a plain state machine, its typed
@@ -35,5 +35,6 @@ pub mod recorder;
 pub mod profile;
 pub mod shutdown;
 pub mod ui;
+pub mod update;
 pub mod usb;
 pub mod word;

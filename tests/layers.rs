@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     // Foundations: import nothing of the crate.
     &["word", "fingerprint", "digest", "panel", "profile", "pin", "atomic_file", "shutdown", "bounded"],
-    // The word lists, the GPIO panel, the USB sticks.
-    &["lexicon", "gpio", "usb"],
+    // The word lists, the GPIO panel, the USB sticks, updates of the station.
+    &["lexicon", "gpio", "usb", "update"],
     // Judging words; the station's config.
     &["judge", "config"],
     // The audit log's format.

@@ -43,8 +43,14 @@ printing one line per check (see README.md, "Boot test"):
           checkpoint.txt and verifies with the host's `wordjudge audit verify --pubkey
           --checkpoint`; the kiosk restarted while that stick is attached (its unit
           started as root) keeps nothing of it in its mount namespace once the unit stops;
-          the director menu's "Power off" (the sandboxed kiosk running systemctl through
-          polkit) powers the VM off.
+          amd64: update bundles refused (another key, truncated, the other architecture,
+          the stick pulled mid-install; update.py), then the director menu's "Power off"
+          (the sandboxed kiosk running systemctl through polkit) powers the VM off;
+  boot 3 (amd64): the power is cut mid-install;
+  boot 4 (amd64): slot A boots with every challenge kept; the good bundle installs, the
+          station reboots into slot B once, READY, the boot check marks it good, nothing
+          lost, numbering continues; a bundle whose kiosk cannot start is tried once in
+          slot A and the station is back on B by itself (update.py).
 ARCH=arm64 then checks the card itself: picard.py (the boot partition, config.txt per
 model, both Pi 5 device trees, the initrd's modules, the RP1 GPIO wiring) and pi4.py (the
 card on QEMU's Pi 4 board model, -M raspi4b: root from emmc2, the kiosk out of service
@@ -64,6 +70,7 @@ from .pi4 import pi4_board
 from .picard import pi_card
 from .kiosk import display_drivers, escape_keys, kiosk_frozen, kiosk_killed, open_director_menu, reboot_keys
 from .screens import hexc, judge_and_check, near, ppm_to_png
+from .update import make_bundles, max_challenge, update_install, update_power_cut, update_refusals
 from .usb import usb_stick
 from .vm import VM
 
@@ -84,12 +91,19 @@ def main():
     if ARCH == "amd64":
         shutil.copy(OVMF_VARS, os.path.join(work, "OVMF_VARS.fd"))
     log(f"image {common.IMG}: {os.path.getsize(common.IMG) / 2**20:.0f} MiB; scratch copy in {work}")
+    # The update bundles, made before any boot (their compression would slow a boot down).
+    updates = None
+    if ARCH == "amd64":
+        try:
+            updates = make_bundles()
+        except Exception as e:  # the other checks still run; the update ones are then failed
+            check("update bundles built (build-bundle.sh)", False, f"{type(e).__name__}: {e}")
 
     # ---------------- boot 1 ----------------
     vm = VM(disk, "boot1")
     try:
-        t = vm.wait_console(READY, timeout=180)
-        if not check("boot 1: kiosk READY on the serial console", t, f"{t:.1f} s after power-on" if t else "no READY within 180 s"):
+        t, detail = vm.wait_ready("boot1")
+        if not check("boot 1: kiosk READY on the serial console", t, detail):
             print(vm.console_text()[-3000:].decode(errors="replace"))
             return
         boot_ready = t
@@ -153,8 +167,8 @@ def main():
     # ---------------- boot 2 ----------------
     vm = VM(disk, "boot2")
     try:
-        t = vm.wait_console(READY, timeout=180)
-        check("boot 2 after the power cut: kiosk READY", t, f"{t:.1f} s after power-on" if t else "no READY")
+        t, detail = vm.wait_ready("boot2")
+        check("boot 2 after the power cut: kiosk READY", t, detail)
         rc, out = vm.sh(f"{WJ_CONFIG} audit verify 2>&1")
         check("wordjudge audit verify passes after the power cut", rc == 0, f"exit {rc}: {out[-300:]}".replace("\n", " | "))
         rc, out = vm.sh(f"{WJ_CONFIG} audit show 2>/dev/null")
@@ -167,6 +181,8 @@ def main():
               f"{n_boots} boots listed, {ready_prev} READY lines in boot -1")
         # USB sticks from the director menu; it ends on the Ready screen with nothing plugged in.
         usb_stick(vm)
+        if updates:
+            update_refusals(vm, updates[0], updates[2])
         # Director menu (Ctrl+Alt+Shift+D, PIN), "Power off", ENTER twice: the kiosk runs
         # `systemctl poweroff` as user wordjudge, inside its sandbox (polkit rule).
         open_director_menu(vm)
@@ -186,6 +202,27 @@ def main():
         check("director menu powers the station off (systemctl as user wordjudge, polkit)", off, "VM powered off" if off else "still running after 90 s")
     finally:
         vm.kill()
+
+    if updates:
+        bundles, versions, sticks = updates
+        # ---------------- boot 3: the power is cut mid-install ----------------
+        vm = VM(disk, "boot3")
+        try:
+            t, detail = vm.wait_ready("boot3")
+            check("boot 3: kiosk READY", t, detail)
+            before_cut = max_challenge(vm)
+            cut = t and update_power_cut(vm, sticks)
+        finally:
+            vm.kill()
+        # ---------------- boot 4 and the reboots of two updates ----------------
+        if cut:
+            vm = VM(disk, "boot4")
+            try:
+                t, detail = vm.wait_ready("boot4")
+                if check("boot 4 (after the cut mid-install): kiosk READY", t, detail):
+                    update_install(vm, bundles, versions, sticks, before_cut)
+            finally:
+                vm.kill()
 
     if ARCH == "arm64":
         # The card itself: what the Pi 5 firmware and kernel need, checked in the image

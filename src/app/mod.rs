@@ -12,6 +12,7 @@ pub mod no_screen;
 pub mod pin_check;
 pub mod runner;
 pub mod screenshots;
+pub mod update;
 pub mod usb;
 
 use crate::config::Timeouts;

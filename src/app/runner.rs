@@ -33,6 +33,8 @@ pub struct KioskOptions {
     pub appliance: bool,
     /// USB sticks for the director (`--usb`).
     pub usb: crate::usb::Backend,
+    /// Updates of the station from a stick (`--updates`).
+    pub updates: crate::update::Backend,
 }
 
 /// Sets up logging: journald when there is one (structured fields), and stderr.
@@ -114,6 +116,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         pin_checker: crate::app::pin_check::PinChecker::this_program(),
         appliance: options.appliance,
         sticks: std::sync::Arc::from(crate::usb::open(&options.usb)),
+        updates: std::sync::Arc::from(crate::update::open(&options.updates)),
     });
     let lexicon = station.lexicon();
     let name = station.station_name();

@@ -59,6 +59,7 @@ impl ScratchStation {
             pin_checker: crate::app::pin_check::PinChecker::InProcess,
             appliance: false,
             sticks: std::sync::Arc::new(crate::usb::NoSticks),
+            updates: std::sync::Arc::new(crate::update::NoUpdates),
         });
         Ok(Controller::new(
             Box::new(station),

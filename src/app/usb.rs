@@ -303,6 +303,12 @@ impl UsbDesk {
         self.running.is_some()
     }
 
+    /// Whether no stick is in use here: no work running, no stick open
+    /// (only then may update work mount a stick).
+    pub fn idle(&self) -> bool {
+        self.running.is_none() && self.open.is_none()
+    }
+
     /// Whether an export may start now: no work running, no stick open.
     pub fn can_export(&self) -> bool {
         self.running.is_none() && self.open.is_none()

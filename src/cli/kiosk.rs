@@ -22,6 +22,16 @@ pub struct KioskArgs {
     /// stick: desktops and tests), or off (the default elsewhere)
     #[arg(long, value_name = "system|folders:DIR|off", value_parser = parse_usb)]
     usb: Option<wordjudge::usb::Backend>,
+    /// Updates of the station from a bundle on a stick: system (RAUC, the
+    /// appliance's default; offered only where /etc/rauc/system.conf
+    /// exists), sim:DIR (simulated: desktops and tests), or off (the
+    /// default elsewhere)
+    #[arg(long, value_name = "system|sim:DIR|off", value_parser = parse_updates)]
+    updates: Option<wordjudge::update::Backend>,
+}
+
+fn parse_updates(text: &str) -> Result<wordjudge::update::Backend, String> {
+    text.parse()
 }
 
 fn parse_usb(text: &str) -> Result<wordjudge::usb::Backend, String> {
@@ -36,6 +46,11 @@ pub fn kiosk(context: Context, args: KioskArgs) -> ExitCode {
         lexicon_dir: context.lexicon_dir,
         appliance: args.appliance,
         usb: args.usb.unwrap_or(if args.appliance { wordjudge::usb::Backend::System } else { wordjudge::usb::Backend::Off }),
+        updates: args.updates.unwrap_or(if args.appliance {
+            wordjudge::update::Backend::System
+        } else {
+            wordjudge::update::Backend::Off
+        }),
     };
     match wordjudge::app::runner::run(options) {
         Ok(()) => ExitCode::SUCCESS,

@@ -10,12 +10,14 @@
 use super::station::{
     parse_clock, AdjudicateError, Counts, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView,
     PinCheck, ProfileChoice, SecondOpinion, SettingsError, Station, StickChoice, SwitchError, SystemAction,
-    SystemError, UsbError, UsbRequest, UsbUpdate, UsbWork, Warning,
+    SystemError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbError, UsbRequest, UsbUpdate, UsbWork,
+    Warning,
 };
+use crate::update::{BootCheck, UpdateKind};
 use crate::judge::Verdict;
 use crate::panel::Trigger;
 use crate::profile::Profile;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 
 /// One lexicon the fake station knows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,6 +61,12 @@ pub enum FakeRecord {
     StationRenamed { to: String },
     ClockSet { to: String },
     Usb(UsbRequest),
+    Update(UpdateRequest),
+    /// The audit records an update makes, in the order the real station
+    /// writes them.
+    UpdateStarted { version: String, downgrade: bool },
+    UpdateInstalled { version: String },
+    UpdateFailed { version: String, reason: String },
 }
 
 /// A word list on a fake stick: its file name and the lexicon it really is
@@ -103,6 +111,18 @@ pub struct FakeStation {
     /// Work "runs" until this is false: updates are held back meanwhile.
     pub usb_hold: bool,
     usb_pending: Option<UsbUpdate>,
+    /// The update bundle on a plugged-in stick (with an updatable station).
+    pub update_offer: Option<UpdateOffer>,
+    /// What checking it comes to: its facts, or why it is refused.
+    pub update_check: Result<UpdatePreview, String>,
+    /// The next install fails halfway with this reason (the stick pulled).
+    pub update_fail: Option<String>,
+    /// The boot check's verdict on the last update.
+    pub last_update: Option<BootCheck>,
+    /// The install "runs" at this percentage: later reports are held back.
+    pub update_paused_at: Option<u8>,
+    update_checked: Option<UpdatePreview>,
+    update_reports: VecDeque<UpdateReport>,
     usb_rows: Vec<ImportRow>,
     next_number: u64,
 }
@@ -130,6 +150,13 @@ impl FakeStation {
             usb_fail_next: None,
             usb_hold: false,
             usb_pending: None,
+            update_offer: None,
+            update_check: Err("no bundle".into()),
+            update_fail: None,
+            last_update: None,
+            update_paused_at: None,
+            update_checked: None,
+            update_reports: VecDeque::new(),
             usb_rows: Vec::new(),
             next_number: 1,
         }
@@ -150,6 +177,38 @@ impl FakeStation {
         self.sticks.push(StickChoice { device: device.into(), name: format!("FAKE ({device}, FAT32)") });
         self.stick_files =
             files.iter().map(|(file, really)| FakeListFile { file: (*file).into(), really: (*really).into() }).collect();
+    }
+
+    /// Plugs in a stick holding the update bundle `file` of `version`,
+    /// signed and compatible, on a station at `current`.
+    pub fn plug_update(&mut self, device: &str, file: &str, version: &str, current: &str) {
+        self.plug(device, &[]);
+        self.update_offer = Some(UpdateOffer {
+            device: device.into(),
+            file: file.into(),
+            version: Some(version.into()),
+            current: current.into(),
+        });
+        self.update_check = Ok(UpdatePreview {
+            file: file.into(),
+            signer: "O = wordjudge, CN = update signer".into(),
+            version: version.into(),
+            current: current.into(),
+            compatible: "wordjudge-amd64".into(),
+            description: format!("wordjudge {version} (amd64)"),
+            kind: UpdateKind::of(current, version),
+        });
+    }
+
+    /// The update requests made so far.
+    pub fn update_requests(&self) -> Vec<&UpdateRequest> {
+        self.records
+            .iter()
+            .filter_map(|r| match r {
+                FakeRecord::Update(request) => Some(request),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The USB requests made so far.
@@ -490,6 +549,77 @@ impl Station for FakeStation {
             return None;
         }
         self.usb_pending.take()
+    }
+
+    fn update_offer(&mut self) -> Option<UpdateOffer> {
+        self.update_offer.clone()
+    }
+
+    fn update_request(&mut self, request: UpdateRequest) -> Result<(), UsbError> {
+        match &request {
+            UpdateRequest::Check { .. } if self.update_offer.is_none() => return Err(UsbError::Unavailable),
+            UpdateRequest::Check { .. } if !self.update_reports.is_empty() => return Err(UsbError::Busy),
+            UpdateRequest::Check { .. } => {
+                self.update_reports.push_back(match self.update_check.clone() {
+                    Ok(preview) => {
+                        self.update_checked = Some(preview.clone());
+                        UpdateReport::Preview(preview)
+                    }
+                    Err(reason) => UpdateReport::Refused(reason),
+                });
+            }
+            UpdateRequest::Install => {
+                let preview = self.update_checked.take().ok_or(UsbError::NotOpen)?;
+                self.records.push(FakeRecord::Update(request.clone()));
+                self.records.push(FakeRecord::UpdateStarted {
+                    version: preview.version.clone(),
+                    downgrade: preview.kind.needs_pin(),
+                });
+                self.update_reports.extend([UpdateReport::Progress(0), UpdateReport::Progress(50)]);
+                self.update_reports.push_back(match self.update_fail.take() {
+                    Some(reason) => UpdateReport::Failed(reason),
+                    None => UpdateReport::Progress(100),
+                });
+                if !matches!(self.update_reports.back(), Some(UpdateReport::Failed(_))) {
+                    self.update_reports.push_back(UpdateReport::Installed { version: preview.version });
+                }
+                return Ok(());
+            }
+            UpdateRequest::Cancel => self.update_checked = None,
+        }
+        self.records.push(FakeRecord::Update(request));
+        Ok(())
+    }
+
+    fn update_report(&mut self) -> Option<UpdateReport> {
+        if self.usb_hold {
+            return None;
+        }
+        // Checking answers at once; the install's later reports wait.
+        let paused = |r: &UpdateReport, at: u8| match r {
+            UpdateReport::Progress(p) => *p > at,
+            UpdateReport::Preview(_) | UpdateReport::Refused(_) => false,
+            UpdateReport::Installed { .. } | UpdateReport::Failed(_) => true,
+        };
+        if let (Some(at), Some(next)) = (self.update_paused_at, self.update_reports.front()) {
+            if paused(next, at) {
+                return None;
+            }
+        }
+        let report = self.update_reports.pop_front()?;
+        let version = self.update_offer.as_ref().and_then(|o| o.version.clone()).unwrap_or_default();
+        match &report {
+            UpdateReport::Installed { version } => self.records.push(FakeRecord::UpdateInstalled { version: version.clone() }),
+            UpdateReport::Failed(reason) => {
+                self.records.push(FakeRecord::UpdateFailed { version, reason: reason.clone() })
+            }
+            _ => {}
+        }
+        Some(report)
+    }
+
+    fn last_update(&self) -> Option<BootCheck> {
+        self.last_update.clone()
     }
 
     fn shut_down(&mut self) {}

@@ -385,6 +385,65 @@ impl fmt::Display for UsbError {
 
 impl std::error::Error for UsbError {}
 
+pub use crate::update::{BootCheck, BootOutcome, UpdateKind};
+
+/// An update bundle on a plugged-in stick, offered in the director menu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpdateOffer {
+    /// The stick's device (`sdb1`).
+    pub device: String,
+    /// The bundle's file name on the stick (escaped).
+    pub file: String,
+    /// Its version, once its signature verified (escaped); `None` when
+    /// RAUC refused it (its preview then says why).
+    pub version: Option<String>,
+    /// The station's own release.
+    pub current: String,
+}
+
+/// What the director confirms before an update installs: the bundle's
+/// facts, its signature verified and its compatible string matching this
+/// station's. Every text is escaped and cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpdatePreview {
+    pub file: String,
+    pub signer: String,
+    pub version: String,
+    pub current: String,
+    pub compatible: String,
+    pub description: String,
+    pub kind: UpdateKind,
+}
+
+/// What the director asked of an update. The work runs in the background;
+/// what it comes to arrives through [`Station::update_report`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateRequest {
+    /// Read bundle `file` on the stick `device` (mounted read-only) and
+    /// check it: a [`UpdateReport::Preview`] or [`UpdateReport::Refused`].
+    Check { device: String, file: String },
+    /// Install the bundle previewed (the director confirmed it).
+    Install,
+    /// Drop the bundle previewed and unmount its stick.
+    Cancel,
+}
+
+/// Update work that moved on or finished.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateReport {
+    /// The bundle checked out: its facts, to confirm.
+    Preview(UpdatePreview),
+    /// The bundle will not be installed (unverifiable, incompatible,
+    /// unreadable); nothing changed.
+    Refused(String),
+    /// The install is this far (percent).
+    Progress(u8),
+    /// The other slot holds `version` and boots next: the station must restart.
+    Installed { version: String },
+    /// The install did not finish; the station runs as before.
+    Failed(String),
+}
+
 /// Reads a local date and time typed as `YYYY-MM-DD HH:MM`, refusing what
 /// is not a real moment (a station's clock is evidence in every record).
 pub fn parse_clock(text: &str) -> Result<jiff::civil::DateTime, SettingsError> {
@@ -477,6 +536,24 @@ pub trait Station {
     /// The USB work that finished since the last call, if any (polled on
     /// every tick while it runs).
     fn usb_update(&mut self) -> Option<UsbUpdate> {
+        None
+    }
+    /// The update bundle on a plugged-in stick, if any and if this station
+    /// takes updates (asked with [`Self::sticks`] while the director menu is
+    /// open; the station looks at a new stick in the background).
+    fn update_offer(&mut self) -> Option<UpdateOffer> {
+        None
+    }
+    /// Starts update work. On `Err` nothing started.
+    fn update_request(&mut self, _request: UpdateRequest) -> Result<(), UsbError> {
+        Err(UsbError::Unavailable)
+    }
+    /// Update work that moved on since the last call (polled on every tick).
+    fn update_report(&mut self) -> Option<UpdateReport> {
+        None
+    }
+    /// The boot check's verdict on the last update, for the director menu.
+    fn last_update(&self) -> Option<BootCheck> {
         None
     }
     /// A periodic check (every few seconds): files changed under the active

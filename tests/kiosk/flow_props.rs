@@ -36,6 +36,13 @@ enum Action {
     /// A whole play as a challenger would type it: a count, words with
     /// SPACE between them (maybe more or fewer than the count), TAB.
     Play(usize, Vec<String>),
+    /// The director opens the menu: the chord, the right PIN, ENTER.
+    Director,
+    /// A stick with an update bundle of this version is plugged in (the
+    /// station at 0.1.1); its install fails halfway when `fails`.
+    PlugUpdate(&'static str, bool),
+    /// Every stick is pulled out.
+    Unplug,
 }
 
 fn key() -> impl Strategy<Value = Key> {
@@ -62,6 +69,10 @@ fn action() -> impl Strategy<Value = Action> {
         2 => Just(Action::Button),
         6 => (1usize..5, prop::collection::vec(prop::sample::select(vec!["QI", "ZA", "JO", "CAT", "DOG", "ZAG", "QAT"]), 1..6))
             .prop_map(|(n, words)| Action::Play(n, words.into_iter().map(str::to_string).collect())),
+        1 => Just(Action::Director),
+        1 => (prop::sample::select(vec!["0.1.0", "0.1.1", "0.2.0"]), any::<bool>())
+            .prop_map(|(v, fails)| Action::PlugUpdate(v, fails)),
+        1 => Just(Action::Unplug),
     ]
 }
 
@@ -235,6 +246,23 @@ impl Harness {
                 }
                 self.run(&Action::Tap(Key::Tab))
             }
+            Action::Director => {
+                self.run(&Action::Tap(Key::DirectorChord))?;
+                for c in "2468".chars() {
+                    self.run(&Action::Tap(Key::Char(c)))?;
+                }
+                self.run(&Action::Tap(Key::Enter))
+            }
+            Action::PlugUpdate(version, fails) => {
+                self.station.plug_update("sdb1", "u.raucb", version, "0.1.1");
+                self.station.update_fail = fails.then(|| "the stick was removed".to_string());
+                Ok(())
+            }
+            Action::Unplug => {
+                self.station.sticks.clear();
+                self.station.update_offer = None;
+                Ok(())
+            }
         }
     }
 
@@ -286,6 +314,13 @@ impl Harness {
         }
         self.kiosk.handle(event, self.now, &mut self.station);
         let after = self.kiosk.screen().clone();
+        // Updates: nothing ends that did not start, and each start was an
+        // install the flow asked for after a preview.
+        let count = |f: fn(&FakeRecord) -> bool| self.station.records.iter().filter(|r| f(r)).count();
+        let started = count(|r| matches!(r, FakeRecord::UpdateStarted { .. }));
+        let ended = count(|r| matches!(r, FakeRecord::UpdateInstalled { .. } | FakeRecord::UpdateFailed { .. }));
+        let asked = count(|r| matches!(r, FakeRecord::Update(wordjudge::kiosk::station::UpdateRequest::Install)));
+        prop_assert!(ended <= started && started == asked, "update records out of order: {:?}", self.station.records);
         match (&before, &after) {
             (Screen::Ready { .. }, Screen::Entry(e)) => {
                 let Some(Key::Char(c)) = fresh else { return Err(TestCaseError::fail("Entry without a count key")) };

@@ -69,6 +69,15 @@ pub(crate) fn start_station(path: &Path) -> LiveStation {
 }
 
 pub(crate) fn start_station_with(path: &Path, sticks: std::sync::Arc<dyn wordjudge::usb::Sticks>) -> LiveStation {
+    start_station_updating(path, sticks, std::sync::Arc::new(wordjudge::update::NoUpdates))
+}
+
+/// A live station with `sticks` and `updates`.
+pub(crate) fn start_station_updating(
+    path: &Path,
+    sticks: std::sync::Arc<dyn wordjudge::usb::Sticks>,
+    updates: std::sync::Arc<dyn wordjudge::update::Updates>,
+) -> LiveStation {
     let loaded = Config::load(path);
     let config = loaded.config.clone();
     let audit = loaded.usable().then(|| AuditLog::open(&config.audit_dir, &config.station_name).unwrap());
@@ -81,6 +90,7 @@ pub(crate) fn start_station_with(path: &Path, sticks: std::sync::Arc<dyn wordjud
         pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
         appliance: false,
         sticks,
+        updates,
     })
 }
 
@@ -472,6 +482,7 @@ fn the_verdict_shows_the_time_and_code_of_its_own_record() {
         pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
         appliance: false,
         sticks: std::sync::Arc::new(wordjudge::usb::NoSticks),
+        updates: std::sync::Arc::new(wordjudge::update::NoUpdates),
     });
     let mut rig = Rig::with(station, &config.timeouts);
     rig.challenge(&["za"]);

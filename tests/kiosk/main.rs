@@ -9,5 +9,6 @@ mod flow_props;
 mod live;
 mod live_usb;
 mod no_screen;
+mod update;
 mod usb;
 mod windowed;

@@ -13,23 +13,27 @@
 //! trait's face; the mechanisms are one a file: `judging` (a play judged
 //! and recorded), `lexicon` (opening, verifying and switching lexicons and
 //! profiles), `pin` (the director's PIN and its lockout), `director`
-//! (clock, settings and USB sticks as audit records).
+//! (clock, settings and USB sticks as audit records), `update` (an update
+//! of the station from a stick, and the boot check's verdict after it).
 
 mod director;
 mod judging;
 mod lexicon;
 mod pin;
+mod update;
 
 use super::pin_check::PinChecker;
+use super::update::UpdateDesk;
 use super::usb::UsbDesk;
 use crate::audit::{AuditEvent, LexiconIdentity};
 use crate::recorder::AuditLog;
 use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::kiosk::station::{
     AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, PinGuard, ProfileChoice,
-    SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError, UsbRequest,
-    UsbUpdate, Warning,
+    SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UpdateOffer, UpdateReport,
+    UpdateRequest, UsbError, UsbRequest, UsbUpdate, Warning,
 };
+use crate::update::{BootCheck, Updates};
 use crate::usb::Sticks;
 use crate::profile::Profile;
 use crate::lexicon::catalog::Catalog;
@@ -63,6 +67,9 @@ pub struct StationSetup {
     /// USB sticks: the appliance's (udev and the helper units), folders on
     /// a desktop, or none.
     pub sticks: Arc<dyn Sticks>,
+    /// Updates of the whole station from a stick (RAUC on the appliance's
+    /// PC image; none elsewhere).
+    pub updates: Arc<dyn Updates>,
 }
 
 /// The station as the kiosk runs it.
@@ -89,6 +96,16 @@ pub struct LiveStation {
     file_changed: Option<String>,
     /// Work with USB sticks.
     usb: UsbDesk,
+    /// Updates from a stick.
+    update: UpdateDesk,
+    /// Where the boot check writes its verdict.
+    update_state: Option<PathBuf>,
+    /// The boot check's last verdict, for the director menu.
+    last_update: Option<BootCheck>,
+    /// A verdict recorded while the log could not be written: held in
+    /// memory by the log, so it is not recorded again; its file is renamed
+    /// once the log writes again.
+    boot_check_held: bool,
 }
 
 /// Where the chosen lexicons' digests are kept: beside the config.
@@ -105,11 +122,22 @@ fn open_active(catalog: &Catalog, id: &str) -> Result<Lexicon, LexiconError> {
 impl LiveStation {
     /// Starts the station: opens the active lexicon and records start-up.
     pub fn start(setup: StationSetup) -> LiveStation {
-        let StationSetup { loaded, lexicon_dir, audit, gpio_problem, gpio_description, appliance, pin_checker, sticks } =
-            setup;
+        let StationSetup {
+            loaded,
+            lexicon_dir,
+            audit,
+            gpio_problem,
+            gpio_description,
+            appliance,
+            pin_checker,
+            sticks,
+            updates,
+        } = setup;
         let Loaded { config, path, source, problem } = loaded;
         let catalog = Catalog::load(&lexicon_dir);
-        let usb = UsbDesk::new(sticks, lexicon_dir.clone());
+        let usb = UsbDesk::new(sticks.clone(), lexicon_dir.clone());
+        let update_state = updates.state_dir();
+        let update = UpdateDesk::new(updates, sticks);
         let mut station = LiveStation {
             active: Active::Failed { id: config.active_lexicon.clone(), status: String::new(), problem: String::new() },
             config,
@@ -127,6 +155,10 @@ impl LiveStation {
             second: None,
             file_changed: None,
             usb,
+            last_update: update_state.as_deref().and_then(crate::update::recorded_boot_check),
+            update,
+            update_state,
+            boot_check_held: false,
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
         if let Some(problem) = &station.config_problem {
@@ -150,6 +182,7 @@ impl LiveStation {
         };
         station.profile = station.config.profile.as_deref().and_then(crate::profile::find);
         station.second = station.open_second(station.profile);
+        station.record_boot_check();
         station
     }
 
@@ -359,7 +392,7 @@ impl Station for LiveStation {
     }
 
     fn usb_request(&mut self, request: UsbRequest) -> Result<(), UsbError> {
-        if self.usb.busy() {
+        if self.usb.busy() || self.update.busy() {
             return Err(UsbError::Busy);
         }
         match request {
@@ -402,7 +435,26 @@ impl Station for LiveStation {
         Some(update)
     }
 
+    fn update_offer(&mut self) -> Option<UpdateOffer> {
+        let plugged = self.usb.list();
+        let may_mount = self.usb.idle();
+        self.update.offer(&plugged, may_mount)
+    }
+
+    fn update_request(&mut self, request: UpdateRequest) -> Result<(), UsbError> {
+        self.request_update(request)
+    }
+
+    fn update_report(&mut self) -> Option<UpdateReport> {
+        self.next_update_report()
+    }
+
+    fn last_update(&self) -> Option<BootCheck> {
+        self.last_update.clone()
+    }
+
     fn poll(&mut self) -> bool {
+        self.record_boot_check();
         // A file changed under the active lexicon never changes a verdict
         // (the verified bytes are a private copy); the director is told once
         // per change, and it is recorded.

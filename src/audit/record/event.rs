@@ -36,6 +36,10 @@ pub enum EventKind {
     LexiconInstallRefused,
     UsbStick,
     UsbFailed,
+    UpdateStarted,
+    UpdateInstalled,
+    UpdateFailed,
+    UpdateOutcome,
 }
 
 impl EventKind {
@@ -69,6 +73,10 @@ impl EventKind {
         EventKind::LexiconInstallRefused,
         EventKind::UsbStick,
         EventKind::UsbFailed,
+        EventKind::UpdateStarted,
+        EventKind::UpdateInstalled,
+        EventKind::UpdateFailed,
+        EventKind::UpdateOutcome,
     ];
 
     /// The `event` value in the file and `WORDJUDGE_EVENT` in journald.
@@ -103,6 +111,10 @@ impl EventKind {
             EventKind::LexiconInstallRefused => "lexicon_install_refused",
             EventKind::UsbStick => "usb_stick",
             EventKind::UsbFailed => "usb_failed",
+            EventKind::UpdateStarted => "update_started",
+            EventKind::UpdateInstalled => "update_installed",
+            EventKind::UpdateFailed => "update_failed",
+            EventKind::UpdateOutcome => "update_outcome",
         }
     }
 
@@ -124,6 +136,7 @@ impl EventKind {
                 | EventKind::ProfileSwitched
                 | EventKind::SettingChanged
                 | EventKind::SettingRefused
+                | EventKind::UpdateStarted
         )
     }
 }
@@ -329,6 +342,34 @@ pub enum AuditEvent {
         stick: String,
         problem: String,
     },
+    /// The director confirmed an update of the station: `bundle` (its file
+    /// name on the stick) of `version`, signed by `signer`, over `current`;
+    /// `downgrade` when it is not newer (the PIN was typed again).
+    UpdateStarted {
+        version: String,
+        current: String,
+        signer: String,
+        bundle: String,
+        downgrade: bool,
+    },
+    /// The update is in the other slot; the station restarts into it next.
+    UpdateInstalled {
+        version: String,
+    },
+    /// The update did not finish; the station runs as before.
+    UpdateFailed {
+        version: String,
+        reason: String,
+    },
+    /// The boot check's verdict after an update (written by root after the
+    /// restart, recorded once): `outcome` is `marked-good` (kept) or
+    /// `rolled-back` (the station went back to the old slot).
+    UpdateOutcome {
+        slot: String,
+        version: String,
+        outcome: String,
+        detail: String,
+    },
 }
 
 impl AuditEvent {
@@ -362,6 +403,10 @@ impl AuditEvent {
             AuditEvent::LexiconInstallRefused { .. } => EventKind::LexiconInstallRefused,
             AuditEvent::UsbStick { .. } => EventKind::UsbStick,
             AuditEvent::UsbFailed { .. } => EventKind::UsbFailed,
+            AuditEvent::UpdateStarted { .. } => EventKind::UpdateStarted,
+            AuditEvent::UpdateInstalled { .. } => EventKind::UpdateInstalled,
+            AuditEvent::UpdateFailed { .. } => EventKind::UpdateFailed,
+            AuditEvent::UpdateOutcome { .. } => EventKind::UpdateOutcome,
         }
     }
 
@@ -388,7 +433,9 @@ impl AuditEvent {
                 | AuditEvent::LexiconFileChanged { .. }
                 | AuditEvent::LexiconInstallRefused { .. }
                 | AuditEvent::UsbFailed { .. }
+                | AuditEvent::UpdateFailed { .. }
         ) || matches!(self, AuditEvent::LexiconOpened { problem: Some(_), .. })
+            || matches!(self, AuditEvent::UpdateOutcome { outcome, .. } if outcome != "marked-good")
     }
 
     /// One line for people (journald's MESSAGE).
@@ -450,6 +497,16 @@ impl AuditEvent {
             },
             AuditEvent::UsbStick { action, stick } => format!("director's USB stick {stick}: {action}"),
             AuditEvent::UsbFailed { action, stick, problem } => format!("USB {action} with {stick} failed: {problem}"),
+            AuditEvent::UpdateStarted { version, current, signer, bundle, downgrade } => {
+                let kind = if *downgrade { "downgrade or reinstall" } else { "update" };
+                format!("director started the {kind} {current} -> {version} from {bundle}, signed by {signer}")
+            }
+            AuditEvent::UpdateInstalled { version } => format!("update to {version} installed; restarting into it"),
+            AuditEvent::UpdateFailed { version, reason } => format!("update to {version} failed: {reason}"),
+            AuditEvent::UpdateOutcome { slot, version, outcome, detail } => {
+                let detail = if detail.is_empty() { String::new() } else { format!(": {detail}") };
+                format!("boot check after the update to {version} (slot {slot}): {outcome}{detail}")
+            }
         }
     }
 }

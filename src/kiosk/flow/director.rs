@@ -52,10 +52,22 @@ pub enum MenuItem {
     ImportFromUsb(StickChoice),
     /// Export the audit log to this stick.
     ExportToUsb(StickChoice),
+    /// Update the station from the bundle on a plugged-in stick.
+    InstallUpdate(UpdateOffer),
     Reboot,
     PowerOff,
     Quit,
     Leave,
+}
+
+/// What a typed director PIN came to (the lockout already applied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PinVerdict {
+    Accepted,
+    NotSet,
+    Wrong { attempts_left: u32 },
+    /// That was the last attempt: the prompt is locked now.
+    LockedOut,
 }
 
 /// The director menu.
@@ -109,32 +121,48 @@ impl Kiosk {
             }
             Key::Enter => {
                 let pin = std::mem::take(&mut prompt.typed);
-                match station.check_pin(&pin) {
-                    PinCheck::Accepted => {
-                        self.pin_failures = 0;
-                        self.pin_lockouts = 0;
-                        self.save_pin_guard(now, station);
-                        station.director_event(DirectorEvent::PinAccepted);
-                        self.open_director(now, station, None, None);
-                    }
-                    PinCheck::NotSet => prompt.message = Some(PinMessage::NotSet),
-                    PinCheck::Refused => {
-                        self.pin_failures += 1;
-                        station.director_event(DirectorEvent::PinRefused { failures: self.pin_failures });
-                        if self.pin_failures >= PIN_ATTEMPTS {
-                            self.pin_lockouts += 1;
-                            let lockout = pin_lockout(self.pin_lockouts);
-                            self.pin_locked_until = Some(now + lockout);
-                            station.director_event(DirectorEvent::LockedOut { seconds: lockout.as_secs() as u32 });
-                            prompt.message = None;
-                        } else {
-                            prompt.message = Some(PinMessage::Wrong { attempts_left: PIN_ATTEMPTS - self.pin_failures });
-                        }
-                        self.save_pin_guard(now, station);
-                    }
+                let message = match self.verify_director_pin(&pin, now, station) {
+                    PinVerdict::Accepted => return self.open_director(now, station, None, None),
+                    PinVerdict::NotSet => Some(PinMessage::NotSet),
+                    PinVerdict::Wrong { attempts_left } => Some(PinMessage::Wrong { attempts_left }),
+                    PinVerdict::LockedOut => None,
+                };
+                if let Screen::Pin(prompt) = &mut self.screen {
+                    prompt.message = message;
                 }
             }
             _ => prompt.message = Some(PinMessage::DigitsOnly),
+        }
+    }
+
+    /// Checks a typed director PIN: the one place wrong PINs are counted,
+    /// recorded and locked out (the PIN prompt, and an update's second
+    /// asking).
+    pub(super) fn verify_director_pin(&mut self, pin: &str, now: Duration, station: &mut dyn Station) -> PinVerdict {
+        match station.check_pin(pin) {
+            PinCheck::Accepted => {
+                self.pin_failures = 0;
+                self.pin_lockouts = 0;
+                self.save_pin_guard(now, station);
+                station.director_event(DirectorEvent::PinAccepted);
+                PinVerdict::Accepted
+            }
+            PinCheck::NotSet => PinVerdict::NotSet,
+            PinCheck::Refused => {
+                self.pin_failures += 1;
+                station.director_event(DirectorEvent::PinRefused { failures: self.pin_failures });
+                let verdict = if self.pin_failures >= PIN_ATTEMPTS {
+                    self.pin_lockouts += 1;
+                    let lockout = pin_lockout(self.pin_lockouts);
+                    self.pin_locked_until = Some(now + lockout);
+                    station.director_event(DirectorEvent::LockedOut { seconds: lockout.as_secs() as u32 });
+                    PinVerdict::LockedOut
+                } else {
+                    PinVerdict::Wrong { attempts_left: PIN_ATTEMPTS - self.pin_failures }
+                };
+                self.save_pin_guard(now, station);
+                verdict
+            }
         }
     }
 
@@ -149,6 +177,7 @@ impl Kiosk {
             items.push(MenuItem::ImportFromUsb(stick.clone()));
             items.push(MenuItem::ExportToUsb(stick));
         }
+        items.extend(station.update_offer().map(MenuItem::InstallUpdate));
         let lexicons = station.lexicon_choices();
         let profiles = station.profile_choices(&lexicons);
         items.extend(lexicons.into_iter().map(MenuItem::UseLexicon));
@@ -192,6 +221,7 @@ impl Kiosk {
                 self.go_home();
             }
             Key::Enter => match menu.items[menu.selected].clone() {
+                MenuItem::InstallUpdate(offer) => self.open_update(offer, now, station),
                 item @ (MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_)) => {
                     let (stick, export) = match item {
                         MenuItem::ExportToUsb(stick) => (stick, true),
@@ -314,14 +344,22 @@ impl Kiosk {
                 _ => None,
             })
             .collect();
+        let shown_offer = menu.items.iter().find_map(|i| match i {
+            MenuItem::InstallUpdate(offer) => Some(offer),
+            _ => None,
+        });
         let plugged = station.sticks();
-        if plugged.iter().eq(shown.iter().copied()) {
+        let offer = station.update_offer();
+        if plugged.iter().eq(shown.iter().copied()) && offer.as_ref() == shown_offer {
             return;
         }
         let (selected_item, selected, message, last_key) =
             (menu.items[menu.selected].clone(), menu.selected, menu.message.clone(), menu.last_key);
         let stick_rows = |items: &[MenuItem]| {
-            items.iter().filter(|i| matches!(i, MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_))).count()
+            items
+                .iter()
+                .filter(|i| matches!(i, MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_) | MenuItem::InstallUpdate(_)))
+                .count()
         };
         let before = stick_rows(&menu.items);
         self.open_director(now, station, message, None);

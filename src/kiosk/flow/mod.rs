@@ -12,12 +12,12 @@
 //! state and its dispatcher (Ready, Verdict, ticks, going home); each group
 //! of screens has its own file: `entry` (the challenger's words),
 //! `director` (PIN prompt and menu), `edit` (a setting being typed) and
-//! `usb` (a director's stick).
+//! `usb` (a director's stick) and `update` (the station updated from a stick).
 
 use super::station::{
     AdjudicateError, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
     ProfileChoice, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError,
-    UsbRequest, UsbUpdate, UsbWork,
+    UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbRequest, UsbUpdate, UsbWork,
 };
 use crate::config::Timeouts;
 use crate::judge::{Verdict, MAX_WORDS};
@@ -28,12 +28,15 @@ use std::time::Duration;
 mod director;
 mod edit;
 mod entry;
+mod update;
 mod usb;
 
+use director::PinVerdict;
 pub use director::{DirectorMenu, MenuItem, MenuMessage, PinMessage, PinPrompt};
 pub use edit::{EditField, EditMessage, EditPrompt, PinStep};
 pub use entry::{Entry, EntryHint};
 use entry::entry_idle_limit;
+pub use update::{UpdateDone, UpdatePhase, UpdateScreen};
 pub use usb::{UsbDone, UsbMessage, UsbPhase, UsbScreen};
 
 /// How long the "3 words" confirmation shows after the count is chosen.
@@ -174,6 +177,8 @@ pub enum Screen {
     Edit(EditPrompt),
     /// Working with a USB stick (from the director menu).
     Usb(UsbScreen),
+    /// Updating the station from a bundle on a stick (from the director menu).
+    Update(UpdateScreen),
 }
 
 /// The kiosk's state.
@@ -338,6 +343,7 @@ impl Kiosk {
             Screen::Director(d) => d.last_key = now,
             Screen::Edit(e) => e.last_key = now,
             Screen::Usb(u) if u.phase == UsbPhase::List => u.last_key = now,
+            Screen::Update(u) if u.may_expire() => u.last_key = now,
             _ => {}
         }
     }
@@ -348,6 +354,13 @@ impl Kiosk {
         // next screen that waits for one).
         if let Some(update) = station.usb_update() {
             self.usb_update(update, now);
+        }
+        // Update work reports several times (progress): every report waiting
+        // is taken, so the screen shows the latest (at most 64 a tick: a
+        // station that never stops answering must not stall the screen).
+        for _ in 0..64 {
+            let Some(report) = station.update_report() else { break };
+            self.update_report(report, now, station);
         }
         if matches!(self.screen, Screen::Director(_)) && now >= self.last_stick_check + STICK_CHECK {
             self.last_stick_check = now;
@@ -380,9 +393,11 @@ impl Kiosk {
             Screen::Director(d) => now >= d.last_key + self.director_idle,
             Screen::Edit(e) => now >= e.last_key + self.director_idle,
             Screen::Usb(u) => !matches!(u.phase, UsbPhase::Working(_)) && now >= u.last_key + self.director_idle,
+            Screen::Update(u) => u.may_expire() && now >= u.last_key + self.director_idle,
             Screen::Ready { .. } | Screen::OutOfService => false,
         };
         if expired {
+            self.update_expired(station);
             self.leave_screen(now);
         }
     }
@@ -437,6 +452,7 @@ impl Kiosk {
             Screen::Director(_) => self.director_key(key, now, station),
             Screen::Edit(_) => self.edit_key(key, now, station),
             Screen::Usb(_) => self.usb_key(key, now, station),
+            Screen::Update(_) => self.update_key(key, now, station),
         }
     }
 

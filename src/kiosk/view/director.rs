@@ -3,7 +3,7 @@
 
 use super::*;
 
-fn pin_message(message: PinMessage) -> String {
+pub(super) fn pin_message(message: PinMessage) -> String {
     match message {
         PinMessage::NotSet => {
             "No director PIN is set, and this station's settings are damaged: a PIN cannot be set here. Ask the operator to restore the card.".into()
@@ -84,6 +84,25 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
         v.edit.footer = "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into();
 }
 
+/// The director menu's line about the last update the boot check judged.
+fn last_update_line(check: &BootCheck) -> String {
+    match check.outcome {
+        BootOutcome::MarkedGood => format!("Last update: version {} kept (slot {})", check.version, check.slot),
+        BootOutcome::RolledBack if check.detail.is_empty() => {
+            format!("Last update: version {} rolled back (slot {} did not start)", check.version, check.slot)
+        }
+        BootOutcome::RolledBack => format!("Last update: version {} rolled back: {}", check.version, check.detail),
+    }
+}
+
+/// The menu item offering an update.
+fn offer_item(offer: &UpdateOffer) -> String {
+    match &offer.version {
+        Some(version) => format!("Install update: version {version} (current {})", offer.current),
+        None => format!("Install update: {} (current {})", offer.file, offer.current),
+    }
+}
+
 pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, menu: &DirectorMenu) {
     let lexicon = kiosk.lexicon();
         v.screen = ScreenKind::Director;
@@ -114,6 +133,7 @@ pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, men
                     MenuItem::SetClock => "Set the date and time".into(),
                     MenuItem::ImportFromUsb(stick) => format!("Install lexicons from USB: {}", stick.name),
                     MenuItem::ExportToUsb(stick) => format!("Export the audit log to USB: {}", stick.name),
+                    MenuItem::InstallUpdate(offer) => offer_item(offer),
                     MenuItem::Reboot => format!("Reboot the station{confirm}"),
                     MenuItem::PowerOff => format!("Power off the station{confirm}"),
                     MenuItem::Quit => format!("Quit wordjudge{confirm}"),
@@ -130,6 +150,7 @@ pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, men
             format!("Challenges judged today: {}", info.counts.today),
         ];
         v.menu.lines.extend(info.facts.iter().map(|(label, value)| format!("{label}: {value}")));
+        v.menu.lines.extend(info.last_update.as_ref().map(last_update_line));
         if info.warnings.is_empty() {
             v.menu.lines.push("No warnings.".into());
         } else {

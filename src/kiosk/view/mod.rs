@@ -15,9 +15,12 @@
 use super::flow::{
     DirectorMenu, EditPrompt, Entry, PinPrompt, VerdictScreen,
     EditField, EditMessage, EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, PinStep, ReadyHint, Screen, UsbDone,
-    UsbMessage, UsbPhase, UsbScreen,
+    UpdateDone, UpdatePhase, UpdateScreen, UsbMessage, UsbPhase, UsbScreen,
 };
-use super::station::{Counts, ImportRow, ImportState, Judged, Setting, UsbWork, Warning};
+use super::station::{
+    BootCheck, BootOutcome, Counts, ImportRow, ImportState, Judged, Setting, UpdateKind, UpdateOffer, UpdatePreview, UsbWork,
+    Warning,
+};
 use crate::profile::ChallengeRule;
 use crate::config::ConfigProblem;
 use crate::judge::{Verdict, MAX_WORDS};
@@ -27,6 +30,7 @@ use std::time::Duration;
 
 mod director;
 mod player;
+mod update;
 mod usb;
 
 pub use player::{consequence, slip_text};
@@ -43,7 +47,7 @@ pub enum ScreenKind {
     Director,
     Edit,
     /// A USB stick: its word lists (shown like the director menu), or a
-    /// status while it is read or written.
+    /// status while it is read or written; an update of the station.
     Usb,
 }
 
@@ -57,6 +61,8 @@ pub struct StationInfo {
     pub facts: Vec<(String, String)>,
     pub lamps: Lamps,
     pub show_lamps: bool,
+    /// The boot check's verdict on the last update, if any.
+    pub last_update: Option<BootCheck>,
 }
 
 impl StationInfo {
@@ -69,6 +75,7 @@ impl StationInfo {
             facts: station.facts(),
             lamps: kiosk.lamps(station.needs_service()),
             show_lamps,
+            last_update: station.last_update(),
         }
     }
 }
@@ -221,6 +228,9 @@ pub struct MenuView {
 pub struct UsbView {
     pub status: String,
     pub detail: String,
+    /// Whether an update's progress bar shows, and how full (0 to 100).
+    pub progress_shown: bool,
+    pub progress: i32,
 }
 
 /// The simulated lamps (desktops), labelled.
@@ -344,6 +354,7 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
         Screen::Edit(edit) => director::edit(&mut v, edit),
         Screen::Director(menu) => director::director(&mut v, kiosk, info, menu),
         Screen::Usb(usb) => usb::usb_view(&mut v, usb),
+        Screen::Update(update) => update::update_view(&mut v, kiosk, now, update),
     }
     v
 }

@@ -194,8 +194,11 @@ impl AuditLog {
     }
 
     /// Records an event (start-up, lexicon, director, problems). A
-    /// `shutdown` is followed by a signed checkpoint.
-    pub fn record_event(&mut self, event: AuditEvent) {
+    /// `shutdown` is followed by a signed checkpoint. Returns whether it is
+    /// in the file now (false: held in memory while the log cannot be
+    /// written, to follow once it can), for a caller that must act only on
+    /// a record written (a file renamed once it is recorded).
+    pub fn record_event(&mut self, event: AuditEvent) -> bool {
         let stamp = Stamp::take(self.options.clock.as_ref());
         let attached = self.ensure_attached(&stamp);
         let shutdown = event.kind() == EventKind::Shutdown;
@@ -204,6 +207,7 @@ impl AuditLog {
             self.checkpoint_due = Some(CheckpointReason::Shutdown);
         }
         self.sign_if_due();
+        written.is_some()
     }
 
     /// Records that the log was exported (`format`, to `destination`) and

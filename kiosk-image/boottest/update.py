@@ -1,0 +1,365 @@
+"""A/B updates on the PC image (kiosk-image/update/: RAUC, the systemd-boot back-end, the
+boot check), tested the way they break:
+  boot 2 (update_refusals): bundles signed by another key, truncated, or made for the other
+          architecture are refused with RAUC's reason, and nothing changes (boot entries,
+          one-shot variable, slot B's first MiB, the data partition's files); a stick pulled
+          mid-install is refused cleanly (same kiosk, same boot entries);
+  boot 3 (update_power_cut): the power is cut mid-install;
+  boot 4 (update_install): slot A still boots, the audit log verifies and kept every
+          verdict; the good bundle installs from the stick (the kiosk's user asking RAUC
+          over D-Bus); reboot into B through the one-shot; READY; the boot check marks B
+          good (RAUC's primary, loader.conf's default); the release is the bundle's; the data
+          partition is the same; a new challenge is numbered above every one before;
+          then a bundle whose kiosk cannot start goes into A, its trial boot fails three
+          kiosk starts, the boot check marks it bad and the station is back on B by itself.
+The bundles are made here from the image's own root filesystem (build-bundle.sh): the good
+one with its release bumped, the bad one with /usr/bin/wordjudge replaced by a script that
+exits 1, with debugfs on copies."""
+import json
+import os
+import re
+import subprocess
+import time
+
+from . import common
+from .common import GREEN, HERE, READY, WJ_CONFIG, check, host_tool, log
+from .kiosk import menu_top, open_director_menu
+from .screens import judge_and_check
+from .sticks import blank_image, wait_stick_seen
+
+STICK = "/run/wordjudge/stick"
+AS_KIOSK = "runuser -u wordjudge --"
+MAX_CHALLENGE = ("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -o '\"challenge\":[0-9]*' "
+                 "| cut -d: -f2 | sort -n | tail -n1")
+
+
+def _bump(version, step):
+    parts = version.split(".")
+    parts[-1] = str(int(parts[-1]) + step) if parts[-1].isdigit() else parts[-1] + f"-{step}"
+    return ".".join(parts)
+
+
+def _debugfs(fs, *commands):
+    script = os.path.join(common.WORK, "debugfs.cmd")
+    with open(script, "w") as f:
+        f.write("\n".join(commands) + "\n")
+    subprocess.run([host_tool("debugfs"), "-w", "-f", script, fs], check=True, capture_output=True)
+
+
+def make_bundles():
+    """The bundles and the stick image holding them, in WORK/bundles; returns {name: path}
+    and the versions. Timed: bundle creation is part of what the README reports."""
+    work = common.WORK
+    rootfs = os.path.join(os.path.dirname(os.path.abspath(common.IMG)), "rootfs.ext4")
+    out = os.path.join(work, "bundles")
+    subprocess.run(["rm", "-rf", out], check=True)
+    os.makedirs(out)
+    release = subprocess.run([host_tool("debugfs"), "-R", "cat /etc/wordjudge-release", rootfs],
+                             capture_output=True, text=True).stdout
+    base = dict(l.split("=", 1) for l in release.splitlines() if "=" in l).get("VERSION", "0.0.0")
+    versions = {"base": base, "good": _bump(base, 1), "bad": _bump(base, 2)}
+    env = {**os.environ, "UPDATE_KEY": os.path.join(work, "update-key.pem"),
+           "UPDATE_CERT": os.path.join(work, "update-cert.pem")}
+
+    def variant(name, version, *extra):
+        fs = os.path.join(out, f"rootfs-{name}.ext4")
+        subprocess.run(["cp", "--sparse=always", rootfs, fs], check=True)
+        rel = os.path.join(out, "release")
+        with open(rel, "w") as f:
+            f.write(f"VERSION={version}\nARCH=amd64\n")
+        _debugfs(fs, "rm /etc/wordjudge-release", f"write {rel} /etc/wordjudge-release", *extra)
+        return fs
+
+    def bundle(name, fs, **kw):
+        t0 = time.monotonic()
+        path = os.path.join(out, f"{name}.raucb")
+        p = subprocess.run(["bash", os.path.join(HERE, "build-bundle.sh")], env={**env, "ROOTFS": fs, "BUNDLE": path, **kw},
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"build-bundle.sh {name}: {p.stderr[-500:]}")
+        log(f"bundle {name}: {os.path.getsize(path) / 2**20:.1f} MiB in {time.monotonic() - t0:.0f} s")
+        return path
+
+    bundles = {"good": bundle("good", variant("good", versions["good"]))}
+    broken = os.path.join(out, "wordjudge-broken")
+    with open(broken, "w") as f:
+        f.write("#!/bin/sh\necho 'wordjudge boot test: this release cannot start' >&2\nexit 1\n")
+    os.chmod(broken, 0o755)
+    bundles["bad"] = bundle("bad", variant("bad", versions["bad"], "rm /usr/bin/wordjudge",
+                                           f"write {broken} /usr/bin/wordjudge", "sif /usr/bin/wordjudge mode 0100755"))
+    bundles["wrongarch"] = bundle("wrongarch", os.path.join(out, "rootfs-good.ext4"), COMPATIBLE="wordjudge-arm64")
+    # Signed by a key the station does not trust: the good bundle, re-signed.
+    bundles["wrongkey"] = os.path.join(out, "wrongkey.raucb")
+    subprocess.run(["rauc", f"--keyring={env['UPDATE_CERT']}", f"--signing-keyring={os.path.join(work, 'other-cert.pem')}",
+                    f"--cert={os.path.join(work, 'other-cert.pem')}",
+                    f"--key={os.path.join(work, 'other-key.pem')}", "resign", bundles["good"], bundles["wrongkey"]],
+                   check=True, capture_output=True)
+    bundles["truncated"] = os.path.join(out, "truncated.raucb")
+    with open(bundles["good"], "rb") as src, open(bundles["truncated"], "wb") as dst:
+        dst.write(src.read(os.path.getsize(bundles["good"]) // 2))
+    for name in ("good", "bad", "wrongarch"):
+        os.unlink(os.path.join(out, f"rootfs-{name}.ext4")) if os.path.exists(os.path.join(out, f"rootfs-{name}.ext4")) else None
+    check("update bundles built from the image's root filesystem (build-bundle.sh), one re-signed by another key, one cut short",
+          all(os.path.getsize(p) > 0 for p in bundles.values()),
+          ", ".join(f"{n} {os.path.getsize(p) / 2**20:.0f} MiB" for n, p in bundles.items()))
+    # Three ext4 sticks: every bundle (for rauc install as the kiosk's user), and one
+    # with only the good or only the bad bundle (for the director menu, which offers the
+    # newest bundle a stick holds).
+    sticks = {}
+    for label, names in (("WJUPDATE", list(bundles)), ("WJGOOD", ["good"]), ("WJBAD", ["bad"])):
+        stick_dir = os.path.join(out, "stick")
+        os.makedirs(stick_dir)
+        for name in names:
+            os.link(bundles[name], os.path.join(stick_dir, f"{name}.raucb"))
+        size = sum(os.path.getsize(bundles[n]) for n in names) >> 20
+        sticks[label] = blank_image(f"stick-{label.lower()}.img", size + 64,
+                                    [host_tool("mkfs.ext4"), "-q", "-F", "-L", label, "-E", "root_owner=0:0", "-d", stick_dir])
+        subprocess.run(["rm", "-rf", stick_dir], check=True)
+    return bundles, versions, sticks
+
+
+def attach_stick(vm, node, sticks):
+    """Plugs the stick holding every bundle in and mounts it for the kiosk (the import unit,
+    started by the kiosk's user through polkit, as the director menu does). Returns the
+    kernel name or None."""
+    vm.plug(node, sticks["WJUPDATE"])
+    seen, props = wait_stick_seen(vm, "WJUPDATE")
+    if not seen:
+        check("update stick plugged in: udev marks it WORDJUDGE_STICK=1", False, props)
+        return None
+    kname = next((p.split("=", 1)[1].rsplit("/", 1)[-1] for p in props.split() if p.startswith("DEVNAME=")), "")
+    rc, out = vm.sh(f"{AS_KIOSK} systemctl start --no-ask-password wordjudge-stick-import@{kname}.service 2>&1; "
+                    f"ls {STICK}", timeout=90)
+    if rc != 0 or "good.raucb" not in out:
+        check("update stick mounted for the kiosk (wordjudge-stick-import@)", False, out.replace("\n", " | "))
+        return None
+    return kname
+
+
+def boot_state(vm):
+    """What an update must not change until it succeeds: the ESP's entries and default, the
+    one-shot variable, slot B's first MiB, the data partition's wordjudge files."""
+    rc, out = vm.sh("ls /efi/loader/entries; grep ^default /efi/loader/loader.conf; "
+                    "ls /sys/firmware/efi/efivars | grep -c LoaderEntryOneShot; "
+                    "head -c 1048576 /dev/disk/by-partlabel/wjroot-b | sha256sum | cut -c1-16; "
+                    "find /var/lib/wordjudge/lexicons /var/lib/wordjudge/config.toml -type f -exec sha256sum {} + | sort | sha256sum | cut -c1-16")
+    return out.strip()
+
+
+def rauc_status(vm):
+    rc, out = vm.sh("rauc status --output-format=json 2>/dev/null")
+    try:
+        return json.loads(out)
+    except ValueError:
+        return {"error": out[-200:]}
+
+
+def _install(vm, name, timeout=900):
+    """`rauc install` of a bundle on the stick as the kiosk's user (RAUC, root, over D-Bus).
+    Returns (exit code, output, seconds)."""
+    t0 = time.monotonic()
+    rc, out = vm.sh(f"{AS_KIOSK} rauc install {STICK}/{name}.raucb 2>&1", timeout=timeout)
+    return rc, out, time.monotonic() - t0
+
+
+def update_refusals(vm, bundles, sticks):
+    """Boot 2: the three bundles a station must refuse, and a stick pulled mid-install."""
+    kname = attach_stick(vm, "upd1", sticks)
+    if not kname:
+        return
+    st = rauc_status(vm)
+    check("RAUC on the station: compatible wordjudge-amd64, booted from slot A, A primary",
+          st.get("compatible") == "wordjudge-amd64" and st.get("booted") == "A" and st.get("boot_primary") == "rootfs.0",
+          json.dumps({k: st.get(k) for k in ("compatible", "booted", "boot_primary", "error")}))
+    before = boot_state(vm)
+    pid = vm.sh("systemctl show -P MainPID wordjudge")[1]
+    for name, want, what in (("wrongkey", "signature", "a bundle signed by another key"),
+                             ("truncated", "", "a truncated bundle"),
+                             ("wrongarch", "compatible", "a bundle for the other architecture (wordjudge-arm64)")):
+        rc, out, t = _install(vm, name, timeout=180)
+        after = boot_state(vm)
+        # RAUC's reason is the line before its closing "Installing ... failed".
+        reason = " / ".join(l.strip() for l in out.strip().splitlines()[-2:]) if out.strip() else ""
+        check(f"update refused: {what}; nothing changed", rc != 0 and want in out.lower() and after == before,
+              f"exit {rc}: {reason[-160:]}; state {'unchanged' if after == before else before + ' -> ' + after}".replace("\n", " | "))
+    # The kiosk's user may ask for an install, never decide which slot boots.
+    rc, out = vm.sh(f"{AS_KIOSK} rauc status mark-active other 2>&1; {AS_KIOSK} rauc status mark-good other 2>&1")
+    after = boot_state(vm)
+    rejected = sorted(set(re.findall(r'member="([A-Za-z]+)"', out)))
+    check("the kiosk's user cannot mark a slot active or good (D-Bus policy: install and inspect only: RAUC's Mark is rejected)",
+          rejected == ["Mark"] and after == before,
+          f"rejected: {rejected}; state {'unchanged' if after == before else 'CHANGED'}; {out[-120:]}".replace("\n", " | "))
+    # Pulled mid-install: RAUC reads the bundle as it writes slot B; the stick goes away.
+    progress = install_until(vm, "/tmp/pull.log", 25)
+    vm.unplug("upd1")
+    deadline = time.monotonic() + 180
+    out = ""
+    while time.monotonic() < deadline:
+        rc, out = vm.sh("cat /tmp/pull.log")
+        if "exit=" in out:
+            break
+        time.sleep(1)
+    vm.sh(f"{AS_KIOSK} systemctl stop --no-ask-password wordjudge-stick-import@{kname}.service", timeout=90)
+    rc, entries = vm.sh("ls /efi/loader/entries; grep ^default /efi/loader/loader.conf; "
+                        "ls /sys/firmware/efi/efivars | grep -c LoaderEntryOneShot")
+    pid_after = vm.sh("systemctl show -P MainPID wordjudge")[1]
+    failed = "exit=0" not in out and "exit=" in out
+    check(f"update refused: the stick pulled mid-install (at {progress}); A stays the default, "
+          "no trial boot, same kiosk", failed and entries.split() == ["wordjudge-a.conf", "default", "wordjudge-a.conf", "0"]
+          and pid_after == pid, f"{out.strip().splitlines()[-2:] if out.strip() else 'no output'}; {entries.split()}; pid {pid} -> {pid_after}")
+    log(f"after the pulled stick, rauc status: {json.dumps(rauc_status(vm).get('slots', ''))[:300]}")
+
+
+def install_until(vm, log_file, percent, timeout=180):
+    """Starts `rauc install` of the good bundle as the kiosk's user in the background (its
+    output and then `exit=N` in log_file) and returns once RAUC reports `percent` % or more:
+    the progress reached ("?" if none within timeout)."""
+    vm.sh(f"rm -f {log_file}; setsid sh -c '{AS_KIOSK} rauc install {STICK}/good.raucb >{log_file} 2>&1; "
+          f"echo exit=$? >>{log_file}' >/dev/null 2>&1 &")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rc, progress = vm.sh(f"grep -oE '[0-9]+%' {log_file} | tail -n1")
+        if progress.strip() and int(progress.strip().rstrip("%")) >= percent:
+            return progress.strip()
+        time.sleep(0.5)
+    return "?"
+
+
+def update_power_cut(vm, sticks):
+    """Boot 3: the power is cut while RAUC writes slot B."""
+    kname = attach_stick(vm, "upd2", sticks)
+    if not kname:
+        return False
+    progress = install_until(vm, "/tmp/cut.log", 40)
+    log(f"power cut mid-install, at {progress}")
+    vm.power_cut()
+    return True
+
+
+def menu_install(vm, node, stick, label, version):
+    """The director's way: plug the stick in, open the director menu, choose "Install update"
+    (the third item with one stick: import, export, update), look at the preview, confirm
+    with ENTER. The kiosk installs, then restarts the station. Returns (whether READY came
+    back on the console after the restart, the kiosk's journal lines of the boot before
+    about the update, seconds the install took by that journal, seconds from the director's
+    ENTER to READY on the new slot)."""
+    vm.plug(node, stick)
+    seen, props = wait_stick_seen(vm, label)
+    if not check(f"stick {label} plugged in: udev marks it WORDJUDGE_STICK=1", seen, props):
+        return False, "", 0, 0
+    n_ready = vm.console_text().count(READY)
+    open_director_menu(vm)
+    time.sleep(12)  # the menu reads the stick's bundle in the background (rauc info) and offers it
+    vm.screen(f"update-menu-{label}")
+    menu_top(vm)
+    vm.keys("down", "down", "ret")
+    time.sleep(12)  # the bundle is checked again (signature, compatible) and previewed
+    vm.screen(f"update-preview-{label}")
+    vm.keys("ret")
+    entered = time.monotonic()
+    time.sleep(8)
+    vm.screen(f"update-progress-{label}")
+    restarted = vm.wait_console(READY, count=n_ready + 1, timeout=600) is not None
+    # The install's boot is the one before (or, after a rollback, the one before the trial).
+    rc, lines = vm.sh("journalctl -u wordjudge -o short-monotonic --no-pager | "
+                      f"grep -E 'update: (installing {version} |{version} installed)' | tail -n2")
+    stamps = [float(l.split("]")[0].strip("[ ")) for l in lines.splitlines() if l.startswith("[")]
+    took = stamps[-1] - stamps[0] if len(stamps) >= 2 else 0
+    return restarted, lines.strip(), took, time.monotonic() - entered
+
+
+def update_install(vm, bundles, versions, sticks, before_cut):
+    """Boot 4 (after the power cut) and the boots the updates cause, in one QEMU run."""
+    rc, cmdline = vm.sh("cat /proc/cmdline")
+    verify_rc, verify = vm.sh(f"{WJ_CONFIG} audit verify 2>&1")
+    max_before = max_challenge(vm)
+    rc, data_before = vm.sh("find /var/lib/wordjudge/lexicons /var/lib/wordjudge/config.toml -type f -exec sha256sum {} + | sort")
+    check("power cut mid-install: slot A boots, the audit log verifies and kept every challenge",
+          "rauc.slot=A" in cmdline and verify_rc == 0 and max_before == before_cut,
+          f"slot {'A' if 'rauc.slot=A' in cmdline else '?'}; max challenge {before_cut} -> {max_before}; audit verify exit {verify_rc}")
+
+    # The good bundle, from the director menu.
+    t, lines, t_install, to_ready = menu_install(vm, "upd3", sticks["WJGOOD"], "WJGOOD", versions["good"])
+    vm.unplug("upd3")
+    rc, audit = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -oE '\"event\":\"update_[a-z]+\"' | tail -n2")
+    check(f"director menu: Install update {versions['good']} (preview, ENTER) -> installed from the stick, "
+          "audit update_started then update_installed, the station restarted",
+          t and f"update: {versions['good']} installed" in lines
+          and audit.split() == ['"event":"update_started"', '"event":"update_installed"'],
+          f"install {t_install:.0f} s by the kiosk's journal; audit {audit.split()}; {lines[-100:]}".replace("\n", " | "))
+    rc, cmdline = vm.sh("cat /proc/cmdline")
+    rc, entries = vm.sh("ls /efi/loader/entries")
+    check("after the restart: slot B (tried once through LoaderEntryOneShot), kiosk READY", t and "rauc.slot=B" in cmdline
+          and "wordjudge-b.conf" in entries.split(),
+          f"READY {to_ready:.0f} s after the director confirmed; slot "
+          f"{'B' if 'rauc.slot=B' in cmdline else cmdline[-60:]}; entries {entries.split()}")
+    marked = wait_boot_check(vm)
+    st = rauc_status(vm)
+    rc, loader = vm.sh("grep ^default /efi/loader/loader.conf; sed -n 's/^VERSION=//p' /etc/wordjudge-release")
+    check("boot check: READY and audit verify -> slot B marked good, RAUC's primary, the systemd-boot default; "
+          f"release {versions['good']}", "marked good" in marked and st.get("boot_primary") == "rootfs.1"
+          and "default wordjudge-b.conf" in loader and versions["good"] in loader.split(),
+          f"{marked[-120:]}; primary {st.get('boot_primary')}; {loader.split()[:3]}")
+    t_out, outcome = wait_audit(vm, "update_outcome", 1, timeout=60)
+    check("the kiosk records the boot check's verdict once: audit update_outcome marked-good, slot B",
+          t_out is not None and "marked-good" in outcome and '"slot":"B"' in outcome.replace(" ", ""), outcome[-200:])
+    rc, data_after = vm.sh("find /var/lib/wordjudge/lexicons /var/lib/wordjudge/config.toml -type f -exec sha256sum {} + | sort")
+    rc, verify = vm.sh(f"{WJ_CONFIG} audit verify 2>&1; echo rc=$?")
+    judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE on slot B")
+    max_after = max_challenge(vm)
+    check("nothing lost: lexicons, PIN and config the same, audit log verifies, the next challenge is numbered above every earlier one",
+          data_after == data_before and verify.strip().endswith("rc=0")
+          and max_after.isdigit() and int(max_after) > int(max_before or 0),
+          f"data {'same' if data_after == data_before else 'CHANGED'}; challenges {max_before} -> {max_after}; {verify[-60:]}".replace("\n", " | "))
+    summary = (f"bundle {os.path.getsize(bundles['good']) / 2**20:.0f} MiB; install {t_install:.0f} s (the kiosk's journal); "
+               f"the director's ENTER to READY on the new slot {to_ready:.0f} s (install, restart, boot)")
+    log(f"update: {summary}")
+    with open(os.path.join(common.WORK, "update-times.txt"), "w") as f:
+        f.write(summary + "\n")
+
+    # A release whose kiosk cannot start: into slot A (the other one now), tried once, rejected.
+    t, lines, t_install, _ = menu_install(vm, "upd4", sticks["WJBAD"], "WJBAD", versions["bad"])
+    done = f"update: {versions['bad']} installed" in lines
+    vm.unplug("upd4")
+    rc, cmdline = vm.sh("cat /proc/cmdline")
+    rc, why = vm.sh("journalctl -b -1 -t wordjudge-boot-check -o cat --no-pager | grep -m1 'failed its trial'")
+    st = rauc_status(vm)
+    states = {k: v.get("boot_status") for s in st.get("slots", []) for k, v in s.items()}
+    check(f"a release whose kiosk cannot start ({versions['bad']}, slot A): its trial boot fails, it is marked bad "
+          "and the station is back on slot B by itself", done and t and "rauc.slot=B" in cmdline
+          and "failed its trial" in why and states.get("rootfs.0") == "bad",
+          f"installed from the menu: {done}; now slot {'B' if 'rauc.slot=B' in cmdline else '?'}; {why[-160:]}; states {states}")
+    t_out, outcome = wait_audit(vm, "update_outcome", 2, timeout=60)
+    check("the kiosk records the rollback: audit update_outcome rolled-back, naming the release",
+          t_out is not None and "rolled-back" in outcome and versions["bad"] in outcome, outcome[-200:])
+    judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE after the rollback")
+
+
+def wait_audit(vm, event, count, timeout):
+    """Waits until the audit log holds `count` records of `event`; (seconds or None, the last one)."""
+    t0 = time.monotonic()
+    while True:
+        rc, out = vm.sh(f"cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"{event}\"'")
+        lines = [l for l in out.splitlines() if l.strip()]
+        if len(lines) >= count:
+            return time.monotonic() - t0, lines[-1]
+        if time.monotonic() - t0 > timeout:
+            return None, lines[-1] if lines else "none"
+        time.sleep(2)
+
+
+def wait_boot_check(vm, timeout=300):
+    """The boot check's last word this boot (it ends when the slot is marked good or bad)."""
+    deadline = time.monotonic() + timeout
+    out = ""
+    while time.monotonic() < deadline:
+        rc, out = vm.sh("journalctl -b -t wordjudge-boot-check -o cat --no-pager | tail -n1")
+        if "marked good" in out or "failed its trial" in out or "nothing to assess" in out:
+            return out.strip()
+        time.sleep(2)
+    return out.strip() or "no word from wordjudge-boot-check"
+
+
+def max_challenge(vm):
+    """The highest challenge number in the station's audit log ("" if none)."""
+    return vm.sh(MAX_CHALLENGE)[1].strip()

@@ -1,0 +1,99 @@
+//! An update of the station as audit records: started (what the director
+//! confirmed), installed or failed, and the boot check's verdict after the
+//! restart, recorded exactly once.
+
+use crate::app::update::Finished;
+use crate::audit::AuditEvent;
+use crate::kiosk::station::{UpdateReport, UpdateRequest, UsbError};
+use crate::update::{mark_boot_check_recorded, pending_boot_check};
+
+use super::LiveStation;
+
+impl LiveStation {
+    pub(super) fn request_update(&mut self, request: UpdateRequest) -> Result<(), UsbError> {
+        match request {
+            UpdateRequest::Check { device, file } => {
+                if self.update.release().is_none() {
+                    return Err(UsbError::Unavailable);
+                }
+                if !self.usb.idle() || self.update.busy() {
+                    return Err(UsbError::Busy);
+                }
+                let stick = self.stick(&device);
+                self.update.check(stick, &file)
+            }
+            UpdateRequest::Install => {
+                let current = self.update.release().map(|r| r.version.clone()).unwrap_or_default();
+                let bundle = self.update.install()?;
+                let preview = bundle.preview.clone();
+                tracing::info!("update: installing {} from {}", preview.version, preview.file);
+                self.record(AuditEvent::UpdateStarted {
+                    version: preview.version,
+                    current: crate::update::shown(&current),
+                    signer: preview.signer,
+                    bundle: preview.file,
+                    downgrade: preview.kind.needs_pin(),
+                });
+                // A new update: the last one's verdict no longer applies.
+                self.last_update = None;
+                Ok(())
+            }
+            UpdateRequest::Cancel => {
+                self.update.cancel();
+                Ok(())
+            }
+        }
+    }
+
+    /// The next update report, recorded first when it ends an install
+    /// (`update_installed` comes before the flow asks for the restart).
+    pub(super) fn next_update_report(&mut self) -> Option<UpdateReport> {
+        let (report, finished) = self.update.poll()?;
+        match finished {
+            Some(Finished::Installed { version }) => {
+                tracing::info!("update: {version} installed; restarting into it");
+                self.record(AuditEvent::UpdateInstalled { version });
+            }
+            Some(Finished::Failed { version, reason }) => {
+                tracing::warn!("update: {version} failed: {reason}");
+                self.record(AuditEvent::UpdateFailed { version, reason });
+            }
+            None => {}
+        }
+        Some(report)
+    }
+
+    /// Records the boot check's verdict, if one appeared, then renames its
+    /// file, only once the record is written: recorded exactly once, even
+    /// across restarts. Without a log nothing is recorded or renamed.
+    pub(super) fn record_boot_check(&mut self) {
+        let Some(dir) = self.update_state.clone() else { return };
+        let Some(audit) = self.audit.as_mut() else { return };
+        if self.boot_check_held {
+            // Recorded already, held in memory: renamed once it is written.
+            if audit.problem().is_none() {
+                self.boot_check_held = false;
+                if let Err(e) = mark_boot_check_recorded(&dir) {
+                    tracing::warn!("update: cannot mark the boot check recorded: {e}");
+                }
+            }
+            return;
+        }
+        let Some(check) = pending_boot_check(&dir) else { return };
+        let written = audit.record_event(AuditEvent::UpdateOutcome {
+            slot: check.slot.clone(),
+            version: check.version.clone(),
+            outcome: check.outcome.as_str().to_string(),
+            detail: check.detail.clone(),
+        });
+        tracing::info!("update: boot check of {} (slot {}): {}", check.version, check.slot, check.outcome.as_str());
+        self.last_update = Some(check);
+        if !written {
+            self.boot_check_held = true;
+        } else if let Err(e) = mark_boot_check_recorded(&dir) {
+            // Left in place, it would be recorded again at every poll.
+            tracing::warn!("update: cannot mark the boot check recorded: {e}");
+            self.update_state = None;
+        }
+    }
+}

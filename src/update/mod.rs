@@ -1,0 +1,433 @@
+//! A/B updates of the whole station from a signed RAUC bundle on a
+//! director's USB stick: this module owns what the kiosk may know and do
+//! about them, behind the small [`Updates`] trait.
+//!
+//! - [`Updates`]: the station's own release (none: this station takes no
+//!   updates, and the menu never offers one), what a bundle says of itself
+//!   once its signature verified, installing it into the other slot with its
+//!   progress, and the boot check's verdict after the reboot;
+//! - [`system::SystemUpdates`], the appliance's: the `rauc` command (its
+//!   service does the privileged work over D-Bus), `/etc/wordjudge-release`
+//!   and `/etc/rauc/system.conf`;
+//! - [`sim::SimUpdates`], the simulated twin for tests and desktops: a
+//!   "bundle" is a small JSON file, and nothing is ever installed.
+//!
+//! The parsing of what `rauc` prints and the version comparison are pure
+//! functions here, tested without `rauc`. Text from a bundle is the bundle
+//! author's, not ours: it reaches a screen or a record only through
+//! [`shown`] (escaped, cut).
+//!
+//! Why the kiosk and not a root helper: RAUC's D-Bus policy already lets the
+//! kiosk's user ask for an install, RAUC itself checks the signature against
+//! the station's keyring and the compatible string, and the boot check (root)
+//! decides whether the new slot is kept. The kiosk only asks, shows and
+//! records.
+
+pub mod sim;
+pub mod system;
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The file name ending of a RAUC bundle.
+pub const BUNDLE_EXTENSION: &str = "raucb";
+/// Most bundles looked at on one stick (a stick full of files must not
+/// keep the director waiting on `rauc info` for each).
+pub const MAX_BUNDLES: usize = 8;
+/// Longest version, description or signer shown, in characters.
+pub const SHOWN_CHARS: usize = 64;
+/// The boot check's verdict, written by root after the reboot.
+pub const BOOT_CHECK_FILE: &str = "boot-check";
+/// The verdict once recorded in the audit log (renamed, never rewritten).
+pub const BOOT_CHECK_RECORDED: &str = "boot-check.recorded";
+
+/// Untrusted text from a bundle (version, description, signer) as the
+/// station may show or record it.
+pub fn shown(text: &str) -> String {
+    crate::word::printable(text, SHOWN_CHARS)
+}
+
+/// The release this station runs, and what bundles it takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StationRelease {
+    /// `0.1.0`, from `/etc/wordjudge-release`.
+    pub version: String,
+    /// `wordjudge-amd64`, from RAUC's `system.conf`.
+    pub compatible: String,
+}
+
+/// What a bundle says of itself, its signature verified against the
+/// station's keyring. Every field is the bundle author's text: show it only
+/// through [`shown`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleInfo {
+    pub compatible: String,
+    pub version: String,
+    pub description: String,
+    /// The signer certificate's subject (`O = …, CN = update signer`).
+    pub signer: String,
+}
+
+/// How an offered version stands to the station's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateKind {
+    /// Newer: ENTER installs it.
+    Upgrade,
+    /// The same version again: needs the director PIN again.
+    Reinstall,
+    /// Older (or not comparable): needs the director PIN again.
+    Downgrade,
+}
+
+impl UpdateKind {
+    /// `offered` against `current`. A version that cannot be compared
+    /// counts as a downgrade: the station cannot tell it is newer.
+    pub fn of(current: &str, offered: &str) -> UpdateKind {
+        match compare_versions(offered, current) {
+            Some(Ordering::Greater) => UpdateKind::Upgrade,
+            Some(Ordering::Equal) => UpdateKind::Reinstall,
+            Some(Ordering::Less) | None => UpdateKind::Downgrade,
+        }
+    }
+
+    /// Whether the director must type the PIN again before it installs.
+    pub fn needs_pin(self) -> bool {
+        self != UpdateKind::Upgrade
+    }
+}
+
+/// A version's numeric dot components (`0.1.10` → `[0, 1, 10]`), `None`
+/// when it is not only digits and dots. A pre-release suffix (`-rc1`) is not
+/// a version a station installs silently: it does not compare.
+fn version_parts(version: &str) -> Option<Vec<u64>> {
+    let version = version.trim();
+    let version = version.strip_prefix('v').unwrap_or(version);
+    if version.is_empty() {
+        return None;
+    }
+    version.split('.').map(|p| if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) { None } else { p.parse().ok() }).collect()
+}
+
+/// Compares two versions by their numeric dot components (`0.1.10` >
+/// `0.1.9`, `1.0` = `1.0.0`); `None` when either is not such a version.
+pub fn compare_versions(a: &str, b: &str) -> Option<Ordering> {
+    let (mut a, mut b) = (version_parts(a)?, version_parts(b)?);
+    let len = a.len().max(b.len());
+    a.resize(len, 0);
+    b.resize(len, 0);
+    Some(a.cmp(&b))
+}
+
+/// The facts of `rauc info --output-format=json`: (compatible, version,
+/// description). The signer is not in it (see [`parse_signer`]).
+pub fn parse_info_json(text: &str) -> Result<(String, String, String), UpdateError> {
+    let value: serde_json::Value = serde_json::from_str(text.trim())
+        .map_err(|e| UpdateError::Unreadable(format!("rauc info printed no bundle description ({e})")))?;
+    let field = |name: &str| value.get(name).and_then(|v| v.as_str()).map(str::to_string);
+    let compatible = field("compatible").ok_or_else(|| UpdateError::Unreadable("the bundle names no compatible".into()))?;
+    let version = field("version").ok_or_else(|| UpdateError::Unreadable("the bundle names no version".into()))?;
+    Ok((compatible, version, field("description").unwrap_or_default()))
+}
+
+/// The signer from readable `rauc info`: the first `Subject:` after
+/// `Certificate Chain:` (the signing certificate comes first).
+pub fn parse_signer(text: &str) -> Option<String> {
+    let chain = &text[text.find("Certificate Chain:")?..];
+    chain.lines().find_map(|line| {
+        let (_, subject) = line.split_once("Subject:")?;
+        let subject = subject.trim();
+        (!subject.is_empty()).then(|| subject.to_string())
+    })
+}
+
+/// The percentage in a `rauc install` progress line (` 42% Copying image`).
+pub fn parse_progress(line: &str) -> Option<u8> {
+    let at = line.find('%')?;
+    let digits: String =
+        line[..at].chars().rev().take_while(|c| c.is_ascii_digit()).collect::<Vec<_>>().into_iter().rev().collect();
+    digits.parse::<u8>().ok().filter(|p| *p <= 100)
+}
+
+/// The value of `KEY=value` in a shell-style file (`VERSION=0.1.0`).
+pub fn key_value(text: &str, key: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let (k, v) = line.trim().split_once('=')?;
+        (k.trim() == key).then(|| v.trim().trim_matches('"').to_string()).filter(|v| !v.is_empty())
+    })
+}
+
+/// What the boot check decided of the slot the station rebooted into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BootOutcome {
+    /// The new slot booted to READY and is kept.
+    MarkedGood,
+    /// It did not: the station went back to the old slot.
+    RolledBack,
+}
+
+impl BootOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BootOutcome::MarkedGood => "marked-good",
+            BootOutcome::RolledBack => "rolled-back",
+        }
+    }
+}
+
+/// The boot check's verdict file (`slot=B`, `version=0.1.1`,
+/// `outcome=marked-good|rolled-back`, `detail=…`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BootCheck {
+    pub slot: String,
+    pub version: String,
+    pub outcome: BootOutcome,
+    pub detail: String,
+}
+
+/// Reads a boot-check file; `None` when it is not one (an unknown
+/// outcome is never guessed).
+pub fn parse_boot_check(text: &str) -> Option<BootCheck> {
+    let outcome = match key_value(text, "outcome")?.as_str() {
+        "marked-good" => BootOutcome::MarkedGood,
+        "rolled-back" => BootOutcome::RolledBack,
+        _ => return None,
+    };
+    Some(BootCheck {
+        slot: shown(&key_value(text, "slot").unwrap_or_default()),
+        version: shown(&key_value(text, "version").unwrap_or_default()),
+        outcome,
+        detail: crate::word::printable(&key_value(text, "detail").unwrap_or_default(), 200),
+    })
+}
+
+/// A boot check in `dir`: the new verdict (not yet recorded), if any.
+pub fn pending_boot_check(dir: &Path) -> Option<BootCheck> {
+    let text = std::fs::read_to_string(dir.join(BOOT_CHECK_FILE)).ok()?;
+    Some(parse_boot_check(&text).unwrap_or(BootCheck {
+        slot: String::new(),
+        version: String::new(),
+        outcome: BootOutcome::RolledBack,
+        detail: format!("the boot check's file could not be read: {}", crate::word::quote(&text)),
+    }))
+}
+
+/// The verdict last recorded, for the director menu.
+pub fn recorded_boot_check(dir: &Path) -> Option<BootCheck> {
+    parse_boot_check(&std::fs::read_to_string(dir.join(BOOT_CHECK_RECORDED)).ok()?)
+}
+
+/// Marks the verdict in `dir` as recorded (after its audit record is
+/// written): renamed, so it is recorded exactly once, across restarts.
+pub fn mark_boot_check_recorded(dir: &Path) -> std::io::Result<()> {
+    std::fs::rename(dir.join(BOOT_CHECK_FILE), dir.join(BOOT_CHECK_RECORDED))
+}
+
+/// The `*.raucb` files at the top of `root`, sorted by name, at most
+/// [`MAX_BUNDLES`].
+pub fn find_bundles(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut bundles: Vec<PathBuf> = std::fs::read_dir(root)?
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case(BUNDLE_EXTENSION)))
+        .collect();
+    bundles.sort();
+    bundles.truncate(MAX_BUNDLES);
+    Ok(bundles)
+}
+
+/// Why a bundle was not looked at or installed. Nothing on the station
+/// changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateError {
+    /// This station takes no updates (no RAUC configuration).
+    NotUpdatable,
+    /// `rauc` could not be run at all.
+    NotRun(String),
+    /// RAUC refused the bundle: its signature does not verify against this
+    /// station's keyring, or it is truncated or not a bundle (RAUC's words).
+    Refused(String),
+    /// RAUC's answer could not be understood.
+    Unreadable(String),
+    /// The install did not finish (RAUC's words, e.g. the stick was pulled).
+    InstallFailed(String),
+}
+
+impl fmt::Display for UpdateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UpdateError::NotUpdatable => f.write_str("this station takes no updates (no RAUC configuration)"),
+            UpdateError::NotRun(why) => write!(f, "cannot run rauc: {why}"),
+            UpdateError::Refused(why) => write!(f, "the bundle was refused: {why}"),
+            UpdateError::Unreadable(why) => f.write_str(why),
+            UpdateError::InstallFailed(why) => write!(f, "the install failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for UpdateError {}
+
+/// The kiosk's side of updates. `Send + Sync`: `rauc info` and `rauc
+/// install` take seconds to minutes and run on a worker thread.
+pub trait Updates: Send + Sync {
+    /// The station's release, or `None` when it takes no updates.
+    fn release(&self) -> Option<StationRelease>;
+    /// What `bundle` says of itself, its signature verified.
+    fn inspect(&self, bundle: &Path) -> Result<BundleInfo, UpdateError>;
+    /// Installs `bundle` into the other slot, calling `progress` with each
+    /// percentage; `Ok` when the slot is written and will boot next.
+    fn install(&self, bundle: &Path, progress: &mut dyn FnMut(u8)) -> Result<(), UpdateError>;
+    /// Where the boot check writes its verdict (`None`: nowhere).
+    fn state_dir(&self) -> Option<PathBuf>;
+}
+
+/// A station that takes no updates.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoUpdates;
+
+impl Updates for NoUpdates {
+    fn release(&self) -> Option<StationRelease> {
+        None
+    }
+    fn inspect(&self, _: &Path) -> Result<BundleInfo, UpdateError> {
+        Err(UpdateError::NotUpdatable)
+    }
+    fn install(&self, _: &Path, _: &mut dyn FnMut(u8)) -> Result<(), UpdateError> {
+        Err(UpdateError::NotUpdatable)
+    }
+    fn state_dir(&self) -> Option<PathBuf> {
+        None
+    }
+}
+
+/// Which [`Updates`] the kiosk uses (`--updates`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// `rauc` and the appliance's files (none without `system.conf`).
+    System,
+    /// The simulated twin, its boot-check files in this directory.
+    Sim(PathBuf),
+    Off,
+}
+
+impl std::str::FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Backend, String> {
+        match s {
+            "system" => Ok(Backend::System),
+            "off" => Ok(Backend::Off),
+            _ => match s.strip_prefix("sim:") {
+                Some(dir) if !dir.is_empty() => Ok(Backend::Sim(PathBuf::from(dir))),
+                _ => Err(format!("{s:?}: use system, off or sim:DIR")),
+            },
+        }
+    }
+}
+
+/// Opens the backend.
+pub fn open(backend: &Backend) -> Box<dyn Updates> {
+    match backend {
+        Backend::System => Box::new(system::SystemUpdates::appliance()),
+        Backend::Sim(dir) => Box::new(sim::SimUpdates::new(env!("CARGO_PKG_VERSION"), dir.clone())),
+        Backend::Off => Box::new(NoUpdates),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_by_numeric_components() {
+        assert_eq!(compare_versions("0.1.10", "0.1.9"), Some(Ordering::Greater));
+        assert_eq!(compare_versions("0.1.1", "0.1.0"), Some(Ordering::Greater));
+        assert_eq!(compare_versions("1.0", "1.0.0"), Some(Ordering::Equal));
+        assert_eq!(compare_versions("v0.2.0", "0.10.0"), Some(Ordering::Less));
+        assert_eq!(compare_versions("0.1.0-rc1", "0.1.0"), None);
+        assert_eq!(compare_versions("", "0.1.0"), None);
+        assert_eq!(compare_versions("1..2", "1.2"), None);
+        assert_eq!(compare_versions("99999999999999999999999", "1"), None);
+    }
+
+    #[test]
+    fn an_equal_or_older_or_odd_version_needs_the_pin_again() {
+        assert_eq!(UpdateKind::of("0.1.0", "0.1.1"), UpdateKind::Upgrade);
+        assert_eq!(UpdateKind::of("0.1.0", "0.1.0"), UpdateKind::Reinstall);
+        assert_eq!(UpdateKind::of("0.1.1", "0.1.0"), UpdateKind::Downgrade);
+        assert_eq!(UpdateKind::of("0.1.0", "banana"), UpdateKind::Downgrade);
+        assert!(!UpdateKind::Upgrade.needs_pin());
+        assert!(UpdateKind::Reinstall.needs_pin() && UpdateKind::Downgrade.needs_pin());
+    }
+
+    #[test]
+    fn rauc_info_json_gives_the_facts() {
+        let json = r#"{"compatible":"wordjudge-amd64","version":"0.1.1","description":"wordjudge 0.1.1 (amd64)","build":"2026-11-25T16:31:04Z","hooks":[],"images":[]}"#;
+        let (compatible, version, description) = parse_info_json(json).unwrap();
+        assert_eq!((compatible.as_str(), version.as_str()), ("wordjudge-amd64", "0.1.1"));
+        assert_eq!(description, "wordjudge 0.1.1 (amd64)");
+        assert!(matches!(parse_info_json("Compatible: 'x'"), Err(UpdateError::Unreadable(_))));
+        assert!(matches!(parse_info_json(r#"{"version":"1"}"#), Err(UpdateError::Unreadable(_))));
+    }
+
+    #[test]
+    fn the_signer_is_the_first_subject_of_the_chain() {
+        let text = "Compatible: 'wordjudge-amd64'\nSubject: not this\nCertificate Chain:\n 0 Subject: O = wordjudge boot test, CN = update signer\n   Issuer: O = wordjudge boot test, CN = root\n 1 Subject: O = wordjudge boot test, CN = root\n";
+        assert_eq!(parse_signer(text).as_deref(), Some("O = wordjudge boot test, CN = update signer"));
+        assert_eq!(parse_signer("Subject: x\n"), None);
+    }
+
+    #[test]
+    fn progress_lines_give_their_percentage() {
+        assert_eq!(parse_progress("  0% Installing"), Some(0));
+        assert_eq!(parse_progress(" 42% Copying image to rootfs.1"), Some(42));
+        assert_eq!(parse_progress("100% Installing done."), Some(100));
+        assert_eq!(parse_progress("installing: 250% nonsense"), None);
+        assert_eq!(parse_progress("Installing `/run/x.raucb` succeeded"), None);
+    }
+
+    #[test]
+    fn release_files_and_boot_checks_parse() {
+        assert_eq!(key_value("VERSION=0.1.0\nARCH=amd64\n", "VERSION").as_deref(), Some("0.1.0"));
+        assert_eq!(key_value("[system]\ncompatible=wordjudge-amd64\n", "compatible").as_deref(), Some("wordjudge-amd64"));
+        assert_eq!(key_value("VERSION=\n", "VERSION"), None);
+        let check = parse_boot_check("slot=B\nversion=0.1.1\noutcome=rolled-back\ndetail=kiosk not READY in 120 s\n").unwrap();
+        assert_eq!(check.outcome, BootOutcome::RolledBack);
+        assert_eq!((check.slot.as_str(), check.version.as_str()), ("B", "0.1.1"));
+        assert_eq!(check.detail, "kiosk not READY in 120 s");
+        assert_eq!(parse_boot_check("slot=B\noutcome=maybe\n"), None);
+        let hostile = parse_boot_check("outcome=marked-good\nversion=\u{1b}[2J1.0\n").unwrap();
+        assert_eq!(hostile.version, "\\u{1b}[2J1.0");
+    }
+
+    #[test]
+    fn a_boot_check_is_recorded_by_renaming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(pending_boot_check(dir.path()), None);
+        std::fs::write(dir.path().join(BOOT_CHECK_FILE), "slot=B\nversion=0.1.1\noutcome=marked-good\ndetail=\n").unwrap();
+        let check = pending_boot_check(dir.path()).unwrap();
+        assert_eq!(check.outcome, BootOutcome::MarkedGood);
+        mark_boot_check_recorded(dir.path()).unwrap();
+        assert_eq!(pending_boot_check(dir.path()), None);
+        assert_eq!(recorded_boot_check(dir.path()), Some(check));
+    }
+
+    #[test]
+    fn only_bundles_at_the_top_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("b.raucb"), "").unwrap();
+        std::fs::write(dir.path().join("A.RAUCB"), "").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "").unwrap();
+        std::fs::create_dir(dir.path().join("c.raucb")).unwrap();
+        let names: Vec<String> =
+            find_bundles(dir.path()).unwrap().iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["A.RAUCB", "b.raucb"]);
+    }
+
+    #[test]
+    fn backends_parse() {
+        assert_eq!("system".parse::<Backend>(), Ok(Backend::System));
+        assert_eq!("sim:/tmp/u".parse::<Backend>(), Ok(Backend::Sim("/tmp/u".into())));
+        assert!("sim:".parse::<Backend>().is_err());
+    }
+}
