@@ -240,13 +240,13 @@ def menu_install(vm, node, stick, label, version):
     """The director's way: plug the stick in, open the director menu, choose "Install update"
     (the third item with one stick: import, export, update), look at the preview, confirm
     with ENTER. The kiosk installs, then restarts the station. Returns (whether READY came
-    back on the console after the restart, the kiosk's journal lines of the boot before
-    about the update, seconds the install took by that journal, seconds from the director's
+    back on the console after the restart, the audit records update_started and
+    update_installed of that install, seconds between them, seconds from the director's
     ENTER to READY on the new slot)."""
     vm.plug(node, stick)
     seen, props = wait_stick_seen(vm, label)
     if not check(f"stick {label} plugged in: udev marks it WORDJUDGE_STICK=1", seen, props):
-        return False, "", 0, 0
+        return False, [], 0, 0
     n_ready = vm.console_text().count(READY)
     open_director_menu(vm)
     time.sleep(12)  # the menu reads the stick's bundle in the background (rauc info) and offers it
@@ -260,12 +260,15 @@ def menu_install(vm, node, stick, label, version):
     time.sleep(8)
     vm.screen(f"update-progress-{label}")
     restarted = vm.wait_console(READY, count=n_ready + 1, timeout=600) is not None
-    # The install's boot is the one before (or, after a rollback, the one before the trial).
-    rc, lines = vm.sh("journalctl -u wordjudge -o short-monotonic --no-pager | "
-                      f"grep -E 'update: (installing {version} |{version} installed)' | tail -n2")
-    stamps = [float(l.split("]")[0].strip("[ ")) for l in lines.splitlines() if l.startswith("[")]
-    took = stamps[-1] - stamps[0] if len(stamps) >= 2 else 0
-    return restarted, lines.strip(), took, time.monotonic() - entered
+    # The audit records of the install (kept across the restart; a rollback's trial boot
+    # writes none of them): the last update_started and update_installed, their
+    # monotonic clocks (the same boot) giving the install's length.
+    rc, lines = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -E '\"event\":\"update_(started|installed)\"' | tail -n2")
+    records = [json.loads(l) for l in lines.splitlines() if l.startswith("{")]
+    took = ((records[-1]["mono_ns"] - records[0]["mono_ns"]) / 1e9
+            if len(records) == 2 and [r["event"] for r in records] == ["update_started", "update_installed"]
+            and records[-1].get("version") == version else 0)
+    return restarted, records, took, time.monotonic() - entered
 
 
 def update_install(vm, bundles, versions, sticks, before_cut):
@@ -279,14 +282,15 @@ def update_install(vm, bundles, versions, sticks, before_cut):
           f"slot {'A' if 'rauc.slot=A' in cmdline else '?'}; max challenge {before_cut} -> {max_before}; audit verify exit {verify_rc}")
 
     # The good bundle, from the director menu.
-    t, lines, t_install, to_ready = menu_install(vm, "upd3", sticks["WJGOOD"], "WJGOOD", versions["good"])
+    t, records, t_install, to_ready = menu_install(vm, "upd3", sticks["WJGOOD"], "WJGOOD", versions["good"])
     vm.unplug("upd3")
-    rc, audit = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -oE '\"event\":\"update_[a-z]+\"' | tail -n2")
+    started = records[0] if records else {}
     check(f"director menu: Install update {versions['good']} (preview, ENTER) -> installed from the stick, "
-          "audit update_started then update_installed, the station restarted",
-          t and f"update: {versions['good']} installed" in lines
-          and audit.split() == ['"event":"update_started"', '"event":"update_installed"'],
-          f"install {t_install:.0f} s by the kiosk's journal; audit {audit.split()}; {lines[-100:]}".replace("\n", " | "))
+          "audit update_started (version, current, signer, bundle) then update_installed, the station restarted",
+          t and t_install > 0 and started.get("current") == versions["base"] and started.get("bundle") == "good.raucb"
+          and "update signer" in started.get("signer", "") and started.get("downgrade") is False,
+          f"install {t_install:.1f} s (the two records' monotonic clocks); started: "
+          + json.dumps({k: started.get(k) for k in ("version", "current", "signer", "bundle", "downgrade")}))
     rc, cmdline = vm.sh("cat /proc/cmdline")
     rc, entries = vm.sh("ls /efi/loader/entries")
     check("after the restart: slot B (tried once through LoaderEntryOneShot), kiosk READY", t and "rauc.slot=B" in cmdline
@@ -311,15 +315,15 @@ def update_install(vm, bundles, versions, sticks, before_cut):
           data_after == data_before and verify.strip().endswith("rc=0")
           and max_after.isdigit() and int(max_after) > int(max_before or 0),
           f"data {'same' if data_after == data_before else 'CHANGED'}; challenges {max_before} -> {max_after}; {verify[-60:]}".replace("\n", " | "))
-    summary = (f"bundle {os.path.getsize(bundles['good']) / 2**20:.0f} MiB; install {t_install:.0f} s (the kiosk's journal); "
+    summary = (f"bundle {os.path.getsize(bundles['good']) / 2**20:.0f} MiB; install {t_install:.0f} s (between its audit records); "
                f"the director's ENTER to READY on the new slot {to_ready:.0f} s (install, restart, boot)")
     log(f"update: {summary}")
     with open(os.path.join(common.WORK, "update-times.txt"), "w") as f:
         f.write(summary + "\n")
 
     # A release whose kiosk cannot start: into slot A (the other one now), tried once, rejected.
-    t, lines, t_install, _ = menu_install(vm, "upd4", sticks["WJBAD"], "WJBAD", versions["bad"])
-    done = f"update: {versions['bad']} installed" in lines
+    t, records, t_install, _ = menu_install(vm, "upd4", sticks["WJBAD"], "WJBAD", versions["bad"])
+    done = t_install > 0
     vm.unplug("upd4")
     rc, cmdline = vm.sh("cat /proc/cmdline")
     rc, why = vm.sh("journalctl -b -1 -t wordjudge-boot-check -o cat --no-pager | grep -m1 'failed its trial'")

@@ -57,6 +57,8 @@ pub struct UpdateDesk {
     /// Each stick looked at (device), and what it holds.
     scanned: Vec<(String, Option<Found>)>,
     running: Option<mpsc::Receiver<Message>>,
+    /// The running work is the menu's background look at a stick.
+    scanning: bool,
     open: Option<OpenBundle>,
     /// The bundle being installed.
     installing: Option<OpenBundle>,
@@ -78,12 +80,18 @@ fn choose(found: Vec<(String, Option<String>)>) -> Option<Found> {
 impl UpdateDesk {
     pub fn new(updates: Arc<dyn Updates>, sticks: Arc<dyn Sticks>) -> UpdateDesk {
         let release = updates.release();
-        UpdateDesk { updates, sticks, release, scanned: Vec::new(), running: None, open: None, installing: None, reports: VecDeque::new() }
+        UpdateDesk { updates, sticks, release, scanned: Vec::new(), running: None, scanning: false, open: None, installing: None, reports: VecDeque::new() }
     }
 
     /// The station's release (`None`: it takes no updates).
     pub fn release(&self) -> Option<&StationRelease> {
         self.release.as_ref()
+    }
+
+    /// Whether the work holding a stick is only the menu's background look
+    /// for bundles (it ends by itself within seconds).
+    pub fn scanning(&self) -> bool {
+        self.scanning && self.open.is_none() && self.installing.is_none()
     }
 
     /// Whether it works with a stick now (running, or a bundle open).
@@ -154,6 +162,7 @@ impl UpdateDesk {
             Message::Scanned { device: device.clone(), found: None },
         );
         if started.is_ok() {
+            self.scanning = true;
             // Looked at once while plugged in: a stick without bundles is
             // not mounted again every second.
             self.scanned.push((device, None));
@@ -253,6 +262,7 @@ impl UpdateDesk {
     fn apply(&mut self, message: Message) {
         match message {
             Message::Scanned { device, found } => {
+                self.scanning = false;
                 if let Some(entry) = self.scanned.iter_mut().find(|(d, _)| *d == device) {
                     entry.1 = found;
                 }

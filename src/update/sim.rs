@@ -22,6 +22,8 @@ pub struct SimUpdates {
     pub state_dir: PathBuf,
     /// Pause between progress steps (tests watch the screen move).
     pub step: Duration,
+    /// How long looking at a bundle takes (RAUC checks its signature).
+    pub inspect_time: Duration,
 }
 
 impl SimUpdates {
@@ -31,6 +33,7 @@ impl SimUpdates {
             release: Some(StationRelease { version: version.into(), compatible: SIM_COMPATIBLE.into() }),
             state_dir,
             step: Duration::from_millis(200),
+            inspect_time: Duration::ZERO,
         }
     }
 
@@ -47,6 +50,7 @@ impl Updates for SimUpdates {
     }
 
     fn inspect(&self, bundle: &Path) -> Result<BundleInfo, UpdateError> {
+        std::thread::sleep(self.inspect_time);
         let value = SimUpdates::read(bundle)?;
         let (compatible, version, description) = parse_info_json(&value.to_string())?;
         let signer = value.get("signer").and_then(|s| s.as_str()).unwrap_or("not named").to_string();

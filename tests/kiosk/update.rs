@@ -9,7 +9,7 @@ use crate::live::{config_for, start_station_updating, Live};
 use crate::support::*;
 use std::time::{Duration, Instant};
 use wordjudge::kiosk::fake::{FakeRecord, FakeStation};
-use wordjudge::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase};
+use wordjudge::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase, UsbPhase};
 use wordjudge::kiosk::station::{DirectorEvent, Station, SystemAction, UpdateRequest};
 use wordjudge::kiosk::view::ScreenKind;
 
@@ -233,6 +233,11 @@ fn the_last_updates_verdict_is_on_the_director_menu() {
 /// A live station whose sticks are folders of `sticks/` and whose updates
 /// are the simulated twin's (station at 0.1.0, boot checks in `update/`).
 fn live_updating(step_ms: u64) -> Live {
+    live_updating_with(step_ms, 0)
+}
+
+/// The same, each bundle taking `inspect_ms` to look at.
+fn live_updating_with(step_ms: u64, inspect_ms: u64) -> Live {
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), "SMALL");
     let path = dir.path().join("config.toml");
@@ -242,6 +247,7 @@ fn live_updating(step_ms: u64) -> Live {
     let sticks = std::sync::Arc::new(wordjudge::usb::sim::FolderSticks::new(dir.path().join("sticks")));
     let mut updates = wordjudge::update::sim::SimUpdates::new("0.1.0", dir.path().join("update"));
     updates.step = Duration::from_millis(step_ms);
+    updates.inspect_time = Duration::from_millis(inspect_ms);
     let station = start_station_updating(&path, sticks, std::sync::Arc::new(updates));
     Live { rig: Rig::with(station, &config.timeouts), dir }
 }
@@ -351,4 +357,28 @@ fn live_the_boot_checks_verdict_is_recorded_exactly_once_and_renamed() {
     drop(station);
     let text = crate::live::audit_text(&dir.path().join("audit"));
     assert_eq!(text.matches("\"event\":\"update_outcome\"").count(), 1, "{text}");
+}
+
+#[test]
+fn live_a_lexicon_import_chosen_while_the_menu_looks_for_bundles_waits_for_it_instead_of_being_refused() {
+    // The director plugs a stick in and at once chooses "Install lexicons
+    // from USB": the menu's background look for bundles holds the stick for
+    // a moment (RAUC checking a signature); the import starts after it.
+    let mut live = live_updating_with(5, 600);
+    let stick = live.dir.path().join("sticks/sdb1");
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.1.1","signer":"x"}"#).unwrap();
+    std::fs::write(stick.join("MINE.txt"), "CAT\nDOG\nZEBRA\n").unwrap();
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    live.advance(50);
+    select_menu(&mut *live, "Install lexicons from USB");
+    live.key(Key::Enter);
+    assert!(
+        matches!(live.screen(), Screen::Usb(u) if matches!(u.phase, UsbPhase::Working(_))),
+        "the import waits, it is not refused: {:?}",
+        live.screen()
+    );
+    wait_until(&mut live, "the word lists", |l| matches!(l.screen(), Screen::Usb(u) if u.phase == UsbPhase::List));
+    assert!(matches!(live.screen(), Screen::Usb(u) if u.rows.iter().any(|r| r.file == "MINE.txt")), "{:?}", live.screen());
 }

@@ -31,7 +31,7 @@ use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::kiosk::station::{
     AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, PinGuard, ProfileChoice,
     SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UpdateOffer, UpdateReport,
-    UpdateRequest, UsbError, UsbRequest, UsbUpdate, Warning,
+    UpdateRequest, UsbError, UsbRequest, UsbUpdate, UsbWork, Warning,
 };
 use crate::update::{BootCheck, Updates};
 use crate::usb::Sticks;
@@ -106,6 +106,9 @@ pub struct LiveStation {
     /// memory by the log, so it is not recorded again; its file is renamed
     /// once the log writes again.
     boot_check_held: bool,
+    /// A director's USB request that came while the menu's background look
+    /// for update bundles held the stick: started as soon as that look ends.
+    deferred_usb: Option<UsbRequest>,
 }
 
 /// Where the chosen lexicons' digests are kept: beside the config.
@@ -159,6 +162,7 @@ impl LiveStation {
             update,
             update_state,
             boot_check_held: false,
+            deferred_usb: None,
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
         if let Some(problem) = &station.config_problem {
@@ -210,8 +214,42 @@ impl LiveStation {
         }
     }
 
+    /// Starts a director's USB request on the USB desk.
+    fn start_usb_request(&mut self, request: UsbRequest) -> Result<(), UsbError> {
+        match request {
+            UsbRequest::OpenForImport { device } => {
+                let stick = self.stick(&device);
+                let described = stick.describe();
+                self.usb.open_for_import(stick)?;
+                self.record(AuditEvent::UsbStick { action: "opened for import (read-only)".into(), stick: described });
+                Ok(())
+            }
+            UsbRequest::Rename { file, name } => self.usb.rename(file, name),
+            UsbRequest::Install { file } => self.usb.install(file),
+            UsbRequest::Eject => self.usb.eject(),
+            UsbRequest::Export { device } => {
+                let stick = self.stick(&device);
+                let name = crate::inspect::export::folder_name(
+                    &self.config.station_name,
+                    &jiff::Zoned::now().strftime("%Y-%m-%d").to_string(),
+                );
+                // No log in force (a broken config): nothing to export. Then
+                // nothing is recorded unless the export can really start.
+                let Some(audit) = self.audit.as_mut() else { return Err(UsbError::Unavailable) };
+                if !self.usb.can_export() {
+                    return Err(UsbError::Busy);
+                }
+                // Recorded and signed first, so the export holds its own
+                // record and a checkpoint that covers it.
+                let destination = format!("{name} on {}", stick.describe());
+                let signed = audit
+                    .record_export("usb folder", &destination)
+                    .and_then(|note| Some((note, audit.verifier_key()?)));
+                self.usb.export(stick, self.config.audit_dir.clone(), name, signed)
+            }
+        }
+    }
 }
-
 
 impl Station for LiveStation {
     fn lexicon(&self) -> LexiconView {
@@ -392,44 +430,37 @@ impl Station for LiveStation {
     }
 
     fn usb_request(&mut self, request: UsbRequest) -> Result<(), UsbError> {
-        if self.usb.busy() || self.update.busy() {
+        if self.usb.busy() {
             return Err(UsbError::Busy);
         }
-        match request {
-            UsbRequest::OpenForImport { device } => {
-                let stick = self.stick(&device);
-                let described = stick.describe();
-                self.usb.open_for_import(stick)?;
-                self.record(AuditEvent::UsbStick { action: "opened for import (read-only)".into(), stick: described });
-                Ok(())
+        if self.update.busy() {
+            // Plugging a stick in with the menu open starts a look for update
+            // bundles on it (a few seconds): a director who chooses a USB item
+            // then waits for it (the flow shows the work running) rather than
+            // being refused. Anything else holding the stick refuses.
+            if self.update.scanning() && self.deferred_usb.is_none() {
+                self.deferred_usb = Some(request);
+                return Ok(());
             }
-            UsbRequest::Rename { file, name } => self.usb.rename(file, name),
-            UsbRequest::Install { file } => self.usb.install(file),
-            UsbRequest::Eject => self.usb.eject(),
-            UsbRequest::Export { device } => {
-                let stick = self.stick(&device);
-                let name = crate::inspect::export::folder_name(
-                    &self.config.station_name,
-                    &jiff::Zoned::now().strftime("%Y-%m-%d").to_string(),
-                );
-                // No log in force (a broken config): nothing to export. Then
-                // nothing is recorded unless the export can really start.
-                let Some(audit) = self.audit.as_mut() else { return Err(UsbError::Unavailable) };
-                if !self.usb.can_export() {
-                    return Err(UsbError::Busy);
-                }
-                // Recorded and signed first, so the export holds its own
-                // record and a checkpoint that covers it.
-                let destination = format!("{name} on {}", stick.describe());
-                let signed = audit
-                    .record_export("usb folder", &destination)
-                    .and_then(|note| Some((note, audit.verifier_key()?)));
-                self.usb.export(stick, self.config.audit_dir.clone(), name, signed)
-            }
+            return Err(UsbError::Busy);
         }
+        self.start_usb_request(request)
     }
 
     fn usb_update(&mut self) -> Option<UsbUpdate> {
+        if !self.update.busy() {
+            if let Some(request) = self.deferred_usb.take() {
+                let work = match request {
+                    UsbRequest::OpenForImport { .. } | UsbRequest::Rename { .. } => UsbWork::Reading,
+                    UsbRequest::Install { .. } => UsbWork::Installing,
+                    UsbRequest::Eject => UsbWork::Ejecting,
+                    UsbRequest::Export { .. } => UsbWork::Exporting,
+                };
+                if let Err(e) = self.start_usb_request(request) {
+                    return Some(UsbUpdate::Failed { work, problem: e.to_string() });
+                }
+            }
+        }
         let (update, finished) = self.usb.poll()?;
         self.record_usb(finished);
         Some(update)
