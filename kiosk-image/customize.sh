@@ -40,7 +40,14 @@ if [ "$WJ_ARCH" = amd64 ]; then
     install -D -m0755 "$U/rauc-systemd-boot" "$R/usr/lib/wordjudge/rauc-systemd-boot"
     install -D -m0755 "$U/boot-check" "$R/usr/lib/wordjudge/boot-check"
     install -D -m0644 "$U/wordjudge-boot-check.service" "$R/usr/lib/systemd/system/wordjudge-boot-check.service"
-    install -D -m0644 "$U/dbus-wordjudge-rauc.conf" "$R/usr/share/dbus-1/system.d/wordjudge-rauc.conf"
+    # RAUC's own D-Bus policy lets every local user control it. The bus reads a folder's
+    # files in no set order, so a second file cannot be sure to override it: it is
+    # diverted out of the folder and ours takes its name (the boot test checks the
+    # kiosk's user cannot Mark).
+    mkdir -p "$R/usr/share/wordjudge/dbus"
+    chroot "$R" dpkg-divert --quiet --local --rename \
+        --divert /usr/share/wordjudge/dbus/de.pengutronix.rauc.conf.rauc /usr/share/dbus-1/system.d/de.pengutronix.rauc.conf
+    install -D -m0644 "$U/dbus-wordjudge-rauc.conf" "$R/usr/share/dbus-1/system.d/de.pengutronix.rauc.conf"
     printf '%s\n' "$WJ_CMDLINE" | install -D -m0644 /dev/stdin "$R/usr/lib/wordjudge/kernel-cmdline"
     chroot "$R" systemctl enable wordjudge-boot-check.service >/dev/null 2>&1
     mkdir -p "$R/efi"
