@@ -1,5 +1,6 @@
 #!/bin/bash
-# Builds a signed update bundle (RAUC, dm-verity format) for the wordjudge PC station:
+# Builds a signed update bundle (RAUC, dm-verity format) for wordjudge stations, the PC
+# image's or (ARCH=arm64) the Raspberry Pi card's:
 #
 #   UPDATE_KEY=~/wordjudge-update/key.pem UPDATE_CERT=~/wordjudge-update/cert.pem \
 #       kiosk-image/build-bundle.sh
@@ -31,6 +32,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 ARCH=${ARCH:-amd64}
+case "$ARCH" in amd64|arm64) ;; *) echo "build-bundle.sh: ARCH must be amd64 or arm64, not '$ARCH'" >&2; exit 1 ;; esac
 OUT=${OUT:-$REPO/target/kiosk-image/$ARCH}
 say() { printf '[bundle %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 die() { printf 'build-bundle.sh: error: %s\n' "$*" >&2; exit 1; }
@@ -45,7 +47,6 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 if [ "${DEPS_ONLY:-0}" = 1 ]; then exit 0; fi
 
-[ "$ARCH" = amd64 ] || die "bundles are for the PC image (ARCH=amd64) so far: the Pi image has one root slot"
 [ -n "${UPDATE_KEY:-}" ] || die "UPDATE_KEY: the signing key (kiosk-image/README.md, \"Updates\")"
 [ -f "${UPDATE_CERT:-}" ] || die "UPDATE_CERT: the certificate that goes with UPDATE_KEY"
 if [ -z "${ROOTFS:-}" ]; then

@@ -27,21 +27,23 @@
 #   MIRROR=URL               Debian mirror (default http://deb.debian.org/debian)
 #   OUT=DIR                  output directory (default target/kiosk-image/ARCH)
 #   KEEP_ALL_MODULES=1       keep every kernel module (default: drop sound, media, wireless, ...)
-#   UPDATE_CERT=PATH         amd64: the operator's update certificate (PEM), the only one the
-#                            station's RAUC accepts bundles from (kiosk-image/README.md, "Updates").
-#                            Required: a PC station without it could never be updated.
+#   UPDATE_CERT=PATH         the operator's update certificate (PEM), the only one the station's
+#                            RAUC accepts bundles from (kiosk-image/README.md, "Updates").
+#                            Required: a station without it could never be updated.
 #   VERSION=X.Y.Z            the release this image is (default: Cargo.toml's version); in
 #                            /etc/wordjudge-release and in every bundle made from this image
-#   ROOT_SLOT_MB=N           amd64: size of each of the two root slots (default: 1.5 x the
-#                            root filesystem, at least 768), room for the releases to come
+#   ROOT_SLOT_MB=N           size of each of the two root slots (default: 1.5 x the root
+#                            filesystem, at least 768), room for the releases to come
 #
 # Output: OUT/wordjudge-ARCH.img (raw disk image: write it with dd or Raspberry Pi Imager),
-# plus OUT/boot/ (kernel, initrd, cmdline) for direct-kernel boots, and (amd64)
-# OUT/rootfs.ext4, the root filesystem that kiosk-image/build-bundle.sh signs into an
-# update bundle.
+# plus OUT/boot/ (kernel, initrd, cmdline) for direct-kernel boots, and OUT/rootfs.ext4,
+# the root filesystem that kiosk-image/build-bundle.sh signs into an update bundle.
 #
-# amd64 disk: EFI system partition (systemd-boot; slot A's kernel), root slots wjroot-a and
-# wjroot-b (A/B updates with RAUC: kiosk-image/update/), the data partition wjdata.
+# Both disks are GPT with two root slots, wjroot-a and wjroot-b (A/B updates with RAUC:
+# kiosk-image/update/), and the data partition wjdata, which no update touches.
+#   amd64: the EFI system partition wjboot (systemd-boot; each slot's kernel), then the slots.
+#   arm64: wjautoboot (autoboot.txt: which boot partition the Pi firmware boots), wjboot-a
+#          and wjboot-b (each slot's firmware, kernel, initrd, device trees), then the slots.
 #
 # How: mmdebstrap builds the root tree (no loop devices, no mounts besides its chroot),
 # customize.sh installs wordjudge into it, mkfs.ext4 -d and mkfs.vfat + mtools make the
@@ -102,7 +104,7 @@ case "$ARCH" in
     # qemu-guest-agent only starts when its virtio port exists (QEMU): the boot test's shell.
     # The kernel comes from trixie-backports (pinned below): trixie's 6.12 has no RP1
     # drivers, so no USB, Ethernet or GPIO header on a Pi 5.
-    arm64) KERNEL_PKGS="linux-image-arm64 raspi-firmware qemu-guest-agent"
+    arm64) KERNEL_PKGS="linux-image-arm64 raspi-firmware qemu-guest-agent rauc rauc-service"
            DEFAULT_BIN=$REPO/target/aarch64-unknown-linux-gnu/$PDIR/wordjudge
            [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/$PDIR/wordjudge ;;
     *) die "ARCH must be amd64 or arm64, not '$ARCH'" ;;
@@ -179,28 +181,39 @@ if [ "$ARCH" = arm64 ]; then
     # 4K pages; trixie's own 6.12 does not. Pinned by release so security updates of that
     # series come in; the build prints the version it got.
     SOURCES+=("deb $MIRROR $SUITE-backports $COMPONENTS")
-    PIN_HOOK='mkdir -p "$1/etc/apt/preferences.d" && printf "%s\n" "# wordjudge: the Pi kernel from trixie-backports (RP1 for the Pi 5; kiosk-image/build.sh)" "Package: linux-image-arm64 linux-modules-arm64 linux-base-arm64 linux-base" "Pin: release n='"$SUITE"'-backports" "Pin-Priority: 990" >"$1/etc/apt/preferences.d/wordjudge-kernel"'
+    # RAUC from Debian's next release, forky, and only RAUC and the library it needs
+    # newer: trixie's RAUC 1.13 cannot mount a verity bundle under Linux >= 6.19, whose
+    # dm-verity status line has a new field (RAUC issue 1842; fixed in RAUC 1.15.1). Every
+    # other forky package is pinned away (priority -1: never installed). forky's Release
+    # file is checked for Debian's signature but not for its Valid-Until date: a frozen
+    # mirror of the testing suite (this project's CI has one) would otherwise stop the
+    # build; customize.sh refuses any RAUC older than 1.15.1, so an old signed snapshot
+    # cannot bring the broken one back.
+    SOURCES+=("deb [check-valid-until=no] $MIRROR forky main")
+    PIN_HOOK='mkdir -p "$1/etc/apt/preferences.d" && printf "%s\n" "# wordjudge: the Pi kernel from trixie-backports (RP1 for the Pi 5; kiosk-image/build.sh)" "Package: linux-image-arm64 linux-modules-arm64 linux-base-arm64 linux-base" "Pin: release n='"$SUITE"'-backports" "Pin-Priority: 990" "" "# wordjudge: RAUC >= 1.15.1 for that kernel (dm-verity status; kiosk-image/build.sh), from forky" "Package: rauc rauc-service libnl-3-200 libnl-genl-3-200" "Pin: release n=forky" "Pin-Priority: 990" "" "Package: *" "Pin: release n=forky" "Pin-Priority: -1" >"$1/etc/apt/preferences.d/wordjudge-kernel"'
 fi
 # The kernel command line every model shares (read-only root; quiet). The root is named
-# per image: the Pi's by label; the PC's by its slot's partition label, in each slot's boot
-# entry (both slots hold the same filesystem, label and all). The consoles are added per
+# by its slot's partition label (both slots hold the same filesystem, label and all): on
+# the PC in each slot's boot entry, on the Pi in each boot partition's command lines. The consoles are added per
 # model: amd64 here (/dev/console is the last console=: the serial port, for the READY
 # line and kernel messages), the Pi's by kiosk-image/pi-boot/wordjudge-pi-boot.
 CMDLINE="ro rootwait quiet loglevel=3 systemd.show_status=error vt.global_cursor_default=0 consoleblank=0 fsck.repair=yes panic=10"
 if [ "$ARCH" = arm64 ]; then
-    CMDLINE="video=HDMI-A-1:1920x1080@60 root=LABEL=wjroot $CMDLINE"
+    CMDLINE="video=HDMI-A-1:1920x1080@60 $CMDLINE"
 else
     CMDLINE="$CMDLINE console=tty1 console=ttyS0,115200"
-    [ -f "${UPDATE_CERT:-}" ] || die "UPDATE_CERT: set it to the operator's update certificate (PEM); kiosk-image/README.md, \"Updates\", says how to make one"
-    openssl x509 -in "$UPDATE_CERT" -noout 2>/dev/null || die "UPDATE_CERT $UPDATE_CERT is not a PEM certificate"
 fi
+[ -f "${UPDATE_CERT:-}" ] || die "UPDATE_CERT: set it to the operator's update certificate (PEM); kiosk-image/README.md, \"Updates\", says how to make one"
+openssl x509 -in "$UPDATE_CERT" -noout 2>/dev/null || die "UPDATE_CERT $UPDATE_CERT is not a PEM certificate"
 VERSION=${VERSION:-$(sed -n 's/^version = "\(.*\)"/\1/p' "$REPO/Cargo.toml" | head -n1)}
 say "mmdebstrap $SUITE $ARCH ($MIRROR)"
 # The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
 # pruning modules (under qemu-user each mkinitramfs takes minutes).
 export INITRD=No
 export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
-export WJ_VERSION=$VERSION WJ_UPDATE_CERT=${UPDATE_CERT:-}
+export WJ_VERSION=$VERSION WJ_UPDATE_CERT=$UPDATE_CERT
+# The Pi kernel hook writes slot A's command lines (the build machine runs no slot).
+export WJ_PI_BOOT_SLOT=A
 for attempt in 1 2; do   # a second try rides out a mirror hiccup
     mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
         --include="$(echo $PKGS | tr ' ' ,)" \
@@ -229,7 +242,7 @@ WJ_GID=$(awk -F: '$1=="wordjudge"{print $3}' "$ROOT/etc/group")
 JOURNAL_GID=$(awk -F: '$1=="systemd-journal"{print $3}' "$ROOT/etc/group")
 [ -n "$WJ_UID" ] && [ -n "$WJ_GID" ] || die "customize.sh did not create the wordjudge user"
 mkdir -p "$DATA/wordjudge/lexicons" "$DATA/wordjudge/audit" "$DATA/journal" "$DATA/systemd"
-[ "$ARCH" = amd64 ] && mkdir -p "$DATA/rauc"   # RAUC's slot status (update/system.conf)
+mkdir -p "$DATA/rauc"   # RAUC's slot status (update/system.conf)
 # Official lexicon definitions are compiled into wordjudge; licensed lists are not shipped.
 if [ -n "${LEXICON_SOURCES:-}" ]; then
     [ -x "$HOST_WORDJUDGE" ] || die "LEXICON_SOURCES needs a wordjudge runnable here (HOST_WORDJUDGE)"
@@ -293,40 +306,54 @@ if [ "$ARCH" = amd64 ]; then
     printf 'title wordjudge (slot A)\nlinux /wordjudge-a/vmlinuz\ninitrd /wordjudge-a/initrd.img\noptions %s\n' "$(cat "$BOOT/cmdline")" >"$WORK/wordjudge-a.conf"
     mcopy -i "$FAT" "$WORK/loader.conf" ::/loader/loader.conf
     mcopy -i "$FAT" "$WORK/wordjudge-a.conf" ::/loader/entries/wordjudge-a.conf
-    LABEL=gpt; BOOT_TYPE=C12A7328-F81F-11D2-BA4B-00A0C93EC3B8; LINUX_TYPE=0FC63DAF-8483-4772-8E79-3D69D8477DE4
+    # name:type:MiB:file of each partition before the root slots
+    PRE_PARTS=("wjboot:C12A7328-F81F-11D2-BA4B-00A0C93EC3B8:$BOOT_MB:$FAT")
 else
-    # Raspberry Pi (Pi 4 and Pi 5 families): the firmware reads config.txt, the kernel,
-    # initrd and device trees from the first FAT partition of an MBR disk. The kernel hook
-    # (kiosk-image/pi-boot/wordjudge-pi-boot) filled /boot/firmware in the tree with all of
-    # it, per model; the partition gets exactly that.
+    # Raspberry Pi (Pi 4 and Pi 5 families), GPT (the Pi 4's EEPROM boots GPT since 2020;
+    # the Pi 5's always has):
+    #   1 wjautoboot: autoboot.txt, which the firmware reads first: [all] boot_partition=
+    #     names the boot partition of the slot that boots (2 or 3). The update back-end
+    #     (kiosk-image/update/rauc-pi-tryboot) rewrites it and keeps its state here.
+    #   2 wjboot-a, 3 wjboot-b: config.txt, the kernel, initrd and device trees the
+    #     firmware loads, and each family's command line naming the slot's own root.
+    #     The kernel hook (kiosk-image/pi-boot/wordjudge-pi-boot) filled /boot/firmware in
+    #     the tree with all of it, per model, for slot A; partition 2 gets exactly that,
+    #     partition 3 the next update's (the back-end copies it from that slot's root).
     # - No cma= override: Debian's raspi-firmware deliberately leaves it out on a Pi 4
     #   ("might render your system unbootable"); the device tree's CMA is used.
     # - video=: a fixed 1920x1080 mode, so a 4K TV does not force 4K buffers and
     #   full-screen 4K software drawing (a 7" panel keeps its own 800x480 mode).
     grep -qx "kernel=$KVER" "$ROOT/boot/firmware/wordjudge-boot.txt" ||
         die "the boot files in $ROOT/boot/firmware are not kernel $KVER's (kernel hook)"
+    grep -q " root=PARTLABEL=wjroot-a rauc.slot=A " "$ROOT/boot/firmware/cmdline-pi4.txt" ||
+        die "the kernel hook's command line does not name slot A's root: $(cat "$ROOT/boot/firmware/cmdline-pi4.txt")"
     cp "$ROOT/boot/firmware/cmdline-pi4.txt" "$BOOT/cmdline"
-    BOOT_MB=128
-    mkfs.vfat -n WJBOOT -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
+    BOOT_MB=128; AUTO_MB=16
     export MTOOLS_SKIP_CHECK=1
+    AUTO_FAT=$WORK/autoboot.vfat; FAT_B=$WORK/boot-b.vfat
+    mkfs.vfat -n WJAUTOBOOT -C "$AUTO_FAT" $((AUTO_MB * 1024)) >/dev/null
+    printf '[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n' >"$WORK/autoboot.txt"
+    mcopy -i "$AUTO_FAT" "$WORK/autoboot.txt" ::/autoboot.txt
+    mkfs.vfat -n WJBOOTA -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
     mcopy -s -i "$FAT" "$ROOT"/boot/firmware/* ::/
-    LABEL=dos; BOOT_TYPE=c; LINUX_TYPE=83
+    mkfs.vfat -n WJBOOTB -F 32 -C "$FAT_B" $((BOOT_MB * 1024)) >/dev/null
+    FAT_TYPE=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7     # Microsoft basic data: FAT
+    PRE_PARTS=("wjautoboot:$FAT_TYPE:$AUTO_MB:$AUTO_FAT" "wjboot-a:$FAT_TYPE:$BOOT_MB:$FAT" "wjboot-b:$FAT_TYPE:$BOOT_MB:$FAT_B")
 fi
 
 # --- 4. filesystems and disk ------------------------------------------------------------
-# The kernel, initrd and device trees are on the boot partition; the root tree does not
-# need its copies (trixie-backports' kernel package also keeps the kernel and the device
-# trees of every arm64 board in /usr/lib/modules: about 150 MB). Except on the PC: each
-# root slot carries its kernel and initrd as /boot/vmlinuz and /boot/initrd.img, which the
-# update back-end puts on the EFI system partition when the slot is installed.
+# The kernel, initrd and device trees are on the boot partition. Each root slot also
+# carries its own, so that an update brings them along: the PC's as /boot/vmlinuz and
+# /boot/initrd.img, the Pi's as /boot/firmware (the kernel hook's output, every file the
+# boot partition holds); the update back-end puts them in place when the slot is
+# installed. Other copies go (trixie-backports' kernel package also keeps the kernel and
+# the device trees of every arm64 board in /usr/lib/modules: about 150 MB).
 rm -f "$ROOT"/boot/vmlinuz* "$ROOT"/boot/initrd.img* "$ROOT"/vmlinuz* "$ROOT"/initrd.img*
 if [ "$ARCH" = amd64 ]; then
     cp "$BOOT/vmlinuz" "$ROOT/boot/vmlinuz"; cp "$BOOT/initrd.img" "$ROOT/boot/initrd.img"
 fi
 rm -f "$ROOT"/usr/lib/modules/*/vmlinuz
 rm -rf "$ROOT"/usr/lib/modules/*/dtb
-# The kernel hook filled /boot/firmware in the tree: the boot partition has all that.
-[ -d "$ROOT/boot/firmware" ] && find "$ROOT/boot/firmware" -mindepth 1 -delete
 ROOT_MB=$(( $(du -sm "$ROOT" | cut -f1) * 115 / 100 + 24 ))
 say "root filesystem ${ROOT_MB} MiB, data ${DATA_SIZE_MB} MiB, boot ${BOOT_MB} MiB"
 rm -f "$WORK/root.ext4" "$WORK/data.ext4"
@@ -335,39 +362,31 @@ mkfs.ext4 -q -F -L wjdata -m 1 -d "$DATA" "$WORK/data.ext4" "${DATA_SIZE_MB}M" >
 
 IMG=$OUT/wordjudge-$ARCH.img
 rm -f "$IMG"
-if [ "$ARCH" = amd64 ]; then
-    # A/B: two root slots of one size (the second empty until the first update), then data.
-    SLOT_MB=${ROOT_SLOT_MB:-$(( ROOT_MB * 3 / 2 > 768 ? ROOT_MB * 3 / 2 : 768 ))}
-    [ "$SLOT_MB" -ge "$ROOT_MB" ] || die "ROOT_SLOT_MB=$SLOT_MB is smaller than the root filesystem ($ROOT_MB MiB)"
-    TOTAL_MB=$((1 + BOOT_MB + 2 * SLOT_MB + DATA_SIZE_MB + 1))
-    truncate -s "${TOTAL_MB}M" "$IMG"
-    B1=2048; B2=$((B1 + BOOT_MB * 2048)); B3=$((B2 + SLOT_MB * 2048)); B4=$((B3 + SLOT_MB * 2048))
-    sfdisk --quiet "$IMG" <<PT
-label: gpt
-start=$B1, size=$((BOOT_MB * 2048)), type=$BOOT_TYPE, name=wjboot
-start=$B2, size=$((SLOT_MB * 2048)), type=$LINUX_TYPE, name=wjroot-a
-start=$B3, size=$((SLOT_MB * 2048)), type=$LINUX_TYPE, name=wjroot-b
-start=$B4, size=$((DATA_SIZE_MB * 2048)), type=$LINUX_TYPE, name=wjdata
-PT
-    DATA_SEEK=$((1 + BOOT_MB + 2 * SLOT_MB))
-    # The bundle's payload (kiosk-image/build-bundle.sh): this very root filesystem.
-    cp --sparse=always "$WORK/root.ext4" "$OUT/rootfs.ext4"
-    say "root slots 2 x ${SLOT_MB} MiB; $OUT/rootfs.ext4 is release $VERSION's root filesystem"
-else
-    TOTAL_MB=$((1 + BOOT_MB + ROOT_MB + DATA_SIZE_MB + 1))
-    truncate -s "${TOTAL_MB}M" "$IMG"
-    B1=2048; B2=$((B1 + BOOT_MB * 2048)); B3=$((B2 + ROOT_MB * 2048))
-    sfdisk --quiet "$IMG" <<PT
-label: $LABEL
-start=$B1, size=$((BOOT_MB * 2048)), type=$BOOT_TYPE, bootable
-start=$B2, size=$((ROOT_MB * 2048)), type=$LINUX_TYPE
-start=$B3, size=$((DATA_SIZE_MB * 2048)), type=$LINUX_TYPE
-PT
-    DATA_SEEK=$((1 + BOOT_MB + ROOT_MB))
-fi
-dd if="$FAT" of="$IMG" bs=1M seek=1 conv=notrunc,sparse status=none
-dd if="$WORK/root.ext4" of="$IMG" bs=1M seek=$((1 + BOOT_MB)) conv=notrunc,sparse status=none
-dd if="$WORK/data.ext4" of="$IMG" bs=1M seek=$DATA_SEEK conv=notrunc,sparse status=none
+# A/B: two root slots of one size (the second empty until the first update), then data.
+LINUX_TYPE=0FC63DAF-8483-4772-8E79-3D69D8477DE4
+SLOT_MB=${ROOT_SLOT_MB:-$(( ROOT_MB * 3 / 2 > 768 ? ROOT_MB * 3 / 2 : 768 ))}
+[ "$SLOT_MB" -ge "$ROOT_MB" ] || die "ROOT_SLOT_MB=$SLOT_MB is smaller than the root filesystem ($ROOT_MB MiB)"
+PARTS=("${PRE_PARTS[@]}" "wjroot-a:$LINUX_TYPE:$SLOT_MB:$WORK/root.ext4" "wjroot-b:$LINUX_TYPE:$SLOT_MB:"
+       "wjdata:$LINUX_TYPE:$DATA_SIZE_MB:$WORK/data.ext4")
+TOTAL_MB=2   # the GPT at each end
+for p in "${PARTS[@]}"; do IFS=: read -r _ _ mb _ <<<"$p"; TOTAL_MB=$((TOTAL_MB + mb)); done
+truncate -s "${TOTAL_MB}M" "$IMG"
+table="label: gpt"; at=1
+for p in "${PARTS[@]}"; do
+    IFS=: read -r name type mb _ <<<"$p"
+    table+=$'\n'"start=$((at * 2048)), size=$((mb * 2048)), type=$type, name=$name"
+    at=$((at + mb))
+done
+sfdisk --quiet "$IMG" <<<"$table"
+at=1
+for p in "${PARTS[@]}"; do
+    IFS=: read -r _ _ mb file <<<"$p"
+    [ -z "$file" ] || dd if="$file" of="$IMG" bs=1M seek=$at conv=notrunc,sparse status=none
+    at=$((at + mb))
+done
+# The bundle's payload (kiosk-image/build-bundle.sh): this very root filesystem.
+cp --sparse=always "$WORK/root.ext4" "$OUT/rootfs.ext4"
+say "root slots 2 x ${SLOT_MB} MiB; $OUT/rootfs.ext4 is release $VERSION's root filesystem"
 [ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"
 say "image: $IMG ($(du -m --apparent-size "$IMG" | cut -f1) MiB, $(du -m "$IMG" | cut -f1) MiB allocated), kernel $KVER"
 echo "$IMG"

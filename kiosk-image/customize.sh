@@ -29,28 +29,46 @@ install -D -m0644 "$S/polkit-1/rules.d/50-wordjudge.rules" "$R/etc/polkit-1/rule
 # --- release and updates -----------------------------------------------------------------
 # The release this root filesystem is: shown by the director menu, compared by an update.
 printf 'VERSION=%s\nARCH=%s\n' "$WJ_VERSION" "$WJ_ARCH" >"$R/etc/wordjudge-release"
+# A/B root slots with RAUC (kiosk-image/update/): its configuration with this image's
+# compatible string and boot-loader back-end (the PC: systemd-boot; the Pi: the firmware's
+# autoboot.txt), the operator's certificate (never a key), the check that keeps or
+# rejects a new slot, and the D-Bus rule that lets the kiosk ask RAUC for an install.
+U=$WJ_REPO/kiosk-image/update
+BACKEND=rauc-systemd-boot; [ "$WJ_ARCH" = arm64 ] && BACKEND=rauc-pi-tryboot
+sed -e "s/@COMPATIBLE@/wordjudge-$WJ_ARCH/" -e "s/@BACKEND@/$BACKEND/" "$U/system.conf" |
+    install -D -m0644 /dev/stdin "$R/etc/rauc/system.conf"
+install -D -m0644 "$WJ_UPDATE_CERT" "$R/etc/rauc/keyring.pem"
+install -D -m0755 "$U/$BACKEND" "$R/usr/lib/wordjudge/$BACKEND"
+install -D -m0755 "$U/boot-check" "$R/usr/lib/wordjudge/boot-check"
+install -D -m0644 "$U/wordjudge-boot-check.service" "$R/usr/lib/systemd/system/wordjudge-boot-check.service"
+# RAUC's own D-Bus policy lets every local user control it. The bus reads a folder's
+# files in no set order, so a second file cannot be sure to override it: it is
+# diverted out of the folder and ours takes its name (the boot test checks the
+# kiosk's user cannot Mark).
+mkdir -p "$R/usr/share/wordjudge/dbus"
+chroot "$R" dpkg-divert --quiet --local --rename \
+    --divert /usr/share/wordjudge/dbus/de.pengutronix.rauc.conf.rauc /usr/share/dbus-1/system.d/de.pengutronix.rauc.conf
+[ -f "$R/usr/share/wordjudge/dbus/de.pengutronix.rauc.conf.rauc" ] ||
+    { say "RAUC's D-Bus policy is not where it was: nothing was diverted, the kiosk's user could control RAUC"; exit 1; }
+install -D -m0644 "$U/dbus-wordjudge-rauc.conf" "$R/usr/share/dbus-1/system.d/de.pengutronix.rauc.conf"
+# The Pi's kernel (Linux >= 6.19) needs RAUC >= 1.15.1 to mount a verity bundle (build.sh
+# takes it from forky); trixie's 1.13 is enough for the PC's 6.12.
+rauc_version=$(chroot "$R" dpkg-query -W -f '${Version}' rauc)
+if [ "$WJ_ARCH" = arm64 ] && ! chroot "$R" dpkg --compare-versions "$rauc_version" ge 1.15.1; then
+    say "RAUC $rauc_version cannot mount a verity bundle under this kernel (needs 1.15.1 or later)"; exit 1
+fi
+say "RAUC $rauc_version"
+chroot "$R" systemctl enable wordjudge-boot-check.service >/dev/null 2>&1
 if [ "$WJ_ARCH" = amd64 ]; then
-    # A/B root slots with RAUC (kiosk-image/update/): its configuration with this image's
-    # compatible string, the operator's certificate (never a key), the systemd-boot
-    # back-end, the check that keeps or rejects a new slot, the D-Bus rule that lets the
-    # kiosk ask RAUC for an install, and the kernel command line the slot's boot entry gets.
-    U=$WJ_REPO/kiosk-image/update
-    sed "s/@COMPATIBLE@/wordjudge-$WJ_ARCH/" "$U/system.conf" | install -D -m0644 /dev/stdin "$R/etc/rauc/system.conf"
-    install -D -m0644 "$WJ_UPDATE_CERT" "$R/etc/rauc/keyring.pem"
-    install -D -m0755 "$U/rauc-systemd-boot" "$R/usr/lib/wordjudge/rauc-systemd-boot"
-    install -D -m0755 "$U/boot-check" "$R/usr/lib/wordjudge/boot-check"
-    install -D -m0644 "$U/wordjudge-boot-check.service" "$R/usr/lib/systemd/system/wordjudge-boot-check.service"
-    # RAUC's own D-Bus policy lets every local user control it. The bus reads a folder's
-    # files in no set order, so a second file cannot be sure to override it: it is
-    # diverted out of the folder and ours takes its name (the boot test checks the
-    # kiosk's user cannot Mark).
-    mkdir -p "$R/usr/share/wordjudge/dbus"
-    chroot "$R" dpkg-divert --quiet --local --rename \
-        --divert /usr/share/wordjudge/dbus/de.pengutronix.rauc.conf.rauc /usr/share/dbus-1/system.d/de.pengutronix.rauc.conf
-    install -D -m0644 "$U/dbus-wordjudge-rauc.conf" "$R/usr/share/dbus-1/system.d/de.pengutronix.rauc.conf"
+    # The command line the slot's boot entry gets; the EFI system partition's mount point.
     printf '%s\n' "$WJ_CMDLINE" | install -D -m0644 /dev/stdin "$R/usr/lib/wordjudge/kernel-cmdline"
-    chroot "$R" systemctl enable wordjudge-boot-check.service >/dev/null 2>&1
     mkdir -p "$R/efi"
+else
+    # The Pi's one try of a new slot, kept by the back-end (Debian's kernel cannot set
+    # the firmware's tryboot flag); autoboot.txt's partition's mount point.
+    install -D -m0644 "$U/wordjudge-slot-trial.service" "$R/usr/lib/systemd/system/wordjudge-slot-trial.service"
+    chroot "$R" systemctl enable wordjudge-slot-trial.service >/dev/null 2>&1
+    mkdir -p "$R/boot/autoboot"
 fi
 
 # --- users: created now, because /etc is read-only at run time --------------------------
@@ -80,6 +98,9 @@ FSTAB
 if [ "$WJ_ARCH" = amd64 ]; then
     # The EFI system partition, mounted only while the update back-end uses it.
     echo 'PARTLABEL=wjboot /efi vfat noauto,x-systemd.automount,x-systemd.idle-timeout=30,umask=0077,noexec,nosuid,nodev 0 0' >>"$R/etc/fstab"
+else
+    # The Pi's autoboot.txt partition, mounted only while the update back-end uses it.
+    echo 'PARTLABEL=wjautoboot /boot/autoboot vfat noauto,x-systemd.automount,x-systemd.idle-timeout=30,umask=0077,noexec,nosuid,nodev 0 0' >>"$R/etc/fstab"
 fi
 
 # --- boot straight into the kiosk: no logins, no VT tricks -------------------------------
@@ -192,7 +213,7 @@ must_load() {  # must_load WHAT MODULE...: each loads with all its modules, or t
 must_load "display drivers" $DISPLAY_DRIVERS
 must_load "USB stick modules" $STICK_MODULES
 # An update bundle is a squashfs on a loop device behind dm-verity (RAUC's verity format).
-[ "$WJ_ARCH" = amd64 ] && must_load "update bundle modules" dm-verity squashfs loop
+must_load "update bundle modules" dm-verity squashfs loop
 # The Pi card's initrd modules (kiosk-image/pi-boot/initramfs-hook): root from the SD card
 # on the Pi 4 and Pi 5 families, RP1, the watchdog.
 [ "$WJ_ARCH" = arm64 ] && must_load "Raspberry Pi modules" $PI_MODULES bcm2835_wdt
@@ -247,7 +268,8 @@ verify_units() {
 verify_units wordjudge.service
 # Templates are verified as an instance (sdz1: any name will do, verify needs no device).
 verify_units wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
-[ "$WJ_ARCH" = amd64 ] && verify_units wordjudge-boot-check.service
+verify_units wordjudge-boot-check.service
+[ "$WJ_ARCH" = amd64 ] || verify_units wordjudge-slot-trial.service
 
 # --- slim down ----------------------------------------------------------------------------
 # Perl beyond perl-base (the Pi's kernel hooks need only perl-base) and usrmerge, where

@@ -26,10 +26,6 @@ need=()
 case "$ARCH" in
     amd64) command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
            [ -f /usr/share/OVMF/OVMF_CODE_4M.fd ] || need+=(ovmf)
-           # The update tests' bundles (build-bundle.sh) and their throwaway signing key.
-           for t in rauc:rauc mksquashfs:squashfs-tools openssl:openssl; do
-               command -v "${t%%:*}" >/dev/null || need+=("${t#*:}")
-           done
            BIN=$REPO/target/$PDIR/wordjudge ;;
     arm64) BIN=$REPO/target/aarch64-unknown-linux-gnu/$PDIR/wordjudge
            # The card is also checked statically (dtc, zstd + cpio for the initrd, debugfs)
@@ -51,6 +47,11 @@ case "$ARCH" in
            fi ;;
     *) echo "test-boot.sh: ARCH must be amd64 or arm64" >&2; exit 2 ;;
 esac
+# The update tests' bundles (build-bundle.sh) and their throwaway signing key; the card's
+# partitions are read with mtools.
+for t in rauc:rauc mksquashfs:squashfs-tools openssl:openssl mcopy:mtools; do
+    command -v "${t%%:*}" >/dev/null || need+=("${t#*:}")
+done
 command -v systemd-analyze >/dev/null || need+=(systemd)
 if [ ${#need[@]} -gt 0 ]; then
     mapfile -t need < <(printf '%s\n' "${need[@]}" | sort -u)
@@ -68,18 +69,16 @@ if [ "${DEPS_ONLY:-0}" = 1 ]; then DEPS_ONLY=1 "$HERE/build.sh"; exit 0; fi
 WORK=${WORK:-/tmp/wordjudge-boot-test-$ARCH}
 mkdir -p "$WORK"
 echo 2468 >"$WORK/test-pin"
-# The PC image's update certificate: a throwaway key made here, once (an image built
-# with it and reused later must still match it). kiosk-image/README.md, "Updates", has
-# the operator's way. A second key signs the bundle a station must refuse.
-if [ "$ARCH" = amd64 ]; then
-    for who in update other; do
-        [ -f "$WORK/$who-cert.pem" ] && [ -f "$WORK/$who-key.pem" ] && continue
-        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 \
-            -keyout "$WORK/$who-key.pem" -out "$WORK/$who-cert.pem" \
-            -subj "/O=wordjudge boot test/CN=$who signer" 2>/dev/null
-    done
-    export UPDATE_CERT=$WORK/update-cert.pem
-fi
+# The image's update certificate: a throwaway key made here, once (an image built with
+# it and reused later must still match it). kiosk-image/README.md, "Updates", has the
+# operator's way. A second key signs the bundle a station must refuse.
+for who in update other; do
+    [ -f "$WORK/$who-cert.pem" ] && [ -f "$WORK/$who-key.pem" ] && continue
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 \
+        -keyout "$WORK/$who-key.pem" -out "$WORK/$who-cert.pem" \
+        -subj "/O=wordjudge boot test/CN=$who signer" 2>/dev/null
+done
+export UPDATE_CERT=$WORK/update-cert.pem
 SHARED=$(cd "$REPO/.." && pwd)/shared/lexicons
 if [ -f "$SHARED/CSW15.txt" ]; then
     export LEXICON_SOURCES="CSW15=$SHARED/CSW15.txt" ACTIVE_LEXICON=CSW15

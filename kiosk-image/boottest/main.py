@@ -4,8 +4,8 @@ sets the exit status.
 ARCH=amd64 (default): boots the PC image through UEFI (OVMF + systemd-boot) on
 q35 with a standard VGA display (bochs-drm: /dev/dri/card0) and a USB 3 controller
 (qemu-xhci, for the USB sticks).
-ARCH=arm64: boots the Raspberry Pi image's own kernel and initrd (its boot/
-folder) on qemu-system-aarch64 -M virt, with a virtio GPU (virtio-gpu DRM, for
+ARCH=arm64: boots the Raspberry Pi image's own kernel and initrd (from the boot
+partition its autoboot.txt names: pifirmware) on qemu-system-aarch64 -M virt, with a virtio GPU (virtio-gpu DRM, for
 Slint's linuxkms backend), a USB keyboard (on the qemu-xhci controller the
 sticks also plug into), and the kernel command line the Pi gets with its serial
 console renamed for the virt board (ttyAMA0).
@@ -43,14 +43,18 @@ printing one line per check (see README.md, "Boot test"):
           checkpoint.txt and verifies with the host's `wordjudge audit verify --pubkey
           --checkpoint`; the kiosk restarted while that stick is attached (its unit
           started as root) keeps nothing of it in its mount namespace once the unit stops;
-          amd64: update bundles refused (another key, truncated, the other architecture,
-          the stick pulled mid-install; update.py), then the director menu's "Power off"
+          update bundles refused (another key, truncated, the other architecture, the
+          stick pulled mid-install; update.py), then the director menu's "Power off"
           (the sandboxed kiosk running systemctl through polkit) powers the VM off;
-  boot 3 (amd64): the power is cut mid-install;
-  boot 4 (amd64): slot A boots with every challenge kept; the good bundle installs, the
+  boot 3: the power is cut mid-install;
+  boot 4: slot A boots with every challenge kept; the good bundle installs, the
           station reboots into slot B once, READY, the boot check marks it good, nothing
           lost, numbering continues; a bundle whose kiosk cannot start is tried once in
-          slot A and the station is back on B by itself (update.py).
+          slot A and the station is back on B by itself (update.py; on arm64 each start
+          after a reset is the boot partition autoboot.txt names, read as the Pi firmware
+          would: pifirmware);
+  boot 5 (arm64): the power cut during a new slot's one try (the Pi's back-end keeps it):
+          the next start marks it bad and is back on B, recorded (update.py).
 ARCH=arm64 then checks the card itself: picard.py (the boot partition, config.txt per
 model, both Pi 5 device trees, the initrd's modules, the RP1 GPIO wiring) and pi4.py (the
 card on QEMU's Pi 4 board model, -M raspi4b: root from emmc2, the kiosk out of service
@@ -70,7 +74,8 @@ from .pi4 import pi4_board
 from .picard import pi_card
 from .kiosk import display_drivers, escape_keys, kiosk_frozen, kiosk_killed, open_director_menu, reboot_keys
 from .screens import hexc, judge_and_check, near, ppm_to_png
-from .update import make_bundles, max_challenge, update_install, update_power_cut, update_refusals
+from .update import (after_trial_cut, make_bundles, max_challenge, update_install, update_power_cut, update_refusals,
+                     update_trial_cut)
 from .usb import usb_stick
 from .vm import VM
 
@@ -93,11 +98,10 @@ def main():
     log(f"image {common.IMG}: {os.path.getsize(common.IMG) / 2**20:.0f} MiB; scratch copy in {work}")
     # The update bundles, made before any boot (their compression would slow a boot down).
     updates = None
-    if ARCH == "amd64":
-        try:
-            updates = make_bundles()
-        except Exception as e:  # the other checks still run; the update ones are then failed
-            check("update bundles built (build-bundle.sh)", False, f"{type(e).__name__}: {e}")
+    try:
+        updates = make_bundles()
+    except Exception as e:  # the other checks still run; the update ones are then failed
+        check("update bundles built (build-bundle.sh)", False, f"{type(e).__name__}: {e}")
 
     # ---------------- boot 1 ----------------
     vm = VM(disk, "boot1")
@@ -215,12 +219,22 @@ def main():
         finally:
             vm.kill()
         # ---------------- boot 4 and the reboots of two updates ----------------
+        trial_cut = False
         if cut:
             vm = VM(disk, "boot4")
             try:
                 t, detail = vm.wait_ready("boot4")
                 if check("boot 4 (after the cut mid-install): kiosk READY", t, detail):
                     update_install(vm, bundles, versions, sticks, before_cut)
+                    # The Pi's one try is kept by its back-end, not the firmware: cut it short.
+                    trial_cut = ARCH == "arm64" and update_trial_cut(vm, sticks)
+            finally:
+                vm.kill()
+        # ---------------- boot 5 (arm64): after the power cut during a trial ----------------
+        if trial_cut:
+            vm = VM(disk, "boot5")
+            try:
+                after_trial_cut(vm)
             finally:
                 vm.kill()
 

@@ -9,7 +9,8 @@ of service calmly (one audit record, the service lamp, the watchdog fed, no rest
 instead of crash-looping. The screen, keys and USB sticks are checked on -M virt.
 
 The model does not run the Pi firmware, so the test boots the kernel directly with the
-command line the firmware would pass (cmdline-pi4.txt from the card), changed only as
+command line the firmware would pass (cmdline-pi4.txt from the boot partition
+autoboot.txt names: pifirmware), changed only as
 TEST_CMDLINE lists: among them a debug shell on the PL011 UART (systemd.debug_shell, the
 test's only way in: the board has no virtio port for the guest agent). The test's copy of
 the device tree disables exactly the nodes listed in NOT_EMULATED, each with its reason;
@@ -34,7 +35,7 @@ import socket
 import subprocess
 import time
 
-from . import common
+from . import common, pifirmware
 from .common import CONFIG, WJ_CONFIG, check, host_tool, log
 from .gpio import wire_gpio_command
 from .vm import JsonSocket, SerialConsole
@@ -94,19 +95,10 @@ def test_cmdline(card_cmdline):
     return cmdline
 
 
-def boot_partition_offset(img):
-    """Byte offset of partition 1 (the FAT boot partition), from the MBR."""
-    out = subprocess.run(["sfdisk", "-d", img], capture_output=True, text=True, check=True).stdout
-    start = re.search(r"start=\s*(\d+)", out.split("\n", 1)[1] if "\n" in out else out)
-    return int(start.group(1)) * 512
-
-
 def from_card(img, name, dest):
-    """Copies NAME from the card's boot partition (mtools, no mount)."""
-    env = dict(os.environ, MTOOLS_SKIP_CHECK="1")
-    subprocess.run(["mcopy", "-o", "-i", f"{img}@@{boot_partition_offset(img)}", f"::/{name}", dest],
-                   check=True, env=env, capture_output=True)
-    return dest
+    """Copies NAME from the boot partition the card's firmware would boot (autoboot.txt;
+    pifirmware), with mtools: nothing is mounted."""
+    return pifirmware.boot_file(img, name, dest)
 
 
 def test_dtb(card_dtb, dest):

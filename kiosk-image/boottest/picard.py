@@ -3,6 +3,10 @@ kernel need: no Pi 5 here, and QEMU has no Pi 5 model, so the Pi 5 family is che
 statically. Read from the image with mtools (boot partition), debugfs (root partition),
 zstd and cpio (the initrd) and dtc (the device trees); nothing is mounted.
 
+  A/B layout   GPT: autoboot (autoboot.txt booting slot A's boot partition, [tryboot] B's),
+               boot A and B (FAT; B empty until the first update), root A and B, data;
+               slot A's root carries the very boot files its partition holds (an update
+               brings its own: kiosk-image/update/rauc-pi-tryboot)
   boot files   config.txt with [pi4] and [pi5] sections, kernel and initrd named as it
                says, each family's command line with its serial console, the Pi 4
                family's firmware, and one kernel version everywhere (boot partition,
@@ -18,12 +22,13 @@ zstd and cpio (the initrd) and dtc (the device trees); nothing is mounted.
                that binds to it (its of: alias) registering the chip label the kiosk looks
                for (src/gpio/config.rs HEADER_CHIP_LABELS), lines by BCM number
 """
+import filecmp
 import lzma
 import os
 import re
 import subprocess
 
-from . import common
+from . import common, pifirmware
 from .common import check, log
 
 PI4_TREES = ["bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb", "bcm2711-rpi-cm4-io.dtb"]
@@ -52,23 +57,16 @@ def initrd_listing(path):
     return names
 
 
-def partitions(img):
-    out = subprocess.run(["sfdisk", "-d", img], capture_output=True, text=True, check=True).stdout
-    return [(int(a), int(b)) for a, b in re.findall(r"start=\s*(\d+), size=\s*(\d+)", out)]
-
-
 def boot_files(img, dest):
-    """The whole boot partition, copied out with mtools."""
-    start, _ = partitions(img)[0]
-    os.makedirs(dest, exist_ok=True)
-    subprocess.run(["mcopy", "-s", "-o", "-n", "-i", f"{img}@@{start * 512}", "::/*", dest], check=True,
-                   env=dict(os.environ, MTOOLS_SKIP_CHECK="1"), capture_output=True)
-    return dest
+    """The whole boot partition the firmware would boot (autoboot.txt), copied out into an
+    empty DEST."""
+    subprocess.run(["rm", "-rf", dest], check=True)
+    return pifirmware.fat_copy(img, pifirmware.boot_partition(img), "*", dest)
 
 
 def root_fs(img, dest):
-    start, size = partitions(img)[1]
-    subprocess.run(["dd", f"if={img}", f"of={dest}", "bs=512", f"skip={start}", f"count={size}", "conv=sparse",
+    _, p = pifirmware.partition(img, "wjroot-a")
+    subprocess.run(["dd", f"if={img}", f"of={dest}", "bs=512", f"skip={p['start']}", f"count={p['size']}", "conv=sparse",
                     "status=none"], check=True)
     return dest
 
@@ -90,26 +88,46 @@ def read(path):
         return ""
 
 
-def section(config, name):
-    """The lines of config.txt's [name] section."""
-    m = re.search(rf"^\[{name}\]\n(.*?)(?=^\[|\Z)", config, re.S | re.M)
-    return [l.strip() for l in m.group(1).splitlines() if l.strip() and not l.startswith("#")] if m else []
-
-
 def alias_node(tree, alias):
     m = re.search(rf"^\s*{alias} = \"([^\"]+)\";", tree or "", re.M)
     return m.group(1) if m else None
 
 
+FAT = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7"
+LINUX = "0FC63DAF-8483-4772-8E79-3D69D8477DE4"
+LAYOUT = [("wjautoboot", FAT), ("wjboot-a", FAT), ("wjboot-b", FAT), ("wjroot-a", LINUX), ("wjroot-b", LINUX),
+          ("wjdata", LINUX)]
+AUTOBOOT = "[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n"
+
+
+def ab_layout(img):
+    """The A/B card: GPT with the six partitions, autoboot.txt booting slot A's partition,
+    slot B's boot partition an empty FAT until the first update."""
+    parts = pifirmware.partitions(img)
+    got = [(p.get("name"), p.get("type")) for p in parts]
+    check("Pi card: GPT with autoboot, boot A/B, root A/B and data partitions (A/B updates)", got == LAYOUT,
+          f"{[n for n, _ in got]}")
+    text = pifirmware.autoboot(img)
+    check("Pi card: autoboot.txt on partition 1 boots slot A's partition (2), [tryboot] names B's (3), "
+          "within the firmware's 512 bytes", text == AUTOBOOT and len(text) <= 512, repr(text))
+    b_files = subprocess.run(["mdir", "-b", "-i", f"{img}@@{parts[2]['start'] * 512}", "::/"], capture_output=True,
+                             text=True, env=pifirmware.MTOOLS_ENV) if len(parts) > 2 else None
+    check("Pi card: slot B's boot partition is an empty FAT until the first update",
+          b_files is not None and b_files.returncode in (0, 1) and not b_files.stdout.strip()
+          and "not" not in b_files.stderr.lower(),
+          (b_files.stdout + b_files.stderr).strip()[:200] if b_files else "no partition 3")
+
+
 def pi_card(img):
     w = common.WORK
+    ab_layout(img)
     boot = boot_files(img, os.path.join(w, "card-boot"))
     config = read(os.path.join(boot, "config.txt"))
     stamp = read(os.path.join(boot, "wordjudge-boot.txt")).strip()
     kver = stamp.partition("=")[2]
-    allsec = section(config, "all")
-    pi4 = section(config, "pi4")
-    pi5 = section(config, "pi5")
+    allsec = pifirmware.section(config, "all")
+    pi4 = pifirmware.section(config, "pi4")
+    pi5 = pifirmware.section(config, "pi5")
     common_ok = ("kernel=vmlinuz" in allsec and "initramfs initrd.img followkernel" in allsec and "arm_64bit=1" in allsec
                  and os.path.getsize(os.path.join(boot, "vmlinuz")) > 0 and os.path.getsize(os.path.join(boot, "initrd.img")) > 0)
     check("Pi card: config.txt names the kernel and initrd on the partition, for every model ([all])", common_ok,
@@ -142,14 +160,29 @@ def pi_card(img):
     last5 = [a for a in c5 if a.startswith("console=")][-1:]
     pi4_uart = alias_node(trees["bcm2711-rpi-4-b.dtb"], "serial1") or ""
     pi5_uart = alias_node(trees["bcm2712-rpi-5-b.dtb"], "serial10") or ""
-    check("Pi card: each family's serial console (Pi 4 ttyS1 = serial1, the mini UART; Pi 5 ttyAMA10 = serial10, uart10)",
+    check("Pi card: each family's serial console (Pi 4 ttyS1 = serial1, the mini UART; Pi 5 ttyAMA10 = serial10, uart10), "
+          "and slot A's root (root=PARTLABEL=wjroot-a rauc.slot=A)",
           last4 == ["console=ttyS1,115200"] and pi4_uart.endswith("serial@7e215040")
           and last5 == ["console=ttyAMA10,115200"] and pi5_uart.endswith("serial@7d001000")
-          and "root=LABEL=wjroot" in c4 and "root=LABEL=wjroot" in c5 and "ro" in c5,
+          and all(c.count("root=PARTLABEL=wjroot-a") == 1 and "rauc.slot=A" in c and "ro" in c for c in (c4, c5))
+          and len([a for a in c4 if a.startswith("root=")]) == 1,
           f"pi4 {last4} -> {pi4_uart}; pi5 {last5} -> {pi5_uart}")
 
     # One kernel version: the partition's stamp, the root's modules, the initrd's modules.
     fs = root_fs(img, os.path.join(w, "card-root.ext4"))
+    carried = os.path.join(w, "card-root-firmware")
+    subprocess.run(["rm", "-rf", carried], check=True)
+    os.makedirs(carried)
+    debugfs(fs, f"rdump /boot/firmware {carried}")
+    carried = os.path.join(carried, "firmware")
+    on_part = sorted(os.listdir(boot))
+    in_root = sorted(os.listdir(carried)) if os.path.isdir(carried) else []
+    same = on_part == in_root and all(filecmp.cmp(os.path.join(boot, n), os.path.join(carried, n), shallow=False) for n in on_part
+                                      if os.path.isfile(os.path.join(boot, n)))
+    check("Pi card: slot A's root carries exactly its boot partition's files (/boot/firmware: what an update "
+          "puts on the other slot's partition)", same and on_part,
+          f"{len(on_part)} files on the partition, {len(in_root)} in the root"
+          + ("" if same else f"; differ: {sorted(set(on_part) ^ set(in_root))[:6]}"))
     mods = debugfs(fs, "ls -p /usr/lib/modules")
     root_versions = sorted({l.split("/")[5] for l in mods.splitlines() if l.count("/") > 5 and l.split("/")[5] not in (".", "..")})
     initrd = initrd_listing(os.path.join(boot, "initrd.img"))

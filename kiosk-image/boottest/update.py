@@ -1,5 +1,6 @@
-"""A/B updates on the PC image (kiosk-image/update/: RAUC, the systemd-boot back-end, the
-boot check), tested the way they break:
+"""A/B updates (kiosk-image/update/: RAUC, the boot-loader back-end, the boot check) on the
+PC image (systemd-boot) and on the Pi card under -M virt (autoboot.txt, read at every start
+as the firmware would: pifirmware, VM), tested the way they break:
   boot 2 (update_refusals): bundles signed by another key, truncated, or made for the other
           architecture are refused with RAUC's reason, and nothing changes (boot entries,
           one-shot variable, slot B's first MiB, the data partition's files); a stick pulled
@@ -11,7 +12,10 @@ boot check), tested the way they break:
           good (RAUC's primary, loader.conf's default); the release is the bundle's; the data
           partition is the same; a new challenge is numbered above every one before;
           then a bundle whose kiosk cannot start goes into A, its trial boot fails three
-          kiosk starts, the boot check marks it bad and the station is back on B by itself.
+          kiosk starts, the boot check marks it bad and the station is back on B by itself;
+  boot 5 (arm64, update_trial_cut): the good bundle into A again, and the power cut during
+          A's one try, before it is marked good: the next start finds the try spent, marks
+          A bad and is back on B (the one-shot the Pi's back-end keeps itself).
 The bundles are made here from the image's own root filesystem (build-bundle.sh): the good
 one with its release bumped, the bad one with /usr/bin/wordjudge replaced by a script that
 exits 1, with debugfs on copies."""
@@ -22,13 +26,26 @@ import subprocess
 import time
 
 from . import common
-from .common import GREEN, HERE, READY, WJ_CONFIG, check, host_tool, log
+from .common import ARCH, GREEN, HERE, READY, WJ_CONFIG, check, host_tool, log
 from .kiosk import menu_top, open_director_menu
 from .screens import judge_and_check
 from .sticks import blank_image, wait_stick_seen
 
 STICK = "/run/wordjudge/stick"
 AS_KIOSK = "runuser -u wordjudge --"
+OTHER_ARCH = "arm64" if ARCH == "amd64" else "amd64"
+# What decides the next boot, read in the guest: the PC's boot entries, loader.conf's default
+# and the one-shot variable; the Pi's autoboot.txt and the back-end's files beside it.
+SWITCH_STATE = {
+    "amd64": "ls /efi/loader/entries; grep ^default /efi/loader/loader.conf; "
+             "ls /sys/firmware/efi/efivars | grep -c LoaderEntryOneShot",
+    "arm64": "grep -h boot_partition= /boot/autoboot/autoboot.txt; ls /boot/autoboot | grep -c '^wordjudge-trial$'",
+}[ARCH]
+# ... as the image was built (slot A the default, nothing pending).
+SWITCH_AS_BUILT = {
+    "amd64": ["wordjudge-a.conf", "default", "wordjudge-a.conf", "0"],
+    "arm64": ["boot_partition=2", "boot_partition=3", "0"],
+}[ARCH]
 MAX_CHALLENGE = ("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -o '\"challenge\":[0-9]*' "
                  "| cut -d: -f2 | sort -n | tail -n1")
 
@@ -66,7 +83,7 @@ def make_bundles():
         subprocess.run(["cp", "--sparse=always", rootfs, fs], check=True)
         rel = os.path.join(out, "release")
         with open(rel, "w") as f:
-            f.write(f"VERSION={version}\nARCH=amd64\n")
+            f.write(f"VERSION={version}\nARCH={ARCH}\n")
         _debugfs(fs, "rm /etc/wordjudge-release", f"write {rel} /etc/wordjudge-release", *extra)
         return fs
 
@@ -87,7 +104,7 @@ def make_bundles():
     os.chmod(broken, 0o755)
     bundles["bad"] = bundle("bad", variant("bad", versions["bad"], "rm /usr/bin/wordjudge",
                                            f"write {broken} /usr/bin/wordjudge", "sif /usr/bin/wordjudge mode 0100755"))
-    bundles["wrongarch"] = bundle("wrongarch", os.path.join(out, "rootfs-good.ext4"), COMPATIBLE="wordjudge-arm64")
+    bundles["wrongarch"] = bundle("wrongarch", os.path.join(out, "rootfs-good.ext4"), COMPATIBLE=f"wordjudge-{OTHER_ARCH}")
     # Signed by a key the station does not trust: the good bundle, re-signed.
     bundles["wrongkey"] = os.path.join(out, "wrongkey.raucb")
     subprocess.run(["rauc", f"--keyring={env['UPDATE_CERT']}", f"--signing-keyring={os.path.join(work, 'other-cert.pem')}",
@@ -137,11 +154,12 @@ def attach_stick(vm, node, sticks):
 
 
 def boot_state(vm):
-    """What an update must not change until it succeeds: the ESP's entries and default, the
-    one-shot variable, slot B's first MiB, the data partition's wordjudge files."""
-    rc, out = vm.sh("ls /efi/loader/entries; grep ^default /efi/loader/loader.conf; "
-                    "ls /sys/firmware/efi/efivars | grep -c LoaderEntryOneShot; "
+    """What an update must not change until it succeeds: what decides the next boot
+    (SWITCH_STATE), slot B's first MiB (and on the Pi its boot partition's), the data
+    partition's wordjudge files."""
+    rc, out = vm.sh(f"{SWITCH_STATE}; "
                     "head -c 1048576 /dev/disk/by-partlabel/wjroot-b | sha256sum | cut -c1-16; "
+                    "head -c 4194304 /dev/disk/by-partlabel/wjboot-b 2>/dev/null | sha256sum | cut -c1-16; "
                     "find /var/lib/wordjudge/lexicons /var/lib/wordjudge/config.toml -type f -exec sha256sum {} + | sort | sha256sum | cut -c1-16")
     return out.strip()
 
@@ -168,14 +186,14 @@ def update_refusals(vm, bundles, sticks):
     if not kname:
         return
     st = rauc_status(vm)
-    check("RAUC on the station: compatible wordjudge-amd64, booted from slot A, A primary",
-          st.get("compatible") == "wordjudge-amd64" and st.get("booted") == "A" and st.get("boot_primary") == "rootfs.0",
+    check(f"RAUC on the station: compatible wordjudge-{ARCH}, booted from slot A, A primary",
+          st.get("compatible") == f"wordjudge-{ARCH}" and st.get("booted") == "A" and st.get("boot_primary") == "rootfs.0",
           json.dumps({k: st.get(k) for k in ("compatible", "booted", "boot_primary", "error")}))
     before = boot_state(vm)
     pid = vm.sh("systemctl show -P MainPID wordjudge")[1]
     for name, want, what in (("wrongkey", "signature", "a bundle signed by another key"),
                              ("truncated", "", "a truncated bundle"),
-                             ("wrongarch", "compatible", "a bundle for the other architecture (wordjudge-arm64)")):
+                             ("wrongarch", "compatible", f"a bundle for the other architecture (wordjudge-{OTHER_ARCH})")):
         rc, out, t = _install(vm, name, timeout=180)
         after = boot_state(vm)
         # RAUC's reason is the line before its closing "Installing ... failed".
@@ -200,12 +218,14 @@ def update_refusals(vm, bundles, sticks):
             break
         time.sleep(1)
     vm.sh(f"{AS_KIOSK} systemctl stop --no-ask-password wordjudge-stick-import@{kname}.service", timeout=90)
-    rc, entries = vm.sh("ls /efi/loader/entries; grep ^default /efi/loader/loader.conf; "
-                        "ls /sys/firmware/efi/efivars | grep -c LoaderEntryOneShot")
+    rc, entries = vm.sh(SWITCH_STATE)
     pid_after = vm.sh("systemctl show -P MainPID wordjudge")[1]
     failed = "exit=0" not in out and "exit=" in out
+    # Pulled while RAUC was still writing: an install that had already ended (100 %: done
+    # or failed on its own) would prove nothing.
+    mid = progress != "?" and int(progress.rstrip("%")) < 100
     check(f"update refused: the stick pulled mid-install (at {progress}); A stays the default, "
-          "no trial boot, same kiosk", failed and entries.split() == ["wordjudge-a.conf", "default", "wordjudge-a.conf", "0"]
+          "no trial boot, same kiosk", mid and failed and entries.split() == SWITCH_AS_BUILT
           and pid_after == pid, f"{out.strip().splitlines()[-2:] if out.strip() else 'no output'}; {entries.split()}; pid {pid} -> {pid_after}")
     log(f"after the pulled stick, rauc status: {json.dumps(rauc_status(vm).get('slots', ''))[:300]}")
 
@@ -231,9 +251,9 @@ def update_power_cut(vm, sticks):
     if not kname:
         return False
     progress = install_until(vm, "/tmp/cut.log", 40)
-    log(f"power cut mid-install, at {progress}")
     vm.power_cut()
-    return True
+    return check(f"the power is cut mid-install (RAUC at {progress})", progress != "?" and int(progress.rstrip("%")) < 100,
+                 "an install that had already ended would prove nothing" if progress in ("?", "100%") else "")
 
 
 def menu_install(vm, node, stick, label, version):
@@ -292,18 +312,28 @@ def update_install(vm, bundles, versions, sticks, before_cut):
           f"install {t_install:.1f} s (the two records' monotonic clocks); started: "
           + json.dumps({k: started.get(k) for k in ("version", "current", "signer", "bundle", "downgrade")}))
     rc, cmdline = vm.sh("cat /proc/cmdline")
-    rc, entries = vm.sh("ls /efi/loader/entries")
-    check("after the restart: slot B (tried once through LoaderEntryOneShot), kiosk READY", t and "rauc.slot=B" in cmdline
-          and "wordjudge-b.conf" in entries.split(),
+    if ARCH == "amd64":
+        rc, entries = vm.sh("ls /efi/loader/entries")
+        how, tried = "tried once through LoaderEntryOneShot", "wordjudge-b.conf" in entries.split()
+        detail = f"entries {entries.split()}"
+    else:
+        rc, trial = vm.sh("journalctl -b -t wordjudge-slot-trial -o cat --no-pager")
+        how = "autoboot.txt pointed at its boot partition, 3; the back-end's one try spent early in the boot"
+        tried = vm.resets[-1:] == [3] and "this is its one try" in trial
+        detail = f"started from partitions {vm.resets}; {trial.strip()[-100:]}"
+    check(f"after the restart: slot B ({how}), kiosk READY", t and "rauc.slot=B" in cmdline and tried,
           f"READY {to_ready:.0f} s after the director confirmed; slot "
-          f"{'B' if 'rauc.slot=B' in cmdline else cmdline[-60:]}; entries {entries.split()}")
+          f"{'B' if 'rauc.slot=B' in cmdline else cmdline[-60:]}; {detail}")
     marked = wait_boot_check(vm)
     st = rauc_status(vm)
-    rc, loader = vm.sh("grep ^default /efi/loader/loader.conf; sed -n 's/^VERSION=//p' /etc/wordjudge-release")
-    check("boot check: READY and audit verify -> slot B marked good, RAUC's primary, the systemd-boot default; "
+    rc, switch = vm.sh(f"{SWITCH_STATE}; sed -n 's/^VERSION=//p' /etc/wordjudge-release")
+    default = {"amd64": ["default", "wordjudge-b.conf"],  # loader.conf's default
+               "arm64": ["boot_partition=3", "boot_partition=2", "0"]}[ARCH]  # [all] B, [tryboot] A, no trial
+    where = {"amd64": "the systemd-boot default", "arm64": "autoboot.txt's [all] boot_partition, no trial left"}[ARCH]
+    check(f"boot check: READY and audit verify -> slot B marked good, RAUC's primary, {where}; "
           f"release {versions['good']}", "marked good" in marked and st.get("boot_primary") == "rootfs.1"
-          and "default wordjudge-b.conf" in loader and versions["good"] in loader.split(),
-          f"{marked[-120:]}; primary {st.get('boot_primary')}; {loader.split()[:3]}")
+          and " ".join(default) in " ".join(switch.split()) and versions["good"] in switch.split(),
+          f"{marked[-120:]}; primary {st.get('boot_primary')}; {switch.split()}")
     t_out, outcome = wait_audit(vm, "update_outcome", 1, timeout=60)
     check("the kiosk records the boot check's verdict once: audit update_outcome marked-good, slot B",
           t_out is not None and "marked-good" in outcome and '"slot":"B"' in outcome.replace(" ", ""), outcome[-200:])
@@ -337,6 +367,72 @@ def update_install(vm, bundles, versions, sticks, before_cut):
     check("the kiosk records the rollback: audit update_outcome rolled-back, naming the release",
           t_out is not None and "rolled-back" in outcome and versions["bad"] in outcome, outcome[-200:])
     judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE after the rollback")
+
+
+def update_trial_cut(vm, sticks):
+    """arm64, on B after update_install: the good bundle goes into A again (rauc install as the
+    kiosk's user), the station restarts into A's one try, and the power is cut once the
+    back-end has spent the try, before the boot check could mark A good. Returns whether
+    the cut happened that way."""
+    kname = attach_stick(vm, "upd5", sticks)
+    if not kname:
+        return False
+    rc, out, t = _install(vm, "good")
+    rc2, switch = vm.sh(SWITCH_STATE)
+    vm.sh(f"{AS_KIOSK} systemctl stop --no-ask-password wordjudge-stick-import@{kname}.service", timeout=90)
+    vm.unplug("upd5")
+    if not check("the good bundle again, into slot A (rauc install as the kiosk's user): autoboot.txt boots A's "
+                 "partition next, a trial pending", rc == 0 and switch.split() == ["boot_partition=2", "boot_partition=3", "1"],
+                 f"exit {rc} in {t:.0f} s; {switch.split()}; {out.strip().splitlines()[-1:] if out.strip() else ''}"):
+        return False
+    n_resets = len(vm.resets)
+    vm.sh_detached("systemctl reboot")
+    seen = "no restart"
+    deadline = time.monotonic() + 300
+    restarted = vm.wait_reset(timeout=300)
+    while restarted and time.monotonic() < deadline:
+        try:
+            # The try is spent once the early unit has finished: it has then synced the
+            # trial file and its directory (a cut between its rename and that sync would
+            # leave the try unspent: at most one more try, not what this checks).
+            rc, seen = vm.sh("cat /boot/autoboot/wordjudge-trial 2>&1; systemctl is-active wordjudge-slot-trial", timeout=10)
+        except Exception as e:  # the agent is not up yet
+            seen = f"{type(e).__name__}"
+            time.sleep(0.5)
+            continue
+        if "boots=" in seen and "boots=0" not in seen and seen.split()[-1:] == ["active"]:
+            break
+        time.sleep(0.2)
+    spent = "slot=A" in seen and "boots=1" in seen and seen.split()[-1:] == ["active"]
+    vm.power_cut()
+    log(f"power cut during slot A's one try: {seen.split()}")
+    return check("slot A started once from its boot partition (2) and the back-end spent its one try; the power is "
+                 "cut before it could be marked good", spent and vm.resets[n_resets:] == [2], f"{seen.split()}; "
+                 f"started from partitions {vm.resets}")
+
+
+def after_trial_cut(vm):
+    """The start after update_trial_cut: the firmware boots A again (autoboot.txt still names
+    it); the back-end finds the try spent, marks A bad, records it and restarts into B."""
+    reset = vm.wait_reset(timeout=300)
+    t = reset and vm.wait_console(READY, count=vm.console_text().count(READY) + 1, timeout=300)
+    rc, cmdline = vm.sh("cat /proc/cmdline")
+    rc, why = vm.sh("journalctl -b -1 -t wordjudge-slot-trial -o cat --no-pager | tail -n1")
+    st = rauc_status(vm)
+    states = {k: v.get("boot_status") for s in st.get("slots", []) for k, v in s.items()}
+    rc, switch = vm.sh(SWITCH_STATE)
+    check("after the cut: the firmware starts A again, the back-end finds its try spent, marks it bad and restarts; "
+          "the station is READY on B, autoboot.txt boots B", t and vm.first_partition == 2 and vm.resets == [3]
+          and "rauc.slot=B" in cmdline and "one try ended" in why and states.get("rootfs.0") == "bad"
+          and switch.split() == ["boot_partition=3", "boot_partition=2", "0"],
+          f"started from {vm.first_partition} then {vm.resets}; slot {'B' if 'rauc.slot=B' in cmdline else '?'}; "
+          f"{why.strip()[-120:]}; states {states}; {switch.split()}")
+    t_out, outcome = wait_audit(vm, "update_outcome", 3, timeout=60)
+    check("the kiosk records it: audit update_outcome rolled-back (the try that ended before mark-good)",
+          t_out is not None and "rolled-back" in outcome and "one try ended" in outcome, outcome[-200:])
+    rc, verify = vm.sh(f"{WJ_CONFIG} audit verify 2>&1; echo rc=$?")
+    check("audit verify passes after the cut during the trial", verify.strip().endswith("rc=0"), verify[-120:].replace("\n", " | "))
+    judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE after the cut during the trial")
 
 
 def wait_audit(vm, event, count, timeout):

@@ -9,7 +9,7 @@ import socket
 import subprocess
 import time
 
-from . import common
+from . import common, pifirmware
 from .common import ACCEL, ARCH, OVMF_CODE, READY
 from .screens import dominant, hexc, near
 
@@ -82,12 +82,31 @@ class SerialConsole:
 
 
 class VM(SerialConsole):
+    """One machine on the disk image DISK, from power-on until power_cut() or kill().
+    amd64: OVMF and systemd-boot read the disk at every reset, as on a PC. arm64: there is
+    no Pi firmware to run, so each start is a direct kernel boot of what the firmware would
+    load (pifirmware: autoboot.txt's boot partition); QEMU runs with -no-reboot, and when
+    the guest resets itself (a reboot, a panic) the machine is started again here with the
+    firmware's new choice: the same console log (appended), the same sticks plugged in."""
+
     def __init__(self, disk, tag):
         self.tag = tag
+        self.disk = disk
         self.console = os.path.join(common.WORK, f"console-{tag}.log")
         self.qmp_path = os.path.join(common.WORK, "qmp.sock")
         self.qga_path = os.path.join(common.WORK, "qga.sock")
-        for p in (self.qmp_path, self.qga_path, self.console):
+        if os.path.exists(self.console):
+            os.unlink(self.console)
+        self.plugged = []  # node names of USB sticks plugged in (plug/unplug)
+        self.images = {}   # node name -> image file, to plug them in again after a reset
+        self.stopping = False  # power_cut() or kill(): QEMU's end is ours, not the guest's
+        self.resets = []   # arm64: the boot partition of each start after a guest reset
+        self.started = time.monotonic()
+        self._launch()
+        self.first_partition = getattr(self, "boot_partition", None)
+
+    def _launch(self):
+        for p in (self.qmp_path, self.qga_path):
             if os.path.exists(p):
                 os.unlink(p)
         accel = ["-accel", "kvm", "-cpu", "host"] if ACCEL == "kvm" else ["-accel", "tcg"]
@@ -101,30 +120,68 @@ class VM(SerialConsole):
         else:
             if ACCEL != "kvm":
                 accel += ["-cpu", "cortex-a72"]
-            boot = os.path.join(os.path.dirname(os.path.abspath(common.IMG)), "boot")
-            with open(os.path.join(boot, "cmdline")) as f:
-                # The Pi's UART on GPIO 14/15 is ttyS1; the virt board's is the PL011, ttyAMA0.
-                cmdline = f.read().strip().replace("console=ttyS1,", "console=ttyAMA0,")
+            kernel, initrd, cmdline, self.boot_partition = pifirmware.direct_boot(self.disk, "virt")
+            # The Pi's UART on GPIO 14/15 is ttyS1; the virt board's is the PL011, ttyAMA0.
+            cmdline = cmdline.replace("console=ttyS1,", "console=ttyAMA0,")
             machine = ["qemu-system-aarch64", *accel, "-machine", "virt", "-smp", "2", "-m", "1024",
-                       "-kernel", os.path.join(boot, "vmlinuz"), "-initrd", os.path.join(boot, "initrd.img"),
-                       "-append", cmdline,
+                       "-kernel", kernel, "-initrd", initrd, "-append", cmdline, "-no-reboot",
                        "-device", "virtio-gpu-pci", "-device", "qemu-xhci,id=xhci", "-device", "usb-kbd"]
         cmd = [*machine,
-               "-drive", f"file={disk},format=raw,if=virtio,cache=unsafe",
+               "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
                "-display", "none", "-nic", "none",
-               "-serial", f"file:{self.console}",
+               "-chardev", f"file,id=console,path={self.console},append=on", "-serial", "chardev:console",
                "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
                "-chardev", f"socket,path={self.qga_path},server=on,wait=off,id=qga0",
                "-device", "virtio-serial", "-device", "virtserialport,chardev=qga0,name=org.qemu.guest_agent.0"]
-        self.started = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
-                                     stdout=open(os.path.join(common.WORK, f"qemu-{tag}.log"), "wb"),
+                                     stdout=open(os.path.join(common.WORK, f"qemu-{self.tag}.log"), "ab"),
                                      stderr=subprocess.STDOUT)
         self.qmp = JsonSocket(self.qmp_path)
         self.qmp.recv(10)  # greeting
         self.qmp.call("qmp_capabilities")
         self.qga = None
-        self.plugged = []  # node names of USB sticks plugged in (plug/unplug)
+
+    def restarted_after_reset(self):
+        """arm64: if the guest reset the machine (QEMU ended by itself, and the kernel's last
+        word was not "Power down"), starts it again as the Pi firmware would, sticks still
+        plugged in; True if it did."""
+        if ARCH == "amd64" or self.stopping or self.proc.poll() is None:
+            return False
+        if b"reboot: Power down" in self.console_text()[-400:]:
+            return False
+        images = [(n, self.images[n]) for n in self.plugged]
+        self.plugged, self.images = [], {}
+        self._launch()
+        self.resets.append(self.boot_partition)
+        common.log(f"{self.tag}: the guest reset the machine; started again from partition {self.boot_partition} "
+                   "(autoboot.txt, as the Pi firmware would)")
+        for node, image in images:
+            self.plug(node, image)
+        return True
+
+    def wait_reset(self, timeout=300):
+        """arm64: waits until the guest resets the machine and it is started again
+        (restarted_after_reset); True if it was within TIMEOUT."""
+        n = len(self.resets)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None and not self.restarted_after_reset():
+                return False
+            if len(self.resets) > n:
+                return True
+            time.sleep(0.2)
+        return False
+
+    def wait_console(self, needle, count=1, timeout=120):
+        """As SerialConsole's, across the guest's own resets (arm64: restarted_after_reset)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.console_text().count(needle) >= count:
+                return time.monotonic() - self.started
+            if self.proc.poll() is not None and not self.restarted_after_reset():
+                return None
+            time.sleep(0.2)
+        return None
 
     def chord(self, *names, hold=None):
         """Presses the keys together (QMP send-key; QEMU's default hold time unless `hold` ms)."""
@@ -209,6 +266,7 @@ class VM(SerialConsole):
             self.qmp.call("blockdev-del", **{"node-name": node})
             raise
         self.plugged.append(node)
+        self.images[node] = image_path
 
     def unplug(self, node, timeout=30):
         """Pulls the stick: device_del, waits until QEMU has removed the device (QMP events are
@@ -236,6 +294,7 @@ class VM(SerialConsole):
                 time.sleep(0.5)
         if node in self.plugged:
             self.plugged.remove(node)
+        self.images.pop(node, None)
 
     def diagnose(self, name):
         """Where a machine that stopped answering is: a screendump, the first vCPU's
@@ -272,6 +331,7 @@ class VM(SerialConsole):
         return t, (f"READY {t:.1f} s after power-on, after one reset {first}" if t else f"no READY after a reset either {first}")
 
     def power_cut(self):
+        self.stopping = True
         try:
             self.qmp.call("quit", timeout=5)
         except (EOFError, OSError, RuntimeError):
@@ -279,6 +339,7 @@ class VM(SerialConsole):
         self.proc.wait(timeout=10)
 
     def kill(self):
+        self.stopping = True
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()

@@ -21,7 +21,7 @@ fn write(path: PathBuf, text: &str) {
 fn tree() -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     write(root.path().join("usr/share/wordjudge/pi-boot/config.txt"), &fs::read_to_string(CONFIG).unwrap());
-    write(root.path().join("etc/kernel/cmdline"), "root=LABEL=wjroot ro quiet");
+    write(root.path().join("etc/kernel/cmdline"), "ro quiet");
     write(root.path().join("usr/lib/raspi-firmware/start4.elf"), "firmware");
     root
 }
@@ -53,8 +53,15 @@ fn initrd(root: &Path, v: &str) {
     write(root.join(format!("boot/initrd.img-{v}")), &format!("initrd {v}"));
 }
 
+/// Runs the hook on ROOT; the kernel command line it sees is ROOT/proc-cmdline (absent:
+/// a build machine, not a station).
 fn run_hook(root: &Path) -> (bool, String) {
-    let out = Command::new("sh").arg(HOOK).env("WJ_PI_BOOT_ROOT", root).output().expect("run sh");
+    let out = Command::new("sh")
+        .arg(HOOK)
+        .env("WJ_PI_BOOT_ROOT", root)
+        .env("WJ_PROC_CMDLINE", root.join("proc-cmdline"))
+        .output()
+        .expect("run sh");
     (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
@@ -72,7 +79,10 @@ fn a_kernel_update_moves_every_boot_file_to_the_newest_kernel_with_an_initrd() {
     assert!(ok, "{log}");
     assert_eq!(boot(r, "wordjudge-boot.txt").as_deref(), Some("kernel=6.12.117+deb13-arm64\n"));
     assert_eq!(boot(r, "vmlinuz").as_deref(), Some("kernel 6.12.117+deb13-arm64"));
-    assert_eq!(boot(r, "bcm2711-rpi-old-only.dtb").as_deref(), Some("bcm2711-rpi-old-only.dtb of 6.12.117+deb13-arm64"));
+    assert_eq!(
+        boot(r, "bcm2711-rpi-old-only.dtb").as_deref(),
+        Some("bcm2711-rpi-old-only.dtb of 6.12.117+deb13-arm64")
+    );
     assert_eq!(boot(r, "start4.elf").as_deref(), Some("firmware"));
 
     // The update's kernel is unpacked before its initrd is made: nothing moves yet.
@@ -97,8 +107,9 @@ fn a_kernel_update_moves_every_boot_file_to_the_newest_kernel_with_an_initrd() {
     assert_eq!(boot(r, "bcm2711-rpi-old-only.dtb"), None, "a tree the new kernel does not ship is gone");
     let pi4 = boot(r, "cmdline-pi4.txt").unwrap();
     let pi5 = boot(r, "cmdline-pi5.txt").unwrap();
-    assert!(pi4.ends_with("console=ttyS1,115200 root=LABEL=wjroot ro quiet\n"), "{pi4}");
-    assert!(pi5.ends_with("console=ttyAMA10,115200 root=LABEL=wjroot ro quiet\n"), "{pi5}");
+    // Slot A's root (the image build; no slot running).
+    assert!(pi4.ends_with("console=ttyS1,115200 root=PARTLABEL=wjroot-a rauc.slot=A ro quiet\n"), "{pi4}");
+    assert!(pi5.ends_with("console=ttyAMA10,115200 root=PARTLABEL=wjroot-a rauc.slot=A ro quiet\n"), "{pi5}");
     let config = boot(r, "config.txt").unwrap();
     assert!(config.contains("[pi5]") && config.contains("cmdline=cmdline-pi5.txt"), "{config}");
     assert!(config.contains("kernel=vmlinuz") && config.contains("initramfs initrd.img followkernel"), "{config}");
@@ -142,4 +153,20 @@ fn with_no_complete_kernel_the_partition_is_left_alone() {
     assert!(ok, "{log}");
     assert!(log.contains("left as it is"), "{log}");
     assert_eq!(boot(r, "vmlinuz").as_deref(), Some("the working kernel"));
+}
+
+#[test]
+fn the_command_lines_name_the_root_slot_that_is_running() {
+    let t = tree();
+    let r = t.path();
+    new_layout_kernel(r, "7.3.4+deb13-arm64");
+    initrd(r, "7.3.4+deb13-arm64");
+    write(r.join("proc-cmdline"), "console=tty1 root=PARTLABEL=wjroot-b rauc.slot=B ro quiet\n");
+    let (ok, log) = run_hook(r);
+    assert!(ok, "{log}");
+    for name in ["cmdline.txt", "cmdline-pi4.txt", "cmdline-pi5.txt"] {
+        let line = boot(r, name).unwrap();
+        assert!(line.contains(" root=PARTLABEL=wjroot-b rauc.slot=B ro quiet\n"), "{name}: {line}");
+        assert_eq!(line.matches("root=").count(), 1, "{name}: one root: {line}");
+    }
 }

@@ -5,9 +5,11 @@
 //! not), and the refusals. The real thing, on OVMF and a real ESP, is the amd64
 //! boot test's update part (kiosk-image/boottest/update.py).
 
+use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use crate::script_run::{run_script, run_script_ok};
 
 const BACKEND: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/update/rauc-systemd-boot");
 const ONESHOT: &str = "LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
@@ -49,28 +51,23 @@ impl Station {
         let _ = fs::remove_file(self.path("efivars").join(ONESHOT));
     }
 
+    /// The back-end's environment: its test hooks pointed at this test's files.
+    fn env(&self) -> [(&'static str, OsString); 5] {
+        [
+            ("WJ_ESP", self.path("esp").into_os_string()),
+            ("WJ_EFIVARS", self.path("efivars").into_os_string()),
+            ("WJ_PROC_CMDLINE", self.path("cmdline").into_os_string()),
+            ("WJ_SLOT_TREE_A", self.path("slot-A").into_os_string()),
+            ("WJ_SLOT_TREE_B", self.path("slot-B").into_os_string()),
+        ]
+    }
+
     fn run(&self, args: &[&str]) -> (bool, String, String) {
-        let out = Command::new("sh")
-            .arg(BACKEND)
-            .args(args)
-            .env("WJ_ESP", self.path("esp"))
-            .env("WJ_EFIVARS", self.path("efivars"))
-            .env("WJ_PROC_CMDLINE", self.path("cmdline"))
-            .env("WJ_SLOT_TREE_A", self.path("slot-A"))
-            .env("WJ_SLOT_TREE_B", self.path("slot-B"))
-            .output()
-            .expect("run sh");
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).trim().to_string(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        run_script(BACKEND, args, self.env())
     }
 
     fn ok(&self, args: &[&str]) -> String {
-        let (ok, out, err) = self.run(args);
-        assert!(ok, "{args:?} failed: {err}");
-        out
+        run_script_ok(BACKEND, args, self.env())
     }
 
     fn default_entry(&self) -> String {
