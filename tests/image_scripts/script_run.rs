@@ -1,9 +1,39 @@
 //! How these tests run one of the appliance's shell scripts: with `sh`, the given
 //! environment (the scripts' test hooks), and its outcome as (succeeded, stdout trimmed,
-//! stderr).
+//! stderr); and the scratch folder standing in for the partitions and files a script
+//! works on.
 
 use std::ffi::OsStr;
+use std::fs;
+use std::path::PathBuf;
 use std::process::Command;
+
+/// A temporary folder, removed when dropped, with paths relative to it.
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch { dir: tempfile::tempdir().unwrap() }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Writes TEXT to REL, making its folders.
+    pub fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    /// REL's text, or "" if it cannot be read.
+    pub fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.path(rel)).unwrap_or_default()
+    }
+}
 
 /// Runs `sh SCRIPT ARGS...` with ENV added to this process's environment.
 pub fn run_script<K, V>(script: &str, args: &[&str], env: impl IntoIterator<Item = (K, V)>) -> (bool, String, String)

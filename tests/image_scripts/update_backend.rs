@@ -7,22 +7,28 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::path::{Path, PathBuf};
 
-use crate::script_run::{run_script, run_script_ok};
+use crate::script_run::{run_script, run_script_ok, Scratch};
 
 const BACKEND: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/update/rauc-systemd-boot");
 const ONESHOT: &str = "LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
 
 struct Station {
-    dir: tempfile::TempDir,
+    scratch: Scratch,
+}
+
+/// The scratch folder's path, write and read.
+impl std::ops::Deref for Station {
+    type Target = Scratch;
+    fn deref(&self) -> &Scratch {
+        &self.scratch
+    }
 }
 
 impl Station {
     /// A station as built: slot A's entry and kernel on the ESP, A the default, booted A.
     fn new() -> Station {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Station { dir };
+        let s = Station { scratch: Scratch::new() };
         s.write("esp/loader/loader.conf", "default wordjudge-a.conf\ntimeout 0\neditor no\n");
         s.write("esp/loader/entries/wordjudge-a.conf", "title wordjudge (slot A)\n");
         fs::create_dir_all(s.path("efivars")).unwrap();
@@ -33,16 +39,6 @@ impl Station {
             s.write(&format!("slot-{slot}/usr/lib/wordjudge/kernel-cmdline"), "ro quiet console=ttyS0,115200\n");
         }
         s
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
     }
 
     /// What systemd-boot would boot into next: the one-shot slot (consumed), else the default.
@@ -88,10 +84,6 @@ impl Station {
     }
 }
 
-fn read(p: &Path) -> String {
-    fs::read_to_string(p).unwrap_or_default()
-}
-
 #[test]
 fn an_update_is_tried_once_then_kept_only_when_marked_good() {
     let s = Station::new();
@@ -105,9 +97,9 @@ fn an_update_is_tried_once_then_kept_only_when_marked_good() {
     assert_eq!(s.default_entry(), "wordjudge-a.conf", "marking the other slot bad leaves A the default");
     // ...then made primary: its kernel goes to the ESP and it is tried once.
     s.ok(&["set-primary", "B"]);
-    assert_eq!(read(&s.path("esp/wordjudge-b/vmlinuz")), "kernel of slot B");
-    assert_eq!(read(&s.path("esp/wordjudge-b/initrd.img")), "initrd of slot B");
-    let entry = read(&s.path("esp/loader/entries/wordjudge-b.conf"));
+    assert_eq!(s.read("esp/wordjudge-b/vmlinuz"), "kernel of slot B");
+    assert_eq!(s.read("esp/wordjudge-b/initrd.img"), "initrd of slot B");
+    let entry = s.read("esp/loader/entries/wordjudge-b.conf");
     assert!(entry.contains("linux /wordjudge-b/vmlinuz\ninitrd /wordjudge-b/initrd.img\n"), "{entry}");
     assert!(entry.contains("options root=PARTLABEL=wjroot-b rauc.slot=B ro quiet console=ttyS0,115200\n"), "{entry}");
     assert_eq!(s.oneshot().as_deref(), Some("wordjudge-b.conf"));
@@ -170,7 +162,7 @@ fn set_primary_of_the_running_slot_makes_it_the_default_and_drops_a_pending_tria
 #[test]
 fn refuses_what_it_cannot_do_and_changes_nothing() {
     let s = Station::new();
-    let conf = read(&s.path("esp/loader/loader.conf"));
+    let conf = s.read("esp/loader/loader.conf");
     for args in [&["set-primary", "C"][..], &["get-state", ""], &["set-state", "B", "maybe"], &["reboot"], &[]] {
         let (ok, _, err) = s.run(args);
         assert!(!ok, "{args:?} must fail");
@@ -181,7 +173,7 @@ fn refuses_what_it_cannot_do_and_changes_nothing() {
     let (ok, _, err) = s.run(&["set-primary", "B"]);
     assert!(!ok && err.contains("has no /boot/initrd.img"), "{err}");
     assert!(s.oneshot().is_none(), "no trial of a slot without its kernel");
-    assert_eq!(read(&s.path("esp/loader/loader.conf")), conf);
+    assert_eq!(s.read("esp/loader/loader.conf"), conf);
     // No rauc.slot= (booted some other way): no current slot.
     s.write("cmdline", "root=/dev/sda2 ro\n");
     let (ok, _, err) = s.run(&["get-current"]);

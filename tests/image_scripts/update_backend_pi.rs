@@ -10,9 +10,8 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::path::PathBuf;
 
-use crate::script_run::{run_script, run_script_ok};
+use crate::script_run::{run_script, run_script_ok, Scratch};
 
 const BACKEND: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/update/rauc-pi-tryboot");
 const BOOT_CHECK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/update/boot-check");
@@ -28,15 +27,22 @@ const BOOT_FILES: [&str; 8] = [
 ];
 
 struct Card {
-    dir: tempfile::TempDir,
+    scratch: Scratch,
+}
+
+/// The scratch folder's path, write and read.
+impl std::ops::Deref for Card {
+    type Target = Scratch;
+    fn deref(&self) -> &Scratch {
+        &self.scratch
+    }
 }
 
 impl Card {
     /// A card as built: autoboot.txt boots partition 2 (slot A), whose files are slot A's;
     /// partition 3 is empty; both root slots carry their own /boot/firmware.
     fn new() -> Card {
-        let dir = tempfile::tempdir().unwrap();
-        let c = Card { dir };
+        let c = Card { scratch: Scratch::new() };
         c.write("auto/autoboot.txt", "[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n");
         fs::create_dir_all(c.path("boot-B")).unwrap();
         for slot in ["A", "B"] {
@@ -55,20 +61,6 @@ impl Card {
         }
         c.firmware_boot();
         c
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.dir.path().join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, text).unwrap();
-    }
-
-    fn read(&self, rel: &str) -> String {
-        fs::read_to_string(self.path(rel)).unwrap_or_default()
     }
 
     /// The firmware's choice, as it makes it at power-on: autoboot.txt's [all]
