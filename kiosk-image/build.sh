@@ -194,8 +194,8 @@ if [ "$ARCH" = arm64 ]; then
 fi
 # The kernel command line every model shares (read-only root; quiet). The root is named
 # by its slot's partition label (both slots hold the same filesystem, label and all): on
-# the PC in each slot's boot entry, on the Pi in each boot partition's command lines. The consoles are added per
-# model: amd64 here (/dev/console is the last console=: the serial port, for the READY
+# the PC in each slot's boot entry, on the Pi in each boot partition's command lines. The
+# consoles are added per model: amd64 here (/dev/console is the last console=: the serial port, for the READY
 # line and kernel messages), the Pi's by kiosk-image/pi-boot/wordjudge-pi-boot.
 CMDLINE="ro rootwait quiet loglevel=3 systemd.show_status=error vt.global_cursor_default=0 consoleblank=0 fsck.repair=yes panic=10"
 if [ "$ARCH" = arm64 ]; then

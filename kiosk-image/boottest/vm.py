@@ -75,10 +75,14 @@ class SerialConsole:
         while time.monotonic() < deadline:
             if self.console_text().count(needle) >= count:
                 return time.monotonic() - self.started
-            if self.proc.poll() is not None:
+            if self.proc.poll() is not None and not self.restarted_after_reset():
                 return None
             time.sleep(0.2)
         return None
+
+    def restarted_after_reset(self):
+        """Whether the machine was started again after QEMU ended (VM, arm64); here never."""
+        return False
 
 
 class VM(SerialConsole):
@@ -171,17 +175,6 @@ class VM(SerialConsole):
                 return True
             time.sleep(0.2)
         return False
-
-    def wait_console(self, needle, count=1, timeout=120):
-        """As SerialConsole's, across the guest's own resets (arm64: restarted_after_reset)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.console_text().count(needle) >= count:
-                return time.monotonic() - self.started
-            if self.proc.poll() is not None and not self.restarted_after_reset():
-                return None
-            time.sleep(0.2)
-        return None
 
     def chord(self, *names, hold=None):
         """Presses the keys together (QMP send-key; QEMU's default hold time unless `hold` ms)."""
