@@ -159,6 +159,14 @@ if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
         die "qemu-$QEMU_ARCH is not registered with binfmt_misc: cannot run $ARCH programs here"
 fi
 mkdir -p "$OUT"
+# Room first: a disk that fills up half-way through fails deep inside mmdebstrap (or a
+# chroot under qemu-user), where the reason is easy to miss. The root tree with its
+# package cache, its filesystem, the disk image and the bundle's copy of the root need
+# about 3 GiB on amd64 and 4 GiB on arm64 (its tree holds a second kernel for a while).
+need_mb=$([ "$ARCH" = arm64 ] && echo 4096 || echo 3072)
+free_mb=$(df -Pm "$OUT" | awk 'NR == 2 { print $4 }')
+[ "$free_mb" -ge "$need_mb" ] ||
+    die "only $free_mb MiB free for $OUT ($(df -P "$OUT" | awk 'NR == 2 { print $6 }')): the $ARCH image build needs about $need_mb MiB; free some space, or set OUT= to a folder on a larger disk"
 WORK=$OUT/work
 rm -rf "$WORK"; mkdir -p "$WORK"
 ROOT=$WORK/rootfs
