@@ -45,6 +45,8 @@ pub struct OpenBundle {
 
 /// What finished, for the audit log.
 pub enum Finished {
+    /// The check refused the bundle the director chose (`bundle`: its file).
+    Refused { bundle: String, reason: String },
     Installed { version: String },
     Failed { version: String, reason: String },
 }
@@ -268,10 +270,11 @@ impl UpdateDesk {
                 }
             }
             Message::Checked { stick, path, result } => {
-                let report = match (result, self.release.clone()) {
+                let file = path.file_name().map(|n| shown(&n.to_string_lossy())).unwrap_or_default();
+                let reason = match (result, self.release.clone()) {
                     (Ok(info), Some(release)) if info.compatible == release.compatible => {
                         let preview = UpdatePreview {
-                            file: path.file_name().map(|n| shown(&n.to_string_lossy())).unwrap_or_default(),
+                            file,
                             signer: shown(&info.signer),
                             version: shown(&info.version),
                             current: shown(&release.version),
@@ -282,16 +285,17 @@ impl UpdateDesk {
                         self.open = Some(OpenBundle { stick, path, preview: preview.clone() });
                         return self.reports.push_back((UpdateReport::Preview(preview), None));
                     }
-                    (Ok(info), Some(release)) => UpdateReport::Refused(format!(
+                    (Ok(info), Some(release)) => format!(
                         "it is for {}, and this station is {}",
                         shown(&info.compatible),
                         shown(&release.compatible)
-                    )),
-                    (Ok(_), None) => UpdateReport::Refused(crate::update::UpdateError::NotUpdatable.to_string()),
-                    (Err(reason), _) => UpdateReport::Refused(reason),
+                    ),
+                    (Ok(_), None) => crate::update::UpdateError::NotUpdatable.to_string(),
+                    (Err(reason), _) => reason,
                 };
                 self.unmount(stick);
-                self.reports.push_back((report, None));
+                self.reports
+                    .push_back((UpdateReport::Refused(reason.clone()), Some(Finished::Refused { bundle: file, reason })));
             }
             Message::Progress(percent) => self.reports.push_back((UpdateReport::Progress(percent), None)),
             Message::Installed => {

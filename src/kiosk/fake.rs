@@ -64,6 +64,7 @@ pub enum FakeRecord {
     Update(UpdateRequest),
     /// The audit records an update makes, in the order the real station
     /// writes them.
+    UpdateRefused { reason: String },
     UpdateStarted { version: String, downgrade: bool },
     UpdateInstalled { version: String },
     UpdateFailed { version: String, reason: String },
@@ -609,6 +610,7 @@ impl Station for FakeStation {
         let report = self.update_reports.pop_front()?;
         let version = self.update_offer.as_ref().and_then(|o| o.version.clone()).unwrap_or_default();
         match &report {
+            UpdateReport::Refused(reason) => self.records.push(FakeRecord::UpdateRefused { reason: reason.clone() }),
             UpdateReport::Installed { version } => self.records.push(FakeRecord::UpdateInstalled { version: version.clone() }),
             UpdateReport::Failed(reason) => {
                 self.records.push(FakeRecord::UpdateFailed { version, reason: reason.clone() })

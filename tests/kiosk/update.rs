@@ -41,7 +41,8 @@ fn update_records(station: &FakeStation) -> Vec<FakeRecord> {
         .filter(|r| {
             matches!(
                 r,
-                FakeRecord::UpdateStarted { .. }
+                FakeRecord::UpdateRefused { .. }
+                    | FakeRecord::UpdateStarted { .. }
                     | FakeRecord::UpdateInstalled { .. }
                     | FakeRecord::UpdateFailed { .. }
                     | FakeRecord::System(_)
@@ -128,7 +129,8 @@ fn an_unverifiable_or_incompatible_bundle_is_refused_and_nothing_installs() {
         assert!(v.usb.detail.contains(reason) && v.usb.detail.contains("Nothing changed"), "{}", v.usb.detail);
         rig.key(Key::Enter);
         assert!(matches!(rig.screen(), Screen::Director(_)), "any key returns to the menu");
-        assert!(update_records(&rig.station).is_empty(), "nothing started, nothing restarted");
+        // The refusal is the only record: nothing started, nothing restarted.
+        assert_eq!(update_records(&rig.station), vec![FakeRecord::UpdateRefused { reason: reason.into() }]);
         assert!(!rig.station.update_requests().contains(&&UpdateRequest::Install));
     }
 }
@@ -310,6 +312,13 @@ fn live_a_bundle_for_another_station_is_refused_and_a_pulled_stick_fails_cleanly
     live.key(Key::Enter);
     wait_until(&mut live, "the refusal", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
     assert!(live.view().usb.detail.contains("it is for wordjudge-arm64"), "{}", live.view().usb.detail);
+    // The director's attempt is on the record, with the bundle and the reason
+    // the screen gave, and nothing was started.
+    let text = live.audit_text();
+    let refused = text.lines().filter(|l| l.contains("\"event\":\"update_refused\"")).collect::<Vec<_>>();
+    assert_eq!(refused.len(), 1, "{text}");
+    assert!(refused[0].contains("\"bundle\":\"u.raucb\"") && refused[0].contains("it is for wordjudge-arm64"), "{text}");
+    assert!(!text.contains("update_started"), "{text}");
     live.key(Key::Enter);
 
     // A compatible bundle whose stick is pulled out while it installs.

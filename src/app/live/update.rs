@@ -1,6 +1,6 @@
-//! An update of the station as audit records: started (what the director
-//! confirmed), installed or failed, and the boot check's verdict after the
-//! restart, recorded exactly once.
+//! An update of the station as audit records: refused at its check, or
+//! started (what the director confirmed), installed or failed, and the boot
+//! check's verdict after the restart, recorded exactly once.
 
 use crate::app::update::Finished;
 use crate::audit::AuditEvent;
@@ -45,11 +45,16 @@ impl LiveStation {
         }
     }
 
-    /// The next update report, recorded first when it ends an install
-    /// (`update_installed` comes before the flow asks for the restart).
+    /// The next update report, recorded first when it ends a check with a
+    /// refusal or ends an install (`update_installed` comes before the flow
+    /// asks for the restart).
     pub(super) fn next_update_report(&mut self) -> Option<UpdateReport> {
         let (report, finished) = self.update.poll()?;
         match finished {
+            Some(Finished::Refused { bundle, reason }) => {
+                tracing::warn!("update: {bundle} refused: {reason}");
+                self.record(AuditEvent::UpdateRefused { bundle, reason });
+            }
             Some(Finished::Installed { version }) => {
                 tracing::info!("update: {version} installed; restarting into it");
                 self.record(AuditEvent::UpdateInstalled { version });

@@ -37,6 +37,7 @@ pub enum EventKind {
     UsbStick,
     UsbFailed,
     UpdateStarted,
+    UpdateRefused,
     UpdateInstalled,
     UpdateFailed,
     UpdateOutcome,
@@ -74,6 +75,7 @@ impl EventKind {
         EventKind::UsbStick,
         EventKind::UsbFailed,
         EventKind::UpdateStarted,
+        EventKind::UpdateRefused,
         EventKind::UpdateInstalled,
         EventKind::UpdateFailed,
         EventKind::UpdateOutcome,
@@ -112,6 +114,7 @@ impl EventKind {
             EventKind::UsbStick => "usb_stick",
             EventKind::UsbFailed => "usb_failed",
             EventKind::UpdateStarted => "update_started",
+            EventKind::UpdateRefused => "update_refused",
             EventKind::UpdateInstalled => "update_installed",
             EventKind::UpdateFailed => "update_failed",
             EventKind::UpdateOutcome => "update_outcome",
@@ -137,6 +140,7 @@ impl EventKind {
                 | EventKind::SettingChanged
                 | EventKind::SettingRefused
                 | EventKind::UpdateStarted
+                | EventKind::UpdateRefused
         )
     }
 }
@@ -352,6 +356,14 @@ pub enum AuditEvent {
         bundle: String,
         downgrade: bool,
     },
+    /// The director chose to install `bundle` (its file name on the stick)
+    /// and the station refused it at its check, before anything was
+    /// written: RAUC could not verify it (signature, truncated), or it is
+    /// for another kind of station. `reason` is what the screen said.
+    UpdateRefused {
+        bundle: String,
+        reason: String,
+    },
     /// The update is in the other slot; the station restarts into it next.
     UpdateInstalled {
         version: String,
@@ -404,6 +416,7 @@ impl AuditEvent {
             AuditEvent::UsbStick { .. } => EventKind::UsbStick,
             AuditEvent::UsbFailed { .. } => EventKind::UsbFailed,
             AuditEvent::UpdateStarted { .. } => EventKind::UpdateStarted,
+            AuditEvent::UpdateRefused { .. } => EventKind::UpdateRefused,
             AuditEvent::UpdateInstalled { .. } => EventKind::UpdateInstalled,
             AuditEvent::UpdateFailed { .. } => EventKind::UpdateFailed,
             AuditEvent::UpdateOutcome { .. } => EventKind::UpdateOutcome,
@@ -433,6 +446,7 @@ impl AuditEvent {
                 | AuditEvent::LexiconFileChanged { .. }
                 | AuditEvent::LexiconInstallRefused { .. }
                 | AuditEvent::UsbFailed { .. }
+                | AuditEvent::UpdateRefused { .. }
                 | AuditEvent::UpdateFailed { .. }
         ) || matches!(self, AuditEvent::LexiconOpened { problem: Some(_), .. })
             || matches!(self, AuditEvent::UpdateOutcome { outcome, .. } if outcome != "marked-good")
@@ -501,6 +515,7 @@ impl AuditEvent {
                 let kind = if *downgrade { "downgrade or reinstall" } else { "update" };
                 format!("director started the {kind} {current} -> {version} from {bundle}, signed by {signer}")
             }
+            AuditEvent::UpdateRefused { bundle, reason } => format!("director's update from {bundle} refused: {reason}"),
             AuditEvent::UpdateInstalled { version } => format!("update to {version} installed; restarting into it"),
             AuditEvent::UpdateFailed { version, reason } => format!("update to {version} failed: {reason}"),
             AuditEvent::UpdateOutcome { slot, version, outcome, detail } => {
