@@ -240,7 +240,7 @@ if [ "$WJ_ARCH" = arm64 ]; then
         say "kernel hook test: installing a second kernel, $second"
         # Its initrd only has to exist (the hook copies whichever kernel is newest), so it
         # holds just the listed modules: MODULES=most over a whole unpruned kernel takes
-        # minutes under qemu-user. The override goes before this kernel's own initrd.
+        # minutes under qemu-user. It is removed before this kernel's own initrd is made.
         echo 'MODULES=list' >"$R/etc/initramfs-tools/conf.d/zz-wordjudge-hook-test"
         INITRD=Yes DEBIAN_FRONTEND=noninteractive chroot "$R" apt-get install -y -q --no-install-recommends "$second" >/dev/null
         rm "$R/etc/initramfs-tools/conf.d/zz-wordjudge-hook-test"
