@@ -138,8 +138,13 @@ pub enum ConfigProblem {
     /// Valid TOML with a value out of range.
     Invalid { path: PathBuf, message: String },
     /// No config, but the station is not fresh: a damaged last good copy,
-    /// or data (an audit log) a fresh station cannot have.
+    /// or data (an audit log, a director PIN in the guard) a fresh station
+    /// cannot have.
     NotFresh { path: PathBuf, reason: String },
+    /// Valid TOML that has lost settings the station had (its PIN line, its
+    /// lexicon, its audit folder): a cut or edited file, which must not make
+    /// the station fresh, hand its menu to a new PIN, or start a new chain.
+    LostSettings { path: PathBuf, lost: Vec<&'static str> },
 }
 
 impl ConfigProblem {
@@ -150,7 +155,8 @@ impl ConfigProblem {
             | ConfigProblem::Unreadable { path, .. }
             | ConfigProblem::Syntax { path, .. }
             | ConfigProblem::Invalid { path, .. }
-            | ConfigProblem::NotFresh { path, .. } => path,
+            | ConfigProblem::NotFresh { path, .. }
+            | ConfigProblem::LostSettings { path, .. } => path,
         }
     }
 }
@@ -167,6 +173,12 @@ impl fmt::Display for ConfigProblem {
             ConfigProblem::NotFresh { path, reason } => {
                 write!(f, "no config at {}, and {reason}: a damaged station, not a fresh one", path.display())
             }
+            ConfigProblem::LostSettings { path, lost } => write!(
+                f,
+                "config {} has lost settings this station had ({}): a damaged config, not a fresh one",
+                path.display(),
+                lost.join(", ")
+            ),
         }
     }
 }
@@ -204,10 +216,14 @@ impl Loaded {
 
     /// Saves the config in force as the last good copy, when it came from the
     /// file (a no-op otherwise, or when the copy is already the same).
+    /// The station's identity (PIN hash, audit folder) goes into the guard
+    /// too ([`crate::guard`]).
     pub fn remember_last_good(&self) -> std::io::Result<()> {
         if self.source != ConfigSource::File {
             return Ok(());
         }
+        let config = &self.config;
+        crate::guard::remember_identity(&self.path, config.director_pin_hash.as_deref(), &config.audit_dir)?;
         let path = last_good_path(&self.path);
         let text = self.config.to_text();
         if crate::bounded::read_small_text(&path, MAX_CONFIG_BYTES).ok().as_deref() == Some(text.as_str()) {
@@ -299,33 +315,70 @@ impl Config {
         Ok(())
     }
 
-    fn read(path: &Path) -> Result<Config, ConfigProblem> {
+    fn read(path: &Path) -> Result<(Config, toml::Table), ConfigProblem> {
         // Bounded and without blocking: a FIFO or device in the config's
         // place is refused at once, a huge file before it is read.
         match crate::bounded::read_small_text(path, MAX_CONFIG_BYTES) {
-            Ok(text) => Config::parse(&text, path),
+            Ok(text) => {
+                let config = Config::parse(&text, path)?;
+                Ok((config, toml::from_str(&text).unwrap_or_default()))
+            }
             Err(e) if e.is_not_found() => Err(ConfigProblem::Missing { path: path.to_path_buf() }),
             Err(e) => Err(ConfigProblem::Unreadable { path: path.to_path_buf(), reason: e.to_string() }),
         }
     }
 
-    /// Loads `path`; never fails. A broken or missing file falls back to the
-    /// last good copy beside it, never to defaults that would change who
-    /// judges: without a last good copy a broken file leaves the station
-    /// [`ConfigSource::Unusable`] (out of service, saying why), and only a
-    /// station that never had a config (no file, no copy) starts on the
-    /// defaults.
+    /// Loads `path`; never fails. A broken or missing file, or one that lost
+    /// settings the station had ([`ConfigProblem::LostSettings`]), falls back
+    /// to the last good copy beside it, never to defaults that would change
+    /// who judges: without a last good copy the station is
+    /// [`ConfigSource::Unusable`] (out of service, saying why). Only a
+    /// station that never had a config (no file, no copy, no audit log in
+    /// the default folder, no PIN in the guard) starts on the defaults.
+    ///
+    /// Whatever is in force, a station that has had a director PIN keeps it:
+    /// when neither the file nor its copy holds one, the guard's is used.
     pub fn load(path: &Path) -> Loaded {
+        let guard = crate::guard::Guard::read(&crate::guard::path_for(path));
+        let last_good = Config::read(&last_good_path(path));
+        let mut loaded = Config::load_with(path, &guard, last_good);
+        if loaded.source != ConfigSource::File && loaded.source != ConfigSource::Defaults {
+            let config = &mut loaded.config;
+            if config.director_pin_hash.is_none() {
+                config.director_pin_hash = guard.pin_hash.clone();
+            }
+            // With no config in force, the guard names the station's own
+            // audit chain (a problem is recorded there, never in a new one).
+            if loaded.source == ConfigSource::Unusable {
+                if let Some(dir) = &guard.audit_dir {
+                    config.audit_dir = dir.clone();
+                }
+            }
+        }
+        loaded
+    }
+
+    fn load_with(
+        path: &Path,
+        guard: &crate::guard::Guard,
+        last_good: Result<(Config, toml::Table), ConfigProblem>,
+    ) -> Loaded {
         let problem = match Config::read(path) {
-            Ok(config) => return Loaded { config, path: path.to_path_buf(), source: ConfigSource::File, problem: None },
+            Ok((config, table)) => {
+                let lost = lost_settings(&table, last_good.as_ref().ok().map(|(c, _)| c), guard);
+                if lost.is_empty() {
+                    return Loaded { config, path: path.to_path_buf(), source: ConfigSource::File, problem: None };
+                }
+                ConfigProblem::LostSettings { path: path.to_path_buf(), lost }
+            }
             Err(problem) => problem,
         };
         let missing = matches!(problem, ConfigProblem::Missing { .. });
-        let (config, source, problem) = match Config::read(&last_good_path(path)) {
-            Ok(config) => (config, ConfigSource::LastGood, problem),
+        let (config, source, problem) = match last_good {
+            Ok((config, _)) => (config, ConfigSource::LastGood, problem),
             // A fresh station is recognised only by the absence of any
             // config, any last good copy and any data.
-            Err(ConfigProblem::Missing { .. }) if missing => match data_of_a_used_station(&Config::default()) {
+            Err(ConfigProblem::Missing { .. }) if missing => match data_of_a_used_station(&Config::default(), guard) {
                 None => (Config::default(), ConfigSource::Defaults, problem),
                 Some(reason) => (
                     Config::default(),
@@ -350,20 +403,53 @@ impl Config {
     }
 
     /// Writes the config atomically, and the same text as its last good copy.
+    /// The station's identity goes into the guard as well.
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         let text = self.to_text();
         write_atomically(path, text.as_bytes())?;
-        write_atomically(&last_good_path(path), text.as_bytes())
+        write_atomically(&last_good_path(path), text.as_bytes())?;
+        crate::guard::remember_identity(path, self.director_pin_hash.as_deref(), &self.audit_dir)
     }
 }
 
-/// What a station that never had a config cannot have: records in the
-/// default audit folder. Some(why) when they are there.
-fn data_of_a_used_station(defaults: &Config) -> Option<String> {
-    let mut entries = std::fs::read_dir(&defaults.audit_dir).ok()?;
-    entries
-        .any(|e| e.is_ok())
-        .then(|| format!("the audit folder {} already holds a log", defaults.audit_dir.display()))
+/// What a station that never had a config cannot have: a director PIN in
+/// its guard, or records in the default audit folder or in the folder the
+/// guard names. Some(why) when it has them.
+fn data_of_a_used_station(defaults: &Config, guard: &crate::guard::Guard) -> Option<String> {
+    if guard.pin_hash.is_some() {
+        return Some("it has had a director PIN".into());
+    }
+    [Some(&defaults.audit_dir), guard.audit_dir.as_ref()].into_iter().flatten().find_map(|dir| {
+        let mut entries = std::fs::read_dir(dir).ok()?;
+        entries.any(|e| e.is_ok()).then(|| format!("the audit folder {} already holds a log", dir.display()))
+    })
+}
+
+/// The settings a readable config lost: each a key the file does not have
+/// while the station's last good copy (or, for the PIN, its guard) holds a
+/// value other than the default. Only the settings that decide who may open
+/// the menu, who judges and where it is recorded count: a deleted `[gpio]`
+/// table or timing falls back to its default harmlessly, and an operator
+/// may do that on purpose.
+fn lost_settings(file: &toml::Table, last_good: Option<&Config>, guard: &crate::guard::Guard) -> Vec<&'static str> {
+    let defaults = Config::default();
+    let mut lost = Vec::new();
+    let had_pin = last_good.is_some_and(|c| c.director_pin_hash.is_some()) || guard.pin_hash.is_some();
+    if !file.contains_key("director_pin_hash") && had_pin {
+        lost.push("director_pin_hash");
+    }
+    if let Some(good) = last_good {
+        for (key, differs) in [
+            ("active_lexicon", good.active_lexicon != defaults.active_lexicon),
+            ("audit_dir", good.audit_dir != defaults.audit_dir),
+            ("lexicon_dir", good.lexicon_dir != defaults.lexicon_dir),
+        ] {
+            if differs && !file.contains_key(key) {
+                lost.push(key);
+            }
+        }
+    }
+    lost
 }
 
 /// The config path: `--config`, else `WORDJUDGE_CONFIG`, else the default.

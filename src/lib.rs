@@ -8,7 +8,7 @@
 //!    never sideways:
 //!    foundations ([`word`], [`fingerprint`], [`digest`], [`panel`],
 //!    [`profile`], [`pin`], [`atomic_file`], [`shutdown`], [`bounded`]);
-//!    [`lexicon`], [`gpio`], [`usb`], [`update`]; [`judge`], [`config`]; the audit
+//!    [`lexicon`], [`gpio`], [`usb`], [`update`], [`guard`]; [`judge`], [`config`]; the audit
 //!    log's format ([`audit`]); its one writer ([`recorder`]) and its
 //!    readers ([`inspect`]);
 //! 2. [`kiosk`]: the player-facing flow as a plain state machine, its typed
@@ -26,6 +26,7 @@ pub mod config;
 pub mod digest;
 pub mod fingerprint;
 pub mod gpio;
+pub mod guard;
 pub mod judge;
 pub mod kiosk;
 pub mod lexicon;

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     // Foundations: import nothing of the crate.
     &["word", "fingerprint", "digest", "panel", "profile", "pin", "atomic_file", "shutdown", "bounded"],
-    // The word lists, the GPIO panel, the USB sticks, updates of the station.
-    &["lexicon", "gpio", "usb", "update"],
+    // The word lists, the GPIO panel, the USB sticks, updates of the station,
+    // the director's guard kept beside the config.
+    &["lexicon", "gpio", "usb", "update", "guard"],
     // Judging words; the station's config.
     &["judge", "config"],
     // The audit log's format.

@@ -93,15 +93,17 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     let show_lamps = options.windowed && options.gpio == Backend::Sim;
     // A config that is broken with no last good copy names no audit folder
     // the station may trust: never start a new chain. The reason still goes
-    // into the chain the default folder already holds, if it holds one (on
-    // the appliance, the station's own), and the station stays out of service.
+    // into the chain the folder already holds, if it holds one: the folder
+    // the guard remembers (`Config::load` puts it in force), else the
+    // default (on the appliance, the station's own). The station stays out
+    // of service.
     let audit = match options.config.usable() {
         // One writer per audit folder: a second kiosk (or anything else that
         // would write) refuses to start, naming the holder.
         true => Some(AuditLog::open(&config.audit_dir, &config.station_name).map_err(|busy| busy.to_string())?),
         false => {
-            let dir = crate::config::Config::default().audit_dir;
-            crate::audit::has_chain(&dir).then(|| AuditLog::open(&dir, &config.station_name).ok()).flatten()
+            let dir = &config.audit_dir;
+            crate::audit::has_chain(dir).then(|| AuditLog::open(dir, &config.station_name).ok()).flatten()
         }
     };
     if let Err(e) = options.config.remember_last_good() {

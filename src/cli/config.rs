@@ -2,7 +2,7 @@
 
 use super::{fail, Context};
 use std::io::BufRead;
-use wordjudge::config::ConfigSource;
+use wordjudge::config::{ConfigProblem, ConfigSource};
 use std::process::ExitCode;
 
 #[derive(clap::Subcommand, Debug)]
@@ -11,6 +11,8 @@ pub enum ConfigCommand {
     SetPin,
     /// Print the config in force (defaults filled in) and any problem with the file
     Show,
+    /// Write the last good copy back over a damaged config (what the director's "Restore the last good settings" does at the station)
+    Restore,
 }
 
 fn read_line(prompt: &str, interactive: bool) -> Option<String> {
@@ -39,6 +41,21 @@ pub fn run(context: Context, command: ConfigCommand) -> ExitCode {
             print!("{}", toml::to_string(&loaded.config).unwrap_or_default());
             ExitCode::SUCCESS
         }
+        ConfigCommand::Restore => {
+            if loaded.source != ConfigSource::LastGood {
+                return match &loaded.problem {
+                    None => fail("the config is not damaged: nothing to restore"),
+                    Some(problem) => fail(format_args!("{problem}; there is no last good copy to restore from (nothing changed)")),
+                };
+            }
+            match loaded.config.save(&loaded.path) {
+                Ok(()) => {
+                    println!("the last good copy is written back to {}", loaded.path.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(format_args!("cannot write {}: {e}; nothing changed", loaded.path.display())),
+            }
+        }
         ConfigCommand::SetPin => {
             use std::io::IsTerminal;
             let interactive = std::io::stdin().is_terminal();
@@ -52,11 +69,21 @@ pub fn run(context: Context, command: ConfigCommand) -> ExitCode {
                 Ok(h) => h,
                 Err(e) => return fail(format_args!("{e}; nothing changed")),
             };
-            // Only a config read from the file, or a fresh station's
-            // defaults, may be written back: writing the last good copy over
-            // a broken file would hide the director's typo.
+            // Only a config read from the file, a fresh station's defaults,
+            // or a station whose config and copy are both gone (its audit
+            // folder and old PIN known from the guard) may be written back:
+            // writing the last good copy over a broken file would hide the
+            // director's typo, so that is `config restore`, said out loud.
             match (&loaded.source, &loaded.problem) {
                 (ConfigSource::File | ConfigSource::Defaults, _) => {}
+                (ConfigSource::Unusable, Some(ConfigProblem::NotFresh { .. })) => {
+                    eprintln!("wordjudge: no config and no last good copy: writing a new config that keeps this station's audit folder ({})", loaded.config.audit_dir.display());
+                }
+                (ConfigSource::LastGood, Some(problem)) => {
+                    return fail(format_args!(
+                        "{problem}; run `wordjudge config restore` to write the last good copy back, or fix the file (nothing changed)"
+                    ))
+                }
                 (_, Some(problem)) => return fail(format_args!("{problem}; fix the file first (nothing changed)")),
                 (_, None) => return fail("the config is not in force; fix the file first (nothing changed)"),
             }

@@ -76,13 +76,13 @@ pub fn open(config: &GpioConfig, backend: Backend) -> (Box<dyn Hardware>, Option
 /// on without the hardware (`wordjudge gpio test`).
 pub fn try_open(config: &GpioConfig, backend: Backend) -> Result<Box<dyn Hardware>, GpioError> {
     match backend {
-        Backend::Off => Ok(Box::new(NoHardware::new("--gpio off"))),
+        Backend::Off => Ok(Box::new(NoHardware::new("switched off for this station"))),
         Backend::Sim => {
             config.check()?;
             let (hardware, _handle) = SimHardware::new(config.debounce());
             Ok(Box::new(hardware))
         }
-        Backend::Auto if !config.wires_anything() => Ok(Box::new(NoHardware::new("nothing wired in [gpio]"))),
+        Backend::Auto if !config.wires_anything() => Ok(Box::new(NoHardware::new("no button or lamps wired"))),
         Backend::Auto | Backend::Rppal | Backend::Cdev => {
             config.check()?;
             if !config.wires_anything() {

@@ -60,6 +60,8 @@ pub enum FakeRecord {
     ProfileCleared,
     StationRenamed { to: String },
     ClockSet { to: String },
+    /// The held last good settings were written back.
+    SettingsRestored,
     Usb(UsbRequest),
     Update(UpdateRequest),
     /// The audit records an update makes, in the order the real station
@@ -89,6 +91,9 @@ pub struct FakeStation {
     /// A station that never had a config (first boot): with no PIN, the
     /// director chord sets one.
     pub fresh: bool,
+    /// The config was damaged and its last good settings are held: no
+    /// judging until the director restores them.
+    pub held: bool,
     /// The PIN guard as saved (a new fake station over the same value is a restart).
     pub pin_guard: super::station::PinGuard,
     pub station_name: String,
@@ -136,6 +141,7 @@ impl FakeStation {
             active: 0,
             pin: Some(pin.into()),
             fresh: false,
+            held: false,
             pin_guard: Default::default(),
             station_name: "Table 3".into(),
             appliance: false,
@@ -330,7 +336,7 @@ impl Station for FakeStation {
             Some(l) => LexiconView {
                 id: l.id.clone(),
                 status: l.status.clone(),
-                usable: l.usable,
+                usable: l.usable && !self.held,
                 demo: l.id == "DEMO",
                 digest: if l.usable { "0a1b2c3d".into() } else { String::new() },
             },
@@ -339,6 +345,9 @@ impl Station for FakeStation {
     }
 
     fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError> {
+        if self.held {
+            return Err(AdjudicateError::NoUsableLexicon);
+        }
         if let Some(error) = self.fail_next.take() {
             return Err(error);
         }
@@ -454,6 +463,19 @@ impl Station for FakeStation {
         self.fresh && self.pin.is_none()
     }
 
+    fn settings_held(&self) -> bool {
+        self.held
+    }
+
+    fn restore_settings(&mut self) -> Result<(), SettingsError> {
+        if !self.held {
+            return Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()));
+        }
+        self.held = false;
+        self.records.push(FakeRecord::SettingsRestored);
+        Ok(())
+    }
+
     fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError> {
         if !self.first_pin_needed() {
             return Err(SettingsError::Invalid("this station already has a director PIN".into()));
@@ -486,7 +508,11 @@ impl Station for FakeStation {
     }
 
     fn warnings(&self) -> Vec<Warning> {
-        self.warnings.clone()
+        let mut warnings = self.warnings.clone();
+        if self.held {
+            warnings.push(Warning::SettingsHeld);
+        }
+        warnings
     }
 
     fn needs_service(&self) -> bool {

@@ -14,7 +14,7 @@ use crate::profile::ChallengeRule;
 use std::fmt;
 
 /// What the screens show about the active lexicon.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct LexiconView {
     /// Lexicon id, e.g. `CSW15`.
     pub id: String,
@@ -100,6 +100,8 @@ pub enum Setting {
     Pin,
     StationName,
     Clock,
+    /// The last good settings, written back over a damaged config.
+    Restored,
 }
 
 /// Why a setting was not changed. Nothing changed.
@@ -210,6 +212,9 @@ pub enum Warning {
     /// The judging path failed unexpectedly (a caught panic); the station is
     /// out of service until the director acts.
     JudgingFault(String),
+    /// The config was damaged; its last good settings are held and players
+    /// cannot judge until the director restores them.
+    SettingsHeld,
 }
 
 /// Why an adjudication did not happen. Nothing was recorded or shown.
@@ -496,6 +501,17 @@ pub trait Station {
     /// Sets the first director PIN (only while [`Self::first_pin_needed`]),
     /// recorded in the audit log.
     fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError>;
+    /// Whether the station's config was damaged and its last good settings
+    /// are held for the director: players cannot judge until the director
+    /// restores them (a cut or edited card is looked at before any verdict).
+    fn settings_held(&self) -> bool {
+        false
+    }
+    /// Writes the held last good settings back as the config (recorded);
+    /// the station judges again.
+    fn restore_settings(&mut self) -> Result<(), SettingsError> {
+        Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()))
+    }
     /// Renames the station.
     fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError>;
     /// Sets the local date and time from `YYYY-MM-DD HH:MM`.

@@ -74,7 +74,7 @@ fn nothing_wired() {
     let (mut hardware, problem) = gpio::open(&GpioConfig::default(), Backend::Auto);
     assert_eq!(problem, None);
     assert_usable_no_op(hardware.as_mut());
-    assert_eq!(hardware.describe(), "none (nothing wired in [gpio])");
+    assert_eq!(hardware.describe(), "none (no button or lamps wired)");
     // Asking for rppal explicitly with nothing wired is a mistake worth saying.
     let (mut hardware, problem) = gpio::open(&GpioConfig::default(), Backend::Rppal);
     assert!(problem.unwrap().contains("wires no pin"));

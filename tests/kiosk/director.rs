@@ -154,7 +154,11 @@ fn the_director_changes_the_pin_with_the_old_one_and_the_new_one_twice() {
     rig.key(Key::Backspace);
     enter_pin(&mut rig, "13579");
     enter_pin(&mut rig, "13570");
-    assert_eq!(rig.view().edit.message, "The two new PINs differ. Type the new PIN again.");
+    assert_eq!(
+        rig.view().edit.message,
+        "The two PINs differ, so nothing was set. Start again: type the new PIN, then once more to confirm."
+    );
+    assert_eq!(rig.view().edit.prompt, "type the new PIN (4 to 12 digits)", "the prompt is at the step the message names");
     enter_pin(&mut rig, "13579");
     enter_pin(&mut rig, "13579");
     assert_eq!(rig.view().screen, ScreenKind::Director);
@@ -313,7 +317,7 @@ fn a_fresh_station_asks_for_a_director_pin_and_a_damaged_one_never_does() {
     rig.key(Key::DirectorChord);
     let v = rig.view();
     assert_eq!(v.screen, ScreenKind::Edit);
-    assert_eq!(v.edit.prompt, "type the new PIN (4 to 12 digits)");
+    assert_eq!(v.edit.prompt, "this station has no director PIN yet: choose one (4 to 12 digits)");
     rig.keys("1357");
     rig.key(Key::Enter);
     rig.keys("1358");

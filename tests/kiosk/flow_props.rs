@@ -82,6 +82,9 @@ struct Model {
     text: String,
     expected: usize,
     asked_clear: bool,
+    /// A letter beyond the declared words was refused since the count was
+    /// set: the next TAB that could judge asks instead (a miscount).
+    extra_refused: bool,
 }
 
 impl Model {
@@ -111,7 +114,9 @@ fn model_press(m: &mut Model, key: Key) -> Outcome {
     match key {
         Key::Char(c) if c.is_ascii_alphabetic() => {
             let finished = m.text.ends_with(' ') && m.count() == m.expected;
-            if !finished && m.current_len() < 15 {
+            if finished {
+                m.extra_refused = true;
+            } else if m.current_len() < 15 {
                 m.text.push(c.to_ascii_uppercase());
             }
         }
@@ -119,6 +124,7 @@ fn model_press(m: &mut Model, key: Key) -> Outcome {
             let d = c.to_digit(10).unwrap() as usize;
             if (1..=8).contains(&d) && d >= m.count() {
                 m.expected = d;
+                m.extra_refused = false;
             }
         }
         Key::Char(' ') | Key::Enter => {
@@ -145,6 +151,9 @@ fn model_press(m: &mut Model, key: Key) -> Outcome {
         Key::Tab => {
             let words = m.words();
             if words.len() == m.expected && words.iter().all(|w| w.len() >= 2) {
+                if std::mem::take(&mut m.extra_refused) {
+                    return Outcome::Stay;
+                }
                 return Outcome::Judge(words);
             }
         }
@@ -326,7 +335,7 @@ impl Harness {
                 let Some(Key::Char(c)) = fresh else { return Err(TestCaseError::fail("Entry without a count key")) };
                 prop_assert_eq!(Some(e.expected), c.to_digit(10).map(|d| d as usize));
                 prop_assert!(self.kiosk.last_slip().is_none(), "a new challenge takes the last slip off");
-                self.model = Some(Model { text: String::new(), expected: e.expected, asked_clear: false });
+                self.model = Some(Model { text: String::new(), expected: e.expected, asked_clear: false, extra_refused: false });
                 self.last_key = self.now;
             }
             (Screen::Entry(_), Screen::Entry(e)) => {

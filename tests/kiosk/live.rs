@@ -80,7 +80,10 @@ pub(crate) fn start_station_updating(
 ) -> LiveStation {
     let loaded = Config::load(path);
     let config = loaded.config.clone();
-    let audit = loaded.usable().then(|| AuditLog::open(&config.audit_dir, &config.station_name).unwrap());
+    // As the kiosk's runner does: with no config in force, only a chain the
+    // folder already holds (the guard's, or the default) takes the record.
+    let audit = (loaded.usable() || wordjudge::audit::has_chain(&config.audit_dir))
+        .then(|| AuditLog::open(&config.audit_dir, &config.station_name).unwrap());
     LiveStation::start(StationSetup {
         loaded,
         lexicon_dir: config.lexicon_dir.clone(),
@@ -239,17 +242,30 @@ fn a_typo_in_the_config_never_changes_who_judges() {
     assert_eq!(Config::load(&path).source, ConfigSource::LastGood);
     let mut rig = Rig::with(start_station(&path), &config.timeouts);
     assert_eq!(rig.view().bar.lexicon_id, "OTHER", "still the configured lexicon, not DEMO");
-    let (ok, second) = rig.challenge(&["xyzzy"]);
-    assert!(ok && second > first, "the audit chain continues: #{first} then #{second}");
+    // Held for the director: no player judges until the director has seen
+    // the damage and restored the last good settings.
+    assert_eq!(rig.screen(), &Screen::OutOfService);
+    assert!(rig.view().service.detail.contains("director can restore"), "{}", rig.view().service.detail);
     assert!(audit_text(&config.audit_dir).contains("config_problem"));
     rig.advance(600);
-    rig.key(Key::Enter);
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)), "the old PIN opens the menu");
     let lines = rig.view().menu.lines.join("\n");
     assert!(lines.contains("station_nmae") && lines.contains("line"), "the director sees which line: {lines}");
+    assert!(rig.view().menu.items[0].starts_with("Restore the last good settings"), "{:?}", rig.view().menu.items);
+    select_menu(&mut rig, "Restore the last good settings");
+    rig.key(Key::Enter);
+    assert!(rig.view().menu.message.contains("restored"), "{}", rig.view().menu.message);
+    rig.key(Key::Escape);
+    let (ok, second) = rig.challenge(&["xyzzy"]);
+    assert!(ok && second > first, "the audit chain continues: #{first} then #{second}");
+    assert!(audit_text(&config.audit_dir).contains("restored from the last good copy"), "recorded");
+    assert_eq!(Config::load(&path).source, ConfigSource::File, "the file is whole again");
     drop(rig);
+    // The typo again, for the case below.
+    let text = std::fs::read_to_string(&path).unwrap().replace("station_name", "station_nmae");
+    std::fs::write(&path, text).unwrap();
 
     // With no last good copy, a broken config is out of service, saying why.
     std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();

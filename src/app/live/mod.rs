@@ -254,6 +254,15 @@ impl LiveStation {
 impl Station for LiveStation {
     fn lexicon(&self) -> LexiconView {
         match &self.active {
+            // Held for the director: the lexicon is the agreed one, but
+            // players wait until the director has looked at the damage.
+            Active::Open(_, ident) if self.settings_held() => LexiconView {
+                id: ident.id.clone(),
+                status: "waiting for the director".into(),
+                usable: false,
+                demo: false,
+                digest: String::new(),
+            },
             Active::Open(lexicon, ident) => {
                 LexiconView {
                     id: ident.id.clone(),
@@ -270,6 +279,9 @@ impl Station for LiveStation {
     }
 
     fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError> {
+        if self.settings_held() {
+            return Err(AdjudicateError::NoUsableLexicon);
+        }
         self.judge_play(words, trigger)
     }
 
@@ -341,6 +353,22 @@ impl Station for LiveStation {
         result
     }
 
+    fn settings_held(&self) -> bool {
+        self.config_source == ConfigSource::LastGood
+    }
+
+    fn restore_settings(&mut self) -> Result<(), SettingsError> {
+        let result = if self.settings_held() {
+            // The config in force is the last good copy: saving it writes it
+            // back over the damaged file (and refreshes the guard).
+            self.save_config(|_| {}).map_err(SettingsError::Failed)
+        } else {
+            Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()))
+        };
+        self.record_setting("config", Some("restored from the last good copy"), &result);
+        result
+    }
+
     fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError> {
         let result = crate::config::check_station_name(name)
             .map_err(SettingsError::Invalid)
@@ -372,6 +400,9 @@ impl Station for LiveStation {
         warnings.extend(self.catalog.problems().iter().cloned().map(Warning::LexiconCatalog));
         if let (Some(change), Active::Open(_, ident)) = (&self.file_changed, &self.active) {
             warnings.push(Warning::LexiconFileChanged { id: ident.id.clone(), detail: change.clone() });
+        }
+        if self.settings_held() {
+            warnings.push(Warning::SettingsHeld);
         }
         if let Some(fault) = &self.judging_fault {
             warnings.push(Warning::JudgingFault(fault.clone()));

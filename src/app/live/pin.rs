@@ -1,15 +1,20 @@
 //! The director's PIN on the live station: checked against the config's
-//! hash, and the count of wrong PINs and lockouts kept beside the config so
-//! a restart does not reset them.
+//! hash, and the count of wrong PINs and lockouts kept in the guard beside
+//! the config ([`crate::guard`]) so a restart does not reset them. Lockouts
+//! are measured on the boot clock, so no clock setting lengthens one.
 
+use crate::audit::{Clock, SystemClock};
+use crate::guard::{BootInstant, Guard, Lockout};
+use crate::kiosk::flow::PIN_LOCKOUT_MAX;
 use crate::kiosk::station::{PinCheck, PinGuard};
-use std::path::PathBuf;
+use std::time::Duration;
 
 use super::LiveStation;
 
-/// Where the PIN guard is kept: beside the config (`config.toml.pin-guard`).
-pub(super) fn pin_guard_path(config: &std::path::Path) -> PathBuf {
-    crate::config::beside(config, "pin-guard")
+/// Now, on the boot clock.
+fn boot_now() -> BootInstant {
+    let clock = SystemClock;
+    BootInstant { boot_id: clock.boot_id(), since_boot: Duration::from_nanos(clock.boottime_ns()) }
 }
 
 impl LiveStation {
@@ -22,28 +27,15 @@ impl LiveStation {
     }
 
     pub(super) fn load_pin_guard(&self) -> PinGuard {
-        let path = pin_guard_path(&self.config_path);
-        let Ok(text) = crate::bounded::read_small_text(&path, 4096) else { return PinGuard::default() };
-        let field = |name: &str| {
-            text.lines().find_map(|l| l.strip_prefix(name)?.trim().parse::<u64>().ok()).unwrap_or(0)
-        };
-        let now = jiff::Timestamp::now().as_second().max(0) as u64;
-        PinGuard {
-            failures: field("failures ") as u32,
-            lockouts: field("lockouts ") as u32,
-            locked_for: std::time::Duration::from_secs(field("locked_until ").saturating_sub(now)),
-        }
+        let guard = Guard::read(&crate::guard::path_for(&self.config_path));
+        let Lockout { failures, lockouts, locked_for } = guard.remaining(&boot_now(), PIN_LOCKOUT_MAX);
+        PinGuard { failures, lockouts, locked_for }
     }
 
     pub(super) fn store_pin_guard(&mut self, guard: PinGuard) {
-        let until = jiff::Timestamp::now().as_second().max(0) as u64 + guard.locked_for.as_secs();
-        let text = format!(
-            "# wordjudge: wrong director PINs and lockouts, kept across restarts\nfailures {}\nlockouts {}\nlocked_until {}\n",
-            guard.failures,
-            guard.lockouts,
-            if guard.locked_for.is_zero() { 0 } else { until }
-        );
-        if let Err(e) = crate::atomic_file::write_atomically(&pin_guard_path(&self.config_path), text.as_bytes()) {
+        let path = crate::guard::path_for(&self.config_path);
+        let lockout = Lockout { failures: guard.failures, lockouts: guard.lockouts, locked_for: guard.locked_for };
+        if let Err(e) = Guard::read(&path).with_lockout(lockout, boot_now()).write(&path) {
             tracing::warn!("cannot save the PIN lockout: {e}");
         }
     }

@@ -29,6 +29,12 @@ pub enum MenuMessage {
     NotPossible(SystemError),
     /// USB work could not start.
     UsbRefused(UsbError),
+    /// The item under the cursor went away (its stick was pulled, its offer
+    /// withdrawn): the cursor moved to a harmless place, never onto another
+    /// action.
+    ItemGone(Box<MenuItem>),
+    /// The last good settings could not be written back.
+    NotRestored(SettingsError),
 }
 
 /// The director PIN prompt.
@@ -43,6 +49,9 @@ pub struct PinPrompt {
 /// An entry of the director menu.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MenuItem {
+    /// Write the held last good settings back over a damaged config (shown
+    /// first, only while they are held).
+    RestoreSettings,
     UseLexicon(LexiconChoice),
     UseProfile(ProfileChoice),
     ChangePin,
@@ -65,6 +74,8 @@ pub enum MenuItem {
 pub(super) enum PinVerdict {
     Accepted,
     NotSet,
+    /// ENTER with nothing typed: not an attempt.
+    Blank,
     Wrong { attempts_left: u32 },
     /// That was the last attempt: the prompt is locked now.
     LockedOut,
@@ -124,6 +135,7 @@ impl Kiosk {
                 let message = match self.verify_director_pin(&pin, now, station) {
                     PinVerdict::Accepted => return self.open_director(now, station, None, None),
                     PinVerdict::NotSet => Some(PinMessage::NotSet),
+                    PinVerdict::Blank => Some(PinMessage::DigitsOnly),
                     PinVerdict::Wrong { attempts_left } => Some(PinMessage::Wrong { attempts_left }),
                     PinVerdict::LockedOut => None,
                 };
@@ -138,7 +150,14 @@ impl Kiosk {
     /// Checks a typed director PIN: the one place wrong PINs are counted,
     /// recorded and locked out (the PIN prompt, and an update's second
     /// asking).
+    ///
+    /// An empty PIN is no attempt: a director who pressed ENTER before
+    /// typing (or twice) has not guessed wrong, and must not come nearer a
+    /// lockout for it.
     pub(super) fn verify_director_pin(&mut self, pin: &str, now: Duration, station: &mut dyn Station) -> PinVerdict {
+        if pin.is_empty() {
+            return PinVerdict::Blank;
+        }
         match station.check_pin(pin) {
             PinCheck::Accepted => {
                 self.pin_failures = 0;
@@ -173,6 +192,9 @@ impl Kiosk {
         // A plugged-in stick comes first: the director plugged it in for it.
         self.last_stick_check = now;
         let mut items: Vec<MenuItem> = Vec::new();
+        if station.settings_held() {
+            items.push(MenuItem::RestoreSettings);
+        }
         for stick in station.sticks() {
             items.push(MenuItem::ImportFromUsb(stick.clone()));
             items.push(MenuItem::ExportToUsb(stick));
@@ -254,6 +276,14 @@ impl Kiosk {
                 MenuItem::Leave => {
                     station.director_event(DirectorEvent::Left);
                     self.go_home();
+                }
+                MenuItem::RestoreSettings => {
+                    let message = match station.restore_settings() {
+                        Ok(()) => MenuMessage::Saved(Setting::Restored),
+                        Err(error) => MenuMessage::NotRestored(error),
+                    };
+                    self.lexicon = station.lexicon();
+                    self.open_director(now, station, Some(message), None);
                 }
                 MenuItem::UseProfile(choice) => {
                     let keep = menu.selected;
@@ -353,22 +383,19 @@ impl Kiosk {
         if plugged.iter().eq(shown.iter().copied()) && offer.as_ref() == shown_offer {
             return;
         }
-        let (selected_item, selected, message, last_key) =
-            (menu.items[menu.selected].clone(), menu.selected, menu.message.clone(), menu.last_key);
-        let stick_rows = |items: &[MenuItem]| {
-            items
-                .iter()
-                .filter(|i| matches!(i, MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_) | MenuItem::InstallUpdate(_)))
-                .count()
-        };
-        let before = stick_rows(&menu.items);
+        let (selected_item, message, last_key) = (menu.items[menu.selected].clone(), menu.message.clone(), menu.last_key);
         self.open_director(now, station, message, None);
         if let Screen::Director(menu) = &mut self.screen {
-            let after = stick_rows(&menu.items);
             menu.last_key = last_key;
             menu.selected = match menu.items.iter().position(|i| *i == selected_item) {
                 Some(index) => index,
-                None => (selected + after).saturating_sub(before).min(menu.items.len() - 1),
+                // The item under the cursor went away: ENTER must never land
+                // on another action in its place. "Leave" is harmless, and a
+                // line says what went away.
+                None => {
+                    menu.message = Some(MenuMessage::ItemGone(Box::new(selected_item)));
+                    menu.items.len() - 1
+                }
             };
         }
     }

@@ -97,6 +97,12 @@ impl Kiosk {
                         return;
                     }
                     EditField::Pin { step: step @ PinStep::New, new, .. } => {
+                        // The rule is checked at the first entry: a PIN the
+                        // station would refuse is not typed twice first.
+                        if let Err(bad) = crate::pin::check_pin_format(&typed) {
+                            edit.message = Some(EditMessage::Refused(SettingsError::Invalid(bad.to_string())));
+                            return;
+                        }
                         *new = typed;
                         *step = PinStep::Again;
                         return;

@@ -27,6 +27,10 @@ pub enum EntryHint {
     ConfirmClear { typed: usize },
     /// ESC cleared the word under the cursor (1-based).
     WordCleared { index: usize },
+    /// TAB after a letter beyond the declared words was refused: a sign of
+    /// a miscount. Nothing was judged; the count key adds the word, TAB
+    /// again judges the `expected` words.
+    ConfirmMiscount { expected: usize },
 }
 
 impl EntryHint {
@@ -40,6 +44,7 @@ impl EntryHint {
                 | EntryHint::TooManyWords { .. }
                 | EntryHint::CountBelowTyped { .. }
                 | EntryHint::ConfirmClear { .. }
+                | EntryHint::ConfirmMiscount { .. }
         )
     }
 }
@@ -60,6 +65,10 @@ pub struct Entry {
     pub finished: bool,
     /// The answer to the last key or TAB.
     pub hint: Option<EntryHint>,
+    /// A letter beyond the declared words was refused since the count was
+    /// last set: the next TAB asks before it judges fewer words than the
+    /// challenger started to type.
+    pub(super) extra_refused: bool,
     pub(super) confirm_until: Duration,
     pub(super) last_key: Duration,
 }
@@ -104,6 +113,7 @@ impl Kiosk {
                     // Never glued onto the last word: the count says how
                     // many words this challenge has.
                     entry.hint = Some(EntryHint::TooManyWords { expected: entry.expected });
+                    entry.extra_refused = true;
                 } else if entry.words[current].len() >= MAX_LEN {
                     entry.hint = Some(EntryHint::WordTooLong);
                 } else {
@@ -130,6 +140,7 @@ impl Kiosk {
                     }
                     entry.confirm_until = now + COUNT_CONFIRMATION;
                     entry.hint = Some(EntryHint::CountChanged { expected: asked });
+                    entry.extra_refused = false;
                 }
             }
             Key::Char(' ') | Key::Enter => {
@@ -176,6 +187,10 @@ impl Kiosk {
                     entry.hint = Some(EntryHint::WordCount { typed, expected: entry.expected });
                 } else if let Some(index) = short {
                     entry.hint = Some(EntryHint::WordTooShort { index: index + 1 });
+                } else if std::mem::take(&mut entry.extra_refused) {
+                    // A refused extra word means the count may be wrong: a
+                    // phony word left out would stand. Ask once; judge nothing.
+                    entry.hint = Some(EntryHint::ConfirmMiscount { expected: entry.expected });
                 } else {
                     let words: Vec<String> = entry.typed_words().iter().map(|w| w.to_string()).collect();
                     match station.adjudicate(&words, trigger) {

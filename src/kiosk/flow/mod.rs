@@ -426,6 +426,7 @@ impl Kiosk {
                         words: vec![String::new()],
                         finished: false,
                         hint: None,
+                        extra_refused: false,
                         confirm_until: now + COUNT_CONFIRMATION,
                         last_key: now,
                     });

@@ -2,6 +2,7 @@
 //! and the menu with its facts and warnings.
 
 use super::*;
+use crate::kiosk::station::LexiconView;
 
 pub(super) fn pin_message(message: PinMessage) -> String {
     match message {
@@ -19,6 +20,7 @@ fn setting_name(setting: Setting) -> &'static str {
         Setting::Pin => "The director PIN is changed.",
         Setting::StationName => "The station name is saved.",
         Setting::Clock => "The clock is set.",
+        Setting::Restored => "The last good settings are restored: players can judge again.",
     }
 }
 
@@ -37,6 +39,11 @@ fn menu_message(message: &MenuMessage) -> String {
         MenuMessage::Done => "Done.".into(),
         MenuMessage::NotPossible(reason) => format!("Not possible: {reason}"),
         MenuMessage::UsbRefused(reason) => format!("Not possible: {reason}"),
+        MenuMessage::ItemGone(item) => format!(
+            "\"{}\" is no longer offered (a stick was pulled or changed): nothing was done.",
+            item_text(item, &LexiconView::default(), None)
+        ),
+        MenuMessage::NotRestored(error) => format!("Not restored: {error}"),
     }
 }
 
@@ -58,8 +65,13 @@ pub(super) fn pin(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, prompt: &PinP
 
 pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
         v.screen = ScreenKind::Edit;
+        let first = matches!(edit.field, EditField::Pin { first: true, .. });
         let (title, prompt) = match &edit.field {
             EditField::Pin { step: PinStep::Old, .. } => ("Change the director PIN", "type the current PIN"),
+            EditField::Pin { step: PinStep::New, first: true, .. } => {
+                ("Set the director PIN", "this station has no director PIN yet: choose one (4 to 12 digits)")
+            }
+            EditField::Pin { step: PinStep::Again, first: true, .. } => ("Set the director PIN", "type the same PIN again"),
             EditField::Pin { step: PinStep::New, .. } => ("Change the director PIN", "type the new PIN (4 to 12 digits)"),
             EditField::Pin { step: PinStep::Again, .. } => ("Change the director PIN", "type the new PIN again"),
             EditField::StationName => ("Rename the station", "type the station's name"),
@@ -72,7 +84,9 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             _ => edit.typed.clone(),
         };
         v.edit.message = match &edit.message {
-            Some(EditMessage::PinsDiffer) => "The two new PINs differ. Type the new PIN again.".into(),
+            Some(EditMessage::PinsDiffer) => {
+                "The two PINs differ, so nothing was set. Start again: type the new PIN, then once more to confirm.".into()
+            }
             Some(EditMessage::KeyNotAllowed) => match edit.field {
                 EditField::Pin { .. } => "A PIN is digits only.".into(),
                 EditField::Clock => "Digits, - : and a space only.".into(),
@@ -81,7 +95,12 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
             None => String::new(),
         };
-        v.edit.footer = "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into();
+        v.edit.footer = if first {
+            // No menu exists yet to go back to; say where its key is.
+            "ENTER to confirm · ESC to leave · the director menu then opens with Ctrl+Alt+Shift+D".into()
+        } else {
+            "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into()
+        };
 }
 
 /// The director menu's line about the last update the boot check judged.
@@ -103,6 +122,37 @@ fn offer_item(offer: &UpdateOffer) -> String {
     }
 }
 
+/// The words of one menu item; `confirming` when it waits for a second ENTER.
+fn item_text(item: &MenuItem, lexicon: &LexiconView, confirming: Option<()>) -> String {
+    let confirm = if confirming.is_some() { "  — ENTER again to confirm" } else { "" };
+    match item {
+        MenuItem::RestoreSettings => "Restore the last good settings (players cannot judge until then)".into(),
+        MenuItem::UseLexicon(c) => {
+            let active = if c.id == lexicon.id && lexicon.usable { "  ◀ active" } else { "" };
+            let fp = if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
+            let fp = if c.digest.is_empty() { fp } else { format!("{fp} · digest {}", c.digest) };
+            format!("Use {} — {}{}{}", c.id, c.status, fp, active)
+        }
+        MenuItem::UseProfile(p) => match &p.unavailable {
+            Some(why) => format!("Profile: {} — unavailable: {why}", p.name),
+            None => {
+                let active = if p.active { "  ◀ active" } else { "" };
+                format!("Profile: {}{active}", p.name)
+            }
+        },
+        MenuItem::ChangePin => "Change the director PIN".into(),
+        MenuItem::SetStationName => "Rename the station".into(),
+        MenuItem::SetClock => "Set the date and time".into(),
+        MenuItem::ImportFromUsb(stick) => format!("Install lexicons from USB: {}", stick.name),
+        MenuItem::ExportToUsb(stick) => format!("Export the audit log to USB: {}", stick.name),
+        MenuItem::InstallUpdate(offer) => offer_item(offer),
+        MenuItem::Reboot => format!("Reboot the station{confirm}"),
+        MenuItem::PowerOff => format!("Power off the station{confirm}"),
+        MenuItem::Quit => format!("Quit wordjudge{confirm}"),
+        MenuItem::Leave => "Leave the director menu".into(),
+    }
+}
+
 pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, menu: &DirectorMenu) {
     let lexicon = kiosk.lexicon();
         v.screen = ScreenKind::Director;
@@ -111,35 +161,7 @@ pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, men
             .items
             .iter()
             .enumerate()
-            .map(|(i, item)| {
-                let confirm = if menu.confirming == Some(i) { "  — ENTER again to confirm" } else { "" };
-                match item {
-                    MenuItem::UseLexicon(c) => {
-                        let active = if c.id == lexicon.id && lexicon.usable { "  ◀ active" } else { "" };
-                        let fp =
-                            if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
-                        let fp = if c.digest.is_empty() { fp } else { format!("{fp} · digest {}", c.digest) };
-                        format!("Use {} — {}{}{}", c.id, c.status, fp, active)
-                    }
-                    MenuItem::UseProfile(p) => match &p.unavailable {
-                        Some(why) => format!("Profile: {} — unavailable: {why}", p.name),
-                        None => {
-                            let active = if p.active { "  ◀ active" } else { "" };
-                            format!("Profile: {}{active}", p.name)
-                        }
-                    },
-                    MenuItem::ChangePin => "Change the director PIN".into(),
-                    MenuItem::SetStationName => "Rename the station".into(),
-                    MenuItem::SetClock => "Set the date and time".into(),
-                    MenuItem::ImportFromUsb(stick) => format!("Install lexicons from USB: {}", stick.name),
-                    MenuItem::ExportToUsb(stick) => format!("Export the audit log to USB: {}", stick.name),
-                    MenuItem::InstallUpdate(offer) => offer_item(offer),
-                    MenuItem::Reboot => format!("Reboot the station{confirm}"),
-                    MenuItem::PowerOff => format!("Power off the station{confirm}"),
-                    MenuItem::Quit => format!("Quit wordjudge{confirm}"),
-                    MenuItem::Leave => "Leave the director menu".into(),
-                }
-            })
+            .map(|(i, item)| item_text(item, &lexicon, (menu.confirming == Some(i)).then_some(())))
             .collect();
         v.menu.selected = menu.selected as i32;
         v.menu.message = menu.message.as_ref().map(menu_message).unwrap_or_default();

@@ -267,6 +267,9 @@ pub fn warning(warning: &Warning) -> String {
             format!("Lexicon {id}: {detail}. Choose it again in this menu to verify what is on disk now.")
         }
         Warning::JudgingFault(p) => format!("Judging failed unexpectedly and the station stopped judging: {p}"),
+        Warning::SettingsHeld => "The station's settings were damaged. Its last good settings are kept, and players \
+             cannot judge until you choose \"Restore the last good settings\" at the top of this menu."
+            .into(),
     }
 }
 

@@ -31,6 +31,17 @@ pub fn slip_text(number: u64, code: Option<&str>) -> String {
     }
 }
 
+/// `1st`, `2nd`, `3rd`, `4th`, … (a challenge has at most nine words).
+fn ordinal(n: usize) -> String {
+    let suffix = match n {
+        1 => "st",
+        2 => "nd",
+        3 => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
 fn entry_hint(hint: EntryHint) -> String {
     match hint {
         EntryHint::WordCount { typed, expected } => {
@@ -63,6 +74,17 @@ fn entry_hint(hint: EntryHint) -> String {
             if typed == 1 { "it" } else { "them" }
         ),
         EntryHint::WordCleared { index } => format!("Word {index} cleared: type it again."),
+        EntryHint::ConfirmMiscount { expected } if expected >= MAX_WORDS => format!(
+            "A {} word was started, but {MAX_WORDS} words is the most one challenge takes. Nothing judged yet: TAB again to judge {}.",
+            ordinal(expected + 1),
+            words_count(expected)
+        ),
+        EntryHint::ConfirmMiscount { expected } => format!(
+            "{} word started: press {} to add it, or TAB again to judge {}. Nothing judged yet.",
+            ordinal(expected + 1),
+            expected + 1,
+            words_count(expected)
+        ),
     }
 }
 
@@ -164,8 +186,22 @@ pub(super) fn out_of_service(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInf
         v.service.detail = format!("Lexicon {}: {}", lexicon.id, lexicon.status);
         // With no way to open the menu (a broken config and no PIN), the
         // reason must be on this screen for the director.
+        // Who can put it right: the director from the menu, when the last
+        // good settings are held; otherwise an operator, at a computer with
+        // the card.
+        let held = info.warnings.contains(&Warning::SettingsHeld);
         if let Some(Warning::Config(problem)) = info.warnings.iter().find(|w| matches!(w, Warning::Config(_))) {
             v.service.detail = format!("{} · {}", v.service.detail, config_problem(problem));
+            if !held {
+                v.service.detail = format!(
+                    "{} · An operator can restore the settings (operator guide: \"Restoring a station's settings\").",
+                    v.service.detail
+                );
+            }
+        }
+        if held {
+            v.service.detail =
+                format!("{} · The director can restore the last good settings from the director menu.", v.service.detail);
         }
 }
 

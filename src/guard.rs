@@ -1,0 +1,229 @@
+//! The director's guard: what a station keeps beside its config
+//! (`config.toml.pin-guard`) so that neither a damaged config nor a wrong
+//! clock can take the director menu from its director.
+//!
+//! It holds two things:
+//!
+//! * **The station's identity**: a third copy of the director PIN's hash and
+//!   the audit folder, written whenever the config is saved or read whole.
+//!   A config that lost its PIN line, or a config and its last good copy both
+//!   deleted, would otherwise make the station look fresh, and a fresh
+//!   station asks a passer-by for a *first* PIN. With the guard, a station
+//!   that has had a PIN always knows it, and knows which audit chain is its
+//!   own.
+//! * **Wrong PINs and lockouts**, kept across restarts. A lockout is kept as
+//!   the time it still has to run, measured on the boot clock
+//!   (`CLOCK_BOOTTIME`, which no clock setting moves) and tied to the boot it
+//!   was measured in. The wall clock is never used: a clock set to 2099 by a
+//!   typo, then set right, once locked the director out for 73 years.
+//!   After a restart the remaining time starts again in full (time spent
+//!   powered off does not count), and it never exceeds the caller's cap.
+//!
+//! The file is a few `key value` lines, read bounded and without blocking.
+
+use crate::atomic_file::write_atomically;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Largest guard file read.
+const MAX_GUARD_BYTES: u64 = 4096;
+
+/// A moment on the boot clock: which boot, and how long since it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BootInstant {
+    /// `/proc/sys/kernel/random/boot_id`.
+    pub boot_id: String,
+    /// `CLOCK_BOOTTIME`.
+    pub since_boot: Duration,
+}
+
+/// Wrong PINs and the lockout in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Lockout {
+    /// Wrong PINs in a row.
+    pub failures: u32,
+    /// Lockouts in a row since the last right PIN.
+    pub lockouts: u32,
+    /// How long the current lockout still runs (zero: none).
+    pub locked_for: Duration,
+}
+
+/// The guard as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Guard {
+    pub lockout: Lockout,
+    /// When `lockout.locked_for` was measured.
+    pub measured: Option<BootInstant>,
+    /// The director PIN's hash, as the config last had it.
+    pub pin_hash: Option<String>,
+    /// The station's audit folder, as the config last had it.
+    pub audit_dir: Option<PathBuf>,
+}
+
+/// Where the guard of the config at `config` is kept.
+pub fn path_for(config: &Path) -> PathBuf {
+    let mut name = config.as_os_str().to_owned();
+    name.push(".pin-guard");
+    PathBuf::from(name)
+}
+
+impl Guard {
+    /// Reads the guard; a missing, unreadable or odd file is an empty guard
+    /// (nothing in it can make a lockout longer than the caller's cap).
+    pub fn read(path: &Path) -> Guard {
+        let Ok(text) = crate::bounded::read_small_text(path, MAX_GUARD_BYTES) else { return Guard::default() };
+        Guard::parse(&text)
+    }
+
+    /// Parses the guard's text.
+    pub fn parse(text: &str) -> Guard {
+        let value = |name: &str| text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')).map(str::trim);
+        let number = |name: &str| value(name).and_then(|v| v.parse::<u64>().ok());
+        let measured = match (value("boot_id"), number("since_boot_ms")) {
+            (Some(id), Some(ms)) if !id.is_empty() => {
+                Some(BootInstant { boot_id: id.to_string(), since_boot: Duration::from_millis(ms) })
+            }
+            _ => None,
+        };
+        // A guard written before lockouts were measured on the boot clock
+        // kept `locked_until` (wall-clock seconds). Read once more by the
+        // wall clock, and never for longer than the cap (`remaining`): a
+        // time in 2099 costs at most the cap, one in the past nothing.
+        let wall_now = jiff::Timestamp::now().as_second().max(0) as u64;
+        let legacy_locked = number("locked_until").map(|until| Duration::from_secs(until.saturating_sub(wall_now)));
+        let locked_for = number("locked_left_ms").map(Duration::from_millis).or(legacy_locked).unwrap_or_default();
+        Guard {
+            lockout: Lockout {
+                failures: number("failures").unwrap_or(0).min(u64::from(u32::MAX)) as u32,
+                lockouts: number("lockouts").unwrap_or(0).min(u64::from(u32::MAX)) as u32,
+                locked_for,
+            },
+            measured,
+            pin_hash: value("pin_hash").filter(|h| !h.is_empty()).map(str::to_string),
+            audit_dir: value("audit_dir").filter(|d| !d.is_empty()).map(PathBuf::from),
+        }
+    }
+
+    /// The guard's text.
+    pub fn to_text(&self) -> String {
+        let mut text = String::from(
+            "# wordjudge: the director PIN's guard (its hash, the audit folder, wrong PINs and lockouts), kept across restarts\n",
+        );
+        text.push_str(&format!("failures {}\nlockouts {}\n", self.lockout.failures, self.lockout.lockouts));
+        if let Some(at) = &self.measured {
+            let left = self.lockout.locked_for.as_millis().min(u128::from(u64::MAX));
+            text.push_str(&format!("locked_left_ms {left}\nboot_id {}\nsince_boot_ms {}\n", at.boot_id, at.since_boot.as_millis()));
+        }
+        // Hashes and folders written by this program hold no newline; one
+        // that did would be dropped rather than split into two keys.
+        if let Some(hash) = self.pin_hash.as_deref().filter(|h| !h.contains('\n')) {
+            text.push_str(&format!("pin_hash {hash}\n"));
+        }
+        if let Some(dir) = self.audit_dir.as_ref().and_then(|d| d.to_str()).filter(|d| !d.contains('\n')) {
+            text.push_str(&format!("audit_dir {dir}\n"));
+        }
+        text
+    }
+
+    /// Writes the guard atomically.
+    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+        write_atomically(path, self.to_text().as_bytes())
+    }
+
+    /// The lockout as it stands at `now`, never longer than `cap`: time
+    /// passed in the same boot is taken off; after a restart (another boot)
+    /// the remaining time counts again from the start.
+    pub fn remaining(&self, now: &BootInstant, cap: Duration) -> Lockout {
+        let mut lockout = self.lockout;
+        let left = lockout.locked_for.min(cap);
+        lockout.locked_for = match &self.measured {
+            Some(then) if then.boot_id == now.boot_id => {
+                // A boot clock that went backwards is impossible within one
+                // boot: count nothing as passed rather than everything.
+                let passed = now.since_boot.checked_sub(then.since_boot).unwrap_or_default();
+                left.saturating_sub(passed)
+            }
+            _ => left,
+        };
+        lockout
+    }
+
+    /// Stores `lockout` as measured at `now`, keeping the identity.
+    pub fn with_lockout(mut self, lockout: Lockout, now: BootInstant) -> Guard {
+        self.lockout = lockout;
+        self.measured = Some(now);
+        self
+    }
+}
+
+/// Records the station's identity (PIN hash, audit folder) in the guard
+/// beside `config`, when it is not already there. Called whenever a config
+/// is saved or read whole. A config without a PIN never erases a PIN the
+/// guard holds: the guard only ever learns.
+pub fn remember_identity(config: &Path, pin_hash: Option<&str>, audit_dir: &Path) -> std::io::Result<()> {
+    let path = path_for(config);
+    let old = Guard::read(&path);
+    let mut new = old.clone();
+    if let Some(hash) = pin_hash {
+        new.pin_hash = Some(hash.to_string());
+    }
+    new.audit_dir = Some(audit_dir.to_path_buf());
+    if new == old {
+        return Ok(());
+    }
+    new.write(&path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CAP: Duration = Duration::from_secs(3600);
+
+    fn at(boot: &str, seconds: u64) -> BootInstant {
+        BootInstant { boot_id: boot.into(), since_boot: Duration::from_secs(seconds) }
+    }
+
+    #[test]
+    fn a_lockout_runs_on_the_boot_clock_and_restarts_after_a_reboot() {
+        let locked = Lockout { failures: 3, lockouts: 1, locked_for: Duration::from_secs(30) };
+        let guard = Guard::default().with_lockout(locked, at("boot-a", 100));
+        let again = Guard::parse(&guard.to_text());
+        assert_eq!(again, guard, "round trip");
+        assert_eq!(again.remaining(&at("boot-a", 110), CAP).locked_for, Duration::from_secs(20));
+        assert_eq!(again.remaining(&at("boot-a", 200), CAP).locked_for, Duration::ZERO);
+        assert_eq!(again.remaining(&at("boot-b", 5), CAP).locked_for, Duration::from_secs(30), "powered off: not counted");
+        assert_eq!(again.remaining(&at("boot-a", 50), CAP).locked_for, Duration::from_secs(30), "never longer");
+        assert_eq!(again.remaining(&at("boot-a", 110), CAP).failures, 3);
+    }
+
+    #[test]
+    fn no_file_can_lock_longer_than_the_cap() {
+        // The attack: a lockout taken while the clock said 2099, kept in the
+        // old wall-clock form.
+        let legacy = Guard::parse("failures 3\nlockouts 1\nlocked_until 4102444800\n");
+        assert_eq!(legacy.remaining(&at("boot-a", 1), CAP).locked_for, CAP);
+        let forged = Guard::parse(&format!("locked_left_ms {}\nboot_id x\nsince_boot_ms 0\n", u64::MAX));
+        assert_eq!(forged.remaining(&at("boot-b", 1), CAP).locked_for, CAP);
+        assert_eq!(Guard::parse("locked_until 0\n").remaining(&at("b", 1), CAP).locked_for, Duration::ZERO);
+        assert_eq!(Guard::parse("locked_until 1000\n").remaining(&at("b", 1), CAP).locked_for, Duration::ZERO, "expired");
+        assert_eq!(Guard::parse("\u{0}garbage").remaining(&at("b", 1), CAP), Lockout::default());
+    }
+
+    #[test]
+    fn the_identity_is_learned_and_never_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        remember_identity(&config, Some("$argon2id$h"), Path::new("/data/audit")).unwrap();
+        remember_identity(&config, None, Path::new("/data/audit")).unwrap();
+        let guard = Guard::read(&path_for(&config));
+        assert_eq!(guard.pin_hash.as_deref(), Some("$argon2id$h"), "a config without a PIN does not erase it");
+        assert_eq!(guard.audit_dir.as_deref(), Some(Path::new("/data/audit")));
+        let locked = guard.clone().with_lockout(Lockout { failures: 1, ..Lockout::default() }, at("b", 3));
+        locked.write(&path_for(&config)).unwrap();
+        remember_identity(&config, Some("$argon2id$new"), Path::new("/data/audit")).unwrap();
+        let guard = Guard::read(&path_for(&config));
+        assert_eq!(guard.lockout.failures, 1, "the count survives an identity update");
+        assert_eq!(guard.pin_hash.as_deref(), Some("$argon2id$new"));
+    }
+}

@@ -1,0 +1,149 @@
+//! A damaged card never hands the director menu to a passer-by (issue 30):
+//! a config that lost its PIN line, a config cut to its first lines, a
+//! config and its last good copy both deleted with the audit log elsewhere,
+//! and a lockout taken while the clock said 2099. Each case on the live
+//! station, restarted over the damaged files as the kiosk would be.
+
+use crate::live::{audit_text, config_for, start_station};
+use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
+use std::path::{Path, PathBuf};
+use wordjudge::config::{Config, ConfigProblem, ConfigSource};
+use wordjudge::kiosk::flow::{Key, Screen};
+use wordjudge::kiosk::view::ScreenKind;
+
+/// A station with a PIN, a licensed-looking lexicon and its audit log in a
+/// folder that is not the default; one challenge judged. Returns the
+/// config's path, the config and the challenge's number.
+fn used_station(dir: &Path) -> (PathBuf, Config, u64) {
+    let mut config = config_for(dir, "OTHER");
+    config.audit_dir = dir.join("audit-elsewhere");
+    let path = dir.join("config.toml");
+    config.save(&path).unwrap();
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    let (_, number) = rig.challenge(&["xyzzy"]);
+    (path, config, number)
+}
+
+/// After a restart over damaged files: players cannot judge, the chord asks
+/// for the existing PIN (never a new one), and that PIN opens the menu.
+fn asks_the_existing_pin(path: &Path, config: &Config) -> Rig<wordjudge::app::live::LiveStation> {
+    let mut rig = Rig::with(start_station(path), &config.timeouts);
+    assert_eq!(rig.screen(), &Screen::OutOfService, "no player judges on a damaged card");
+    rig.keys("1");
+    assert_eq!(rig.screen(), &Screen::OutOfService);
+    open_pin(&mut rig);
+    enter_pin(&mut rig, "1357");
+    assert_eq!(rig.view().screen, ScreenKind::Pin, "a new PIN opens nothing");
+    enter_pin(&mut rig, PIN);
+    assert_eq!(rig.view().screen, ScreenKind::Director, "the existing PIN opens the menu");
+    rig
+}
+
+#[test]
+fn a_config_that_lost_its_pin_line_asks_for_the_existing_pin() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, config, first) = used_station(dir.path());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut: String = text.lines().filter(|l| !l.starts_with("director_pin_hash")).map(|l| format!("{l}\n")).collect();
+    assert_ne!(cut, text);
+    std::fs::write(&path, cut).unwrap();
+    let loaded = Config::load(&path);
+    assert_eq!(loaded.source, ConfigSource::LastGood);
+    assert!(matches!(&loaded.problem, Some(ConfigProblem::LostSettings { lost, .. }) if lost == &["director_pin_hash"]));
+
+    let mut rig = asks_the_existing_pin(&path, &config);
+    select_menu(&mut rig, "Restore the last good settings");
+    rig.key(Key::Enter);
+    rig.key(Key::Escape);
+    let (ok, next) = rig.challenge(&["xyzzy"]);
+    assert!(ok && next == first + 1, "judging again, in the same chain: #{first} then #{next}");
+    let log = audit_text(&config.audit_dir);
+    assert!(log.contains("lost settings") && log.contains("director_pin_hash"), "the damage is recorded");
+    assert!(log.contains("restored from the last good copy"), "the restore is recorded");
+    assert!(!log.contains("first PIN"), "no first PIN was ever offered");
+}
+
+#[test]
+fn a_config_cut_to_its_first_lines_keeps_its_pin_lexicon_and_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, config, _) = used_station(dir.path());
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut: String = text.lines().take(3).map(|l| format!("{l}\n")).collect();
+    assert!(toml::from_str::<toml::Table>(&cut).is_ok(), "still valid TOML: {cut}");
+    std::fs::write(&path, &cut).unwrap();
+
+    let rig = asks_the_existing_pin(&path, &config);
+    assert_eq!(rig.view().bar.lexicon_id, "OTHER", "never DEMO");
+    let log = audit_text(&config.audit_dir);
+    assert!(log.contains("config_problem") && log.contains("audit_dir"), "recorded in the station's own chain");
+    assert_eq!(Config::load(&path).config.audit_dir, config.audit_dir, "not the default folder's new chain");
+}
+
+#[test]
+fn a_deleted_config_and_copy_with_the_log_elsewhere_is_not_a_fresh_station() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, config, _) = used_station(dir.path());
+    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
+    let loaded = Config::load(&path);
+    assert_eq!(loaded.source, ConfigSource::Unusable, "{:?}", loaded.problem);
+    assert_eq!(loaded.config.audit_dir, config.audit_dir, "the guard names the station's own chain");
+
+    let rig = asks_the_existing_pin(&path, &config);
+    let detail = {
+        let mut rig = rig;
+        rig.key(Key::Escape);
+        rig.view().service.detail
+    };
+    assert!(detail.contains("operator"), "who can restore it: {detail}");
+    let log = audit_text(&config.audit_dir);
+    assert!(log.contains("it has had a director PIN"), "recorded in the station's own chain: {log}");
+}
+
+#[test]
+fn a_fresh_station_still_sets_its_first_pin() {
+    // The guard must not make every station look used: one that never had
+    // a PIN nor a log is fresh.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let loaded = Config::load(&path);
+    assert_eq!(loaded.source, ConfigSource::Defaults);
+}
+
+#[test]
+fn a_lockout_taken_while_the_clock_said_2099_lasts_at_most_an_hour() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, config, _) = used_station(dir.path());
+    // The guard as the old wall-clock lockout left it: locked until 2099.
+    let guard = wordjudge::guard::path_for(&path);
+    let mut text = std::fs::read_to_string(&guard).unwrap();
+    text.push_str("failures 3\nlockouts 1\nlocked_until 4102444800\n");
+    std::fs::write(&guard, text).unwrap();
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    open_pin(&mut rig);
+    let message = rig.view().pin.message;
+    let seconds: u64 = message.split_whitespace().find_map(|w| w.parse().ok()).expect(&message);
+    assert!(seconds <= 3600, "{message}");
+    // Waiting the hour out on the boot clock opens it.
+    rig.advance(3_601_000);
+    if !matches!(rig.screen(), Screen::Pin(_)) {
+        open_pin(&mut rig);
+    }
+    enter_pin(&mut rig, PIN);
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+}
+
+#[test]
+fn blank_pins_are_not_attempts() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, config, _) = used_station(dir.path());
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    open_pin(&mut rig);
+    for _ in 0..10 {
+        rig.key(Key::Enter);
+    }
+    assert!(!rig.view().pin.message.starts_with("Locked"), "{}", rig.view().pin.message);
+    enter_pin(&mut rig, PIN);
+    assert_eq!(rig.view().screen, ScreenKind::Director);
+    assert!(!audit_text(&config.audit_dir).contains("pin_refused"), "no wrong PIN recorded");
+}
