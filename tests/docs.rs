@@ -372,6 +372,10 @@ fn listed_subcommands(help: &str) -> Vec<String> {
         if line.trim().is_empty() || !line.starts_with(' ') {
             break;
         }
+        // Names are indented by two spaces; a wrapped description, by more.
+        if line.starts_with("   ") {
+            continue;
+        }
         if let Some(name) = line.split_whitespace().next() {
             let name = name.trim_end_matches(',');
             if name != "help" {
@@ -406,7 +410,8 @@ fn check_wordjudge(help: &mut Help, args: &[String]) -> Result<String, String> {
         if !listed.contains(word) {
             // Not listed: a hidden subcommand still answers --help; anything else is a mistake.
             help.ask(&next).map_err(|why| {
-                format!("`{word}` is not a subcommand of `wordjudge {}` ({why})", path.join(" "))
+                let parent: Vec<&str> = std::iter::once("wordjudge").chain(path.iter().map(String::as_str)).collect();
+                format!("`{word}` is not a subcommand of `{}` ({why})", parent.join(" "))
             })?;
         }
         path = next;
@@ -569,6 +574,10 @@ fn example_lines_are_read_as_a_shell_would() {
     assert_eq!(
         listed_subcommands("Usage: x\n\nCommands:\n  judge    Judge\n  audit    Audit\n  help     Print\n\nOptions:\n  -h\n"),
         vec!["judge".to_string(), "audit".to_string()]
+    );
+    assert_eq!(
+        listed_subcommands("Commands:\n  judge    Judge a challenge,\n           wrapped here\n  kiosk    Run\n"),
+        vec!["judge".to_string(), "kiosk".to_string()]
     );
 }
 
