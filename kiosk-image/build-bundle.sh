@@ -10,7 +10,7 @@
 # into OUT/wordjudge-ARCH-VERSION.raucb. Copy the bundle to a USB stick; the director
 # menu's "Install update" installs it into the station's other root slot. The data
 # partition (lexicons, PIN, name, profile, station key, audit log) is not in a bundle and
-# is never touched by one. kiosk-image/README.md, "Updates", says how to make, keep and
+# is never touched by one. docs/operators.md, "Updates", says how to make, keep and
 # rotate the key: it never goes on a station, which only has the certificate.
 #
 # Settings (environment), besides build.sh's:
@@ -19,7 +19,7 @@
 #                       build.sh), or one signed by it
 #   STATION_CERTS=PATH  the certificates (PEM, one or more) the stations running the new
 #                       image will trust (default UPDATE_CERT); both old and new while a key
-#                       is rotated (kiosk-image/README.md, "Updates")
+#                       is rotated (docs/operators.md, "Updates")
 #   ROOTFS=PATH         sign this root filesystem instead of building one (the OUT/rootfs.ext4
 #                       of an earlier build.sh); its /etc/wordjudge-release gives the version
 #   BUNDLE=PATH         where to write the bundle (default OUT/wordjudge-ARCH-VERSION.raucb)
@@ -47,7 +47,7 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 if [ "${DEPS_ONLY:-0}" = 1 ]; then exit 0; fi
 
-[ -n "${UPDATE_KEY:-}" ] || die "UPDATE_KEY: the signing key (kiosk-image/README.md, \"Updates\")"
+[ -n "${UPDATE_KEY:-}" ] || die "UPDATE_KEY: the signing key (docs/operators.md, \"Updates\")"
 [ -f "${UPDATE_CERT:-}" ] || die "UPDATE_CERT: the certificate that goes with UPDATE_KEY"
 if [ -z "${ROOTFS:-}" ]; then
     say "building the image (kiosk-image/build.sh)"

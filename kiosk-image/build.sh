@@ -28,7 +28,7 @@
 #   OUT=DIR                  output directory (default target/kiosk-image/ARCH)
 #   KEEP_ALL_MODULES=1       keep every kernel module (default: drop sound, media, wireless, ...)
 #   UPDATE_CERT=PATH         the operator's update certificate (PEM), the only one the station's
-#                            RAUC accepts bundles from (kiosk-image/README.md, "Updates").
+#                            RAUC accepts bundles from (docs/operators.md, "Updates").
 #                            Required: a station without it could never be updated.
 #   VERSION=X.Y.Z            the release this image is (default: Cargo.toml's version); in
 #                            /etc/wordjudge-release and in every bundle made from this image
@@ -129,7 +129,7 @@ fi
 [ -f "$WORDJUDGE_BIN" ] || die "no wordjudge binary at $WORDJUDGE_BIN.
   For ARCH=arm64, build an aarch64 wordjudge first (on an arm64 machine: cargo build --release;
   on amd64: cargo build --release --target aarch64-unknown-linux-gnu with the cross tools), or
-  set WORDJUDGE_BIN=PATH: see kiosk-image/README.md, 'Raspberry Pi (ARCH=arm64)'."
+  set WORDJUDGE_BIN=PATH: see docs/operators.md, 'Raspberry Pi (ARCH=arm64)'."
 BIN_ARCH=$(elf_arch "$WORDJUDGE_BIN")
 [ "$BIN_ARCH" = "$ARCH" ] || die "$WORDJUDGE_BIN is a $BIN_ARCH binary, but ARCH=$ARCH: the image would not run it"
 "$WORDJUDGE_BIN" --help 2>/dev/null | grep -qw kiosk || [ "$BIN_ARCH" != "$(dpkg --print-architecture)" ] ||
@@ -211,7 +211,7 @@ if [ "$ARCH" = arm64 ]; then
 else
     CMDLINE="$CMDLINE console=tty1 console=ttyS0,115200"
 fi
-[ -f "${UPDATE_CERT:-}" ] || die "UPDATE_CERT: set it to the operator's update certificate (PEM); kiosk-image/README.md, \"Updates\", says how to make one"
+[ -f "${UPDATE_CERT:-}" ] || die "UPDATE_CERT: set it to the operator's update certificate (PEM); docs/operators.md, \"Updates\", says how to make one"
 openssl x509 -in "$UPDATE_CERT" -noout 2>/dev/null || die "UPDATE_CERT $UPDATE_CERT is not a PEM certificate"
 VERSION=${VERSION:-$(sed -n 's/^version = "\(.*\)"/\1/p' "$REPO/Cargo.toml" | head -n1)}
 say "mmdebstrap $SUITE $ARCH ($MIRROR)"

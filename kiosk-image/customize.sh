@@ -33,6 +33,10 @@ install -D -m0644 "$S/polkit-1/rules.d/50-wordjudge.rules" "$R/etc/polkit-1/rule
 [ -f "$WJ_REPO/README.md" ] && install -D -m0644 "$WJ_REPO/README.md" "$R/usr/share/doc/wordjudge/README.md"
 [ -f "$WJ_REPO/kiosk-image/README.md" ] && install -D -m0644 "$WJ_REPO/kiosk-image/README.md" "$R/usr/share/doc/wordjudge/kiosk-image.md"
 [ -f "$WJ_REPO/lexicons/README.md" ] && install -D -m0644 "$WJ_REPO/lexicons/README.md" "$R/usr/share/doc/wordjudge/lexicons.md"
+# docs/ beside README.md, so that its links resolve (the same files as the .deb's assets).
+for doc in "$WJ_REPO"/docs/*.md; do
+    [ -f "$doc" ] && install -D -m0644 "$doc" "$R/usr/share/doc/wordjudge/docs/${doc##*/}"
+done
 
 # --- release and updates -----------------------------------------------------------------
 # The release this root filesystem is: shown by the director menu, compared by an update.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Boot test of the wordjudge appliance (see kiosk-image/README.md, "Boot test").
+# Boot test of the wordjudge appliance (see docs/architecture.md, "The boot test").
 #
 #   kiosk-image/test-boot.sh            # build the amd64 image if it is out of date, then boot-test it
 #   ARCH=arm64 kiosk-image/test-boot.sh # the same for the Raspberry Pi image, under qemu-system-aarch64
@@ -70,7 +70,7 @@ WORK=${WORK:-/tmp/wordjudge-boot-test-$ARCH}
 mkdir -p "$WORK"
 echo 2468 >"$WORK/test-pin"
 # The image's update certificate: a throwaway key made here, once (an image built with
-# it and reused later must still match it). kiosk-image/README.md, "Updates", has the
+# it and reused later must still match it). docs/operators.md, "Updates", has the
 # operator's way. A second key signs the bundle a station must refuse.
 for who in update other; do
     [ -f "$WORK/$who-cert.pem" ] && [ -f "$WORK/$who-key.pem" ] && continue

@@ -1,5 +1,5 @@
 """Boot test of the wordjudge appliance image under QEMU, run by test-boot.sh as
-`python3 -m boottest IMAGE [WORK]` (what it checks: main.py; see README.md, "Boot test").
+`python3 -m boottest IMAGE [WORK]` (what it checks: main.py; see docs/architecture.md, "The boot test").
 
 Modules, one subject each:
   main     the order of the checks (main) and the totals and exit status (run)

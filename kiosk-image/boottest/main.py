@@ -11,7 +11,7 @@ sticks also plug into), and the kernel command line the Pi gets with its serial
 console renamed for the virt board (ttyAMA0).
 Both: the serial port as console, QMP (the QEMU monitor, for sendkey/
 screendump/quit) and the QEMU guest agent on unix sockets; then checks,
-printing one line per check (see README.md, "Boot test"):
+printing one line per check (see docs/architecture.md, "The boot test"):
   here:   verify-units.sh (systemd-analyze verify of the kiosk and USB stick units,
           sysusers, the polkit rule);
   boot 1: READY on the console with the station name; Ready screen navy; CAT -> the

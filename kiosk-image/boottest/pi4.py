@@ -240,7 +240,7 @@ def pi4_board(img):
     machines = subprocess.run([qemu, "-M", "help"], capture_output=True, text=True).stdout if qemu else ""
     if "raspi4b" not in machines:
         check("Pi 4 board model (qemu-system-aarch64 -M raspi4b, QEMU >= 9) is installed", False,
-              "test-boot.sh installs it from the host's backports; see kiosk-image/README.md")
+              "test-boot.sh installs it from the host's backports; see docs/architecture.md, \"The boot test\"")
         return
     w = common.WORK
     sd = os.path.join(w, "pi4-sd.img")

@@ -65,7 +65,7 @@ def _debugfs(fs, *commands):
 
 def make_bundles():
     """The bundles and the stick image holding them, in WORK/bundles; returns {name: path}
-    and the versions. Timed: bundle creation is part of what the README reports."""
+    and the versions. Timed: bundle creation is part of what docs/measured.md reports."""
     work = common.WORK
     rootfs = os.path.join(os.path.dirname(os.path.abspath(common.IMG)), "rootfs.ext4")
     out = os.path.join(work, "bundles")
