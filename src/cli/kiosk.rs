@@ -1,6 +1,8 @@
-//! `wordjudge kiosk` and `wordjudge screenshot`: the UI commands.
+//! `wordjudge kiosk` and `wordjudge screenshot`: the UI commands, and the
+//! GUI program's dispatch ([`run_gui`]), which also runs the USB sticks'
+//! root helper (it links libudev).
 
-use super::{fail, Context};
+use super::{fail, Cli, Command, Context};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use wordjudge::gpio::Backend;
@@ -38,7 +40,24 @@ fn parse_usb(text: &str) -> Result<wordjudge::usb::Backend, String> {
     text.parse()
 }
 
-pub fn kiosk(context: Context, args: KioskArgs) -> ExitCode {
+/// `wordjudge-kiosk`'s [`super::GuiRunner`]: the commands that need the
+/// GUI or input stack, run here.
+#[allow(dead_code)] // `wordjudge-kiosk`'s runner; `wordjudge` forwards instead
+pub fn run_gui(cli: Cli) -> ExitCode {
+    let context = match &cli.command {
+        // The root helper reads no config: it takes a device name and nothing else.
+        Command::Stick(_) | Command::Screenshot(_) => None,
+        _ => Some(Context::resolve(&cli)),
+    };
+    match (cli.command, context) {
+        (Command::Kiosk(args), Some(context)) => kiosk(context, args),
+        (Command::Screenshot(args), _) => screenshot(args),
+        (Command::Stick(command), _) => super::stick::run(command),
+        _ => fail("wordjudge-kiosk runs the kiosk, screenshots and the USB helper; the other commands are wordjudge's"),
+    }
+}
+
+fn kiosk(context: Context, args: KioskArgs) -> ExitCode {
     let options = wordjudge::app::runner::KioskOptions {
         windowed: args.windowed,
         gpio: args.gpio,
@@ -69,7 +88,7 @@ pub struct ScreenshotArgs {
     height: u32,
 }
 
-pub fn screenshot(args: ScreenshotArgs) -> ExitCode {
+fn screenshot(args: ScreenshotArgs) -> ExitCode {
     match wordjudge::app::screenshots::render_all(&args.out, args.width, args.height) {
         Ok(paths) => {
             for path in paths {

@@ -2,12 +2,25 @@
 //! group lives in its own module; they print for people and return an exit
 //! code (0 success, 1 a negative answer such as UNACCEPTABLE, 2 usage errors
 //! and unusable inputs).
+//!
+//! Two programs share this parser. `wordjudge` (src/main.rs) runs the
+//! commands directors and scripts use on laptops and in loops: `judge`,
+//! `lexicon`, `audit`, `config`, `gpio`. It links only what they use (libc,
+//! libm, libgcc_s), so it starts like a small tool and runs where no GUI
+//! libraries are installed. `wordjudge-kiosk` (src/bin/wordjudge-kiosk.rs)
+//! runs what needs the GUI and input stack (Slint, libinput, libudev): the
+//! kiosk, screenshots and the USB sticks' root helper. `wordjudge kiosk …`
+//! still works: it executes `wordjudge-kiosk` from the same folder with the
+//! same arguments. The split is made at link time: the GUI commands are
+//! reached only through the [`GuiRunner`] each program's `main` passes in,
+//! so the linker drops them, and the libraries behind them, from
+//! `wordjudge`.
 
 mod audit;
 mod config;
 mod gpio;
 mod judge;
-mod kiosk;
+pub mod kiosk;
 mod lexicon;
 mod stick;
 
@@ -68,6 +81,32 @@ pub struct Context {
     pub lexicon_dir: PathBuf,
 }
 
+/// How a program runs the commands that need the GUI or input stack:
+/// `wordjudge` forwards them ([`forward_to_kiosk`]), `wordjudge-kiosk`
+/// runs them ([`kiosk::run_gui`]).
+pub type GuiRunner = fn(Cli) -> ExitCode;
+
+/// The GUI program, installed beside this one.
+#[allow(dead_code)] // named by `wordjudge`'s runner only
+pub const KIOSK_PROGRAM: &str = "wordjudge-kiosk";
+
+/// `wordjudge kiosk|screenshot|stick …`: runs `wordjudge-kiosk` from this
+/// program's folder with the same arguments, in this process (exec), so a
+/// unit that starts `wordjudge kiosk` still has the kiosk as its main
+/// process.
+pub fn forward_to_kiosk(_: Cli) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let program = match std::env::current_exe() {
+        Ok(me) => me.with_file_name(KIOSK_PROGRAM),
+        Err(e) => return fail(format_args!("cannot find this program's folder ({e}), so not {KIOSK_PROGRAM} either")),
+    };
+    let error = std::process::Command::new(&program).args(std::env::args_os().skip(1)).exec();
+    fail(format_args!(
+        "cannot run {} ({error}): the kiosk, screenshots and the USB helper are in {KIOSK_PROGRAM}, installed beside wordjudge",
+        program.display()
+    ))
+}
+
 impl Context {
     fn resolve(cli: &Cli) -> Context {
         let loaded = Config::load(&config_path(cli.config.as_deref()));
@@ -91,7 +130,9 @@ fn restore_default_sigpipe() {
     }
 }
 
-pub fn run() -> ExitCode {
+/// Parses the command line and runs it; `gui` runs the commands that need
+/// the GUI or input stack.
+pub fn run(gui: GuiRunner) -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -105,9 +146,8 @@ pub fn run() -> ExitCode {
     if matches!(cli.command, Command::CheckPinChild) {
         return check_pin_child();
     }
-    // The root helper reads no config: it takes a device name and nothing else.
-    if let Command::Stick(command) = cli.command {
-        return stick::run(command);
+    if matches!(cli.command, Command::Kiosk(_) | Command::Screenshot(_) | Command::Stick(_)) {
+        return gui(cli);
     }
     let context = Context::resolve(&cli);
     match cli.command {
@@ -115,11 +155,10 @@ pub fn run() -> ExitCode {
         Command::Lexicon(command) => lexicon::run(&context, command),
         Command::Audit(command) => audit::run(&context, command),
         Command::Gpio(command) => gpio::run(&context, command),
-        Command::Kiosk(args) => kiosk::kiosk(context, args),
-        Command::Screenshot(args) => kiosk::screenshot(args),
         Command::Config(command) => config::run(context, command),
-        Command::CheckPinChild => check_pin_child(),
-        Command::Stick(command) => stick::run(command),
+        Command::CheckPinChild | Command::Kiosk(_) | Command::Screenshot(_) | Command::Stick(_) => {
+            unreachable!("handled above")
+        }
     }
 }
 
