@@ -26,7 +26,7 @@ fn menu_message(message: &MenuMessage) -> String {
     match message {
         MenuMessage::Switched { id, status, profile_cleared: false } => format!("Now judging with {id} ({status})."),
         MenuMessage::Switched { id, status, profile_cleared: true } => format!(
-            "Now judging with {id} ({status}). The profile judged with another lexicon, so it no longer applies: no challenge rule is shown under verdicts."
+            "Now judging with {id} ({status}). The profile's rule is for another family of lexicons, so it no longer applies: no challenge rule is shown under verdicts."
         ),
         MenuMessage::ProfileSwitched { name, lexicon, status } => {
             format!("Profile {name}: now judging with {lexicon} ({status}).")
@@ -103,6 +103,24 @@ fn offer_item(offer: &UpdateOffer) -> String {
     }
 }
 
+/// A profile's menu row: its rule, the edition it would judge with (and a
+/// changeover's second opinion), and why it cannot be chosen, if it cannot.
+fn profile_item(p: &crate::kiosk::station::ProfileChoice) -> String {
+    let edition = p.edition.as_ref().map(|e| format!(" — {e}")).unwrap_or_default();
+    match &p.unavailable {
+        // The reason names the second opinion when it is the trouble.
+        Some(why) => format!("Profile: {}{edition} — unavailable: {why}", p.name),
+        None => {
+            let edition = match &p.second_opinion {
+                Some(second) => format!("{edition}, second opinion {second}"),
+                None => edition,
+            };
+            let active = if p.active { "  ◀ active" } else { "" };
+            format!("Profile: {}{edition}{active}", p.name)
+        }
+    }
+}
+
 pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, menu: &DirectorMenu) {
     let lexicon = kiosk.lexicon();
         v.screen = ScreenKind::Director;
@@ -121,13 +139,7 @@ pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, men
                         let fp = if c.digest.is_empty() { fp } else { format!("{fp} · digest {}", c.digest) };
                         format!("Use {} — {}{}{}", c.id, c.status, fp, active)
                     }
-                    MenuItem::UseProfile(p) => match &p.unavailable {
-                        Some(why) => format!("Profile: {} — unavailable: {why}", p.name),
-                        None => {
-                            let active = if p.active { "  ◀ active" } else { "" };
-                            format!("Profile: {}{active}", p.name)
-                        }
-                    },
+                    MenuItem::UseProfile(p) => profile_item(p),
                     MenuItem::ChangePin => "Change the director PIN".into(),
                     MenuItem::SetStationName => "Rename the station".into(),
                     MenuItem::SetClock => "Set the date and time".into(),
