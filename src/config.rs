@@ -99,7 +99,9 @@ pub struct Config {
     /// Whether the director menu offers "Quit" (desktop use only).
     pub allow_quit: bool,
     /// The event profile in force (`crate::profile::BUILT_IN` ids, e.g.
-    /// `NASPA-CSW-5`); none: no challenge rule is shown under verdicts.
+    /// `NASPA-CSW-5`, or an old id `crate::profile::ALIASES` maps); none: no
+    /// challenge rule is shown under verdicts. Its edition is
+    /// `active_lexicon`: the rule shows while that is of the profile's family.
     pub profile: Option<String>,
     pub timeouts: Timeouts,
     pub gpio: crate::gpio::GpioConfig,
@@ -478,6 +480,17 @@ mod tests {
         assert_eq!(c.station_name, "Table 7");
         assert_eq!(c.timeouts.verdict_seconds, 6.0);
         assert_eq!(c.timeouts.entry_idle_seconds, 15.0);
+    }
+
+    #[test]
+    fn profile_ids_of_configs_in_the_field_still_load() {
+        // Every id a saved config may hold, from before profiles had families too.
+        for id in ["NASPA-NWL", "NASPA-TWL", "NASPA-NWL-CHANGEOVER", "NASPA-CSW-5", "NASPA-CSW-10", "WESPA-CSW", "SCHOOL", "DEMO"] {
+            let c = Config::from_toml(&format!("active_lexicon = \"CSW15\"\nprofile = \"{id}\"\n")).unwrap();
+            assert_eq!(c.profile.as_deref(), Some(id), "kept as written");
+        }
+        let e = Config::from_toml("profile = \"NASPA-CSW15\"\n").unwrap_err().to_string();
+        assert!(e.contains("NASPA-CSW15") && e.contains("NASPA-CSW-5"), "{e}");
     }
 
     #[test]

@@ -164,24 +164,37 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     }
     capture(&screen, out, "11-director-menu-20-lexicons", &mut written)?;
 
-    // Each shipped profile's verdict screen: the consequence line under the
+    // Each shipped profile's verdict screen (the NASPA double challenge
+    // twice: with NWL2023 and with TWL2016): the consequence line under the
     // verdict, and the changeover profile's second opinion.
-    for profile in crate::profile::BUILT_IN {
+    let profiles = [
+        ("naspa-nwl", "NASPA-NWL", "NWL2023"),
+        ("naspa-twl", "NASPA-NWL", "TWL2016"),
+        ("naspa-nwl-changeover", "NASPA-NWL-CHANGEOVER", "NWL2023"),
+        ("naspa-csw-5", "NASPA-CSW-5", "CSW24"),
+        ("naspa-csw-10", "NASPA-CSW-10", "CSW24"),
+        ("wespa-csw", "WESPA-CSW", "CSW24"),
+        ("school", "SCHOOL", "OSPD4+MW11"),
+        ("demo", "DEMO", "DEMO"),
+    ];
+    for (name, id, edition) in profiles {
+        let profile = crate::profile::find(id).ok_or_else(|| format!("no profile {id}"))?;
         let mut lexicons = vec![FakeLexicon {
             status: "Verified official".into(),
-            ..FakeLexicon::usable(profile.lexicon, "cat dog qi za zebra ok xu abandonment")
+            ..FakeLexicon::usable(edition, "cat dog qi za zebra ok xu abandonment")
         }];
-        if let Some(second) = profile.second_opinion {
+        let second = profile.second_opinion(edition);
+        if let Some(second) = second {
             lexicons.push(FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable(second, "cat dog qi za zebra") });
         }
         let mut fake = FakeStation::new(lexicons, SCREENSHOT_PIN);
         fake.station_name = "Table 12".into();
         fake.profile = Some(profile);
         let _controller = attach(&window, fake_controller(fake, &clock));
-        let words = if profile.second_opinion.is_some() { "2zebra ok" } else { "2zebra cat" };
+        let words = if second.is_some() { "2zebra ok" } else { "2zebra cat" };
         type_text(w, words);
         press_key(w, &key_text(Key::Tab));
-        capture(&screen, out, &format!("12-profile-{}", profile.id.to_ascii_lowercase()), &mut written)?;
+        capture(&screen, out, &format!("12-profile-{name}"), &mut written)?;
     }
 
     // A director's USB stick: offered first in the menu, its word lists

@@ -56,7 +56,7 @@ pub enum FakeRecord {
     PinChanged,
     /// The first PIN of a fresh station.
     PinSet,
-    /// A lexicon switch left the profile's lexicon: the profile no longer applies.
+    /// A lexicon switch left the profile's family: the profile no longer applies.
     ProfileCleared,
     StationRenamed { to: String },
     ClockSet { to: String },
@@ -360,7 +360,7 @@ impl Station for FakeStation {
         let lexicon = self.active_lexicon().filter(|l| l.usable).ok_or(AdjudicateError::NoUsableLexicon)?;
         let verdict = judge_with(lexicon, words);
         let lexicon_id = lexicon.id.clone();
-        let second_opinion = self.profile.and_then(|p| p.second_opinion).map(|id| SecondOpinion {
+        let second_opinion = self.profile.and_then(|p| p.second_opinion(&lexicon_id)).map(|id| SecondOpinion {
             lexicon: id.to_string(),
             verdict: self.lexicons.iter().find(|l| l.id == id && l.usable).map(|l| judge_with(l, words)),
         });
@@ -415,7 +415,7 @@ impl Station for FakeStation {
             Some(index) if self.lexicons[index].usable => {
                 self.active = index;
                 self.records.push(FakeRecord::Switched { to: id.into() });
-                if self.profile.is_some_and(|p| p.lexicon != id) {
+                if self.profile.is_some_and(|p| !p.applies_to(id)) {
                     self.profile = None;
                     self.records.push(FakeRecord::ProfileCleared);
                 }
@@ -430,22 +430,23 @@ impl Station for FakeStation {
     }
 
     fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice> {
-        ProfileChoice::list(self.profiles.iter().copied(), self.profile, lexicons)
+        ProfileChoice::list(self.profiles.iter().copied(), self.profile, &self.lexicon().id, lexicons)
     }
 
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {
-        let profile = self.profiles.iter().copied().find(|p| p.id == id);
-        let Some(profile) = profile else {
-            return Err(SwitchError::Unusable { id: id.into(), status: "Unknown".into(), problem: "no such profile".into() });
+        let lexicons = self.lexicon_choices();
+        let chosen = ProfileChoice::choose(id, &self.lexicon().id, &lexicons)?;
+        let Some(profile) = self.profiles.iter().copied().find(|p| p.id == chosen.profile.id) else {
+            return Err(SwitchError::ProfileUnavailable { profile: id.into(), reason: "no such profile".into() });
         };
         // The old profile is replaced, not cleared by the switch below.
         let before = self.profile.take();
-        if let Err(e) = self.switch_lexicon(profile.lexicon) {
+        if let Err(e) = self.switch_lexicon(chosen.edition) {
             self.profile = before;
             return Err(e);
         }
         self.profile = Some(profile);
-        self.records.push(FakeRecord::ProfileSwitched { to: id.into() });
+        self.records.push(FakeRecord::ProfileSwitched { to: profile.id.into() });
         Ok(())
     }
 

@@ -58,39 +58,66 @@ pub struct SecondOpinion {
     pub verdict: Option<Verdict>,
 }
 
-/// An event profile the director may switch to.
+/// An event profile the director may switch to, with one installed
+/// edition of its family (one row per pair: the director picks the edition
+/// by the row).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileChoice {
+    /// What [`Station::switch_profile`] takes back: the profile id and the
+    /// edition (`NASPA-CSW-5@CSW15`), or the profile id alone on a row with
+    /// no edition to offer.
     pub id: String,
+    /// The profile's name (its rule), without the edition.
     pub name: String,
-    /// Whether it is the active profile.
+    /// The lexicon this row judges with; `None` when none can be offered.
+    pub edition: Option<String>,
+    /// A changeover's second-opinion lexicon with this edition.
+    pub second_opinion: Option<String>,
+    /// Whether it is the active profile judging with this edition.
     pub active: bool,
-    /// Why it cannot be chosen now (its lexicon is not installed, or may
-    /// not judge); `None` when it can.
+    /// Why it cannot be chosen now (no edition installed, or one that may
+    /// not judge), naming no file; `None` when it can.
     pub unavailable: Option<String>,
 }
 
 impl ProfileChoice {
-    /// The choices for `profiles`, marking the active one, and those whose
-    /// lexicon is not among the usable `lexicons` as unavailable.
-    pub fn list<'a>(
-        profiles: impl IntoIterator<Item = &'a crate::profile::Profile>,
+    /// The rows for `profiles` over the installed `lexicons`, marking the
+    /// active profile's row for `active_lexicon`.
+    pub fn list(
+        profiles: impl IntoIterator<Item = &'static crate::profile::Profile>,
         active: Option<&crate::profile::Profile>,
+        active_lexicon: &str,
         lexicons: &[LexiconChoice],
     ) -> Vec<ProfileChoice> {
+        let lexicon = availability(lexicons);
         profiles
             .into_iter()
-            .map(|p| ProfileChoice {
-                id: p.id.into(),
-                name: p.name.into(),
-                active: active.is_some_and(|a| a.id == p.id),
-                unavailable: match lexicons.iter().find(|l| l.id == p.lexicon) {
-                    None => Some(format!("{} is not installed", p.lexicon)),
-                    Some(l) if !l.usable => Some(format!("{} is {}", p.lexicon, l.status)),
-                    Some(_) => None,
-                },
+            .flat_map(|p| crate::profile::offers(p, &lexicon))
+            .map(|offer| ProfileChoice {
+                id: offer.id(),
+                name: offer.profile.name.into(),
+                edition: offer.edition.map(str::to_string),
+                second_opinion: offer.second_opinion.map(str::to_string),
+                active: active.is_some_and(|a| a.id == offer.profile.id) && offer.edition == Some(active_lexicon),
+                unavailable: offer.unavailable,
             })
             .collect()
+    }
+
+    /// The profile and edition the row `id` names, if the installed
+    /// `lexicons` let it judge (see [`crate::profile::choose`]).
+    pub fn choose(id: &str, active_lexicon: &str, lexicons: &[LexiconChoice]) -> Result<crate::profile::Chosen, SwitchError> {
+        crate::profile::choose(id, active_lexicon, &availability(lexicons))
+            .map_err(|r| SwitchError::ProfileUnavailable { profile: r.profile, reason: r.reason })
+    }
+}
+
+/// What the installed `lexicons` say of one lexicon id.
+fn availability(lexicons: &[LexiconChoice]) -> impl Fn(&str) -> crate::profile::Availability + '_ {
+    move |id| match lexicons.iter().find(|l| l.id == id) {
+        None => crate::profile::Availability::NotInstalled,
+        Some(l) if !l.usable => crate::profile::Availability::Unusable(l.status.clone()),
+        Some(_) => crate::profile::Availability::Usable,
     }
 }
 
@@ -251,6 +278,9 @@ pub enum SwitchError {
     /// The config in force is not the station's own file (it is broken and
     /// the last good copy is in use); fix the file first.
     ConfigNotWritable(String),
+    /// The profile cannot judge now (named by its name; the reason names
+    /// editions, never files).
+    ProfileUnavailable { profile: String, reason: String },
 }
 
 impl fmt::Display for SwitchError {
@@ -261,6 +291,7 @@ impl fmt::Display for SwitchError {
                 write!(f, "cannot save the config {path}: {error}; nothing changed")
             }
             SwitchError::ConfigNotWritable(why) => write!(f, "{why}; nothing changed"),
+            SwitchError::ProfileUnavailable { profile, reason } => write!(f, "{profile}: {reason}"),
         }
     }
 }
@@ -488,8 +519,11 @@ pub trait Station {
     /// installed ones, as [`Self::lexicon_choices`] gave them) tell which
     /// profiles can be chosen.
     fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice>;
-    /// Activates a profile (its lexicon verified first) and saves it in the
-    /// config. On `Err` nothing changed (and the refusal is recorded).
+    /// Activates a profile with the edition its row names
+    /// ([`ProfileChoice::id`]; a profile id alone keeps the active edition
+    /// of its family, else takes the newest that judges), the edition
+    /// verified first, and saves both in the config. On `Err` nothing
+    /// changed (and the refusal is recorded).
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError>;
     /// Changes the director PIN after checking the old one.
     fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError>;

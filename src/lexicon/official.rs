@@ -309,6 +309,20 @@ mod tests {
     }
 
     #[test]
+    fn every_official_lexicon_has_a_family_and_every_edition_is_official() {
+        // A lexicon with no family would have no profile, so no challenge
+        // rule could ever be shown under its verdicts.
+        for lexicon in OFFICIAL {
+            assert!(crate::profile::Family::of(lexicon.id).is_some(), "{} belongs to no profile family", lexicon.id);
+        }
+        for family in crate::profile::Family::ALL {
+            for edition in family.editions() {
+                assert!(find(edition).is_some() || *edition == "DEMO", "{edition} ({family:?}) is not in the catalogue");
+            }
+        }
+    }
+
+    #[test]
     fn word_file_names_find_their_layer() {
         assert_eq!(layer_for_name("CSW21").unwrap().0.id, "CSW21");
         assert_eq!(layer_for_name("OTCWL2016").unwrap().1.fst, "TWL2016.fst");

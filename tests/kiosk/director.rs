@@ -220,7 +220,9 @@ fn the_director_sets_the_clock_on_the_appliance_only() {
     assert_eq!(rig.view().edit.message, "Not changed: only the appliance sets the system clock");
 }
 
-fn profile_rig(profile: &str) -> Rig<wordjudge::kiosk::fake::FakeStation> {
+/// A fake station with CSW24, NWL2023, NWL2020 and OSPD4+MW11 installed, on
+/// which the director chose `profile` with `edition` from the menu.
+fn profile_rig(profile: &str, edition: &str) -> Rig<wordjudge::kiosk::fake::FakeStation> {
     let mut station = fake_station("SMALL");
     station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("CSW24", "cat dog qi za zebra xu"));
     station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("NWL2023", "cat dog qi za zebra ok"));
@@ -229,32 +231,34 @@ fn profile_rig(profile: &str) -> Rig<wordjudge::kiosk::fake::FakeStation> {
     station.profiles = wordjudge::profile::BUILT_IN.iter().collect();
     let mut rig = Rig::with(station, &Timeouts::default());
     let name = wordjudge::profile::find(profile).unwrap().name;
-    director_at(&mut rig, &format!("Profile: {name}"));
+    director_at(&mut rig, &format!("Profile: {name} — {edition}"));
     rig.key(Key::Enter);
-    assert!(rig.view().menu.message.starts_with(&format!("Profile {name}: now judging with")), "{}", rig.view().menu.message);
+    assert_eq!(rig.view().menu.message, format!("Profile {name}: now judging with {edition} (Verified)."));
     rig.key(Key::Escape);
     rig
 }
 
 #[test]
 fn profiles_switch_the_lexicon_and_word_each_rules_consequence() {
-    let cases: &[(&str, &[&str], &str)] = &[
-        ("NASPA-NWL", &["cat", "ok"], "The play stands: the challenger loses the turn."),
-        ("NASPA-NWL", &["cat", "xu"], "The play comes off the board."),
-        ("NASPA-CSW-5", &["cat", "xu"], "The play stands: +10 to the player: 2 words × 5"),
-        ("NASPA-CSW-10", &["xu"], "The play stands: +10 to the player: 1 word × 10"),
-        ("WESPA-CSW", &["cat", "dog", "xu"], "The play stands: +15 to the player: 3 words × 5"),
-        ("WESPA-CSW", &["cat", "ok"], "The play comes off the board."),
-        ("SCHOOL", &["abandonment"], "The play stands: the challenging team loses its turn."),
-        ("SCHOOL", &["za"], "The play comes off the board."),
+    let cases: &[(&str, &str, &[&str], &str)] = &[
+        ("NASPA-NWL", "NWL2023", &["cat", "ok"], "The play stands: the challenger loses the turn."),
+        ("NASPA-NWL", "NWL2023", &["cat", "xu"], "The play comes off the board."),
+        ("NASPA-NWL", "NWL2020", &["cat", "ok"], "The play comes off the board."),
+        ("NASPA-CSW-5", "CSW24", &["cat", "xu"], "The play stands: +10 to the player: 2 words × 5"),
+        ("NASPA-CSW-10", "CSW24", &["xu"], "The play stands: +10 to the player: 1 word × 10"),
+        ("WESPA-CSW", "CSW24", &["cat", "dog", "xu"], "The play stands: +15 to the player: 3 words × 5"),
+        ("WESPA-CSW", "CSW24", &["cat", "ok"], "The play comes off the board."),
+        ("SCHOOL", "OSPD4+MW11", &["abandonment"], "The play stands: the challenging team loses its turn."),
+        ("SCHOOL", "OSPD4+MW11", &["za"], "The play comes off the board."),
     ];
-    for (profile, words, line) in cases {
-        let mut rig = profile_rig(profile);
-        let lexicon = wordjudge::profile::find(profile).unwrap().lexicon;
-        assert_eq!(rig.view().bar.lexicon_id, lexicon, "{profile}");
+    for (profile, edition, words, line) in cases {
+        let mut rig = profile_rig(profile, edition);
+        assert_eq!(rig.view().bar.lexicon_id, *edition, "{profile}");
         rig.challenge(words);
         assert_eq!(rig.view().verdict.consequence, *line, "{profile} {words:?}");
-        assert!(rig.station.records.contains(&FakeRecord::ProfileSwitched { to: profile.to_string() }));
+        let records = &rig.station.records;
+        let switched = records.iter().position(|r| *r == FakeRecord::Switched { to: edition.to_string() }).unwrap();
+        assert_eq!(records[switched + 1], FakeRecord::ProfileSwitched { to: profile.to_string() });
     }
     let mut rig = Rig::fake("SMALL");
     rig.challenge(&["cat"]);
@@ -263,7 +267,7 @@ fn profiles_switch_the_lexicon_and_word_each_rules_consequence() {
 
 #[test]
 fn the_second_opinion_gives_one_verdict_and_never_the_word() {
-    let mut rig = profile_rig("NASPA-NWL-CHANGEOVER");
+    let mut rig = profile_rig("NASPA-NWL-CHANGEOVER", "NWL2023");
     let (ok, _) = rig.challenge(&["zebra", "ok", "cat"]);
     assert!(ok, "NWL2023 has OK");
     let v = rig.view();
@@ -285,7 +289,7 @@ fn the_second_opinion_gives_one_verdict_and_never_the_word() {
 
 #[test]
 fn a_lexicon_switch_away_from_the_profile_drops_its_rule_line_and_missing_profiles_say_why() {
-    let mut rig = profile_rig("SCHOOL");
+    let mut rig = profile_rig("SCHOOL", "OSPD4+MW11");
     director_at(&mut rig, "Use DEMO");
     rig.key(Key::Enter);
     let message = rig.view().menu.message;
@@ -296,16 +300,17 @@ fn a_lexicon_switch_away_from_the_profile_drops_its_rule_line_and_missing_profil
     rig.challenge(&["cat"]);
     let v = rig.view();
     assert!(v.bar.demo && v.verdict.consequence.is_empty(), "no School rule under a DEMO verdict: {:?}", v.verdict.consequence);
-    // TWL2016 is not installed on this station: its profile says so in the list.
+    // No school word list is left on this station: its profile says so in the list.
+    rig.station.lexicons.retain(|l| l.id != "OSPD4+MW11");
     rig.advance(600);
     rig.key(Key::Enter);
-    director_at(&mut rig, "Profile: NASPA, TWL2016");
+    director_at(&mut rig, "Profile: North American school");
     let item = rig.view().menu.items[rig.view().menu.selected as usize].clone();
-    assert_eq!(item, "Profile: NASPA, TWL2016 (double challenge) — unavailable: TWL2016 is not installed");
+    assert_eq!(item, "Profile: North American school play — unavailable: no school word list is installed");
     rig.key(Key::Enter);
-    assert!(rig.view().menu.message.starts_with("Not switched"), "{}", rig.view().menu.message);
-    let available = rig.view().menu.items.iter().find(|i| i.starts_with("Profile: NASPA CSW24, 5")).cloned().unwrap();
-    assert!(!available.contains("unavailable"), "{available}");
+    assert_eq!(rig.view().menu.message, "Not switched: North American school play: no school word list is installed");
+    let available = rig.view().menu.items.iter().find(|i| i.starts_with("Profile: NASPA CSW, 5")).cloned().unwrap();
+    assert_eq!(available, "Profile: NASPA CSW, 5 points per word — CSW24");
 }
 
 #[test]

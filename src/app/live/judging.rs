@@ -15,9 +15,14 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use super::{open_active, Active, LiveStation};
 
 impl LiveStation {
-    /// Opens a profile's second-opinion lexicon, verified like any other.
-    pub(super) fn open_second(&self, profile: Option<&'static Profile>) -> Option<(String, Result<Box<Lexicon>, String>)> {
-        let id = profile?.second_opinion?;
+    /// Opens a profile's second-opinion lexicon while it judges with
+    /// `edition`, verified like any other.
+    pub(super) fn open_second(
+        &self,
+        profile: Option<&'static Profile>,
+        edition: &str,
+    ) -> Option<(String, Result<Box<Lexicon>, String>)> {
+        let id = profile?.second_opinion(edition)?;
         let opened = open_active(&self.catalog, id)
             .map_err(|e| e.to_string())
             .and_then(|l| l.check_usable().map(|()| Box::new(l)).map_err(|e| e.to_string()));

@@ -4,7 +4,7 @@
 //! chooses it again), or switched by the director.
 
 use crate::audit::{AuditEvent, LexiconIdentity};
-use crate::kiosk::station::{LexiconChoice, SettingsError, Station, SwitchError};
+use crate::kiosk::station::{LexiconChoice, ProfileChoice, SettingsError, Station, SwitchError};
 use crate::lexicon::catalog::Catalog;
 
 use super::{digests_path, open_active, Active, LiveStation};
@@ -145,7 +145,8 @@ impl LiveStation {
     }
 
     /// Switches the lexicon, recording a refusal too; a profile whose
-    /// lexicon is no longer the one judging is cleared.
+    /// family the new lexicon is not of is cleared (another edition of its
+    /// family keeps it, with that edition's second opinion).
     pub(super) fn switch_lexicon_recorded(&mut self, id: &str) -> Result<(), SwitchError> {
         let result = self.try_switch(id);
         if let Err(reason) = &result {
@@ -154,42 +155,59 @@ impl LiveStation {
             self.record(AuditEvent::LexiconSwitchRefused { from, to: id.to_string(), reason: reason.to_string() });
             return result;
         }
-        // A profile whose lexicon is no longer the one judging no longer
-        // applies: no rule line of another event under these verdicts.
-        if self.profile.is_some_and(|p| p.lexicon != id) {
+        // A profile of another family no longer applies: no rule line of
+        // another event under these verdicts.
+        if self.profile.is_some_and(|p| !p.applies_to(id)) {
             let cleared = self.save_config(|c| c.profile = None);
             if cleared.is_ok() {
                 self.profile = None;
                 self.second = None;
             }
             self.record_setting("profile", None, &cleared.map_err(SettingsError::Failed));
+        } else {
+            self.second = self.open_second(self.profile, id);
         }
         result
     }
 
-    /// Switches to a built-in profile: its lexicon, its rule and its second
-    /// opinion, recorded.
+    /// Switches to a built-in profile with the edition its row names: the
+    /// edition verified and made active, the rule and the second opinion,
+    /// recorded with the rule and the edition.
     pub(super) fn switch_profile_recorded(&mut self, id: &str) -> Result<(), SwitchError> {
-        let Some(profile) = crate::profile::find(id) else {
-            return Err(SwitchError::Unusable { id: id.into(), status: "Unknown".into(), problem: "no such profile".into() });
+        let lexicons = self.list_lexicons();
+        let chosen = match ProfileChoice::choose(id, &self.lexicon().id, &lexicons) {
+            Ok(chosen) => chosen,
+            Err(reason) => {
+                // A refused choice is a director action too: recorded.
+                self.record(AuditEvent::SettingRefused { setting: "profile".into(), reason: format!("{id}: {reason}") });
+                return Err(reason);
+            }
         };
-        // Switching to the profile's lexicon must not first clear the profile
-        // being replaced (the record says which profile came before).
+        let profile = chosen.profile;
+        // Switching to the edition must not first clear the profile being
+        // replaced (the record says which profile came before).
         let before = self.profile.take();
-        if let Err(e) = self.switch_lexicon(profile.lexicon) {
+        if let Err(e) = self.switch_lexicon(chosen.edition) {
             self.profile = before;
-            return Err(e);
+            // The lexicon's refusal, with its details, is recorded; the
+            // director reads the edition and its status, not its files.
+            return Err(match e {
+                SwitchError::Unusable { id, status, .. } => {
+                    SwitchError::ProfileUnavailable { profile: profile.name.into(), reason: format!("{id} is {status}") }
+                }
+                other => other,
+            });
         }
         self.profile = before;
         self.save_config(|c| c.profile = Some(profile.id.to_string()))
             .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
         let from = self.profile.map(|p| p.id.to_string());
         self.profile = Some(profile);
-        self.second = self.open_second(Some(profile));
+        self.second = self.open_second(Some(profile), chosen.edition);
         self.record(AuditEvent::ProfileSwitched {
             from,
             to: profile.id.into(),
-            lexicon: profile.lexicon.into(),
+            lexicon: chosen.edition.into(),
             rule: profile.rule.name(),
         });
         Ok(())

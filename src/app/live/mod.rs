@@ -185,7 +185,7 @@ impl LiveStation {
             station.activate(&id)
         };
         station.profile = station.config.profile.as_deref().and_then(crate::profile::find);
-        station.second = station.open_second(station.profile);
+        station.second = station.open_second(station.profile, &station.config.active_lexicon);
         station.record_boot_check();
         station
     }
@@ -315,7 +315,7 @@ impl Station for LiveStation {
     }
 
     fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice> {
-        ProfileChoice::list(crate::profile::BUILT_IN, self.profile, lexicons)
+        ProfileChoice::list(crate::profile::BUILT_IN, self.profile, &self.lexicon().id, lexicons)
     }
 
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {
@@ -430,7 +430,14 @@ impl Station for LiveStation {
 
     fn facts(&self) -> Vec<(String, String)> {
         let profile = match self.profile {
-            Some(p) => format!("{} — {}", p.name, p.rule.name()),
+            Some(p) => {
+                let lexicon = self.lexicon().id;
+                match p.second_opinion(&lexicon) {
+                    _ if !p.applies_to(&lexicon) => format!("{} — not applied: {lexicon} is not {}", p.name, p.family.one()),
+                    Some(second) => format!("{} — {lexicon}, second opinion {second}", p.name),
+                    None => format!("{} — {lexicon}", p.name),
+                }
+            }
             None => "none (no challenge rule shown under verdicts)".into(),
         };
         let mut facts = vec![("Profile".into(), profile)];

@@ -28,7 +28,7 @@ fn menu_message(message: &MenuMessage) -> String {
     match message {
         MenuMessage::Switched { id, status, profile_cleared: false } => format!("Now judging with {id} ({status})."),
         MenuMessage::Switched { id, status, profile_cleared: true } => format!(
-            "Now judging with {id} ({status}). The profile judged with another lexicon, so it no longer applies: no challenge rule is shown under verdicts."
+            "Now judging with {id} ({status}). The profile's rule is for another family of lexicons, so it no longer applies: no challenge rule is shown under verdicts."
         ),
         MenuMessage::ProfileSwitched { name, lexicon, status } => {
             format!("Profile {name}: now judging with {lexicon} ({status}).")
@@ -133,13 +133,7 @@ fn item_text(item: &MenuItem, lexicon: &LexiconView, confirming: Option<()>) -> 
             let fp = if c.digest.is_empty() { fp } else { format!("{fp} · digest {}", c.digest) };
             format!("Use {} — {}{}{}", c.id, c.status, fp, active)
         }
-        MenuItem::UseProfile(p) => match &p.unavailable {
-            Some(why) => format!("Profile: {} — unavailable: {why}", p.name),
-            None => {
-                let active = if p.active { "  ◀ active" } else { "" };
-                format!("Profile: {}{active}", p.name)
-            }
-        },
+        MenuItem::UseProfile(p) => profile_item(p),
         MenuItem::ChangePin => "Change the director PIN".into(),
         MenuItem::SetStationName => "Rename the station".into(),
         MenuItem::SetClock => "Set the date and time".into(),
@@ -150,6 +144,24 @@ fn item_text(item: &MenuItem, lexicon: &LexiconView, confirming: Option<()>) -> 
         MenuItem::PowerOff => format!("Power off the station{confirm}"),
         MenuItem::Quit => format!("Quit wordjudge{confirm}"),
         MenuItem::Leave => "Leave the director menu".into(),
+    }
+}
+
+/// A profile's menu row: its rule, the edition it would judge with (and a
+/// changeover's second opinion), and why it cannot be chosen, if it cannot.
+fn profile_item(p: &crate::kiosk::station::ProfileChoice) -> String {
+    let edition = p.edition.as_ref().map(|e| format!(" — {e}")).unwrap_or_default();
+    match &p.unavailable {
+        // The reason names the second opinion when it is the trouble.
+        Some(why) => format!("Profile: {}{edition} — unavailable: {why}", p.name),
+        None => {
+            let edition = match &p.second_opinion {
+                Some(second) => format!("{edition}, second opinion {second}"),
+                None => edition,
+            };
+            let active = if p.active { "  ◀ active" } else { "" };
+            format!("Profile: {}{edition}{active}", p.name)
+        }
     }
 }
 
