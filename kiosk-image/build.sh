@@ -126,6 +126,9 @@ if [ -z "${WORDJUDGE_BIN:-}" ]; then
         fi
     fi
 fi
+# The kiosk program is built beside it (src/cli/mod.rs: two programs).
+WORDJUDGE_KIOSK_BIN=${WORDJUDGE_KIOSK_BIN:-$(dirname "$WORDJUDGE_BIN")/wordjudge-kiosk}
+[ -f "$WORDJUDGE_KIOSK_BIN" ] || die "no wordjudge-kiosk binary at $WORDJUDGE_KIOSK_BIN (cargo builds it beside wordjudge)"
 [ -f "$WORDJUDGE_BIN" ] || die "no wordjudge binary at $WORDJUDGE_BIN.
   For ARCH=arm64, build an aarch64 wordjudge first (on an arm64 machine: cargo build --release;
   on amd64: cargo build --release --target aarch64-unknown-linux-gnu with the cross tools), or
@@ -142,7 +145,7 @@ fi
 
 need_tools
 # Installed stripped of debug sections (a dev-profile build carries ~100 MB of line tables).
-STRIPPED=$(mktemp); trap 'rm -f "$STRIPPED"' EXIT
+STRIPPED=$(mktemp); STRIPPED_KIOSK=$(mktemp); trap 'rm -f "$STRIPPED" "$STRIPPED_KIOSK"' EXIT
 case "$BIN_ARCH" in
     amd64) OBJCOPY=objcopy; [ "$(dpkg --print-architecture)" = amd64 ] || OBJCOPY=x86_64-linux-gnu-objcopy ;;
     arm64) OBJCOPY=aarch64-linux-gnu-objcopy; [ "$(dpkg --print-architecture)" = arm64 ] && OBJCOPY=objcopy ;;
@@ -150,6 +153,8 @@ esac
 command -v "$OBJCOPY" >/dev/null || die "$OBJCOPY is missing (apt-get install binutils$([ "$OBJCOPY" = objcopy ] || echo "-${OBJCOPY%-objcopy}" | tr _ -))"
 "$OBJCOPY" --strip-debug "$WORDJUDGE_BIN" "$STRIPPED" || die "cannot strip $WORDJUDGE_BIN"
 chmod 0755 "$STRIPPED"
+"$OBJCOPY" --strip-debug "$WORDJUDGE_KIOSK_BIN" "$STRIPPED_KIOSK" || die "cannot strip $WORDJUDGE_KIOSK_BIN"
+chmod 0755 "$STRIPPED_KIOSK"
 if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
     # The new tree's maintainer scripts are $ARCH programs: run them through qemu-user.
     [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
@@ -218,7 +223,7 @@ say "mmdebstrap $SUITE $ARCH ($MIRROR)"
 # The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
 # pruning modules (under qemu-user each mkinitramfs takes minutes).
 export INITRD=No
-export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
+export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_KIOSK_BIN=$STRIPPED_KIOSK WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
 export WJ_VERSION=$VERSION WJ_UPDATE_CERT=$UPDATE_CERT
 # The Pi kernel hook writes slot A's command lines (the build machine runs no slot).
 export WJ_PI_BOOT_SLOT=A

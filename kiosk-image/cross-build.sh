@@ -55,7 +55,7 @@ export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export PKG_CONFIG_ALLOW_CROSS=1
 export PKG_CONFIG_SYSROOT_DIR=/
 export PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
-cargo build --locked --profile "$PROFILE" --target "$TARGET" --bin wordjudge
+cargo build --locked --profile "$PROFILE" --target "$TARGET" --bin wordjudge --bin wordjudge-kiosk
 BIN=target/$TARGET/$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")/wordjudge
 file "$BIN" 2>/dev/null || ls -l "$BIN"
 say "built $BIN"

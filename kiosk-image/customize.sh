@@ -16,6 +16,8 @@ quietly() {
 
 # --- program, units, drop-ins -----------------------------------------------------------
 install -D -m0755 "$WJ_BIN" "$R/usr/bin/wordjudge"
+# The kiosk, screenshots and the USB helper: the program that links the GUI and input stack.
+install -D -m0755 "$WJ_KIOSK_BIN" "$R/usr/bin/wordjudge-kiosk"
 install -D -m0644 "$S/wordjudge.service"                 "$R/usr/lib/systemd/system/wordjudge.service"
 # USB sticks from the director menu: the root units that mount one (started by the kiosk
 # through polkit) and the udev rule that says what a stick is.

@@ -96,7 +96,7 @@ if [ -z "${IMAGE_GIVEN:-}" ] && [ "${SKIP_CARGO_BUILD:-0}" != 1 ]; then
     (cd "$REPO" && cargo build --profile "$PROFILE" --quiet)
 fi
 if [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
-   [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/$PDIR/wordjudge" "$BIN" ${UPDATE_CERT:-} \
+   [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/$PDIR/wordjudge" "$BIN" "$BIN-kiosk" ${UPDATE_CERT:-} \
            -newer "$IMAGE" -type f ! -name '*.md' ! -name 'test-boot.*' ! -path '*/boottest/*' \
            ! -path '*/__pycache__/*' 2>/dev/null | head -n1)" ]; then
     say "building the image"

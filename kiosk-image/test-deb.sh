@@ -42,6 +42,8 @@ test_in() {  # test_in SUITE: one throwaway root of that suite, every check
     result $rc "$SUITE: dpkg: installed, with library dependencies worked out (dpkg-shlibdeps)" "$out"
     out=$(in_root /usr/bin/wordjudge --version 2>&1); rc=$?
     result $rc "$SUITE: /usr/bin/wordjudge runs" "$out"
+    out=$(in_root /usr/bin/wordjudge-kiosk --version 2>&1); rc=$?
+    result $rc "$SUITE: /usr/bin/wordjudge-kiosk runs" "$out"
     groups=$(in_root id -nG wordjudge 2>&1)
     rc=0; for g in video input render gpio; do case " $groups " in *" $g "*) ;; *) rc=1 ;; esac; done
     result $rc "$SUITE: system user wordjudge in video input render gpio (sysusers.d)" "$groups"

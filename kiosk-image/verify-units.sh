@@ -11,8 +11,8 @@ pass=0; fail=0
 result() { if [ "$1" = 0 ]; then echo "PASS: $2"; pass=$((pass + 1)); else echo "FAIL: $2${3:+ -- $3}"; fail=$((fail + 1)); fi; }
 
 # verify wants ExecStart= to exist: point it at a stand-in in the scratch dir.
-printf '#!/bin/sh\n' >"$T/wordjudge"; chmod +x "$T/wordjudge"
-sed "s|/usr/bin/wordjudge|$T/wordjudge|" "$REPO/systemd/wordjudge.service" >"$T/wordjudge.service"
+printf '#!/bin/sh\n' >"$T/wordjudge-kiosk"; chmod +x "$T/wordjudge-kiosk"
+sed "s|/usr/bin/wordjudge-kiosk|$T/wordjudge-kiosk|" "$REPO/systemd/wordjudge.service" >"$T/wordjudge.service"
 out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$T/wordjudge.service" 2>&1); rc=$?
 [ -n "$out" ] && rc=1
 result $rc "systemd-analyze verify systemd/wordjudge.service" "$out"
@@ -25,12 +25,12 @@ MOUNT_NS_OPTIONS+="|ReadOnlyPaths|ReadWritePaths|InaccessiblePaths|ExecPaths|NoE
 MOUNT_NS_OPTIONS+="|TemporaryFileSystem|RootDirectory|RootImage|MountImages|ExtensionImages|ExtensionDirectories"
 MOUNT_NS_OPTIONS+="|MountFlags|DynamicUser|LogNamespace|NetworkNamespacePath|IPCNamespacePath|MountAPIVFS"
 for mode in import export; do
-    sed "s|/usr/bin/wordjudge|$T/wordjudge|" "$REPO/systemd/wordjudge-stick-$mode@.service" >"$T/wordjudge-stick-$mode@sdz1.service"
+    sed "s|/usr/bin/wordjudge-kiosk|$T/wordjudge-kiosk|" "$REPO/systemd/wordjudge-stick-$mode@.service" >"$T/wordjudge-stick-$mode@sdz1.service"
 done
 for mode in import export; do
     out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$T/wordjudge-stick-$mode@sdz1.service" 2>&1); rc=$?
     [ -n "$out" ] && rc=1
-    grep -q "^ExecStart=/usr/bin/wordjudge stick attach --mode $mode %I\$" "$REPO/systemd/wordjudge-stick-$mode@.service" || { rc=1; out+=" (ExecStart= is not the $mode attach)"; }
+    grep -q "^ExecStart=/usr/bin/wordjudge-kiosk stick attach --mode $mode %I\$" "$REPO/systemd/wordjudge-stick-$mode@.service" || { rc=1; out+=" (ExecStart= is not the $mode attach)"; }
     # Its mounts must reach the host: no option that gives the unit a mount namespace.
     ns=$(grep -oE "^($MOUNT_NS_OPTIONS)=" "$REPO/systemd/wordjudge-stick-$mode@.service" | tr '\n' ' ')
     [ -z "$ns" ] || { rc=1; out+=" (creates a mount namespace, its mounts would not reach the kiosk: $ns)"; }

@@ -17,7 +17,7 @@ as the firmware would: pifirmware, VM), tested the way they break:
           A's one try, before it is marked good: the next start finds the try spent, marks
           A bad and is back on B (the one-shot the Pi's back-end keeps itself).
 The bundles are made here from the image's own root filesystem (build-bundle.sh): the good
-one with its release bumped, the bad one with /usr/bin/wordjudge replaced by a script that
+one with its release bumped, the bad one with /usr/bin/wordjudge-kiosk replaced by a script that
 exits 1, with debugfs on copies."""
 import json
 import os
@@ -102,8 +102,9 @@ def make_bundles():
     with open(broken, "w") as f:
         f.write("#!/bin/sh\necho 'wordjudge boot test: this release cannot start' >&2\nexit 1\n")
     os.chmod(broken, 0o755)
-    bundles["bad"] = bundle("bad", variant("bad", versions["bad"], "rm /usr/bin/wordjudge",
-                                           f"write {broken} /usr/bin/wordjudge", "sif /usr/bin/wordjudge mode 0100755"))
+    bundles["bad"] = bundle("bad", variant("bad", versions["bad"], "rm /usr/bin/wordjudge-kiosk",
+                                           f"write {broken} /usr/bin/wordjudge-kiosk",
+                                           "sif /usr/bin/wordjudge-kiosk mode 0100755"))
     bundles["wrongarch"] = bundle("wrongarch", os.path.join(out, "rootfs-good.ext4"), COMPATIBLE=f"wordjudge-{OTHER_ARCH}")
     # Signed by a key the station does not trust: the good bundle, re-signed.
     bundles["wrongkey"] = os.path.join(out, "wrongkey.raucb")

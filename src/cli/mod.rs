@@ -94,6 +94,7 @@ pub const KIOSK_PROGRAM: &str = "wordjudge-kiosk";
 /// program's folder with the same arguments, in this process (exec), so a
 /// unit that starts `wordjudge kiosk` still has the kiosk as its main
 /// process.
+#[allow(dead_code)] // `wordjudge`'s runner; `wordjudge-kiosk` passes its own
 pub fn forward_to_kiosk(_: Cli) -> ExitCode {
     use std::os::unix::process::CommandExt;
     let program = match std::env::current_exe() {

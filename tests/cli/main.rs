@@ -6,3 +6,4 @@ mod bounded;
 mod judge;
 mod pin_child;
 mod pipe;
+mod programs;
