@@ -73,4 +73,29 @@ criterion_group! {
     config = Criterion::default().sample_size(200).measurement_time(Duration::from_secs(10));
     targets = audit
 }
-criterion_main!(benches);
+
+/// With `WORDJUDGE_AUDIT_LOG_OUT=DIR`, writes a log of that many records
+/// (`WORDJUDGE_AUDIT_RECORDS`, 10,000 by default) into DIR through the one
+/// writer, and stops: `benches/process.sh` times `wordjudge audit verify`
+/// over it as a whole process.
+fn write_log(dir: &std::path::Path) {
+    let records: usize = std::env::var("WORDJUDGE_AUDIT_RECORDS").ok().and_then(|n| n.parse().ok()).unwrap_or(10_000);
+    let lexicon = catalog::open_demo().expect("demo lexicon");
+    let identity = LexiconIdentity::of(&lexicon);
+    let adjudication = judge(&lexicon, &Challenge::new(&["QUIXOTIC", "ZEBRA"]).unwrap()).unwrap();
+    let input = AdjudicationInput { lexicon: &identity, adjudication: &adjudication, trigger: Trigger::Keyboard, profile: None };
+    let mut log = AuditLog::open(dir, "Bench station").expect("a fresh directory has no other writer");
+    for _ in 0..records {
+        log.record_adjudication(&input);
+    }
+    assert!(log.problem().is_none(), "{:?}", log.problem());
+    println!("wrote {records} adjudications to {}", dir.display());
+}
+
+fn main() {
+    if let Some(dir) = std::env::var_os("WORDJUDGE_AUDIT_LOG_OUT") {
+        return write_log(std::path::Path::new(&dir));
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Whole-process figures that criterion cannot take from inside a process:
-#  - `wordjudge judge --lexicon CSW15 QI ZA`: wall time (hyperfine) and peak RSS (/usr/bin/time -v);
+#  - the command line (`wordjudge`, which links no GUI library), each as a ratio of medians
+#    measured in one hyperfine run: `--version` against /bin/true; `judge --lexicon CSW15 QI ZA`
+#    against two `grep -qxF` over CSW15.txt; `judge --each` over all of CSW15 against
+#    `grep -cxFf`, with the peak RSS of both (/usr/bin/time -v); `audit verify` of a
+#    10,000-record log (written by the audit bench's one writer: benches/audit.rs);
 #  - the kiosk under Xvfb (winit, software renderer, 1920x1080) with every catalogue lexicon
 #    this machine has a list for installed (CSW15, NWL2018, TWL06, OSPD4+MW11, plus NWL2018
 #    put in place as TWL2016: a Mismatch): process start to READY, then the director PIN
@@ -20,9 +24,10 @@ for p in xvfb xdotool hyperfine time; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null
 done
 if [ -n "${WORDJUDGE_BIN:-}" ]; then bin=$(realpath "$WORDJUDGE_BIN"); else
-  cargo build --release --locked -q
+  cargo build --release --locked -q --bins
   bin=$PWD/target/release/wordjudge
 fi
+kiosk=$(dirname "$bin")/wordjudge-kiosk
 echo "== measuring $bin"
 work=$(mktemp -d /var/tmp/wordjudge-process.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -44,9 +49,32 @@ audit_dir = "$work/audit"
 TOML
 export WORDJUDGE_CONFIG=$work/config.toml
 echo 2468 | $bin config set-pin >/dev/null
-echo "== judge QI ZA with CSW15 (whole process)"
-hyperfine -N --warmup 5 --runs 200 "$bin judge --lexicon CSW15 QI ZA" 2>&1 | grep -E 'Time|Range'
-/usr/bin/time -v "$bin" judge --lexicon CSW15 QI ZA 2>&1 | grep -E 'ACCEPTABLE|Maximum resident'
+
+# The medians (ms) of one hyperfine run's commands, in order.
+medians() { python3 -c 'import json, sys; print(" ".join(f"{r[\"median\"] * 1000:.3f}" for r in json.load(open(sys.argv[1]))["results"]))' "$1"; }
+ratio() { python3 -c 'import sys; print(f"{float(sys.argv[1]) / float(sys.argv[2]):.2f}")' "$1" "$2"; }
+rss() { /usr/bin/time -v "$@" 2>&1 >/dev/null | awk '/Maximum resident/ {print $6}'; }
+echo "== the command line: $(ldd "$bin" | awk '{print $1}' | tr '\n' ' ')"
+hyperfine -N --warmup 50 --runs 1000 --export-json "$work/version.json" "/bin/true" "$bin --version" >/dev/null
+read -r t v <<<"$(medians "$work/version.json")"
+echo "wordjudge --version: median ${v} ms, /bin/true ${t} ms: $(ratio "$v" "$t")x /bin/true (target: at most 2x)"
+hyperfine -N --warmup 20 --runs 500 --export-json "$work/judge.json" "$bin judge --lexicon CSW15 QI ZA" \
+  "grep -qxF QI $shared/CSW15.txt" "grep -qxF ZA $shared/CSW15.txt" >/dev/null
+read -r j g1 g2 <<<"$(medians "$work/judge.json")"
+echo "judge --lexicon CSW15 QI ZA: median ${j} ms; grep -qxF QI ${g1} ms + grep -qxF ZA ${g2} ms: $(ratio "$j" "$(python3 -c "print($g1 + $g2)")")x the two greps (target: at most 0.3x)"
+echo "   peak RSS of judge: $(rss "$bin" judge --lexicon CSW15 QI ZA) kB"
+hyperfine -N --warmup 2 --runs 20 --input "$shared/CSW15.txt" --export-json "$work/each.json" \
+  "$bin judge --lexicon CSW15 --each" "grep -cxFf $shared/CSW15.txt" >/dev/null
+read -r e g <<<"$(medians "$work/each.json")"
+echo "judge --each over all of CSW15 (276,663 words): median ${e} ms; grep -cxFf ${g} ms: $(ratio "$e" "$g")x"
+echo "   peak RSS: judge --each $(rss "$bin" judge --lexicon CSW15 --each <"$shared/CSW15.txt") kB, grep -cxFf $(rss grep -cxFf "$shared/CSW15.txt" <"$shared/CSW15.txt") kB"
+mkdir -p "$work/audit10k"
+WORDJUDGE_AUDIT_LOG_OUT="$work/audit10k" cargo bench --locked -q --bench audit 2>/dev/null | tail -n 1
+hyperfine -N --warmup 2 --runs 20 --export-json "$work/verify.json" "$bin audit verify --no-journal $work/audit10k" >/dev/null
+echo "audit verify of a 10,000-record log: median $(medians "$work/verify.json") ms; peak RSS $(rss "$bin" audit verify --no-journal "$work/audit10k") kB"
+# Where the judge's time goes: opening CSW15 verifies the bytes it judges
+# with (SHA-256 of the .fst, against the digest pinned or recorded).
+echo "   (the lexicon file: $(du -k "$lex/CSW15.fst" | cut -f1) kB; sha256sum of it: $(hyperfine -N --runs 200 --export-json "$work/sha.json" "sha256sum $lex/CSW15.fst" >/dev/null; medians "$work/sha.json") ms)"
 
 echo "== kiosk under Xvfb, 1920x1080, every catalogue lexicon with a list here installed, CSW15 active"
 Xvfb :77 -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
@@ -54,7 +82,7 @@ sleep 1
 export DISPLAY=:77
 for run in 1 2 3 4 5; do
   start=$(date +%s%N)
-  "$bin" kiosk --windowed --gpio off --usb "folders:$work/sticks" > "$work/out.txt" 2>"$work/err.txt" &
+  "$kiosk" kiosk --windowed --gpio off --usb "folders:$work/sticks" > "$work/out.txt" 2>"$work/err.txt" &
   pid=$!
   until grep -q READY "$work/out.txt" 2>/dev/null; do sleep 0.005; kill -0 $pid || { cat "$work/err.txt"; exit 1; }; done
   ready=$(( ($(date +%s%N) - start) / 1000000 ))
