@@ -210,6 +210,9 @@ pub enum Warning {
     /// The judging path failed unexpectedly (a caught panic); the station is
     /// out of service until the director acts.
     JudgingFault(String),
+    /// The checkpoint signing key cannot be made or read: the station judges
+    /// and logs, but signs no checkpoint until it is fixed.
+    SigningKey(String),
 }
 
 /// Why an adjudication did not happen. Nothing was recorded or shown.

@@ -267,6 +267,9 @@ pub fn warning(warning: &Warning) -> String {
             format!("Lexicon {id}: {detail}. Choose it again in this menu to verify what is on disk now.")
         }
         Warning::JudgingFault(p) => format!("Judging failed unexpectedly and the station stopped judging: {p}"),
+        Warning::SigningKey(p) => {
+            format!("Checkpoint key: {p}. No signed checkpoint is made until it is fixed; judging and the log go on.")
+        }
     }
 }
 
