@@ -8,6 +8,7 @@ mod flow;
 mod flow_props;
 mod live;
 mod live_usb;
+mod live_trust;
 mod no_screen;
 mod update;
 mod usb;
