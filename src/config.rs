@@ -20,11 +20,29 @@ use std::path::{Path, PathBuf};
 /// Longest station name (it is on every screen and every record).
 pub const MAX_STATION_NAME: usize = 40;
 
+/// Whether `c` may be in a station name: not a control character and not
+/// one that changes the direction of text (U+200E/F, U+061C, U+202A–U+202E,
+/// U+2066–U+2069). The name is on every screen, record, checkpoint and
+/// export: a direction override would make `Table 7` read as another name
+/// there, or reorder the text after it.
+pub fn station_name_char_allowed(c: char) -> bool {
+    !c.is_control() && !matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// Whether `name` may name a station: 1 to [`MAX_STATION_NAME`] characters,
-/// not only spaces, no control characters.
+/// not only spaces, no control or text-direction characters
+/// ([`station_name_char_allowed`]).
 pub fn check_station_name(name: &str) -> Result<(), String> {
-    if name.trim().is_empty() || name.chars().count() > MAX_STATION_NAME || name.chars().any(char::is_control) {
+    if name.trim().is_empty() || name.chars().count() > MAX_STATION_NAME {
         return Err(format!("station_name must have 1 to {MAX_STATION_NAME} characters, not only spaces"));
+    }
+    if let Some(c) = name.chars().find(|c| !station_name_char_allowed(*c)) {
+        return Err(format!(
+            "station_name {} holds the control or text-direction character U+{:04X}, which would hide or reorder \
+             text on screens and in the audit log: type the name again without it",
+            crate::word::quote(name),
+            c as u32
+        ));
     }
     Ok(())
 }

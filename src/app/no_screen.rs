@@ -86,7 +86,7 @@ pub fn stay_out_of_service(
     };
     let status = format!("out of service: no screen ({problem})");
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready, sd_notify::NotifyState::Status(&status)]);
-    println!("WORDJUDGE OUT OF SERVICE station={}: no screen: {problem}", config.station_name);
+    println!("WORDJUDGE OUT OF SERVICE station={}: no screen: {problem}", crate::word::printable(&config.station_name, 80));
 
     let watchdog = sd_notify::watchdog_enabled();
     let mut last_ping = Instant::now();

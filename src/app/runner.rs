@@ -156,7 +156,10 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     // is drawn in the loop's first iteration.
     slint::Timer::single_shot(Duration::ZERO, move || {
         let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
-        println!("WORDJUDGE READY station={name} lexicon={} status={}", lexicon.id, lexicon.status);
+        // The name and id come from the config (outside text): escaped, so an
+        // escape sequence in them cannot drive the console that shows this.
+        let shown = |text: &str| crate::word::printable(text, 80);
+        println!("WORDJUDGE READY station={} lexicon={} status={}", shown(&name), shown(&lexicon.id), shown(&lexicon.status));
         tracing::info!(startup_ms = started.elapsed().as_millis() as u64, "kiosk ready");
     });
     window.run().map_err(|e| format!("the display event loop failed: {e}"))?;

@@ -138,9 +138,99 @@ impl Stamp {
     }
 }
 
+/// How far the wall clock may move apart from the boot clock between two
+/// records of one boot before it counts as a jump. NTP slews a running
+/// clock by at most 500 ppm (a minute takes 33 hours of slewing without a
+/// record in between); only a clock that was set (by hand, or NTP stepping
+/// one that started wrong) or broke moves by a minute at once.
+pub const JUMP_THRESHOLD: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How far the wall clock may go backwards between two records before it
+/// counts as a jump whatever the boot clock says: records whose times run
+/// backwards mislead whoever reads them in order.
+const BACKWARDS_THRESHOLD: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The times of one record as compared for clock jumps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Moment<'a> {
+    pub boot_id: &'a str,
+    pub time: Timestamp,
+    /// CLOCK_BOOTTIME, nanoseconds.
+    pub mono_ns: u64,
+}
+
+/// A jump of the wall clock between two records of one boot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Jump {
+    /// What the wall clock would have read had it run with the boot clock.
+    pub from: Timestamp,
+    /// What it read.
+    pub to: Timestamp,
+    /// `to - from`, whole seconds (negative: set back).
+    pub seconds: i64,
+}
+
+/// The jump of the wall clock between `before` and `after`, if it moved by
+/// more than [`JUMP_THRESHOLD`] more or less than the boot clock, or went
+/// backwards. One rule for the writer (which records it as `clock_jumped`)
+/// and for `audit verify` (which lists every jump, recorded or not).
+///
+/// Only records of one boot are compared (the boot clock starts again at
+/// each boot), and only when the boot clock moved forward between them
+/// (records written late after a failing disk keep their earlier times).
+pub fn jump_between(before: &Moment<'_>, after: &Moment<'_>) -> Option<Jump> {
+    if before.boot_id != after.boot_id || before.boot_id.is_empty() || after.mono_ns < before.mono_ns {
+        return None;
+    }
+    let elapsed = jiff::SignedDuration::from_nanos(i64::try_from(after.mono_ns - before.mono_ns).ok()?);
+    let from = before.time.checked_add(elapsed).ok()?;
+    let drift = after.time.duration_since(from);
+    let backwards = after.time.duration_since(before.time);
+    let threshold = jiff::SignedDuration::try_from(JUMP_THRESHOLD).ok()?;
+    let back_threshold = jiff::SignedDuration::try_from(BACKWARDS_THRESHOLD).ok()?;
+    if drift.abs() <= threshold && backwards >= -back_threshold {
+        return None;
+    }
+    Some(Jump { from, to: after.time, seconds: drift.as_secs() })
+}
+
+/// A jump's size in words: `forward by 7200 s (about 2 hours)`, `back by 30 s`.
+pub fn jump_text(seconds: i64) -> String {
+    let way = if seconds < 0 { "back" } else { "forward" };
+    let abs = seconds.unsigned_abs();
+    let about = match abs {
+        a if a >= 2 * 86_400 => format!(" (about {} days)", a / 86_400),
+        a if a >= 2 * 3_600 => format!(" (about {} hours)", a / 3_600),
+        a if a >= 120 => format!(" (about {} minutes)", a / 60),
+        _ => String::new(),
+    };
+    format!("{way} by {abs} s{about}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_jump_is_the_wall_clock_leaving_the_boot_clock_by_a_minute_or_going_back() {
+        let t = |s: i64| Timestamp::from_second(1_800_000_000 + s).unwrap();
+        let at = |boot: &'static str, s: i64, mono_s: u64| Moment { boot_id: boot, time: t(s), mono_ns: mono_s * 1_000_000_000 };
+        // Ten minutes on both clocks, or a 59 s step: no jump.
+        assert_eq!(jump_between(&at("a", 0, 10), &at("a", 600, 610)), None);
+        assert_eq!(jump_between(&at("a", 0, 10), &at("a", 659, 610)), None);
+        // Set forward by two hours between two records ten minutes apart.
+        let jump = jump_between(&at("a", 0, 10), &at("a", 600 + 7200, 610)).unwrap();
+        assert_eq!((jump.from, jump.to, jump.seconds), (t(600), t(7800), 7200));
+        // Set back by a day.
+        assert_eq!(jump_between(&at("a", 0, 10), &at("a", -86_400, 10)).unwrap().seconds, -86_400);
+        // Back by 5 s within 10 s: small, but the times run backwards.
+        assert_eq!(jump_between(&at("a", 0, 10), &at("a", -5, 20)).unwrap().seconds, -15);
+        // Another boot, or a record written late: not compared.
+        assert_eq!(jump_between(&at("a", 0, 10), &at("b", 9_999_999, 5)), None);
+        assert_eq!(jump_between(&at("a", 0, 10), &at("a", 9_999_999, 5)), None);
+        assert_eq!(jump_text(7200), "forward by 7200 s (about 2 hours)");
+        assert_eq!(jump_text(-30), "back by 30 s");
+    }
 
     #[test]
     fn system_clock_reads_real_values() {

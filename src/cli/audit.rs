@@ -34,8 +34,9 @@ pub enum AuditCommand {
         #[arg(long, value_name = "FILE", requires = "pubkey")]
         checkpoint: Option<PathBuf>,
         /// The station key's fingerprint as noted at set-up (director menu:
-        /// "Checkpoint key"): the checkpoint's key must be that key
-        #[arg(long, value_name = "FINGERPRINT", requires = "pubkey")]
+        /// "Checkpoint key", e.g. 3C37-CA65-132D-CD46): the checkpoint's key
+        /// (else the key the log's key_created record names) must be that key
+        #[arg(long, value_name = "FINGERPRINT")]
         key_fingerprint: Option<String>,
         /// Do not compare with journald's copies of the records (compared by
         /// default when the folder is this station's and journalctl runs)
@@ -105,12 +106,24 @@ pub fn run(context: &Context, command: AuditCommand) -> ExitCode {
     match command {
         AuditCommand::Verify { dir, slip, slips_file, pubkey, checkpoint, key_fingerprint, no_journal } => {
             let dir = dir.unwrap_or_else(default_dir);
-            // journald's copies belong to this station's own folder only.
-            let journal = (!no_journal && same_folder(&dir, &context.loaded.config.audit_dir))
-                .then(journal_copies)
-                .flatten();
+            // A fingerprint mistyped is a usage error, before any reading.
+            if let Some(Err(e)) = key_fingerprint.as_deref().map(checkpoint::NotedFingerprint::parse) {
+                return super::fail(e);
+            }
+            // journald's copies belong to this station's own folder only;
+            // when they are not read, the report says so and why.
+            let (journal, journal_unavailable) = if no_journal {
+                (None, Some("--no-journal".to_string()))
+            } else if !same_folder(&dir, &context.loaded.config.audit_dir) {
+                (None, Some("not the audit folder of this station's config".to_string()))
+            } else {
+                match journal_copies() {
+                    Some(copies) => (Some(copies), None),
+                    None => (None, Some("journalctl did not run here".to_string())),
+                }
+            };
             match verify_options(&slip, slips_file.as_deref(), pubkey.as_deref(), checkpoint.as_deref())
-                .map(|options| VerifyOptions { key_fingerprint, journal, ..options })
+                .map(|options| VerifyOptions { key_fingerprint, journal, journal_unavailable, ..options })
             {
                 Ok(options) => run_verify(dir, &options),
                 Err(e) => super::fail(e),
@@ -226,14 +239,16 @@ fn run_show(dir: PathBuf, filter: &Filter, tz: &TimeZone) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut shown = 0u64;
+    let mut stations = read::StationNotes::default();
     for line in &lines {
         let keep = match &line.record {
             Some(record) => filter.matches(record),
             None => filter.is_empty(),
         };
+        let note = line.record.as_ref().and_then(|r| stations.note(r, keep)).unwrap_or_default();
         if keep {
             shown += 1;
-            if writeln!(out, "{}", read::show_line(line, tz)).is_err() {
+            if writeln!(out, "{}", read::show_line(line, tz, &note)).is_err() {
                 return ExitCode::SUCCESS; // e.g. `| head`
             }
         }

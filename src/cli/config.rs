@@ -24,6 +24,23 @@ fn read_line(prompt: &str, interactive: bool) -> Option<String> {
     Some(line.trim().to_string())
 }
 
+/// A line of `config show` as a terminal may show it. TOML escapes control
+/// characters in the values itself, but not those that reorder text
+/// (U+202E and the like, which a hand-edited `active_lexicon` may hold): a
+/// line holding any character `printable` would escape is shown escaped
+/// whole, as a comment, so the terminal never acts on it.
+fn shown_line(line: &str) -> String {
+    let hidden = line.chars().any(|c| {
+        let alone = c.to_string();
+        c != '"' && c != '\\' && wordjudge::word::printable(&alone, 1) != alone
+    });
+    if hidden {
+        format!("# hidden characters escaped: {}", wordjudge::word::printable(line, 400))
+    } else {
+        line.to_string()
+    }
+}
+
 pub fn run(context: Context, command: ConfigCommand) -> ExitCode {
     let Context { loaded, .. } = context;
     match command {
@@ -37,8 +54,10 @@ pub fn run(context: Context, command: ConfigCommand) -> ExitCode {
                 ConfigSource::Defaults => eprintln!("wordjudge: no config yet: the defaults are in force"),
                 ConfigSource::Unusable => eprintln!("wordjudge: no config is in force: the kiosk will not judge"),
             }
-            println!("# {}", loaded.path.display());
-            print!("{}", toml::to_string(&loaded.config).unwrap_or_default());
+            println!("# {}", shown_line(&loaded.path.display().to_string()));
+            for line in toml::to_string(&loaded.config).unwrap_or_default().lines() {
+                println!("{}", shown_line(line));
+            }
             ExitCode::SUCCESS
         }
         ConfigCommand::Restore => {

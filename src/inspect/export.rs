@@ -125,7 +125,7 @@ pub fn write_folder(
     if partial.exists() {
         let _ = std::fs::remove_dir_all(&partial);
     }
-    let result = fill(audit_dir, &partial, signed);
+    let result = fill(audit_dir, &partial, &final_name, signed);
     let (lines, intact, signed) = match result {
         Ok(summary) => summary,
         Err(e) => {
@@ -139,7 +139,13 @@ pub fn write_folder(
     Ok(FolderExport { folder, lines, intact, signed })
 }
 
-fn fill(audit_dir: &Path, out: &Path, signed: Option<(String, NoteVerifier)>) -> Result<(usize, bool, bool), ExportError> {
+/// Fills the folder `out` (the `.partial` one) that becomes `final_name`.
+fn fill(
+    audit_dir: &Path,
+    out: &Path,
+    final_name: &str,
+    signed: Option<(String, NoteVerifier)>,
+) -> Result<(usize, bool, bool), ExportError> {
     make_dir(out)?;
     let copy = out.join("audit");
     make_dir(&copy)?;
@@ -175,8 +181,12 @@ fn fill(audit_dir: &Path, out: &Path, signed: Option<(String, NoteVerifier)>) ->
         top.write("checkpoint.txt", note.as_bytes())?;
     }
     let options = VerifyOptions { checkpoint: signed, ..Default::default() };
-    let report = verify_with(&copy, &options).map_err(ExportError::Read)?;
+    let mut report = verify_with(&copy, &options).map_err(ExportError::Read)?;
     let intact = report.ok();
+    // verify.txt names the folder as the director will find it, relative to
+    // the stick: never the `.partial` name it was checked under, nor a path
+    // that exists only on the station.
+    report.dir = Path::new(final_name).join("audit");
     top.write("verify.txt", format!("{report}").as_bytes())?;
     top.write("README.txt", readme(has_signature).as_bytes())?;
     sync_dir(out)?;

@@ -9,7 +9,7 @@
 
 use crate::audit::format;
 use crate::audit::record::{AuditEvent, Body, Record};
-use super::verify::{Location, VerifyError};
+use super::verify::{shown_name, Location, VerifyError};
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
@@ -247,9 +247,10 @@ pub fn csv_row(line: &ReadLine) -> String {
     cells.iter().map(|c| csv_field(c)).collect::<Vec<_>>().join(",")
 }
 
-/// One record for people: local time, then what happened. Control
-/// characters are escaped.
-pub fn show_line(line: &ReadLine, tz: &TimeZone) -> String {
+/// One record for people: local time, then what happened, then `note`
+/// (the station's name, from [`StationNotes`]). Control characters are
+/// escaped; a seal that does not match is said last.
+pub fn show_line(line: &ReadLine, tz: &TimeZone, note: &str) -> String {
     let Some(r) = &line.record else {
         let raw: String = line.raw.chars().take(80).collect();
         let mut out = format!("{}: unreadable line: {}", line.at, escape_controls(&raw));
@@ -299,11 +300,47 @@ pub fn show_line(line: &ReadLine, tz: &TimeZone) -> String {
     if r.delayed {
         out.push_str("  (written late)");
     }
+    out.push_str(note);
     let mut out = escape_controls(&out);
     if !line.sealed {
         out.push_str("  [SEAL DOES NOT MATCH: edited]");
     }
     out
+}
+
+/// The station's name for `audit show`: on the first record shown, and on
+/// each record whose station is not the one before it (a rename), with the
+/// old name and the last record that carried it. The name a record carries
+/// is the name it was made under, so a reader of one line knows which
+/// station it speaks of.
+#[derive(Debug, Default)]
+pub struct StationNotes {
+    /// The station of the last record read, and its `seq`.
+    last: Option<(String, u64)>,
+    named: bool,
+}
+
+impl StationNotes {
+    /// Call for every record in order (shown or filtered out), so a rename
+    /// is seen even when its records are not shown; the note to append to a
+    /// shown record's line.
+    pub fn note(&mut self, record: &Record, shown: bool) -> Option<String> {
+        let before = self.last.replace((record.station.clone(), record.seq));
+        if !shown {
+            return None;
+        }
+        let note = match &before {
+            Some((old, seq)) if *old != record.station => format!(
+                "  [station {}, was {} until record #{seq}]",
+                shown_name(&record.station),
+                shown_name(old)
+            ),
+            _ if !self.named => format!("  [station {}]", shown_name(&record.station)),
+            _ => return None,
+        };
+        self.named = true;
+        Some(note)
+    }
 }
 
 #[cfg(test)]

@@ -242,6 +242,9 @@ pub enum Warning {
     /// The config was damaged; its last good settings are held and players
     /// cannot judge until the director restores them.
     SettingsHeld,
+    /// The checkpoint signing key cannot be made or read: the station judges
+    /// and logs, but signs no checkpoint until it is fixed.
+    SigningKey(String),
 }
 
 /// Why an adjudication did not happen. Nothing was recorded or shown.

@@ -149,7 +149,8 @@ impl Entry {
                     }
                     AuditEvent::ConfigProblem { problem }
                     | AuditEvent::GpioProblem { problem }
-                    | AuditEvent::DisplayProblem { problem } => {
+                    | AuditEvent::DisplayProblem { problem }
+                    | AuditEvent::KeyProblem { problem } => {
                         entry.problem = Some(problem.clone())
                     }
                     AuditEvent::WriteFailed { error, .. } => entry.problem = Some(error.clone()),

@@ -55,6 +55,10 @@ pub(super) struct Scan {
     /// The last complete adjudication record's challenge number and slip
     /// code (the director menu shows it after a restart).
     pub last_adjudication: Option<(u64, SlipCode)>,
+    /// The boot id and times of the last record written in time (not
+    /// `delayed`): a clock that jumped while the station was stopped, in
+    /// the same boot, is seen against it at the next start.
+    pub last_moment: Option<(String, Stamp)>,
 }
 
 /// Scans `dir`. `counts`: also count today's adjudications and collect
@@ -71,6 +75,7 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
         today_adjudications: 0,
         recent: Vec::new(),
         last_adjudication: None,
+        last_moment: None,
     };
     let mut chain_found = false;
     let mut tail_checked = false;
@@ -117,6 +122,12 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
         }
         for (_, line) in lines.complete.iter().rev() {
             let Ok(head) = Record::parse(line) else { continue };
+            if scan.last_moment.is_none() && !head.delayed {
+                if let Ok(time) = head.time.parse::<Timestamp>() {
+                    let stamp = Stamp { time, mono_ns: head.mono_ns, synced: head.clock_synced };
+                    scan.last_moment = Some((head.boot_id.clone(), stamp));
+                }
+            }
             let Some(challenge) = head.challenge() else { continue };
             if scan.last_adjudication.is_none() {
                 scan.last_adjudication = SlipCode::of_line_hash(&format::line_hash(line)).map(|code| (challenge, code));

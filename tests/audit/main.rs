@@ -9,3 +9,4 @@ mod faults;
 mod journald;
 mod log;
 mod trail;
+mod trust;

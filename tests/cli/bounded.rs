@@ -172,3 +172,21 @@ fn escape_codes_in_a_definition_are_printed_escaped() {
         assert!(!stdout.contains('\u{1b}') && !stdout.contains('\u{7}'), "{args:?}: raw control characters: {stdout:?}");
     }
 }
+
+#[test]
+fn escape_codes_and_direction_overrides_in_the_config_are_printed_escaped() {
+    // TOML escapes control characters in what `config show` prints; it does
+    // not escape a right-to-left override, which would reorder the line.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "active_lexicon = \"EVIL\\u001b[2J\\u202e LIST\"\n").unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wordjudge"));
+    cmd.arg("--config").arg(&config).args(["config", "show"]);
+    let (out, _) = run_within(cmd, Duration::from_secs(5));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(!stdout.contains('\u{1b}') && !stdout.contains('\u{202e}'), "raw: {stdout:?}");
+    let line = stdout.lines().find(|l| l.contains("active_lexicon")).unwrap();
+    assert!(line.starts_with("# hidden characters escaped: active_lexicon") && line.contains("\\u{202e} LIST"), "{line}");
+    assert!(stdout.contains("\nstation_name = \"Station 1\"\n"), "other lines as they are: {stdout}");
+}

@@ -12,6 +12,7 @@ mod live;
 mod damage;
 mod live_usb;
 mod profiles;
+mod live_trust;
 mod no_screen;
 mod update;
 mod usb;

@@ -71,6 +71,22 @@ impl LiveStation {
         }
     }
 
+    /// Renames the station, recorded; once saved, the audit log carries the
+    /// new name in every later record and checkpoint (the rename's own
+    /// record still carries the old one, so the log says where it changed).
+    pub(super) fn rename_station(&mut self, name: &str) -> Result<(), SettingsError> {
+        let result = crate::config::check_station_name(name)
+            .map_err(SettingsError::Invalid)
+            .and_then(|()| self.save_config(|c| c.station_name = name.to_string()).map_err(SettingsError::Failed));
+        self.record_setting("station_name", Some(name), &result);
+        if result.is_ok() {
+            if let Some(audit) = &mut self.audit {
+                audit.set_station(name);
+            }
+        }
+        result
+    }
+
     pub(super) fn try_set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
         let when = parse_clock(local)?;
         if !self.appliance {
@@ -80,7 +96,14 @@ impl LiveStation {
         // on the kiosk's behalf; polkit allows exactly this to user wordjudge.
         let text = when.strftime("%Y-%m-%d %H:%M:%S").to_string();
         match std::process::Command::new("timedatectl").args(["set-time", &text]).status() {
-            Ok(status) if status.success() => Ok(()),
+            Ok(status) if status.success() => {
+                // The jump shows at the next record (this setting's own):
+                // its `clock_jumped` record names the director as the cause.
+                if let Some(audit) = &mut self.audit {
+                    audit.expect_clock_jump("the director set the clock");
+                }
+                Ok(())
+            }
             Ok(status) => Err(SettingsError::Failed(format!("timedatectl set-time failed ({status})"))),
             Err(e) => Err(SettingsError::Failed(format!("cannot run timedatectl: {e}"))),
         }

@@ -370,11 +370,7 @@ impl Station for LiveStation {
     }
 
     fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError> {
-        let result = crate::config::check_station_name(name)
-            .map_err(SettingsError::Invalid)
-            .and_then(|()| self.save_config(|c| c.station_name = name.to_string()).map_err(SettingsError::Failed));
-        self.record_setting("station_name", Some(name), &result);
-        result
+        self.rename_station(name)
     }
 
     fn set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
@@ -393,7 +389,10 @@ impl Station for LiveStation {
         let mut warnings: Vec<Warning> = Vec::new();
         warnings.extend(self.config_problem.clone().map(Warning::Config));
         match &self.audit {
-            Some(audit) => warnings.extend(audit.problem().map(|p| Warning::AuditLog(p.to_string()))),
+            Some(audit) => {
+                warnings.extend(audit.problem().map(|p| Warning::AuditLog(p.to_string())));
+                warnings.extend(audit.signing_problem().map(Warning::SigningKey));
+            }
             None => warnings.push(Warning::AuditLog("not opened: the config is broken".into())),
         }
         warnings.extend(self.gpio_problem.clone().map(Warning::Gpio));

@@ -41,6 +41,8 @@ pub enum EventKind {
     UpdateInstalled,
     UpdateFailed,
     UpdateOutcome,
+    ClockJumped,
+    KeyProblem,
 }
 
 impl EventKind {
@@ -79,6 +81,8 @@ impl EventKind {
         EventKind::UpdateInstalled,
         EventKind::UpdateFailed,
         EventKind::UpdateOutcome,
+        EventKind::ClockJumped,
+        EventKind::KeyProblem,
     ];
 
     /// The `event` value in the file and `WORDJUDGE_EVENT` in journald.
@@ -118,6 +122,8 @@ impl EventKind {
             EventKind::UpdateInstalled => "update_installed",
             EventKind::UpdateFailed => "update_failed",
             EventKind::UpdateOutcome => "update_outcome",
+            EventKind::ClockJumped => "clock_jumped",
+            EventKind::KeyProblem => "key_problem",
         }
     }
 
@@ -382,6 +388,26 @@ pub enum AuditEvent {
         outcome: String,
         detail: String,
     },
+    /// The wall clock moved by much more or less than the boot clock
+    /// (CLOCK_BOOTTIME) since the record before, in one boot: it was set
+    /// (by the director, `cause` says so, or by NTP correcting a clock that
+    /// started wrong) or jumped. `from` is what the wall clock would read had
+    /// it run with the boot clock since that record, `to` what it read;
+    /// `seconds` is `to - from`. Written before the record that saw it, so
+    /// a reader of the times around it knows which to trust.
+    ClockJumped {
+        from: String,
+        to: String,
+        seconds: i64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cause: Option<String>,
+    },
+    /// The checkpoint signing key could not be made or read (a FIFO or a
+    /// damaged file in its place, no randomness): no checkpoint is signed
+    /// until it is fixed. Recorded once per start and problem.
+    KeyProblem {
+        problem: String,
+    },
 }
 
 impl AuditEvent {
@@ -420,6 +446,8 @@ impl AuditEvent {
             AuditEvent::UpdateInstalled { .. } => EventKind::UpdateInstalled,
             AuditEvent::UpdateFailed { .. } => EventKind::UpdateFailed,
             AuditEvent::UpdateOutcome { .. } => EventKind::UpdateOutcome,
+            AuditEvent::ClockJumped { .. } => EventKind::ClockJumped,
+            AuditEvent::KeyProblem { .. } => EventKind::KeyProblem,
         }
     }
 
@@ -448,6 +476,8 @@ impl AuditEvent {
                 | AuditEvent::UsbFailed { .. }
                 | AuditEvent::UpdateRefused { .. }
                 | AuditEvent::UpdateFailed { .. }
+                | AuditEvent::ClockJumped { .. }
+                | AuditEvent::KeyProblem { .. }
         ) || matches!(self, AuditEvent::LexiconOpened { problem: Some(_), .. })
             || matches!(self, AuditEvent::UpdateOutcome { outcome, .. } if outcome != "marked-good")
     }
@@ -480,6 +510,7 @@ impl AuditEvent {
             ),
             AuditEvent::Rotated { next_file, reason } => format!("audit log continues in {next_file} ({reason})"),
             AuditEvent::KeyCreated { key_name, fingerprint, .. } => {
+                let fingerprint = crate::audit::checkpoint::KeyFingerprint(fingerprint.clone()).short();
                 format!("checkpoint signing key {key_name} created, fingerprint {fingerprint}")
             }
             AuditEvent::Checkpoint { count, head, reason, .. } => {
@@ -521,6 +552,13 @@ impl AuditEvent {
             AuditEvent::UpdateOutcome { slot, version, outcome, detail } => {
                 let detail = if detail.is_empty() { String::new() } else { format!(": {detail}") };
                 format!("boot check after the update to {version} (slot {slot}): {outcome}{detail}")
+            }
+            AuditEvent::ClockJumped { from, to, seconds, cause } => {
+                let cause = cause.as_deref().map(|c| format!(" ({c})")).unwrap_or_default();
+                format!("the wall clock jumped {} from {from} to {to}{cause}", crate::audit::clock::jump_text(*seconds))
+            }
+            AuditEvent::KeyProblem { problem } => {
+                format!("checkpoint signing key unusable, no checkpoint will be signed: {problem}")
             }
         }
     }

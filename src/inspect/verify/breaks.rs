@@ -55,6 +55,11 @@ pub enum BreakKind {
     /// The checkpoint's key is not the key the log's `key_created` record
     /// names, or not the one the director noted.
     CheckpointKeyNotStations { used: String, expected: String },
+    /// The fingerprint given as noted at set-up cannot be read.
+    FingerprintUnreadable { problem: String },
+    /// The log's `key_created` records name keys (`names`) other than the
+    /// one noted at set-up (no checkpoint was given to check instead).
+    LogKeyNotNoted { names: String, noted: String },
     /// journald holds a record of this chain that the file does not (cut),
     /// or holds another line where the file has this `seq` (rewritten).
     JournalDisagrees { seq: u64, challenge: Option<u64>, cut: bool },
@@ -94,6 +99,8 @@ impl BreakKind {
             | BreakKind::CheckpointBeyondLog { .. }
             | BreakKind::CheckpointMismatch { .. }
             | BreakKind::CheckpointKeyNotStations { .. } => "checkpoint does not match",
+            BreakKind::FingerprintUnreadable { .. } => "unreadable",
+            BreakKind::LogKeyNotNoted { .. } => "key does not match",
             BreakKind::JournalDisagrees { cut: true, .. } => "cut (journald has it)",
             BreakKind::JournalDisagrees { cut: false, .. } => "rewritten (journald differs)",
         }
@@ -179,6 +186,13 @@ impl fmt::Display for BreakKind {
                     write!(f, "record {seq}{challenge} in the file is not the one journald copied: rewritten")
                 }
             }
+            BreakKind::FingerprintUnreadable { problem } => write!(f, "{problem}"),
+            BreakKind::LogKeyNotNoted { names, noted } => write!(
+                f,
+                "key does not match: the log's key_created record names key {names}, but the fingerprint noted at \
+                 set-up is {noted}: this log was not written by the station whose key was noted, or its key \
+                 record was rewritten"
+            ),
             BreakKind::CheckpointKeyNotStations { used, expected } => write!(
                 f,
                 "checkpoint key is not the station's: it was checked with key {used}, but {expected}; a key \

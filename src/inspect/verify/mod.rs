@@ -42,12 +42,14 @@ use std::path::{Path, PathBuf};
 mod breaks;
 mod numbers;
 mod report;
+mod trust;
 
 pub use breaks::{Break, BreakKind};
 pub use report::{AsideState, FileSummary, JournalCopy, Recovery, VerifyOptions, VerifyReport, WriteFailure};
 use breaks::{looks_like_a_record, not_a_record};
 use numbers::Numbers;
 use report::{recovery, write_failed_text};
+pub use trust::{shown_name, ClockJump, JournalCheck, KeyCheck, StationSpan};
 
 /// At most this many problems are listed (the first one matters most).
 const MAX_BREAKS: usize = 50;
@@ -228,6 +230,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
     let mut by_seq: HashMap<u64, Seen> = HashMap::new();
     let mut by_challenge: BTreeMap<u64, Vec<Seen>> = BTreeMap::new();
     let mut numbers = Numbers::default();
+    let mut times = trust::Times::default();
     for (i, checked) in lines.iter().enumerate() {
         let at = checked.at.clone();
         let (head, hash) = match &checked.state {
@@ -294,6 +297,8 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
         report.first_time.get_or_insert_with(|| head.time.clone());
         report.last_time = Some(head.time.clone());
         report.last_line_sha256 = Some(hash.clone());
+        trust::note_station(&mut report.stations, seq, &head.station);
+        times.see(&at, head, &mut report.clock_jumps);
         match &head.body {
             Body::Adjudication(a) => {
                 report.adjudications += 1;
@@ -412,14 +417,40 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
                 None => {}
             }
         }
-        report.journal_compared = Some(compared);
+        report.journal = if compared == 0 { JournalCheck::NoneFound } else { JournalCheck::Compared(compared) };
+    } else if let Some(why) = &options.journal_unavailable {
+        report.journal = JournalCheck::NotRead(why.clone());
+    }
+    let noted = match options.key_fingerprint.as_deref().map(checkpoint::NotedFingerprint::parse) {
+        None => None,
+        Some(Ok(noted)) => Some(noted),
+        Some(Err(e)) => {
+            let at = Location { file: "--key-fingerprint".into(), line: 0 };
+            report.add_break(at, BreakKind::FingerprintUnreadable { problem: e.to_string() });
+            None
+        }
+    };
+    if let (Some(noted), None) = (&noted, &options.checkpoint) {
+        // No checkpoint: the key the log itself names is what can be checked.
+        let named: Vec<checkpoint::KeyFingerprint> =
+            report.keys_created.iter().map(|f| checkpoint::KeyFingerprint(f.clone())).collect();
+        report.key_check = if named.is_empty() {
+            KeyCheck::NothingToCompare
+        } else if named.iter().any(|k| noted.matches(k)) {
+            KeyCheck::Matches { noted: noted.to_string(), checkpoint: false }
+        } else {
+            let names = named.iter().map(checkpoint::KeyFingerprint::short).collect::<Vec<_>>().join(", ");
+            let at = Location { file: "key_created".into(), line: 0 };
+            report.add_break(at, BreakKind::LogKeyNotNoted { names, noted: noted.to_string() });
+            KeyCheck::Differs
+        };
     }
     if let Some((note, verifier)) = &options.checkpoint {
         let at = Location { file: "checkpoint".into(), line: 0 };
         let used = verifier.fingerprint();
         report.checkpoint_key = Some(format!(
             "{} (key id {}), fingerprint {} ({})",
-            verifier.name,
+            crate::word::printable(&verifier.name, 80),
             verifier.to_text().split('+').nth(1).unwrap_or(""),
             used.short(),
             used.0
@@ -431,12 +462,13 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
             );
             report.add_break(at.clone(), BreakKind::CheckpointKeyNotStations { used: used.short(), expected });
         }
-        if let Some(noted) = &options.key_fingerprint {
-            let clean = |t: &str| t.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
-            let noted = clean(noted);
-            if noted.len() < 16 || !used.0.starts_with(&noted) {
-                let expected = format!("the fingerprint noted at set-up is {}", noted.to_ascii_uppercase());
+        if let Some(noted) = &noted {
+            if noted.matches(&used) {
+                report.key_check = KeyCheck::Matches { noted: noted.to_string(), checkpoint: true };
+            } else {
+                let expected = format!("the fingerprint noted at set-up is {noted}");
                 report.add_break(at.clone(), BreakKind::CheckpointKeyNotStations { used: used.short(), expected });
+                report.key_check = KeyCheck::Differs;
             }
         }
         match checkpoint::open_note(note, verifier) {

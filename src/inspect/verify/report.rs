@@ -1,6 +1,7 @@
 //! What `audit verify` found: the report, its parts and how it reads.
 
 use super::breaks::ranges_text;
+use super::trust::{checked_lines, stations_text, ClockJump, JournalCheck, KeyCheck, StationSpan};
 use super::{Break, BreakKind, Location, MAX_BREAKS};
 use crate::audit::checkpoint::{Checkpoint, NoteVerifier};
 use crate::audit::numbering::CounterState;
@@ -55,15 +56,20 @@ pub struct VerifyOptions {
     /// A signed checkpoint (the note's text) and the key to check it with.
     pub checkpoint: Option<(String, NoteVerifier)>,
     /// The station key's fingerprint as the director noted it at set-up
-    /// (`B605-4395-70A3-D5CC`, or the full hex): the checkpoint's key must
-    /// be that key. A key that sits beside the log proves nothing alone:
-    /// whoever forged the log could have put it there.
+    /// (`B605-4395-70A3-D5CC`, without dashes, either case, or the full
+    /// hex): the checkpoint's key (or, without a checkpoint, the key the
+    /// log's `key_created` record names) must be that key. A key that sits
+    /// beside the log proves nothing alone: whoever forged the log could
+    /// have put it there.
     pub key_fingerprint: Option<String>,
     /// The journald copies of the records, in the journal's order (see
     /// [`JournalCopy`]), when the journal is at hand: records cut from the
     /// end of the file (with the counter deleted, so nothing else tells)
     /// are still in the journal.
     pub journal: Option<Vec<JournalCopy>>,
+    /// Why journald's copies were not read when they were wanted (`--no-journal`,
+    /// journalctl did not run): said as "not compared", never left out.
+    pub journal_unavailable: Option<String>,
 }
 
 /// One record's copy in journald: its `seq`, challenge and `line_sha256`.
@@ -109,8 +115,15 @@ pub struct VerifyReport {
     pub checkpoint_key: Option<String>,
     /// Fingerprints of the keys the log's own `key_created` records name.
     pub keys_created: Vec<String>,
-    /// journald copies of this chain compared with the file, when given.
-    pub journal_compared: Option<usize>,
+    /// Whether journald's copies of this chain were compared with the file.
+    pub journal: JournalCheck,
+    /// Whether the key was checked against the fingerprint noted at set-up.
+    pub key_check: KeyCheck,
+    /// The names the station had, oldest first, with the records carrying each.
+    pub stations: Vec<StationSpan>,
+    /// Jumps of the wall clock between records of one boot, recorded by the
+    /// station or not: warnings, the chain is not affected.
+    pub clock_jumps: Vec<ClockJump>,
     /// Slip code of the last record.
     pub last_code: Option<String>,
     /// Sealed records in the chain whose event this version does not know
@@ -162,6 +175,9 @@ impl fmt::Display for VerifyReport {
         if let (Some(a), Some(b)) = (&self.first_time, &self.last_time) {
             writeln!(f, "  from {a} to {b} (UTC)")?;
         }
+        if let Some(names) = stations_text(&self.stations) {
+            writeln!(f, "  station: {names}")?;
+        }
         for r in &self.recoveries {
             let state = match r.aside {
                 AsideState::Present => "kept, SHA-256 matches",
@@ -199,11 +215,35 @@ impl fmt::Display for VerifyReport {
         for slip in &self.slips_matched {
             writeln!(f, "  slip {slip}: matches, chain intact up to it")?;
         }
-        if let Some(n) = self.journal_compared {
-            writeln!(f, "  journald: {n} copies of this log's records compared with the file")?;
+        match &self.journal {
+            JournalCheck::Compared(n) => writeln!(f, "  journald: {n} copies of this log's records compared with the file")?,
+            JournalCheck::NoneFound => writeln!(f, "  journald copies: none found — not compared")?,
+            JournalCheck::NotRead(why) => writeln!(f, "  journald copies: not compared ({why})")?,
+            JournalCheck::NotAsked => {}
         }
         if let Some(key) = &self.checkpoint_key {
             writeln!(f, "  checkpoint key used: {key}")?;
+        }
+        match &self.key_check {
+            KeyCheck::Matches { noted, checkpoint: true } => {
+                writeln!(f, "  checkpoint key: matches the fingerprint noted at set-up ({noted})")?
+            }
+            KeyCheck::Matches { noted, checkpoint: false } => writeln!(
+                f,
+                "  key: the log's key_created record names the key noted at set-up ({noted}); no checkpoint was \
+                 given, so the records are not checked against a signature"
+            )?,
+            KeyCheck::NothingToCompare => writeln!(
+                f,
+                "  key: NOT checked against the fingerprint noted at set-up: neither a checkpoint nor a key_created \
+                 record names a key to compare it with"
+            )?,
+            KeyCheck::NotNoted if self.checkpoint_key.is_some() => writeln!(
+                f,
+                "  checkpoint key: NOT checked against a fingerprint noted at set-up (a key beside the log proves \
+                 nothing: add --key-fingerprint with the fingerprint from the set-up sheet)"
+            )?,
+            KeyCheck::NotNoted | KeyCheck::Differs => {}
         }
         for fp in &self.keys_created {
             writeln!(f, "  key created in this log: fingerprint {}", crate::audit::checkpoint::KeyFingerprint(fp.clone()).short())?;
@@ -212,14 +252,29 @@ impl fmt::Display for VerifyReport {
             writeln!(
                 f,
                 "  checkpoint of {} ({}, {}): signature good, record {} is the one signed",
-                c.time, c.station, c.reason, c.count
+                crate::word::printable(&c.time, 40),
+                super::trust::shown_name(&c.station),
+                crate::word::printable(&c.reason, 80),
+                c.count
             )?;
         }
         for w in &self.write_failures {
             writeln!(f, "  write failure recorded at {}: {}", w.at, w.text)?;
         }
         if !self.others.is_empty() {
-            writeln!(f, "  other files, not part of the log: {}", self.others.join(", "))?;
+            let others: Vec<String> = self.others.iter().map(|o| crate::word::printable(o, 80)).collect();
+            writeln!(f, "  other files, not part of the log: {}", others.join(", "))?;
+        }
+        if !self.clock_jumps.is_empty() {
+            writeln!(
+                f,
+                "  WARNING: the wall clock jumped {} time(s); the times of the records around each jump are as \
+                 the clock read them (the chain is not affected):",
+                self.clock_jumps.len()
+            )?;
+            for jump in &self.clock_jumps {
+                writeln!(f, "  - {jump}")?;
+            }
         }
         if let Some(first) = self.breaks.first() {
             writeln!(f, "BAD: {first}")?;
@@ -243,6 +298,17 @@ impl fmt::Display for VerifyReport {
                 self.last_line_sha256.as_deref().unwrap_or("-"),
                 self.last_code.as_deref().unwrap_or("-")
             )?;
+            let (done, not) =
+                checked_lines(self.slips_matched.len(), self.checkpoint.is_some(), &self.journal, &self.key_check);
+            if !done.is_empty() {
+                writeln!(f, "  checked against: {}", done.join("; "))?;
+            }
+            if !not.is_empty() {
+                writeln!(f, "  NOT checked against: {}", not.join("; "))?;
+            }
+            if !self.clock_jumps.is_empty() {
+                writeln!(f, "  with {} clock jump warning(s), listed above", self.clock_jumps.len())?;
+            }
             if self.slips_matched.is_empty() && self.checkpoint.is_none() {
                 writeln!(
                     f,

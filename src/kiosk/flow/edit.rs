@@ -57,7 +57,7 @@ impl EditPrompt {
     fn accepts(&self, c: char) -> bool {
         match self.field {
             EditField::Pin { .. } => c.is_ascii_digit(),
-            EditField::StationName => !c.is_control() && c != '\u{7f}',
+            EditField::StationName => crate::config::station_name_char_allowed(c),
             EditField::Clock => c.is_ascii_digit() || matches!(c, '-' | ':' | ' '),
         }
     }

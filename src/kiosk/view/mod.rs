@@ -270,6 +270,9 @@ pub fn warning(warning: &Warning) -> String {
         Warning::SettingsHeld => "The station's settings were damaged. Its last good settings are kept, and players \
              cannot judge until you choose \"Restore the last good settings\" at the top of this menu."
             .into(),
+        Warning::SigningKey(p) => {
+            format!("Checkpoint key: {p}. No signed checkpoint is made until it is fixed; judging and the log go on.")
+        }
     }
 }
 

@@ -36,6 +36,11 @@ impl AuditLog {
         let first = !self.numbering_from_log;
         let scan = scan::scan(&self.dir, &self.options.time_zone, today, first)?;
         let mut events = Vec::new();
+        if first && self.last_moment.is_none() {
+            // A clock set while the station was stopped (same boot).
+            self.last_moment = scan.last_moment.clone();
+            events.extend(self.clock_jump(stamp));
+        }
         if let Some(torn) = &scan.torn {
             events.push(scan::move_aside(&self.dir, torn)?);
         }
@@ -59,7 +64,16 @@ impl AuditLog {
                         self.key_problem = None;
                     }
                     Ok(None) => {}
-                    Err(e) => self.key_problem = Some(e.to_string()),
+                    Err(e) => {
+                        // Said once per start and problem: a record, the
+                        // director's warning, and no checkpoint until fixed.
+                        let problem = e.to_string();
+                        if self.key_problem.as_deref() != Some(problem.as_str()) {
+                            tracing::warn!("{problem}");
+                            events.push(AuditEvent::KeyProblem { problem: problem.clone() });
+                        }
+                        self.key_problem = Some(problem);
+                    }
                 }
             }
         }

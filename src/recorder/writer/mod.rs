@@ -11,7 +11,7 @@
 
 use super::backlog::Backlog;
 use crate::audit::checkpoint::{Checkpoint, KeyFingerprint, NoteVerifier, StationKey};
-use crate::audit::clock::Stamp;
+use crate::audit::clock::{jump_between, Moment, Stamp};
 use crate::audit::format::LogName;
 use crate::audit::lock::{WriterBusy, WriterLock};
 use crate::audit::numbering::{Counter, CounterState, RESERVE_AHEAD};
@@ -91,6 +91,12 @@ pub struct AuditLog {
     /// Numbers a previous process reserved and never showed, explained in
     /// the next adjudication record.
     skipped: Vec<[u64; 2]>,
+    /// Boot id and times of the last record taken (written or held), to see
+    /// the wall clock jump against the boot clock before the next one.
+    last_moment: Option<(String, Stamp)>,
+    /// Why the next clock jump happens, when the station knows (the director
+    /// set the clock): said in its `clock_jumped` record.
+    clock_cause: Option<String>,
 }
 
 impl AuditLog {
@@ -133,6 +139,8 @@ impl AuditLog {
             last_adjudication: None,
             checkpoint_due: None,
             skipped: Vec::new(),
+            last_moment: None,
+            clock_cause: None,
         };
         match log.attach(&stamp) {
             Ok(()) => {}
@@ -145,6 +153,26 @@ impl AuditLog {
     /// The directory of the log.
     pub fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// The station's name as records and checkpoints carry it.
+    pub fn station(&self) -> &str {
+        &self.station
+    }
+
+    /// Renames the station: every later record, journald copy and
+    /// checkpoint carries `name`. Called when the director's rename is
+    /// saved (after its `setting_changed` record, which still carries the
+    /// old name), so the log never names the station as it was before.
+    pub fn set_station(&mut self, name: &str) {
+        self.station = name.to_string();
+    }
+
+    /// Says why the wall clock is about to jump (`the director set the
+    /// clock`): the `clock_jumped` record the next record brings says so.
+    /// Good for that next record only, whether or not the clock jumped.
+    pub fn expect_clock_jump(&mut self, cause: &str) {
+        self.clock_cause = Some(cause.to_string());
     }
 
     /// Appends one adjudication record, `fdatasync`ed before returning, and
@@ -381,7 +409,33 @@ impl AuditLog {
 
     /// Writes a record (or holds it, when `attached` is false or writing
     /// fails), and sends the journald copy. The line's hash when written.
+    /// A clock jump since the last record is recorded first.
     fn record(&mut self, stamp: Stamp, body: Body, attached: bool) -> Option<String> {
+        if let Some(jump) = self.clock_jump(&stamp) {
+            self.record_one(stamp, Body::Event(jump), attached);
+        }
+        self.record_one(stamp, body, attached)
+    }
+
+    /// The `clock_jumped` event when the wall clock jumped against the boot
+    /// clock since the last record taken (see
+    /// [`crate::audit::clock::jump_between`]); `stamp` becomes the last.
+    pub(super) fn clock_jump(&mut self, stamp: &Stamp) -> Option<AuditEvent> {
+        let cause = self.clock_cause.take();
+        let (boot_id, before) = self.last_moment.replace((self.boot_id.clone(), *stamp))?;
+        let before = Moment { boot_id: &boot_id, time: before.time, mono_ns: before.mono_ns };
+        let after = Moment { boot_id: &self.boot_id, time: stamp.time, mono_ns: stamp.mono_ns };
+        let jump = jump_between(&before, &after)?;
+        tracing::warn!("the wall clock jumped {}", crate::audit::clock::jump_text(jump.seconds));
+        Some(AuditEvent::ClockJumped {
+            from: format!("{:.3}", jump.from),
+            to: format!("{:.3}", jump.to),
+            seconds: jump.seconds,
+            cause,
+        })
+    }
+
+    fn record_one(&mut self, stamp: Stamp, body: Body, attached: bool) -> Option<String> {
         let written = if attached { self.write_or_hold(stamp, body.clone()) } else { None };
         if !attached {
             self.hold(stamp, body.clone());
