@@ -312,16 +312,13 @@ pub enum Backend {
 }
 
 impl std::str::FromStr for Backend {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Backend, String> {
-        match s {
-            "system" => Ok(Backend::System),
-            "off" => Ok(Backend::Off),
-            _ => match s.strip_prefix("sim:") {
-                Some(dir) if !dir.is_empty() => Ok(Backend::Sim(PathBuf::from(dir))),
-                _ => Err(format!("{s:?}: use system, off or sim:DIR")),
-            },
-        }
+    type Err = crate::backend_spec::SpecError;
+    fn from_str(s: &str) -> Result<Backend, Self::Err> {
+        Ok(match crate::backend_spec::parse(s, "sim")? {
+            crate::backend_spec::Spec::System => Backend::System,
+            crate::backend_spec::Spec::Dir(dir) => Backend::Sim(dir),
+            crate::backend_spec::Spec::Off => Backend::Off,
+        })
     }
 }
 
@@ -429,5 +426,11 @@ mod tests {
         assert_eq!("system".parse::<Backend>(), Ok(Backend::System));
         assert_eq!("sim:/tmp/u".parse::<Backend>(), Ok(Backend::Sim("/tmp/u".into())));
         assert!("sim:".parse::<Backend>().is_err());
+    }
+
+    #[test]
+    fn a_bad_updates_value_names_the_valid_ones() {
+        let text = "folders:/tmp/u".parse::<Backend>().unwrap_err().to_string();
+        assert!(text.contains("system") && text.contains("sim:DIR") && text.contains("off"), "{text}");
     }
 }
