@@ -6,6 +6,7 @@
 //! 1. the core and the station's records and devices, nothing of screens,
 //!    flows or command lines, in rows that again import only downward and
 //!    never sideways:
+//!    the one reading of the `--usb` and `--updates` values ([`backend_spec`]);
 //!    foundations ([`word`], [`fingerprint`], [`digest`], [`panel`],
 //!    [`profile`], [`pin`], [`atomic_file`], [`shutdown`], [`bounded`]);
 //!    [`lexicon`], [`gpio`], [`usb`], [`update`], [`guard`]; [`judge`], [`config`]; the audit
@@ -20,6 +21,7 @@
 pub mod app;
 pub mod atomic_file;
 pub mod audit;
+pub mod backend_spec;
 pub mod inspect;
 pub mod bounded;
 pub mod config;

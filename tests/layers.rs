@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 /// log's writer (`recorder`) and its readers (`inspect`) share the format
 /// (`audit`) and nothing else.
 const LAYERS: &[&[&str]] = &[
+    // The one reading of the `--usb` and `--updates` values: imports nothing.
+    &["backend_spec"],
     // Foundations: import nothing of the crate.
     &["word", "fingerprint", "digest", "panel", "profile", "pin", "atomic_file", "shutdown", "bounded"],
     // The word lists, the GPIO panel, the USB sticks, updates of the station,

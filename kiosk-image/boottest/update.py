@@ -29,7 +29,7 @@ from . import common
 from .common import ARCH, GREEN, HERE, READY, WJ_CONFIG, check, host_tool, log
 from .kiosk import menu_top, open_director_menu
 from .screens import judge_and_check
-from .sticks import blank_image, wait_stick_seen
+from .sticks import blank_image, journal_count, wait_journal, wait_stick_seen
 
 STICK = "/run/wordjudge/stick"
 AS_KIOSK = "runuser -u wordjudge --"
@@ -273,8 +273,13 @@ def menu_install(vm, node, stick, label, version):
     time.sleep(12)  # the menu reads the stick's bundle in the background (rauc info) and offers it
     vm.screen(f"update-menu-{label}")
     menu_top(vm)
+    n_checked = journal_count(vm, "copied and checked")
     vm.keys("down", "down", "ret")
-    time.sleep(12)  # the bundle is checked again (signature, compatible) and previewed
+    # The bundle is copied onto the station (what is previewed is what installs), checked
+    # (signature, compatible) and previewed: the kiosk logs it; then ENTER confirms.
+    waited, line = wait_journal(vm, "copied and checked", n_checked, timeout=300)
+    log(f"bundle copied, checked and previewed after {waited if waited is None else round(waited)} s: {line[-160:]}")
+    time.sleep(2)
     vm.screen(f"update-preview-{label}")
     vm.keys("ret")
     entered = time.monotonic()

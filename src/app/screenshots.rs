@@ -229,6 +229,56 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     super::tick(&window, &controller);
     capture(&screen, out, "16-usb-export-done", &mut written)?;
 
+    // An update of the station from a stick: the preview with what happens
+    // next, installing, a refusal and a wrong PIN in the alert band.
+    let updating = |current: &str, offered: &str| {
+        let mut fake = FakeStation::new(
+            vec![FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable("CSW21", "cat") }],
+            SCREENSHOT_PIN,
+        );
+        fake.station_name = "Table 12".into();
+        fake.appliance = true;
+        fake.plug_update("sdb1", "wordjudge-update.raucb", offered, current);
+        fake.sticks[0].name = "DIRECTOR (sdb1, FAT32, 16008 MB)".into();
+        fake
+    };
+    // Opens the director menu and chooses "Install update" (after import and
+    // export), then lets the check answer.
+    let choose_update = |controller: &Rc<std::cell::RefCell<Controller>>| {
+        press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
+        type_text(w, SCREENSHOT_PIN);
+        press_key(w, &key_text(Key::Return));
+        for _ in 0..40 {
+            press_key(w, &key_text(Key::UpArrow));
+        }
+        press_key(w, &key_text(Key::DownArrow));
+        press_key(w, &key_text(Key::DownArrow));
+        press_key(w, &key_text(Key::Return));
+        super::tick(&window, controller);
+    };
+    let mut fake = updating("0.1.0", "0.1.1");
+    fake.update_paused_at = Some(50);
+    let controller = attach(&window, fake_controller(fake, &clock));
+    choose_update(&controller);
+    capture(&screen, out, "22-update-preview", &mut written)?;
+    press_key(w, &key_text(Key::Return));
+    super::tick(&window, &controller);
+    capture(&screen, out, "23-update-installing", &mut written)?;
+    let mut fake = updating("0.1.0", "0.1.1");
+    fake.update_check = Err(crate::update::UpdateError::OtherStation {
+        bundle: crate::update::PI_COMPATIBLE.into(),
+        station: crate::update::PC_COMPATIBLE.into(),
+    });
+    let controller = attach(&window, fake_controller(fake, &clock));
+    choose_update(&controller);
+    capture(&screen, out, "24-update-refused", &mut written)?;
+    let controller = attach(&window, fake_controller(updating("0.2.0", "0.1.0"), &clock));
+    choose_update(&controller);
+    press_key(w, &key_text(Key::Return));
+    type_text(w, "1357");
+    press_key(w, &key_text(Key::Return));
+    capture(&screen, out, "25-update-downgrade-wrong-pin", &mut written)?;
+
     // A long station name: shortened, while the lexicon and status stay whole.
     let mut fake = FakeStation::new(
         vec![FakeLexicon { status: "Demo (built in)".into(), ..FakeLexicon::usable("DEMO", "cat") }],

@@ -1,22 +1,30 @@
 //! The real station's update work: a plugged-in stick looked at for
-//! bundles, one checked and previewed, installed with its progress.
+//! bundles, one copied onto the station, checked and previewed, and that
+//! copy installed with its progress.
 //!
 //! Like the USB desk (`super::usb`), every piece of work runs on a thread of
 //! its own, one at a time, and reports through a channel the kiosk polls on
-//! each tick: `rauc info` checks a signature over a bundle on a slow stick
-//! and `rauc install` writes a whole system slot, and the screen must never
-//! freeze nor the watchdog go hungry. The stick is mounted read-only through
-//! the same [`Sticks::attach`] as a word-list import, and unmounted when the
-//! work is over, whatever its outcome.
+//! each tick: copying a bundle from a slow stick, `rauc info` checking its
+//! signature and `rauc install` writing a whole system slot take seconds to
+//! minutes, and the screen must never freeze nor the watchdog go hungry.
+//! The stick is mounted read-only through the same [`Sticks::attach`] as a
+//! word-list import, only while it is looked at or copied from: the check
+//! and the install work on the station's own copy ([`crate::update::staged`]),
+//! so what was previewed is what installs, whatever becomes of the stick.
 
 use crate::kiosk::station::{UpdateOffer, UpdatePreview, UpdateReport, UsbError};
-use crate::update::{shown, BundleInfo, StationRelease, UpdateKind, Updates};
+use crate::update::staged::{self, Staged};
+use crate::update::{shown, BundleInfo, Refusals, StationRelease, UpdateError, UpdateKind, Updates};
 use crate::usb::{Mode, Stick, Sticks};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::Arc;
+
+/// A bundle on a stick: its file (escaped, as the menu names it) and its
+/// version when its signature verified.
+type Looked = (String, Option<String>);
 
 /// What a stick holds: the bundle to offer (the newest verified version,
 /// else the first file, unverified).
@@ -28,27 +36,31 @@ struct Found {
 
 /// What a worker thread hands back.
 enum Message {
-    Scanned { device: String, found: Option<Found> },
-    Checked { stick: Stick, path: PathBuf, result: Result<BundleInfo, String> },
+    Scanned { device: String, looked: Vec<Looked> },
+    /// `file` on `device`: the station's copy and what it says of itself.
+    Checked { device: String, file: String, result: Result<(Staged, BundleInfo), UpdateError> },
     Progress(u8),
     Installed,
-    InstallFailed(String),
+    InstallFailed(UpdateError),
 }
 
-/// A bundle checked and previewed, its stick still mounted.
+/// A bundle copied onto the station, checked and previewed.
 #[derive(Debug, Clone)]
 pub struct OpenBundle {
-    pub stick: Stick,
-    pub path: PathBuf,
+    /// The stick it came from and its file there (escaped).
+    pub device: String,
+    pub file: String,
+    /// The station's copy: what the preview was made from, and what installs.
+    pub staged: Staged,
     pub preview: UpdatePreview,
 }
 
 /// What finished, for the audit log.
 pub enum Finished {
     /// The check refused the bundle the director chose (`bundle`: its file).
-    Refused { bundle: String, reason: String },
+    Refused { bundle: String, reason: UpdateError },
     Installed { version: String },
-    Failed { version: String, reason: String },
+    Failed { version: String, reason: UpdateError },
 }
 
 /// The station's update desk: at most one piece of work at a time.
@@ -56,8 +68,12 @@ pub struct UpdateDesk {
     updates: Arc<dyn Updates>,
     sticks: Arc<dyn Sticks>,
     release: Option<StationRelease>,
-    /// Each stick looked at (device), and what it holds.
-    scanned: Vec<(String, Option<Found>)>,
+    /// Where the station keeps its copy of the bundle being checked.
+    staging: Option<PathBuf>,
+    /// Each stick looked at (device), and the bundles on it.
+    scanned: Vec<(String, Vec<Looked>)>,
+    /// Bundles refused, not offered again until the sticks change.
+    refusals: Refusals,
     running: Option<mpsc::Receiver<Message>>,
     /// The running work is the menu's background look at a stick.
     scanning: bool,
@@ -68,7 +84,7 @@ pub struct UpdateDesk {
 }
 
 /// The bundle to offer among those looked at.
-fn choose(found: Vec<(String, Option<String>)>) -> Option<Found> {
+fn choose(found: Vec<Looked>) -> Option<Found> {
     let newest = found
         .iter()
         .filter_map(|(file, version)| Some((file, version.as_ref()?)))
@@ -82,7 +98,24 @@ fn choose(found: Vec<(String, Option<String>)>) -> Option<Found> {
 impl UpdateDesk {
     pub fn new(updates: Arc<dyn Updates>, sticks: Arc<dyn Sticks>) -> UpdateDesk {
         let release = updates.release();
-        UpdateDesk { updates, sticks, release, scanned: Vec::new(), running: None, scanning: false, open: None, installing: None, reports: VecDeque::new() }
+        let staging = updates.state_dir();
+        // A copy left by a power cut during an install is of no use now.
+        if let Some(dir) = &staging {
+            staged::discard(dir);
+        }
+        UpdateDesk {
+            updates,
+            sticks,
+            release,
+            staging,
+            scanned: Vec::new(),
+            refusals: Refusals::default(),
+            running: None,
+            scanning: false,
+            open: None,
+            installing: None,
+            reports: VecDeque::new(),
+        }
     }
 
     /// The station's release (`None`: it takes no updates).
@@ -96,7 +129,7 @@ impl UpdateDesk {
         self.scanning && self.open.is_none() && self.installing.is_none()
     }
 
-    /// Whether it works with a stick now (running, or a bundle open).
+    /// Whether it works now (running, or a bundle open).
     pub fn busy(&self) -> bool {
         self.running.is_some() || self.open.is_some()
     }
@@ -122,24 +155,23 @@ impl UpdateDesk {
 
     /// The offer for the director menu, given the sticks plugged in now;
     /// a stick not looked at yet is looked at in the background when
-    /// `may_mount` (no other stick work runs).
+    /// `may_mount` (no other stick work runs). A bundle refused since the
+    /// sticks last changed is not offered.
     pub fn offer(&mut self, plugged: &[Stick], may_mount: bool) -> Option<UpdateOffer> {
         let release = self.release.clone()?;
         self.drain();
+        let devices: Vec<&str> = plugged.iter().map(|s| s.device.as_str()).collect();
+        self.refusals.plugged(&devices);
         self.scanned.retain(|(device, _)| plugged.iter().any(|s| s.device == *device));
         if may_mount && !self.busy() {
             if let Some(stick) = plugged.iter().find(|s| !self.scanned.iter().any(|(d, _)| *d == s.device)) {
                 self.scan(stick.clone());
             }
         }
-        self.scanned.iter().find_map(|(device, found)| {
-            let found = found.as_ref()?;
-            Some(UpdateOffer {
-                device: device.clone(),
-                file: found.file.clone(),
-                version: found.version.clone(),
-                current: shown(&release.version),
-            })
+        self.scanned.iter().find_map(|(device, looked)| {
+            let offered = looked.iter().filter(|(file, _)| !self.refusals.is_refused(device, file)).cloned().collect();
+            let found = choose(offered)?;
+            Some(UpdateOffer { device: device.clone(), file: found.file, version: found.version, current: shown(&release.version) })
         })
     }
 
@@ -147,91 +179,84 @@ impl UpdateDesk {
         let (updates, sticks, device) = (self.updates.clone(), self.sticks.clone(), stick.device.clone());
         let started = self.start(
             move |_| {
-                let found = sticks.attach(&stick, Mode::Import).ok().and_then(|root| {
-                    let bundles = crate::update::find_bundles(&root).unwrap_or_default();
-                    let looked: Vec<(String, Option<String>)> = bundles
-                        .iter()
-                        .map(|path| {
-                            let file = path.file_name().map(|n| shown(&n.to_string_lossy())).unwrap_or_default();
-                            (file, updates.inspect(path).ok().map(|info| shown(&info.version)))
-                        })
-                        .collect();
-                    let _ = sticks.detach(&stick);
-                    choose(looked)
-                });
-                Message::Scanned { device: stick.device, found }
+                let looked = sticks
+                    .attach(&stick, Mode::Import)
+                    .map(|root| {
+                        let bundles = crate::update::find_bundles(&root).unwrap_or_default();
+                        let looked = bundles
+                            .iter()
+                            .map(|path| {
+                                let file = path.file_name().map(|n| shown(&n.to_string_lossy())).unwrap_or_default();
+                                (file, updates.inspect(path).ok().map(|info| shown(&info.version)))
+                            })
+                            .collect();
+                        let _ = sticks.detach(&stick);
+                        looked
+                    })
+                    .unwrap_or_default();
+                Message::Scanned { device: stick.device, looked }
             },
-            Message::Scanned { device: device.clone(), found: None },
+            Message::Scanned { device: device.clone(), looked: Vec::new() },
         );
         if started.is_ok() {
             self.scanning = true;
             // Looked at once while plugged in: a stick without bundles is
             // not mounted again every second.
-            self.scanned.push((device, None));
+            self.scanned.push((device, Vec::new()));
         }
     }
 
-    /// Mounts the stick `device` and checks bundle `file` on it.
+    /// Mounts the stick `device`, copies bundle `file` from it onto the
+    /// station, unmounts it and checks the copy.
     pub fn check(&mut self, stick: Stick, file: &str) -> Result<(), UsbError> {
         if self.open.is_some() {
             return Err(UsbError::Busy);
         }
-        let (updates, sticks, s, file) = (self.updates.clone(), self.sticks.clone(), stick.clone(), file.to_string());
+        let (updates, sticks, staging) = (self.updates.clone(), self.sticks.clone(), self.staging.clone());
+        let (device, file) = (stick.device.clone(), file.to_string());
+        let on_panic = Message::Checked {
+            device: device.clone(),
+            file: file.clone(),
+            result: Err(UpdateError::Unreadable("an internal error stopped the check (see the journal)".into())),
+        };
         self.start(
             move |_| {
-                let root = match sticks.attach(&s, Mode::Import) {
-                    Ok(root) => root,
-                    Err(e) => return Message::Checked { stick: s, path: PathBuf::new(), result: Err(e.to_string()) },
-                };
-                // The file as listed: its name was escaped for the menu, so
-                // it is found again among the bundles, never joined blindly.
-                let path = crate::update::find_bundles(&root)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .find(|p| p.file_name().is_some_and(|n| shown(&n.to_string_lossy()) == file));
-                let Some(path) = path else {
-                    return Message::Checked { stick: s, path: PathBuf::new(), result: Err(format!("{file} is no longer on the stick")) };
-                };
-                let result = updates.inspect(&path).map_err(|e| e.to_string());
-                Message::Checked { stick: s, path, result }
+                let result = copy_and_inspect(&*updates, &*sticks, &stick, &file, staging);
+                Message::Checked { device, file, result }
             },
-            Message::Checked { stick, path: PathBuf::new(), result: Err("an internal error stopped the check (see the journal)".into()) },
+            on_panic,
         )
     }
 
-    /// Installs the bundle previewed.
+    /// Installs the bundle previewed, from the station's copy.
     pub fn install(&mut self) -> Result<&OpenBundle, UsbError> {
         let open = self.open.clone().ok_or(UsbError::NotOpen)?;
-        let (updates, sticks, bundle) = (self.updates.clone(), self.sticks.clone(), open.clone());
+        let (updates, bundle) = (self.updates.clone(), open.clone());
         self.start(
             move |tx| {
-                let result = updates.install(&bundle.path, &mut |percent| {
-                    let _ = tx.send(Message::Progress(percent));
+                // The copy is read again first: only the bytes previewed install.
+                let result = bundle.staged.verify().and_then(|()| {
+                    updates.install(bundle.staged.path(), &mut |percent| {
+                        let _ = tx.send(Message::Progress(percent));
+                    })
                 });
-                let _ = sticks.detach(&bundle.stick);
+                bundle.staged.remove();
                 match result {
                     Ok(()) => Message::Installed,
-                    Err(e) => Message::InstallFailed(e.to_string()),
+                    Err(e) => Message::InstallFailed(e),
                 }
             },
-            Message::InstallFailed("an internal error stopped the install (see the journal)".into()),
+            Message::InstallFailed(UpdateError::InstallFailed("an internal error stopped the install (see the journal)".into())),
         )?;
         self.open = None;
         Ok(self.installing.insert(open))
     }
 
-    /// Drops the bundle previewed and unmounts its stick (in the background).
+    /// Drops the bundle previewed and the station's copy of it.
     pub fn cancel(&mut self) {
         if let Some(open) = self.open.take() {
-            self.unmount(open.stick);
+            open.staged.remove();
         }
-    }
-
-    fn unmount(&self, stick: Stick) {
-        let sticks = self.sticks.clone();
-        let _ = std::thread::Builder::new().name("wordjudge-update".into()).spawn(move || {
-            let _ = sticks.detach(&stick);
-        });
     }
 
     /// Takes what the worker said into reports, in order.
@@ -244,7 +269,7 @@ impl UpdateDesk {
                 Err(mpsc::TryRecvError::Disconnected) => {
                     self.running = None;
                     if let Some(bundle) = self.installing.take() {
-                        let reason = "the install stopped without an answer".to_string();
+                        let reason = UpdateError::InstallFailed("the install stopped without an answer".into());
                         let version = bundle.preview.version;
                         self.reports.push_back((
                             UpdateReport::Failed(reason.clone()),
@@ -263,18 +288,17 @@ impl UpdateDesk {
 
     fn apply(&mut self, message: Message) {
         match message {
-            Message::Scanned { device, found } => {
+            Message::Scanned { device, looked } => {
                 self.scanning = false;
                 if let Some(entry) = self.scanned.iter_mut().find(|(d, _)| *d == device) {
-                    entry.1 = found;
+                    entry.1 = looked;
                 }
             }
-            Message::Checked { stick, path, result } => {
-                let file = path.file_name().map(|n| shown(&n.to_string_lossy())).unwrap_or_default();
+            Message::Checked { device, file, result } => {
                 let reason = match (result, self.release.clone()) {
-                    (Ok(info), Some(release)) if info.compatible == release.compatible => {
+                    (Ok((staged, info)), Some(release)) if info.compatible == release.compatible => {
                         let preview = UpdatePreview {
-                            file,
+                            file: file.clone(),
                             signer: shown(&info.signer),
                             version: shown(&info.version),
                             current: shown(&release.version),
@@ -282,20 +306,30 @@ impl UpdateDesk {
                             description: shown(&info.description),
                             kind: UpdateKind::of(&release.version, &info.version),
                         };
-                        self.open = Some(OpenBundle { stick, path, preview: preview.clone() });
+                        tracing::info!(
+                            "update: {file} copied and checked: version {} ({} bytes, sha256 {}); previewed",
+                            preview.version,
+                            staged.size(),
+                            staged.sha256()
+                        );
+                        self.open = Some(OpenBundle { device, file, staged, preview: preview.clone() });
                         return self.reports.push_back((UpdateReport::Preview(preview), None));
                     }
-                    (Ok(info), Some(release)) => format!(
-                        "it is for {}, and this station is {}",
-                        shown(&info.compatible),
-                        shown(&release.compatible)
-                    ),
-                    (Ok(_), None) => crate::update::UpdateError::NotUpdatable.to_string(),
+                    (Ok((staged, info)), Some(release)) => {
+                        staged.remove();
+                        UpdateError::OtherStation { bundle: info.compatible, station: release.compatible }
+                    }
+                    (Ok((staged, _)), None) => {
+                        staged.remove();
+                        UpdateError::NotUpdatable
+                    }
                     (Err(reason), _) => reason,
                 };
-                self.unmount(stick);
-                self.reports
-                    .push_back((UpdateReport::Refused(reason.clone()), Some(Finished::Refused { bundle: file, reason })));
+                self.refusals.refuse(&device, &file);
+                self.reports.push_back((
+                    UpdateReport::Refused(reason.clone()),
+                    Some(Finished::Refused { bundle: file, reason }),
+                ));
             }
             Message::Progress(percent) => self.reports.push_back((UpdateReport::Progress(percent), None)),
             Message::Installed => {
@@ -306,7 +340,12 @@ impl UpdateDesk {
                 ));
             }
             Message::InstallFailed(reason) => {
-                let version = self.installing.take().map(|b| b.preview.version).unwrap_or_default();
+                let bundle = self.installing.take();
+                if let (Some(bundle), UpdateError::Changed) = (&bundle, &reason) {
+                    // Not what was previewed: not offered again either.
+                    self.refusals.refuse(&bundle.device, &bundle.file);
+                }
+                let version = bundle.map(|b| b.preview.version).unwrap_or_default();
                 self.reports.push_back((UpdateReport::Failed(reason.clone()), Some(Finished::Failed { version, reason })));
             }
         }
@@ -316,6 +355,40 @@ impl UpdateDesk {
     pub fn poll(&mut self) -> Option<(UpdateReport, Option<Finished>)> {
         self.drain();
         self.reports.pop_front()
+    }
+}
+
+/// The check's work on its thread: the stick mounted, bundle `file` found
+/// on it and copied onto the station (into `staging`), the stick
+/// unmounted, the copy checked.
+fn copy_and_inspect(
+    updates: &dyn Updates,
+    sticks: &dyn Sticks,
+    stick: &Stick,
+    file: &str,
+    staging: Option<PathBuf>,
+) -> Result<(Staged, BundleInfo), UpdateError> {
+    let staging = staging.ok_or(UpdateError::NotUpdatable)?;
+    let root = sticks.attach(stick, Mode::Import).map_err(|e| UpdateError::Stick(e.to_string()))?;
+    // The file as listed: its name was escaped for the menu, so it is
+    // found again among the bundles, never joined blindly.
+    let path = crate::update::find_bundles(&root)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| shown(&n.to_string_lossy()) == file));
+    let staged = match path {
+        Some(path) => staged::stage(&path, &staging),
+        None => Err(UpdateError::Stick(format!("{file} is no longer on the stick"))),
+    };
+    // The stick is not needed once the copy is made (or failed).
+    let _ = sticks.detach(stick);
+    let staged = staged?;
+    match updates.inspect(staged.path()) {
+        Ok(info) => Ok((staged, info)),
+        Err(e) => {
+            staged.remove();
+            Err(e)
+        }
     }
 }
 

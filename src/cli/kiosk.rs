@@ -22,22 +22,14 @@ pub struct KioskArgs {
     /// USB sticks in the director menu: system (udev and the root helper
     /// units, the appliance's default), folders:DIR (each folder of DIR is a
     /// stick: desktops and tests), or off (the default elsewhere)
-    #[arg(long, value_name = "system|folders:DIR|off", value_parser = parse_usb)]
+    #[arg(long, value_name = "system|folders:DIR|off")]
     usb: Option<wordjudge::usb::Backend>,
     /// Updates of the station from a bundle on a stick: system (RAUC, the
     /// appliance's default; offered only where /etc/rauc/system.conf
     /// exists), sim:DIR (simulated: desktops and tests), or off (the
     /// default elsewhere)
-    #[arg(long, value_name = "system|sim:DIR|off", value_parser = parse_updates)]
+    #[arg(long, value_name = "system|sim:DIR|off")]
     updates: Option<wordjudge::update::Backend>,
-}
-
-fn parse_updates(text: &str) -> Result<wordjudge::update::Backend, String> {
-    text.parse()
-}
-
-fn parse_usb(text: &str) -> Result<wordjudge::usb::Backend, String> {
-    text.parse()
 }
 
 /// `wordjudge-kiosk`'s [`super::GuiRunner`]: the commands that need the

@@ -13,7 +13,7 @@ use super::station::{
     SystemError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbError, UsbRequest, UsbUpdate, UsbWork,
     Warning,
 };
-use crate::update::{BootCheck, UpdateKind};
+use crate::update::{BootCheck, Refusals, UpdateError, UpdateKind};
 use crate::judge::Verdict;
 use crate::panel::Trigger;
 use crate::profile::Profile;
@@ -120,7 +120,7 @@ pub struct FakeStation {
     /// The update bundle on a plugged-in stick (with an updatable station).
     pub update_offer: Option<UpdateOffer>,
     /// What checking it comes to: its facts, or why it is refused.
-    pub update_check: Result<UpdatePreview, String>,
+    pub update_check: Result<UpdatePreview, UpdateError>,
     /// The next install fails halfway with this reason (the stick pulled).
     pub update_fail: Option<String>,
     /// The boot check's verdict on the last update.
@@ -129,6 +129,9 @@ pub struct FakeStation {
     pub update_paused_at: Option<u8>,
     update_checked: Option<UpdatePreview>,
     update_reports: VecDeque<UpdateReport>,
+    /// The bundle being checked (device, file), and those refused.
+    update_checking: Option<(String, String)>,
+    refusals: Refusals,
     usb_rows: Vec<ImportRow>,
     next_number: u64,
 }
@@ -158,12 +161,14 @@ impl FakeStation {
             usb_hold: false,
             usb_pending: None,
             update_offer: None,
-            update_check: Err("no bundle".into()),
+            update_check: Err(UpdateError::Stick("no bundle".into())),
             update_fail: None,
             last_update: None,
             update_paused_at: None,
             update_checked: None,
             update_reports: VecDeque::new(),
+            update_checking: None,
+            refusals: Refusals::default(),
             usb_rows: Vec::new(),
             next_number: 1,
         }
@@ -580,14 +585,17 @@ impl Station for FakeStation {
     }
 
     fn update_offer(&mut self) -> Option<UpdateOffer> {
-        self.update_offer.clone()
+        let plugged: Vec<&str> = self.sticks.iter().map(|s| s.device.as_str()).collect();
+        self.refusals.plugged(&plugged);
+        self.update_offer.clone().filter(|o| !self.refusals.is_refused(&o.device, &o.file))
     }
 
     fn update_request(&mut self, request: UpdateRequest) -> Result<(), UsbError> {
         match &request {
             UpdateRequest::Check { .. } if self.update_offer.is_none() => return Err(UsbError::Unavailable),
             UpdateRequest::Check { .. } if !self.update_reports.is_empty() => return Err(UsbError::Busy),
-            UpdateRequest::Check { .. } => {
+            UpdateRequest::Check { device, file } => {
+                self.update_checking = Some((device.clone(), file.clone()));
                 self.update_reports.push_back(match self.update_check.clone() {
                     Ok(preview) => {
                         self.update_checked = Some(preview.clone());
@@ -605,7 +613,7 @@ impl Station for FakeStation {
                 });
                 self.update_reports.extend([UpdateReport::Progress(0), UpdateReport::Progress(50)]);
                 self.update_reports.push_back(match self.update_fail.take() {
-                    Some(reason) => UpdateReport::Failed(reason),
+                    Some(reason) => UpdateReport::Failed(UpdateError::InstallFailed(reason)),
                     None => UpdateReport::Progress(100),
                 });
                 if !matches!(self.update_reports.back(), Some(UpdateReport::Failed(_))) {
@@ -637,10 +645,15 @@ impl Station for FakeStation {
         let report = self.update_reports.pop_front()?;
         let version = self.update_offer.as_ref().and_then(|o| o.version.clone()).unwrap_or_default();
         match &report {
-            UpdateReport::Refused(reason) => self.records.push(FakeRecord::UpdateRefused { reason: reason.clone() }),
+            UpdateReport::Refused(reason) => {
+                self.records.push(FakeRecord::UpdateRefused { reason: reason.to_string() });
+                if let Some((device, file)) = self.update_checking.take() {
+                    self.refusals.refuse(&device, &file);
+                }
+            }
             UpdateReport::Installed { version } => self.records.push(FakeRecord::UpdateInstalled { version: version.clone() }),
             UpdateReport::Failed(reason) => {
-                self.records.push(FakeRecord::UpdateFailed { version, reason: reason.clone() })
+                self.records.push(FakeRecord::UpdateFailed { version, reason: reason.to_string() })
             }
             _ => {}
         }

@@ -424,7 +424,7 @@ impl fmt::Display for UsbError {
 
 impl std::error::Error for UsbError {}
 
-pub use crate::update::{BootCheck, BootOutcome, UpdateKind};
+pub use crate::update::{BootCheck, BootOutcome, StationKind, UpdateError, UpdateKind};
 
 /// An update bundle on a plugged-in stick, offered in the director menu.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -458,12 +458,15 @@ pub struct UpdatePreview {
 /// what it comes to arrives through [`Station::update_report`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdateRequest {
-    /// Read bundle `file` on the stick `device` (mounted read-only) and
-    /// check it: a [`UpdateReport::Preview`] or [`UpdateReport::Refused`].
+    /// Copy bundle `file` from the stick `device` (mounted read-only) onto
+    /// the station and check the copy: a [`UpdateReport::Preview`] or
+    /// [`UpdateReport::Refused`]. A refused bundle is no longer offered
+    /// until the sticks plugged in change.
     Check { device: String, file: String },
-    /// Install the bundle previewed (the director confirmed it).
+    /// Install the bundle previewed, from the station's copy (the director
+    /// confirmed it): exactly the bytes previewed, or nothing.
     Install,
-    /// Drop the bundle previewed and unmount its stick.
+    /// Drop the bundle previewed (and the station's copy of it).
     Cancel,
 }
 
@@ -473,14 +476,15 @@ pub enum UpdateReport {
     /// The bundle checked out: its facts, to confirm.
     Preview(UpdatePreview),
     /// The bundle will not be installed (unverifiable, incompatible,
-    /// unreadable); nothing changed.
-    Refused(String),
+    /// unreadable, no room for the station's copy); nothing changed.
+    Refused(UpdateError),
     /// The install is this far (percent).
     Progress(u8),
     /// The other slot holds `version` and boots next: the station must restart.
     Installed { version: String },
-    /// The install did not finish; the station runs as before.
-    Failed(String),
+    /// The install did not finish, or was refused at its start (the copy
+    /// checked had changed); the station runs as before.
+    Failed(UpdateError),
 }
 
 /// Reads a local date and time typed as `YYYY-MM-DD HH:MM`, refusing what
@@ -593,7 +597,8 @@ pub trait Station {
     }
     /// The update bundle on a plugged-in stick, if any and if this station
     /// takes updates (asked with [`Self::sticks`] while the director menu is
-    /// open; the station looks at a new stick in the background).
+    /// open; the station looks at a new stick in the background). Never one
+    /// the station refused since the sticks plugged in last changed.
     fn update_offer(&mut self) -> Option<UpdateOffer> {
         None
     }

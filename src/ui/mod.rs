@@ -87,7 +87,7 @@ pub fn to_slint(v: &ViewModel) -> View {
         pin: copy_fields!(v.pin => PinView { title, dots, prompt, message, footer }),
         edit: copy_fields!(v.edit => EditView { title, value, prompt, message, footer }),
         menu: copy_fields!(v.menu => MenuView { title, items, selected, lines, message }),
-        usb: copy_fields!(v.usb => UsbView { status, detail, progress_shown, progress }),
+        usb: copy_fields!(v.usb => UsbView { status, alert, detail, progress_shown, progress }),
         lamps: LampPanel {
             show: lamps.show,
             green: lamps.lit.green,

@@ -10,7 +10,11 @@
 //!   service does the privileged work over D-Bus), `/etc/wordjudge-release`
 //!   and `/etc/rauc/system.conf`;
 //! - [`sim::SimUpdates`], the simulated twin for tests and desktops: a
-//!   "bundle" is a small JSON file, and nothing is ever installed.
+//!   "bundle" is a JSON line followed by any payload, and nothing is ever
+//!   installed;
+//! - [`staged`]: the bundle a director chose, copied onto the station before
+//!   it is checked, so what the preview shows and what installs are the same
+//!   bytes whatever happens to the stick (why a copy: see there).
 //!
 //! The parsing of what `rauc` prints and the version comparison are pure
 //! functions here, tested without `rauc`. Text from a bundle is the bundle
@@ -24,6 +28,7 @@
 //! records.
 
 pub mod sim;
+pub mod staged;
 pub mod system;
 
 use std::cmp::Ordering;
@@ -67,6 +72,36 @@ pub struct BundleInfo {
     pub description: String,
     /// The signer certificate's subject (`O = …, CN = update signer`).
     pub signer: String,
+}
+
+/// The compatible string of the PC image (`kiosk-image/`, `ARCH=amd64`).
+pub const PC_COMPATIBLE: &str = "wordjudge-amd64";
+/// The compatible string of the Raspberry Pi card (`ARCH=arm64`).
+pub const PI_COMPATIBLE: &str = "wordjudge-arm64";
+
+/// Which kind of station a compatible string names. A compatible string is
+/// an internal name (RAUC's); a director is told the kind in words instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StationKind {
+    /// The PC image.
+    PcImage,
+    /// The Raspberry Pi card.
+    PiCard,
+    /// The simulated twin (tests, desktops).
+    Simulated,
+    /// A string this station does not know.
+    Other,
+}
+
+impl StationKind {
+    pub fn of(compatible: &str) -> StationKind {
+        match compatible {
+            PC_COMPATIBLE => StationKind::PcImage,
+            PI_COMPATIBLE => StationKind::PiCard,
+            sim::SIM_COMPATIBLE => StationKind::Simulated,
+            _ => StationKind::Other,
+        }
+    }
 }
 
 /// How an offered version stands to the station's own.
@@ -238,7 +273,9 @@ pub fn find_bundles(root: &Path) -> std::io::Result<Vec<PathBuf>> {
 }
 
 /// Why a bundle was not looked at or installed. Nothing on the station
-/// changed.
+/// changed. The text of each (its `Display`) is for the audit log and the
+/// journal, where RAUC's own words help whoever reads them later; screens
+/// word each variant for a director instead (`kiosk::view`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdateError {
     /// This station takes no updates (no RAUC configuration).
@@ -250,7 +287,21 @@ pub enum UpdateError {
     Refused(String),
     /// RAUC's answer could not be understood.
     Unreadable(String),
-    /// The install did not finish (RAUC's words, e.g. the stick was pulled).
+    /// The bundle verified but is made for another kind of station: its
+    /// compatible string, and this station's.
+    OtherStation { bundle: String, station: String },
+    /// The stick, or the bundle on it, could not be read (pulled out, gone,
+    /// a mount refused).
+    Stick(String),
+    /// The station has no room to keep its copy of the bundle ([`staged`]):
+    /// the bytes it needs free, and those free.
+    NoRoom { needed: u64, free: u64 },
+    /// The station could not write its copy of the bundle.
+    CopyFailed(String),
+    /// The station's copy no longer holds the bytes that were checked and
+    /// previewed: it is not installed.
+    Changed,
+    /// The install did not finish (RAUC's words).
     InstallFailed(String),
 }
 
@@ -261,6 +312,15 @@ impl fmt::Display for UpdateError {
             UpdateError::NotRun(why) => write!(f, "cannot run rauc: {why}"),
             UpdateError::Refused(why) => write!(f, "the bundle was refused: {why}"),
             UpdateError::Unreadable(why) => f.write_str(why),
+            UpdateError::OtherStation { bundle, station } => {
+                write!(f, "it is for {}, and this station is {}", shown(bundle), shown(station))
+            }
+            UpdateError::Stick(why) => write!(f, "the stick could not be read: {why}"),
+            UpdateError::NoRoom { needed, free } => {
+                write!(f, "no room for the station's copy of the bundle: {needed} bytes needed, {free} free")
+            }
+            UpdateError::CopyFailed(why) => write!(f, "the station could not keep a copy of the bundle: {why}"),
+            UpdateError::Changed => f.write_str("the station's copy of the bundle changed after it was checked; not installed"),
             UpdateError::InstallFailed(why) => write!(f, "the install failed: {why}"),
         }
     }
@@ -301,6 +361,41 @@ impl Updates for NoUpdates {
     }
 }
 
+/// Bundles the station refused at their check, not offered again in the
+/// director menu until the sticks plugged in change (one pulled out, or
+/// another plugged in): a director who was told why a bundle will not
+/// install is not offered it again, and one who fixed the stick and plugged
+/// it back in is.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Refusals {
+    /// The sticks (devices) plugged in when last looked at.
+    plugged: Vec<String>,
+    /// (device, file) of each bundle refused since.
+    refused: Vec<(String, String)>,
+}
+
+impl Refusals {
+    /// The sticks plugged in now; any change forgets every refusal.
+    pub fn plugged(&mut self, devices: &[&str]) {
+        if !self.plugged.iter().map(String::as_str).eq(devices.iter().copied()) {
+            self.plugged = devices.iter().map(|d| d.to_string()).collect();
+            self.refused.clear();
+        }
+    }
+
+    /// Bundle `file` on the stick `device` was refused.
+    pub fn refuse(&mut self, device: &str, file: &str) {
+        if !self.is_refused(device, file) {
+            self.refused.push((device.to_string(), file.to_string()));
+        }
+    }
+
+    /// Whether bundle `file` on `device` was refused since the sticks last changed.
+    pub fn is_refused(&self, device: &str, file: &str) -> bool {
+        self.refused.iter().any(|(d, f)| d == device && f == file)
+    }
+}
+
 /// Which [`Updates`] the kiosk uses (`--updates`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Backend {
@@ -312,16 +407,13 @@ pub enum Backend {
 }
 
 impl std::str::FromStr for Backend {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Backend, String> {
-        match s {
-            "system" => Ok(Backend::System),
-            "off" => Ok(Backend::Off),
-            _ => match s.strip_prefix("sim:") {
-                Some(dir) if !dir.is_empty() => Ok(Backend::Sim(PathBuf::from(dir))),
-                _ => Err(format!("{s:?}: use system, off or sim:DIR")),
-            },
-        }
+    type Err = crate::backend_spec::SpecError;
+    fn from_str(s: &str) -> Result<Backend, Self::Err> {
+        Ok(match crate::backend_spec::parse(s, "sim")? {
+            crate::backend_spec::Spec::System => Backend::System,
+            crate::backend_spec::Spec::Dir(dir) => Backend::Sim(dir),
+            crate::backend_spec::Spec::Off => Backend::Off,
+        })
     }
 }
 
@@ -429,5 +521,38 @@ mod tests {
         assert_eq!("system".parse::<Backend>(), Ok(Backend::System));
         assert_eq!("sim:/tmp/u".parse::<Backend>(), Ok(Backend::Sim("/tmp/u".into())));
         assert!("sim:".parse::<Backend>().is_err());
+    }
+
+    #[test]
+    fn a_bad_updates_value_names_the_valid_ones() {
+        let text = "folders:/tmp/u".parse::<Backend>().unwrap_err().to_string();
+        assert!(text.contains("system") && text.contains("sim:DIR") && text.contains("off"), "{text}");
+    }
+
+    #[test]
+    fn compatible_strings_name_kinds_of_station() {
+        assert_eq!(StationKind::of("wordjudge-amd64"), StationKind::PcImage);
+        assert_eq!(StationKind::of("wordjudge-arm64"), StationKind::PiCard);
+        assert_eq!(StationKind::of("wordjudge-sim"), StationKind::Simulated);
+        assert_eq!(StationKind::of("wordjudge-riscv"), StationKind::Other);
+        assert_eq!(StationKind::of(""), StationKind::Other);
+    }
+
+    #[test]
+    fn a_refusal_lasts_until_the_sticks_change() {
+        let mut refusals = Refusals::default();
+        refusals.plugged(&["sdb1"]);
+        refusals.refuse("sdb1", "u.raucb");
+        refusals.plugged(&["sdb1"]);
+        assert!(refusals.is_refused("sdb1", "u.raucb"));
+        assert!(!refusals.is_refused("sdb1", "v.raucb") && !refusals.is_refused("sdc1", "u.raucb"));
+        // Pulled out and plugged back in.
+        refusals.plugged(&[]);
+        refusals.plugged(&["sdb1"]);
+        assert!(!refusals.is_refused("sdb1", "u.raucb"));
+        // Another stick appears beside it.
+        refusals.refuse("sdb1", "u.raucb");
+        refusals.plugged(&["sdb1", "sdc1"]);
+        assert!(!refusals.is_refused("sdb1", "u.raucb"));
     }
 }

@@ -170,16 +170,13 @@ pub enum Backend {
 }
 
 impl std::str::FromStr for Backend {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Backend, String> {
-        match s {
-            "system" => Ok(Backend::System),
-            "off" => Ok(Backend::Off),
-            _ => match s.strip_prefix("folders:") {
-                Some(dir) if !dir.is_empty() => Ok(Backend::Folders(PathBuf::from(dir))),
-                _ => Err(format!("{s:?}: use system, off or folders:DIR")),
-            },
-        }
+    type Err = crate::backend_spec::SpecError;
+    fn from_str(s: &str) -> Result<Backend, Self::Err> {
+        Ok(match crate::backend_spec::parse(s, "folders")? {
+            crate::backend_spec::Spec::System => Backend::System,
+            crate::backend_spec::Spec::Dir(dir) => Backend::Folders(dir),
+            crate::backend_spec::Spec::Off => Backend::Off,
+        })
     }
 }
 

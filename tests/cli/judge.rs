@@ -69,6 +69,24 @@ fn judge_refuses_bad_words_and_usage_with_exit_2() {
 }
 
 #[test]
+fn kiosk_refuses_a_bad_usb_or_updates_value_naming_the_valid_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    for (option, bad, valid) in [
+        ("--usb", "udisks", ["system", "folders:DIR", "off"]),
+        ("--usb", "folders:", ["system", "folders:DIR", "off"]),
+        ("--updates", "sim", ["system", "sim:DIR", "off"]),
+        ("--updates", "folders:/tmp/x", ["system", "sim:DIR", "off"]),
+    ] {
+        let (code, out, err) = run(dir.path(), &["kiosk", option, bad], "", None);
+        assert_eq!((code, out.as_str()), (2, ""), "{option} {bad}: {err}");
+        assert!(err.contains(&format!("\"{bad}\"")), "{option} {bad}: {err}");
+        for value in valid {
+            assert!(err.contains(value), "{option} {bad} names {value}: {err}");
+        }
+    }
+}
+
+#[test]
 fn judge_each_reads_one_challenge_per_line() {
     let dir = station();
     let (code, out, err) = run(dir.path(), &["judge", "--lexicon", "SMALL", "--each"], "cat dog\nqi zax\n  za  \n", None);

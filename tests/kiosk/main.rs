@@ -1,4 +1,4 @@
-//! The kiosk: its flow on the fake station (players in `flow`, the director in `director`), the live station (`live`, its sticks in `live_usb`), event profiles by rule and edition (`profiles`), USB sticks on the fake, random key streams, and the real windowed kiosk under Xvfb.
+//! The kiosk: its flow on the fake station (players in `flow`, the director in `director`), the live station (`live`, its sticks in `live_usb`, its updates in `live_update`), event profiles by rule and edition (`profiles`), USB sticks on the fake, random key streams, and the real windowed kiosk under Xvfb.
 //!
 //! One binary per subject links wordjudge (and Slint) once instead of once per file.
 
@@ -11,6 +11,7 @@ mod menu_props;
 mod live;
 mod damage;
 mod live_usb;
+mod live_update;
 mod profiles;
 mod live_trust;
 mod no_screen;

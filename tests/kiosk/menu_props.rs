@@ -156,7 +156,8 @@ impl Harness {
                 Ok(())
             }
             Action::RefuseUpdates => {
-                self.station.update_check = Err("it is not signed by this station's update key".into());
+                self.station.update_check =
+                    Err(wordjudge::kiosk::station::UpdateError::Refused("it is not signed by this station's update key".into()));
                 Ok(())
             }
             Action::Unplug => {

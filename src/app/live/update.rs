@@ -26,7 +26,12 @@ impl LiveStation {
                 let current = self.update.release().map(|r| r.version.clone()).unwrap_or_default();
                 let bundle = self.update.install()?;
                 let preview = bundle.preview.clone();
-                tracing::info!("update: installing {} from {}", preview.version, preview.file);
+                tracing::info!(
+                    "update: installing {} from the station's copy of {} (sha256 {})",
+                    preview.version,
+                    preview.file,
+                    bundle.staged.sha256()
+                );
                 self.record(AuditEvent::UpdateStarted {
                     version: preview.version,
                     current: crate::update::shown(&current),
@@ -53,7 +58,7 @@ impl LiveStation {
         match finished {
             Some(Finished::Refused { bundle, reason }) => {
                 tracing::warn!("update: {bundle} refused: {reason}");
-                self.record(AuditEvent::UpdateRefused { bundle, reason });
+                self.record(AuditEvent::UpdateRefused { bundle, reason: reason.to_string() });
             }
             Some(Finished::Installed { version }) => {
                 tracing::info!("update: {version} installed; restarting into it");
@@ -61,7 +66,7 @@ impl LiveStation {
             }
             Some(Finished::Failed { version, reason }) => {
                 tracing::warn!("update: {version} failed: {reason}");
-                self.record(AuditEvent::UpdateFailed { version, reason });
+                self.record(AuditEvent::UpdateFailed { version, reason: reason.to_string() });
             }
             None => {}
         }

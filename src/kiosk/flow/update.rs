@@ -1,7 +1,8 @@
 //! An update of the whole station from a bundle on a director's stick:
-//! checked and previewed, confirmed (a downgrade or a reinstall with the
-//! director PIN again), installed with its progress, then the station
-//! restarts into it through the director menu's own reboot.
+//! copied onto the station, checked and previewed, confirmed (a downgrade
+//! or a reinstall with the director PIN again), installed from that copy
+//! with its progress, then the station restarts into it through the
+//! director menu's own reboot.
 //!
 //! Nothing changes on the station until the director confirms, and a
 //! failure at any step leaves it running as before.
@@ -11,7 +12,8 @@ use super::*;
 /// Where an update screen is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdatePhase {
-    /// The bundle is being read and its signature checked; keys wait.
+    /// The bundle is being copied onto the station and its signature
+    /// checked; keys wait.
     Checking,
     /// Its facts, for the director to confirm with ENTER (ESC cancels).
     Preview(UpdatePreview),
@@ -26,10 +28,14 @@ pub enum UpdatePhase {
 /// How an update ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdateDone {
-    /// The bundle was not installed, and why; nothing changed.
-    Refused(String),
-    /// The install did not finish; the station runs as before.
-    Failed(String),
+    /// The check refused the bundle, and why; nothing changed.
+    Refused(UpdateError),
+    /// The install could not start (the station was busy, or the bundle
+    /// previewed was dropped meanwhile); nothing changed.
+    NotStarted(UsbError),
+    /// The install did not finish, or was refused at its start; the
+    /// station runs as before.
+    Failed(UpdateError),
     /// Installed; the restart was asked for (or refused, and why).
     Installed { version: String, restart: Result<(), SystemError> },
 }
@@ -48,7 +54,10 @@ impl UpdateScreen {
     /// installed (the station is restarting).
     pub(super) fn may_expire(&self) -> bool {
         matches!(self.phase, UpdatePhase::Preview(_) | UpdatePhase::Pin { .. })
-            || matches!(self.phase, UpdatePhase::Done(UpdateDone::Refused(_) | UpdateDone::Failed(_)))
+            || matches!(
+                self.phase,
+                UpdatePhase::Done(UpdateDone::Refused(_) | UpdateDone::NotStarted(_) | UpdateDone::Failed(_))
+            )
     }
 }
 
@@ -165,7 +174,7 @@ impl Kiosk {
         update.last_key = now;
         update.phase = match station.update_request(UpdateRequest::Install) {
             Ok(()) => UpdatePhase::Installing { preview, percent: None },
-            Err(e) => UpdatePhase::Done(UpdateDone::Refused(e.to_string())),
+            Err(e) => UpdatePhase::Done(UpdateDone::NotStarted(e)),
         };
     }
 

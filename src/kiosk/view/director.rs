@@ -103,22 +103,28 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
         };
 }
 
-/// The director menu's line about the last update the boot check judged.
+/// The director menu's line about the last update the boot check judged
+/// (which system slot it went into is the audit log's, not a director's).
 fn last_update_line(check: &BootCheck) -> String {
     match check.outcome {
-        BootOutcome::MarkedGood => format!("Last update: version {} kept (slot {})", check.version, check.slot),
+        BootOutcome::MarkedGood => format!("Last update: version {} installed and kept", check.version),
         BootOutcome::RolledBack if check.detail.is_empty() => {
-            format!("Last update: version {} rolled back (slot {} did not start)", check.version, check.slot)
+            format!("Last update: version {} did not start; the station went back to its previous version", check.version)
         }
-        BootOutcome::RolledBack => format!("Last update: version {} rolled back: {}", check.version, check.detail),
+        BootOutcome::RolledBack => format!(
+            "Last update: version {} undone, the station went back to its previous version: {}",
+            check.version, check.detail
+        ),
     }
 }
 
-/// The menu item offering an update.
+/// The menu item offering an update (never its file's name: the version
+/// is what a director chooses by, and is unknown only when the station
+/// could not read the bundle, which its check then says).
 fn offer_item(offer: &UpdateOffer) -> String {
     match &offer.version {
         Some(version) => format!("Install update: version {version} (current {})", offer.current),
-        None => format!("Install update: {} (current {})", offer.file, offer.current),
+        None => format!("Install update: version unknown (current {})", offer.current),
     }
 }
 

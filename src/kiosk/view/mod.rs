@@ -227,6 +227,9 @@ pub struct MenuView {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UsbView {
     pub status: String,
+    /// What must not be missed (an update refused, a wrong PIN), shown in
+    /// the alert band; empty when there is nothing.
+    pub alert: String,
     pub detail: String,
     /// Whether an update's progress bar shows, and how full (0 to 100).
     pub progress_shown: bool,
@@ -314,6 +317,7 @@ impl ViewModel {
             &mut self.edit.message,
             &mut self.menu.message,
             &mut self.usb.status,
+            &mut self.usb.alert,
             &mut self.usb.detail,
             &mut self.verdict.details,
         ] {

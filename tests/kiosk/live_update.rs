@@ -1,0 +1,378 @@
+//! Updating the live station with the simulated twin: the whole path
+//! through the worker thread and the audit log; what was previewed is what
+//! installs (a bundle swapped on the stick after its preview, in place or by
+//! rename, never installs; the station's copy changed is refused and
+//! recorded); a refused bundle leaves the menu until its stick is plugged in
+//! again; a bundle of a gigabyte in bounded memory; the boot check's verdict
+//! recorded exactly once.
+
+use crate::live::{config_for, start_station_updating, Live};
+use crate::support::*;
+use crate::update::phase;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use wordjudge::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase, UsbPhase};
+use wordjudge::kiosk::station::Station;
+use wordjudge::update::sim::SIM_SLOT_FILE;
+use wordjudge::update::staged::STAGED_FILE;
+
+/// A live station whose sticks are folders of `sticks/` and whose updates
+/// are the simulated twin's (station at 0.1.0, boot checks in `update/`).
+fn live_updating(step_ms: u64) -> Live {
+    live_updating_with(step_ms, 0)
+}
+
+/// The same, each bundle taking `inspect_ms` to look at.
+fn live_updating_with(step_ms: u64, inspect_ms: u64) -> Live {
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), "SMALL");
+    let path = dir.path().join("config.toml");
+    config.save(&path).unwrap();
+    std::fs::create_dir_all(dir.path().join("sticks")).unwrap();
+    std::fs::create_dir_all(dir.path().join("update")).unwrap();
+    let sticks = std::sync::Arc::new(wordjudge::usb::sim::FolderSticks::new(dir.path().join("sticks")));
+    let mut updates = wordjudge::update::sim::SimUpdates::new("0.1.0", dir.path().join("update"));
+    updates.step = Duration::from_millis(step_ms);
+    updates.inspect_time = Duration::from_millis(inspect_ms);
+    let station = start_station_updating(&path, sticks, std::sync::Arc::new(updates));
+    Live { rig: Rig::with(station, &config.timeouts), dir }
+}
+
+/// Ticks (real time passes for the worker) until `done` or 10 s.
+fn wait_until(live: &mut Live, what: &str, done: impl Fn(&Live) -> bool) {
+    wait_for(live, what, Duration::from_secs(10), done)
+}
+
+fn wait_for(live: &mut Live, what: &str, limit: Duration, done: impl Fn(&Live) -> bool) {
+    let started = Instant::now();
+    while !done(live) {
+        assert!(started.elapsed() < limit, "waiting for {what}: {:?}", live.screen());
+        std::thread::sleep(Duration::from_millis(20));
+        live.advance(50);
+    }
+}
+
+#[test]
+fn live_a_bundle_is_checked_installed_and_recorded_in_order_then_the_station_restarts() {
+    let mut live = live_updating(5);
+    let stick = live.dir.path().join("sticks/sdb1");
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::write(
+        stick.join("wordjudge-0.1.1.raucb"),
+        r#"{"compatible":"wordjudge-sim","version":"0.1.1","description":"sim","signer":"CN = test signer"}"#,
+    )
+    .unwrap();
+    std::fs::write(stick.join("old.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.0.9","signer":"x"}"#).unwrap();
+    std::fs::write(stick.join("broken.raucb"), "not a bundle").unwrap();
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
+    select_menu(&mut *live, "Install update: version 0.1.1 (current 0.1.0)");
+    live.key(Key::Enter);
+    wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
+    assert!(live.view().usb.detail.contains("Signed by: CN = test signer"), "{}", live.view().usb.detail);
+    live.key(Key::Enter);
+    wait_until(&mut live, "the end", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
+    // A desktop station refuses the restart: it says so, and the records stand.
+    assert!(
+        matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { ref version, restart: Err(_) }) if version == "0.1.1"),
+        "{:?}",
+        phase(&live)
+    );
+    let text = live.audit_text();
+    let started = text.find("\"event\":\"update_started\"").expect(&text);
+    let installed = text.find("\"event\":\"update_installed\"").expect(&text);
+    assert!(started < installed);
+    assert!(text.contains("\"bundle\":\"wordjudge-0.1.1.raucb\""), "{text}");
+    assert!(text.contains("\"downgrade\":false") && text.contains("\"current\":\"0.1.0\""), "{text}");
+}
+
+#[test]
+fn live_a_bundle_for_another_station_is_refused_and_one_checked_installs_without_its_stick() {
+    let mut live = live_updating(300);
+    let stick = live.dir.path().join("sticks/sdb1");
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-arm64","version":"0.2.0","signer":"x"}"#).unwrap();
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
+    select_menu(&mut *live, "Install update");
+    live.key(Key::Enter);
+    wait_until(&mut live, "the refusal", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
+    assert_eq!(
+        live.view().usb.alert,
+        "This update is for a different kind of station (Raspberry Pi card). This station is a simulated station."
+    );
+    // The director's attempt is on the record, with the bundle and the reason
+    // the screen gave, and nothing was started.
+    let text = live.audit_text();
+    let refused = text.lines().filter(|l| l.contains("\"event\":\"update_refused\"")).collect::<Vec<_>>();
+    assert_eq!(refused.len(), 1, "{text}");
+    assert!(refused[0].contains("\"bundle\":\"u.raucb\"") && refused[0].contains("it is for wordjudge-arm64"), "{text}");
+    assert!(!text.contains("update_started"), "{text}");
+    live.key(Key::Enter);
+
+    // The stick is pulled out, a compatible bundle put on it, and it is
+    // plugged in again: offered. Pulled out again once that bundle is
+    // checked: the install is from the station's copy, and needs no stick.
+    std::fs::remove_dir_all(&stick).unwrap();
+    wait_until(&mut live, "the stick gone", |l| !l.view().menu.items.iter().any(|i| i.contains("USB")));
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.2.0","signer":"x"}"#).unwrap();
+    wait_until(&mut live, "the new offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update: version 0.2.0")));
+    select_menu(&mut *live, "Install update");
+    live.key(Key::Enter);
+    wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
+    std::fs::remove_dir_all(&stick).unwrap();
+    live.key(Key::Enter);
+    wait_until(&mut live, "the end", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
+    assert!(matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { ref version, .. }) if version == "0.2.0"), "{:?}", phase(&live));
+    let text = live.audit_text();
+    assert!(text.contains("\"event\":\"update_installed\"") && !text.contains("update_failed"), "{text}");
+    assert!(!live.dir.path().join("update").join(STAGED_FILE).exists(), "the copy is removed after its install");
+}
+
+#[test]
+fn live_the_boot_checks_verdict_is_recorded_exactly_once_and_renamed() {
+    let mut live = live_updating(5);
+    let state = live.dir.path().join("update");
+    std::fs::write(state.join("boot-check"), "slot=B\nversion=0.1.1\noutcome=marked-good\ndetail=READY in 9 s\n").unwrap();
+    live.station.poll();
+    live.station.poll();
+    assert!(!state.join("boot-check").exists(), "renamed once recorded");
+    assert!(state.join("boot-check.recorded").exists());
+    let text = live.audit_text();
+    assert_eq!(text.matches("\"event\":\"update_outcome\"").count(), 1, "{text}");
+    assert!(text.contains("\"outcome\":\"marked-good\"") && text.contains("\"slot\":\"B\""), "{text}");
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    assert!(live.view().menu.lines.contains(&"Last update: version 0.1.1 installed and kept".to_string()));
+
+    // A restart finds only the recorded file: nothing is recorded again, and
+    // the menu still says what the last update came to.
+    let path = live.dir.path().join("config.toml");
+    let Live { rig, dir } = live;
+    drop(rig);
+    let sticks = std::sync::Arc::new(wordjudge::usb::NoSticks);
+    let updates = wordjudge::update::sim::SimUpdates::new("0.1.1", dir.path().join("update"));
+    let station = start_station_updating(&path, sticks, std::sync::Arc::new(updates));
+    assert_eq!(station.last_update().map(|c| c.version), Some("0.1.1".into()));
+    drop(station);
+    let text = crate::live::audit_text(&dir.path().join("audit"));
+    assert_eq!(text.matches("\"event\":\"update_outcome\"").count(), 1, "{text}");
+}
+
+#[test]
+fn live_a_lexicon_import_chosen_while_the_menu_looks_for_bundles_waits_for_it_instead_of_being_refused() {
+    // The director plugs a stick in and at once chooses "Install lexicons
+    // from USB": the menu's background look for bundles holds the stick for
+    // a moment (RAUC checking a signature); the import starts after it.
+    let mut live = live_updating_with(5, 600);
+    let stick = live.dir.path().join("sticks/sdb1");
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.1.1","signer":"x"}"#).unwrap();
+    std::fs::write(stick.join("MINE.txt"), "CAT\nDOG\nZEBRA\n").unwrap();
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    live.advance(50);
+    select_menu(&mut *live, "Install lexicons from USB");
+    live.key(Key::Enter);
+    assert!(
+        matches!(live.screen(), Screen::Usb(u) if matches!(u.phase, UsbPhase::Working(_))),
+        "the import waits, it is not refused: {:?}",
+        live.screen()
+    );
+    wait_until(&mut live, "the word lists", |l| matches!(l.screen(), Screen::Usb(u) if u.phase == UsbPhase::List));
+    assert!(matches!(live.screen(), Screen::Usb(u) if u.rows.iter().any(|r| r.file == "MINE.txt")), "{:?}", live.screen());
+}
+
+/// A simulated bundle of `version` with `payload` after its first line.
+fn bundle(version: &str, payload: &[u8]) -> Vec<u8> {
+    let mut bytes = format!(r#"{{"compatible":"wordjudge-sim","version":"{version}","signer":"CN = test signer"}}"#).into_bytes();
+    bytes.push(b'\n');
+    bytes.extend_from_slice(payload);
+    bytes
+}
+
+/// What the simulated slot holds: (version, SHA-256), if anything installed.
+fn installed(dir: &Path) -> Option<(String, String)> {
+    let text = std::fs::read_to_string(dir.join("update").join(SIM_SLOT_FILE)).ok()?;
+    Some((wordjudge::update::key_value(&text, "version")?, wordjudge::update::key_value(&text, "sha256")?))
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    wordjudge::digest::sha256_hex(bytes)
+}
+
+/// A live station with `file` on stick sdb1, the director at its preview.
+fn previewed(file: &str, bytes: &[u8]) -> (Live, PathBuf) {
+    let mut live = live_updating(5);
+    let stick = live.dir.path().join("sticks/sdb1");
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::write(stick.join(file), bytes).unwrap();
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
+    select_menu(&mut *live, "Install update");
+    live.key(Key::Enter);
+    wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
+    let path = stick.join(file);
+    (live, path)
+}
+
+fn done(l: &Live) -> bool {
+    matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_)))
+}
+
+#[test]
+fn live_a_bundle_swapped_on_the_stick_after_its_preview_never_installs() {
+    let previewed_bytes = bundle("0.2.0", b"the 0.2.0 system image");
+    let swapped = bundle("0.0.1", b"an old system image, signed and all");
+    for how in ["overwritten in place", "replaced by rename"] {
+        let (mut live, path) = previewed("u.raucb", &previewed_bytes);
+        assert_eq!(live.view().usb.status, "Install version 0.2.0?", "{how}");
+        assert!(matches!(phase(&live), UpdatePhase::Preview(ref p) if !p.kind.needs_pin()), "an upgrade: no PIN");
+        match how {
+            "overwritten in place" => {
+                use std::io::{Seek, Write};
+                let mut file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                file.rewind().unwrap();
+                file.write_all(&swapped).unwrap();
+                file.set_len(swapped.len() as u64).unwrap();
+            }
+            _ => {
+                let beside = path.with_file_name("new.tmp");
+                std::fs::write(&beside, &swapped).unwrap();
+                std::fs::rename(&beside, &path).unwrap();
+            }
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), swapped);
+        live.key(Key::Enter);
+        wait_until(&mut live, "the end", done);
+        // Exactly the bytes previewed installed, and the records say so.
+        assert!(matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { ref version, .. }) if version == "0.2.0"), "{how}: {:?}", phase(&live));
+        assert_eq!(installed(live.dir.path()), Some(("0.2.0".to_string(), sha256(&previewed_bytes))), "{how}");
+        let text = live.audit_text();
+        let started: Vec<&str> = text.lines().filter(|l| l.contains("\"event\":\"update_started\"")).collect();
+        assert_eq!(started.len(), 1, "{text}");
+        assert!(started[0].contains("\"version\":\"0.2.0\"") && started[0].contains("\"downgrade\":false"), "{how}: {text}");
+        assert!(text.contains("\"event\":\"update_installed\"") && !text.contains("0.0.1"), "{how}: {text}");
+    }
+}
+
+#[test]
+fn live_the_stations_copy_changed_after_its_check_is_refused_and_recorded() {
+    let bytes = bundle("0.2.0", b"the 0.2.0 system image");
+    let (mut live, _) = previewed("u.raucb", &bytes);
+    let copy = live.dir.path().join("update").join(STAGED_FILE);
+    assert_eq!(std::fs::read(&copy).unwrap(), bytes, "the preview was made from the station's copy");
+    std::fs::write(&copy, bundle("0.0.1", b"the 0.2.0 system imagf")).unwrap();
+    live.key(Key::Enter);
+    wait_until(&mut live, "the end", done);
+    assert_eq!(phase(&live), UpdatePhase::Done(UpdateDone::Failed(wordjudge::update::UpdateError::Changed)));
+    let v = live.view();
+    assert_eq!(v.usb.status, "The update did not finish.");
+    assert_eq!(v.usb.alert, "The station's copy of this update changed after it was checked, so it was not installed.");
+    assert_eq!(installed(live.dir.path()), None, "nothing installed");
+    let text = live.audit_text();
+    let failed: Vec<&str> = text.lines().filter(|l| l.contains("\"event\":\"update_failed\"")).collect();
+    assert_eq!(failed.len(), 1, "{text}");
+    assert!(failed[0].contains("changed after it was checked") && failed[0].contains("\"version\":\"0.2.0\""), "{text}");
+    assert!(!text.contains("update_installed"), "{text}");
+    assert!(!copy.exists(), "the copy is removed");
+    // Refused: not offered again while the stick stays.
+    live.key(Key::Enter);
+    live.advance(1100);
+    assert!(!live.view().menu.items.iter().any(|i| i.starts_with("Install update")), "{:?}", live.view().menu.items);
+}
+
+#[test]
+fn live_a_refused_bundle_leaves_the_menu_until_its_stick_is_plugged_in_again() {
+    let mut live = live_updating(5);
+    let sticks = live.dir.path().join("sticks");
+    let stick = sticks.join("sdb1");
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::write(stick.join("u.raucb"), "not a bundle at all").unwrap();
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    let offered = |l: &Live| l.view().menu.items.iter().any(|i| i.starts_with("Install update"));
+    wait_until(&mut live, "the offer", offered);
+    assert!(live.view().menu.items.contains(&"Install update: version unknown (current 0.1.0)".to_string()), "{:?}", live.view().menu.items);
+    select_menu(&mut *live, "Install update");
+    live.key(Key::Enter);
+    wait_until(&mut live, "the refusal", done);
+    assert_eq!(
+        live.view().usb.alert,
+        "This update is not signed with this station's update key, or its file is damaged or incomplete."
+    );
+    live.key(Key::Enter);
+    for _ in 0..3 {
+        live.advance(1100);
+        assert!(!offered(&live), "not offered again: {:?}", live.view().menu.items);
+    }
+    // Pulled out (the menu sees it go), then plugged in again.
+    let away = live.dir.path().join("away");
+    std::fs::rename(&stick, &away).unwrap();
+    wait_until(&mut live, "the stick gone", |l| !l.view().menu.items.iter().any(|i| i.contains("USB")));
+    std::fs::rename(&away, &stick).unwrap();
+    wait_until(&mut live, "the offer again", offered);
+}
+
+/// The process's peak resident memory (VmHWM), in kB.
+fn peak_rss_kb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// Set in the child process that runs [`GIGABYTE`] alone.
+const CHILD: &str = "WORDJUDGE_TEST_GIGABYTE_CHILD";
+const GIGABYTE: &str = "live_update::live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory";
+
+#[test]
+fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory() {
+    // The peak memory is the whole process's, and other tests of this
+    // binary run beside this one: it runs again, alone, in a child process.
+    if std::env::var_os(CHILD).is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", GIGABYTE, "--test-threads=1", "--nocapture"])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success() && text.contains("1 passed"), "the child run:\n{text}");
+        return;
+    }
+    const GIB: u64 = 1 << 30;
+    let mut live = live_updating(0);
+    let stick = live.dir.path().join("sticks/sdb1");
+    std::fs::create_dir_all(&stick).unwrap();
+    // A sparse gigabyte: its header, then zeros that cost no disk.
+    let path = stick.join("big.raucb");
+    std::fs::write(&path, bundle("0.2.0", b"")).unwrap();
+    std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(GIB).unwrap();
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
+    // The peak from here on: reset where the kernel lets a process do it,
+    // else measured from the peak so far (a whole read would pass either).
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    let before = peak_rss_kb();
+    select_menu(&mut *live, "Install update");
+    live.key(Key::Enter);
+    wait_for(&mut live, "the preview", Duration::from_secs(120), |l| {
+        matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_)))
+    });
+    live.key(Key::Enter);
+    wait_for(&mut live, "the end", Duration::from_secs(120), done);
+    assert!(matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { .. })), "{:?}", phase(&live));
+    let grew_mb = peak_rss_kb().saturating_sub(before) / 1024;
+    // Copy, check and install each stream the bundle through 64 KiB.
+    println!("peak resident memory grew by {grew_mb} MB for a 1024 MB bundle");
+    assert!(grew_mb < 64, "the peak grew by {grew_mb} MB for a 1024 MB bundle");
+    let header = bundle("0.2.0", b"");
+    let zeros = std::io::Read::take(std::io::repeat(0), GIB - header.len() as u64);
+    let (size, digest) = wordjudge::update::staged::sha256_of(std::io::Read::chain(header.as_slice(), zeros)).unwrap();
+    assert_eq!(size, GIB);
+    assert_eq!(installed(live.dir.path()), Some(("0.2.0".to_string(), digest)), "every byte went through the install");
+}
