@@ -23,7 +23,8 @@
 #   STATION_NAME="Table 1"   station name written to config.toml (default "Station 1")
 #   DIRECTOR_PIN_FILE=PATH   file holding the director PIN (first line); hashed into config.toml
 #   TIMEZONE=Area/City       time zone of the audit timestamps (default UTC)
-#   DATA_SIZE_MB=256         size of the writable data partition
+#   DATA_SIZE_MB=512         size of the writable data partition (an update bundle is copied
+#                            there before it is checked: up to ~170 MiB beside the journal's 48)
 #   MIRROR=URL               Debian mirror (default http://deb.debian.org/debian)
 #   OUT=DIR                  output directory (default target/kiosk-image/ARCH)
 #   KEEP_ALL_MODULES=1       keep every kernel module (default: drop sound, media, wireless, ...)
@@ -55,7 +56,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/.." && pwd)
 ARCH=${ARCH:-amd64}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
-DATA_SIZE_MB=${DATA_SIZE_MB:-256}
+DATA_SIZE_MB=${DATA_SIZE_MB:-512}
 STATION_NAME=${STATION_NAME:-Station 1}
 ACTIVE_LEXICON=${ACTIVE_LEXICON:-DEMO}
 TIMEZONE=${TIMEZONE:-UTC}
