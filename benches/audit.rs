@@ -6,7 +6,7 @@
 //! WORDJUDGE_BENCH_DIR). Criterion reports the median; the p99 (and p50, p90,
 //! max) come from a separate run of raw timings printed at the end.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use std::time::{Duration, Instant};
 use wordjudge::audit::LexiconIdentity;
 use wordjudge::recorder::{AdjudicationInput, AuditLog};
