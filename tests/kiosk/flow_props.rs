@@ -277,9 +277,8 @@ impl Harness {
 
     /// Lets `ms` pass, ticking every 250 ms (and at the end).
     fn wait(&mut self, ms: u64) -> Result<(), TestCaseError> {
-        let end = self.now + Duration::from_millis(ms);
-        while self.now < end {
-            self.now = (self.now + Duration::from_millis(250)).min(end);
+        for now in crate::support::ticks(self.now, ms) {
+            self.now = now;
             self.event(Event::Tick)?;
         }
         Ok(())

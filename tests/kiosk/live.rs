@@ -97,6 +97,23 @@ pub(crate) fn start_station_updating(
     })
 }
 
+/// A live station over the config at `path` whose audit log is `audit`
+/// (opened with a clock of the test's own), with no sticks and no updates.
+pub(crate) fn start_station_with_log(path: &Path, audit: AuditLog) -> LiveStation {
+    let loaded = Config::load(path);
+    LiveStation::start(StationSetup {
+        lexicon_dir: loaded.config.lexicon_dir.clone(),
+        loaded,
+        audit: Some(audit),
+        gpio_problem: None,
+        gpio_description: "none (test)".into(),
+        pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
+        appliance: false,
+        sticks: std::sync::Arc::new(wordjudge::usb::NoSticks),
+        updates: std::sync::Arc::new(wordjudge::update::NoUpdates),
+    })
+}
+
 impl Live {
     pub(crate) fn with_config(dir: tempfile::TempDir, config: Config) -> Live {
         let path = dir.path().join("config.toml");
@@ -489,17 +506,7 @@ fn the_verdict_shows_the_time_and_code_of_its_own_record() {
     let clock = std::sync::Arc::new(wordjudge::audit::ManualClock::new(at, "boot-a"));
     let options = wordjudge::recorder::AuditOptions { clock, ..Default::default() };
     let audit = AuditLog::open_with(&config.audit_dir, &config.station_name, options).unwrap();
-    let station = LiveStation::start(StationSetup {
-        loaded: Config::load(&path),
-        lexicon_dir: config.lexicon_dir.clone(),
-        audit: Some(audit),
-        gpio_problem: None,
-        gpio_description: "none (test)".into(),
-        pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
-        appliance: false,
-        sticks: std::sync::Arc::new(wordjudge::usb::NoSticks),
-        updates: std::sync::Arc::new(wordjudge::update::NoUpdates),
-    });
+    let station = start_station_with_log(&path, audit);
     let mut rig = Rig::with(station, &config.timeouts);
     rig.challenge(&["za"]);
     let shown = at.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string();

@@ -5,7 +5,6 @@
 
 use crate::live::{config_for, start_station, Live};
 use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
-use wordjudge::app::live::{LiveStation, StationSetup};
 use wordjudge::config::Config;
 use wordjudge::kiosk::flow::{Key, Screen};
 use wordjudge::kiosk::station::Station;
@@ -77,17 +76,7 @@ fn clock_jumps_on_the_live_station_are_recorded_and_listed_by_verify() {
     let clock = std::sync::Arc::new(wordjudge::audit::ManualClock::new("2026-05-01T10:00:00Z".parse().unwrap(), "boot-a"));
     let options = wordjudge::recorder::AuditOptions { clock: clock.clone(), ..Default::default() };
     let audit = AuditLog::open_with(&config.audit_dir, &config.station_name, options).unwrap();
-    let station = LiveStation::start(StationSetup {
-        loaded: Config::load(&path),
-        lexicon_dir: config.lexicon_dir.clone(),
-        audit: Some(audit),
-        gpio_problem: None,
-        gpio_description: "none (test)".into(),
-        pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
-        appliance: false,
-        sticks: std::sync::Arc::new(wordjudge::usb::NoSticks),
-        updates: std::sync::Arc::new(wordjudge::update::NoUpdates),
-    });
+    let station = crate::live::start_station_with_log(&path, audit);
     let mut rig = Rig::with(station, &config.timeouts);
     judge_n(&mut rig, 1);
     clock.advance(std::time::Duration::from_secs(60));

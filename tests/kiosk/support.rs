@@ -99,6 +99,19 @@ pub fn is_ready(screen: &Screen) -> bool {
     matches!(screen, Screen::Ready { .. })
 }
 
+/// The instants of the ticks while `ms` pass from `from`: every 250 ms, and
+/// at the end (the random-stream tests' idle time).
+pub fn ticks(from: Duration, ms: u64) -> Vec<Duration> {
+    let end = from + Duration::from_millis(ms);
+    let mut at = from;
+    let mut ticks = Vec::new();
+    while at < end {
+        at = (at + Duration::from_millis(250)).min(end);
+        ticks.push(at);
+    }
+    ticks
+}
+
 pub fn open_pin<S: Station>(rig: &mut Rig<S>) {
     rig.key(Key::DirectorChord);
     assert!(matches!(rig.screen(), Screen::Pin(_)), "{:?}", rig.screen());
