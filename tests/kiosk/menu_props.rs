@@ -35,6 +35,8 @@ enum Action {
     RefuseUpdates,
     Unplug,
     Idle(u64),
+    /// The director sets the clock from the menu (a typo's year, or back).
+    SetClock(&'static str),
 }
 
 fn key() -> impl Strategy<Value = Key> {
@@ -60,6 +62,7 @@ fn action() -> impl Strategy<Value = Action> {
         1 => Just(Action::RefuseUpdates),
         2 => Just(Action::Unplug),
         3 => prop_oneof![0u64..1500, 1500u64..70_000].prop_map(Action::Idle),
+        1 => prop::sample::select(vec!["2099-11-26 10:00", "2026-11-26 10:00", "2026-13-40 99:99"]).prop_map(Action::SetClock),
     ]
 }
 
@@ -93,6 +96,7 @@ struct Harness {
     station: FakeStation,
     now: Duration,
     enters: usize,
+    clocks_set: usize,
 }
 
 /// The records of station actions an ENTER may cause, and whether `item`
@@ -131,7 +135,7 @@ impl Harness {
         station.held = held;
         station.appliance = appliance;
         let kiosk = Kiosk::new(&station, &Timeouts::default());
-        Harness { kiosk, station, now: Duration::from_secs(1000), enters: 0 }
+        Harness { kiosk, station, now: Duration::from_secs(1000), enters: 0, clocks_set: 0 }
     }
 
     fn run(&mut self, action: &Action) -> Result<(), TestCaseError> {
@@ -166,6 +170,28 @@ impl Harness {
                 Ok(())
             }
             Action::Idle(ms) => self.wait(ms),
+            Action::SetClock(when) => {
+                let Screen::Director(menu) = self.kiosk.screen() else { return Ok(()) };
+                let Some(at) = menu.items.iter().position(|i| *i == MenuItem::SetClock) else { return Ok(()) };
+                let moves = at as i64 - menu.selected as i64;
+                let key = if moves < 0 { Key::Up } else { Key::Down };
+                for _ in 0..moves.unsigned_abs() {
+                    self.run(&Action::Tap(key))?;
+                }
+                self.run(&Action::Tap(Key::Enter))?;
+                for c in when.chars() {
+                    self.run(&Action::Tap(Key::Char(c)))?;
+                }
+                let before = self.station.records.len();
+                self.run(&Action::Tap(Key::Enter))?;
+                // A clock set is a record (on the appliance; elsewhere it is refused on screen).
+                let set = self.station.records[before..].iter().any(|r| matches!(r, FakeRecord::ClockSet { .. }));
+                let back_in_menu = matches!(self.kiosk.screen(), Screen::Director(_));
+                prop_assert!(!back_in_menu || set || !self.station.appliance, "a clock set without a record");
+                prop_assert!(!set || (self.station.appliance && !when.contains("99:99")), "a refused clock recorded as set");
+                self.clocks_set += usize::from(set);
+                Ok(())
+            }
         }
     }
 
@@ -237,11 +263,12 @@ impl Harness {
 
 #[test]
 fn random_director_streams_keep_enter_honest_and_every_change_recorded() {
-    let cases = std::env::var("WORDJUDGE_MENU_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_500);
+    let cases = std::env::var("WORDJUDGE_MENU_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000);
     let config = Config { cases, failure_persistence: None, ..Config::default() };
     let mut runner = TestRunner::new(config);
     let strategy = (any::<bool>(), any::<bool>(), prop::collection::vec(action(), 1..80));
     let enters = std::cell::Cell::new(0usize);
+    let clocks = std::cell::Cell::new(0usize);
     runner
         .run(&strategy, |(held, appliance, actions)| {
             let mut harness = Harness::new(held, appliance);
@@ -249,9 +276,11 @@ fn random_director_streams_keep_enter_honest_and_every_change_recorded() {
                 harness.run(action)?;
             }
             enters.set(enters.get() + harness.enters);
+            clocks.set(clocks.get() + harness.clocks_set);
             Ok(())
         })
         .unwrap();
-    println!("{cases} random director streams, {} ENTERs in the menu checked", enters.get());
+    println!("{cases} random director streams, {} ENTERs in the menu checked, {} clocks set", enters.get(), clocks.get());
     assert!(enters.get() > cases as usize, "the streams reach the menu and press ENTER there");
+    assert!(clocks.get() > 0, "the streams set the clock");
 }
