@@ -136,7 +136,7 @@ fn a_missing_lexicon_shows_the_calm_out_of_service_screen() {
 }
 
 /// The capital heights `wordjudge screenshot` measures on the rendered
-/// verdict at 800×480, the official 7" panel (README: "Legible on the 7"
+/// verdict at 800×480, the official 7" panel (docs/measured.md: "Legible on the 7"
 /// panel"): the words and the slip at least 5 mm, lexicon · status · time
 /// at least 3 mm.
 #[test]

@@ -294,7 +294,7 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     Ok(written)
 }
 
-/// Physical width of the screens the README reports on: the official 7"
+/// Physical width of the screens docs/measured.md reports on: the official 7"
 /// Raspberry Pi display (154.08 mm of active area across 800 pixels) and a
 /// 24" 16:9 monitor at 1920×1080 (531 mm across).
 fn mm_per_pixel(width: u32) -> f64 {

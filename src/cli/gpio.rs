@@ -50,7 +50,7 @@ fn test(context: &Context, args: TestArgs) -> ExitCode {
                 None => format!("[gpio] in {} wires no pin", loaded.path.display()),
             };
             return fail(format!(
-                "{why}: nothing to test. Set the pins in the config's [gpio] table (README: Wiring), or try --gpio sim for a dry run"
+                "{why}: nothing to test. Set the pins in the config's [gpio] table (docs/wiring.md), or try --gpio sim for a dry run"
             ));
         }
         println!("[gpio] wires no pin: simulating the suggested wiring.");

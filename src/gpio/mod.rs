@@ -17,7 +17,7 @@
 //! Opening never fails ([`open`]): a station without a GPIO chip, with a busy
 //! pin or a config naming a pin that does not exist keeps judging from the
 //! keyboard, and the kiosk shows the director why the button and lamps are off.
-//! `docs/wiring.md` has the wiring table the README quotes.
+//! `docs/wiring.md` has the wiring table.
 //!
 //! One file a job: `config` (the table and the header's facts), `error`,
 //! `hardware` (the trait and the no-op), `open` (choosing the backend), and

@@ -13,7 +13,7 @@ use crate::kiosk::station::{StationKind, UpdateError, UsbError};
 
 /// How long an update keeps the station from judging, from the director's
 /// ENTER to Ready on the new version, as a director can plan with it. The
-/// measured figures (README, "Measured figures"; emulated machines, which
+/// measured figures (docs/measured.md, "Updates"; emulated machines, which
 /// are slower than a Pi or a PC): 45 s on the PC image (133 s beside a
 /// build), 83 s on the Pi card (39 s of it the install); the station now
 /// also reads its copy of the bundle again before installing it. Rounded up
