@@ -193,9 +193,13 @@ fn needs_xvfb_a_held_tab_leaves_the_verdict_and_an_over_count_is_never_glued() {
     desktop.keys(&["Return"]);
     assert!(desktop.wait_for(NAVY, Duration::from_secs(5)), "ENTER ends it");
 
-    // Two words declared, three typed: the third is refused, never glued on.
+    // Two words declared, three typed: the third is refused, never glued on,
+    // and the first TAB after it judges nothing (a miscount asks first).
     desktop.keys(&["2"]);
     desktop.type_text("cat dog zebra");
+    desktop.keys(&["Tab"]);
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(desktop.judged().len(), 1, "the first TAB after a refused word judges nothing");
     desktop.keys(&["Tab"]);
     assert!(desktop.wait_for(GREEN, Duration::from_secs(5)) || desktop.dominant() == RED, "a verdict");
     let judged = desktop.judged();
