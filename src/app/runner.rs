@@ -69,7 +69,24 @@ fn select_backend(windowed: bool) -> Result<(), String> {
 /// Runs the kiosk until the director quits or systemd stops it.
 pub fn run(options: KioskOptions) -> Result<(), String> {
     let started = Instant::now();
+    // The screen's rotation and connector, from the config, into the
+    // environment the linuxkms backend reads when it makes the window
+    // (before any thread starts). A desktop window is never turned.
+    let connectors = super::display::connectors(std::path::Path::new("/sys/class/drm"));
+    let screen = match options.windowed {
+        false => super::display::choose(&options.config.config, &connectors),
+        true => super::display::ScreenChoice {
+            env: Vec::new(),
+            description: "a desktop window (rotation and display_output apply to the console's screen only)".into(),
+            problem: None,
+        },
+    };
+    super::display::apply(&screen);
     init_logging();
+    tracing::info!("screen: {}", screen.description);
+    if let Some(problem) = &screen.problem {
+        tracing::warn!("{problem}");
+    }
     let stop = crate::shutdown::stop_flag();
     // The screen first: with none to draw on, the station stays out of
     // service calmly (no_screen) instead of exiting into a crash loop.
@@ -78,6 +95,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     {
         Ok(window) => window,
         Err(problem) if !options.windowed => {
+            let problem = format!("{problem} (connectors here: {})", super::display::describe(&connectors));
             super::no_screen::stay_out_of_service(&options.config, options.gpio, &problem, &stop, TICK);
             return Ok(());
         }
@@ -109,7 +127,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     if let Err(e) = options.config.remember_last_good() {
         tracing::warn!("cannot save the last good copy of the config: {e}");
     }
-    let station = LiveStation::start(StationSetup {
+    let mut station = LiveStation::start(StationSetup {
         loaded: options.config,
         lexicon_dir: options.lexicon_dir,
         audit,
@@ -120,6 +138,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         sticks: std::sync::Arc::from(crate::usb::open(&options.usb)),
         updates: std::sync::Arc::from(crate::update::open(&options.updates)),
     });
+    station.screen_in_use(screen.description, screen.problem);
     let lexicon = station.lexicon();
     let name = station.station_name();
 
