@@ -130,6 +130,35 @@ pub fn apply(choice: &ScreenChoice) {
     }
 }
 
+/// The size in pixels of the desktop's screen a window opens on: the X
+/// server's primary monitor (RandR), else its first, else the whole root
+/// window; `None` without an X display. Slint's winit backend has no
+/// portable way to ask before the window is made (its winit access needs
+/// a feature that also builds Wayland support), so the kiosk asks the X
+/// server itself, as winit does.
+pub fn desktop_screen_size() -> Option<(u32, u32)> {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::randr::ConnectionExt as _;
+    let (conn, screen) = x11rb::connect(None).ok()?;
+    let root = conn.setup().roots.get(screen)?;
+    let whole = (u32::from(root.width_in_pixels), u32::from(root.height_in_pixels));
+    let monitors = conn.randr_get_monitors(root.root, true).ok().and_then(|c| c.reply().ok());
+    let monitor = monitors.and_then(|m| {
+        let primary = m.monitors.iter().find(|m| m.primary).cloned();
+        primary.or_else(|| m.monitors.into_iter().next())
+    });
+    match monitor {
+        Some(m) if m.width > 0 && m.height > 0 => Some((u32::from(m.width), u32::from(m.height))),
+        _ => Some(whole),
+    }
+}
+
+/// The size a desktop window opens at: the window's own (`preferred`), cut
+/// down to the `screen` it opens on.
+pub fn window_size_within(preferred: (u32, u32), screen: (u32, u32)) -> (u32, u32) {
+    (preferred.0.min(screen.0), preferred.1.min(screen.1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +172,13 @@ mod tests {
             }
         }
         root
+    }
+
+    #[test]
+    fn a_desktop_window_is_never_larger_than_its_screen() {
+        assert_eq!(window_size_within((1280, 720), (800, 480)), (800, 480));
+        assert_eq!(window_size_within((1280, 720), (1024, 768)), (1024, 720));
+        assert_eq!(window_size_within((1280, 720), (3840, 2160)), (1280, 720), "never grown");
     }
 
     #[test]

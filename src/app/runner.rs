@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 /// How often the kiosk ticks.
 pub const TICK: Duration = Duration::from_millis(50);
 
+/// The desktop window's own size, as `ui/app.slint` prefers it.
+const DESKTOP_WINDOW: (u32, u32) = (1280, 720);
+
 /// How the kiosk was asked to run.
 pub struct KioskOptions {
     pub windowed: bool,
@@ -144,6 +147,14 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
 
     if !options.windowed {
         window.window().set_fullscreen(true);
+    } else if let Some(screen) = super::display::desktop_screen_size() {
+        // A desktop window opens at the window's own size (ui/app.slint),
+        // or the screen's when that is smaller (an 800×480 panel): never
+        // cut off. It may be maximised or resized; the UI follows.
+        let (width, height) = super::display::window_size_within(DESKTOP_WINDOW, screen);
+        if (width, height) != DESKTOP_WINDOW {
+            window.window().set_size(slint::PhysicalSize::new(width, height));
+        }
     }
     // Alt+F4 and the window manager's close button do nothing.
     window.window().on_close_requested(|| slint::CloseRequestResponse::KeepWindowShown);
