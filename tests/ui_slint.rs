@@ -275,6 +275,18 @@ fn every_screen_fits_every_screen_size_and_the_verdict_keeps_its_lines() {
         assert_eq!(heights, one_line, "at {size:?}: the verdict, the widest slip and a 15-letter word each keep one line");
     }
     ui.fits_everywhere("verdict, widest slip", true);
+    // The fullest top bar: a long station name, DEMO, the director's
+    // warning and the longest status a lexicon can have.
+    let mut full_bar = widest.clone();
+    full_bar.bar.station_name = "Main hall, north wall — Table 112 (by the".into();
+    full_bar.bar.lexicon_id = "OSPD4+MW11".into();
+    full_bar.bar.lexicon_status = "Matches the published fingerprint (not a strong check)".into();
+    full_bar.bar.demo = true;
+    full_bar.bar.demo_label = "DEMO — not a tournament lexicon".into();
+    full_bar.bar.warning = true;
+    full_bar.bar.warning_label = "⚠ director".into();
+    wordjudge::ui::show(&ui.window, &full_bar);
+    ui.fits_everywhere("the fullest top bar", true);
     ui.resize(SIZES[0]);
     ui.advance(600);
     ui.key(&key_text(Key::Return));
