@@ -121,8 +121,60 @@ pub struct Config {
     /// challenge rule is shown under verdicts. Its edition is
     /// `active_lexicon`: the rule shows while that is of the profile's family.
     pub profile: Option<String>,
+    /// How far the picture is turned clockwise on the appliance's screen:
+    /// 0 (the default), 90, 180 or 270 degrees (a panel mounted in
+    /// portrait or upside down). Read when the kiosk starts; a desktop
+    /// window is never turned.
+    #[serde(deserialize_with = "rotation_degrees")]
+    pub rotation: u16,
+    /// The display connector that shows the kiosk when more than one is
+    /// connected (`HDMI-A-1`, `HDMI-A-2`, `DSI-1`: the names under
+    /// `/sys/class/drm` without `cardN-`); none (the default): the first
+    /// connected one.
+    pub display_output: Option<String>,
     pub timeouts: Timeouts,
     pub gpio: crate::gpio::GpioConfig,
+}
+
+/// The values `rotation` may take, in degrees clockwise.
+pub const ROTATIONS: [u16; 4] = [0, 90, 180, 270];
+
+/// Why `rotation` cannot be `value`: the valid values.
+fn rotation_refused(value: impl fmt::Display) -> String {
+    format!("rotation = {value} is not one of 0, 90, 180, 270 (degrees the picture is turned clockwise)")
+}
+
+/// Reads `rotation`: any value that is not one of [`ROTATIONS`] (another
+/// number, a string, a fraction) is refused with the valid ones.
+fn rotation_degrees<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u16, D::Error> {
+    let value = toml::Value::deserialize(d)?;
+    match value.as_integer().and_then(|n| u16::try_from(n).ok()) {
+        Some(degrees) if ROTATIONS.contains(&degrees) => Ok(degrees),
+        _ => Err(serde::de::Error::custom(rotation_refused(value))),
+    }
+}
+
+/// The kinds of display connector the kernel names (`drm_connector.c`), as
+/// `display_output` spells them: the kind, a dash and its number.
+pub const CONNECTOR_KINDS: &[&str] = &[
+    "HDMI-A", "HDMI-B", "DSI", "DPI", "DP", "eDP", "DVI-I", "DVI-D", "DVI-A", "VGA", "LVDS", "Composite", "SVIDEO",
+    "Component", "DIN", "TV", "Virtual", "SPI", "USB", "Unknown",
+];
+
+/// Whether `name` names a display connector as the kernel does
+/// (`HDMI-A-1`, `DSI-1`): one of [`CONNECTOR_KINDS`], a dash and a number.
+pub fn check_display_output(name: &str) -> Result<(), String> {
+    let known = name.rsplit_once('-').is_some_and(|(kind, number)| {
+        CONNECTOR_KINDS.contains(&kind) && !number.is_empty() && number.len() <= 3 && number.bytes().all(|b| b.is_ascii_digit())
+    });
+    if known {
+        return Ok(());
+    }
+    Err(format!(
+        "display_output = {name:?} is not a display connector: write a kind ({}), a dash and its number, \
+         as the kernel names it, e.g. HDMI-A-1, HDMI-A-2 or DSI-1; or leave it out for the first connected screen",
+        CONNECTOR_KINDS.join(", ")
+    ))
 }
 
 impl Default for Config {
@@ -135,6 +187,8 @@ impl Default for Config {
             audit_dir: PathBuf::from("/var/lib/wordjudge/audit"),
             allow_quit: false,
             profile: None,
+            rotation: 0,
+            display_output: None,
             timeouts: Timeouts::default(),
             gpio: Default::default(),
         }
@@ -326,6 +380,12 @@ impl Config {
             return Err("timeouts.verdict_guard_seconds must be shorter than timeouts.verdict_seconds".into());
         }
         check_station_name(&self.station_name)?;
+        if !ROTATIONS.contains(&self.rotation) {
+            return Err(rotation_refused(self.rotation));
+        }
+        if let Some(output) = &self.display_output {
+            check_display_output(output)?;
+        }
         if let Some(id) = &self.profile {
             if crate::profile::find(id).is_none() {
                 let known: Vec<&str> = crate::profile::BUILT_IN.iter().map(|p| p.id).collect();
@@ -509,6 +569,44 @@ mod tests {
         }
         let e = Config::from_toml("profile = \"NASPA-CSW15\"\n").unwrap_err().to_string();
         assert!(e.contains("NASPA-CSW15") && e.contains("NASPA-CSW-5"), "{e}");
+    }
+
+    #[test]
+    fn rotation_and_display_output_are_refused_with_the_valid_values() {
+        let c = Config::from_toml("rotation = 90\ndisplay_output = \"HDMI-A-2\"\n").unwrap();
+        assert_eq!((c.rotation, c.display_output.as_deref()), (90, Some("HDMI-A-2")));
+        assert_eq!(Config::default().rotation, 0);
+        assert_eq!(Config::default().display_output, None, "the first connected screen");
+        for ok in ["DSI-1", "DSI-2", "HDMI-A-1", "DPI-1", "eDP-1", "DP-3", "Composite-1"] {
+            assert_eq!(check_display_output(ok), Ok(()), "{ok}");
+        }
+        for bad in ["rotation = 45", "rotation = -90", "rotation = 360", "rotation = \"90\""] {
+            let e = Config::from_toml(bad).unwrap_err();
+            assert!(e.contains("is not one of 0, 90, 180, 270"), "{bad}: {e}");
+        }
+        for bad in ["HDMI1", "hdmi-a-1", "HDMI-A", "HDMI-A-", "list", "", "DSI-1x", "Writeback-1", "HDMI-A-1\n"] {
+            let e = Config::from_toml(&format!("display_output = {bad:?}\n")).unwrap_err();
+            assert!(e.contains("HDMI-A-1") && e.contains("DSI"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_bad_rotation_keeps_the_last_good_config() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let mut good = Config::default();
+        good.rotation = 270;
+        good.display_output = Some("DSI-1".into());
+        good.save(&path).unwrap();
+        for bad in ["rotation = 45\n", "display_output = \"HDMI\"\n"] {
+            let text = good.to_text().replace("rotation = 270\n", "").replace("display_output = \"DSI-1\"\n", "");
+            std::fs::write(&path, format!("{bad}{text}")).unwrap();
+            let loaded = Config::load(&path);
+            assert_eq!(loaded.source, ConfigSource::LastGood, "{bad}");
+            assert_eq!(loaded.config, good, "{bad}: the last good rotation and output stay in force");
+            let problem = loaded.problem.map(|p| p.to_string()).unwrap_or_default();
+            assert!(problem.contains("0, 90, 180, 270") || problem.contains("e.g. HDMI-A-1"), "{bad}: {problem}");
+        }
     }
 
     #[test]

@@ -159,3 +159,154 @@ fn the_verdict_is_legible_from_a_table_on_the_7_inch_panel() {
     assert!(table.contains("the widest slip (#99999 · code WWWWWWWW) keeps one line"), "{table}");
     assert!(mm("lexicon · status · time") >= 3.0, "{table}");
 }
+
+/// Every screen size the station is documented at (docs/measured.md,
+/// "Legible on any screen"): the 7" panels, HDMI panels and monitors
+/// landscape, and portrait screens (a panel turned 90°).
+const SIZES: [(f32, f32); 10] = [
+    (800., 480.),
+    (1024., 600.),
+    (1280., 720.),
+    (1280., 800.),
+    (1366., 768.),
+    (1920., 1080.),
+    (3840., 2160.),
+    (480., 800.),
+    (720., 1280.),
+    (1080., 1920.),
+];
+
+/// A text on screen and its box, in window pixels.
+#[derive(Debug)]
+struct Shown {
+    text: String,
+    x: f32,
+    y: f32,
+    w: f32,
+    h: f32,
+}
+
+impl Ui {
+    fn resize(&self, (w, h): (f32, f32)) {
+        self.window.window().set_size(slint::LogicalSize::new(w, h));
+    }
+
+    fn boxes(&self) -> Vec<Shown> {
+        ElementHandle::find_by_element_type_name(&self.window, "Text")
+            .filter_map(|e| {
+                let text = e.accessible_label()?.to_string();
+                let (at, size) = (e.absolute_position(), e.size());
+                (!text.is_empty()).then_some(Shown { text, x: at.x, y: at.y, w: size.width, h: size.height })
+            })
+            .collect()
+    }
+
+    fn height_of(&self, text: &str) -> f32 {
+        let found = self.boxes().into_iter().find(|b| b.text == text);
+        found.unwrap_or_else(|| panic!("{text:?} is not on screen: {:?}", self.texts())).h
+    }
+
+    /// At every size: no text reaches outside the window across; with
+    /// `whole`, none outside it down either, and no two texts overlap
+    /// (the director menu's list scrolls and clips, so it is checked across
+    /// only).
+    fn fits_everywhere(&self, screen: &str, whole: bool) {
+        for size in SIZES {
+            self.resize(size);
+            let (w, h) = size;
+            let boxes = self.boxes();
+            assert!(!boxes.is_empty(), "{screen} at {w}x{h}: no text");
+            for b in &boxes {
+                assert!(b.x >= -0.5 && b.x + b.w <= w + 0.5, "{screen} at {w}x{h}: {b:?} is cut off at a side");
+                if whole {
+                    assert!(b.y >= -0.5 && b.y + b.h <= h + 0.5, "{screen} at {w}x{h}: {b:?} is cut off at the bottom");
+                }
+            }
+            if whole {
+                for (i, a) in boxes.iter().enumerate() {
+                    for b in &boxes[i + 1..] {
+                        let apart = a.x + a.w <= b.x + 0.5
+                            || b.x + b.w <= a.x + 0.5
+                            || a.y + a.h <= b.y + 0.5
+                            || b.y + b.h <= a.y + 0.5;
+                        assert!(apart, "{screen} at {w}x{h}: {a:?} and {b:?} overlap");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every screen lays out at every documented size, landscape and portrait:
+/// no text cut off or overlapping another, and the verdict and the slip (the
+/// widest a station can give) each on one line, as are the widest words a
+/// player can type.
+#[test]
+fn every_screen_fits_every_screen_size_and_the_verdict_keeps_its_lines() {
+    let ui = start("DEMO");
+    ui.fits_everywhere("ready", true);
+    ui.key("1");
+    ui.typed("wwwwwwwwwwwwwww");
+    assert!(ui.shows("WWWWWWWWWWWWWWW▁"), "{:?}", ui.texts());
+    ui.fits_everywhere("entry, one word of 15 W", true);
+    ui.key(&key_text(Key::Escape));
+    ui.key(&key_text(Key::Escape));
+    ui.key("8");
+    ui.typed("abandonment cat dog zebra qi za ok wwwwwwwwwwwwwww");
+    ui.fits_everywhere("entry, eight words", true);
+    ui.key(&key_text(Key::Tab));
+    assert!(ui.shows("✗ UNACCEPTABLE"), "{:?}", ui.texts());
+
+    // The verdict with the widest slip, and each line against the same
+    // line holding one short word: as tall means one line.
+    let mut widest = ui.controller.borrow().view();
+    widest.verdict.slip = wordjudge::kiosk::view::slip_text(99_999, Some("WWWWWWWW"));
+    widest.verdict.words = "WWWWWWWWWWWWWWW".into();
+    let mut short = widest.clone();
+    short.verdict.label = "A".into();
+    short.verdict.slip = "#1".into();
+    short.verdict.words = "QI".into();
+    for size in SIZES {
+        ui.resize(size);
+        wordjudge::ui::show(&ui.window, &short);
+        let one_line = [ui.height_of("✗ A"), ui.height_of("#1"), ui.height_of("QI")];
+        wordjudge::ui::show(&ui.window, &widest);
+        let heights = [ui.height_of("✗ UNACCEPTABLE"), ui.height_of(&widest.verdict.slip), ui.height_of("WWWWWWWWWWWWWWW")];
+        assert_eq!(heights, one_line, "at {size:?}: the verdict, the widest slip and a 15-letter word each keep one line");
+    }
+    ui.fits_everywhere("verdict, widest slip", true);
+    // The fullest top bar: a long station name, DEMO, the director's
+    // warning and the longest status a lexicon can have.
+    let mut full_bar = widest.clone();
+    full_bar.bar.station_name = "Main hall, north wall — Table 112 (by the".into();
+    full_bar.bar.lexicon_id = "OSPD4+MW11".into();
+    full_bar.bar.lexicon_status = "Matches the published fingerprint (not a strong check)".into();
+    full_bar.bar.demo = true;
+    full_bar.bar.demo_label = "DEMO — not a tournament lexicon".into();
+    full_bar.bar.warning = true;
+    full_bar.bar.warning_label = "⚠ director".into();
+    wordjudge::ui::show(&ui.window, &full_bar);
+    ui.fits_everywhere("the fullest top bar", true);
+    ui.resize(SIZES[0]);
+    ui.advance(600);
+    ui.key(&key_text(Key::Return));
+    assert!(ui.shows_part("#0001 · code "), "the slip on Ready: {:?}", ui.texts());
+    ui.fits_everywhere("ready with the last slip", true);
+
+    press_chord(ui.window.window(), &[Key::Control, Key::Alt, Key::Shift], "D");
+    ui.typed("13");
+    ui.fits_everywhere("director PIN", true);
+    ui.key(&key_text(Key::Backspace));
+    ui.key(&key_text(Key::Backspace));
+    ui.typed(SCREENSHOT_PIN);
+    ui.key(&key_text(Key::Return));
+    assert!(ui.shows_part("Director menu"), "{:?}", ui.texts());
+    ui.fits_everywhere("director menu", false);
+}
+
+#[test]
+fn the_out_of_service_screen_fits_every_screen_size() {
+    let out = start("TWL2016");
+    assert!(out.shows("Please call the tournament director."), "{:?}", out.texts());
+    out.fits_everywhere("out of service", true);
+}

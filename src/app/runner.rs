@@ -22,6 +22,9 @@ use std::time::{Duration, Instant};
 /// How often the kiosk ticks.
 pub const TICK: Duration = Duration::from_millis(50);
 
+/// The desktop window's own size, as `ui/app.slint` prefers it.
+const DESKTOP_WINDOW: (u32, u32) = (1280, 720);
+
 /// How the kiosk was asked to run.
 pub struct KioskOptions {
     pub windowed: bool,
@@ -69,7 +72,24 @@ fn select_backend(windowed: bool) -> Result<(), String> {
 /// Runs the kiosk until the director quits or systemd stops it.
 pub fn run(options: KioskOptions) -> Result<(), String> {
     let started = Instant::now();
+    // The screen's rotation and connector, from the config, into the
+    // environment the linuxkms backend reads when it makes the window
+    // (before any thread starts). A desktop window is never turned.
+    let connectors = super::display::connectors(std::path::Path::new("/sys/class/drm"));
+    let screen = match options.windowed {
+        false => super::display::choose(&options.config.config, &connectors),
+        true => super::display::ScreenChoice {
+            env: Vec::new(),
+            description: "a desktop window (rotation and display_output apply to the console's screen only)".into(),
+            problem: None,
+        },
+    };
+    super::display::apply(&screen);
     init_logging();
+    tracing::info!("screen: {}", screen.description);
+    if let Some(problem) = &screen.problem {
+        tracing::warn!("{problem}");
+    }
     let stop = crate::shutdown::stop_flag();
     // The screen first: with none to draw on, the station stays out of
     // service calmly (no_screen) instead of exiting into a crash loop.
@@ -78,6 +98,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     {
         Ok(window) => window,
         Err(problem) if !options.windowed => {
+            let problem = format!("{problem} (connectors here: {})", super::display::describe(&connectors));
             super::no_screen::stay_out_of_service(&options.config, options.gpio, &problem, &stop, TICK);
             return Ok(());
         }
@@ -109,7 +130,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     if let Err(e) = options.config.remember_last_good() {
         tracing::warn!("cannot save the last good copy of the config: {e}");
     }
-    let station = LiveStation::start(StationSetup {
+    let mut station = LiveStation::start(StationSetup {
         loaded: options.config,
         lexicon_dir: options.lexicon_dir,
         audit,
@@ -120,11 +141,20 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         sticks: std::sync::Arc::from(crate::usb::open(&options.usb)),
         updates: std::sync::Arc::from(crate::update::open(&options.updates)),
     });
+    station.screen_in_use(screen.description, screen.problem);
     let lexicon = station.lexicon();
     let name = station.station_name();
 
     if !options.windowed {
         window.window().set_fullscreen(true);
+    } else if let Some(screen) = super::display::desktop_screen_size() {
+        // A desktop window opens at the window's own size (ui/app.slint),
+        // or the screen's when that is smaller (an 800×480 panel): never
+        // cut off. It may be maximised or resized; the UI follows.
+        let (width, height) = super::display::window_size_within(DESKTOP_WINDOW, screen);
+        if (width, height) != DESKTOP_WINDOW {
+            window.window().set_size(slint::PhysicalSize::new(width, height));
+        }
     }
     // Alt+F4 and the window manager's close button do nothing.
     window.window().on_close_requested(|| slint::CloseRequestResponse::KeepWindowShown);

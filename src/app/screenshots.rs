@@ -97,8 +97,8 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     shot("04-entry-ready-to-judge")?;
     press_key(w, &key_text(Key::Tab));
     shot("05-verdict-acceptable")?;
-    let mut legibility = measure_verdict(&screen, width, height)?;
-    legibility.push_str(&widest_verdict_fits(&window, &controller, &screen, width, height)?);
+    let (mut legibility, lines) = measure_verdict(&screen, width, height)?;
+    legibility.push_str(&widest_verdict_fits(&window, &controller, &screen, width, height, lines)?);
     crate::ui::show(&window, &controller.borrow().view());
     advance(1000);
     press_key(w, " ");
@@ -294,42 +294,69 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     Ok(written)
 }
 
-/// Physical width of the screens docs/measured.md reports on: the official 7"
-/// Raspberry Pi display (154.08 mm of active area across 800 pixels) and a
-/// 24" 16:9 monitor at 1920×1080 (531 mm across).
-fn mm_per_pixel(width: u32) -> f64 {
-    if width <= 800 {
-        154.08 / 800.0
-    } else {
-        531.0 / 1920.0
-    }
+/// A screen the legibility table assumes for a size: the smallest usual
+/// screen of that many pixels (small screens are where legibility runs
+/// out), and its pixel pitch, from the active length of its long side.
+pub struct ReferenceScreen {
+    pub name: &'static str,
+    pub mm_per_pixel: f64,
+}
+
+/// The reference screen for `width`×`height` (either way round: portrait is
+/// the same panel turned). Sizes not listed are taken as a 24" 16:9
+/// monitor's pitch.
+pub fn reference_screen(width: u32, height: u32) -> ReferenceScreen {
+    let (long, short) = (width.max(height), width.min(height));
+    let (name, active_mm) = match (long, short) {
+        // The official Raspberry Pi 7" display: 154.08 mm of active area across 800 pixels.
+        (800, 480) => ("official Raspberry Pi 7\" display", 154.08),
+        // The usual 7" HDMI panels of 1024×600 (154.2 mm across).
+        (1024, 600) => ("7\" HDMI panel", 154.21),
+        // Raspberry Pi Touch Display 2 (7", 720×1280, 155.5 mm along its long side).
+        (1280, 720) => ("Raspberry Pi Touch Display 2, 7\"", 155.52),
+        // 10.1" 16:10 panels (217 mm across).
+        (1280, 800) => ("10.1\" HDMI panel", 216.96),
+        // 15.6" monitors and laptop panels (344 mm across).
+        (1366, 768) => ("15.6\" monitor", 344.23),
+        // 27" 4K monitors (597 mm across).
+        (3840, 2160) => ("27\" 4K monitor", 596.74),
+        _ => ("24\" monitor", 531.0 * f64::from(long) / 1920.0),
+    };
+    ReferenceScreen { name, mm_per_pixel: active_mm / f64::from(long) }
 }
 
 /// Measures the verdict screen on show: the capital height of each line that
 /// a player copies or reads from a distance, from the rendered pixels. The
 /// demo verdict's lines are, top to bottom: the verdict, the words, the
-/// slip, lexicon · status · time, and how it ends.
-fn measure_verdict(screen: &HeadlessScreen, width: u32, height: u32) -> Result<String, String> {
+/// slip, lexicon · status · time (which may wrap on a narrow screen: its
+/// first line is measured), and how it ends. Returns the table and the
+/// number of lines of text.
+fn measure_verdict(screen: &HeadlessScreen, width: u32, height: u32) -> Result<(String, usize), String> {
     screen.request_redraw();
     screen.render();
     let background = screen.pixel(width / 2, height - 2);
     let below_bar = (height as f64 * 0.09) as u32;
     let heights = screen.first_glyph_heights(below_bar, background);
     let names = ["verdict (✓ ACCEPTABLE)", "words", "challenge number and code", "lexicon · status · time", "how it ends"];
-    if heights.len() != names.len() {
+    if heights.len() < names.len() {
         return Err(format!("the verdict screen has {} lines of text, not {}: {heights:?}", heights.len(), names.len()));
     }
-    let mm = mm_per_pixel(width);
-    let mut table = format!("# capital heights on the verdict screen at {width}x{height} ({mm:.4} mm a pixel)\n");
-    for (name, px) in names.iter().zip(&heights) {
-        table.push_str(&format!("{name}\t{px} px\t{:.1} mm\n", f64::from(*px) * mm));
+    let measured = [heights[0], heights[1], heights[2], heights[3], heights[heights.len() - 1]];
+    let screen_name = reference_screen(width, height);
+    let mm = screen_name.mm_per_pixel;
+    let mut table = format!(
+        "# capital heights on the verdict screen at {width}x{height}, {} ({mm:.4} mm a pixel)\n",
+        screen_name.name
+    );
+    for (name, px) in names.iter().zip(measured) {
+        table.push_str(&format!("{name}\t{px} px\t{:.1} mm\n", f64::from(px) * mm));
     }
-    Ok(table)
+    Ok((table, heights.len()))
 }
 
 /// The same verdict with the widest slip a station can show (a five-digit
 /// number, a code of the alphabet's widest letter) must keep it on one line,
-/// as the measured one does. The slip code
+/// as the measured one does: the same number of lines of text. The slip code
 /// comes from the record's hash, so without this check the layout would
 /// depend on which code the clock happened to give.
 fn widest_verdict_fits(
@@ -338,13 +365,16 @@ fn widest_verdict_fits(
     screen: &HeadlessScreen,
     width: u32,
     height: u32,
+    lines: usize,
 ) -> Result<String, String> {
     let mut widest = controller.borrow().view();
     widest.verdict.slip = crate::kiosk::view::slip_text(99_999, Some("WWWWWWWW"));
     crate::ui::show(window, &widest);
-    measure_verdict(screen, width, height)
-        .map(|_| format!("# the widest slip ({}) keeps one line\n", widest.verdict.slip))
-        .map_err(|e| format!("the widest slip ({}) breaks the verdict's layout: {e}", widest.verdict.slip))
+    match measure_verdict(screen, width, height) {
+        Ok((_, n)) if n == lines => Ok(format!("# the widest slip ({}) keeps one line\n", widest.verdict.slip)),
+        Ok((_, n)) => Err(format!("the widest slip ({}) takes {} lines more", widest.verdict.slip, n - lines)),
+        Err(e) => Err(format!("the widest slip ({}) breaks the verdict's layout: {e}", widest.verdict.slip)),
+    }
 }
 
 /// A controller over a station of plain data, on the caller's clock.

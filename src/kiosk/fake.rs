@@ -60,6 +60,8 @@ pub enum FakeRecord {
     ProfileCleared,
     StationRenamed { to: String },
     ClockSet { to: String },
+    /// The screen rotation saved (degrees clockwise).
+    RotationSet { to: u16 },
     /// The held last good settings were written back.
     SettingsRestored,
     Usb(UsbRequest),
@@ -97,6 +99,9 @@ pub struct FakeStation {
     /// The PIN guard as saved (a new fake station over the same value is a restart).
     pub pin_guard: super::station::PinGuard,
     pub station_name: String,
+    /// The screen rotation saved, and the one the screen started with.
+    pub rotation: u16,
+    pub rotation_at_start: u16,
     pub appliance: bool,
     pub allow_quit: bool,
     pub warnings: Vec<Warning>,
@@ -147,6 +152,8 @@ impl FakeStation {
             held: false,
             pin_guard: Default::default(),
             station_name: "Table 3".into(),
+            rotation: 0,
+            rotation_at_start: 0,
             appliance: false,
             allow_quit: false,
             warnings: Vec::new(),
@@ -505,6 +512,19 @@ impl Station for FakeStation {
             return Err(SettingsError::NotAppliance);
         }
         self.records.push(FakeRecord::ClockSet { to: when.to_string() });
+        Ok(())
+    }
+
+    fn rotation(&self) -> Option<super::station::Rotation> {
+        Some(super::station::Rotation { saved: self.rotation, in_force: self.rotation_at_start })
+    }
+
+    fn set_rotation(&mut self, degrees: u16) -> Result<(), SettingsError> {
+        if !crate::config::ROTATIONS.contains(&degrees) {
+            return Err(SettingsError::Invalid(format!("{degrees}° is not one of 0, 90, 180, 270")));
+        }
+        self.rotation = degrees;
+        self.records.push(FakeRecord::RotationSet { to: degrees });
         Ok(())
     }
 

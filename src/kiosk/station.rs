@@ -129,6 +129,26 @@ pub enum Setting {
     Clock,
     /// The last good settings, written back over a damaged config.
     Restored,
+    /// The screen rotation, saved as `degrees`; `pending` while it differs
+    /// from the rotation the screen started with (it takes effect at the
+    /// next start).
+    Rotation { degrees: u16, pending: bool },
+}
+
+/// How far the picture is turned clockwise, in degrees: as saved in the
+/// config, and as the screen started with (the backend turns it once, at
+/// start).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rotation {
+    pub saved: u16,
+    pub in_force: u16,
+}
+
+impl Rotation {
+    /// The next rotation ENTER gives: 90° further, 270° back to 0°.
+    pub fn next(self) -> u16 {
+        (self.saved + 90) % 360
+    }
 }
 
 /// Why a setting was not changed. Nothing changed.
@@ -557,6 +577,16 @@ pub trait Station {
     fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError>;
     /// Sets the local date and time from `YYYY-MM-DD HH:MM`.
     fn set_clock(&mut self, local: &str) -> Result<(), SettingsError>;
+    /// The screen's rotation, for the director menu; `None`: the station
+    /// cannot turn its picture (no menu item).
+    fn rotation(&self) -> Option<Rotation> {
+        None
+    }
+    /// Saves the screen rotation (0, 90, 180 or 270 degrees clockwise) in
+    /// the config, recorded; it takes effect at the next start.
+    fn set_rotation(&mut self, _degrees: u16) -> Result<(), SettingsError> {
+        Err(SettingsError::Invalid("this station cannot turn its picture".into()))
+    }
     /// Challenges judged since boot and today.
     fn counts(&self) -> Counts;
     /// What the director should see.

@@ -433,3 +433,27 @@ fn a_pin_lockout_survives_a_restart_and_grows_each_time() {
     assert_eq!(rig.station.pin_guard, Default::default(), "a right PIN clears the guard");
     assert_eq!(wordjudge::kiosk::flow::pin_lockout(20), std::time::Duration::from_secs(3600), "at most an hour");
 }
+
+#[test]
+fn the_director_turns_the_screen_90_degrees_a_press_and_it_waits_for_a_restart() {
+    let mut rig = Rig::fake("SMALL");
+    director_at(&mut rig, "Screen rotation: 0°");
+    let at = rig.view().menu.selected as usize;
+    rig.key(Key::Enter);
+    assert_eq!(rig.station.rotation, 90);
+    assert_eq!(rig.view().menu.selected as usize, at, "the cursor stays on the item");
+    assert_eq!(rig.view().menu.items[at], "Screen rotation: 90° — takes effect after a restart (now 0°)");
+    assert_eq!(
+        rig.view().menu.message,
+        "Screen rotation 90° is saved: it takes effect after a restart (Reboot, or power off and on)."
+    );
+    for expected in [180, 270, 0] {
+        rig.key(Key::Enter);
+        assert_eq!(rig.station.rotation, expected);
+    }
+    assert_eq!(rig.view().menu.items[at], "Screen rotation: 0°", "back to the rotation in force");
+    assert_eq!(rig.view().menu.message, "Screen rotation 0° is saved: the screen already shows it.");
+    let saved: Vec<u16> =
+        rig.station.records.iter().filter_map(|r| if let FakeRecord::RotationSet { to } = r { Some(*to) } else { None }).collect();
+    assert_eq!(saved, [90, 180, 270, 0], "each press saved and recorded");
+}

@@ -316,6 +316,25 @@ fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
     assert_eq!(rig.view().bar.lexicon_id, "DEMO");
 }
 
+#[test]
+fn the_screen_rotation_is_saved_recorded_and_in_force_from_the_next_start() {
+    use wordjudge::kiosk::station::{Rotation, Station};
+    let rig = Live::new("SMALL");
+    let path = rig.dir.path().join("config.toml");
+    let Live { rig: mut live, dir: _dir } = rig;
+    assert_eq!(live.station.rotation(), Some(Rotation { saved: 0, in_force: 0 }));
+    assert!(live.station.set_rotation(90).is_ok());
+    assert!(live.station.set_rotation(45).is_err(), "not one of 0, 90, 180, 270");
+    assert_eq!(live.station.rotation(), Some(Rotation { saved: 90, in_force: 0 }), "waits for a restart");
+    assert_eq!(Config::load(&path).config.rotation, 90, "saved in the config");
+    let audit = audit_text(&_dir.path().join("audit"));
+    assert!(audit.contains(r#""event":"setting_changed""#) && audit.contains(r#""setting":"rotation","value":"90""#), "{audit}");
+    assert!(audit.contains(r#""setting":"rotation","reason":"45° is not one of 0, 90, 180, 270""#), "{audit}");
+    drop(live);
+    let restarted = start_station(&path);
+    assert_eq!(restarted.rotation(), Some(Rotation { saved: 90, in_force: 90 }));
+}
+
 /// The active lexicon's file is changed under the running kiosk in every way
 /// the trust issue names; after each, verdicts are the verified list's,
 /// nothing panics, and the director is told (and it is recorded).

@@ -116,6 +116,7 @@ fn stands_for(item: &MenuItem, record: &FakeRecord) -> Option<bool> {
         FakeRecord::System(SystemAction::PowerOff) => *item == MenuItem::PowerOff,
         FakeRecord::System(SystemAction::Quit) => *item == MenuItem::Quit,
         FakeRecord::SettingsRestored => *item == MenuItem::RestoreSettings,
+        FakeRecord::RotationSet { .. } => matches!(item, MenuItem::ScreenRotation(_)),
         _ => return None,
     })
 }

@@ -40,6 +40,11 @@ fn start() -> Desktop {
 
 /// Starts the kiosk after `prepare` has had the (empty) audit folder.
 fn start_with(prepare: impl FnOnce(&Path)) -> Desktop {
+    start_on("1280x720x24", prepare)
+}
+
+/// Starts the kiosk on an X screen of `screen` (`WIDTHxHEIGHTxDEPTH`).
+fn start_on(screen: &str, prepare: impl FnOnce(&Path)) -> Desktop {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("audit")).unwrap();
     prepare(&dir.path().join("audit"));
@@ -49,7 +54,7 @@ fn start_with(prepare: impl FnOnce(&Path)) -> Desktop {
     let display = format!(":{}", 100 + (std::process::id() % 400) * 4 + n);
     let xvfb = Running(
         Command::new("Xvfb")
-            .args([display.as_str(), "-screen", "0", "1280x720x24", "-nolisten", "tcp"])
+            .args([display.as_str(), "-screen", "0", screen, "-nolisten", "tcp"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -223,4 +228,26 @@ fn needs_xvfb_a_fifo_in_the_audit_folder_neither_hangs_the_start_nor_sigterm() {
         assert!(sent.elapsed() < Duration::from_secs(2), "SIGTERM not answered within 2 s");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+#[test]
+#[ignore = "needs Xvfb, xdotool and xwd"]
+fn needs_xvfb_the_windowed_kiosk_opens_no_larger_than_an_800x480_screen() {
+    assert!(have_tools(), "Xvfb, xdotool and xwd are needed");
+    // READY and the Ready screen covering most of the screen (start_on waits for both).
+    let desktop = start_on("800x480x24", |_| {});
+    let out = Command::new("xdotool")
+        .args(["search", "--name", "wordjudge", "getwindowgeometry", "--shell"])
+        .env("DISPLAY", &desktop.display)
+        .output()
+        .expect("xdotool");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let values = |key: &str| -> Vec<i64> { text.lines().filter_map(|l| l.strip_prefix(key)?.parse().ok()).collect() };
+    let (x, y, w, h) = (values("X="), values("Y="), values("WIDTH="), values("HEIGHT="));
+    assert!(!w.is_empty() && w.len() == h.len() && x.len() == w.len() && y.len() == w.len(), "no kiosk window: {text}");
+    for i in 0..w.len() {
+        assert!(w[i] <= 800 && h[i] <= 480, "the window is {}x{} on an 800x480 screen: {text}", w[i], h[i]);
+        assert!(x[i] >= 0 && y[i] >= 0 && x[i] + w[i] <= 800 && y[i] + h[i] <= 480, "the window is off the screen: {text}");
+    }
+    assert_eq!((w[0], h[0]), (800, 480), "as large as the screen allows");
 }

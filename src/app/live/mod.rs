@@ -30,7 +30,7 @@ use crate::recorder::AuditLog;
 use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::kiosk::station::{
     AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, PinGuard, ProfileChoice,
-    SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UpdateOffer, UpdateReport,
+    Rotation, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UpdateOffer, UpdateReport,
     UpdateRequest, UsbError, UsbRequest, UsbUpdate, UsbWork, Warning,
 };
 use crate::update::{BootCheck, Updates};
@@ -109,6 +109,12 @@ pub struct LiveStation {
     /// A director's USB request that came while the menu's background look
     /// for update bundles held the stick: started as soon as that look ends.
     deferred_usb: Option<UsbRequest>,
+    /// The rotation the screen started with (the backend turns the picture
+    /// once, at start): a rotation saved since waits for the next start.
+    rotation_at_start: u16,
+    /// Which screen shows the kiosk and how it is turned, for the director
+    /// menu (the runner says, [`LiveStation::screen_in_use`]).
+    screen: Option<String>,
 }
 
 /// Where the chosen lexicons' digests are kept: beside the config.
@@ -143,6 +149,8 @@ impl LiveStation {
         let update = UpdateDesk::new(updates, sticks);
         let mut station = LiveStation {
             active: Active::Failed { id: config.active_lexicon.clone(), status: String::new(), problem: String::new() },
+            rotation_at_start: config.rotation,
+            screen: None,
             config,
             config_path: path,
             config_source: source,
@@ -190,6 +198,15 @@ impl LiveStation {
         station
     }
 
+
+    /// Says which screen shows the kiosk (for the director menu's facts),
+    /// and records why the configured one could not, if it could not.
+    pub fn screen_in_use(&mut self, description: String, problem: Option<String>) {
+        if let Some(problem) = problem {
+            self.record(AuditEvent::DisplayProblem { problem });
+        }
+        self.screen = Some(description);
+    }
 
     /// Saves a changed config (atomically, with its last good copy); on
     /// failure nothing changed.
@@ -378,6 +395,20 @@ impl Station for LiveStation {
         self.record_setting("clock", Some(local), &result);
         result
     }
+    fn rotation(&self) -> Option<Rotation> {
+        Some(Rotation { saved: self.config.rotation, in_force: self.rotation_at_start })
+    }
+
+    fn set_rotation(&mut self, degrees: u16) -> Result<(), SettingsError> {
+        let result = if crate::config::ROTATIONS.contains(&degrees) {
+            self.save_config(|c| c.rotation = degrees).map_err(SettingsError::Failed)
+        } else {
+            Err(SettingsError::Invalid(format!("{degrees}° is not one of 0, 90, 180, 270")))
+        };
+        self.record_setting("rotation", Some(&degrees.to_string()), &result);
+        result
+    }
+
     fn counts(&self) -> Counts {
         match &self.audit {
             Some(audit) => Counts { since_boot: audit.adjudications_since_start(), today: audit.adjudications_today() },
@@ -455,6 +486,7 @@ impl Station for LiveStation {
             facts.push(("Checkpoint key".into(), key));
         }
         facts.push(("Judge button and lamps".into(), self.gpio_description.clone()));
+        facts.extend(self.screen.clone().map(|screen| ("Screen".into(), screen)));
         facts
     }
 

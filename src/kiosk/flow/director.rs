@@ -35,6 +35,8 @@ pub enum MenuMessage {
     ItemGone(Box<MenuItem>),
     /// The last good settings could not be written back.
     NotRestored(SettingsError),
+    /// A setting chosen in the menu (the rotation) could not be saved.
+    NotSaved(SettingsError),
 }
 
 /// The director PIN prompt.
@@ -57,6 +59,8 @@ pub enum MenuItem {
     ChangePin,
     SetStationName,
     SetClock,
+    /// Turn the picture 90° further (saved; it takes effect at the next start).
+    ScreenRotation(Rotation),
     /// Install word lists from this stick (shown while it is plugged in).
     ImportFromUsb(StickChoice),
     /// Export the audit log to this stick.
@@ -205,6 +209,7 @@ impl Kiosk {
         items.extend(lexicons.into_iter().map(MenuItem::UseLexicon));
         items.extend(profiles.into_iter().map(MenuItem::UseProfile));
         items.extend([MenuItem::ChangePin, MenuItem::SetStationName, MenuItem::SetClock]);
+        items.extend(station.rotation().map(MenuItem::ScreenRotation));
         // Reboot and power-off only on the appliance: a desktop kiosk must
         // never switch off the machine it runs on.
         if station.appliance() {
@@ -284,6 +289,15 @@ impl Kiosk {
                     };
                     self.lexicon = station.lexicon();
                     self.open_director(now, station, Some(message), None);
+                }
+                MenuItem::ScreenRotation(rotation) => {
+                    let keep = menu.selected;
+                    let degrees = rotation.next();
+                    let message = match station.set_rotation(degrees) {
+                        Ok(()) => MenuMessage::Saved(Setting::Rotation { degrees, pending: degrees != rotation.in_force }),
+                        Err(error) => MenuMessage::NotSaved(error),
+                    };
+                    self.open_director(now, station, Some(message), Some(keep));
                 }
                 MenuItem::UseProfile(choice) => {
                     let keep = menu.selected;

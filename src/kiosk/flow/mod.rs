@@ -16,7 +16,7 @@
 
 use super::station::{
     AdjudicateError, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
-    ProfileChoice, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError,
+    ProfileChoice, Rotation, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError,
     UpdateError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbRequest, UsbUpdate, UsbWork,
 };
 use crate::config::Timeouts;

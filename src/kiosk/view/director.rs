@@ -15,12 +15,18 @@ pub(super) fn pin_message(message: PinMessage) -> String {
     }
 }
 
-fn setting_name(setting: Setting) -> &'static str {
+fn setting_name(setting: Setting) -> String {
     match setting {
-        Setting::Pin => "The director PIN is changed.",
-        Setting::StationName => "The station name is saved.",
-        Setting::Clock => "The clock is set.",
-        Setting::Restored => "The last good settings are restored: players can judge again.",
+        Setting::Pin => "The director PIN is changed.".into(),
+        Setting::StationName => "The station name is saved.".into(),
+        Setting::Clock => "The clock is set.".into(),
+        Setting::Restored => "The last good settings are restored: players can judge again.".into(),
+        Setting::Rotation { degrees, pending: true } => format!(
+            "Screen rotation {degrees}° is saved: it takes effect after a restart (Reboot, or power off and on)."
+        ),
+        Setting::Rotation { degrees, pending: false } => {
+            format!("Screen rotation {degrees}° is saved: the screen already shows it.")
+        }
     }
 }
 
@@ -33,7 +39,7 @@ fn menu_message(message: &MenuMessage) -> String {
         MenuMessage::ProfileSwitched { name, lexicon, status } => {
             format!("Profile {name}: now judging with {lexicon} ({status}).")
         }
-        MenuMessage::Saved(setting) => setting_name(*setting).into(),
+        MenuMessage::Saved(setting) => setting_name(*setting),
         MenuMessage::SwitchRefused(reason) => format!("Not switched: {reason}"),
         MenuMessage::ConfirmAgain => "Press ENTER again to confirm.".into(),
         MenuMessage::Done => "Done.".into(),
@@ -44,6 +50,7 @@ fn menu_message(message: &MenuMessage) -> String {
             item_text(item, &LexiconView::default(), None)
         ),
         MenuMessage::NotRestored(error) => format!("Not restored: {error}"),
+        MenuMessage::NotSaved(error) => format!("Not saved: {error}"),
     }
 }
 
@@ -143,6 +150,10 @@ fn item_text(item: &MenuItem, lexicon: &LexiconView, confirming: Option<()>) -> 
         MenuItem::ChangePin => "Change the director PIN".into(),
         MenuItem::SetStationName => "Rename the station".into(),
         MenuItem::SetClock => "Set the date and time".into(),
+        MenuItem::ScreenRotation(r) if r.saved != r.in_force => {
+            format!("Screen rotation: {}° — takes effect after a restart (now {}°)", r.saved, r.in_force)
+        }
+        MenuItem::ScreenRotation(r) => format!("Screen rotation: {}°", r.saved),
         MenuItem::ImportFromUsb(stick) => format!("Install lexicons from USB: {}", stick.name),
         MenuItem::ExportToUsb(stick) => format!("Export the audit log to USB: {}", stick.name),
         MenuItem::InstallUpdate(offer) => offer_item(offer),
