@@ -136,8 +136,8 @@ fn a_missing_lexicon_shows_the_calm_out_of_service_screen() {
 }
 
 /// The capital heights `wordjudge screenshot` measures on the rendered
-/// verdict at 800×480, the official 7" panel (docs/measured.md: "Legible on the 7"
-/// panel"): the words and the slip at least 5 mm, lexicon · status · time
+/// verdict at 800×480, the official 7" panel (docs/measured.md: "Legible on any
+/// screen"): the words and the slip at least 5 mm, lexicon · status · time
 /// at least 3 mm.
 #[test]
 fn the_verdict_is_legible_from_a_table_on_the_7_inch_panel() {
