@@ -213,9 +213,9 @@ must_load() {  # must_load WHAT MODULE...: each loads with all its modules, or t
     for mod in "$@"; do
         deps=$(modprobe -d "$R" -S "$KVER" --show-depends "$mod" 2>&1) ||
             { say "$what $mod cannot load: $deps"; exit 1; }
-        printf '%s\n' "$deps" | grep -q "^builtin " && builtin+=" $mod"
+        grep -q "^builtin " <<<"$deps" && builtin+=" $mod"
         for ko in $(printf '%s\n' "$deps" | awk '$1=="insmod"{print $2}'); do
-            if printf '%s\n' "$new_unresolved" | grep -qF "/$(basename "$ko") needs"; then
+            if grep -qF "/$(basename "$ko") needs" <<<"$new_unresolved"; then
                 say "$what $mod: $(basename "$ko") lost symbols to the pruning:"
                 printf '%s\n' "$new_unresolved" | grep -F "/$(basename "$ko") needs" >&2
                 exit 1
@@ -267,8 +267,11 @@ if [ "$WJ_ARCH" = arm64 ]; then
     # Debian's own lister: trixie's initrd is an uncompressed cpio of the (xz) modules
     # followed by a zstd-compressed one.
     listing=$(chroot "$R" lsinitramfs "/boot/initrd.img-$KVER")
+    # A here-string, never `printf | grep -q`: under pipefail, grep -q leaving at its
+    # first match kills a printf still writing a long listing (SIGPIPE), and the module
+    # found would count as missing (seen in CI, at random, as "the initrd lacks: …").
     for m in $PI_MODULES; do
-        printf '%s\n' "$listing" | grep -q "/$m\.ko" || missing="$missing $m"
+        grep -q "/$m\.ko" <<<"$listing" || missing="$missing $m"
     done
     [ -z "$missing" ] || { say "the initrd lacks:$missing"; exit 1; }
     say "initrd holds the Pi modules: $PI_MODULES"
