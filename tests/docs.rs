@@ -18,6 +18,9 @@
 //! Lines ending in `\` are joined with the next before they are read.
 //! Standard library only.
 
+#[path = "common/built.rs"]
+mod built;
+
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -329,7 +332,7 @@ struct Help {
 
 impl Help {
     fn new() -> Help {
-        Help { binary: PathBuf::from(env!("CARGO_BIN_EXE_wordjudge")), answers: HashMap::new() }
+        Help { binary: PathBuf::from(crate::built::wordjudge()), answers: HashMap::new() }
     }
 
     fn ask(&mut self, path: &[String]) -> Result<Vec<String>, String> {

@@ -2,6 +2,9 @@
 //! the `.slint` window (its FocusScope and `key` callback) into the flow, and
 //! the test reads back the text the window shows.
 
+#[path = "common/built.rs"]
+mod built;
+
 use i_slint_backend_testing::ElementHandle;
 use slint::platform::Key;
 use slint::ComponentHandle;
@@ -142,7 +145,7 @@ fn a_missing_lexicon_shows_the_calm_out_of_service_screen() {
 #[test]
 fn the_verdict_is_legible_from_a_table_on_the_7_inch_panel() {
     let out = tempfile::tempdir().unwrap();
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    let status = std::process::Command::new(crate::built::wordjudge())
         .args(["screenshot", "--width", "800", "--height", "480", "--out"])
         .arg(out.path())
         .stdout(std::process::Stdio::null())

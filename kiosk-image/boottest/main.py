@@ -263,6 +263,8 @@ def run():
         if name.endswith(".ppm"):
             ppm_to_png(os.path.join(common.WORK, name))
     print(f"screendumps (PNG), console logs: {common.WORK}")
+    for hang in common.HANGS:  # not a failure: each was reset once and the checks went on
+        print(f"note: a boot hung after the firmware and was reset once (QEMU TCG): {hang[:400]}")
     passed = sum(ok for _, ok in common.results)
     failed = len(common.results) - passed
     print(f"boot test: {time.monotonic() - T0:.0f} s")

@@ -22,7 +22,7 @@ mod gpio;
 mod judge;
 pub mod kiosk;
 mod lexicon;
-mod stick;
+pub(crate) mod stick;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -42,11 +42,11 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     lexicons: Option<PathBuf>,
     #[command(subcommand)]
-    command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {
+pub(crate) enum Command {
     /// Judge a challenge: prints ACCEPTABLE (exit 0) or UNACCEPTABLE (exit 1).
     Judge(judge::JudgeArgs),
     /// Build, list, inspect and verify lexicons.
@@ -83,7 +83,7 @@ pub struct Context {
 
 /// How a program runs the commands that need the GUI or input stack:
 /// `wordjudge` forwards them ([`forward_to_kiosk`]), `wordjudge-kiosk`
-/// runs them ([`kiosk::run_gui`]).
+/// runs them (`run_gui` in src/cli/gui.rs, a module only it declares).
 pub type GuiRunner = fn(Cli) -> ExitCode;
 
 /// The GUI program, installed beside this one.
@@ -109,7 +109,7 @@ pub fn forward_to_kiosk(_: Cli) -> ExitCode {
 }
 
 impl Context {
-    fn resolve(cli: &Cli) -> Context {
+    pub(crate) fn resolve(cli: &Cli) -> Context {
         let loaded = Config::load(&config_path(cli.config.as_deref()));
         let lexicon_dir = lexicon_dir(cli.lexicons.as_deref(), &loaded.config);
         Context { loaded, lexicon_dir }
@@ -144,10 +144,7 @@ pub fn run(gui: GuiRunner) -> ExitCode {
     if !matches!(cli.command, Command::Kiosk(_)) {
         restore_default_sigpipe();
     }
-    if matches!(cli.command, Command::CheckPinChild) {
-        return check_pin_child();
-    }
-    if matches!(cli.command, Command::Kiosk(_) | Command::Screenshot(_) | Command::Stick(_)) {
+    if matches!(cli.command, Command::Kiosk(_) | Command::Screenshot(_) | Command::Stick(_) | Command::CheckPinChild) {
         return gui(cli);
     }
     let context = Context::resolve(&cli);
@@ -157,31 +154,9 @@ pub fn run(gui: GuiRunner) -> ExitCode {
         Command::Audit(command) => audit::run(&context, command),
         Command::Gpio(command) => gpio::run(&context, command),
         Command::Config(command) => config::run(context, command),
-        Command::CheckPinChild | Command::Kiosk(_) | Command::Screenshot(_) | Command::Stick(_) => {
+        Command::Kiosk(_) | Command::Screenshot(_) | Command::Stick(_) | Command::CheckPinChild => {
             unreachable!("handled above")
         }
-    }
-}
-
-/// `check-pin-child`: see [`wordjudge::app::pin_check`]. Touches no file.
-fn check_pin_child() -> ExitCode {
-    use std::io::Read;
-    use wordjudge::app::pin_check::{EXIT_MATCH, EXIT_NO_MATCH, SAYS_MATCH, SAYS_NO_MATCH};
-    let mut input = String::new();
-    // A hash and a PIN are far below 4 KiB: anything longer is not ours.
-    if std::io::stdin().take(4096).read_to_string(&mut input).is_err() {
-        return ExitCode::from(EXIT_USAGE);
-    }
-    let mut lines = input.lines();
-    let (Some(hash), Some(pin), None) = (lines.next(), lines.next(), lines.next()) else {
-        return ExitCode::from(EXIT_USAGE);
-    };
-    if wordjudge::pin::verify_pin(pin, hash) {
-        println!("{SAYS_MATCH}");
-        ExitCode::from(EXIT_MATCH)
-    } else {
-        println!("{SAYS_NO_MATCH}");
-        ExitCode::from(EXIT_NO_MATCH)
     }
 }
 

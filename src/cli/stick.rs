@@ -25,6 +25,7 @@ fn parse_mode(text: &str) -> Result<Mode, String> {
     text.parse()
 }
 
+#[allow(dead_code)] // run by `wordjudge-kiosk` (src/cli/gui.rs); `wordjudge` forwards
 pub fn run(command: StickCommand) -> ExitCode {
     match command {
         StickCommand::Attach { mode, device } => match helper::attach(&device, mode) {

@@ -251,7 +251,7 @@ fn a_fifo_in_any_place_the_writer_or_verify_reads_is_refused_never_waited_on() {
                 args.push(input.display().to_string());
             }
             let started = Instant::now();
-            let out = Command::new(env!("CARGO_BIN_EXE_wordjudge")).args(&args).output().unwrap();
+            let out = Command::new(crate::built::wordjudge()).args(&args).output().unwrap();
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert!(!out.status.success() && (stderr.contains("FIFO") || stderr.contains("character device")), "{args:?}: {stderr}");
             assert!(started.elapsed() < Duration::from_secs(5), "{args:?} took {:?}", started.elapsed());

@@ -97,7 +97,7 @@ pub fn test_name(module: &str, name: &str) -> String {
 /// `wordjudge ARGS` as a director runs it, with the station config at
 /// `config` and the time zone pinned.
 pub fn wordjudge_with(config: &Path, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    std::process::Command::new(crate::built::wordjudge())
         .args(args)
         .env("WORDJUDGE_CONFIG", config)
         .env("TZ", "UTC")

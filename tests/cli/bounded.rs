@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn wordjudge(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wordjudge"));
+    let mut cmd = Command::new(crate::built::wordjudge());
     cmd.arg("--lexicons").arg(dir.join("lexicons")).args(args).env("WORDJUDGE_CONFIG", dir.join("none.toml"));
     cmd
 }
@@ -36,7 +36,7 @@ fn station() -> tempfile::TempDir {
     let lex = dir.path().join("lexicons");
     std::fs::create_dir(&lex).unwrap();
     std::fs::write(dir.path().join("w.txt"), "CAT\nDOG\nQI\nZA\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    let out = Command::new(crate::built::wordjudge())
         .args(["lexicon", "build", dir.path().join("w.txt").to_str().unwrap(), "--out", lex.join("L.fst").to_str().unwrap()])
         .output()
         .unwrap();
@@ -180,7 +180,7 @@ fn escape_codes_and_direction_overrides_in_the_config_are_printed_escaped() {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config.toml");
     std::fs::write(&config, "active_lexicon = \"EVIL\\u001b[2J\\u202e LIST\"\n").unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wordjudge"));
+    let mut cmd = Command::new(crate::built::wordjudge());
     cmd.arg("--config").arg(&config).args(["config", "show"]);
     let (out, _) = run_within(cmd, Duration::from_secs(5));
     let stdout = String::from_utf8_lossy(&out.stdout);

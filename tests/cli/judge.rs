@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn run(dir: &Path, args: &[&str], stdin: &str, env_lexicons: Option<&Path>) -> (i32, String, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wordjudge"));
+    let mut cmd = Command::new(crate::built::wordjudge());
     cmd.args(args).env("WORDJUDGE_CONFIG", dir.join("config.toml")).env_remove("WORDJUDGE_LEXICONS");
     if let Some(l) = env_lexicons {
         cmd.env("WORDJUDGE_LEXICONS", l);

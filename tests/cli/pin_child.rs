@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use wordjudge::app::pin_check::PinChecker;
 
 fn program() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_wordjudge"))
+    crate::built::wordjudge()
 }
 
 #[test]
@@ -18,7 +18,7 @@ fn the_child_agrees_with_the_in_process_check() {
     let hash = wordjudge::pin::hash_pin("2468").unwrap();
     // The kiosk runs its own program as the child (`/proc/self/exe`):
     // `wordjudge-kiosk`; `wordjudge` answers the same.
-    for program in [program(), PathBuf::from(env!("CARGO_BIN_EXE_wordjudge-kiosk"))] {
+    for program in [program(), crate::built::kiosk()] {
         let child = PinChecker::Child(program);
         for (pin, want) in [("2468", true), ("2469", false), ("", false), ("24680", false)] {
             assert_eq!(child.verify(pin, &hash), want, "PIN {pin:?}");

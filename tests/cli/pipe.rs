@@ -27,7 +27,7 @@ fn station() -> tempfile::TempDir {
 fn closed_early(dir: &Path, args: &[&str], stdin: &str) {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    let mut child = Command::new(crate::built::wordjudge())
         .args(args)
         .env("WORDJUDGE_CONFIG", dir.join("config.toml"))
         .env_remove("WORDJUDGE_LEXICONS")

@@ -11,7 +11,7 @@ fn gpio_test(config_text: &str, args: &[&str], stdin: &str) -> Output {
     let dir = tempfile::tempdir().unwrap();
     let config = dir.path().join("config.toml");
     std::fs::write(&config, config_text).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    let mut child = Command::new(crate::built::wordjudge())
         .arg("--config")
         .arg(&config)
         .args(["gpio", "test"])

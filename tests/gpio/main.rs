@@ -2,6 +2,8 @@
 //!
 //! One binary per subject links wordjudge (and Slint) once instead of once per file.
 
+#[path = "../common/built.rs"]
+mod built;
 mod cli;
 mod config;
 mod open;

@@ -16,7 +16,7 @@ use std::time::Duration;
 fn needs_no_display_the_kiosk_with_no_screen_stays_out_of_service_calmly() {
     let dir = tempfile::tempdir().unwrap();
     let config = super::support::demo_station_config(dir.path(), "No screen");
-    let mut kiosk = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    let mut kiosk = Command::new(crate::built::wordjudge())
         .args(["--config", config.to_str().unwrap(), "kiosk", "--gpio", "off"])
         .env_remove("DISPLAY")
         .env_remove("WAYLAND_DISPLAY")
@@ -55,14 +55,14 @@ fn needs_no_display_the_kiosk_with_no_screen_stays_out_of_service_calmly() {
     assert!(alive_later, "the kiosk must stay up with no screen, not exit into a restart loop");
     assert!(ended.is_some_and(|s| s.success()), "SIGTERM ends it cleanly: {ended:?}");
 
-    let show = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    let show = Command::new(crate::built::wordjudge())
         .args(["--config", config.to_str().unwrap(), "audit", "show"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&show.stdout);
     assert_eq!(text.matches("display_problem").count(), 1, "one display_problem record: {text}");
     assert_eq!(text.lines().count(), 2, "the key, then the one record, each on one line: {text}");
-    let verify = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    let verify = Command::new(crate::built::wordjudge())
         .args(["--config", config.to_str().unwrap(), "audit", "verify"])
         .output()
         .unwrap();

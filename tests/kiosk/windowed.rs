@@ -67,7 +67,7 @@ fn start_on(screen: &str, prepare: impl FnOnce(&Path)) -> Desktop {
     }
     let audit = dir.path().join("audit");
     let config = super::support::demo_station_config(dir.path(), "Xvfb");
-    let mut kiosk = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    let mut kiosk = Command::new(crate::built::wordjudge())
         .args(["--config", config.to_str().unwrap(), "kiosk", "--windowed", "--gpio", "sim"])
         .env("DISPLAY", &display)
         .env("WORDJUDGE_LOG", "warn")

@@ -30,7 +30,7 @@ fn kill_9_during_builds_leaves_old_or_new_and_no_stray_files() {
     std::fs::write(lexicons.join("L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n").unwrap();
     let out = lexicons.join("L.fst");
     let build = |i: usize| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_wordjudge"));
+        let mut c = Command::new(crate::built::wordjudge());
         c.args(["lexicon", "build", d.join(format!("{i}.txt")).to_str().unwrap(), "--out", out.to_str().unwrap()])
             .env("WORDJUDGE_CONFIG", d.join("none.toml"))
             .stdout(Stdio::null())

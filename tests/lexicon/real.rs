@@ -87,7 +87,7 @@ fn real_data_csw15_nwl2018_twl06_are_verified_official_and_judge_every_word_and_
 }
 
 fn wordjudge(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_wordjudge"))
+    let out = Command::new(crate::built::wordjudge())
         .arg("--lexicons")
         .arg(dir)
         .args(args)
@@ -303,7 +303,7 @@ fn real_data_kill_9_during_csw15_installs_leaves_old_or_new() {
     let sources = [shared.join("NWL2018.txt"), shared.join("CSW15.txt")];
     let pins = ["NWL2018", "CSW15"].map(|id| official::find(id).unwrap().layers[0].pin.unwrap().content_sha256);
     let build = |i: usize| {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_wordjudge"));
+        let mut c = Command::new(crate::built::wordjudge());
         c.args(["lexicon", "build", sources[i].to_str().unwrap(), "--out", out.to_str().unwrap()])
             .env("WORDJUDGE_CONFIG", d.join("none.toml"))
             .stdout(std::process::Stdio::null());
