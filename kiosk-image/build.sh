@@ -70,7 +70,7 @@ die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
 
 need_tools() {
     local missing=()
-    for t in zstd:zstd cpio:cpio mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk depmod:kmod objcopy:binutils openssl:openssl; do
+    for t in zstd:zstd cpio:cpio mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk depmod:kmod objcopy:binutils openssl:openssl dtc:device-tree-compiler; do
         command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
     done
     if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then

@@ -134,6 +134,13 @@ pi_boot_files() {
     local P=$WJ_REPO/kiosk-image/pi-boot hook
     install -D -m0755 "$P/wordjudge-pi-boot" "$R/usr/share/wordjudge/pi-boot/wordjudge-pi-boot"
     install -D -m0644 "$P/config.txt" "$R/usr/share/wordjudge/pi-boot/config.txt"
+    # Our device-tree overlays (pi-boot/overlays/*.dts), compiled here with the host's dtc:
+    # -@ keeps the label references for the firmware to resolve against the board's tree.
+    mkdir -p "$R/usr/share/wordjudge/pi-boot/overlays"
+    for dts in "$P"/overlays/*.dts; do
+        dtc -q -@ -I dts -O dtb -o "$R/usr/share/wordjudge/pi-boot/overlays/$(basename "${dts%.dts}").dtbo" "$dts" ||
+            { say "dtc failed on $dts"; exit 1; }
+    done
     install -D -m0755 "$P/initramfs-hook" "$R/etc/initramfs-tools/hooks/wordjudge-pi"
     for hook in /etc/kernel/postinst.d /etc/kernel/postrm.d /etc/initramfs/post-update.d; do
         mkdir -p "$R$hook"
@@ -158,6 +165,9 @@ check_pi_boot() {  # check_pi_boot VERSION WHEN: every boot file is VERSION's
     dtbs=$R/lib/modules/$v/dtb/broadcom; [ -d "$dtbs" ] || dtbs=$R/usr/lib/linux-image-$v/broadcom
     for f in "$dtbs"/bcm2711-rpi-4-b.dtb "$dtbs"/bcm2711-rpi-400.dtb "$dtbs"/bcm2711-rpi-cm4-io.dtb; do
         cmp -s "$f" "$B/$(basename "$f")" || { say "kernel hook: after $when $(basename "$f") is not $v's"; exit 1; }
+    done
+    for f in "$R"/usr/share/wordjudge/pi-boot/overlays/*.dtbo; do
+        cmp -s "$f" "$B/overlays/$(basename "$f")" || { say "kernel hook: after $when overlays/$(basename "$f") is missing"; exit 1; }
     done
     say "kernel hook: after $when the boot partition holds kernel $v, its initrd and device trees"
 }

@@ -21,6 +21,12 @@ zstd and cpio (the initrd) and dtc (the device trees); nothing is mounted.
   GPIO wiring  the Pi 5's header is RP1 bank 0: the trees' RP1 pinctrl node, the driver
                that binds to it (its of: alias) registering the chip label the kiosk looks
                for (src/gpio/config.rs HEADER_CHIP_LABELS), lines by BCM number
+  7" panel     our overlay (pi-boot/overlays) applies to every Pi 4 family tree
+               (fdtoverlay); the result has dsi1 on, wired to a panel on the display I2C
+               whose compatible, like every part on the way, a module on the card serves
+               (modules.alias); the shipped trees carry none of it; config.txt, read as
+               the firmware reads it (pifirmware), applies the overlay on a Pi 4 with the
+               panel and nowhere else
 """
 import filecmp
 import lzma
@@ -175,10 +181,11 @@ def pi_card(img):
     os.makedirs(carried)
     debugfs(fs, f"rdump /boot/firmware {carried}")
     carried = os.path.join(carried, "firmware")
-    on_part = sorted(os.listdir(boot))
-    in_root = sorted(os.listdir(carried)) if os.path.isdir(carried) else []
-    same = on_part == in_root and all(filecmp.cmp(os.path.join(boot, n), os.path.join(carried, n), shallow=False) for n in on_part
-                                      if os.path.isfile(os.path.join(boot, n)))
+    # Every file, those in folders (overlays/) too.
+    tree_files = lambda top: sorted(os.path.relpath(os.path.join(d, n), top) for d, _, ns in os.walk(top) for n in ns)
+    on_part = tree_files(boot)
+    in_root = tree_files(carried) if os.path.isdir(carried) else []
+    same = on_part == in_root and all(filecmp.cmp(os.path.join(boot, n), os.path.join(carried, n), shallow=False) for n in on_part)
     check("Pi card: slot A's root carries exactly its boot partition's files (/boot/firmware: what an update "
           "puts on the other slot's partition)", same and on_part,
           f"{len(on_part)} files on the partition, {len(in_root)} in the root"
@@ -213,5 +220,181 @@ def pi_card(img):
           all(nodes.values()) and b"alias=of:N*T*Craspberrypi,rp1-gpio" in module and b"pinctrl-rp1\x00" in module
           and "pinctrl-rp1" in kiosk_labels,
           f"trees {[n for n, ok in nodes.items() if ok]}, module {len(module)} bytes, kiosk looks for {kiosk_labels}")
+    seven_inch_panel(boot, fs, kver, config)
     log(f"Pi card: kernel {kver}; boot partition {sorted(os.listdir(boot))[:12]}...")
     os.unlink(fs)
+
+
+def fdt(path):
+    """A flattened device tree (.dtb) as {node path: {property: bytes}}: the format's
+    tokens read directly (dtc's text output would have to be parsed back)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    be = lambda o: int.from_bytes(data[o:o + 4], "big")
+    if be(0) != 0xD00DFEED:
+        raise ValueError(f"{path} is not a device tree")
+    struct, strings = be(8), be(12)
+    nodes, stack, o = {}, [], struct
+    while True:
+        token = be(o); o += 4
+        if token == 1:  # FDT_BEGIN_NODE
+            end = data.index(b"\0", o)
+            name = data[o:end].decode()
+            o = (end + 4) & ~3
+            stack.append(name)
+            nodes["/" + "/".join(stack[1:])] = {}
+        elif token == 2:  # FDT_END_NODE
+            stack.pop()
+        elif token == 3:  # FDT_PROP
+            size, nameoff = be(o), be(o + 4)
+            pname = data[strings + nameoff:data.index(b"\0", strings + nameoff)].decode()
+            nodes["/" + "/".join(stack[1:])][pname] = data[o + 8:o + 8 + size]
+            o = (o + 8 + size + 3) & ~3
+        elif token == 4:  # FDT_NOP
+            continue
+        elif token == 9:  # FDT_END
+            return nodes
+        else:
+            raise ValueError(f"{path}: bad token {token} at {o - 4}")
+
+
+def fdt_str(value):
+    return (value or b"").split(b"\0")[0].decode(errors="replace")
+
+
+def fdt_u32(value):
+    return int.from_bytes(value[:4], "big") if value and len(value) >= 4 else None
+
+
+PANEL_OVERLAY = "overlays/vc4-kms-dsi-7inch.dtbo"
+
+
+def panel_wiring(tree):
+    """What the Pi 4 tree says of the DSI panel: {dsi1_status, panel (path), compatible,
+    reg, linked (the graph both ways), at_45 (nodes at 0x45 on the bus), touch [(path,
+    compatible, status)], bus_compatibles}."""
+    sym = {k: fdt_str(v) for k, v in tree.get("/__symbols__", {}).items()}
+    dsi1, bus, fw = sym.get("dsi1", "?"), sym.get("i2c0_1", "?"), sym.get("firmware", "?")
+    by_phandle = {fdt_u32(p["phandle"]): path for path, p in tree.items() if "phandle" in p}
+    out = {"dsi1_status": fdt_str(tree.get(dsi1, {}).get("status")), "panel": None, "compatible": None,
+           "reg": None, "linked": False}
+    dsi_ep = tree.get(dsi1 + "/port/endpoint", {})
+    panel_ep = by_phandle.get(fdt_u32(dsi_ep.get("remote-endpoint")))
+    if panel_ep and panel_ep.endswith("/port/endpoint"):
+        panel = panel_ep[:-len("/port/endpoint")]
+        out.update(panel=panel, compatible=fdt_str(tree[panel].get("compatible")), reg=fdt_u32(tree[panel].get("reg")),
+                   linked=(fdt_u32(tree[panel_ep].get("remote-endpoint")) == fdt_u32(dsi_ep.get("phandle"))
+                           and panel.rsplit("/", 1)[0] == bus))
+    out["at_45"] = [path for path, p in tree.items() if path.rsplit("/", 1)[0] == bus and fdt_u32(p.get("reg")) == 0x45]
+    out["touch"] = [(path, fdt_str(p.get("compatible")), fdt_str(p.get("status")) or "okay") for path, p in tree.items()
+                    if path.startswith(fw + "/") and fdt_str(p.get("compatible")) == "raspberrypi,firmware-ts"]
+    # What has to bind for the panel to show: the I2C mux and the controller behind it;
+    # the DSI host is a part of vc4, loaded for the /gpu node.
+    mux = bus.rsplit("/", 1)[0]
+    parent = by_phandle.get(fdt_u32(tree.get(mux, {}).get("i2c-parent")), "?")
+    out["bus_compatibles"] = [fdt_str(tree.get(n, {}).get("compatible")) for n in (mux, parent)]
+    out["dsi1_compatible"] = fdt_str(tree.get(dsi1, {}).get("compatible"))
+    out["gpu_compatible"] = fdt_str(tree.get("/gpu", {}).get("compatible"))
+    return out
+
+
+def seven_inch_panel(boot, fs, kver, config):
+    """The original 7" panel on the Pi 4 family (kiosk-image/pi-boot/overlays)."""
+    w = common.WORK
+    overlay = os.path.join(boot, PANEL_OVERLAY)
+    aliases_file = os.path.join(w, "modules.alias")
+    debugfs(fs, f"dump /usr/lib/modules/{kver}/modules.alias {aliases_file}")
+    aliases = {}
+    for line in read(aliases_file).splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "alias" and parts[1].startswith("of:N*T*C"):
+            aliases.setdefault(parts[1][len("of:N*T*C"):].removesuffix("C*"), set()).add(parts[2])
+    modules_dep = debugfs(fs, f"cat /usr/lib/modules/{kver}/modules.dep")
+    ko_paths = {os.path.basename(l.split(":", 1)[0]).split(".ko")[0].replace("-", "_"): l.split(":", 1)[0]
+                for l in modules_dep.splitlines() if ":" in l}
+    on_card = set(ko_paths)
+
+    def module_strings(module):
+        """The module's file, decompressed (b"" if it is not in the root)."""
+        dumped = os.path.join(w, f"{module}.ko.xz")
+        debugfs(fs, f"dump /usr/lib/modules/{kver}/{ko_paths.get(module, 'none')} {dumped}")
+        try:
+            with open(dumped, "rb") as f:
+                return lzma.decompress(f.read())
+        except (OSError, lzma.LZMAError):
+            return b""
+
+    def served(compatible):
+        """The module that binds to this compatible, if its file is in the root."""
+        mods = sorted(m for m in aliases.get(compatible, ()) if m.replace("-", "_") in on_card)
+        return mods[0] if mods else None
+
+    results = {}
+    for name in PI4_TREES:
+        base = os.path.join(boot, name)
+        merged = os.path.join(w, name.replace(".dtb", "+panel.dtb"))
+        p = subprocess.run(["fdtoverlay", "-i", base, "-o", merged, overlay], capture_output=True, text=True)
+        shipped = panel_wiring(fdt(base)) if os.path.exists(base) else None
+        results[name] = (p.returncode == 0 and os.path.exists(merged), p.stderr.strip()[:200],
+                         panel_wiring(fdt(merged)) if p.returncode == 0 else None, shipped)
+    check("Pi card: the 7\" panel's overlay is on the partition (overlays/) and fdtoverlay applies it to every Pi 4 family tree",
+          os.path.exists(overlay) and all(ok for ok, _, _, _ in results.values()),
+          ", ".join(f"{n}: {'applies' if ok else 'FAILS ' + err}" for n, (ok, err, _, _) in results.items()))
+    good, detail, vc4_tables = True, [], {}
+    for name, (ok, _, got, _) in results.items():
+        got = got or {}
+        mods = [served(c) for c in [got.get("compatible")] + got.get("bus_compatibles", [])]
+        # vc4's DSI driver has no alias of its own: vc4 binds it as a component, from the
+        # match table in the module vc4 is loaded as for /gpu.
+        gpu_module = served(got.get("gpu_compatible"))
+        if gpu_module and gpu_module not in vc4_tables:
+            vc4_tables[gpu_module] = module_strings(gpu_module)
+        host = f"{gpu_module} (for {got.get('gpu_compatible')})" if gpu_module and (
+            got.get("dsi1_compatible", "").encode() + b"\0") in vc4_tables.get(gpu_module, b"") else None
+        mods.append(host)
+        this = (got.get("dsi1_status") == "okay" and got.get("linked") and got.get("reg") == 0x45
+                and got.get("compatible") == "raspberrypi,7inch-touchscreen-panel" and all(mods))
+        good &= bool(this)
+        detail.append(f"{name}: dsi1 {got.get('dsi1_status')}, panel {got.get('panel')} ({got.get('compatible')}) "
+                      f"linked {got.get('linked')}, modules {mods}")
+    check("Pi card: with the overlay, dsi1 is on and wired (endpoints both ways) to the panel at 0x45 on the display "
+          "connector's I2C (i2c0_1), and a module in the root binds to the panel, the I2C mux and controller "
+          "(modules.alias) and the DSI host (vc4's match table)", good, "; ".join(detail))
+    one_client = all(r[2] and len(r[2]["at_45"]) == 1 for r in results.values())
+    check("Pi card: one I2C client at 0x45, the panel driver (which powers the panel through the ATTINY itself; a "
+          "regulator node there would contend for the chip)", one_client,
+          ", ".join(f"{n}: {r[2]['at_45'] if r[2] else None}" for n, r in results.items()))
+    touch = {n: (r[2] or {}).get("touch") for n, r in results.items()}
+    check("Pi card: the firmware-polled touch is described under the firmware node (raspberrypi,firmware-ts, a module "
+          "in the root serves it), disabled: the kiosk reads no touch",
+          all(t and len(t) == 1 and t[0][2] == "disabled" and served(t[0][1]) for t in touch.values()),
+          f"{touch}, module {served('raspberrypi,firmware-ts')}")
+    # HDMI-only stations boot the shipped trees: the overlay was not merged into them (the
+    # build compares them with the kernel package's copies, customize.sh check_pi_boot;
+    # those copies are not kept on the card).
+    shipped = {n: r[3] for n, r in results.items()}
+    check("Pi card: the shipped Pi 4 family trees are the kernel's (dsi1 disabled, no panel, no touch node): "
+          "without a panel the firmware boots them as they are",
+          all(s and s["dsi1_status"] == "disabled" and not s["panel"] and not s["touch"] and not s["at_45"]
+              for s in shipped.values()),
+          ", ".join(f"{n}: dsi1 {s['dsi1_status'] if s else None}" for n, s in shipped.items()))
+
+    files = set()
+    for root, _, names in os.walk(boot):
+        files |= {os.path.relpath(os.path.join(root, n), boot) for n in names}
+    want = {("pi4", True): [PANEL_OVERLAY], ("pi4", False): [], ("pi400", False): [], ("cm4", True): [],
+            ("cm4", False): [], ("pi5", True): [], ("pi5", False): []}
+    got, problems = {}, []
+    for (model, panel), expected in want.items():
+        try:
+            r = pifirmware.firmware_overlays(config, model, panel, files)
+        except ValueError as e:
+            problems.append(str(e)); continue
+        got[(model, panel)] = [o for o, _ in r["overlays"]]
+        if r["missing"] or r["overlay_map"]:
+            problems.append(f"{model}: missing {r['missing']}, overlay_map {r['overlay_map']}")
+    check("Pi card: config.txt as the firmware reads it applies the panel's overlay on a Pi 4 with the panel only "
+          "(Pi 4 without, Pi 400, CM4: no display detection there; Pi 5: DSI on RP1, which Debian's kernel cannot "
+          "drive: none), from the partition's overlays/ (no os_prefix, no overlay_map)",
+          not problems and all(got.get(k) == v for k, v in want.items()),
+          "; ".join(f"{m}{' +panel' if p else ''}: {got.get((m, p))}" for m, p in want) + (f"; {problems}" if problems else ""))
