@@ -62,11 +62,18 @@ impl Layer {
     ) -> Result<Layer, LexiconError> {
         let bad = |e: fst::Error| LexiconError::BadFst { path: path.clone(), problem: e.to_string() };
         let set = fst::Set::new(bytes).map_err(bad)?;
+        let pinned = pin.filter(|pin| !pin.fst_sha256.is_empty() && pin.fst_sha256 == sha256);
         // The fst's own checksum over every byte: malformed structure must
-        // never reach a lookup.
-        set.as_fst().verify().map_err(bad)?;
-        let (facts, proof) = match pin {
-            Some(pin) if !pin.fst_sha256.is_empty() && pin.fst_sha256 == sha256 => {
+        // never reach a lookup. Bytes whose SHA-256 is a pinned build's are
+        // that build, whose checksum was checked when it was pinned (the
+        // real-data tests rebuild each pin from its list): a second pass
+        // over them would find nothing the digest has not, and costs a
+        // third of a command-line judge's time.
+        if pinned.is_none() {
+            set.as_fst().verify().map_err(bad)?;
+        }
+        let (facts, proof) = match pinned {
+            Some(pin) => {
                 let facts = ContentFacts {
                     content_sha256: pin.content_sha256.to_string(),
                     fingerprint: pin.fingerprint.parse().map_err(|e| LexiconError::BadFst {

@@ -8,12 +8,13 @@
 //!   read ([`source`]); lookups use only that copy, so nothing done to the
 //!   file afterwards can change a verdict, panic or raise a signal, and
 //!   [`Lexicon::source_changed`] tells the director the file changed.
-//! * The copy is checked as an fst (header and the fst's own checksum,
-//!   `verify()`), and its content is identified: when its SHA-256 equals the
-//!   one this builder produces for a pinned official list
-//!   ([`official::Pin::fst_sha256`]), that proves the content digest in about a
-//!   millisecond; otherwise every word is read back (checking each is 2–15
-//!   letters A–Z) to compute the content digest and fingerprint ([`content`]).
+//! * The copy is checked as an fst and its content is identified: when its
+//!   SHA-256 equals the one this builder produces for a pinned official list
+//!   ([`official::Pin::fst_sha256`]), the bytes are that build (whose own
+//!   checksum a real-data test checks), which proves the content digest in
+//!   about a millisecond; otherwise the fst's own checksum is checked
+//!   (`verify()`) and every word is read back (checking each is 2–15 letters
+//!   A–Z) to compute the content digest and fingerprint ([`content`]).
 //! * Lookups cannot panic: a pinned .fst is byte for byte one this builder
 //!   made; any other has had every reachable node decoded by the full read at
 //!   open (any panic there is caught and reported as Corrupt), and a lookup
