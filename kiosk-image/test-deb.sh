@@ -109,7 +109,7 @@ raspios_route() {  # raspios_route ROOT LOG: after test_in's checks, before its 
         in_root systemctl mask ctrl-alt-del.target &&
         in_root systemctl enable wordjudge.service
     } >>"$log" 2>&1
-    result $? "$S: the guide's steps run offline (apt install ./$(basename "$DEB") polkitd; systemctl set-default multi-user.target, mask ctrl-alt-del.target, enable wordjudge)" "$(tail -n3 "$log")"
+    result $? "$S: the guide's steps work in the root, systemctl offline (apt install ./$(basename "$DEB") polkitd; systemctl set-default multi-user.target, mask ctrl-alt-del.target, enable wordjudge)" "$(tail -n3 "$log")"
 
     out="default $(in_root systemctl get-default 2>/dev/null), wordjudge $(in_root systemctl is-enabled wordjudge.service 2>/dev/null)"
     [ "$out" = "default multi-user.target, wordjudge enabled" ] && [ -L "$ROOT/etc/systemd/system/multi-user.target.wants/wordjudge.service" ]
