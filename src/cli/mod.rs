@@ -11,10 +11,14 @@
 //! runs what needs the GUI and input stack (Slint, libinput, libudev): the
 //! kiosk, screenshots and the USB sticks' root helper. `wordjudge kiosk …`
 //! still works: it executes `wordjudge-kiosk` from the same folder with the
-//! same arguments. The split is made at link time: the GUI commands are
-//! reached only through the [`GuiRunner`] each program's `main` passes in,
-//! so the linker drops them, and the libraries behind them, from
-//! `wordjudge`.
+//! same arguments. The split is made by packages: `wordjudge` is the
+//! workspace's `wordjudge-cli` package (`src/cli/Cargo.toml`), which
+//! compiles the library's core modules itself and names no GUI crate, so
+//! nothing of the GUI stack is linked into it or runs before its `main`
+//! (rustc links every crate a package depends on, constructors included:
+//! src/main.rs says what that cost). The GUI commands are reached only
+//! through the [`GuiRunner`] each program's `main` passes in; only
+//! `wordjudge-kiosk` declares the module that runs them (`gui.rs`).
 
 mod audit;
 mod config;
