@@ -11,7 +11,8 @@
 //!    [`profile`], [`pin`], [`atomic_file`], [`shutdown`], [`bounded`]);
 //!    [`lexicon`], [`gpio`], [`usb`], [`update`], [`guard`]; [`judge`], [`config`]; the audit
 //!    log's format ([`audit`]); its one writer ([`recorder`]) and its
-//!    readers ([`inspect`]);
+//!    readers ([`inspect`]); the fleet's status from the records' journal
+//!    copies ([`fleet`]);
 //! 2. [`kiosk`]: the player-facing flow as a plain state machine, its typed
 //!    port to the world, and the one mapping from state to words;
 //! 3. [`ui`]: the Slint window, which only shows a view and hands keys back;
@@ -27,6 +28,7 @@ pub mod bounded;
 pub mod config;
 pub mod digest;
 pub mod fingerprint;
+pub mod fleet;
 pub mod gpio;
 pub mod guard;
 pub mod judge;

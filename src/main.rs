@@ -40,6 +40,8 @@ mod digest;
 #[allow(unused)]
 mod fingerprint;
 #[allow(unused)]
+mod fleet;
+#[allow(unused)]
 mod gpio;
 #[allow(unused)]
 mod guard;

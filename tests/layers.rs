@@ -24,6 +24,9 @@ const LAYERS: &[&[&str]] = &[
     &["audit"],
     // Writing it; reading it back.
     &["recorder", "inspect"],
+    // The fleet's status from the records' journal copies (their fields, as
+    // the recorder names them).
+    &["fleet"],
     &["kiosk"],
     &["ui"],
     &["app"],

@@ -22,6 +22,7 @@
 
 mod audit;
 mod config;
+mod fleet;
 mod gpio;
 mod judge;
 pub mod kiosk;
@@ -69,6 +70,9 @@ pub(crate) enum Command {
     /// Check the judge button and lamps wiring.
     #[command(subcommand)]
     Gpio(gpio::GpioCommand),
+    /// The stations' status from the journal files they sent (director's laptop).
+    #[command(subcommand)]
+    Fleet(fleet::FleetCommand),
     /// Internal: the kiosk's director-PIN check, run in a child process so
     /// Argon2's work buffer never counts in the kiosk's memory. Reads the
     /// stored hash and the PIN, one per line, on stdin; exit 0 = match.
@@ -158,6 +162,7 @@ pub fn run(gui: GuiRunner) -> ExitCode {
         Command::Audit(command) => audit::run(&context, command),
         Command::Gpio(command) => gpio::run(&context, command),
         Command::Config(command) => config::run(context, command),
+        Command::Fleet(command) => fleet::run(command),
         Command::Kiosk(_) | Command::Screenshot(_) | Command::Stick(_) | Command::CheckPinChild => {
             unreachable!("handled above")
         }

@@ -1,0 +1,485 @@
+//! The fleet's status on the director's laptop: what every station's audit
+//! records say, read from the journal copies the laptop received.
+//!
+//! Each audit record goes to journald with `WORDJUDGE_*` fields
+//! ([`crate::recorder::journal`]); `systemd-journal-remote` on the laptop
+//! keeps each station's in its own journal file. This module is given those
+//! entries as `journalctl -o json` lines ([`Fleet::add_line`]) and knows
+//! nothing else of the journal: it sums them up per station ([`Station`])
+//! and says what it found ([`render`]: a text table, a one-page HTML view).
+//!
+//! What the received records can prove. A journal copy carries the record's
+//! `seq` and `line_sha256` (and its slip `code`) but not `prev`, the hash of
+//! the line before it, nor the line's time and boot fields, so the hash
+//! chain itself is checked only by `wordjudge audit verify` on the station's
+//! audit folder. Checked here, over the records that arrived: no `seq`
+//! missing between two received records, each slip code is the one of its
+//! `line_sha256`, no `seq` received with two different hashes, and no
+//! challenge number missing between two received adjudications unless the
+//! station recorded why (`skipped`, `challenges_lost`).
+
+pub mod render;
+
+use crate::audit::{Body, EventKind, SlipCode};
+use crate::recorder::journal::{AUDIT_FAILING, SYSLOG_IDENTIFIER};
+use crate::recorder::journal_field_name;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// The journal fields this module reads (for `journalctl --output-fields`;
+/// `__REALTIME_TIMESTAMP` always comes).
+pub fn output_fields() -> Vec<String> {
+    let mut fields: Vec<String> = ["_HOSTNAME", "SYSLOG_IDENTIFIER", "PRIORITY", "MESSAGE"].map(String::from).to_vec();
+    for name in [
+        "event",
+        "station",
+        "seq",
+        "challenge",
+        "verdict",
+        "lexicon",
+        "lexicon_fingerprint",
+        "lexicon_status",
+        "audit_written",
+        "line_sha256",
+        "code",
+        "problem",
+        "record",
+    ] {
+        fields.push(journal_field_name(name));
+    }
+    fields
+}
+
+/// Why the entries could not be summed up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FleetError {
+    /// A line that is not a JSON object.
+    NotJson { line: usize, problem: String },
+    /// A wordjudge record with a field that does not have its form.
+    BadField { line: usize, station: String, field: String, value: String, expected: &'static str },
+    /// No wordjudge audit record among the entries.
+    NoRecords { entries: usize },
+}
+
+impl fmt::Display for FleetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FleetError::NotJson { line, problem } => {
+                write!(f, "entry {line} is not a journal entry in JSON ({problem}); is this `journalctl -o json` output?")
+            }
+            FleetError::BadField { line, station, field, value, expected } => write!(
+                f,
+                "entry {line} (station {}) has {field}={}, which is not {expected}: was it written by wordjudge?",
+                crate::word::quote(station),
+                crate::word::quote(value)
+            ),
+            FleetError::NoRecords { entries } => write!(
+                f,
+                "no wordjudge audit record among the {entries} journal entries read (none has \
+                 SYSLOG_IDENTIFIER={SYSLOG_IDENTIFIER} with a WORDJUDGE_EVENT): no station has sent any here"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FleetError {}
+
+/// A challenge number range, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range(pub u64, pub u64);
+
+impl fmt::Display for Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 == self.1 {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{}-{}", self.0, self.1)
+        }
+    }
+}
+
+/// One thing the received records do not link up on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkBreak {
+    /// Challenge numbers between two received adjudications that never
+    /// arrived and that no record explains.
+    ChallengesMissing(Range),
+    /// A challenge number lower than the one before it.
+    ChallengeWentBack { from: u64, to: u64 },
+    /// Records (`seq`) between two received ones that never arrived.
+    RecordsMissing(Range),
+    /// A `seq` lower than the one before it (another log?).
+    SeqWentBack { from: u64, to: u64 },
+    /// One `seq` received with two different `line_sha256`.
+    TwoHashes { seq: u64 },
+    /// A slip code that is not the one of its `line_sha256`.
+    CodeMismatch { seq: u64 },
+}
+
+impl fmt::Display for LinkBreak {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkBreak::ChallengesMissing(r) => write!(f, "challenge {r} missing"),
+            LinkBreak::ChallengeWentBack { from, to } => write!(f, "challenge numbers went back from {from} to {to}"),
+            LinkBreak::RecordsMissing(r) => write!(f, "record seq {r} missing"),
+            LinkBreak::SeqWentBack { from, to } => write!(f, "record seq went back from {from} to {to}"),
+            LinkBreak::TwoHashes { seq } => write!(f, "record seq {seq} arrived with two different hashes"),
+            LinkBreak::CodeMismatch { seq } => write!(f, "record seq {seq}: its slip code is not its hash's"),
+        }
+    }
+}
+
+/// A station's state as its records leave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Service {
+    /// Judging (or nothing says otherwise).
+    In,
+    /// Out of service, and why (the record that said so).
+    Out(String),
+    /// Its last record was a shutdown.
+    Stopped,
+}
+
+/// Verdicts in one hour: (acceptable, unacceptable).
+pub type HourCounts = (u64, u64);
+
+/// One station's summary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Station {
+    /// `WORDJUDGE_STATION`, else the journal's `_HOSTNAME`.
+    pub name: String,
+    /// The hosts its entries came from (more than one is a warning).
+    pub hosts: Vec<String>,
+    /// Wordjudge records received.
+    pub records: u64,
+    /// Time of the last record (microseconds since the epoch, journal time).
+    pub last_seen_us: i64,
+    /// The active lexicon's id, fingerprint and status, as last recorded.
+    pub lexicon: Option<String>,
+    pub fingerprint: Option<String>,
+    pub lexicon_status: Option<String>,
+    /// The event profile, as last recorded.
+    pub profile: Option<String>,
+    /// The last challenge number and when it was recorded.
+    pub last_challenge: Option<(u64, i64)>,
+    pub service: Service,
+    /// Warnings (problem records), oldest first: (time, what).
+    pub warnings: Vec<(i64, String)>,
+    /// Where the received records do not link up.
+    pub breaks: Vec<LinkBreak>,
+    /// Gaps in the challenge numbers that the station's records explain.
+    pub explained: Vec<Range>,
+    /// Received records that carry a `seq` and `line_sha256` (checked).
+    pub sealed: u64,
+    /// Verdicts per hour (hour start, seconds since the epoch).
+    pub per_hour: BTreeMap<i64, HourCounts>,
+    /// Set by [`Fleet::finish`]: other stations judging this lexicon id
+    /// with another fingerprint (name, fingerprint).
+    pub mismatch: Vec<(String, String)>,
+    // Chain-check state.
+    last_seq: Option<(u64, String)>,
+    last_number: Option<u64>,
+    lost: Vec<Range>,
+}
+
+impl Station {
+    fn new(name: String) -> Station {
+        Station {
+            name,
+            hosts: Vec::new(),
+            records: 0,
+            last_seen_us: 0,
+            lexicon: None,
+            fingerprint: None,
+            lexicon_status: None,
+            profile: None,
+            last_challenge: None,
+            service: Service::In,
+            warnings: Vec::new(),
+            breaks: Vec::new(),
+            explained: Vec::new(),
+            sealed: 0,
+            per_hour: BTreeMap::new(),
+            mismatch: Vec::new(),
+            last_seq: None,
+            last_number: None,
+            lost: Vec::new(),
+        }
+    }
+
+    /// Whether the station's lexicon is one it should not judge with: a
+    /// status that failed its check, or another fingerprint than the other
+    /// stations with the same lexicon id.
+    pub fn wrong_lexicon(&self) -> bool {
+        use crate::lexicon::Status;
+        let failed = [Status::Mismatch, Status::Corrupt, Status::Missing].map(Status::label);
+        !self.mismatch.is_empty() || self.lexicon_status.as_deref().is_some_and(|s| failed.contains(&s))
+    }
+
+    /// Whether the tile is red.
+    pub fn alarm(&self) -> bool {
+        matches!(self.service, Service::Out(_)) || self.wrong_lexicon()
+    }
+
+    fn seal(&mut self, seq: u64, hash: &str, code: Option<&str>) {
+        self.sealed += 1;
+        if let Some(code) = code {
+            if SlipCode::of_line_hash(hash).map(|c| c.to_string()).as_deref() != Some(code) {
+                self.breaks.push(LinkBreak::CodeMismatch { seq });
+            }
+        }
+        match &self.last_seq {
+            Some((last, last_hash)) if *last == seq => {
+                if last_hash != hash {
+                    self.breaks.push(LinkBreak::TwoHashes { seq });
+                }
+                return;
+            }
+            Some((last, _)) if seq < *last => self.breaks.push(LinkBreak::SeqWentBack { from: *last, to: seq }),
+            Some((last, _)) if seq > last + 1 => self.breaks.push(LinkBreak::RecordsMissing(Range(last + 1, seq - 1))),
+            _ => {}
+        }
+        self.last_seq = Some((seq, hash.to_string()));
+    }
+
+    fn number(&mut self, n: u64, skipped: &[[u64; 2]]) {
+        let Some(last) = self.last_number else {
+            self.last_number = Some(n);
+            return;
+        };
+        if n == last {
+            return; // the same record again (a held copy written later)
+        }
+        if n < last {
+            self.breaks.push(LinkBreak::ChallengeWentBack { from: last, to: n });
+        } else if n > last + 1 {
+            // What the station said of the numbers between, one by one.
+            let said = |k: u64| {
+                skipped.iter().any(|[a, b]| (*a..=*b).contains(&k)) || self.lost.iter().any(|r| (r.0..=r.1).contains(&k))
+            };
+            let mut k = last + 1;
+            while k < n {
+                let start = k;
+                let explained = said(k);
+                while k < n && said(k) == explained {
+                    k += 1;
+                }
+                let range = Range(start, k - 1);
+                if explained {
+                    self.explained.push(range);
+                } else {
+                    self.breaks.push(LinkBreak::ChallengesMissing(range));
+                }
+            }
+        }
+        self.last_number = Some(n);
+    }
+}
+
+/// The fleet as the entries given so far describe it.
+#[derive(Debug, Default)]
+pub struct Fleet {
+    stations: BTreeMap<String, Station>,
+    entries: usize,
+    lines: usize,
+}
+
+/// Every station, by name, with the lexicon mismatches marked.
+#[derive(Debug, Clone)]
+pub struct Status {
+    pub stations: Vec<Station>,
+    /// Journal entries read (wordjudge's and others).
+    pub entries: usize,
+}
+
+/// A journal field's value as text: journalctl writes a string, an array
+/// of bytes (a value that is not printable UTF-8) or an array of values (a
+/// field given more than once: the last counts).
+fn text(value: &serde_json::Value) -> Option<String> {
+    match value {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Array(items) if items.iter().all(|i| i.is_u64()) => {
+            let bytes: Vec<u8> = items.iter().filter_map(|i| i.as_u64()).map(|b| b as u8).collect();
+            Some(String::from_utf8_lossy(&bytes).into_owned())
+        }
+        serde_json::Value::Array(items) => items.last().and_then(text),
+        _ => None,
+    }
+}
+
+impl Fleet {
+    pub fn new() -> Fleet {
+        Fleet::default()
+    }
+
+    /// Adds one `journalctl -o json` line. Entries that are not wordjudge
+    /// audit records are counted and passed over.
+    pub fn add_line(&mut self, line: &str) -> Result<(), FleetError> {
+        self.lines += 1;
+        let number = self.lines;
+        if line.trim().is_empty() {
+            return Ok(());
+        }
+        self.entries += 1;
+        let entry: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(line).map_err(|e| FleetError::NotJson { line: number, problem: e.to_string() })?;
+        let field = |name: &str| entry.get(name).and_then(text);
+        let wj = |name: &str| field(&journal_field_name(name));
+        if field("SYSLOG_IDENTIFIER").as_deref() != Some(SYSLOG_IDENTIFIER) {
+            return Ok(());
+        }
+        let Some(event) = wj("event") else { return Ok(()) };
+        let name = wj("station").filter(|s| !s.is_empty()).or_else(|| field("_HOSTNAME")).unwrap_or_else(|| "(no name)".into());
+        let bad = |field: &str, value: String, expected: &'static str| FleetError::BadField {
+            line: number,
+            station: name.clone(),
+            field: field.to_string(),
+            value,
+            expected,
+        };
+        let num = |n: &str, what: &'static str| -> Result<Option<u64>, FleetError> {
+            match wj(n) {
+                None => Ok(None),
+                Some(v) => v.parse().map(Some).map_err(|_| bad(&journal_field_name(n), v, what)),
+            }
+        };
+        let time = match field("__REALTIME_TIMESTAMP") {
+            None => return Err(bad("__REALTIME_TIMESTAMP", String::new(), "a time in microseconds")),
+            Some(v) => v.parse::<i64>().map_err(|_| bad("__REALTIME_TIMESTAMP", v, "a time in microseconds"))?,
+        };
+        let seq = num("seq", "a record number")?;
+        let challenge = num("challenge", "a challenge number")?;
+        let hash = wj("line_sha256");
+        if let Some(h) = &hash {
+            if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(bad(&journal_field_name("line_sha256"), h.clone(), "a SHA-256 in hex"));
+            }
+        }
+        let body = match wj("record").filter(|r| !r.is_empty()) {
+            None => None,
+            Some(r) => {
+                Some(serde_json::from_str::<Body>(&r).map_err(|_| bad(&journal_field_name("record"), r, "a record in JSON"))?)
+            }
+        };
+        let adjudication = body.as_ref().and_then(Body::adjudication);
+        let verdict = wj("verdict");
+        if event == EventKind::Adjudication.as_str() {
+            if challenge.is_none() {
+                return Err(bad(&journal_field_name("challenge"), String::new(), "a challenge number"));
+            }
+            if let Some(v) = &verdict {
+                if v != "ACCEPTABLE" && v != "UNACCEPTABLE" {
+                    return Err(bad(&journal_field_name("verdict"), v.clone(), "ACCEPTABLE or UNACCEPTABLE"));
+                }
+            }
+        }
+        let priority = field("PRIORITY").and_then(|p| p.parse::<u8>().ok());
+        let message = field("MESSAGE").unwrap_or_else(|| event.clone());
+        let problem = wj("problem");
+
+        let station = self.stations.entry(name.clone()).or_insert_with(|| Station::new(name.clone()));
+        station.records += 1;
+        station.last_seen_us = station.last_seen_us.max(time);
+        if let Some(host) = field("_HOSTNAME") {
+            if !station.hosts.contains(&host) {
+                station.hosts.push(host);
+            }
+        }
+        if let (Some(seq), Some(hash)) = (seq, &hash) {
+            station.seal(seq, hash, wj("code").as_deref());
+        }
+        if wj("audit_written").as_deref() == Some("false") && event != AUDIT_FAILING {
+            station.warnings.push((time, format!("not in the audit file (the log was failing): {message}")));
+        }
+        let problem_event = body.as_ref().and_then(Body::event).is_some_and(|e| e.is_problem());
+        if problem_event || priority.is_some_and(|p| p <= 4) || event == AUDIT_FAILING {
+            station.warnings.push((time, message.clone()));
+        }
+        match EventKind::parse(&event) {
+            Some(EventKind::Adjudication) => {
+                let n = challenge.unwrap_or_default();
+                let skipped = adjudication.map(|a| a.skipped.clone()).unwrap_or_default();
+                station.number(n, &skipped);
+                if station.last_challenge.is_none_or(|(last, _)| n >= last) {
+                    station.last_challenge = Some((n, time));
+                }
+                station.lexicon = wj("lexicon").or(station.lexicon.take());
+                station.fingerprint = wj("lexicon_fingerprint").or(station.fingerprint.take());
+                station.lexicon_status = wj("lexicon_status").or(station.lexicon_status.take());
+                if let Some(profile) = adjudication.and_then(|a| a.profile.clone()) {
+                    station.profile = Some(profile);
+                }
+                let hour = time.div_euclid(3_600_000_000) * 3600;
+                let counts = station.per_hour.entry(hour).or_default();
+                match verdict.as_deref() {
+                    Some("ACCEPTABLE") => counts.0 += 1,
+                    Some(_) => counts.1 += 1,
+                    None => {}
+                }
+                station.service = Service::In;
+            }
+            Some(EventKind::LexiconOpened) => {
+                station.lexicon = wj("lexicon");
+                station.fingerprint = wj("lexicon_fingerprint");
+                station.lexicon_status = wj("lexicon_status");
+                station.service = match &problem {
+                    Some(p) => Service::Out(format!("lexicon {}: {p}", station.lexicon.as_deref().unwrap_or("?"))),
+                    None => Service::In,
+                };
+            }
+            Some(EventKind::LexiconSwitched) => {
+                station.lexicon = wj("lexicon");
+                station.fingerprint = None;
+                station.lexicon_status = None;
+            }
+            Some(EventKind::ProfileSwitched) => {
+                if let Some(crate::audit::AuditEvent::ProfileSwitched { to, .. }) = body.as_ref().and_then(Body::event) {
+                    station.profile = Some(to.clone());
+                }
+            }
+            Some(EventKind::ChallengesLost) => {
+                if let Some(crate::audit::AuditEvent::ChallengesLost { first, last, .. }) = body.as_ref().and_then(Body::event) {
+                    station.lost.push(Range(*first, *last));
+                }
+            }
+            Some(EventKind::DisplayProblem) | Some(EventKind::JudgingFault) => {
+                station.service = Service::Out(message.clone());
+            }
+            Some(EventKind::Startup) => station.service = Service::In,
+            Some(EventKind::Shutdown) => station.service = Service::Stopped,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The summary, with the lexicon mismatches between stations marked; an
+    /// error when no wordjudge record was among the entries.
+    pub fn finish(self) -> Result<Status, FleetError> {
+        let mut stations: Vec<Station> = self.stations.into_values().collect();
+        if stations.is_empty() {
+            return Err(FleetError::NoRecords { entries: self.entries });
+        }
+        let seen: Vec<(String, String, String)> = stations
+            .iter()
+            .filter_map(|s| Some((s.name.clone(), s.lexicon.clone()?, s.fingerprint.clone()?)))
+            .collect();
+        for station in &mut stations {
+            let (Some(id), Some(own)) = (&station.lexicon, &station.fingerprint) else { continue };
+            station.mismatch = seen
+                .iter()
+                .filter(|(name, lexicon, fingerprint)| *name != station.name && lexicon == id && fingerprint != own)
+                .map(|(name, _, fingerprint)| (name.clone(), fingerprint.clone()))
+                .collect();
+        }
+        Ok(Status { stations, entries: self.entries })
+    }
+}
+
+/// Sums up `lines` of `journalctl -o json` output.
+pub fn status_of<'a>(lines: impl IntoIterator<Item = &'a str>) -> Result<Status, FleetError> {
+    let mut fleet = Fleet::new();
+    for line in lines {
+        fleet.add_line(line)?;
+    }
+    fleet.finish()
+}

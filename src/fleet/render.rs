@@ -1,0 +1,269 @@
+//! The fleet's status for people: a text table (one line per station) and a
+//! one-page HTML view (a tile per station, red when it is out of service or
+//! judges with a wrong lexicon, its verdicts per hour). Every string from
+//! the journal is cut and escaped ([`crate::word::printable`]: no control
+//! character reaches a terminal) and, in the page, HTML-escaped
+//! ([`html_escape`]). The page is self-contained: inline CSS, no script, no
+//! external address.
+
+use super::{LinkBreak, Service, Station, Status};
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+use std::fmt::Write as _;
+
+/// Characters of a journal string shown, at most.
+const SHOWN: usize = 60;
+
+/// `text` from the journal, escaped and cut for a line or a tile.
+fn shown(text: &str) -> String {
+    crate::word::printable(text, SHOWN)
+}
+
+/// `text` with `&`, `<`, `>`, `"` and `'` written as HTML entities.
+pub fn html_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A journal time (µs) in `tz`: the time of day when it is `now`'s date,
+/// else the date and time; with how long before `now` it was.
+pub fn when(us: i64, now: Timestamp, tz: &TimeZone) -> String {
+    let Ok(t) = Timestamp::from_microsecond(us) else { return format!("@{us}µs") };
+    let (at, today) = (t.to_zoned(tz.clone()), now.to_zoned(tz.clone()));
+    let clock = if at.date() == today.date() { at.strftime("%H:%M:%S") } else { at.strftime("%Y-%m-%d %H:%M") };
+    let ago = now.as_second() - t.as_second();
+    let ago = match ago {
+        i64::MIN..=-1 => "in the future".to_string(),
+        0..=59 => format!("{ago} s ago"),
+        60..=3599 => format!("{} min ago", ago / 60),
+        3600..=86_399 => format!("{} h {} min ago", ago / 3600, ago % 3600 / 60),
+        _ => format!("{} days ago", ago / 86_400),
+    };
+    format!("{clock} ({ago})")
+}
+
+/// What the LINKS column says.
+pub fn links(station: &Station) -> String {
+    let mut text = if station.breaks.is_empty() && station.sealed == 0 {
+        "ok (no record with a seq received)".to_string()
+    } else if station.breaks.is_empty() {
+        format!("ok over {} records", station.sealed)
+    } else {
+        let breaks: Vec<String> = station.breaks.iter().map(LinkBreak::to_string).collect();
+        format!("BROKEN: {}", breaks.join("; "))
+    };
+    if !station.explained.is_empty() {
+        let ranges: Vec<String> = station.explained.iter().map(ToString::to_string).collect();
+        let _ = write!(text, " (challenge {} not used, recorded)", ranges.join(", "));
+    }
+    text
+}
+
+/// What the STATE column says: in service or why not, lexicon problems,
+/// warnings.
+pub fn state(station: &Station) -> String {
+    let mut parts = vec![match &station.service {
+        Service::In => "in service".to_string(),
+        Service::Out(why) => format!("OUT OF SERVICE: {}", shown(why)),
+        Service::Stopped => "shut down".to_string(),
+    }];
+    for (other, fingerprint) in &station.mismatch {
+        parts.push(format!("LEXICON MISMATCH: {} has {}", shown(other), shown(fingerprint)));
+    }
+    if station.mismatch.is_empty() && station.wrong_lexicon() {
+        parts.push(format!("WRONG LEXICON: {}", shown(station.lexicon_status.as_deref().unwrap_or(""))));
+    }
+    if station.hosts.len() > 1 {
+        let hosts: Vec<String> = station.hosts.iter().map(|h| shown(h)).collect();
+        parts.push(format!("records from {} hosts: {}", hosts.len(), hosts.join(", ")));
+    }
+    match station.warnings.last() {
+        None => {}
+        Some((_, last)) => parts.push(format!("{} warning(s), last: {}", station.warnings.len(), shown(last))),
+    }
+    parts.join("; ")
+}
+
+fn or_dash(value: Option<&str>) -> String {
+    value.map(shown).unwrap_or_else(|| "-".into())
+}
+
+/// One station's columns, in the table's order.
+fn columns(station: &Station, now: Timestamp, tz: &TimeZone) -> [String; 8] {
+    [
+        shown(&station.name),
+        when(station.last_seen_us, now, tz),
+        or_dash(station.lexicon.as_deref()),
+        or_dash(station.fingerprint.as_deref()),
+        or_dash(station.profile.as_deref()),
+        match station.last_challenge {
+            Some((n, at)) => format!("#{n} at {}", when(at, now, tz)),
+            None => "-".into(),
+        },
+        links(station),
+        state(station),
+    ]
+}
+
+const HEADINGS: [&str; 8] = ["STATION", "LAST SEEN", "LEXICON", "FINGERPRINT", "PROFILE", "LAST CHALLENGE", "LINKS", "STATE"];
+
+/// The note under the table: what the link check covers.
+pub const LINKS_NOTE: &str = "LINKS checks the records that arrived: no record (seq) and no challenge number missing \
+between two of them, each slip code the one of its line hash, no seq with two hashes. The journal copy has no `prev` \
+hash: `wordjudge audit verify` on the station's audit folder checks the chain itself.";
+
+/// The text view: a heading line, one line per station, the mismatches and
+/// the note.
+pub fn text(status: &Status, now: Timestamp, tz: &TimeZone) -> String {
+    let rows: Vec<[String; 8]> = status.stations.iter().map(|s| columns(s, now, tz)).collect();
+    let mut widths = HEADINGS.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut out = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                out.push_str(cell);
+            } else {
+                let _ = write!(out, "{cell:<w$}  ", w = widths[i]);
+            }
+        }
+        out.trim_end().to_string() + "\n"
+    };
+    let mut out = format!(
+        "fleet status at {}: {} station(s), {} journal entries read\n",
+        now.to_zoned(tz.clone()).strftime("%Y-%m-%d %H:%M:%S %Z"),
+        status.stations.len(),
+        status.entries
+    );
+    out.push_str(&line(&HEADINGS.map(String::from)));
+    for row in &rows {
+        out.push_str(&line(row));
+    }
+    for m in mismatches(status) {
+        let _ = writeln!(out, "{m}");
+    }
+    let _ = writeln!(out, "{LINKS_NOTE}");
+    out
+}
+
+/// One line per lexicon id judged with more than one fingerprint.
+pub fn mismatches(status: &Status) -> Vec<String> {
+    let mut by_id: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
+    for s in status.stations.iter().filter(|s| !s.mismatch.is_empty()) {
+        let (Some(id), Some(fp)) = (&s.lexicon, &s.fingerprint) else { continue };
+        by_id.entry(id).or_default().push(format!("{} at {}", shown(fp), shown(&s.name)));
+    }
+    by_id
+        .into_iter()
+        .map(|(id, at)| format!("LEXICON MISMATCH: {} is judged with different word lists: {}", shown(id), at.join(", ")))
+        .collect()
+}
+
+const CSS: &str = "body{font-family:sans-serif;margin:1em;background:#f4f4f4;color:#111}\
+h1{font-size:1.4em;margin:0 0 .2em}p.at{margin:0 0 1em;color:#444}\
+.tiles{display:flex;flex-wrap:wrap;gap:1em}\
+.tile{background:#fff;border:3px solid #2e7d32;border-radius:8px;padding:.6em .9em;width:22em}\
+.tile.alarm{border-color:#c62828;background:#ffebee}\
+.tile h2{margin:0 0 .3em;font-size:1.2em}.tile.alarm h2{color:#c62828}\
+dl{display:grid;grid-template-columns:auto 1fr;gap:.1em .6em;margin:0 0 .5em}dt{color:#555}dd{margin:0;overflow-wrap:anywhere}\
+.bad{color:#c62828;font-weight:bold}\
+table{border-collapse:collapse;font-size:.9em}td{padding:0 .4em 0 0}\
+.bar{display:inline-block;height:.8em}.a{background:#2e7d32}.u{background:#c62828}\
+p.note,p.mm{max-width:60em;color:#444}p.mm{color:#c62828;font-weight:bold}";
+
+/// The HTML view: one self-contained page.
+pub fn html(status: &Status, now: Timestamp, tz: &TimeZone) -> String {
+    let e = |s: &str| html_escape(s);
+    let mut out = String::new();
+    let at = now.to_zoned(tz.clone()).strftime("%Y-%m-%d %H:%M:%S %Z").to_string();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>wordjudge fleet status</title>\
+         <style>{CSS}</style></head><body>\n<h1>Fleet status</h1><p class=\"at\">at {}: {} station(s)</p>\n",
+        e(&at),
+        status.stations.len()
+    );
+    for m in mismatches(status) {
+        let _ = writeln!(out, "<p class=\"mm\">{}</p>", e(&m));
+    }
+    out.push_str("<div class=\"tiles\">\n");
+    for s in &status.stations {
+        let [name, seen, lexicon, fingerprint, profile, last, links, state] = columns(s, now, tz);
+        let class = if s.alarm() { "tile alarm" } else { "tile" };
+        let bad = |flag: bool| if flag { " class=\"bad\"" } else { "" };
+        let _ = write!(
+            out,
+            "<section class=\"{class}\"><h2>{}</h2><dl>\
+             <dt>Last seen</dt><dd>{}</dd><dt>Lexicon</dt><dd{}>{} {}</dd><dt>Profile</dt><dd>{}</dd>\
+             <dt>Last challenge</dt><dd>{}</dd><dt>Links</dt><dd{}>{}</dd><dt>State</dt><dd{}>{}</dd></dl>",
+            e(&name),
+            e(&seen),
+            bad(s.wrong_lexicon()),
+            e(&lexicon),
+            e(&fingerprint),
+            e(&profile),
+            e(&last),
+            bad(!s.breaks.is_empty()),
+            e(&links),
+            bad(s.alarm()),
+            e(&state)
+        );
+        out.push_str(&hours(s, tz));
+        out.push_str("</section>\n");
+    }
+    let _ = write!(out, "</div>\n<p class=\"note\">{}</p>\n</body></html>\n", e(LINKS_NOTE));
+    out
+}
+
+/// Hours shown on a tile, at most (the latest).
+const HOURS: usize = 8;
+
+/// A tile's verdicts per hour: ✓ and ✗ counts with bars.
+fn hours(station: &Station, tz: &TimeZone) -> String {
+    if station.per_hour.is_empty() {
+        return "<p>No verdicts received.</p>".into();
+    }
+    let latest: Vec<_> = station.per_hour.iter().rev().take(HOURS).collect();
+    let most = latest.iter().map(|(_, (a, u))| a + u).max().unwrap_or(1).max(1);
+    let mut out = String::from("<table><caption>Verdicts per hour</caption>");
+    for (hour, (a, u)) in latest.into_iter().rev() {
+        let label = Timestamp::from_second(*hour)
+            .map(|t| t.to_zoned(tz.clone()).strftime("%m-%d %H:00").to_string())
+            .unwrap_or_default();
+        let width = |n: u64| n * 120 / most;
+        let _ = write!(
+            out,
+            "<tr><td>{label}</td><td>✓ {a}</td><td>✗ {u}</td><td><span class=\"bar a\" style=\"width:{}px\"></span>\
+             <span class=\"bar u\" style=\"width:{}px\"></span></td></tr>",
+            width(*a),
+            width(*u)
+        );
+    }
+    out.push_str("</table>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_escaping_leaves_no_markup() {
+        assert_eq!(html_escape("<b a=\"x\">'&'</b>"), "&lt;b a=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/b&gt;");
+        assert_eq!(html_escape("ÉTÉ ✓"), "ÉTÉ ✓");
+    }
+}
