@@ -74,7 +74,7 @@ pub fn links(station: &Station) -> String {
 pub fn state(station: &Station) -> String {
     let mut parts = vec![match &station.service {
         Service::In => "in service".to_string(),
-        Service::Out(why) => format!("OUT OF SERVICE: {}", shown(why)),
+        Service::Out(why) => format!("OUT OF SERVICE: {}", crate::word::printable(why, 2 * SHOWN)),
         Service::Stopped => "shut down".to_string(),
     }];
     for (other, fingerprint) in &station.mismatch {
@@ -87,9 +87,11 @@ pub fn state(station: &Station) -> String {
         let hosts: Vec<String> = station.hosts.iter().map(|h| shown(h)).collect();
         parts.push(format!("records from {} hosts: {}", hosts.len(), hosts.join(", ")));
     }
-    match station.warnings.last() {
-        None => {}
-        Some((_, last)) => parts.push(format!("{} warning(s), last: {}", station.warnings.len(), shown(last))),
+    match (station.warnings.last(), &station.service) {
+        (None, _) => {}
+        // The out-of-service reason, already said.
+        (Some((_, last)), Service::Out(why)) if last == why => parts.push(format!("{} warning(s)", station.warnings.len())),
+        (Some((_, last)), _) => parts.push(format!("{} warning(s), last: {}", station.warnings.len(), shown(last))),
     }
     parts.join("; ")
 }

@@ -1,0 +1,139 @@
+//! `wordjudge fleet status` on real journal files: the tests write each
+//! station's entries in the Journal Export Format and have
+//! `systemd-journal-remote` turn them into `remote-<host>.journal`, as it
+//! does on the director's laptop (SplitMode=host), then run the built
+//! program over the folder. Named `needs_journal_remote_*`: `.ci/test` runs
+//! them where `/usr/lib/systemd/systemd-journal-remote` is installed
+//! (`.ci/install-deps` installs it).
+
+use crate::support::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use wordjudge::audit::AuditEvent;
+
+pub const JOURNAL_REMOTE: &str = "/usr/lib/systemd/systemd-journal-remote";
+
+/// Writes `station`'s entries to `dir/remote-<host>.journal`.
+pub fn write_journal(dir: &Path, station: &Station) -> PathBuf {
+    assert!(
+        Path::new(JOURNAL_REMOTE).exists(),
+        "{JOURNAL_REMOTE} is missing: install the systemd-journal-remote package (.ci/install-deps does)"
+    );
+    let file = dir.join(format!("remote-{}.journal", station.host));
+    let mut child = Command::new(JOURNAL_REMOTE)
+        .arg(format!("--output={}", file.display()))
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("systemd-journal-remote runs");
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&station.export()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "systemd-journal-remote: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(file.is_file(), "{} written", file.display());
+    file
+}
+
+pub fn fleet_status(args: &[&str]) -> Output {
+    Command::new(crate::built::wordjudge())
+        .args(["fleet", "status", "--now", "2026-11-22T16:00:00Z"])
+        .args(args)
+        .env("TZ", "UTC")
+        .output()
+        .expect("wordjudge runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_two_stations_from_their_journal_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = two_stations();
+    write_journal(dir.path(), &one);
+    write_journal(dir.path(), &two);
+    let html = dir.path().join("fleet.html");
+    let out = fleet_status(&["--dir", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    println!("{stdout}");
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("fleet status at 2026-11-22 16:00:00 UTC: 2 station(s)"), "{stdout}");
+    let a = lines.iter().find(|l| l.starts_with("table-1 ")).expect("a line for table-1");
+    let b = lines.iter().find(|l| l.starts_with("table-2 ")).expect("a line for table-2");
+    for expected in [
+        "CSW21",
+        "0123456789abcdef0123456789abcdef",
+        "NASPA-CSW-5",
+        "#6 at 14:10:07",
+        "BROKEN: record seq 5-6 missing; challenge 3-4 missing",
+        "in service",
+        "LEXICON MISMATCH: table-2 has fedcba9876543210fedcba9876543210",
+    ] {
+        assert!(a.contains(expected), "table-1 has {expected:?}: {a}");
+    }
+    for expected in [
+        "13:10:06 (2 h 49 min ago)",
+        "#2 at 13:10:04",
+        "ok over 5 records",
+        "OUT OF SERVICE: judging with CSW21 failed unexpectedly; out of service: index out of bounds",
+        "LEXICON MISMATCH: table-1 has 0123456789abcdef0123456789abcdef",
+        "1 warning(s)",
+    ] {
+        assert!(b.contains(expected), "table-2 has {expected:?}: {b}");
+    }
+    assert!(stdout.contains("LEXICON MISMATCH: CSW21 is judged with different word lists"), "{stdout}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert_eq!(page.matches("<section class=\"tile alarm\">").count(), 2);
+    assert!(page.contains("table-1") && page.contains("table-2"));
+
+    // One file on its own.
+    let out = fleet_status(&["--file", dir.path().join("remote-wj-02.journal").to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("1 station(s)") && stdout.contains("table-2 ") && !stdout.contains("table-1 "), "{stdout}");
+    assert!(!stdout.contains("MISMATCH"), "one station alone has nothing to differ from: {stdout}");
+}
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_a_journal_without_wordjudge_records_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Station::new("t", "laptop-guest");
+    s.other("sshd", "Accepted publickey for root").other("wordjudge", "the kiosk's own log line, not a record");
+    write_journal(dir.path(), &s);
+    let html = dir.path().join("fleet.html");
+    let out = fleet_status(&["--dir", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("no wordjudge audit record among the 1 journal entries read"), "{stderr}");
+    assert!(!html.exists(), "nothing written");
+}
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_a_malformed_field_is_refused_and_nothing_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, _) = two_stations();
+    write_journal(dir.path(), &one);
+    let mut bad = Station::new("table-9", "wj-09");
+    bad.event(AuditEvent::Startup { version: "0.1.0".into() });
+    bad.judge(&lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified"), &["QI"], true)
+        .set_last("WORDJUDGE_CHALLENGE", "forty-two\nand more");
+    write_journal(dir.path(), &bad);
+    let html = dir.path().join("fleet.html");
+    let out = fleet_status(&["--dir", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(out.stdout.is_empty());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("(station \"table-9\") has WORDJUDGE_CHALLENGE=\"forty-two\\nand more\", which is not a challenge number"),
+        "{stderr}"
+    );
+    assert!(!html.exists(), "nothing written");
+}

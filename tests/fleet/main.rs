@@ -1,0 +1,14 @@
+//! `wordjudge fleet status`: the stations' state from the journal copies of
+//! their audit records, on the director's laptop.
+//!
+//! `status` tests the pure summary (`wordjudge::fleet`) on `journalctl -o
+//! json` lines; `journal_files` writes real journal files with
+//! `systemd-journal-remote` and runs the built program over them; `cli`
+//! checks what it refuses.
+
+#[path = "../common/built.rs"]
+mod built;
+mod cli;
+mod journal_files;
+mod status;
+mod support;

@@ -1,0 +1,246 @@
+//! The pure summary (`wordjudge::fleet`) on `journalctl -o json` lines.
+
+use crate::support::*;
+use wordjudge::audit::{AdjudicationRecord, AuditEvent, Body};
+use wordjudge::fleet::{render, status_of, FleetError, LinkBreak, Range, Service, Status};
+use wordjudge::judge::Verdict;
+use wordjudge::panel::Trigger;
+
+fn status(stations: &[&Station]) -> Result<Status, FleetError> {
+    let lines: Vec<String> = stations.iter().flat_map(|s| s.json_lines()).collect();
+    status_of(lines.iter().map(String::as_str))
+}
+
+fn now() -> jiff::Timestamp {
+    jiff::Timestamp::from_microsecond(START_US + 3 * 3_600_000_000).unwrap()
+}
+
+#[test]
+fn two_stations_a_gap_an_out_of_service_and_a_lexicon_mismatch() {
+    let (one, two) = two_stations();
+    let status = status(&[&one, &two]).unwrap();
+    assert_eq!(status.entries, one.entries.len() + two.entries.len());
+    let [a, b] = &status.stations[..] else { panic!("{status:?}") };
+
+    assert_eq!(a.name, "table-1");
+    assert_eq!(a.hosts, ["wj-01"]);
+    assert_eq!(a.records, 6);
+    assert_eq!(a.lexicon.as_deref(), Some("CSW21"));
+    assert_eq!(a.fingerprint.as_deref(), Some("0123456789abcdef0123456789abcdef"));
+    assert_eq!(a.profile.as_deref(), Some("NASPA-CSW-5"));
+    assert_eq!(a.last_challenge.map(|(n, _)| n), Some(6));
+    assert_eq!(a.service, Service::In);
+    assert_eq!(a.breaks, [LinkBreak::RecordsMissing(Range(5, 6)), LinkBreak::ChallengesMissing(Range(3, 4))]);
+    assert_eq!(a.sealed, 6);
+    assert_eq!(a.mismatch, [("table-2".to_string(), "fedcba9876543210fedcba9876543210".to_string())]);
+    assert!(a.alarm() && a.wrong_lexicon());
+    let verdicts: Vec<(u64, u64)> = a.per_hour.values().copied().collect();
+    assert_eq!(verdicts, [(2, 0), (1, 1)], "13:00 two acceptable; 14:00 one of each");
+
+    assert_eq!(b.name, "table-2");
+    assert_eq!(b.records, 5, "the kernel's and systemd's entries are not the station's records");
+    assert!(b.breaks.is_empty(), "{:?}", b.breaks);
+    assert_eq!(b.last_challenge.map(|(n, _)| n), Some(2));
+    assert_eq!(b.profile, None);
+    match &b.service {
+        Service::Out(why) => assert!(why.contains("index out of bounds"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(b.warnings.len(), 1, "the judging fault");
+    assert_eq!(b.mismatch, [("table-1".to_string(), "0123456789abcdef0123456789abcdef".to_string())]);
+}
+
+#[test]
+fn the_text_has_a_line_per_station_and_says_what_is_wrong() {
+    let (one, two) = two_stations();
+    let status = status(&[&one, &two]).unwrap();
+    let text = render::text(&status, now(), &jiff::tz::TimeZone::UTC);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("fleet status at 2026-11-22 16:00:00 UTC: 2 station(s)"), "{text}");
+    assert!(lines[1].starts_with("STATION") && lines[1].contains("LAST CHALLENGE"), "{text}");
+    let a = lines[2];
+    assert!(a.starts_with("table-1 "), "{a}");
+    assert!(a.contains("14:10:07 (1 h 49 min ago)"), "last seen: {a}");
+    assert!(a.contains("NASPA-CSW-5") && a.contains("#6 at 14:10:07"), "{a}");
+    assert!(a.contains("BROKEN: record seq 5-6 missing; challenge 3-4 missing"), "{a}");
+    assert!(a.contains("LEXICON MISMATCH: table-2 has fedcba9876543210fedcba9876543210"), "{a}");
+    let b = lines[3];
+    assert!(b.starts_with("table-2 ") && b.contains("ok over 5 records"), "{b}");
+    assert!(b.contains("OUT OF SERVICE: judging with CSW21 failed unexpectedly"), "{b}");
+    assert!(b.contains("1 warning(s)"), "{b}");
+    assert!(text.contains("LEXICON MISMATCH: CSW21 is judged with different word lists: 0123456789abcdef0123456789abcdef at table-1, fedcba9876543210fedcba9876543210 at table-2"), "{text}");
+    assert!(text.contains("The journal copy has no `prev` hash"), "{text}");
+}
+
+#[test]
+fn a_gap_the_station_recorded_is_no_break() {
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    let mut s = Station::new("t", "h");
+    s.judge(&csw, &["QI"], true);
+    // Numbers 2 and 3 were reserved by a process that stopped; 4 says so.
+    s.challenge = 4;
+    s.record(Body::Adjudication(AdjudicationRecord {
+        challenge: 4,
+        lexicon: csw.clone(),
+        words: vec!["ZA".into()],
+        verdict: Verdict::Acceptable,
+        per_word: vec![true],
+        trigger: Trigger::Button,
+        repeat_of: None,
+        profile: None,
+        skipped: vec![[2, 3]],
+    }));
+    // 5 and 6 shown while the log failed, their records lost: recorded too.
+    s.event(AuditEvent::ChallengesLost { first: 5, last: 6, since: None });
+    s.challenge = 7;
+    s.judge(&csw, &["XU"], true);
+    // 8 never arrives and nothing explains it.
+    s.lose(1).judge(&csw, &["QIS"], true);
+    let status = status(&[&s]).unwrap();
+    let t = &status.stations[0];
+    assert_eq!(t.explained, [Range(2, 3), Range(5, 6)]);
+    assert_eq!(t.breaks, [LinkBreak::RecordsMissing(Range(5, 5)), LinkBreak::ChallengesMissing(Range(8, 8))]);
+    assert!(t.warnings.iter().any(|(_, w)| w.contains("challenges 5 to 6")), "{:?}", t.warnings);
+    assert!(render::links(t).contains("(challenge 2-3, 5-6 not used, recorded)"), "{}", render::links(t));
+}
+
+#[test]
+fn a_wrong_code_a_second_hash_and_a_seq_going_back_are_breaks() {
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified");
+    let mut s = Station::new("t", "h");
+    s.judge(&csw, &["QI"], true).set_last("WORDJUDGE_CODE", "AAAAAAAA");
+    s.judge(&csw, &["ZA"], true);
+    let again = s.entries.last().unwrap().clone();
+    s.entries.push(again.clone());
+    s.entries.push(again);
+    s.set_last("WORDJUDGE_LINE_SHA256", &"ab".repeat(32)).set_last("WORDJUDGE_CODE", "");
+    s.seq = 1;
+    s.judge(&csw, &["XU"], true);
+    let t = &status(&[&s]).unwrap().stations[0];
+    assert_eq!(
+        t.breaks,
+        [
+            LinkBreak::CodeMismatch { seq: 1 },
+            LinkBreak::CodeMismatch { seq: 2 },
+            LinkBreak::TwoHashes { seq: 2 },
+            LinkBreak::SeqWentBack { from: 2, to: 1 },
+        ]
+    );
+}
+
+#[test]
+fn a_lexicon_that_failed_its_check_is_out_of_service_until_one_opens() {
+    let mut s = Station::new("t", "h");
+    s.event(AuditEvent::LexiconOpened {
+        id: "NWL2023".into(),
+        status: "Mismatch".into(),
+        fingerprint: None,
+        problem: Some("not the pinned word list".into()),
+    });
+    let t = &status(&[&s]).unwrap().stations[0];
+    assert_eq!(t.service, Service::Out("lexicon NWL2023: not the pinned word list".into()));
+    assert!(t.wrong_lexicon() && t.alarm());
+    s.event(AuditEvent::LexiconOpened {
+        id: "NWL2023".into(),
+        status: "Verified official".into(),
+        fingerprint: Some("00112233445566778899aabbccddeeff".into()),
+        problem: None,
+    });
+    let t = &status(&[&s]).unwrap().stations[0];
+    assert_eq!(t.service, Service::In);
+    assert!(!t.alarm());
+}
+
+#[test]
+fn the_station_name_falls_back_to_the_host_and_odd_values_are_read() {
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified");
+    let mut s = Station::new("", "wj-07");
+    s.judge(&csw, &["QI"], true);
+    s.entries.last_mut().unwrap().retain(|(n, _)| n != "WORDJUDGE_STATION");
+    let mut lines = s.json_lines();
+    // journalctl writes a value that is not printable text as an array of
+    // bytes, and a field given twice as an array of values.
+    let mut entry: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    entry["WORDJUDGE_LEXICON"] = serde_json::json!([67, 83, 87, 50, 49, 27]);
+    entry["WORDJUDGE_PROFILE_UNKNOWN"] = serde_json::json!(["a", "b"]);
+    entry["_HOSTNAME"] = serde_json::json!(["old", "wj-07"]);
+    lines[0] = entry.to_string();
+    let status = status_of(lines.iter().map(String::as_str)).unwrap();
+    let t = &status.stations[0];
+    assert_eq!(t.name, "wj-07");
+    assert_eq!(t.lexicon.as_deref(), Some("CSW21\u{1b}"));
+    let text = render::text(&status, now(), &jiff::tz::TimeZone::UTC);
+    assert!(text.contains("CSW21\\u{1b}") && !text.contains('\u{1b}'), "escaped, never sent to the terminal: {text}");
+}
+
+#[test]
+fn bad_input_is_refused_with_what_is_wrong() {
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified");
+    let err = status_of(["{\"MESSAGE\":\"x\"", ""]).unwrap_err();
+    assert!(matches!(err, FleetError::NotJson { line: 1, .. }), "{err:?}");
+    assert!(err.to_string().contains("journalctl -o json"), "{err}");
+
+    let mut s = Station::new("t", "h");
+    s.other("sshd", "Accepted publickey").other("kernel", "eth0 up");
+    let err = status(&[&s]).unwrap_err();
+    assert_eq!(err, FleetError::NoRecords { entries: 2 });
+    assert!(err.to_string().contains("no wordjudge audit record among the 2 journal entries"), "{err}");
+    assert_eq!(status_of([]).unwrap_err(), FleetError::NoRecords { entries: 0 });
+    // A wordjudge entry that is not an audit record (no WORDJUDGE_EVENT).
+    s.other("wordjudge", "kiosk started");
+    assert_eq!(status(&[&s]).unwrap_err(), FleetError::NoRecords { entries: 3 });
+
+    for (field, value, expected) in [
+        ("WORDJUDGE_CHALLENGE", "seven", "a challenge number"),
+        ("WORDJUDGE_SEQ", "-1", "a record number"),
+        ("WORDJUDGE_LINE_SHA256", "abc", "a SHA-256 in hex"),
+        ("WORDJUDGE_VERDICT", "MAYBE", "ACCEPTABLE or UNACCEPTABLE"),
+        ("WORDJUDGE_RECORD", "{\"event\":", "a record in JSON"),
+        ("__REALTIME_TIMESTAMP", "yesterday", "a time in microseconds"),
+    ] {
+        let mut s = Station::new("t<1>", "h");
+        s.judge(&csw, &["QI"], true).set_last(field, value);
+        let err = status(&[&s]).unwrap_err();
+        assert_eq!(
+            err,
+            FleetError::BadField {
+                line: 1,
+                station: "t<1>".into(),
+                field: field.into(),
+                value: value.into(),
+                expected
+            }
+        );
+        assert!(err.to_string().contains(&format!("has {field}=")), "{err}");
+    }
+    let mut s = Station::new("t", "h");
+    s.judge(&csw, &["QI"], true);
+    s.entries[0].retain(|(n, _)| n != "WORDJUDGE_CHALLENGE");
+    assert!(matches!(status(&[&s]).unwrap_err(), FleetError::BadField { expected: "a challenge number", .. }));
+}
+
+#[test]
+fn the_page_escapes_every_journal_string_and_needs_nothing_outside() {
+    let (mut one, two) = two_stations();
+    one.name = "<script>alert('x')</script>".into();
+    for fields in &mut one.entries {
+        for (name, value) in fields.iter_mut() {
+            if name == "WORDJUDGE_STATION" {
+                *value = one.name.clone();
+            }
+        }
+    }
+    one.wait_minutes(1).event(AuditEvent::DisplayProblem { problem: "<img src=http://evil/x.png> & co".into() });
+    let status = status(&[&one, &two]).unwrap();
+    let page = render::html(&status, now(), &jiff::tz::TimeZone::UTC);
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(!page.contains("<script") && !page.contains("<img"), "{page}");
+    assert!(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"), "{page}");
+    assert!(page.contains("&lt;img src=http://evil/x.png&gt; &amp; co"), "{page}");
+    // Self-contained: the only address is the one escaped from the journal.
+    assert_eq!(page.matches("http").count(), 1, "{page}");
+    assert!(!page.contains("<link") && !page.contains("url("), "{page}");
+    assert_eq!(page.matches("<section class=\"tile alarm\">").count(), 2, "both red: out of service, mismatch: {page}");
+    assert!(page.contains("Verdicts per hour") && page.contains("11-22 14:00"), "{page}");
+    assert!(page.contains("✓ 1</td><td>✗ 1"), "{page}");
+}

@@ -1,0 +1,250 @@
+//! Journal entries as a station sends them: the fields
+//! `src/recorder/journal.rs` gives each audit record (`WORDJUDGE_*`, with
+//! `SYSLOG_IDENTIFIER=wordjudge`), the journal's own (`_HOSTNAME`, the
+//! timestamps, `_BOOT_ID`), written as `journalctl -o json` lines or as the
+//! Journal Export Format that `systemd-journal-remote` reads.
+#![allow(dead_code)]
+
+use wordjudge::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, SlipCode};
+use wordjudge::digest::sha256_hex;
+use wordjudge::judge::Verdict;
+use wordjudge::panel::Trigger;
+
+/// 2026-11-22T13:00:00Z in microseconds.
+pub const START_US: i64 = 1_795_352_400_000_000;
+
+pub type Fields = Vec<(String, String)>;
+
+/// A station's journal as the tests write it.
+pub struct Station {
+    pub name: String,
+    pub host: String,
+    boot_id: String,
+    /// The next record's seq and challenge number.
+    pub seq: u64,
+    pub challenge: u64,
+    /// The next entry's time (µs).
+    pub time_us: i64,
+    pub profile: Option<String>,
+    pub entries: Vec<Fields>,
+}
+
+pub fn lexicon(id: &str, fingerprint: &str, status: &str) -> LexiconIdentity {
+    LexiconIdentity {
+        id: id.into(),
+        fingerprint: fingerprint.into(),
+        fst_sha256: vec![sha256_hex(fingerprint.as_bytes())],
+        status: status.into(),
+        content_sha256: Vec::new(),
+        definition_sha256: None,
+        corrections: Vec::new(),
+    }
+}
+
+impl Station {
+    pub fn new(name: &str, host: &str) -> Station {
+        Station {
+            name: name.into(),
+            host: host.into(),
+            boot_id: sha256_hex(host.as_bytes())[..32].to_string(),
+            seq: 1,
+            challenge: 1,
+            time_us: START_US,
+            profile: None,
+            entries: Vec::new(),
+        }
+    }
+
+    /// Moves the clock on.
+    pub fn wait_minutes(&mut self, minutes: i64) -> &mut Self {
+        self.time_us += minutes * 60_000_000;
+        self
+    }
+
+    /// The journal's own fields, and the sender's.
+    fn base(&mut self, identifier: &str, priority: u8, message: &str) -> Fields {
+        let at = self.time_us;
+        self.time_us += 1_000_000;
+        let mono = (at - START_US + 5_000_000) as u64;
+        vec![
+            ("__REALTIME_TIMESTAMP".into(), at.to_string()),
+            ("__MONOTONIC_TIMESTAMP".into(), mono.to_string()),
+            ("_BOOT_ID".into(), self.boot_id.clone()),
+            ("_HOSTNAME".into(), self.host.clone()),
+            ("PRIORITY".into(), priority.to_string()),
+            ("SYSLOG_IDENTIFIER".into(), identifier.into()),
+            ("MESSAGE".into(), message.into()),
+        ]
+    }
+
+    /// An audit record's entry, as `Entry::of` in src/recorder/journal.rs
+    /// makes it: written to the audit file (a seq, a line hash, its code).
+    pub fn record(&mut self, body: Body) -> &mut Self {
+        let fields = self.fields_of(&body, true);
+        self.entries.push(fields);
+        self
+    }
+
+    fn fields_of(&mut self, body: &Body, written: bool) -> Fields {
+        let warn = body.event().is_some_and(|e| e.is_problem());
+        let mut fields = self.base("wordjudge", if warn { 4 } else { 6 }, &body.describe());
+        let mut wj = |name: &str, value: String| fields.push((format!("WORDJUDGE_{name}"), value));
+        wj("EVENT", body.name().into());
+        wj("STATION", self.name.clone());
+        if written {
+            let hash = sha256_hex(format!("{}/{}", self.name, self.seq).as_bytes());
+            wj("SEQ", self.seq.to_string());
+            wj("CODE", SlipCode::of_line_hash(&hash).unwrap().to_string());
+            wj("LINE_SHA256", hash);
+            self.seq += 1;
+        }
+        wj("AUDIT_WRITTEN", written.to_string());
+        match body {
+            Body::Adjudication(a) => {
+                wj("CHALLENGE", a.challenge.to_string());
+                wj("VERDICT", a.verdict.label().into());
+                wj("WORDS", a.words.join(" "));
+                wj("PER_WORD", a.per_word_text());
+                wj("LEXICON", a.lexicon.id.clone());
+                wj("LEXICON_FINGERPRINT", a.lexicon.fingerprint.clone());
+                wj("LEXICON_STATUS", a.lexicon.status.clone());
+                wj("TRIGGER", "keyboard".into());
+            }
+            Body::Event(AuditEvent::LexiconOpened { id, status, fingerprint, problem }) => {
+                wj("LEXICON", id.clone());
+                wj("LEXICON_STATUS", status.clone());
+                if let Some(f) = fingerprint {
+                    wj("LEXICON_FINGERPRINT", f.clone());
+                }
+                if let Some(p) = problem {
+                    wj("PROBLEM", p.clone());
+                }
+            }
+            Body::Event(AuditEvent::JudgingFault { problem, .. })
+            | Body::Event(AuditEvent::DisplayProblem { problem })
+            | Body::Event(AuditEvent::ConfigProblem { problem }) => wj("PROBLEM", problem.clone()),
+            _ => {}
+        }
+        wj("RECORD", serde_json::to_string(body).unwrap());
+        fields
+    }
+
+    pub fn event(&mut self, event: AuditEvent) -> &mut Self {
+        self.record(Body::Event(event))
+    }
+
+    /// An adjudication with the next challenge number.
+    pub fn judge(&mut self, lexicon: &LexiconIdentity, words: &[&str], acceptable: bool) -> &mut Self {
+        let n = self.challenge;
+        self.challenge += 1;
+        self.record(Body::Adjudication(AdjudicationRecord {
+            challenge: n,
+            lexicon: lexicon.clone(),
+            words: words.iter().map(|w| w.to_string()).collect(),
+            verdict: if acceptable { Verdict::Acceptable } else { Verdict::Unacceptable },
+            per_word: words.iter().map(|_| acceptable).collect(),
+            trigger: Trigger::Keyboard,
+            repeat_of: None,
+            profile: self.profile.clone(),
+            skipped: Vec::new(),
+        }))
+    }
+
+    /// `n` adjudications recorded at the station that never reach the
+    /// laptop: their seq and challenge numbers are used up.
+    pub fn lose(&mut self, n: u64) -> &mut Self {
+        self.seq += n;
+        self.challenge += n;
+        self.time_us += n as i64 * 1_000_000;
+        self
+    }
+
+    /// A journal entry of another program on the station.
+    pub fn other(&mut self, identifier: &str, message: &str) -> &mut Self {
+        let fields = self.base(identifier, 6, message);
+        self.entries.push(fields);
+        self
+    }
+
+    /// A field of the last entry set to `value` (added when missing).
+    pub fn set_last(&mut self, name: &str, value: &str) -> &mut Self {
+        let last = self.entries.last_mut().expect("an entry");
+        match last.iter_mut().find(|(n, _)| n == name) {
+            Some(field) => field.1 = value.into(),
+            None => last.push((name.into(), value.into())),
+        }
+        self
+    }
+
+    /// The entries as `journalctl -o json` prints them.
+    pub fn json_lines(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .map(|fields| {
+                let map: serde_json::Map<String, serde_json::Value> =
+                    fields.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect();
+                serde_json::Value::Object(map).to_string()
+            })
+            .collect()
+    }
+
+    /// The entries in the Journal Export Format: `NAME=value` lines, or for
+    /// a value with a newline the name, a little-endian 64-bit length and
+    /// the bytes; a blank line after each entry.
+    pub fn export(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for fields in &self.entries {
+            for (name, value) in fields {
+                if value.contains('\n') {
+                    out.extend_from_slice(name.as_bytes());
+                    out.push(b'\n');
+                    out.extend_from_slice(&(value.len() as u64).to_le_bytes());
+                    out.extend_from_slice(value.as_bytes());
+                    out.push(b'\n');
+                } else {
+                    out.extend_from_slice(format!("{name}={value}\n").as_bytes());
+                }
+            }
+            out.push(b'\n');
+        }
+        out
+    }
+}
+
+/// Two stations judging CSW21 with different word lists: `table-1` lost
+/// challenges 3 and 4 on the way, `table-2` went out of service.
+pub fn two_stations() -> (Station, Station) {
+    let good = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    let other = lexicon("CSW21", "fedcba9876543210fedcba9876543210", "Verified official");
+    let mut one = Station::new("table-1", "wj-01");
+    one.profile = Some("NASPA-CSW-5".into());
+    one.event(AuditEvent::Startup { version: "0.1.0".into() })
+        .event(AuditEvent::LexiconOpened {
+            id: "CSW21".into(),
+            status: "Verified official".into(),
+            fingerprint: Some(good.fingerprint.clone()),
+            problem: None,
+        })
+        .judge(&good, &["QI"], true)
+        .wait_minutes(20)
+        .judge(&good, &["ZA", "XU"], true)
+        .lose(2)
+        .wait_minutes(50)
+        .judge(&good, &["QIS"], true)
+        .judge(&good, &["ZZZ"], false);
+    let mut two = Station::new("table-2", "wj-02");
+    two.other("kernel", "usb 1-1: new device")
+        .event(AuditEvent::Startup { version: "0.1.0".into() })
+        .event(AuditEvent::LexiconOpened {
+            id: "CSW21".into(),
+            status: "Verified official".into(),
+            fingerprint: Some(other.fingerprint.clone()),
+            problem: None,
+        })
+        .judge(&other, &["CAT"], true)
+        .wait_minutes(10)
+        .judge(&other, &["XQZT"], false)
+        .other("systemd", "Started something.")
+        .event(AuditEvent::JudgingFault { lexicon: "CSW21".into(), problem: "index out of bounds".into() });
+    (one, two)
+}
