@@ -137,3 +137,16 @@ fn needs_journal_remote_a_malformed_field_is_refused_and_nothing_written() {
     );
     assert!(!html.exists(), "nothing written");
 }
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_the_real_recorders_records_link_up_through_a_journal_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write_journal(dir.path(), &crate::recorded::recorded_station());
+    let out = fleet_status(&["--dir", dir.path().to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let line = stdout.lines().find(|l| l.starts_with("Table 7 ")).expect("a line for Table 7");
+    assert!(line.contains(" DEMO ") && line.contains("#3 at 13:00:") && line.contains("ok over 5 records"), "{line}");
+    assert!(line.contains("in service; 1 warning(s), last: director PIN refused (1 failures)"), "{line}");
+}

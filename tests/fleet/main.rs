@@ -10,5 +10,6 @@
 mod built;
 mod cli;
 mod journal_files;
+mod recorded;
 mod status;
 mod support;

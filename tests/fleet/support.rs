@@ -159,6 +159,14 @@ impl Station {
         self
     }
 
+    /// An entry of `identifier` with these fields besides the journal's own.
+    pub fn push(&mut self, identifier: &str, priority: u8, message: &str, fields: Fields) -> &mut Self {
+        let mut entry = self.base(identifier, priority, message);
+        entry.extend(fields);
+        self.entries.push(entry);
+        self
+    }
+
     /// A journal entry of another program on the station.
     pub fn other(&mut self, identifier: &str, message: &str) -> &mut Self {
         let fields = self.base(identifier, 6, message);
