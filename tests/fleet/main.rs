@@ -8,6 +8,7 @@
 
 #[path = "../common/built.rs"]
 mod built;
+mod browser;
 mod cli;
 mod journal_files;
 mod recorded;
