@@ -483,3 +483,29 @@ pub fn status_of<'a>(lines: impl IntoIterator<Item = &'a str>) -> Result<Status,
     }
     fleet.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fields_read_are_the_recorders_names() {
+        let fields = output_fields();
+        for name in ["WORDJUDGE_EVENT", "WORDJUDGE_CHALLENGE", "WORDJUDGE_LINE_SHA256", "WORDJUDGE_RECORD", "_HOSTNAME"] {
+            assert!(fields.iter().any(|f| f == name), "{name} in {fields:?}");
+        }
+        assert_eq!(Range(3, 4).to_string(), "3-4");
+        assert_eq!(Range(5, 5).to_string(), "5");
+    }
+
+    #[test]
+    fn a_number_seen_again_is_no_gap_and_a_jump_is_split_by_what_was_recorded() {
+        let mut s = Station::new("t".into());
+        s.lost.push(Range(4, 4));
+        for n in [1, 1, 2, 6] {
+            s.number(n, &[[5, 5]]);
+        }
+        assert_eq!(s.breaks, [LinkBreak::ChallengesMissing(Range(3, 3))]);
+        assert_eq!(s.explained, [Range(4, 5)]);
+    }
+}
