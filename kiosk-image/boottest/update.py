@@ -13,6 +13,9 @@ as the firmware would: pifirmware, VM), tested the way they break:
           partition is the same; a new challenge is numbered above every one before;
           then a bundle whose kiosk cannot start goes into A, its trial boot fails three
           kiosk starts, the boot check marks it bad and the station is back on B by itself;
+          (amd64, downgrade_with_pin) then the image's own, older release from the director
+          menu: a wrong PIN installs nothing, the director PIN installs it, and the station
+          restarts into A on the older release;
   boot 5 (arm64, update_trial_cut): the good bundle into A again, and the power cut during
           A's one try, before it is marked good: the next start finds the try spent, marks
           A bad and is back on B (the one-shot the Pi's back-end keeps itself).
@@ -106,6 +109,11 @@ def make_bundles():
                                            f"write {broken} /usr/bin/wordjudge-kiosk",
                                            "sif /usr/bin/wordjudge-kiosk mode 0100755"))
     bundles["wrongarch"] = bundle("wrongarch", os.path.join(out, "rootfs-good.ext4"), COMPATIBLE=f"wordjudge-{OTHER_ARCH}")
+    if ARCH == "amd64":
+        # The release the image has, for the downgrade at the end (downgrade_with_pin): once
+        # the station runs the good bundle's, this one is OLDER. The PC only: its boot test
+        # runs beside the cross-build, which takes longer, so the step costs no CI time.
+        bundles["old"] = bundle("old", variant("old", versions["base"]))
     # Signed by a key the station does not trust: the good bundle, re-signed.
     bundles["wrongkey"] = os.path.join(out, "wrongkey.raucb")
     subprocess.run(["rauc", f"--keyring={env['UPDATE_CERT']}", f"--signing-keyring={os.path.join(work, 'other-cert.pem')}",
@@ -115,7 +123,7 @@ def make_bundles():
     bundles["truncated"] = os.path.join(out, "truncated.raucb")
     with open(bundles["good"], "rb") as src, open(bundles["truncated"], "wb") as dst:
         dst.write(src.read(os.path.getsize(bundles["good"]) // 2))
-    for name in ("good", "bad", "wrongarch"):
+    for name in ("good", "bad", "wrongarch", "old"):
         os.unlink(os.path.join(out, f"rootfs-{name}.ext4")) if os.path.exists(os.path.join(out, f"rootfs-{name}.ext4")) else None
     check("update bundles built from the image's root filesystem (build-bundle.sh), one re-signed by another key, one cut short",
           all(os.path.getsize(p) > 0 for p in bundles.values()),
@@ -124,7 +132,10 @@ def make_bundles():
     # with only the good or only the bad bundle (for the director menu, which offers the
     # newest bundle a stick holds).
     sticks = {}
-    for label, names in (("WJUPDATE", list(bundles)), ("WJGOOD", ["good"]), ("WJBAD", ["bad"])):
+    labels = [("WJUPDATE", [n for n in bundles if n != "old"]), ("WJGOOD", ["good"]), ("WJBAD", ["bad"])]
+    if "old" in bundles:
+        labels.append(("WJOLD", ["old"]))
+    for label, names in labels:
         stick_dir = os.path.join(out, "stick")
         os.makedirs(stick_dir)
         for name in names:
@@ -373,6 +384,62 @@ def update_install(vm, bundles, versions, sticks, before_cut):
     check("the kiosk records the rollback: audit update_outcome rolled-back, naming the release",
           t_out is not None and "rolled-back" in outcome and versions["bad"] in outcome, outcome[-200:])
     judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE after the rollback")
+    if "WJOLD" in sticks:
+        downgrade_with_pin(vm, sticks["WJOLD"], versions)
+
+
+def audit_count(vm, event):
+    """How many records of `event` the station's audit log holds."""
+    rc, out = vm.sh(f"cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -cF '\"event\":\"{event}\"'")
+    return int(out) if out.strip().isdigit() else -1
+
+
+def downgrade_with_pin(vm, stick, versions):
+    """The PC, on slot B with the good release after the rollback: the director offers the
+    image's own, OLDER release. ENTER at the preview asks for the director PIN again; a
+    wrong PIN installs nothing (a pin_refused record, no update_started); the right one
+    installs it (update_started with downgrade true, then update_installed), and the
+    station restarts into slot A on the older release."""
+    vm.plug("upd6", stick)
+    seen, props = wait_stick_seen(vm, "WJOLD")
+    if not check("stick WJOLD plugged in: udev marks it WORDJUDGE_STICK=1", seen, props):
+        return
+    refused, started, installed = (audit_count(vm, e) for e in ("pin_refused", "update_started", "update_installed"))
+    n_ready = vm.console_text().count(READY)
+    open_director_menu(vm)
+    time.sleep(12)  # the menu reads the stick's bundle in the background and offers it
+    menu_top(vm)
+    n_checked = journal_count(vm, "copied and checked")
+    vm.keys("down", "down", "ret")
+    waited, line = wait_journal(vm, "copied and checked", n_checked, timeout=300)
+    time.sleep(2)
+    vm.screen("downgrade-preview")
+    vm.keys("ret")  # the preview's ENTER: a downgrade asks for the PIN again
+    time.sleep(1.5)
+    vm.screen("downgrade-pin")
+    vm.keys("1", "1", "1", "1", "ret")
+    time.sleep(3)
+    after = (audit_count(vm, "pin_refused"), audit_count(vm, "update_started"))
+    check(f"a downgrade ({versions['good']} -> {versions['base']}): ENTER at the preview asks for the director PIN "
+          "again, and a wrong one installs nothing (pin_refused recorded, no update_started)",
+          after == (refused + 1, started), f"pin_refused {refused} -> {after[0]}, update_started {started} -> {after[1]}")
+    vm.keys("2", "4", "6", "8", "ret")
+    entered = time.monotonic()
+    t, last = wait_audit(vm, "update_installed", installed + 1, timeout=300)
+    rc, lines = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"update_started\"' | tail -n1")
+    start = json.loads(lines) if lines.startswith("{") else {}
+    check("the director PIN accepts the downgrade: update_started (downgrade true, the older release) then "
+          "update_installed", t is not None and start.get("downgrade") is True and start.get("version") == versions["base"]
+          and versions["base"] in last, f"started: {json.dumps({k: start.get(k) for k in ('version', 'current', 'downgrade')})}; "
+          f"installed after {t if t is None else round(t)} s")
+    restarted = vm.wait_console(READY, count=n_ready + 1, timeout=400) is not None
+    vm.unplug("upd6")
+    rc, cmdline = vm.sh("cat /proc/cmdline")
+    rc, release = vm.sh("sed -n 's/^VERSION=//p' /etc/wordjudge-release")
+    check(f"after the downgrade the station restarts into slot A on release {versions['base']}, kiosk READY",
+          restarted and "rauc.slot=A" in cmdline and release.strip() == versions["base"],
+          f"READY {time.monotonic() - entered:.0f} s after the PIN; slot {'A' if 'rauc.slot=A' in cmdline else cmdline[-40:]}; "
+          f"release {release.strip()}")
 
 
 def update_trial_cut(vm, sticks):
