@@ -425,20 +425,26 @@ def downgrade_with_pin(vm, stick, versions):
           after == (refused + 1, started), f"pin_refused {refused} -> {after[0]}, update_started {started} -> {after[1]}")
     vm.keys("2", "4", "6", "8", "ret")
     entered = time.monotonic()
-    t, last = wait_audit(vm, "update_installed", installed + 1, timeout=300)
-    rc, lines = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"update_started\"' | tail -n1")
-    start = json.loads(lines) if lines.startswith("{") else {}
+    # The station installs, then restarts: the guest agent is only asked again once the
+    # kiosk is READY on the console after the restart (a call during the reboot would
+    # time out), then the records, kept across the restart, are read.
+    restarted = vm.wait_console(READY, count=n_ready + 1, timeout=600) is not None
+    to_ready = time.monotonic() - entered
+    rc, lines = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -E '\"event\":\"update_(started|installed)\"' | tail -n2")
+    records = [json.loads(l) for l in lines.splitlines() if l.startswith("{")]
+    start = records[0] if records else {}
     check("the director PIN accepts the downgrade: update_started (downgrade true, the older release) then "
-          "update_installed", t is not None and start.get("downgrade") is True and start.get("version") == versions["base"]
-          and versions["base"] in last, f"started: {json.dumps({k: start.get(k) for k in ('version', 'current', 'downgrade')})}; "
-          f"installed after {t if t is None else round(t)} s")
-    restarted = vm.wait_console(READY, count=n_ready + 1, timeout=400) is not None
+          "update_installed", [r.get("event") for r in records] == ["update_started", "update_installed"]
+          and start.get("downgrade") is True and start.get("version") == versions["base"]
+          and records[-1].get("version") == versions["base"] and audit_count(vm, "update_installed") == installed + 1,
+          f"started: {json.dumps({k: start.get(k) for k in ('version', 'current', 'downgrade')})}; "
+          f"then {records[-1].get('event') if records else 'nothing'}")
     vm.unplug("upd6")
     rc, cmdline = vm.sh("cat /proc/cmdline")
     rc, release = vm.sh("sed -n 's/^VERSION=//p' /etc/wordjudge-release")
     check(f"after the downgrade the station restarts into slot A on release {versions['base']}, kiosk READY",
           restarted and "rauc.slot=A" in cmdline and release.strip() == versions["base"],
-          f"READY {time.monotonic() - entered:.0f} s after the PIN; slot {'A' if 'rauc.slot=A' in cmdline else cmdline[-40:]}; "
+          f"READY {to_ready:.0f} s after the PIN; slot {'A' if 'rauc.slot=A' in cmdline else cmdline[-40:]}; "
           f"release {release.strip()}")
 
 
