@@ -10,18 +10,16 @@
 
 
 use crate::support::*;
-use std::collections::BTreeMap;
+use crate::journal_fields::{Fields, Visitor};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::prelude::*;
 use wordjudge::audit::format::line_hash;
 use wordjudge::audit::AuditEvent;
-use wordjudge::recorder::{journal_field_name, journald_layer, AuditLog, SYSLOG_IDENTIFIER};
+use wordjudge::recorder::{journald_layer, AuditLog, SYSLOG_IDENTIFIER};
 
-type Fields = BTreeMap<String, String>;
 
 /// Records every event's fields under their journal names.
 #[derive(Clone, Default)]
@@ -29,18 +27,6 @@ struct Capture {
     events: Arc<Mutex<Vec<Fields>>>,
     /// Makes every event take this long: a hung journald.
     delay: Duration,
-}
-
-struct Visitor<'a>(&'a mut Fields);
-
-impl Visit for Visitor<'_> {
-    // As tracing-journald: strings raw, everything else through Debug.
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(journal_field_name(field.name()), value.to_string());
-    }
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(journal_field_name(field.name()), format!("{value:?}"));
-    }
 }
 
 impl<S: Subscriber> Layer<S> for Capture {

@@ -4,6 +4,8 @@
 
 #[path = "../common/built.rs"]
 mod built;
+#[path = "../common/journal_fields.rs"]
+mod journal_fields;
 mod support;
 mod cli;
 mod crash;

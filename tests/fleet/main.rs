@@ -8,6 +8,8 @@
 
 #[path = "../common/built.rs"]
 mod built;
+#[path = "../common/journal_fields.rs"]
+mod journal_fields;
 mod browser;
 mod cli;
 mod journal_files;

@@ -4,10 +4,9 @@
 //! station sends, and a healthy log's copies link up with no break.
 
 use crate::support::Station;
-use std::collections::BTreeMap;
+use crate::journal_fields::{Fields, Visitor};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tracing::field::{Field, Visit};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::prelude::*;
 use wordjudge::audit::{AuditEvent, LexiconIdentity, ManualClock};
@@ -15,24 +14,11 @@ use wordjudge::fleet::{status_of, Service};
 use wordjudge::judge::{judge, Challenge};
 use wordjudge::lexicon::catalog;
 use wordjudge::panel::Trigger;
-use wordjudge::recorder::{journal_field_name, AdjudicationInput, AuditLog, AuditOptions};
+use wordjudge::recorder::{AdjudicationInput, AuditLog, AuditOptions};
 
-type Fields = BTreeMap<String, String>;
 
 #[derive(Clone, Default)]
 struct Capture(Arc<Mutex<Vec<Fields>>>);
-
-struct Visitor<'a>(&'a mut Fields);
-
-impl Visit for Visitor<'_> {
-    // As tracing-journald: strings raw, everything else through Debug.
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.0.insert(journal_field_name(field.name()), value.to_string());
-    }
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.insert(journal_field_name(field.name()), format!("{value:?}"));
-    }
-}
 
 impl<S: tracing::Subscriber> Layer<S> for Capture {
     fn on_event(&self, event: &tracing::Event<'_>, _ctx: Context<'_, S>) {
