@@ -19,6 +19,12 @@ pub fn kiosk() -> PathBuf {
 /// of the command line newer than the program means it was not rebuilt:
 /// the tests stop and say so rather than test the old one.
 pub fn wordjudge() -> PathBuf {
+    // Checked once per test binary: the sources do not change while it runs.
+    static CHECKED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CHECKED.get_or_init(checked_wordjudge).clone()
+}
+
+fn checked_wordjudge() -> PathBuf {
     let path = kiosk().with_file_name("wordjudge");
     let built = std::fs::metadata(&path).and_then(|m| m.modified()).unwrap_or_else(|_| {
         panic!("{} is not built: run `cargo build` at the top of the workspace, which builds both programs", path.display())
