@@ -81,7 +81,11 @@ filename=rootfs.ext4
 MANIFEST
 rm -f "$BUNDLE"
 mkdir -p "$(dirname "$BUNDLE")"
-rauc --cert="$UPDATE_CERT" --key="$UPDATE_KEY" bundle "$dir" "$BUNDLE" >&2 || die "rauc bundle failed"
+# zstd (level 9), not mksquashfs's default gzip: measured on the PC image's root
+# (355 MB), 2.3 s instead of 31 s and 137 MB instead of 140 MB, and a station reads it
+# back faster as it installs. Both images' kernels have CONFIG_SQUASHFS_ZSTD=y.
+rauc --cert="$UPDATE_CERT" --key="$UPDATE_KEY" --mksquashfs-args="-comp zstd -Xcompression-level 9" \
+    bundle "$dir" "$BUNDLE" >&2 || die "rauc bundle failed"
 # Check it as a station would, with the certificate alone.
 rauc --keyring="$UPDATE_CERT" info "$BUNDLE" >/dev/null 2>&1 || die "the new bundle does not verify against $UPDATE_CERT"
 say "bundle $BUNDLE: version $version, compatible $COMPATIBLE, $(du -m --apparent-size "$BUNDLE" | cut -f1) MiB"

@@ -46,8 +46,11 @@ printing one line per check (see docs/architecture.md, "The boot test"):
           update bundles refused (another key, truncated, the other architecture, the
           stick pulled mid-install; update.py), then the director menu's "Power off"
           (the sandboxed kiosk running systemctl through polkit) powers the VM off;
-  boot 3: the power is cut mid-install;
-  boot 4: slot A boots with every challenge kept; the good bundle installs, the
+  boot 3 (amd64): the power is cut mid-install;
+  boot 4: slot A boots with every challenge kept; (amd64) the kiosk SIGKILLed mid-install
+          and the next one recording how RAUC ended it; (amd64) the data partition filled to
+          its last block mid-install: failed, recorded, shown, still on A; the good bundle
+          installs, the
           station reboots into slot B once, READY, the boot check marks it good, nothing
           lost, numbering continues; a bundle whose kiosk cannot start is tried once in
           slot A and the station is back on B by itself (update.py; on arm64 each start
@@ -58,8 +61,7 @@ printing one line per check (see docs/architecture.md, "The boot test"):
 ARCH=arm64 then checks the card itself: picard.py (the boot partition, config.txt per
 model, both Pi 5 device trees, the initrd's modules, the RP1 GPIO wiring) and pi4.py (the
 card on QEMU's Pi 4 board model, -M raspi4b: root from emmc2, the kiosk out of service
-calmly with no screen, GPIO on the bcm2711 chip, the watchdog, audit verify after a hard
-stop).
+calmly with no screen, GPIO on the bcm2711 chip, the watchdog).
 """
 import os
 import shutil
@@ -210,21 +212,25 @@ def main():
     if updates:
         bundles, versions, sticks = updates
         # ---------------- boot 3: the power is cut mid-install ----------------
-        vm = VM(disk, "boot3")
-        try:
-            t, detail = vm.wait_ready("boot3")
-            check("boot 3: kiosk READY", t, detail)
-            before_cut = max_challenge(vm)
-            cut = t and update_power_cut(vm, sticks)
-        finally:
-            vm.kill()
+        # The PC only: the cut hits RAUC writing a slot, the same on both (the Pi's back-end
+        # runs only at the end), and the arm64 boot test is CI's longest step.
+        cut, before_cut = ARCH == "arm64", None
+        if ARCH == "amd64":
+            vm = VM(disk, "boot3")
+            try:
+                t, detail = vm.wait_ready("boot3")
+                check("boot 3: kiosk READY", t, detail)
+                before_cut = max_challenge(vm)
+                cut = t and update_power_cut(vm, sticks)
+            finally:
+                vm.kill()
         # ---------------- boot 4 and the reboots of two updates ----------------
         trial_cut = False
         if cut:
             vm = VM(disk, "boot4")
             try:
                 t, detail = vm.wait_ready("boot4")
-                if check("boot 4 (after the cut mid-install): kiosk READY", t, detail):
+                if check(f"boot 4{' (after the cut mid-install)' if before_cut is not None else ''}: kiosk READY", t, detail):
                     update_install(vm, bundles, versions, sticks, before_cut)
                     # The Pi's one try is kept by its back-end, not the firmware: cut it short.
                     trial_cut = ARCH == "arm64" and update_trial_cut(vm, sticks)

@@ -185,13 +185,6 @@ class Pi4Board(SerialConsole):
         m = self._read_until(rb"@@S\r?\n(.*?)@@E (\d+)\r?\n", timeout)
         return int(m.group(2)), m.group(1).decode(errors="replace").replace("\r", "").strip()
 
-    def power_cut(self):
-        try:
-            self.qmp.call("quit", timeout=5)
-        except Exception:
-            pass
-        self.kill()
-
     def kill(self):
         if self.proc.poll() is None:
             self.proc.kill()
@@ -235,7 +228,9 @@ def gpio_on_bcm2711(board):
 
 
 def pi4_board(img):
-    """Boots the card twice on -M raspi4b; see the module's doc."""
+    """Boots the card on -M raspi4b; see the module's doc. (A second boot after a hard stop,
+    for audit verify, was dropped for CI's time: the virt boots check that on the same
+    kernel and filesystem.)"""
     qemu = host_tool("qemu-system-aarch64")
     machines = subprocess.run([qemu, "-M", "help"], capture_output=True, text=True).stdout if qemu else ""
     if "raspi4b" not in machines:
@@ -292,16 +287,6 @@ def pi4_board(img):
         with open(os.path.join(w, "critical-chain-pi4.txt"), "w") as f:
             f.write(out + "\n")
         log("Pi 4 board: systemd-analyze time and critical-chain wordjudge.service:\n" + out)
-        board.power_cut()
-        log("Pi 4 board: hard stop (QMP quit)")
     finally:
         board.kill()
 
-    board = Pi4Board(sd, kernel, initrd, dtb, cmdline, "pi4-boot2")
-    try:
-        t = board.wait_console(OUT_OF_SERVICE, timeout=900)
-        check("Pi 4 board: boots again after the hard stop", t, f"{t:.0f} s" if t else "no OUT OF SERVICE line")
-        rc, out = board.sh(f"{WJ_CONFIG} audit verify 2>&1")
-        check("Pi 4 board: wordjudge audit verify passes after the hard stop", rc == 0, f"exit {rc}: {out[-300:]}".replace("\n", " | "))
-    finally:
-        board.kill()

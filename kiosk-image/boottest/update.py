@@ -30,7 +30,7 @@ import time
 
 from . import common
 from .common import ARCH, GREEN, HERE, READY, WJ_CONFIG, check, host_tool, log
-from .kiosk import menu_top, open_director_menu
+from .kiosk import menu_top, open_director_menu, ready_after
 from .screens import judge_and_check
 from .sticks import blank_image, journal_count, wait_journal, wait_stick_seen
 
@@ -268,18 +268,15 @@ def update_power_cut(vm, sticks):
                  "an install that had already ended would prove nothing" if progress in ("?", "100%") else "")
 
 
-def menu_install(vm, node, stick, label, version):
-    """The director's way: plug the stick in, open the director menu, choose "Install update"
-    (the third item with one stick: import, export, update), look at the preview, confirm
-    with ENTER. The kiosk installs, then restarts the station. Returns (whether READY came
-    back on the console after the restart, the audit records update_started and
-    update_installed of that install, seconds between them, seconds from the director's
-    ENTER to READY on the new slot)."""
+def menu_confirm_install(vm, node, stick, label):
+    """The director's way, up to the install: plug the stick in, open the director menu,
+    choose "Install update" (the third item with one stick: import, export, update), look
+    at the preview, confirm with ENTER. Returns the time of the ENTER, or None when the
+    stick was not seen."""
     vm.plug(node, stick)
     seen, props = wait_stick_seen(vm, label)
     if not check(f"stick {label} plugged in: udev marks it WORDJUDGE_STICK=1", seen, props):
-        return False, [], 0, 0
-    n_ready = vm.console_text().count(READY)
+        return None
     open_director_menu(vm)
     time.sleep(12)  # the menu reads the stick's bundle in the background (rauc info) and offers it
     vm.screen(f"update-menu-{label}")
@@ -293,7 +290,122 @@ def menu_install(vm, node, stick, label, version):
     time.sleep(2)
     vm.screen(f"update-preview-{label}")
     vm.keys("ret")
-    entered = time.monotonic()
+    return time.monotonic()
+
+
+def audit_events(vm, pattern):
+    """The audit records whose event matches the regular expression `pattern`, in order."""
+    rc, lines = vm.sh(f"cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -E '\"event\":\"({pattern})\"'")
+    return [json.loads(l) for l in lines.splitlines() if l.startswith("{")]
+
+
+def wait_rauc_progress(vm, percent, timeout=180):
+    """Waits until RAUC's service is installing and at `percent` % or more (its D-Bus
+    properties): the progress reached, or "" if not within timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        rc, out = vm.sh("busctl get-property de.pengutronix.rauc / de.pengutronix.rauc.Installer Operation Progress")
+        m = re.search(r'\(isi\) (\d+) "', out)
+        if '"installing"' in out and m and int(m.group(1)) >= percent:
+            return m.group(1) + "%"
+        time.sleep(0.5)
+    return ""
+
+
+def disk_full_mid_install(vm, node, stick, label, version):
+    """The data partition filled to its last block (as root: ext4's reserved blocks too)
+    while RAUC writes slot B for the director's install. RAUC cannot write its slot status
+    there at the end and fails the install; the kiosk records why (update_failed, once its
+    copy of the bundle is gone and there is room again), shows it, and the station stays on
+    slot A with A primary. Then the room is freed and the kiosk restarted (back to Ready)."""
+    n_ready = vm.console_text().count(READY)
+    n_started = len(audit_events(vm, "update_started"))
+    if menu_confirm_install(vm, node, stick, label) is None:
+        return
+    progress = wait_rauc_progress(vm, 10)
+    rc, out = vm.sh("dd if=/dev/zero of=/data/wj-fill bs=1M status=none 2>&1; sync; "
+                    "df --output=avail -B1 /data | tail -n1", timeout=300)
+    avail = out.strip().splitlines()[-1].strip() if out.strip() else "?"
+    records, after, deadline = [], [], time.monotonic() + 300
+    while time.monotonic() < deadline:
+        records = audit_events(vm, "update_[a-z]+")
+        starts = [i for i, r in enumerate(records) if r["event"] == "update_started"]
+        after = records[starts[-1]:] if len(starts) > n_started else []
+        if any(r["event"] in ("update_installed", "update_failed") for r in after):
+            break
+        time.sleep(2)
+    time.sleep(2)
+    vm.screen("update-disk-full")
+    ended = next((r for r in after if r["event"] in ("update_installed", "update_failed")), {})
+    st = rauc_status(vm)
+    rc, entries = vm.sh(SWITCH_STATE)
+    rc, line = vm.sh(f"journalctl -b -t wordjudge --no-pager -o cat | grep -m1 'update: {version} failed'")
+    restarted = vm.console_text().count(READY) > n_ready
+    check(f"the data partition filled to its last block mid-install (RAUC at {progress or '?'}, {avail} bytes left): "
+          "RAUC fails the install (no room for its slot status), the kiosk records why (update_failed) and shows it, "
+          "the station stays on slot A, A primary, no restart",
+          progress != "" and avail == "0" and ended.get("event") == "update_failed"
+          and "No space left on device" in ended.get("reason", "") and st.get("boot_primary") == "rootfs.0"
+          and entries.split()[-3:] == SWITCH_AS_BUILT[-3:] and not restarted and "No space left" in line,
+          f"{ended.get('event')}: {ended.get('reason', '')[-120:]}; primary {st.get('boot_primary')}; {entries.split()}; "
+          f"restarted: {restarted}")
+    vm.unplug(node)
+    t, _ = ready_after(vm, "rm -f /data/wj-fill; systemctl restart wordjudge")
+    check("room freed, kiosk restarted: READY, the audit log verifies", t and vm.sh(f"{WJ_CONFIG} audit verify >/dev/null 2>&1")[0] == 0,
+          f"READY again: {bool(t)}")
+
+
+def kiosk_killed_mid_install(vm, node, stick, label, version):
+    """The kiosk SIGKILLed while RAUC writes the slot it asked for from the director menu.
+    RAUC's service goes on writing; the next kiosk finds its mark of the install, asks RAUC
+    how it ended, and records it: the audit log never ends with update_started and nothing
+    after it. RAUC finishing makes slot B the next boot, so the director's own install that
+    follows writes it again."""
+    n_ready = vm.console_text().count(READY)
+    n_started = len(audit_events(vm, "update_started"))
+    if menu_confirm_install(vm, node, stick, label) is None:
+        return
+    progress = wait_rauc_progress(vm, 10)
+    rc, pid = vm.sh("systemctl show -P MainPID wordjudge")
+    marked = vm.sh("cat /var/lib/wordjudge/update/install-started")[1]
+    vm.sh(f"kill -9 {pid}")
+    killed_at = time.monotonic()
+    restarted = vm.wait_console(READY, count=n_ready + 1, timeout=180) is not None
+    vm.screen("kiosk-killed-mid-install-restarted")
+    # RAUC goes on (about 30 s more); the new kiosk asks it every 2 s.
+    records, deadline = [], time.monotonic() + 300
+    while time.monotonic() < deadline:
+        records = audit_events(vm, "update_[a-z]+|startup")
+        starts = [i for i, r in enumerate(records) if r["event"] == "update_started"]
+        after = records[starts[-1]:] if len(starts) > n_started else []
+        if any(r["event"] in ("update_installed", "update_failed") for r in after):
+            break
+        time.sleep(2)
+    events = [r["event"] for r in after]
+    ended = next((r for r in after if r["event"] in ("update_installed", "update_failed")), {})
+    rc, left = vm.sh("ls /var/lib/wordjudge/update/")
+    st = rauc_status(vm)
+    rc, line = vm.sh("journalctl -b -t wordjudge --no-pager -o cat | grep -m1 'stopped during the install'")
+    vm.unplug(node)
+    check(f"kiosk SIGKILLed mid-install (RAUC at {progress or '?'}): restarted, it asked RAUC how the install ended "
+          "and recorded it: update_started, startup, update_installed; slot B boots next; nothing left marked",
+          progress != "" and restarted and events[:1] == ["update_started"] and "startup" in events
+          and ended.get("event") == "update_installed" and ended.get("version") == version
+          and st.get("boot_primary") == "rootfs.1" and "install-started" not in left and f"version={version}" in marked,
+          f"events {events}; {ended.get('event')} {ended.get('version')} {round(time.monotonic() - killed_at)} s after the kill; "
+          f"primary {st.get('boot_primary')}; update/: {left.split()}; journal: {line.strip()[-120:]}")
+
+
+def menu_install(vm, node, stick, label, version):
+    """The director's way (menu_confirm_install); the kiosk installs, then restarts the
+    station. Returns (whether READY came
+    back on the console after the restart, the audit records update_started and
+    update_installed of that install, seconds between them, seconds from the director's
+    ENTER to READY on the new slot)."""
+    n_ready = vm.console_text().count(READY)
+    entered = menu_confirm_install(vm, node, stick, label)
+    if entered is None:
+        return False, [], 0, 0
     time.sleep(8)
     vm.screen(f"update-progress-{label}")
     restarted = vm.wait_console(READY, count=n_ready + 1, timeout=600) is not None
@@ -314,10 +426,18 @@ def update_install(vm, bundles, versions, sticks, before_cut):
     verify_rc, verify = vm.sh(f"{WJ_CONFIG} audit verify 2>&1")
     max_before = max_challenge(vm)
     rc, data_before = vm.sh("find /var/lib/wordjudge/lexicons /var/lib/wordjudge/config.toml -type f -exec sha256sum {} + | sort")
-    check("power cut mid-install: slot A boots, the audit log verifies and kept every challenge",
+    after_cut = before_cut is not None  # arm64 has no cut before this boot
+    before_cut = before_cut if after_cut else max_before
+    check("power cut mid-install: slot A boots, the audit log verifies and kept every challenge" if after_cut
+          else "slot A boots and the audit log verifies",
           "rauc.slot=A" in cmdline and verify_rc == 0 and max_before == before_cut,
           f"slot {'A' if 'rauc.slot=A' in cmdline else '?'}; max challenge {before_cut} -> {max_before}; audit verify exit {verify_rc}")
 
+    if ARCH == "amd64":
+        # The PC only: its boot test runs beside the longer cross-build, so this costs no CI time.
+        kiosk_killed_mid_install(vm, "upd5", sticks["WJGOOD"], "WJGOOD", versions["good"])
+    if ARCH == "amd64":
+        disk_full_mid_install(vm, "upd6", sticks["WJGOOD"], "WJGOOD", versions["good"])
     # The good bundle, from the director menu.
     t, records, t_install, to_ready = menu_install(vm, "upd3", sticks["WJGOOD"], "WJGOOD", versions["good"])
     vm.unplug("upd3")

@@ -14,7 +14,7 @@
 
 use crate::kiosk::station::{UpdateOffer, UpdatePreview, UpdateReport, UsbError};
 use crate::update::staged::{self, Staged};
-use crate::update::{shown, BundleInfo, Refusals, StationRelease, UpdateError, UpdateKind, Updates};
+use crate::update::{install_started, shown, BundleInfo, InstallState, Refusals, StationRelease, UpdateError, UpdateKind, Updates};
 use crate::usb::{Mode, Stick, Sticks};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -42,7 +42,16 @@ enum Message {
     Progress(u8),
     Installed,
     InstallFailed(UpdateError),
+    /// How the install of `version` the last kiosk started and did not see
+    /// end has ended.
+    Resumed { version: String, result: Result<(), UpdateError> },
 }
+
+/// How often RAUC is asked whether the install the last kiosk left still runs.
+const RESUME_POLL: std::time::Duration = std::time::Duration::from_secs(2);
+/// Longest an install left by the last kiosk is waited for (a slot write
+/// takes minutes; RAUC still at it after this is recorded as failed).
+const RESUME_LIMIT: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// A bundle copied onto the station, checked and previewed.
 #[derive(Debug, Clone)]
@@ -103,7 +112,8 @@ impl UpdateDesk {
         if let Some(dir) = &staging {
             staged::discard(dir);
         }
-        UpdateDesk {
+        let interrupted = staging.as_deref().and_then(install_started);
+        let mut desk = UpdateDesk {
             updates,
             sticks,
             release,
@@ -115,7 +125,42 @@ impl UpdateDesk {
             open: None,
             installing: None,
             reports: VecDeque::new(),
+        };
+        if let Some(version) = interrupted {
+            desk.resume(version);
         }
+        desk
+    }
+
+    /// The last kiosk started an install of `version` and stopped before it
+    /// ended: RAUC is asked, in the background, until it says how it ended
+    /// (reported and recorded as any install's end). Meanwhile the desk is
+    /// busy: no other update starts while RAUC may still write the slot.
+    fn resume(&mut self, version: String) {
+        tracing::warn!("update: the last kiosk stopped during the install of {version}; asking RAUC how it ended");
+        let updates = self.updates.clone();
+        let on_panic = Message::Resumed {
+            version: version.clone(),
+            result: Err(UpdateError::InstallFailed("an internal error stopped the look at RAUC's state (see the journal)".into())),
+        };
+        let started = std::time::Instant::now();
+        let _ = self.start(
+            move |_| {
+                let result = loop {
+                    match updates.after_interruption(&version) {
+                        InstallState::Running if started.elapsed() < RESUME_LIMIT => std::thread::sleep(RESUME_POLL),
+                        InstallState::Running => {
+                            break Err(format!("RAUC was still installing after {} minutes", RESUME_LIMIT.as_secs() / 60))
+                        }
+                        InstallState::Installed => break Ok(()),
+                        InstallState::Failed(why) => break Err(why),
+                    }
+                };
+                let result = result.map_err(|why| UpdateError::InstallFailed(format!("the kiosk stopped during the install, and {why}")));
+                Message::Resumed { version, result }
+            },
+            on_panic,
+        );
     }
 
     /// The station's release (`None`: it takes no updates).
@@ -226,6 +271,11 @@ impl UpdateDesk {
             },
             on_panic,
         )
+    }
+
+    /// The bundle previewed: what an install would install.
+    pub fn previewed(&self) -> Option<&OpenBundle> {
+        self.open.as_ref()
     }
 
     /// Installs the bundle previewed, from the station's copy.
@@ -347,6 +397,15 @@ impl UpdateDesk {
                 }
                 let version = bundle.map(|b| b.preview.version).unwrap_or_default();
                 self.reports.push_back((UpdateReport::Failed(reason.clone()), Some(Finished::Failed { version, reason })));
+            }
+            // No screen waits for these (the flow drops a report for a phase
+            // it is not in): they are recorded.
+            Message::Resumed { version, result: Ok(()) } => self.reports.push_back((
+                UpdateReport::Installed { version: version.clone() },
+                Some(Finished::Installed { version }),
+            )),
+            Message::Resumed { version, result: Err(reason) } => {
+                self.reports.push_back((UpdateReport::Failed(reason.clone()), Some(Finished::Failed { version, reason })))
             }
         }
     }

@@ -328,6 +328,9 @@ pub enum SystemError {
     NotAppliance,
     /// Quitting is not allowed by the config.
     QuitNotAllowed,
+    /// The audit log cannot be written (its problem): records held in
+    /// memory would be lost with a restart or power-off, so there is none.
+    AuditLogFailing(String),
     /// The system refused (systemctl failed).
     Failed(String),
 }
@@ -337,6 +340,11 @@ impl fmt::Display for SystemError {
         match self {
             SystemError::NotAppliance => f.write_str("only the appliance powers itself off or reboots"),
             SystemError::QuitNotAllowed => f.write_str("quitting is not allowed by the config"),
+            SystemError::AuditLogFailing(problem) => write!(
+                f,
+                "not now: the audit log cannot be written, and what it holds in memory would be lost ({problem}) \
+                 Free space on the data partition first."
+            ),
             SystemError::Failed(why) => f.write_str(why),
         }
     }
@@ -430,6 +438,9 @@ pub enum UsbError {
     NotOpen,
     /// The station has no USB support.
     Unavailable,
+    /// The audit log cannot be written (its problem), so an update, which
+    /// must be recorded, does not start.
+    AuditLogFailing(String),
 }
 
 impl fmt::Display for UsbError {
@@ -438,6 +449,7 @@ impl fmt::Display for UsbError {
             UsbError::Busy => f.write_str("the station is still working with a stick"),
             UsbError::NotOpen => f.write_str("no stick is open"),
             UsbError::Unavailable => f.write_str("this station has no USB stick support"),
+            UsbError::AuditLogFailing(problem) => write!(f, "the audit log cannot be written, so nothing was installed: {problem}"),
         }
     }
 }

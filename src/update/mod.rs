@@ -46,6 +46,13 @@ pub const SHOWN_CHARS: usize = 64;
 pub const BOOT_CHECK_FILE: &str = "boot-check";
 /// The verdict once recorded in the audit log (renamed, never rewritten).
 pub const BOOT_CHECK_RECORDED: &str = "boot-check.recorded";
+/// Written by the kiosk just before it asks RAUC to install (`version=…`),
+/// removed once the install's end is recorded. Found at a start, it means
+/// the last kiosk stopped (killed, crashed) while RAUC, a service of its
+/// own, went on writing the slot: the new kiosk asks RAUC how that install
+/// ended and records it ([`Updates::after_interruption`]), so the audit log
+/// never ends with `update_started` and nothing after it.
+pub const INSTALL_MARKER: &str = "install-started";
 
 /// Untrusted text from a bundle (version, description, signer) as the
 /// station may show or record it.
@@ -190,6 +197,37 @@ pub fn key_value(text: &str, key: &str) -> Option<String> {
         let (k, v) = line.trim().split_once('=')?;
         (k.trim() == key).then(|| v.trim().trim_matches('"').to_string()).filter(|v| !v.is_empty())
     })
+}
+
+/// Marks an install as started (see [`INSTALL_MARKER`]), durably.
+pub fn mark_install_started(dir: &Path, version: &str) -> std::io::Result<()> {
+    crate::atomic_file::write_atomically(&dir.join(INSTALL_MARKER), format!("version={version}\n").as_bytes())
+}
+
+/// The version of an install a kiosk started and did not see end, if any.
+pub fn install_started(dir: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(dir.join(INSTALL_MARKER)).ok()?;
+    Some(key_value(&text, "version").map(|v| shown(&v)).unwrap_or_default())
+}
+
+/// The install's end is recorded: the marker goes.
+pub fn clear_install_started(dir: &Path) {
+    match std::fs::remove_file(dir.join(INSTALL_MARKER)) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => tracing::warn!("update: cannot remove {}: {e}", dir.join(INSTALL_MARKER).display()),
+    }
+}
+
+/// How an install the last kiosk did not see end stands now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstallState {
+    /// RAUC is still writing the slot: ask again later.
+    Running,
+    /// It finished: the other slot is written and boots next.
+    Installed,
+    /// It did not finish, or failed (why).
+    Failed(String),
 }
 
 /// What the boot check decided of the slot the station rebooted into.
@@ -340,6 +378,9 @@ pub trait Updates: Send + Sync {
     fn install(&self, bundle: &Path, progress: &mut dyn FnMut(u8)) -> Result<(), UpdateError>;
     /// Where the boot check writes its verdict (`None`: nowhere).
     fn state_dir(&self) -> Option<PathBuf>;
+    /// How the install of `version` that the last kiosk started stands
+    /// (that kiosk stopped before it ended: see [`INSTALL_MARKER`]).
+    fn after_interruption(&self, version: &str) -> InstallState;
 }
 
 /// A station that takes no updates.
@@ -358,6 +399,9 @@ impl Updates for NoUpdates {
     }
     fn state_dir(&self) -> Option<PathBuf> {
         None
+    }
+    fn after_interruption(&self, _: &str) -> InstallState {
+        InstallState::Failed("this station takes no updates".into())
     }
 }
 
@@ -490,6 +534,20 @@ mod tests {
         assert_eq!(parse_boot_check("slot=B\noutcome=maybe\n"), None);
         let hostile = parse_boot_check("outcome=marked-good\nversion=\u{1b}[2J1.0\n").unwrap();
         assert_eq!(hostile.version, "\\u{1b}[2J1.0");
+    }
+
+    #[test]
+    fn an_install_started_is_marked_until_its_end_is_recorded() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(install_started(dir.path()), None);
+        mark_install_started(dir.path(), "0.2.0").unwrap();
+        assert_eq!(install_started(dir.path()).as_deref(), Some("0.2.0"));
+        clear_install_started(dir.path());
+        assert_eq!(install_started(dir.path()), None);
+        clear_install_started(dir.path()); // twice: nothing to do, no complaint
+        // A marker that is not ours still says an install was under way.
+        std::fs::write(dir.path().join(INSTALL_MARKER), "garbage\u{1b}").unwrap();
+        assert_eq!(install_started(dir.path()).as_deref(), Some(""));
     }
 
     #[test]

@@ -15,7 +15,7 @@
 //! the SHA-256 of the bytes read. So a test can tell which bytes "installed",
 //! and a bundle of a gigabyte costs no more memory than one of a kilobyte.
 
-use super::{parse_info_json, BundleInfo, StationRelease, UpdateError, Updates};
+use super::{key_value, parse_info_json, BundleInfo, InstallState, StationRelease, UpdateError, Updates};
 use crate::digest::HashingReader;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -82,6 +82,9 @@ impl Updates for SimUpdates {
 
     fn install(&self, bundle: &Path, progress: &mut dyn FnMut(u8)) -> Result<(), UpdateError> {
         let failed = |e: UpdateError| UpdateError::InstallFailed(e.to_string());
+        // As RAUC marks the slot it writes unbootable first: an install that
+        // stops half-way leaves no slot behind.
+        let _ = std::fs::remove_file(self.state_dir.join(SIM_SLOT_FILE));
         let (file, size) = open(bundle).map_err(failed)?;
         let mut reader = HashingReader::new(file);
         // The header is read through the hashing reader too: every byte
@@ -119,6 +122,17 @@ impl Updates for SimUpdates {
     fn state_dir(&self) -> Option<PathBuf> {
         Some(self.state_dir.clone())
     }
+
+    /// The simulated install ran on the kiosk's own thread, so it ended with
+    /// the kiosk: installed only if it got as far as writing the slot.
+    fn after_interruption(&self, version: &str) -> InstallState {
+        let slot = std::fs::read_to_string(self.state_dir.join(SIM_SLOT_FILE)).unwrap_or_default();
+        if key_value(&slot, "version").as_deref() == Some(version) {
+            InstallState::Installed
+        } else {
+            InstallState::Failed("the simulated install stopped with the kiosk".into())
+        }
+    }
 }
 
 #[cfg(test)]
@@ -142,6 +156,23 @@ mod tests {
         assert_eq!(seen, [0, 25, 50, 75, 100]);
         let slot = std::fs::read_to_string(dir.path().join(SIM_SLOT_FILE)).unwrap();
         assert_eq!(slot, format!("version=0.2.0\nsha256={}\n", crate::digest::sha256_hex(&bytes)));
+    }
+
+    #[test]
+    fn an_install_cut_short_with_the_kiosk_left_no_slot() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut updates = SimUpdates::new("0.1.0", dir.path().to_path_buf());
+        updates.step = Duration::ZERO;
+        assert!(matches!(updates.after_interruption("0.2.0"), InstallState::Failed(_)));
+        let bundle = dir.path().join("u.raucb");
+        std::fs::write(&bundle, "{\"compatible\":\"wordjudge-sim\",\"version\":\"0.2.0\"}\npayload").unwrap();
+        updates.install(&bundle, &mut |_| {}).unwrap();
+        assert_eq!(updates.after_interruption("0.2.0"), InstallState::Installed);
+        assert!(matches!(updates.after_interruption("0.3.0"), InstallState::Failed(_)));
+        // The next install starts by dropping the slot it will write.
+        std::fs::write(&bundle, "{\"compatible\":\"wordjudge-sim\",\"version\":\"0.2.0\",\"install_fails\":\"x\"}\n").unwrap();
+        assert!(updates.install(&bundle, &mut |_| {}).is_err());
+        assert!(matches!(updates.after_interruption("0.2.0"), InstallState::Failed(_)));
     }
 
     #[test]

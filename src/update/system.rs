@@ -9,7 +9,9 @@
 //! the readable form instead would save a signature check of a few seconds
 //! and tie the kiosk to wording RAUC may change.
 
-use super::{key_value, parse_info_json, parse_progress, parse_signer, BundleInfo, StationRelease, UpdateError, Updates};
+use super::{
+    key_value, parse_info_json, parse_progress, parse_signer, BundleInfo, InstallState, StationRelease, UpdateError, Updates,
+};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -28,6 +30,9 @@ pub struct SystemUpdates {
     pub state_dir: PathBuf,
     /// The `rauc` program (tests put a script in its place).
     pub rauc: PathBuf,
+    /// The `busctl` program, which reads RAUC's D-Bus properties (tests put a
+    /// script in its place).
+    pub busctl: PathBuf,
 }
 
 impl SystemUpdates {
@@ -39,6 +44,7 @@ impl SystemUpdates {
             keyring: "/etc/rauc/keyring.pem".into(),
             state_dir: "/var/lib/wordjudge/update".into(),
             rauc: "rauc".into(),
+            busctl: "busctl".into(),
         }
     }
 
@@ -157,6 +163,60 @@ impl Updates for SystemUpdates {
     fn state_dir(&self) -> Option<PathBuf> {
         Some(self.state_dir.clone())
     }
+
+    /// RAUC's service goes on writing the slot when the kiosk that asked
+    /// for it dies: its `Operation` says whether it still does, the slot it
+    /// made primary whether it finished (both back-ends make the new slot
+    /// primary only at the very end), and `LastError` why not.
+    fn after_interruption(&self, _version: &str) -> InstallState {
+        let properties = Command::new(&self.busctl)
+            .args(["--system", "get-property", "de.pengutronix.rauc", "/", "de.pengutronix.rauc.Installer"])
+            .args(["Operation", "LastError"])
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped())
+            .output();
+        let (operation, last_error) = match &properties {
+            Ok(out) if out.status.success() => match parse_string_properties(&String::from_utf8_lossy(&out.stdout)).as_slice() {
+                [operation, last_error] => (operation.clone(), last_error.clone()),
+                _ => return InstallState::Failed("RAUC's state could not be read (busctl gave no Operation)".into()),
+            },
+            Ok(out) => {
+                let why = last_words(&String::from_utf8_lossy(&out.stderr), "", &out.status.to_string());
+                return InstallState::Failed(format!("RAUC's state could not be read: {why}"));
+            }
+            Err(e) => return InstallState::Failed(format!("RAUC's state could not be read: {e}")),
+        };
+        if operation == "installing" {
+            return InstallState::Running;
+        }
+        let status = match self.run(&["status".as_ref(), "--output-format=json".as_ref()]) {
+            Ok(status) => status,
+            Err(e) => return InstallState::Failed(format!("RAUC's slot status could not be read: {e}")),
+        };
+        match primary_is_other_slot(&status) {
+            Some(true) => InstallState::Installed,
+            _ if !last_error.is_empty() => InstallState::Failed(format!("RAUC reported: {}", crate::word::printable(&last_error, 200))),
+            Some(false) => InstallState::Failed("RAUC did not make the new slot the one that boots next".into()),
+            None => InstallState::Failed("RAUC's slot status could not be understood".into()),
+        }
+    }
+}
+
+/// The string values `busctl get-property` prints, one per line (`s "idle"`).
+fn parse_string_properties(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.trim().strip_prefix("s \"")?.strip_suffix('"').map(str::to_string))
+        .collect()
+}
+
+/// Whether `rauc status --output-format=json` names a primary slot other
+/// than the one booted (`None`: it does not say).
+fn primary_is_other_slot(json: &str) -> Option<bool> {
+    let status: serde_json::Value = serde_json::from_str(json).ok()?;
+    let booted = status.get("booted")?.as_str()?;
+    let primary = status.get("boot_primary")?.as_str()?;
+    let bootname = status.get("slots")?.as_array()?.iter().find_map(|slot| slot.get(primary)?.get("bootname")?.as_str())?;
+    Some(bootname != booted)
 }
 
 #[cfg(test)]
@@ -174,8 +234,50 @@ mod tests {
             system_conf: dir.join("system.conf"),
             keyring: dir.join("keyring.pem"),
             state_dir: dir.join("update"),
+            busctl: dir.join("busctl"),
             rauc,
         }
+    }
+
+    /// A `busctl` stand-in printing RAUC's Operation and LastError.
+    fn fake_busctl(updates: &SystemUpdates, operation: &str, last_error: &str) {
+        std::fs::write(&updates.busctl, format!("#!/bin/sh\nprintf 's \"%s\"\\ns \"%s\"\\n' '{operation}' '{last_error}'\n")).unwrap();
+        std::fs::set_permissions(&updates.busctl, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    const STATUS: &str = r#"{"compatible":"wordjudge-amd64","variant":"","booted":"A","boot_primary":"PRIMARY","slots":[{"rootfs.0":{"class":"rootfs","bootname":"A","state":"booted","boot_status":"good"}},{"rootfs.1":{"class":"rootfs","bootname":"B","state":"inactive","boot_status":"bad"}}]}"#;
+
+    #[test]
+    fn an_install_the_last_kiosk_left_is_read_from_raucs_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let status = |primary: &str| format!("echo '{}'", STATUS.replace("PRIMARY", primary));
+        // Still writing: ask again later.
+        let updates = fake_rauc(dir.path(), &status("rootfs.0"));
+        fake_busctl(&updates, "installing", "");
+        assert_eq!(updates.after_interruption("0.2.0"), InstallState::Running);
+        // Done, and the new slot boots next: installed (a stale error from
+        // an earlier install does not count).
+        let updates = fake_rauc(dir.path(), &status("rootfs.1"));
+        fake_busctl(&updates, "idle", "Failed to mount bundle");
+        assert_eq!(updates.after_interruption("0.2.0"), InstallState::Installed);
+        // Done, the old slot still primary: failed, with RAUC's reason.
+        let updates = fake_rauc(dir.path(), &status("rootfs.0"));
+        fake_busctl(&updates, "idle", "Installation error: No space left on device");
+        assert_eq!(
+            updates.after_interruption("0.2.0"),
+            InstallState::Failed("RAUC reported: Installation error: No space left on device".into())
+        );
+        fake_busctl(&updates, "idle", "");
+        assert!(matches!(updates.after_interruption("0.2.0"), InstallState::Failed(why) if why.contains("did not make the new slot")));
+        // RAUC not answering is said, never guessed.
+        let updates = fake_rauc(dir.path(), "echo 'not json'");
+        fake_busctl(&updates, "idle", "");
+        assert!(matches!(updates.after_interruption("0.2.0"), InstallState::Failed(why) if why.contains("could not be understood")));
+        std::fs::write(&updates.busctl, "#!/bin/sh\necho 'Failed to get property Operation: Access denied' >&2; exit 1\n").unwrap();
+        assert_eq!(
+            updates.after_interruption("0.2.0"),
+            InstallState::Failed("RAUC's state could not be read: Failed to get property Operation: Access denied".into())
+        );
     }
 
     #[test]

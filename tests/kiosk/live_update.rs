@@ -206,7 +206,12 @@ fn sha256(bytes: &[u8]) -> String {
 
 /// A live station with `file` on stick sdb1, the director at its preview.
 fn previewed(file: &str, bytes: &[u8]) -> (Live, PathBuf) {
-    let mut live = live_updating(5);
+    previewed_with(5, file, bytes)
+}
+
+/// The same, each step of an install taking `step_ms`.
+fn previewed_with(step_ms: u64, file: &str, bytes: &[u8]) -> (Live, PathBuf) {
+    let mut live = live_updating(step_ms);
     let stick = live.dir.path().join("sticks/sdb1");
     std::fs::create_dir_all(&stick).unwrap();
     std::fs::write(stick.join(file), bytes).unwrap();
@@ -375,4 +380,154 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
     let (size, digest) = wordjudge::update::staged::sha256_of(std::io::Read::chain(header.as_slice(), zeros)).unwrap();
     assert_eq!(size, GIB);
     assert_eq!(installed(live.dir.path()), Some(("0.2.0".to_string(), digest)), "every byte went through the install");
+}
+
+/// Starts the simulated station again on `dir` (the kiosk restarted), waits
+/// for the end of the install the last one left, and returns what was
+/// reported and the audit log's text.
+fn restart_and_wait_for_the_install(dir: &Path, version: &str) -> (wordjudge::kiosk::station::UpdateReport, String) {
+    let sticks = std::sync::Arc::new(wordjudge::usb::NoSticks);
+    let updates = wordjudge::update::sim::SimUpdates::new(version, dir.join("update"));
+    let mut station = start_station_updating(&dir.join("config.toml"), sticks, std::sync::Arc::new(updates));
+    let started = Instant::now();
+    let report = loop {
+        if let Some(report) = station.update_report() {
+            break report;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "no answer about the install the last kiosk left");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(station);
+    (report, crate::live::audit_text(&dir.join("audit")))
+}
+
+/// The update and start-up events of the audit log, in order, from the
+/// first `update_started` on.
+fn events_from_update(text: &str) -> Vec<String> {
+    let events: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.split("\"event\":\"").nth(1)?.split('"').next().map(str::to_string))
+        .filter(|e| e.starts_with("update_") || e == "startup")
+        .collect();
+    let from = events.iter().position(|e| e == "update_started").unwrap_or(events.len());
+    events[from..].to_vec()
+}
+
+#[test]
+fn live_a_kiosk_stopped_mid_install_leaves_the_next_start_to_record_how_it_ended() {
+    // Each progress step takes 2 s: the install is under way when the kiosk
+    // "dies" (its station dropped, its worker thread left behind, as kill -9
+    // leaves RAUC's service writing the slot).
+    let (mut live, _) = previewed_with(2000, "u.raucb", &bundle("0.2.0", b"a system image"));
+    live.key(Key::Enter);
+    assert!(matches!(phase(&live), UpdatePhase::Installing { .. }), "{:?}", phase(&live));
+    let marker = live.dir.path().join("update").join(wordjudge::update::INSTALL_MARKER);
+    assert!(marker.exists(), "the install is marked as started before RAUC is asked");
+    assert_eq!(events_from_update(&live.audit_text()), ["update_started"]);
+    let Live { rig, dir } = live;
+    drop(rig);
+
+    // The next start asks how the install ended (the simulated one ended
+    // with its kiosk: no slot written) and records it: the log does not end
+    // with update_started.
+    let (report, text) = restart_and_wait_for_the_install(dir.path(), "0.1.0");
+    assert!(
+        matches!(&report, wordjudge::kiosk::station::UpdateReport::Failed(why) if why.to_string().contains("the kiosk stopped during the install")),
+        "{report:?}"
+    );
+    assert_eq!(events_from_update(&text), ["update_started", "startup", "update_failed"], "{text}");
+    assert!(text.contains("\"version\":\"0.2.0\""), "{text}");
+    assert!(!marker.exists(), "the marker goes once the end is recorded");
+
+    // An install that RAUC finished while the kiosk was down: recorded as
+    // installed, once; a further restart records nothing more.
+    wordjudge::update::mark_install_started(&dir.path().join("update"), "0.2.0").unwrap();
+    std::fs::write(dir.path().join("update").join(SIM_SLOT_FILE), "version=0.2.0\nsha256=00\n").unwrap();
+    let (report, text) = restart_and_wait_for_the_install(dir.path(), "0.1.0");
+    assert!(
+        matches!(&report, wordjudge::kiosk::station::UpdateReport::Installed { version } if version == "0.2.0"),
+        "{report:?}"
+    );
+    assert_eq!(text.matches("\"event\":\"update_installed\"").count(), 1, "{text}");
+    assert!(!marker.exists());
+    let sticks = std::sync::Arc::new(wordjudge::usb::NoSticks);
+    let updates = wordjudge::update::sim::SimUpdates::new("0.1.0", dir.path().join("update"));
+    let mut station = start_station_updating(&dir.path().join("config.toml"), sticks, std::sync::Arc::new(updates));
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(station.update_report().is_none());
+    drop(station);
+    let text = crate::live::audit_text(&dir.path().join("audit"));
+    assert_eq!(text.matches("\"event\":\"update_installed\"").count(), 1, "{text}");
+}
+
+const FULL_CHILD_DIR: &str = "WORDJUDGE_UPDATE_FULL_CHILD_DIR";
+
+/// Child of the test below: a live station at its update preview whose
+/// files may not grow any more (RLIMIT_FSIZE: the kernel fails the audit
+/// log's append with EFBIG, the path a full disk takes). Prints what the
+/// director saw, then lets the files grow and shuts the station down.
+#[test]
+#[ignore = "child process of live_an_audit_log_that_cannot_be_written_starts_no_update_and_no_restart"]
+fn child_update_with_a_full_audit_log() {
+    let Some(out) = std::env::var_os(FULL_CHILD_DIR) else { return };
+    let (mut live, _) = previewed("u.raucb", &bundle("0.2.0", b"a system image"));
+    let audit_dir = live.dir.path().join("audit");
+    // The file being appended to: the newest log file.
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&audit_dir)
+        .unwrap()
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    logs.sort();
+    let active = std::fs::metadata(logs.last().expect("a log file")).unwrap().len();
+    // SAFETY: plain libc calls on this process's own limits and signals.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+        let limit = libc::rlimit { rlim_cur: active, rlim_max: libc::RLIM_INFINITY };
+        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
+    }
+    live.key(Key::Enter);
+    let phase = format!("{:?}", phase(&live));
+    let restart = format!("{:?}", live.station.system(wordjudge::kiosk::station::SystemAction::Reboot));
+    let slot = installed(live.dir.path()).is_some();
+    let marked = live.dir.path().join("update").join(wordjudge::update::INSTALL_MARKER).exists();
+    // SAFETY: as above.
+    unsafe {
+        let limit = libc::rlimit { rlim_cur: libc::RLIM_INFINITY, rlim_max: libc::RLIM_INFINITY };
+        assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
+    }
+    live.station.shut_down();
+    let text = live.audit_text();
+    std::fs::write(out, format!("phase {phase}\nrestart {restart}\nslot {slot}\nmarked {marked}\n{text}")).unwrap();
+}
+
+#[test]
+fn live_an_audit_log_that_cannot_be_written_starts_no_update_and_no_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("child.txt");
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", "live_update::child_update_with_a_full_audit_log", "--nocapture", "--test-threads=1"])
+        .env(FULL_CHILD_DIR, &out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the child failed: {status}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    let line = |key: &str| text.lines().find_map(|l| l.strip_prefix(key)).unwrap_or_default().to_string();
+    // The director is told why, on the update screen; nothing installs, no
+    // install is marked as under way.
+    assert!(line("phase ").contains("NotStarted(AuditLogFailing("), "{}", line("phase "));
+    assert_eq!((line("slot "), line("marked ")), ("false".to_string(), "false".to_string()));
+    // A restart (or power-off) would lose the records held in memory.
+    assert!(line("restart ").starts_with("Err(AuditLogFailing("), "{}", line("restart "));
+    // Once the log can be written again, the held records follow the note of
+    // the failure, in order: the update that was asked for, and why it did
+    // not start.
+    let events = events_from_update(&text);
+    assert_eq!(events, ["update_started", "update_failed"], "{text}");
+    let failed = text.lines().find(|l| l.contains("\"event\":\"update_failed\"")).unwrap();
+    assert!(failed.contains("not started: the audit log cannot be written"), "{failed}");
+    let write_failed = text.find("\"event\":\"write_failed\"").expect("the failure is noted in the log");
+    assert!(write_failed < text.find("\"event\":\"update_started\"").unwrap(), "{text}");
 }

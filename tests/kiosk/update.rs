@@ -342,7 +342,7 @@ fn a_failed_install_says_why_and_returns_to_the_menu() {
     rig.advance(50);
     let v = rig.view();
     assert_eq!(v.usb.status, "The update did not finish.");
-    assert_eq!(v.usb.alert, "Installing stopped before the end.");
+    assert_eq!(v.usb.alert, "Installing stopped before the end: the station's data partition is full. Free space, then install again.");
     assert!(v.usb.detail.contains("runs as before") && v.usb.detail.contains("audit log"), "{}", v.usb.detail);
     rig.key(Key::Char('x'));
     assert!(matches!(rig.screen(), Screen::Director(_)));

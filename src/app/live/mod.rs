@@ -231,6 +231,17 @@ impl LiveStation {
         }
     }
 
+    /// Records `event`; whether it is in the file now (no audit log: true,
+    /// there is nothing to wait for).
+    fn record_written(&mut self, event: AuditEvent) -> bool {
+        self.audit.as_mut().is_none_or(|audit| audit.record_event(event))
+    }
+
+    /// Why the audit log cannot be written now, if it cannot.
+    fn audit_problem(&self) -> Option<String> {
+        self.audit.as_ref().and_then(|audit| audit.problem())
+    }
+
     /// Starts a director's USB request on the USB desk.
     fn start_usb_request(&mut self, request: UsbRequest) -> Result<(), UsbError> {
         match request {
@@ -585,6 +596,12 @@ impl Station for LiveStation {
             SystemAction::Quit => return Err(SystemError::QuitNotAllowed),
             // Only the appliance's service may act on the machine: a desktop
             // kiosk must never reboot or power off the computer it runs on.
+            // First: a desktop says it too, and so it is tested without a reboot.
+            SystemAction::Reboot | SystemAction::PowerOff if self.audit_problem().is_some() => {
+                let problem = self.audit_problem().unwrap_or_default();
+                tracing::warn!("{action:?} refused: the audit log cannot be written: {problem}");
+                return Err(SystemError::AuditLogFailing(problem));
+            }
             SystemAction::Reboot | SystemAction::PowerOff if !self.appliance => return Err(SystemError::NotAppliance),
             SystemAction::Reboot => "reboot",
             SystemAction::PowerOff => "poweroff",

@@ -5,7 +5,7 @@
 use crate::app::update::Finished;
 use crate::audit::AuditEvent;
 use crate::kiosk::station::{UpdateReport, UpdateRequest, UsbError};
-use crate::update::{mark_boot_check_recorded, pending_boot_check};
+use crate::update::{clear_install_started, mark_boot_check_recorded, mark_install_started, pending_boot_check};
 
 use super::LiveStation;
 
@@ -24,21 +24,51 @@ impl LiveStation {
             }
             UpdateRequest::Install => {
                 let current = self.update.release().map(|r| r.version.clone()).unwrap_or_default();
-                let bundle = self.update.install()?;
-                let preview = bundle.preview.clone();
-                tracing::info!(
-                    "update: installing {} from the station's copy of {} (sha256 {})",
-                    preview.version,
-                    preview.file,
-                    bundle.staged.sha256()
-                );
-                self.record(AuditEvent::UpdateStarted {
-                    version: preview.version,
+                let preview = self.update.previewed().ok_or(UsbError::NotOpen)?.preview.clone();
+                // An update is recorded before it starts, or it does not start.
+                if let Some(problem) = self.audit_problem() {
+                    tracing::warn!("update: {} not installed: the audit log cannot be written: {problem}", preview.version);
+                    self.update.cancel();
+                    return Err(UsbError::AuditLogFailing(problem));
+                }
+                let started = AuditEvent::UpdateStarted {
+                    version: preview.version.clone(),
                     current: crate::update::shown(&current),
-                    signer: preview.signer,
-                    bundle: preview.file,
+                    signer: preview.signer.clone(),
+                    bundle: preview.file.clone(),
                     downgrade: preview.kind.needs_pin(),
-                });
+                };
+                let refused = if !self.record_written(started) {
+                    // Held in memory: written later, followed by why nothing installed.
+                    Some(self.audit_problem().unwrap_or_else(|| "its record could not be written".into()))
+                } else {
+                    // Marked before RAUC is asked: a kiosk killed from here on
+                    // leaves the next one the question of how the install ended.
+                    match self.update_state.as_deref().map(|dir| mark_install_started(dir, &preview.version)) {
+                        Some(Err(e)) => Some(format!("the station could not mark the install as started: {e}")),
+                        _ => None,
+                    }
+                };
+                if let Some(problem) = refused {
+                    tracing::warn!("update: {} not installed: {problem}", preview.version);
+                    let reason = format!("not started: the audit log cannot be written: {problem}");
+                    self.record(AuditEvent::UpdateFailed { version: preview.version, reason });
+                    self.update.cancel();
+                    return Err(UsbError::AuditLogFailing(problem));
+                }
+                match self.update.install() {
+                    Ok(bundle) => tracing::info!(
+                        "update: installing {} from the station's copy of {} (sha256 {})",
+                        preview.version,
+                        preview.file,
+                        bundle.staged.sha256()
+                    ),
+                    Err(e) => {
+                        self.record(AuditEvent::UpdateFailed { version: preview.version, reason: format!("not started: {e}") });
+                        self.install_ended();
+                        return Err(e);
+                    }
+                }
                 // A new update: the last one's verdict no longer applies.
                 self.last_update = None;
                 Ok(())
@@ -61,16 +91,25 @@ impl LiveStation {
                 self.record(AuditEvent::UpdateRefused { bundle, reason: reason.to_string() });
             }
             Some(Finished::Installed { version }) => {
-                tracing::info!("update: {version} installed; restarting into it");
+                tracing::info!("update: {version} installed; the station boots it at its next restart");
                 self.record(AuditEvent::UpdateInstalled { version });
+                self.install_ended();
             }
             Some(Finished::Failed { version, reason }) => {
                 tracing::warn!("update: {version} failed: {reason}");
                 self.record(AuditEvent::UpdateFailed { version, reason: reason.to_string() });
+                self.install_ended();
             }
             None => {}
         }
         Some(report)
+    }
+
+    /// An install's end is recorded: the marker of its start goes.
+    fn install_ended(&mut self) {
+        if let Some(dir) = &self.update_state {
+            clear_install_started(dir);
+        }
     }
 
     /// Records the boot check's verdict, if one appeared, then renames its

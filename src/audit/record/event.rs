@@ -547,7 +547,7 @@ impl AuditEvent {
                 format!("director started the {kind} {current} -> {version} from {bundle}, signed by {signer}")
             }
             AuditEvent::UpdateRefused { bundle, reason } => format!("director's update from {bundle} refused: {reason}"),
-            AuditEvent::UpdateInstalled { version } => format!("update to {version} installed; restarting into it"),
+            AuditEvent::UpdateInstalled { version } => format!("update to {version} installed; the station boots it at its next restart"),
             AuditEvent::UpdateFailed { version, reason } => format!("update to {version} failed: {reason}"),
             AuditEvent::UpdateOutcome { slot, version, outcome, detail } => {
                 let detail = if detail.is_empty() { String::new() } else { format!(": {detail}") };

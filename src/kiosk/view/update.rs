@@ -63,8 +63,23 @@ fn refusal(error: &UpdateError) -> String {
         UpdateError::Changed => {
             "The station's copy of this update changed after it was checked, so it was not installed.".into()
         }
-        UpdateError::InstallFailed(_) => "Installing stopped before the end.".into(),
+        UpdateError::InstallFailed(why) => install_failed(why),
     }
+}
+
+/// Why an install stopped, in words a director can act on where RAUC's
+/// reason is one we know (the whole reason is in the audit log).
+fn install_failed(why: &str) -> String {
+    let cause = if why.contains("No space left on device") {
+        ": the station's data partition is full. Free space, then install again."
+    } else if why.contains("the kiosk stopped during the install") {
+        ": the station's screen program restarted during it."
+    } else if why.contains("Failed to read bundle") || why.contains("No such device") {
+        ": the update could not be read. Was the stick removed?"
+    } else {
+        "."
+    };
+    format!("Installing stopped before the end{cause}")
 }
 
 /// Why the install did not start.
@@ -73,6 +88,7 @@ fn not_started(error: &UsbError) -> String {
         UsbError::Busy => "The station is still busy with a stick. Try again in a moment.".into(),
         UsbError::NotOpen => "The update was put away before it could install. Choose it again in the menu.".into(),
         UsbError::Unavailable => "This station has no USB stick support.".into(),
+        UsbError::AuditLogFailing(problem) => format!("Nothing was installed: the audit log cannot be written. {problem}"),
     }
 }
 
