@@ -92,12 +92,29 @@ impl SystemUpdates {
     }
 }
 
-/// RAUC's reason: its last non-empty line of stderr (else stdout), shown
-/// through [`super::shown`]-like escaping since it may quote the bundle.
+/// RAUC's reason: the `LastError:` line its client prints for a failed
+/// install, wherever it came (stdout or stderr; the client's lines arrive in
+/// either order), else the last line of stderr, else of stdout, that is not
+/// progress or an operation's name (`idle`: seen as the last line of a
+/// failed install). Shown through [`crate::word::printable`] since it may
+/// quote the bundle.
 fn last_words(stderr: &str, stdout: &str, status: &str) -> String {
-    let line = stderr.lines().chain(stdout.lines()).filter(|l| !l.trim().is_empty() && parse_progress(l).is_none()).next_back();
-    match line {
-        Some(line) => crate::word::printable(line.trim(), 200),
+    let last_error = stderr
+        .lines()
+        .chain(stdout.lines())
+        .filter_map(|l| l.trim().strip_prefix("LastError:"))
+        .map(str::trim)
+        .filter(|reason| !reason.is_empty())
+        .next_back();
+    let telling = |text: &str| {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && parse_progress(l).is_none() && !matches!(*l, "idle" | "installing"))
+            .next_back()
+            .map(str::to_string)
+    };
+    match last_error.map(str::to_string).or_else(|| telling(stderr)).or_else(|| telling(stdout)) {
+        Some(line) => crate::word::printable(&line, 200),
         None => format!("rauc ended with {status}"),
     }
 }
@@ -329,6 +346,20 @@ esac"#,
         let mut seen = Vec::new();
         assert_eq!(ok.install(Path::new("/u.raucb"), &mut |p| seen.push(p)), Ok(()));
         assert_eq!(seen, [50, 100]);
+    }
+
+    #[test]
+    fn a_failed_install_gives_raucs_last_error_whatever_the_order_of_its_lines() {
+        // As the client printed it for a full data partition in the boot test:
+        // the operation's name last, on either stream.
+        let stdout = "installing\n 40% Copying image\nLastError: Installation error: Error while writing status file: No space left on device\nidle\n";
+        let want = "Installation error: Error while writing status file: No space left on device";
+        assert_eq!(last_words("Installing `/x.raucb` failed\n", stdout, "exit status: 1"), want);
+        assert_eq!(last_words(stdout, "", "exit status: 1"), want);
+        // No LastError: stderr's last telling line, then stdout's.
+        assert_eq!(last_words("Failed to read bundle: No such device\nidle\n", "installing\n", "x"), "Failed to read bundle: No such device");
+        assert_eq!(last_words("", "something went wrong\nidle\n", "x"), "something went wrong");
+        assert_eq!(last_words("", "idle\n", "exit status: 1"), "rauc ended with exit status: 1");
     }
 
     #[test]
