@@ -187,7 +187,10 @@ def usb_stick(vm):
                       ("pull", lambda: usb_pull_mid_import(vm, images))]
         else:  # the import ends in the director menu: back to Ready
             parts.append(("back", lambda: usb_cleanup(vm) or True))
-    parts.append(("export", lambda: usb_export(vm, images, word)))
+    # The word's verdicts: with the lists, one with CSW15 and (after the switch) one with
+    # NWL2018; without them, CAT at least once.
+    verdicts = 2 if with_lexicons and pc else 1
+    parts.append(("export", lambda: usb_export(vm, images, word, verdicts)))
     parts.append(("export-exfat", lambda: usb_export_exfat(vm, images)))
     if pc:
         parts.append(("restart", lambda: usb_kiosk_restart_with_stick(vm, images)))
