@@ -531,3 +531,21 @@ fn live_an_audit_log_that_cannot_be_written_starts_no_update_and_no_restart() {
     let write_failed = text.find("\"event\":\"write_failed\"").expect("the failure is noted in the log");
     assert!(write_failed < text.find("\"event\":\"update_started\"").unwrap(), "{text}");
 }
+
+#[test]
+fn live_an_install_that_cannot_be_noted_does_not_start_and_says_why() {
+    // The mark of an install under way cannot be written (a directory in
+    // its place: root writes anywhere else): nothing installs, the screen
+    // says why, and the log has the request and why it did not start.
+    let (mut live, _) = previewed("u.raucb", &bundle("0.2.0", b"a system image"));
+    std::fs::create_dir(live.dir.path().join("update").join(wordjudge::update::INSTALL_MARKER)).unwrap();
+    live.key(Key::Enter);
+    let shown = format!("{:?}", phase(&live));
+    assert!(shown.contains("NotStarted(NotNoted("), "{shown}");
+    assert!(live.view().usb.alert.contains("could not write to its data partition"), "{}", live.view().usb.alert);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(installed(live.dir.path()), None);
+    let text = live.audit_text();
+    assert_eq!(events_from_update(&text), ["update_started", "update_failed"], "{text}");
+    assert!(text.contains("not started: the install could not be noted on the data partition"), "{text}");
+}

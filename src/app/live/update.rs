@@ -40,21 +40,24 @@ impl LiveStation {
                 };
                 let refused = if !self.record_written(started) {
                     // Held in memory: written later, followed by why nothing installed.
-                    Some(self.audit_problem().unwrap_or_else(|| "its record could not be written".into()))
+                    let problem = self.audit_problem().unwrap_or_else(|| "its record could not be written".into());
+                    Some((format!("the audit log cannot be written: {problem}"), UsbError::AuditLogFailing(problem)))
                 } else {
                     // Marked before RAUC is asked: a kiosk killed from here on
                     // leaves the next one the question of how the install ended.
                     match self.update_state.as_deref().map(|dir| mark_install_started(dir, &preview.version)) {
-                        Some(Err(e)) => Some(format!("the station could not mark the install as started: {e}")),
+                        Some(Err(e)) => {
+                            let why = format!("the install could not be noted on the data partition: {e}");
+                            Some((why.clone(), UsbError::NotNoted(why)))
+                        }
                         _ => None,
                     }
                 };
-                if let Some(problem) = refused {
-                    tracing::warn!("update: {} not installed: {problem}", preview.version);
-                    let reason = format!("not started: the audit log cannot be written: {problem}");
-                    self.record(AuditEvent::UpdateFailed { version: preview.version, reason });
+                if let Some((why, error)) = refused {
+                    tracing::warn!("update: {} not installed: {why}", preview.version);
+                    self.record(AuditEvent::UpdateFailed { version: preview.version, reason: format!("not started: {why}") });
                     self.update.cancel();
-                    return Err(UsbError::AuditLogFailing(problem));
+                    return Err(error);
                 }
                 match self.update.install() {
                     Ok(bundle) => tracing::info!(

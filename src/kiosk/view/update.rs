@@ -89,6 +89,7 @@ fn not_started(error: &UsbError) -> String {
         UsbError::NotOpen => "The update was put away before it could install. Choose it again in the menu.".into(),
         UsbError::Unavailable => "This station has no USB stick support.".into(),
         UsbError::AuditLogFailing(problem) => format!("Nothing was installed: the audit log cannot be written. {problem}"),
+        UsbError::NotNoted(_) => "Nothing was installed: the station could not write to its data partition.".into(),
     }
 }
 
