@@ -312,6 +312,21 @@ def wait_rauc_progress(vm, percent, timeout=180):
     return ""
 
 
+def install_records(vm, n_started, pattern, timeout=300):
+    """Waits until the install begun after the first n_started update_started records has
+    ended in the audit log; returns its records matching `pattern`, from update_started
+    on (empty if it never started)."""
+    after, deadline = [], time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        records = audit_events(vm, pattern)
+        starts = [i for i, r in enumerate(records) if r["event"] == "update_started"]
+        after = records[starts[-1]:] if len(starts) > n_started else []
+        if any(r["event"] in ("update_installed", "update_failed") for r in after):
+            break
+        time.sleep(2)
+    return after
+
+
 def disk_full_mid_install(vm, node, stick, label, version):
     """The data partition filled to its last block (as root: ext4's reserved blocks too)
     while RAUC writes slot B for the director's install. RAUC cannot write its slot status
@@ -326,14 +341,7 @@ def disk_full_mid_install(vm, node, stick, label, version):
     rc, out = vm.sh("dd if=/dev/zero of=/data/wj-fill bs=1M status=none 2>&1; sync; "
                     "df --output=avail -B1 /data | tail -n1", timeout=300)
     avail = out.strip().splitlines()[-1].strip() if out.strip() else "?"
-    records, after, deadline = [], [], time.monotonic() + 300
-    while time.monotonic() < deadline:
-        records = audit_events(vm, "update_[a-z]+")
-        starts = [i for i, r in enumerate(records) if r["event"] == "update_started"]
-        after = records[starts[-1]:] if len(starts) > n_started else []
-        if any(r["event"] in ("update_installed", "update_failed") for r in after):
-            break
-        time.sleep(2)
+    after = install_records(vm, n_started, "update_[a-z]+")
     time.sleep(2)
     vm.screen("update-disk-full")
     ended = next((r for r in after if r["event"] in ("update_installed", "update_failed")), {})
@@ -373,14 +381,7 @@ def kiosk_killed_mid_install(vm, node, stick, label, version):
     restarted = vm.wait_console(READY, count=n_ready + 1, timeout=180) is not None
     vm.screen("kiosk-killed-mid-install-restarted")
     # RAUC goes on (about 30 s more); the new kiosk asks it every 2 s.
-    records, deadline = [], time.monotonic() + 300
-    while time.monotonic() < deadline:
-        records = audit_events(vm, "update_[a-z]+|startup")
-        starts = [i for i, r in enumerate(records) if r["event"] == "update_started"]
-        after = records[starts[-1]:] if len(starts) > n_started else []
-        if any(r["event"] in ("update_installed", "update_failed") for r in after):
-            break
-        time.sleep(2)
+    after = install_records(vm, n_started, "update_[a-z]+|startup")
     events = [r["event"] for r in after]
     ended = next((r for r in after if r["event"] in ("update_installed", "update_failed")), {})
     rc, left = vm.sh("ls /var/lib/wordjudge/update/")
