@@ -206,7 +206,8 @@ pub fn mark_install_started(dir: &Path, version: &str) -> std::io::Result<()> {
 
 /// The version of an install a kiosk started and did not see end, if any.
 pub fn install_started(dir: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(dir.join(INSTALL_MARKER)).ok()?;
+    // Unreadable, it still says an install was under way (version unknown).
+    let text = read_state_file(&dir.join(INSTALL_MARKER))?.unwrap_or_default();
     Some(key_value(&text, "version").map(|v| shown(&v)).unwrap_or_default())
 }
 
@@ -276,18 +277,35 @@ pub fn parse_boot_check(text: &str) -> Option<BootCheck> {
 
 /// A boot check in `dir`: the new verdict (not yet recorded), if any.
 pub fn pending_boot_check(dir: &Path) -> Option<BootCheck> {
-    let text = std::fs::read_to_string(dir.join(BOOT_CHECK_FILE)).ok()?;
-    Some(parse_boot_check(&text).unwrap_or(BootCheck {
+    let unreadable = |detail: String| BootCheck {
         slot: String::new(),
         version: String::new(),
         outcome: BootOutcome::RolledBack,
-        detail: format!("the boot check's file could not be read: {}", crate::word::quote(&text)),
-    }))
+        detail: format!("the boot check's file could not be read: {detail}"),
+    };
+    match read_state_file(&dir.join(BOOT_CHECK_FILE))? {
+        Ok(text) => Some(parse_boot_check(&text).unwrap_or_else(|| unreadable(crate::word::quote(&text)))),
+        Err(why) => Some(unreadable(why)),
+    }
 }
 
 /// The verdict last recorded, for the director menu.
 pub fn recorded_boot_check(dir: &Path) -> Option<BootCheck> {
-    parse_boot_check(&std::fs::read_to_string(dir.join(BOOT_CHECK_RECORDED)).ok()?)
+    parse_boot_check(&read_state_file(&dir.join(BOOT_CHECK_RECORDED))?.ok()?)
+}
+
+/// Longest file of the update folder read (they hold a few lines).
+const STATE_FILE_LIMIT: u64 = 64 * 1024;
+
+/// A small file of the update folder: `None` when there is none; its text,
+/// or why it cannot be read (a FIFO, a directory, a huge or binary file is
+/// never read, so nothing there can hang or fill the kiosk).
+fn read_state_file(path: &Path) -> Option<Result<String, String>> {
+    match crate::bounded::read_small_text(path, STATE_FILE_LIMIT) {
+        Ok(text) => Some(Ok(text)),
+        Err(e) if e.is_not_found() => None,
+        Err(e) => Some(Err(e.to_string())),
+    }
 }
 
 /// Marks the verdict in `dir` as recorded (after its audit record is
@@ -548,6 +566,29 @@ mod tests {
         // A marker that is not ours still says an install was under way.
         std::fs::write(dir.path().join(INSTALL_MARKER), "garbage\u{1b}").unwrap();
         assert_eq!(install_started(dir.path()).as_deref(), Some(""));
+        // A FIFO or a huge file in its place is never read (a FIFO would
+        // block the kiosk's start for ever).
+        std::fs::remove_file(dir.path().join(INSTALL_MARKER)).unwrap();
+        let fifo = std::ffi::CString::new(dir.path().join(INSTALL_MARKER).to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a path we own.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert_eq!(install_started(dir.path()).as_deref(), Some(""));
+        clear_install_started(dir.path());
+        std::fs::write(dir.path().join(INSTALL_MARKER), vec![b'x'; 1 << 20]).unwrap();
+        assert_eq!(install_started(dir.path()).as_deref(), Some(""));
+    }
+
+    #[test]
+    fn a_boot_check_file_that_is_a_fifo_is_never_read_and_counts_as_unreadable() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = std::ffi::CString::new(dir.path().join(BOOT_CHECK_FILE).to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo on a path we own.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let check = pending_boot_check(dir.path()).expect("a file is there");
+        assert_eq!(check.outcome, BootOutcome::RolledBack);
+        assert!(check.detail.contains("could not be read"), "{}", check.detail);
+        mark_boot_check_recorded(dir.path()).unwrap();
+        assert_eq!(recorded_boot_check(dir.path()), None);
     }
 
     #[test]
