@@ -7,6 +7,7 @@
 //! This is the top layer: it may import anything below it, and nothing below
 //! imports it.
 
+pub mod boot_check;
 pub mod display;
 pub mod live;
 pub mod no_screen;

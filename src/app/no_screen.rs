@@ -6,13 +6,15 @@
 //! window. Exiting would make systemd restart the kiosk once a second for
 //! ever: a crash loop that fills the journal and, on a card, wears it. So
 //! the kiosk stays up instead: it records one `display_problem` audit
-//! record, lights the service lamp, tells systemd it is ready (with the
+//! record (and the boot check's verdict after an update, as the live
+//! station would: it is the director's record), lights the service lamp, tells systemd it is ready (with the
 //! reason as its status) and keeps feeding the watchdog. It watches the
 //! display devices, and when they change (a driver probed, a monitor
 //! plugged in) it ends cleanly, so systemd starts it again with the screen.
 //!
 //! Nothing here judges: with no screen there is no verdict to show.
 
+use crate::app::boot_check::{BootCheckRecorder, Looked};
 use crate::audit::AuditEvent;
 use crate::config::Loaded;
 use crate::gpio::{self, Backend};
@@ -50,11 +52,13 @@ fn screen_now() -> String {
 }
 
 /// Stays out of service until the display devices change or systemd stops
-/// the kiosk; `problem` says why no window could be opened. Returns when the
-/// kiosk should end (and, under systemd, be started again).
+/// the kiosk; `problem` says why no window could be opened; `update_state`,
+/// the update folder where the boot check leaves its verdict. Returns when
+/// the kiosk should end (and, under systemd, be started again).
 pub fn stay_out_of_service(
     loaded: &Loaded,
     gpio_backend: Backend,
+    update_state: Option<&Path>,
     problem: &str,
     stop: &AtomicBool,
     tick: Duration,
@@ -71,7 +75,7 @@ pub fn stay_out_of_service(
     }
     hardware.set_lamps(Lamps { service: true, ..Lamps::default() });
     // One record per start: with no crash loop, one per boot or per change.
-    let audit = match loaded.usable() {
+    let mut audit = match loaded.usable() {
         true => match AuditLog::open(&config.audit_dir, &config.station_name) {
             Ok(mut log) => {
                 log.record_event(AuditEvent::DisplayProblem { problem: problem.to_string() });
@@ -88,6 +92,18 @@ pub fn stay_out_of_service(
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready, sd_notify::NotifyState::Status(&status)]);
     println!("WORDJUDGE OUT OF SERVICE station={}: no screen: {problem}", crate::word::printable(&config.station_name, 80));
 
+    // The boot check may write its verdict before or after this start.
+    let mut boot_check = BootCheckRecorder::default();
+    let mut update_state = update_state;
+    let mut look_for_verdict = |audit: &mut Option<AuditLog>, update_state: &mut Option<&Path>| {
+        if let (Some(log), Some(dir)) = (audit.as_mut(), *update_state) {
+            if let Looked::RecordedStopLooking(_) = boot_check.look(dir, log) {
+                *update_state = None;
+            }
+        }
+    };
+    look_for_verdict(&mut audit, &mut update_state);
+
     let watchdog = sd_notify::watchdog_enabled();
     let mut last_ping = Instant::now();
     let mut last_look = Instant::now();
@@ -101,6 +117,7 @@ pub fn stay_out_of_service(
         }
         if last_look.elapsed() >= LOOK_AGAIN {
             last_look = Instant::now();
+            look_for_verdict(&mut audit, &mut update_state);
             if screen_now() != before {
                 tracing::info!("the display devices changed: starting again to open the screen");
                 break;

@@ -99,7 +99,15 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         Ok(window) => window,
         Err(problem) if !options.windowed => {
             let problem = format!("{problem} (connectors here: {})", super::display::describe(&connectors));
-            super::no_screen::stay_out_of_service(&options.config, options.gpio, &problem, &stop, TICK);
+            let update_state = crate::update::open(&options.updates).state_dir();
+            super::no_screen::stay_out_of_service(
+                &options.config,
+                options.gpio,
+                update_state.as_deref(),
+                &problem,
+                &stop,
+                TICK,
+            );
             return Ok(());
         }
         Err(problem) => return Err(problem),

@@ -105,7 +105,7 @@ pub struct LiveStation {
     /// A verdict recorded while the log could not be written: held in
     /// memory by the log, so it is not recorded again; its file is renamed
     /// once the log writes again.
-    boot_check_held: bool,
+    boot_check: crate::app::boot_check::BootCheckRecorder,
     /// A director's USB request that came while the menu's background look
     /// for update bundles held the stick: started as soon as that look ends.
     deferred_usb: Option<UsbRequest>,
@@ -169,7 +169,7 @@ impl LiveStation {
             last_update: update_state.as_deref().and_then(crate::update::recorded_boot_check),
             update,
             update_state,
-            boot_check_held: false,
+            boot_check: Default::default(),
             deferred_usb: None,
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });

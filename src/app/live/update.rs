@@ -5,7 +5,8 @@
 use crate::app::update::Finished;
 use crate::audit::AuditEvent;
 use crate::kiosk::station::{UpdateReport, UpdateRequest, UsbError};
-use crate::update::{clear_install_started, mark_boot_check_recorded, mark_install_started, pending_boot_check};
+use crate::app::boot_check::Looked;
+use crate::update::{clear_install_started, mark_install_started};
 
 use super::LiveStation;
 
@@ -115,37 +116,18 @@ impl LiveStation {
         }
     }
 
-    /// Records the boot check's verdict, if one appeared, then renames its
-    /// file, only once the record is written: recorded exactly once, even
-    /// across restarts. Without a log nothing is recorded or renamed.
+    /// Records the boot check's verdict, if one appeared (BootCheckRecorder:
+    /// exactly once, even across restarts). Without a log nothing is recorded.
     pub(super) fn record_boot_check(&mut self) {
         let Some(dir) = self.update_state.clone() else { return };
         let Some(audit) = self.audit.as_mut() else { return };
-        if self.boot_check_held {
-            // Recorded already, held in memory: renamed once it is written.
-            if audit.problem().is_none() {
-                self.boot_check_held = false;
-                if let Err(e) = mark_boot_check_recorded(&dir) {
-                    tracing::warn!("update: cannot mark the boot check recorded: {e}");
-                }
+        match self.boot_check.look(&dir, audit) {
+            Looked::Nothing => {}
+            Looked::Recorded(check) => self.last_update = Some(check),
+            Looked::RecordedStopLooking(check) => {
+                self.last_update = Some(check);
+                self.update_state = None;
             }
-            return;
-        }
-        let Some(check) = pending_boot_check(&dir) else { return };
-        let written = audit.record_event(AuditEvent::UpdateOutcome {
-            slot: check.slot.clone(),
-            version: check.version.clone(),
-            outcome: check.outcome.as_str().to_string(),
-            detail: check.detail.clone(),
-        });
-        tracing::info!("update: boot check of {} (slot {}): {}", check.version, check.slot, check.outcome.as_str());
-        self.last_update = Some(check);
-        if !written {
-            self.boot_check_held = true;
-        } else if let Err(e) = mark_boot_check_recorded(&dir) {
-            // Left in place, it would be recorded again at every poll.
-            tracing::warn!("update: cannot mark the boot check recorded: {e}");
-            self.update_state = None;
         }
     }
 }
