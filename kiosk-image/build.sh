@@ -43,8 +43,8 @@
 # Both disks are GPT with two root slots, wjroot-a and wjroot-b (A/B updates with RAUC:
 # kiosk-image/update/), and the data partition wjdata, which no update touches.
 #   amd64: the EFI system partition wjboot (systemd-boot; each slot's kernel), then the slots.
-#   arm64: wjautoboot (autoboot.txt: which boot partition the Pi firmware boots), wjboot-a
-#          and wjboot-b (each slot's firmware, kernel, initrd, device trees), then the slots.
+#   arm64: wjboot (the Pi firmware's files, U-Boot, its A/B script and counter), then the
+#          slots (each with its own kernel and initrd).
 #
 # How: mmdebstrap builds the root tree (no loop devices, no mounts besides its chroot),
 # customize.sh installs wordjudge into it, mkfs.ext4 -d and mkfs.vfat + mtools make the
@@ -70,7 +70,7 @@ die() { printf 'build.sh: error: %s\n' "$*" >&2; exit 1; }
 
 need_tools() {
     local missing=()
-    for t in zstd:zstd cpio:cpio mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk depmod:kmod objcopy:binutils openssl:openssl dtc:device-tree-compiler; do
+    for t in zstd:zstd cpio:cpio mmdebstrap:mmdebstrap mkfs.ext4:e2fsprogs mkfs.vfat:dosfstools mcopy:mtools sfdisk:fdisk depmod:kmod objcopy:binutils openssl:openssl dtc:device-tree-compiler mkimage:u-boot-tools mkenvimage:u-boot-tools; do
         command -v "${t%%:*}" >/dev/null || missing+=("${t#*:}")
     done
     if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
@@ -105,7 +105,10 @@ case "$ARCH" in
     # qemu-guest-agent only starts when its virtio port exists (QEMU): the boot test's shell.
     # The kernel comes from trixie-backports (pinned below): trixie's 6.12 has no RP1
     # drivers, so no USB, Ethernet or GPIO header on a Pi 5.
-    arm64) KERNEL_PKGS="linux-image-arm64 raspi-firmware qemu-guest-agent rauc rauc-service"
+    # u-boot-rpi: the boot loader that counts the A/B tries (kiosk-image/pi-boot/boot.cmd),
+    # with libubootenv-tool, RAUC's way to its counter; u-boot-qemu only lends its
+    # qemu_arm64 build to the boot test (-M virt), and is removed from the tree below.
+    arm64) KERNEL_PKGS="linux-image-arm64 raspi-firmware u-boot-rpi libubootenv-tool u-boot-qemu qemu-guest-agent rauc rauc-service"
            DEFAULT_BIN=$REPO/target/aarch64-unknown-linux-gnu/$PDIR/wordjudge
            [ "$(dpkg --print-architecture)" = arm64 ] && DEFAULT_BIN=$REPO/target/$PDIR/wordjudge ;;
     *) die "ARCH must be amd64 or arm64, not '$ARCH'" ;;
@@ -325,14 +328,14 @@ if [ "$ARCH" = amd64 ]; then
 else
     # Raspberry Pi (Pi 4 and Pi 5 families), GPT (the Pi 4's EEPROM boots GPT since 2020;
     # the Pi 5's always has):
-    #   1 wjautoboot: autoboot.txt, which the firmware reads first: [all] boot_partition=
-    #     names the boot partition of the slot that boots (2 or 3). The update back-end
-    #     (kiosk-image/update/rauc-pi-tryboot) rewrites it and keeps its state here.
-    #   2 wjboot-a, 3 wjboot-b: config.txt, the kernel, initrd and device trees the
-    #     firmware loads, and each family's command line naming the slot's own root.
+    #   1 wjboot: FAT, what the firmware reads (config.txt, its own files, the device
+    #     trees and overlays, each family's command line) and what it starts: U-Boot,
+    #     whose script (boot.scr, kiosk-image/pi-boot/boot.cmd) counts the A/B tries in
+    #     wjboot.env beside it and loads the chosen root slot's own kernel and initrd.
     #     The kernel hook (kiosk-image/pi-boot/wordjudge-pi-boot) filled /boot/firmware in
-    #     the tree with all of it, per model, for slot A; partition 2 gets exactly that,
-    #     partition 3 the next update's (the back-end copies it from that slot's root).
+    #     the tree with all of it; this partition gets all but the kernel and initrd,
+    #     which stay in each slot. It is no slot: an update leaves it as it is.
+    #   then root A and B (each with its /boot/firmware) and data.
     # - No cma= override: Debian's raspi-firmware deliberately leaves it out on a Pi 4
     #   ("might render your system unbootable"); the device tree's CMA is used.
     # - video=: a fixed 1920x1080 mode, so a 4K TV does not force 4K buffers and
@@ -341,26 +344,38 @@ else
         die "the boot files in $ROOT/boot/firmware are not kernel $KVER's (kernel hook)"
     grep -q " root=PARTLABEL=wjroot-a rauc.slot=A " "$ROOT/boot/firmware/cmdline-pi4.txt" ||
         die "the kernel hook's command line does not name slot A's root: $(cat "$ROOT/boot/firmware/cmdline-pi4.txt")"
+    for f in u-boot.bin boot.scr vmlinuz initrd.img; do
+        [ -s "$ROOT/boot/firmware/$f" ] || die "the kernel hook left no $f in $ROOT/boot/firmware"
+    done
     cp "$ROOT/boot/firmware/cmdline-pi4.txt" "$BOOT/cmdline"
-    BOOT_MB=128; AUTO_MB=16
+    BOOT_MB=64
     export MTOOLS_SKIP_CHECK=1
-    AUTO_FAT=$WORK/autoboot.vfat; FAT_B=$WORK/boot-b.vfat
-    mkfs.vfat -n WJAUTOBOOT -C "$AUTO_FAT" $((AUTO_MB * 1024)) >/dev/null
-    printf '[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n' >"$WORK/autoboot.txt"
-    mcopy -i "$AUTO_FAT" "$WORK/autoboot.txt" ::/autoboot.txt
-    mkfs.vfat -n WJBOOTA -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
-    mcopy -s -i "$FAT" "$ROOT"/boot/firmware/* ::/
-    mkfs.vfat -n WJBOOTB -F 32 -C "$FAT_B" $((BOOT_MB * 1024)) >/dev/null
+    mkfs.vfat -n WJBOOT -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
+    for f in "$ROOT"/boot/firmware/*; do
+        case "${f##*/}" in vmlinuz|initrd.img) continue ;; esac
+        mcopy -s -i "$FAT" "$f" ::/
+    done
+    # The counter as built: slot A, three tries; B holds nothing yet.
+    printf 'BOOT_ORDER=A\nBOOT_A_LEFT=3\nBOOT_B_LEFT=0\n' >"$WORK/wjboot.txt"
+    mkenvimage -s 0x4000 -o "$WORK/wjboot.env" "$WORK/wjboot.txt"
+    mcopy -i "$FAT" "$WORK/wjboot.env" ::/wjboot.env
+    # U-Boot's own environment: its defaults, made to start faster (pi-boot/uboot-env.txt).
+    grep -v '^#' "$HERE/pi-boot/uboot-env.txt" >"$WORK/uboot-env.txt"
+    mkenvimage -s 0x4000 -o "$WORK/uboot.env" "$WORK/uboot-env.txt"
+    mcopy -i "$FAT" "$WORK/uboot.env" ::/uboot.env
+    # The boot test's U-Boot for QEMU's -M virt (the same release as the card's), then
+    # out of the tree.
+    cp "$ROOT/usr/lib/u-boot/qemu_arm64/u-boot.bin" "$BOOT/u-boot-qemu_arm64.bin"
+    chroot "$ROOT" dpkg --purge u-boot-qemu >/dev/null || die "could not remove u-boot-qemu from the tree"
     FAT_TYPE=EBD0A0A2-B9E5-4433-87C0-68B6B72699C7     # Microsoft basic data: FAT
-    PRE_PARTS=("wjautoboot:$FAT_TYPE:$AUTO_MB:$AUTO_FAT" "wjboot-a:$FAT_TYPE:$BOOT_MB:$FAT" "wjboot-b:$FAT_TYPE:$BOOT_MB:$FAT_B")
+    PRE_PARTS=("wjboot:$FAT_TYPE:$BOOT_MB:$FAT")
 fi
 
 # --- 4. filesystems and disk ------------------------------------------------------------
 # The kernel, initrd and device trees are on the boot partition. Each root slot also
 # carries its own, so that an update brings them along: the PC's as /boot/vmlinuz and
-# /boot/initrd.img, the Pi's as /boot/firmware (the kernel hook's output, every file the
-# boot partition holds); the update back-end puts them in place when the slot is
-# installed. Other copies go (trixie-backports' kernel package also keeps the kernel and
+# /boot/initrd.img, which the update back-end puts in place when the slot is installed;
+# the Pi's as /boot/firmware (the kernel hook's output), from which U-Boot loads them. Other copies go (trixie-backports' kernel package also keeps the kernel and
 # the device trees of every arm64 board in /usr/lib/modules: about 150 MB).
 rm -f "$ROOT"/boot/vmlinuz* "$ROOT"/boot/initrd.img* "$ROOT"/vmlinuz* "$ROOT"/initrd.img*
 if [ "$ARCH" = amd64 ]; then

@@ -44,15 +44,32 @@ done
 # The release this root filesystem is: shown by the director menu, compared by an update.
 printf 'VERSION=%s\nARCH=%s\n' "$WJ_VERSION" "$WJ_ARCH" >"$R/etc/wordjudge-release"
 # A/B root slots with RAUC (kiosk-image/update/): its configuration with this image's
-# compatible string and boot-loader back-end (the PC: systemd-boot; the Pi: the firmware's
-# autoboot.txt), the operator's certificate (never a key), the check that keeps or
-# rejects a new slot, and the D-Bus rule that lets the kiosk ask RAUC for an install.
+# compatible string and boot loader (the PC: systemd-boot through our back-end; the Pi:
+# U-Boot's boot counter, kiosk-image/pi-boot/boot.cmd, which RAUC drives itself), the
+# operator's certificate (never a key), the check that keeps or rejects a new slot, and
+# the D-Bus rule that lets the kiosk ask RAUC for an install.
 U=$WJ_REPO/kiosk-image/update
-BACKEND=rauc-systemd-boot; [ "$WJ_ARCH" = arm64 ] && BACKEND=rauc-pi-tryboot
-sed -e "s/@COMPATIBLE@/wordjudge-$WJ_ARCH/" -e "s/@BACKEND@/$BACKEND/" "$U/system.conf" |
+if [ "$WJ_ARCH" = amd64 ]; then
+    BOOTLOADER="bootloader=custom"
+    HANDLERS=$'[handlers]\nbootloader-custom-backend=/usr/lib/wordjudge/rauc-systemd-boot'
+    install -D -m0755 "$U/rauc-systemd-boot" "$R/usr/lib/wordjudge/rauc-systemd-boot"
+else
+    # A new slot gets one try (boot-attempts-primary); a slot marked good gets 3, which
+    # boot.cmd also gives both slots when neither has one left.
+    BOOTLOADER=$'bootloader=uboot\n# U-Boot\'s counter: one try for a newly installed slot, 3 once it is marked good\n# (kiosk-image/pi-boot/boot.cmd spends them; the boot check marks good).\nboot-attempts-primary=1\nboot-attempts=3'
+    HANDLERS=""
+    # fw_printenv/fw_setenv (RAUC's way to the counter): the counter file on partition 1.
+    printf '%s\n' "# wordjudge: U-Boot's A/B counter (kiosk-image/pi-boot/boot.cmd), a 16 KiB environment" \
+        "# file on the card's boot partition, mounted on demand at /boot/pi." \
+        "/boot/pi/wjboot.env 0x0000 0x4000" >"$R/etc/fw_env.config"
+    mkdir -p "$R/boot/pi"
+fi
+sed -e "s/@COMPATIBLE@/wordjudge-$WJ_ARCH/" "$U/system.conf" |
+    WJ_BL=$BOOTLOADER WJ_HANDLERS=$HANDLERS awk '$0 == "@BOOTLOADER@" { print ENVIRON["WJ_BL"]; next }
+        $0 == "@HANDLERS@" { if (ENVIRON["WJ_HANDLERS"] != "") print ENVIRON["WJ_HANDLERS"]; next } { print }' |
     install -D -m0644 /dev/stdin "$R/etc/rauc/system.conf"
+grep -q '@[A-Z]*@' "$R/etc/rauc/system.conf" && { say "system.conf: a placeholder was left unfilled"; exit 1; }
 install -D -m0644 "$WJ_UPDATE_CERT" "$R/etc/rauc/keyring.pem"
-install -D -m0755 "$U/$BACKEND" "$R/usr/lib/wordjudge/$BACKEND"
 install -D -m0755 "$U/boot-check" "$R/usr/lib/wordjudge/boot-check"
 install -D -m0644 "$U/wordjudge-boot-check.service" "$R/usr/lib/systemd/system/wordjudge-boot-check.service"
 # RAUC's own D-Bus policy lets every local user control it. The bus reads a folder's
@@ -77,12 +94,6 @@ if [ "$WJ_ARCH" = amd64 ]; then
     # The command line the slot's boot entry gets; the EFI system partition's mount point.
     printf '%s\n' "$WJ_CMDLINE" | install -D -m0644 /dev/stdin "$R/usr/lib/wordjudge/kernel-cmdline"
     mkdir -p "$R/efi"
-else
-    # The Pi's one try of a new slot, kept by the back-end (Debian's kernel cannot set
-    # the firmware's tryboot flag); autoboot.txt's partition's mount point.
-    install -D -m0644 "$U/wordjudge-slot-trial.service" "$R/usr/lib/systemd/system/wordjudge-slot-trial.service"
-    quietly chroot "$R" systemctl enable wordjudge-slot-trial.service
-    mkdir -p "$R/boot/autoboot"
 fi
 
 # --- users: created now, because /etc is read-only at run time --------------------------
@@ -113,8 +124,9 @@ if [ "$WJ_ARCH" = amd64 ]; then
     # The EFI system partition, mounted only while the update back-end uses it.
     echo 'PARTLABEL=wjboot /efi vfat noauto,x-systemd.automount,x-systemd.idle-timeout=30,umask=0077,noexec,nosuid,nodev 0 0' >>"$R/etc/fstab"
 else
-    # The Pi's autoboot.txt partition, mounted only while the update back-end uses it.
-    echo 'PARTLABEL=wjautoboot /boot/autoboot vfat noauto,x-systemd.automount,x-systemd.idle-timeout=30,umask=0077,noexec,nosuid,nodev 0 0' >>"$R/etc/fstab"
+    # The Pi's boot partition (firmware, U-Boot, its script and counter), mounted only
+    # while RAUC or the boot check reads or writes the counter.
+    echo 'PARTLABEL=wjboot /boot/pi vfat noauto,x-systemd.automount,x-systemd.idle-timeout=30,umask=0077,noexec,nosuid,nodev 0 0' >>"$R/etc/fstab"
 fi
 
 # --- boot straight into the kiosk: no logins, no VT tricks -------------------------------
@@ -141,6 +153,9 @@ pi_boot_files() {
         dtc -q -@ -I dts -O dtb -o "$R/usr/share/wordjudge/pi-boot/overlays/$(basename "${dts%.dts}").dtbo" "$dts" ||
             { say "dtc failed on $dts"; exit 1; }
     done
+    # U-Boot's A/B script, compiled here with the host's mkimage (u-boot-tools).
+    mkimage -A arm64 -T script -C none -n "wordjudge A/B boot" -d "$P/boot.cmd" \
+        "$R/usr/share/wordjudge/pi-boot/boot.scr" >/dev/null || { say "mkimage failed on $P/boot.cmd"; exit 1; }
     install -D -m0755 "$P/initramfs-hook" "$R/etc/initramfs-tools/hooks/wordjudge-pi"
     for hook in /etc/kernel/postinst.d /etc/kernel/postrm.d /etc/initramfs/post-update.d; do
         mkdir -p "$R$hook"
@@ -301,7 +316,6 @@ verify_units wordjudge.service
 # Templates are verified as an instance (sdz1: any name will do, verify needs no device).
 verify_units wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
 verify_units wordjudge-boot-check.service
-[ "$WJ_ARCH" = amd64 ] || verify_units wordjudge-slot-trial.service
 
 # --- slim down ----------------------------------------------------------------------------
 # Perl beyond perl-base (the Pi's kernel hooks need only perl-base) and usrmerge, where

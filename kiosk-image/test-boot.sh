@@ -31,7 +31,9 @@ case "$ARCH" in
            # The card is also checked statically (dtc, zstd + cpio for the initrd, debugfs)
            # and booted on QEMU's Pi 4 board model, -M raspi4b: QEMU >= 9. Debian 13 has
            # 10.0; on Debian 12 it comes from bookworm-backports.
-           for t in fdtput:device-tree-compiler dtc:device-tree-compiler zstd:zstd cpio:cpio debugfs:e2fsprogs mcopy:mtools; do
+           # fw_printenv (libubootenv-tool): the card's U-Boot counter, read as RAUC reads it.
+           for t in fdtput:device-tree-compiler dtc:device-tree-compiler zstd:zstd cpio:cpio debugfs:e2fsprogs mcopy:mtools \
+                    fw_printenv:libubootenv-tool; do
                command -v "${t%%:*}" >/dev/null || need+=("${t#*:}")
            done
            if ! qemu-system-aarch64 -M help 2>/dev/null | grep -q '^raspi4b'; then

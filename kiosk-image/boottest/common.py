@@ -30,6 +30,12 @@ KEY_CODES_DELIVERED = {"amd64": ["116", "142"], "arm64": ["116"]}[ARCH]
 DISPLAY_DRIVERS = {"amd64": ["i915", "amdgpu", "nouveau", "radeon"], "arm64": ["vc4", "v3d"]}[ARCH]
 OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd"
 OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd"
+
+
+def virt_uboot():
+    """arm64: U-Boot's qemu_arm64 build from the same u-boot release as the card's, which the
+    image build leaves beside the image (kiosk-image/build.sh): -M virt's firmware."""
+    return os.path.join(os.path.dirname(os.path.abspath(IMG)), "boot", "u-boot-qemu_arm64.bin")
 T0 = time.monotonic()
 results = []  # (check name, passed), in order
 

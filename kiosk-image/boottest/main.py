@@ -4,8 +4,9 @@ sets the exit status.
 ARCH=amd64 (default): boots the PC image through UEFI (OVMF + systemd-boot) on
 q35 with a standard VGA display (bochs-drm: /dev/dri/card0) and a USB 3 controller
 (qemu-xhci, for the USB sticks).
-ARCH=arm64: boots the Raspberry Pi image's own kernel and initrd (from the boot
-partition its autoboot.txt names: pifirmware) on qemu-system-aarch64 -M virt, with a virtio GPU (virtio-gpu DRM, for
+ARCH=arm64: boots the Raspberry Pi card through U-Boot (qemu_arm64 as the machine's
+firmware, running the card's own A/B script from its boot partition, with the card's
+command line in the device tree: pifirmware) on qemu-system-aarch64 -M virt, with a virtio GPU (virtio-gpu DRM, for
 Slint's linuxkms backend), a USB keyboard (on the qemu-xhci controller the
 sticks also plug into), and the kernel command line the Pi gets with its serial
 console renamed for the virt board (ttyAMA0).
@@ -53,14 +54,15 @@ printing one line per check (see docs/architecture.md, "The boot test"):
           installs, the
           station reboots into slot B once, READY, the boot check marks it good, nothing
           lost, numbering continues; a bundle whose kiosk cannot start is tried once in
-          slot A and the station is back on B by itself (update.py; on arm64 each start
-          after a reset is the boot partition autoboot.txt names, read as the Pi firmware
-          would: pifirmware);
-  boot 5 (arm64): the power cut during a new slot's one try (the Pi's back-end keeps it):
-          the next start marks it bad and is back on B, recorded (update.py).
+          slot A and the station is back on B by itself (update.py; on arm64 every start
+          runs U-Boot's A/B script, which chooses the slot from the card's counter:
+          pifirmware); (arm64) a release whose kernel panics before user space, installed
+          from the director menu, and the station's own restart ends the -M virt run.
 ARCH=arm64 then checks the card itself: picard.py (the boot partition, config.txt per
-model, both Pi 5 device trees, the initrd's modules, the RP1 GPIO wiring) and pi4.py (the
-card on QEMU's Pi 4 board model, -M raspi4b: root from emmc2, the kiosk out of service
+model, both Pi 5 device trees, the initrd's modules, the RP1 GPIO wiring) and pi4.py (that
+card on QEMU's Pi 4 board model, -M raspi4b, through the card's own U-Boot, hands off:
+the new slot's one try spent, its panic resetting the board, U-Boot back on the previous
+slot, the rollback recorded once; then root from the SD card, the kiosk out of service
 calmly with no screen, GPIO on the bcm2711 chip, the watchdog).
 """
 import os
@@ -76,8 +78,7 @@ from .pi4 import pi4_board
 from .picard import pi_card
 from .kiosk import display_drivers, escape_keys, kiosk_frozen, kiosk_killed, open_director_menu, reboot_keys
 from .screens import hexc, judge_and_check, near, ppm_to_png
-from .update import (after_trial_cut, make_bundles, max_challenge, update_install, update_power_cut, update_refusals,
-                     update_trial_cut)
+from .update import make_bundles, max_challenge, update_install, update_panic, update_power_cut, update_refusals
 from .usb import usb_stick
 from .vm import VM
 
@@ -209,6 +210,7 @@ def main():
     finally:
         vm.kill()
 
+    panicked = False
     if updates:
         bundles, versions, sticks = updates
         # ---------------- boot 3: the power is cut mid-install ----------------
@@ -225,32 +227,26 @@ def main():
             finally:
                 vm.kill()
         # ---------------- boot 4 and the reboots of two updates ----------------
-        trial_cut = False
         if cut:
             vm = VM(disk, "boot4")
             try:
                 t, detail = vm.wait_ready("boot4")
                 if check(f"boot 4{' (after the cut mid-install)' if before_cut is not None else ''}: kiosk READY", t, detail):
                     update_install(vm, bundles, versions, sticks, before_cut)
-                    # The Pi's one try is kept by its back-end, not the firmware: cut it short.
-                    trial_cut = ARCH == "arm64" and update_trial_cut(vm, sticks)
-            finally:
-                vm.kill()
-        # ---------------- boot 5 (arm64): after the power cut during a trial ----------------
-        if trial_cut:
-            vm = VM(disk, "boot5")
-            try:
-                after_trial_cut(vm)
+                    # The Pi: a kernel that never reaches user space, installed from the menu;
+                    # the card then goes on on the Pi 4 board model, hands off.
+                    panicked = ARCH == "arm64" and update_panic(vm, sticks, versions)
             finally:
                 vm.kill()
 
     if ARCH == "arm64":
         # The card itself: what the Pi 5 firmware and kernel need, checked in the image
-        # (picard), then the card on the Pi 4 board model (pi4).
+        # (picard), then the card on the Pi 4 board model (pi4): the card the -M virt runs
+        # left behind, its new slot about to panic, or the image as built.
         pi_card(common.IMG)
-        pi4_board(common.IMG)
+        pi4_board(disk if panicked else common.IMG, rollback=versions if panicked else None)
 
-    firmware = "UEFI firmware included" if ARCH == "amd64" else "direct kernel boot"
+    firmware = "UEFI firmware included" if ARCH == "amd64" else "U-Boot included"
     summary = f"{ARCH} boot to READY: {boot_ready:.1f} s from power-on ({firmware}), {kernel_ready} s from kernel start"
     log(summary)
     with open(os.path.join(work, f"boot-times-{ARCH}.txt"), "w") as f:

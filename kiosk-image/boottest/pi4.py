@@ -1,16 +1,19 @@
 """The Raspberry Pi card on QEMU's Pi 4 board model (qemu-system-aarch64 -M raspi4b, QEMU
->= 9): the image's own kernel, initrd and Pi 4 device tree, read from its boot partition,
-and the image itself as the SD card. What -M virt cannot show: Debian's kernel on the
-BCM2711's own devices (its SD host, the bcm2711 GPIO pinctrl, the BCM2835 watchdog),
-the device tree the firmware would load, and the card's root.
+>= 9): the card's own U-Boot (rpi_arm64) and Pi 4 device tree, read from its boot
+partition, and the card itself as the SD card; U-Boot's script chooses the root slot from
+the card's counter and loads that slot's kernel and initrd from the SD card, as on a Pi 4.
+What -M virt cannot show: the Pi's own boot loader build, Debian's kernel on the BCM2711's
+own devices (its SD host, the bcm2711 GPIO pinctrl, the BCM2835 watchdog, which is what
+resets the board after a kernel panic), the device tree the firmware would load, and the
+card's root.
 
 The board model has no HDMI and no USB: the kiosk finds no DRM device and must stay out
 of service calmly (one audit record, the service lamp, the watchdog fed, no restarts)
 instead of crash-looping. The screen, keys and USB sticks are checked on -M virt.
 
-The model does not run the Pi firmware, so the test boots the kernel directly with the
-command line the firmware would pass (cmdline-pi4.txt from the boot partition
-autoboot.txt names: pifirmware), changed only as
+The model does not run the Pi firmware, so QEMU starts what the firmware would (config.txt's
+kernel=, U-Boot) with the command line the firmware would put in the device tree
+(cmdline-pi4.txt: pifirmware), changed only as
 TEST_CMDLINE lists: among them a debug shell on the PL011 UART (systemd.debug_shell, the
 test's only way in: the board has no virtio port for the guest agent). The test's copy of
 the device tree disables exactly the nodes listed in NOT_EMULATED, each with its reason;
@@ -96,8 +99,8 @@ def test_cmdline(card_cmdline):
 
 
 def from_card(img, name, dest):
-    """Copies NAME from the boot partition the card's firmware would boot (autoboot.txt;
-    pifirmware), with mtools: nothing is mounted."""
+    """Copies NAME from the card's boot partition (pifirmware), with mtools: nothing is
+    mounted."""
     return pifirmware.boot_file(img, name, dest)
 
 
@@ -119,24 +122,26 @@ class Pi4Board(SerialConsole):
     """One run of the card on -M raspi4b: console (mini UART, ttyS1) in a file, a root shell
     on the PL011 (ttyAMA0) over a unix socket, QMP for the power cut."""
 
-    def __init__(self, sd, kernel, initrd, dtb, cmdline, tag):
+    def __init__(self, sd, uboot, dtb, cmdline, tag):
         w = common.WORK
         self.console = os.path.join(w, f"console-{tag}.log")
+        self.uboot_log = os.path.join(w, f"uboot-{tag}.log")
         self.shell_path = os.path.join(w, "pi4-shell.sock")
         self.qmp_path = os.path.join(w, "pi4-qmp.sock")
-        for p in (self.console, self.shell_path, self.qmp_path):
+        for p in (self.console, self.uboot_log, self.shell_path, self.qmp_path):
             if os.path.exists(p):
                 os.unlink(p)
         cmd = ["qemu-system-aarch64", "-M", "raspi4b", "-accel", "tcg",
-               "-kernel", kernel, "-initrd", initrd, "-dtb", dtb,
+               "-kernel", uboot, "-dtb", dtb,
                "-append", cmdline,
                "-drive", f"file={sd},if=sd,format=raw,cache=unsafe",
                "-display", "none",
                # serial 0 is the PL011 (ttyAMA0): the console and the shell, everything it
-               # sends also logged to the console file; serial 1, the mini UART, unused
-               # (TEST_CMDLINE says why)
+               # sends also logged to the console file; serial 1, the mini UART: U-Boot's
+               # console once it has relocated, logged (the kernel does not use it:
+               # TEST_CMDLINE says why)
                "-chardev", f"socket,id=shell,path={self.shell_path},server=on,wait=off,logfile={self.console}",
-               "-serial", "chardev:shell", "-serial", "null",
+               "-serial", "chardev:shell", "-chardev", f"file,id=uboot,path={self.uboot_log}", "-serial", "chardev:uboot",
                "-qmp", f"unix:{self.qmp_path},server=on,wait=off"]
         self.started = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
@@ -185,6 +190,17 @@ class Pi4Board(SerialConsole):
         m = self._read_until(rb"@@S\r?\n(.*?)@@E (\d+)\r?\n", timeout)
         return int(m.group(2)), m.group(1).decode(errors="replace").replace("\r", "").strip()
 
+    def slots(self):
+        """What U-Boot's script chose at each start so far: [(slot, tries A has left, tries B
+        has left)] (as VM.slots)."""
+        try:
+            with open(self.uboot_log, "rb") as f:
+                text = f.read()
+        except OSError:
+            return []
+        return [(s.decode(), a.decode(), b.decode()) for s, a, b in re.findall(
+            rb"wordjudge-boot: slot ([AB]) \(partition \S+\), tries left after this one: A=(\w+) B=(\w+)", text)]
+
     def kill(self):
         if self.proc.poll() is None:
             self.proc.kill()
@@ -227,8 +243,43 @@ def gpio_on_bcm2711(board):
     board.wait_console(OUT_OF_SERVICE, count=before + 2, timeout=180)
 
 
-def pi4_board(img):
-    """Boots the card on -M raspi4b; see the module's doc. (A second boot after a hard stop,
+def after_panic_install(board, versions):
+    """The card the -M virt run left right after the director installed the release whose
+    kernel panics (update.update_panic), powered on here with no key pressed: U-Boot spends
+    that slot's one try, its kernel panics and resets the board (the BCM2835 watchdog
+    driver, loaded from the initrd), U-Boot finds no try left and boots the previous slot,
+    where the boot check records the rollback once and takes the slot out of the order."""
+    slots = board.slots()
+    panics = board.console_text().count(b"Kernel panic")
+    rc, state = board.sh("cat /proc/cmdline; sed -n 's/^VERSION=//p' /etc/wordjudge-release; "
+                         "fw_printenv BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT")
+    check("Pi 4 board, hands off after the install: U-Boot tried the new slot A once (its try spent before its "
+          "kernel ran), the kernel panicked and reset the board, U-Boot booted slot B",
+          [s for s, _, _ in slots] == ["A", "B"] and slots[0][1] == "0" and panics >= 1
+          and "rauc.slot=B" in state and versions["good"] in state.split(),
+          f"U-Boot's choices (slot, tries left A, B): {slots}; kernel panics on the console: {panics}; "
+          f"{state.split()[-5:]}")
+    deadline = time.monotonic() + 240
+    out = ""
+    while time.monotonic() < deadline:
+        rc, out = board.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"update_outcome\"'")
+        if "rolled-back" in out and versions["panic"] in out:
+            break
+        time.sleep(5)
+    outcomes = [l for l in out.splitlines() if versions["panic"] in l]
+    rc, order = board.sh("fw_printenv BOOT_ORDER; journalctl -b -t wordjudge-boot-check -o cat --no-pager | head -n3")
+    check(f"Pi 4 board: the rollback is recorded once (audit update_outcome rolled-back, release {versions['panic']}) "
+          "and slot A is out of U-Boot's order",
+          len(outcomes) == 1 and "rolled-back" in outcomes[0] and "BOOT_ORDER=B" in order.split(),
+          f"{outcomes[-1][-200:] if outcomes else 'no update_outcome for it'}; {order.replace(chr(10), ' | ')[-300:]}")
+    rc, verify = board.sh(f"{WJ_CONFIG} audit verify >/dev/null 2>&1; echo rc=$?")
+    check("Pi 4 board: the audit log verifies after the rollback", verify.strip().endswith("rc=0"), verify[-80:])
+
+
+def pi4_board(img, rollback=None):
+    """Boots the card on -M raspi4b; see the module's doc. ROLLBACK (the bundles' versions):
+    IMG is the card right after the install of the release whose kernel panics, and the
+    board first shows the rollback (after_panic_install). (A second boot after a hard stop,
     for audit verify, was dropped for CI's time: the virt boots check that on the same
     kernel and filesystem.)"""
     qemu = host_tool("qemu-system-aarch64")
@@ -243,24 +294,28 @@ def pi4_board(img):
     size = os.path.getsize(sd)
     # The board's SD card model takes only power-of-two sizes; the partitions stay as built.
     os.truncate(sd, 1 << (size - 1).bit_length())
-    kernel = from_card(img, "vmlinuz", os.path.join(w, "pi4-vmlinuz"))
-    initrd = from_card(img, "initrd.img", os.path.join(w, "pi4-initrd.img"))
+    uboot = pifirmware.firmware_kernel(img, os.path.join(w, "pi4-u-boot.bin"))
     card_dtb = from_card(img, PI4_DTB, os.path.join(w, "card-" + PI4_DTB))
-    with open(from_card(img, "cmdline-pi4.txt", os.path.join(w, "cmdline-pi4.txt"))) as f:
-        cmdline = test_cmdline(f.read().strip())
+    cmdline = test_cmdline(pifirmware.firmware_cmdline(img))
     for what, how, reason in TEST_CMDLINE:
         log(f"Pi 4 test command line: {what + ' -> ' if what else '+ '}{how}: {reason}")
     dtb = test_dtb(card_dtb, os.path.join(w, "test-" + PI4_DTB))
     for node, prop, reason in NOT_EMULATED:
         log(f"Pi 4 test tree: {node} {'disabled' if prop == 'status' else 'without ' + prop}: {reason}")
 
-    board = Pi4Board(sd, kernel, initrd, dtb, cmdline, "pi4-boot1")
+    board = Pi4Board(sd, uboot, dtb, cmdline, "pi4-boot1")
     try:
-        t = board.wait_console(OUT_OF_SERVICE, timeout=900)
-        if not check("Pi 4 board: the card boots (its kernel, initrd, Pi 4 tree) and the kiosk reports out of service: no screen",
-                     t, f"{t:.0f} s after power-on" if t else "no OUT OF SERVICE line within 900 s"):
+        # Through U-Boot, each slot's kernel and initrd come over the model's SD host at
+        # under 1 MB/s (about 100 s a slot); a rollback boots two slots.
+        limit = 1800 if rollback else 1200
+        t = board.wait_console(OUT_OF_SERVICE, timeout=limit)
+        if not check("Pi 4 board: the card boots (its U-Boot, the slot's kernel and initrd, the Pi 4 tree) and the kiosk "
+                     "reports out of service: no screen",
+                     t, f"{t:.0f} s after power-on" if t else f"no OUT OF SERVICE line within {limit} s"):
             print(board.console_text()[-3000:].decode(errors="replace"))
             return
+        if rollback:
+            after_panic_install(board, rollback)
         line = [l for l in board.console_text().splitlines() if OUT_OF_SERVICE in l][-1].decode(errors="replace")
         log(f"Pi 4 console: {line.strip()}")
         rc, out = board.sh("findmnt -no SOURCE,OPTIONS /; findmnt -no SOURCE,OPTIONS /data; ls /dev/dri 2>&1 | head -n1")

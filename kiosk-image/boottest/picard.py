@@ -3,12 +3,12 @@ kernel need: no Pi 5 here, and QEMU has no Pi 5 model, so the Pi 5 family is che
 statically. Read from the image with mtools (boot partition), debugfs (root partition),
 zstd and cpio (the initrd) and dtc (the device trees); nothing is mounted.
 
-  A/B layout   GPT: autoboot (autoboot.txt booting slot A's boot partition, [tryboot] B's),
-               boot A and B (FAT; B empty until the first update), root A and B, data;
-               slot A's root carries the very boot files its partition holds (an update
-               brings its own: kiosk-image/update/rauc-pi-tryboot)
-  boot files   config.txt with [pi4] and [pi5] sections, kernel and initrd named as it
-               says, each family's command line with its serial console, the Pi 4
+  A/B layout   GPT: the boot partition (FAT: firmware, config.txt, trees, U-Boot, its A/B
+               script and counter), root A and B, data; the boot partition holds what the
+               kernel hook wrote into slot A's /boot/firmware but the kernel and initrd,
+               which U-Boot loads from the slot it chose (an update brings its own)
+  boot files   config.txt with [pi4] and [pi5] sections, U-Boot as its kernel=, each
+               family's command line with its serial console, the Pi 4
                family's firmware, and one kernel version everywhere (boot partition,
                root's modules, initrd)
   trees        every Pi 4 family tree and both Pi 5 steppings' (C1 bcm2712-rpi-5-b, D0
@@ -35,7 +35,7 @@ import re
 import subprocess
 
 from . import common, pifirmware
-from .common import check, log
+from .common import check, host_tool, log
 
 PI4_TREES = ["bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb", "bcm2711-rpi-cm4-io.dtb"]
 PI5_TREES = ["bcm2712-rpi-5-b.dtb", "bcm2712-d-rpi-5-b.dtb", "bcm2712d0-rpi-5-b.dtb"]
@@ -64,7 +64,7 @@ def initrd_listing(path):
 
 
 def boot_files(img, dest):
-    """The whole boot partition the firmware would boot (autoboot.txt), copied out into an
+    """The whole boot partition the firmware boots (wjboot), copied out into an
     empty DEST."""
     subprocess.run(["rm", "-rf", dest], check=True)
     return pifirmware.fat_copy(img, pifirmware.boot_partition(img), "*", dest)
@@ -101,53 +101,107 @@ def alias_node(tree, alias):
 
 FAT = "EBD0A0A2-B9E5-4433-87C0-68B6B72699C7"
 LINUX = "0FC63DAF-8483-4772-8E79-3D69D8477DE4"
-LAYOUT = [("wjautoboot", FAT), ("wjboot-a", FAT), ("wjboot-b", FAT), ("wjroot-a", LINUX), ("wjroot-b", LINUX),
-          ("wjdata", LINUX)]
-AUTOBOOT = "[all]\ntryboot_a_b=1\nboot_partition=2\n[tryboot]\nboot_partition=3\n"
+LAYOUT = [("wjboot", FAT), ("wjroot-a", LINUX), ("wjroot-b", LINUX), ("wjdata", LINUX)]
+# U-Boot's A/B counter as built (kiosk-image/build.sh): slot A, three tries, B empty.
+COUNTER_AS_BUILT = ["BOOT_ORDER=A", "BOOT_A_LEFT=3", "BOOT_B_LEFT=0"]
 
 
-def ab_layout(img):
-    """The A/B card: GPT with the six partitions, autoboot.txt booting slot A's partition,
-    slot B's boot partition an empty FAT until the first update."""
+# What pi-boot/uboot-env.txt changes in U-Boot's defaults: {name: (default, ours)}.
+UBOOT_ENV_CHANGES = {"bootdelay": ("2", "0"), "preboot": ("pci enum; usb start;", None), "stdin": ("serial,usbkbd", "serial"),
+                     "boot_targets": ("mmc usb pxe dhcp", "mmc")}
+
+
+def uboot_env(path):
+    """A U-Boot environment file (CRC, then NUL-separated name=value up to a double NUL)."""
+    with open(path, "rb") as f:
+        data = f.read()[4:]
+    return dict(e.decode().split("=", 1) for e in data[:data.find(b"\0\0")].split(b"\0") if b"=" in e)
+
+
+def builtin_env(path):
+    """The default environment built into a U-Boot binary: the NUL-separated block of
+    name=value strings around its bootcmd= (U-Boot's default_environment[])."""
+    with open(path, "rb") as f:
+        data = f.read()
+    at = data.find(b"\0bootcmd=") + 1
+    if at <= 0:
+        return {}
+    start = at
+    while True:  # back over whole entries while they look like name=value
+        prev = data.rfind(b"\0", 0, start - 1)
+        entry = data[prev + 1:start - 1]
+        if prev < 0 or b"=" not in entry or not all(32 <= c < 127 for c in entry):
+            break
+        start = prev + 1
+    return dict(e.decode().split("=", 1) for e in data[start:data.find(b"\0\0", at)].split(b"\0") if b"=" in e)
+
+
+def ab_layout(img, boot):
+    """The A/B card: GPT with the boot partition, both root slots and data; on the boot
+    partition U-Boot (config.txt's kernel=), its A/B script compiled for it, and the counter
+    file as built, read with the tool RAUC uses (fw_printenv, libubootenv)."""
     parts = pifirmware.partitions(img)
     got = [(p.get("name"), p.get("type")) for p in parts]
-    check("Pi card: GPT with autoboot, boot A/B, root A/B and data partitions (A/B updates)", got == LAYOUT,
+    check("Pi card: GPT with the boot partition (FAT), root A/B and data partitions (A/B updates)", got == LAYOUT,
           f"{[n for n, _ in got]}")
-    text = pifirmware.autoboot(img)
-    check("Pi card: autoboot.txt on partition 1 boots slot A's partition (2), [tryboot] names B's (3), "
-          "within the firmware's 512 bytes", text == AUTOBOOT and len(text) <= 512, repr(text))
-    b_files = subprocess.run(["mdir", "-b", "-i", f"{img}@@{parts[2]['start'] * 512}", "::/"], capture_output=True,
-                             text=True, env=pifirmware.MTOOLS_ENV) if len(parts) > 2 else None
-    check("Pi card: slot B's boot partition is an empty FAT until the first update",
-          b_files is not None and b_files.returncode in (0, 1) and not b_files.stdout.strip()
-          and "not" not in b_files.stderr.lower(),
-          (b_files.stdout + b_files.stderr).strip()[:200] if b_files else "no partition 3")
+    with open(os.path.join(boot, "boot.scr"), "rb") as f:
+        script = f.read()
+    # A legacy U-Boot image (magic 0x27051956), type script (6), for arm64 (22).
+    check("Pi card: U-Boot (rpi_arm64) and its A/B script (boot.scr: a U-Boot script image for arm64 holding "
+          "kiosk-image/pi-boot/boot.cmd) on the boot partition",
+          os.path.getsize(os.path.join(boot, "u-boot.bin")) > 100000 and script[:4] == bytes.fromhex("27051956")
+          and script[29] == 22 and script[30] == 6 and b"wordjudge-boot: slot" in script,
+          f"u-boot.bin {os.path.getsize(os.path.join(boot, 'u-boot.bin'))} bytes; boot.scr {len(script)} bytes, "
+          f"arch {script[29] if len(script) > 30 else '?'}, type {script[30] if len(script) > 30 else '?'}")
+    # U-Boot's own environment (uboot.env, which rpi_arm64 loads whole): the defaults built
+    # into this u-boot.bin, with only the changes pi-boot/uboot-env.txt lists.
+    shipped = uboot_env(os.path.join(boot, "uboot.env"))
+    defaults = builtin_env(os.path.join(boot, "u-boot.bin"))
+    changed = {k: (defaults.get(k), shipped.get(k)) for k in set(defaults) | set(shipped) if defaults.get(k) != shipped.get(k)}
+    check("Pi card: U-Boot's environment (uboot.env) is u-boot.bin's own defaults but for the faster start "
+          "(bootdelay=0, no preboot USB, serial input only, SD card only)",
+          bool(defaults) and changed == UBOOT_ENV_CHANGES, f"{len(defaults)} defaults; changed {changed}")
+    conf = os.path.join(common.WORK, "fw_env.config")
+    with open(conf, "w") as f:
+        f.write(f"{os.path.join(boot, 'wjboot.env')} 0x0000 0x4000\n")
+    p = subprocess.run([host_tool("fw_printenv") or "fw_printenv", "-c", conf, "BOOT_ORDER", "BOOT_A_LEFT", "BOOT_B_LEFT"],
+                       capture_output=True, text=True)
+    check("Pi card: U-Boot's counter (wjboot.env, 16 KiB with its CRC, read by fw_printenv as RAUC reads it) boots "
+          "slot A with three tries, B not at all", p.stdout.split() == COUNTER_AS_BUILT, (p.stdout + p.stderr).strip())
 
 
 def pi_card(img):
     w = common.WORK
-    ab_layout(img)
     boot = boot_files(img, os.path.join(w, "card-boot"))
+    ab_layout(img, boot)
+    # Slot A's root: its /boot/firmware holds what the kernel hook wrote, the kernel and
+    # initrd U-Boot loads from it among them.
+    fs = root_fs(img, os.path.join(w, "card-root.ext4"))
+    carried = os.path.join(w, "card-root-firmware")
+    subprocess.run(["rm", "-rf", carried], check=True)
+    os.makedirs(carried)
+    debugfs(fs, f"rdump /boot/firmware {carried}")
+    carried = os.path.join(carried, "firmware")
     config = read(os.path.join(boot, "config.txt"))
     stamp = read(os.path.join(boot, "wordjudge-boot.txt")).strip()
     kver = stamp.partition("=")[2]
     allsec = pifirmware.section(config, "all")
     pi4 = pifirmware.section(config, "pi4")
     pi5 = pifirmware.section(config, "pi5")
-    common_ok = ("kernel=vmlinuz" in allsec and "initramfs initrd.img followkernel" in allsec and "arm_64bit=1" in allsec
-                 and os.path.getsize(os.path.join(boot, "vmlinuz")) > 0 and os.path.getsize(os.path.join(boot, "initrd.img")) > 0)
-    check("Pi card: config.txt names the kernel and initrd on the partition, for every model ([all])", common_ok,
-          f"[all] {allsec}")
+    common_ok = ("kernel=u-boot.bin" in allsec and not any(l.startswith("initramfs") for l in allsec) and "arm_64bit=1" in allsec
+                 and all(os.path.getsize(os.path.join(carried, f)) > 0 for f in ("vmlinuz", "initrd.img")))
+    check("Pi card: config.txt starts U-Boot for every model ([all]); the kernel and initrd are slot A's own "
+          "(its /boot/firmware), which U-Boot's script loads", common_ok, f"[all] {allsec}")
     fw = all(os.path.exists(os.path.join(boot, f)) for f in ("start4.elf", "fixup4.dat"))
     check("Pi card: [pi4] section (mini UART console, its command line) and the Pi 4 family's firmware (start4.elf, fixup4.dat)",
           "cmdline=cmdline-pi4.txt" in pi4 and "enable_uart=1" in pi4 and fw, f"[pi4] {pi4}; start4/fixup4: {fw}")
     check("Pi card: [pi5] section (its command line; the EEPROM firmware needs no files here)",
           "cmdline=cmdline-pi5.txt" in pi5, f"[pi5] {pi5}")
-    with open(os.path.join(boot, "vmlinuz"), "rb") as f:
+    with open(os.path.join(carried, "vmlinuz"), "rb") as f:
         head = f.read(64)
     # arm64 Image header: magic "ARM\x64" at 0x38; flags at 0x18 (after code0, code1, text_offset, image_size), bits 1-2 the page size (1 = 4K).
     flags = int.from_bytes(head[0x18:0x20], "little")
-    check("Pi card: vmlinuz is an uncompressed arm64 Image with 4K pages (what both firmwares load)",
+    check("Pi card: vmlinuz is an uncompressed arm64 Image with 4K pages (what U-Boot's booti starts)",
           head[0x38:0x3C] == b"ARMd" and (flags >> 1) & 3 == 1, f"magic {head[0x38:0x3C]!r}, flags {flags:#x}")
 
     trees = {}
@@ -175,24 +229,18 @@ def pi_card(img):
           f"pi4 {last4} -> {pi4_uart}; pi5 {last5} -> {pi5_uart}")
 
     # One kernel version: the partition's stamp, the root's modules, the initrd's modules.
-    fs = root_fs(img, os.path.join(w, "card-root.ext4"))
-    carried = os.path.join(w, "card-root-firmware")
-    subprocess.run(["rm", "-rf", carried], check=True)
-    os.makedirs(carried)
-    debugfs(fs, f"rdump /boot/firmware {carried}")
-    carried = os.path.join(carried, "firmware")
     # Every file, those in folders (overlays/) too.
     tree_files = lambda top: sorted(os.path.relpath(os.path.join(d, n), top) for d, _, ns in os.walk(top) for n in ns)
-    on_part = tree_files(boot)
-    in_root = tree_files(carried) if os.path.isdir(carried) else []
+    on_part = [n for n in tree_files(boot) if n not in ("wjboot.env", "uboot.env")]
+    in_root = [n for n in (tree_files(carried) if os.path.isdir(carried) else []) if n not in ("vmlinuz", "initrd.img")]
     same = on_part == in_root and all(filecmp.cmp(os.path.join(boot, n), os.path.join(carried, n), shallow=False) for n in on_part)
-    check("Pi card: slot A's root carries exactly its boot partition's files (/boot/firmware: what an update "
-          "puts on the other slot's partition)", same and on_part,
-          f"{len(on_part)} files on the partition, {len(in_root)} in the root"
+    check("Pi card: the boot partition holds exactly what the kernel hook wrote into slot A's /boot/firmware, "
+          "but the kernel and initrd (which stay in the slot), and the two U-Boot environments",
+          same and on_part, f"{len(on_part)} files on the partition, {len(in_root)} in the root"
           + ("" if same else f"; differ: {sorted(set(on_part) ^ set(in_root))[:6]}"))
     mods = debugfs(fs, "ls -p /usr/lib/modules")
     root_versions = sorted({l.split("/")[5] for l in mods.splitlines() if l.count("/") > 5 and l.split("/")[5] not in (".", "..")})
-    initrd = initrd_listing(os.path.join(boot, "initrd.img"))
+    initrd = initrd_listing(os.path.join(carried, "initrd.img"))
     initrd_versions = sorted({m.group(1) for l in initrd for m in [re.match(r"(?:usr/)?lib/modules/([^/]+)/", l)] if m})
     check("Pi card: one kernel version on the partition, in the root's modules and in the initrd",
           kver and root_versions == [kver] and initrd_versions == [kver],

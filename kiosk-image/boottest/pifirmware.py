@@ -1,17 +1,18 @@
 """What the Raspberry Pi firmware does with the card at every power-on and reset, for the
-boot tests that cannot run it (QEMU -M virt and -M raspi4b boot a kernel directly): read
-autoboot.txt on partition 1 and boot the partition its [all] boot_partition= names (its
-[tryboot] section would count only with the firmware's tryboot flag, which Debian's kernel
-never sets: kiosk-image/update/rauc-pi-tryboot), loading that partition's kernel, initrd,
-device trees and command line. Read from the disk image with sfdisk and mtools; nothing is
-mounted. The A/B update back-end rewrites autoboot.txt; a test that boots the card again
-after it did reads it again here, as the firmware would."""
+boot tests that cannot run it: read config.txt on the card's boot partition (wjboot,
+partition 1), start the `kernel=` it names, U-Boot, with the board's device tree carrying
+the command line of cmdline-pi4.txt in /chosen/bootargs. The A/B choice is U-Boot's own
+and runs for real: its script (boot.scr, kiosk-image/pi-boot/boot.cmd) counts the tries in
+wjboot.env and loads the chosen root slot's kernel and initrd. On -M raspi4b QEMU starts
+the card's own rpi_arm64 U-Boot as the firmware would (-kernel, -dtb, -append: pi4.py); on
+-M virt, which rpi_arm64 cannot run on, the same release's qemu_arm64 build is the
+machine's firmware (-bios), given QEMU's own virt tree with the card's command line in it
+(virt_dtb). Read from the disk image with sfdisk and mtools; nothing is mounted."""
 import json
 import os
 import re
 import subprocess
 
-from . import common
 
 MTOOLS_ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
 
@@ -49,12 +50,6 @@ def fat_copy(img, number, name, dest):
     return dest
 
 
-def autoboot(img):
-    """autoboot.txt from partition 1, as text ("" if missing)."""
-    data = fat_read(img, 1, "autoboot.txt")
-    return data.decode(errors="replace") if data else ""
-
-
 def section(text, name):
     """The non-comment lines of one [name] section of a firmware config file (the first
     one of that name)."""
@@ -63,27 +58,46 @@ def section(text, name):
 
 
 def boot_partition(img):
-    """The partition the firmware boots: autoboot.txt's [all] boot_partition."""
-    values = [l.split("=", 1)[1] for l in section(autoboot(img), "all") if l.startswith("boot_partition=")]
-    if not values or not values[-1].isdigit():
-        raise RuntimeError(f"autoboot.txt names no boot partition: {autoboot(img)!r}")
-    return int(values[-1])
+    """The partition the firmware boots: the card's one FAT boot partition, wjboot."""
+    return partition(img, "wjboot")[0]
 
 
 def boot_file(img, name, dest):
-    """Copies NAME from the partition the firmware would boot."""
+    """Copies NAME from the partition the firmware boots."""
     return fat_copy(img, boot_partition(img), name, dest)
 
 
-def direct_boot(img, tag):
-    """The kernel, initrd and Pi 4 command line the firmware would start, copied to WORK
-    under names carrying TAG: (kernel, initrd, cmdline, partition number)."""
-    w = common.WORK
-    n = boot_partition(img)
-    kernel = fat_copy(img, n, "vmlinuz", os.path.join(w, f"{tag}-vmlinuz"))
-    initrd = fat_copy(img, n, "initrd.img", os.path.join(w, f"{tag}-initrd.img"))
-    cmdline = (fat_read(img, n, "cmdline-pi4.txt") or b"").decode().strip()
-    return kernel, initrd, cmdline, n
+def firmware_settings(img, model="pi4"):
+    """config.txt's settings for MODEL, as the firmware reads them: {key: last value}."""
+    text = (fat_read(img, boot_partition(img), "config.txt") or b"").decode(errors="replace")
+    return dict(config_lines(text, model))
+
+
+def firmware_cmdline(img, model="pi4"):
+    """The command line the firmware puts in the device tree for MODEL: the file config.txt's
+    cmdline= names (cmdline.txt if none)."""
+    name = firmware_settings(img, model).get("cmdline", "cmdline.txt")
+    data = fat_read(img, boot_partition(img), name)
+    if not data:
+        raise RuntimeError(f"the boot partition has no {name} (config.txt's cmdline=)")
+    return data.decode().strip()
+
+
+def firmware_kernel(img, dest, model="pi4"):
+    """Copies what the firmware starts for MODEL (config.txt's kernel=: U-Boot) to DEST."""
+    return boot_file(img, firmware_settings(img, model).get("kernel", "kernel8.img"), dest)
+
+
+def virt_dtb(machine, cmdline, dest):
+    """QEMU's own device tree for the -M virt machine MACHINE (its QEMU arguments, firmware
+    included: the tree depends on them) with CMDLINE in /chosen/bootargs, where the Pi
+    firmware puts cmdline-pi4.txt for U-Boot's script to read."""
+    args = list(machine)
+    i = args.index("-machine") + 1
+    args[i] += f",dumpdtb={dest}"
+    subprocess.run([*args, "-display", "none", "-nic", "none"], check=True, capture_output=True)
+    subprocess.run(["fdtput", "-t", "s", dest, "/chosen", "bootargs", cmdline], check=True, capture_output=True)
+    return dest
 
 
 # --- config.txt: which overlays the firmware applies -------------------------------------

@@ -1,6 +1,6 @@
 """A/B updates (kiosk-image/update/: RAUC, the boot-loader back-end, the boot check) on the
-PC image (systemd-boot) and on the Pi card under -M virt (autoboot.txt, read at every start
-as the firmware would: pifirmware, VM), tested the way they break:
+PC image (systemd-boot) and on the Pi card (U-Boot's A/B counter, kiosk-image/pi-boot/boot.cmd,
+run at every start of -M virt: pifirmware, VM), tested the way they break:
   boot 2 (update_refusals): bundles signed by another key, truncated, or made for the other
           architecture are refused with RAUC's reason, and nothing changes (boot entries,
           one-shot variable, slot B's first MiB, the data partition's files); a stick pulled
@@ -16,9 +16,11 @@ as the firmware would: pifirmware, VM), tested the way they break:
           (amd64, downgrade_with_pin) then the image's own, older release from the director
           menu: a wrong PIN installs nothing, the director PIN installs it, and the station
           restarts into A on the older release;
-  boot 5 (arm64, update_trial_cut): the good bundle into A again, and the power cut during
-          A's one try, before it is marked good: the next start finds the try spent, marks
-          A bad and is back on B (the one-shot the Pi's back-end keeps itself).
+  (arm64, update_panic) then a bundle whose kernel never reaches user space (PID 1 exits at
+          once: the kernel panics) from the director menu; the station's own restart ends
+          the -M virt run, and the card goes on, hands off, on the Pi 4 board model
+          (pi4.py): U-Boot spends the new slot's one try, the panic resets the board, U-Boot
+          boots the previous slot, and the boot check records the rollback.
 The bundles are made here from the image's own root filesystem (build-bundle.sh): the good
 one with its release bumped, the bad one with /usr/bin/wordjudge-kiosk replaced by a script that
 exits 1, with debugfs on copies."""
@@ -38,16 +40,17 @@ STICK = "/run/wordjudge/stick"
 AS_KIOSK = "runuser -u wordjudge --"
 OTHER_ARCH = "arm64" if ARCH == "amd64" else "amd64"
 # What decides the next boot, read in the guest: the PC's boot entries, loader.conf's default
-# and the one-shot variable; the Pi's autoboot.txt and the back-end's files beside it.
+# and the one-shot variable; the Pi's U-Boot counter (fw_printenv: wjboot.env).
 SWITCH_STATE = {
     "amd64": "ls /efi/loader/entries; grep ^default /efi/loader/loader.conf; "
              "ls /sys/firmware/efi/efivars | grep -c LoaderEntryOneShot",
-    "arm64": "grep -h boot_partition= /boot/autoboot/autoboot.txt; ls /boot/autoboot | grep -c '^wordjudge-trial$'",
+    "arm64": "fw_printenv BOOT_ORDER BOOT_A_LEFT BOOT_B_LEFT",
 }[ARCH]
-# ... as the image was built (slot A the default, nothing pending).
+# ... as the image was built (slot A the default, nothing pending; on the Pi, A's tries
+# given back by the boot check at every boot).
 SWITCH_AS_BUILT = {
     "amd64": ["wordjudge-a.conf", "default", "wordjudge-a.conf", "0"],
-    "arm64": ["boot_partition=2", "boot_partition=3", "0"],
+    "arm64": ["BOOT_ORDER=A", "BOOT_A_LEFT=3", "BOOT_B_LEFT=0"],
 }[ARCH]
 MAX_CHALLENGE = ("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -o '\"challenge\":[0-9]*' "
                  "| cut -d: -f2 | sort -n | tail -n1")
@@ -77,7 +80,7 @@ def make_bundles():
     release = subprocess.run([host_tool("debugfs"), "-R", "cat /etc/wordjudge-release", rootfs],
                              capture_output=True, text=True).stdout
     base = dict(l.split("=", 1) for l in release.splitlines() if "=" in l).get("VERSION", "0.0.0")
-    versions = {"base": base, "good": _bump(base, 1), "bad": _bump(base, 2)}
+    versions = {"base": base, "good": _bump(base, 1), "bad": _bump(base, 2), "panic": _bump(base, 3)}
     env = {**os.environ, "UPDATE_KEY": os.path.join(work, "update-key.pem"),
            "UPDATE_CERT": os.path.join(work, "update-cert.pem")}
 
@@ -108,6 +111,12 @@ def make_bundles():
     bundles["bad"] = bundle("bad", variant("bad", versions["bad"], "rm /usr/bin/wordjudge-kiosk",
                                            f"write {broken} /usr/bin/wordjudge-kiosk",
                                            "sif /usr/bin/wordjudge-kiosk mode 0100755"))
+    if ARCH == "arm64":
+        # A kernel that never reaches user space: PID 1 (/sbin/init) is /bin/false, which
+        # exits at once, and the kernel panics ("Attempted to kill init"); panic=10 resets
+        # the board. (A relative link: the initrd checks init= inside the new root.)
+        bundles["panic"] = bundle("panic", variant("panic", versions["panic"], "rm /usr/sbin/init",
+                                                   "symlink /usr/sbin/init ../bin/false"))
     bundles["wrongarch"] = bundle("wrongarch", os.path.join(out, "rootfs-good.ext4"), COMPATIBLE=f"wordjudge-{OTHER_ARCH}")
     if ARCH == "amd64":
         # The release the image has, for the downgrade at the end (downgrade_with_pin): once
@@ -123,7 +132,7 @@ def make_bundles():
     bundles["truncated"] = os.path.join(out, "truncated.raucb")
     with open(bundles["good"], "rb") as src, open(bundles["truncated"], "wb") as dst:
         dst.write(src.read(os.path.getsize(bundles["good"]) // 2))
-    for name in ("good", "bad", "wrongarch", "old"):
+    for name in ("good", "bad", "wrongarch", "old", "panic"):
         os.unlink(os.path.join(out, f"rootfs-{name}.ext4")) if os.path.exists(os.path.join(out, f"rootfs-{name}.ext4")) else None
     check("update bundles built from the image's root filesystem (build-bundle.sh), one re-signed by another key, one cut short",
           all(os.path.getsize(p) > 0 for p in bundles.values()),
@@ -132,9 +141,11 @@ def make_bundles():
     # with only the good or only the bad bundle (for the director menu, which offers the
     # newest bundle a stick holds).
     sticks = {}
-    labels = [("WJUPDATE", [n for n in bundles if n != "old"]), ("WJGOOD", ["good"]), ("WJBAD", ["bad"])]
+    labels = [("WJUPDATE", [n for n in bundles if n not in ("old", "panic")]), ("WJGOOD", ["good"]), ("WJBAD", ["bad"])]
     if "old" in bundles:
         labels.append(("WJOLD", ["old"]))
+    if "panic" in bundles:
+        labels.append(("WJPANIC", ["panic"]))
     for label, names in labels:
         stick_dir = os.path.join(out, "stick")
         os.makedirs(stick_dir)
@@ -167,11 +178,9 @@ def attach_stick(vm, node, sticks):
 
 def boot_state(vm):
     """What an update must not change until it succeeds: what decides the next boot
-    (SWITCH_STATE), slot B's first MiB (and on the Pi its boot partition's), the data
-    partition's wordjudge files."""
+    (SWITCH_STATE), slot B's first MiB, the data partition's wordjudge files."""
     rc, out = vm.sh(f"{SWITCH_STATE}; "
                     "head -c 1048576 /dev/disk/by-partlabel/wjroot-b | sha256sum | cut -c1-16; "
-                    "head -c 4194304 /dev/disk/by-partlabel/wjboot-b 2>/dev/null | sha256sum | cut -c1-16; "
                     "find /var/lib/wordjudge/lexicons /var/lib/wordjudge/config.toml -type f -exec sha256sum {} + | sort | sha256sum | cut -c1-16")
     return out.strip()
 
@@ -455,10 +464,9 @@ def update_install(vm, bundles, versions, sticks, before_cut):
         how, tried = "tried once through LoaderEntryOneShot", "wordjudge-b.conf" in entries.split()
         detail = f"entries {entries.split()}"
     else:
-        rc, trial = vm.sh("journalctl -b -t wordjudge-slot-trial -o cat --no-pager")
-        how = "autoboot.txt pointed at its boot partition, 3; the back-end's one try spent early in the boot"
-        tried = vm.resets[-1:] == [3] and "this is its one try" in trial
-        detail = f"started from partitions {vm.resets}; {trial.strip()[-100:]}"
+        how = "U-Boot's script chose it, first in the order, and spent its one try before its kernel ran"
+        tried = vm.slots()[-1:] and vm.slots()[-1][0] == "B" and vm.slots()[-1][2] == "0"
+        detail = f"U-Boot's choices (slot, tries left A, B): {vm.slots()}"
     check(f"after the restart: slot B ({how}), kiosk READY", t and "rauc.slot=B" in cmdline and tried,
           f"READY {to_ready:.0f} s after the director confirmed; slot "
           f"{'B' if 'rauc.slot=B' in cmdline else cmdline[-60:]}; {detail}")
@@ -466,8 +474,8 @@ def update_install(vm, bundles, versions, sticks, before_cut):
     st = rauc_status(vm)
     rc, switch = vm.sh(f"{SWITCH_STATE}; sed -n 's/^VERSION=//p' /etc/wordjudge-release")
     default = {"amd64": ["default", "wordjudge-b.conf"],  # loader.conf's default
-               "arm64": ["boot_partition=3", "boot_partition=2", "0"]}[ARCH]  # [all] B, [tryboot] A, no trial
-    where = {"amd64": "the systemd-boot default", "arm64": "autoboot.txt's [all] boot_partition, no trial left"}[ARCH]
+               "arm64": ["BOOT_ORDER=B", "A", "BOOT_A_LEFT=3", "BOOT_B_LEFT=3"]}[ARCH]  # B first, its tries back
+    where = {"amd64": "the systemd-boot default", "arm64": "first in U-Boot's order with its 3 tries back"}[ARCH]
     check(f"boot check: READY and audit verify -> slot B marked good, RAUC's primary, {where}; "
           f"release {versions['good']}", "marked good" in marked and st.get("boot_primary") == "rootfs.1"
           and " ".join(default) in " ".join(switch.split()) and versions["good"] in switch.split(),
@@ -569,70 +577,27 @@ def downgrade_with_pin(vm, stick, versions):
           f"release {release.strip()}")
 
 
-def update_trial_cut(vm, sticks):
-    """arm64, on B after update_install: the good bundle goes into A again (rauc install as the
-    kiosk's user), the station restarts into A's one try, and the power is cut once the
-    back-end has spent the try, before the boot check could mark A good. Returns whether
-    the cut happened that way."""
-    kname = attach_stick(vm, "upd5", sticks)
-    if not kname:
-        return False
-    rc, out, t = _install(vm, "good")
-    rc2, switch = vm.sh(SWITCH_STATE)
-    vm.sh(f"{AS_KIOSK} systemctl stop --no-ask-password wordjudge-stick-import@{kname}.service", timeout=90)
-    vm.unplug("upd5")
-    if not check("the good bundle again, into slot A (rauc install as the kiosk's user): autoboot.txt boots A's "
-                 "partition next, a trial pending", rc == 0 and switch.split() == ["boot_partition=2", "boot_partition=3", "1"],
-                 f"exit {rc} in {t:.0f} s; {switch.split()}; {out.strip().splitlines()[-1:] if out.strip() else ''}"):
-        return False
-    n_resets = len(vm.resets)
-    vm.sh_detached("systemctl reboot")
-    seen = "no restart"
-    deadline = time.monotonic() + 300
-    restarted = vm.wait_reset(timeout=300)
-    while restarted and time.monotonic() < deadline:
+def update_panic(vm, sticks, versions):
+    """arm64, on B after update_install (A holds the release whose kiosk cannot start, marked
+    bad): the director installs the release whose kernel never reaches user space (its
+    /sbin/init is /bin/false: PID 1 exits, the kernel panics, panic=10 resets the board)
+    into A from the menu. The kiosk restarts the station; that restart ends this -M virt
+    run (vm.restart off) and the card goes on, untouched, on the Pi 4 board model
+    (pi4.after_panic_install). Returns whether the install was recorded and the station
+    restarted by itself."""
+    vm.restart = False
+    entered = menu_confirm_install(vm, "upd7", sticks["WJPANIC"], "WJPANIC")
+    ended = False
+    if entered is not None:
         try:
-            # The try is spent once the early unit has finished: it has then synced the
-            # trial file and its directory (a cut between its rename and that sync would
-            # leave the try unspent: at most one more try, not what this checks).
-            rc, seen = vm.sh("cat /boot/autoboot/wordjudge-trial 2>&1; systemctl is-active wordjudge-slot-trial", timeout=10)
-        except Exception as e:  # the agent is not up yet
-            seen = f"{type(e).__name__}"
-            time.sleep(0.5)
-            continue
-        if "boots=" in seen and "boots=0" not in seen and seen.split()[-1:] == ["active"]:
-            break
-        time.sleep(0.2)
-    spent = "slot=A" in seen and "boots=1" in seen and seen.split()[-1:] == ["active"]
-    vm.power_cut()
-    log(f"power cut during slot A's one try: {seen.split()}")
-    return check("slot A started once from its boot partition (2) and the back-end spent its one try; the power is "
-                 "cut before it could be marked good", spent and vm.resets[n_resets:] == [2], f"{seen.split()}; "
-                 f"started from partitions {vm.resets}")
-
-
-def after_trial_cut(vm):
-    """The start after update_trial_cut: the firmware boots A again (autoboot.txt still names
-    it); the back-end finds the try spent, marks A bad, records it and restarts into B."""
-    reset = vm.wait_reset(timeout=300)
-    t = reset and vm.wait_console(READY, count=vm.console_text().count(READY) + 1, timeout=300)
-    rc, cmdline = vm.sh("cat /proc/cmdline")
-    rc, why = vm.sh("journalctl -b -1 -t wordjudge-slot-trial -o cat --no-pager | tail -n1")
-    st = rauc_status(vm)
-    states = {k: v.get("boot_status") for s in st.get("slots", []) for k, v in s.items()}
-    rc, switch = vm.sh(SWITCH_STATE)
-    check("after the cut: the firmware starts A again, the back-end finds its try spent, marks it bad and restarts; "
-          "the station is READY on B, autoboot.txt boots B", t and vm.first_partition == 2 and vm.resets == [3]
-          and "rauc.slot=B" in cmdline and "one try ended" in why and states.get("rootfs.0") == "bad"
-          and switch.split() == ["boot_partition=3", "boot_partition=2", "0"],
-          f"started from {vm.first_partition} then {vm.resets}; slot {'B' if 'rauc.slot=B' in cmdline else '?'}; "
-          f"{why.strip()[-120:]}; states {states}; {switch.split()}")
-    t_out, outcome = wait_audit(vm, "update_outcome", 3, timeout=60)
-    check("the kiosk records it: audit update_outcome rolled-back (the try that ended before mark-good)",
-          t_out is not None and "rolled-back" in outcome and "one try ended" in outcome, outcome[-200:])
-    rc, verify = vm.sh(f"{WJ_CONFIG} audit verify 2>&1; echo rc=$?")
-    check("audit verify passes after the cut during the trial", verify.strip().endswith("rc=0"), verify[-120:].replace("\n", " | "))
-    judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE after the cut during the trial")
+            vm.proc.wait(timeout=600)
+            ended = not vm.stopping
+        except subprocess.TimeoutExpired:
+            ended = False
+    tail = vm.console_text()[-300:].decode(errors="replace").replace("\n", " | ")
+    return check(f"director menu: Install update {versions['panic']} (a kernel that panics before user space) "
+                 "-> installed into slot A, and the station restarted by itself (the -M virt run ends there)",
+                 entered is not None and ended, f"console tail: {tail[-200:]}")
 
 
 def wait_audit(vm, event, count, timeout):
@@ -654,7 +619,7 @@ def wait_boot_check(vm, timeout=300):
     out = ""
     while time.monotonic() < deadline:
         rc, out = vm.sh("journalctl -b -t wordjudge-boot-check -o cat --no-pager | tail -n1")
-        if "marked good" in out or "failed its trial" in out or "nothing to assess" in out:
+        if "marked good" in out or "failed its trial" in out or "nothing to assess" in out or "is the default" in out:
             return out.strip()
         time.sleep(2)
     return out.strip() or "no word from wordjudge-boot-check"

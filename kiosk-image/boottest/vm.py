@@ -1,10 +1,11 @@
 """JsonSocket, the JSON client for QMP (the QEMU monitor) and the QEMU guest agent; and VM,
-one QEMU run of the image (amd64 through UEFI on q35, arm64 by direct kernel boot on virt)
+one QEMU run of the image (amd64 through UEFI on q35, arm64 through U-Boot on virt)
 and what the checks do to it: the serial console, keys and screendumps over QMP, shell
 commands through the guest agent, USB sticks hot-plugged, the power cut."""
 import base64
 import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -87,11 +88,13 @@ class SerialConsole:
 
 class VM(SerialConsole):
     """One machine on the disk image DISK, from power-on until power_cut() or kill().
-    amd64: OVMF and systemd-boot read the disk at every reset, as on a PC. arm64: there is
-    no Pi firmware to run, so each start is a direct kernel boot of what the firmware would
-    load (pifirmware: autoboot.txt's boot partition); QEMU runs with -no-reboot, and when
-    the guest resets itself (a reboot, a panic) the machine is started again here with the
-    firmware's new choice: the same console log (appended), the same sticks plugged in."""
+    amd64: OVMF and systemd-boot read the disk at every reset, as on a PC. arm64: the Pi
+    firmware's part is emulated (pifirmware: U-Boot started with the card's command line in
+    the device tree) and U-Boot's script chooses the slot from the card's counter, as on a
+    Pi. QEMU runs with -no-reboot, and when the guest resets itself (a reboot, a panic) the
+    machine is started again here, as the firmware would start U-Boot again: the same
+    console log (appended), the same sticks plugged in, unless self.restart is False (the
+    card then moves to another board: pi4.py)."""
 
     def __init__(self, disk, tag):
         self.tag = tag
@@ -104,11 +107,11 @@ class VM(SerialConsole):
         self.plugged = []  # node names of USB sticks plugged in (plug/unplug)
         self.images = {}   # node name -> image file, to plug them in again after a reset
         self.stopping = False  # power_cut() or kill(): QEMU's end is ours, not the guest's
-        self.resets = []   # arm64: the boot partition of each start after a guest reset
+        self.resets = 0    # arm64: how many times the guest reset the machine and it was started again
+        self.restart = True  # arm64: start the machine again after a guest reset
         self.hangs = []    # amd64: the diagnosis of each boot that hung after the firmware (wait_console)
         self.started = time.monotonic()
         self._launch()
-        self.first_partition = getattr(self, "boot_partition", None)
 
     def _launch(self):
         for p in (self.qmp_path, self.qga_path):
@@ -125,12 +128,13 @@ class VM(SerialConsole):
         else:
             if ACCEL != "kvm":
                 accel += ["-cpu", "cortex-a72"]
-            kernel, initrd, cmdline, self.boot_partition = pifirmware.direct_boot(self.disk, "virt")
             # The Pi's UART on GPIO 14/15 is ttyS1; the virt board's is the PL011, ttyAMA0.
-            cmdline = cmdline.replace("console=ttyS1,", "console=ttyAMA0,")
+            cmdline = pifirmware.firmware_cmdline(self.disk).replace("console=ttyS1,", "console=ttyAMA0,")
             machine = ["qemu-system-aarch64", *accel, "-machine", "virt", "-smp", "2", "-m", "1024",
-                       "-kernel", kernel, "-initrd", initrd, "-append", cmdline, "-no-reboot",
+                       "-bios", common.virt_uboot(),
                        "-device", "virtio-gpu-pci", "-device", "qemu-xhci,id=xhci", "-device", "usb-kbd"]
+            dtb = pifirmware.virt_dtb(machine, cmdline, os.path.join(common.WORK, f"virt-{self.tag}.dtb"))
+            machine += ["-dtb", dtb, "-no-reboot"]
         cmd = [*machine,
                "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
                "-display", "none", "-nic", "none",
@@ -150,29 +154,36 @@ class VM(SerialConsole):
         """arm64: if the guest reset the machine (QEMU ended by itself, and the kernel's last
         word was not "Power down"), starts it again as the Pi firmware would, sticks still
         plugged in; True if it did."""
-        if ARCH == "amd64" or self.stopping or self.proc.poll() is None:
+        if ARCH == "amd64" or self.stopping or not self.restart or self.proc.poll() is None:
             return False
         if b"reboot: Power down" in self.console_text()[-400:]:
             return False
         images = [(n, self.images[n]) for n in self.plugged]
         self.plugged, self.images = [], {}
         self._launch()
-        self.resets.append(self.boot_partition)
-        common.log(f"{self.tag}: the guest reset the machine; started again from partition {self.boot_partition} "
-                   "(autoboot.txt, as the Pi firmware would)")
+        self.resets += 1
+        common.log(f"{self.tag}: the guest reset the machine; started again (U-Boot chooses the slot)")
         for node, image in images:
             self.plug(node, image)
         return True
 
+    def slots(self):
+        """arm64: what U-Boot's script chose at each start so far, from the console: [(slot,
+        tries A has left, tries B has left)], the tries as written back before the kernel
+        ran (kiosk-image/pi-boot/boot.cmd)."""
+        return [(s.decode(), a.decode(), b.decode()) for s, a, b in re.findall(
+            rb"wordjudge-boot: slot ([AB]) \(partition \S+\), tries left after this one: A=(\w+) B=(\w+)",
+            self.console_text())]
+
     def wait_reset(self, timeout=300):
         """arm64: waits until the guest resets the machine and it is started again
         (restarted_after_reset); True if it was within TIMEOUT."""
-        n = len(self.resets)
+        n = self.resets
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None and not self.restarted_after_reset():
                 return False
-            if len(self.resets) > n:
+            if self.resets > n:
                 return True
             time.sleep(0.2)
         return False

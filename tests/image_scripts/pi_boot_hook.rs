@@ -17,10 +17,13 @@ fn write(path: PathBuf, text: &str) {
     fs::write(path, text).unwrap();
 }
 
-/// A tree with the hook's inputs: its config.txt and the shared command line.
+/// A tree with the hook's inputs: its config.txt, U-Boot and its script, and the shared
+/// command line.
 fn tree() -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     write(root.path().join("usr/share/wordjudge/pi-boot/config.txt"), &fs::read_to_string(CONFIG).unwrap());
+    write(root.path().join("usr/share/wordjudge/pi-boot/boot.scr"), "the A/B script");
+    write(root.path().join("usr/lib/u-boot/rpi_arm64/u-boot.bin"), "U-Boot");
     write(root.path().join("etc/kernel/cmdline"), "ro quiet");
     write(root.path().join("usr/lib/raspi-firmware/start4.elf"), "firmware");
     root
@@ -112,7 +115,10 @@ fn a_kernel_update_moves_every_boot_file_to_the_newest_kernel_with_an_initrd() {
     assert!(pi5.ends_with("console=ttyAMA10,115200 root=PARTLABEL=wjroot-a rauc.slot=A ro quiet\n"), "{pi5}");
     let config = boot(r, "config.txt").unwrap();
     assert!(config.contains("[pi5]") && config.contains("cmdline=cmdline-pi5.txt"), "{config}");
-    assert!(config.contains("kernel=vmlinuz") && config.contains("initramfs initrd.img followkernel"), "{config}");
+    // The firmware starts U-Boot, whose script loads the slot's kernel and initrd.
+    assert!(config.contains("\nkernel=u-boot.bin\n") && !config.contains("initramfs "), "{config}");
+    assert_eq!(boot(r, "u-boot.bin").as_deref(), Some("U-Boot"));
+    assert_eq!(boot(r, "boot.scr").as_deref(), Some("the A/B script"));
 
     // The old kernel removed: nothing changes. The new one removed: back to the old.
     fs::remove_file(r.join("boot/vmlinuz-6.12.117+deb13-arm64")).unwrap();
@@ -127,6 +133,21 @@ fn a_kernel_update_moves_every_boot_file_to_the_newest_kernel_with_an_initrd() {
         .filter(|n| n.starts_with('.'))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+}
+
+#[test]
+fn without_u_boot_or_its_script_nothing_is_written() {
+    for missing in ["usr/lib/u-boot/rpi_arm64/u-boot.bin", "usr/share/wordjudge/pi-boot/boot.scr"] {
+        let t = tree();
+        let r = t.path();
+        new_layout_kernel(r, "7.3.4+deb13-arm64");
+        initrd(r, "7.3.4+deb13-arm64");
+        fs::remove_file(r.join(missing)).unwrap();
+        let (ok, log) = run_hook(r);
+        assert!(!ok, "a card that cannot boot was written: {log}");
+        assert!(log.contains(missing), "the message names what is missing: {log}");
+        assert_eq!(boot(r, "vmlinuz"), None);
+    }
 }
 
 #[test]
