@@ -191,15 +191,13 @@ class Pi4Board(SerialConsole):
         return int(m.group(2)), m.group(1).decode(errors="replace").replace("\r", "").strip()
 
     def slots(self):
-        """What U-Boot's script chose at each start so far: [(slot, tries A has left, tries B
-        has left)] (as VM.slots)."""
+        """What U-Boot's script chose at each start so far, from its console, the mini UART
+        (pifirmware.uboot_choices)."""
         try:
             with open(self.uboot_log, "rb") as f:
-                text = f.read()
+                return pifirmware.uboot_choices(f.read())
         except OSError:
             return []
-        return [(s.decode(), a.decode(), b.decode()) for s, a, b in re.findall(
-            rb"wordjudge-boot: slot ([AB]) \(partition \S+\), tries left after this one: A=(\w+) B=(\w+)", text)]
 
     def kill(self):
         if self.proc.poll() is None:

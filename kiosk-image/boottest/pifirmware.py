@@ -88,6 +88,14 @@ def firmware_kernel(img, dest, model="pi4"):
     return boot_file(img, firmware_settings(img, model).get("kernel", "kernel8.img"), dest)
 
 
+def uboot_choices(console):
+    """What U-Boot's script chose at each start, from its console output (bytes):
+    [(slot, tries A has left, tries B has left)], the tries as written back before the
+    kernel ran (kiosk-image/pi-boot/boot.cmd prints them)."""
+    return [(s.decode(), a.decode(), b.decode()) for s, a, b in re.findall(
+        rb"wordjudge-boot: slot ([AB]) \(partition \S+\), tries left after this one: A=(\w+) B=(\w+)", console)]
+
+
 def virt_dtb(machine, cmdline, dest):
     """QEMU's own device tree for the -M virt machine MACHINE (its QEMU arguments, firmware
     included: the tree depends on them) with CMDLINE in /chosen/bootargs, where the Pi

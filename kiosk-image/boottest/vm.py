@@ -5,7 +5,6 @@ commands through the guest agent, USB sticks hot-plugged, the power cut."""
 import base64
 import json
 import os
-import re
 import socket
 import subprocess
 import time
@@ -168,12 +167,8 @@ class VM(SerialConsole):
         return True
 
     def slots(self):
-        """arm64: what U-Boot's script chose at each start so far, from the console: [(slot,
-        tries A has left, tries B has left)], the tries as written back before the kernel
-        ran (kiosk-image/pi-boot/boot.cmd)."""
-        return [(s.decode(), a.decode(), b.decode()) for s, a, b in re.findall(
-            rb"wordjudge-boot: slot ([AB]) \(partition \S+\), tries left after this one: A=(\w+) B=(\w+)",
-            self.console_text())]
+        """arm64: what U-Boot's script chose at each start so far (pifirmware.uboot_choices)."""
+        return pifirmware.uboot_choices(self.console_text())
 
     def wait_reset(self, timeout=300):
         """arm64: waits until the guest resets the machine and it is started again
