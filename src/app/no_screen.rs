@@ -7,8 +7,9 @@
 //! ever: a crash loop that fills the journal and, on a card, wears it. So
 //! the kiosk stays up instead: it records one `display_problem` audit
 //! record (and the boot check's verdict after an update, as the live
-//! station would: it is the director's record), lights the service lamp, tells systemd it is ready (with the
-//! reason as its status) and keeps feeding the watchdog. It watches the
+//! station would: it is the director's record), lights the service lamp,
+//! tells systemd it is ready (with the reason as its status) and keeps
+//! feeding the watchdog. It watches the
 //! display devices, and when they change (a driver probed, a monitor
 //! plugged in) it ends cleanly, so systemd starts it again with the screen.
 //!
@@ -92,17 +93,18 @@ pub fn stay_out_of_service(
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready, sd_notify::NotifyState::Status(&status)]);
     println!("WORDJUDGE OUT OF SERVICE station={}: no screen: {problem}", crate::word::printable(&config.station_name, 80));
 
-    // The boot check may write its verdict before or after this start.
+    // The boot check may write its verdict before or after this start; a
+    // verdict file that cannot be marked recorded is not looked at again.
     let mut boot_check = BootCheckRecorder::default();
-    let mut update_state = update_state;
-    let mut look_for_verdict = |audit: &mut Option<AuditLog>, update_state: &mut Option<&Path>| {
-        if let (Some(log), Some(dir)) = (audit.as_mut(), *update_state) {
+    let mut verdicts = update_state;
+    let mut record_verdict = || {
+        if let (Some(log), Some(dir)) = (audit.as_mut(), verdicts) {
             if let Looked::RecordedStopLooking(_) = boot_check.look(dir, log) {
-                *update_state = None;
+                verdicts = None;
             }
         }
     };
-    look_for_verdict(&mut audit, &mut update_state);
+    record_verdict();
 
     let watchdog = sd_notify::watchdog_enabled();
     let mut last_ping = Instant::now();
@@ -117,7 +119,7 @@ pub fn stay_out_of_service(
         }
         if last_look.elapsed() >= LOOK_AGAIN {
             last_look = Instant::now();
-            look_for_verdict(&mut audit, &mut update_state);
+            record_verdict();
             if screen_now() != before {
                 tracing::info!("the display devices changed: starting again to open the screen");
                 break;

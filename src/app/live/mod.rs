@@ -102,9 +102,9 @@ pub struct LiveStation {
     update_state: Option<PathBuf>,
     /// The boot check's last verdict, for the director menu.
     last_update: Option<BootCheck>,
-    /// A verdict recorded while the log could not be written: held in
-    /// memory by the log, so it is not recorded again; its file is renamed
-    /// once the log writes again.
+    /// Records the boot check's verdict once (a verdict recorded while the
+    /// log could not be written is held, and its file renamed once the log
+    /// writes again).
     boot_check: crate::app::boot_check::BootCheckRecorder,
     /// A director's USB request that came while the menu's background look
     /// for update bundles held the stick: started as soon as that look ends.
