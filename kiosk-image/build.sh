@@ -407,6 +407,16 @@ for p in "${PARTS[@]}"; do
     at=$((at + mb))
 done
 sfdisk --quiet "$IMG" <<<"$table"
+if [ "$ARCH" = arm64 ]; then
+    # A hybrid MBR for the Pi 3 family, whose boot ROM reads only an MBR and only a FAT
+    # type there (raspberrypi/firmware#1711: not 0xee, not 0xef): entry 1 is the boot
+    # partition as FAT32 (LBA), 0x0c; entry 2 the GPT's own 0xee, from sector 1 to the
+    # boot partition. Everything after the ROM reads the GPT: the Pi 4 and 5 bootloaders,
+    # U-Boot (its EFI table is tried first and takes a hybrid MBR's 0xee at sector 1) and
+    # Linux (partitions by GPT name). Nothing on the station rewrites the partition table.
+    sfdisk --quiet --label-nested dos "$IMG" <<<"start=2048, size=$((BOOT_MB * 2048)), type=c
+start=1, size=2047, type=ee" || die "could not write the hybrid MBR"
+fi
 at=1
 for p in "${PARTS[@]}"; do
     IFS=: read -r _ _ mb file <<<"$p"

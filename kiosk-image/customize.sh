@@ -141,7 +141,7 @@ done
 
 # --- the Raspberry Pi boot partition (arm64) -------------------------------------------------
 # Modules the Pi card's initrd must hold (kiosk-image/pi-boot/initramfs-hook says why).
-PI_MODULES="sdhci-iproc sdhci-brcmstb gpio-regulator fixed gpio-brcmstb rp1_pci clk-rp1 pinctrl-rp1 xhci-plat-hcd vc4"
+PI_MODULES="bcm2835 sdhci-iproc sdhci-brcmstb gpio-regulator fixed gpio-brcmstb rp1_pci clk-rp1 pinctrl-rp1 xhci-plat-hcd vc4"
 pi_boot_files() {
     local P=$WJ_REPO/kiosk-image/pi-boot hook
     install -D -m0755 "$P/wordjudge-pi-boot" "$R/usr/share/wordjudge/pi-boot/wordjudge-pi-boot"
@@ -178,7 +178,9 @@ check_pi_boot() {  # check_pi_boot VERSION WHEN: every boot file is VERSION's
     if [ -f "$R/lib/modules/$v/vmlinuz" ]; then f=$R/lib/modules/$v/vmlinuz; else f=$R/boot/vmlinuz-$v; fi
     cmp -s "$B/vmlinuz" "$f" || { say "kernel hook: after $when vmlinuz is not $v's"; exit 1; }
     dtbs=$R/lib/modules/$v/dtb/broadcom; [ -d "$dtbs" ] || dtbs=$R/usr/lib/linux-image-$v/broadcom
-    for f in "$dtbs"/bcm2711-rpi-4-b.dtb "$dtbs"/bcm2711-rpi-400.dtb "$dtbs"/bcm2711-rpi-cm4-io.dtb; do
+    for f in "$dtbs"/bcm2837-rpi-3-b.dtb "$dtbs"/bcm2837-rpi-3-b-plus.dtb "$dtbs"/bcm2837-rpi-3-a-plus.dtb \
+             "$dtbs"/bcm2837-rpi-cm3-io3.dtb "$dtbs"/bcm2837-rpi-zero-2-w.dtb \
+             "$dtbs"/bcm2711-rpi-4-b.dtb "$dtbs"/bcm2711-rpi-400.dtb "$dtbs"/bcm2711-rpi-cm4-io.dtb; do
         cmp -s "$f" "$B/$(basename "$f")" || { say "kernel hook: after $when $(basename "$f") is not $v's"; exit 1; }
     done
     for f in "$R"/usr/share/wordjudge/pi-boot/overlays/*.dtbo; do
@@ -254,7 +256,7 @@ must_load "USB stick modules" $STICK_MODULES
 # An update bundle is a squashfs on a loop device behind dm-verity (RAUC's verity format).
 must_load "update bundle modules" dm-verity squashfs loop
 # The Pi card's initrd modules (kiosk-image/pi-boot/initramfs-hook): root from the SD card
-# on the Pi 4 and Pi 5 families, RP1, the watchdog.
+# on the Pi 3, Pi 4 and Pi 5 families, RP1, the watchdog.
 [ "$WJ_ARCH" = arm64 ] && must_load "Raspberry Pi modules" $PI_MODULES bcm2835_wdt
 [ -z "$new_unresolved" ] || say "note: $(printf '%s\n' "$new_unresolved" | wc -l) symbols unresolved after pruning in modules neither list needs"
 echo 'COMPRESS=zstd' >"$R/etc/initramfs-tools/conf.d/wordjudge"

@@ -59,7 +59,10 @@ printing one line per check (see docs/architecture.md, "The boot test"):
           pifirmware); (arm64) a release whose kernel panics before user space, installed
           from the director menu, and the station's own restart ends the -M virt run.
 ARCH=arm64 then checks the card itself: picard.py (the boot partition, config.txt per
-model, both Pi 5 device trees, the initrd's modules, the RP1 GPIO wiring) and pi4.py (that
+model, the Pi 3 family's hybrid MBR, firmware and trees, both Pi 5 device trees, the
+initrd's modules, the RP1 GPIO wiring), pi3.py (the same card as pi4.py's on QEMU's Pi 3
+board model, -M raspi3b, beside it: U-Boot, the rollback with no hands, root from the SD
+host, out of service with no screen) and pi4.py (that
 card on QEMU's Pi 4 board model, -M raspi4b, through the card's own U-Boot, hands off:
 the new slot's one try spent, its panic resetting the board, U-Boot back on the previous
 slot, the rollback recorded once; then root from the SD card, the kiosk out of service
@@ -71,7 +74,7 @@ import subprocess
 import sys
 import time
 
-from . import common
+from . import common, pi3
 from .common import ARCH, GREEN, HERE, NAVY, OVMF_VARS, READY, RED, T0, WJ, WJ_CONFIG, check, log
 from .gpio import gpio_chardev
 from .pi4 import pi4_board
@@ -240,11 +243,18 @@ def main():
                 vm.kill()
 
     if ARCH == "arm64":
-        # The card itself: what the Pi 5 firmware and kernel need, checked in the image
-        # (picard), then the card on the Pi 4 board model (pi4): the card the -M virt runs
-        # left behind, its new slot about to panic, or the image as built.
+        # The card itself: what the Pi 3 and Pi 5 firmware and kernel need, checked in the
+        # image (picard), then the card on the Pi 4 board model (pi4): the card the -M virt
+        # runs left behind, its new slot about to panic, or the image as built; and the same
+        # card on the Pi 3 board model (pi3).
+        # The Pi 3 model boots its own copy of the same card beside the Pi 4's run.
         pi_card(common.IMG)
-        pi4_board(disk if panicked else common.IMG, rollback=versions if panicked else None)
+        card = disk if panicked else common.IMG
+        pi3_run = pi3.start(card)
+        try:
+            pi4_board(card, rollback=versions if panicked else None)
+        finally:
+            pi3.check_board(pi3_run, rollback=versions if panicked else None)
 
     firmware = "UEFI firmware included" if ARCH == "amd64" else "U-Boot included"
     summary = f"{ARCH} boot to READY: {boot_ready:.1f} s from power-on ({firmware}), {kernel_ready} s from kernel start"

@@ -1,13 +1,23 @@
 """The Raspberry Pi card, checked in the built image for what each model's firmware and
-kernel need: no Pi 5 here, and QEMU has no Pi 5 model, so the Pi 5 family is checked
-statically. Read from the image with mtools (boot partition), debugfs (root partition),
-zstd and cpio (the initrd) and dtc (the device trees); nothing is mounted.
+kernel need: no Pi here, and QEMU has no Pi 5 model, so the Pi 5 family and the Pi 3
+family's firmware are checked statically. Read from the image with mtools (boot
+partition), debugfs (root partition), zstd and cpio (the initrd) and dtc (the device
+trees); nothing is mounted.
 
   A/B layout   GPT: the boot partition (FAT: firmware, config.txt, trees, U-Boot, its A/B
                script and counter), root A and B, data; the boot partition holds what the
                kernel hook wrote into slot A's /boot/firmware but the kernel and initrd,
                which U-Boot loads from the slot it chose (an update brings its own)
-  boot files   config.txt with [pi4] and [pi5] sections, U-Boot as its kernel=, each
+  Pi 3 family  a hybrid MBR whose first entry is the boot partition as FAT32 (0x0c: the
+               Pi 3 boot ROM reads nothing else) and whose second is the GPT's 0xee;
+               bootcode.bin, start.elf, fixup.dat; config.txt read as the firmware reads
+               it for the 3 B, 3 B+, 3 A+, CM3, CM3+ and Zero 2 W: U-Boot, the command
+               line, the serial console the tree's alias names, the tree by the name
+               start.elf makes (its own strings), the SD host enabled and first of the
+               tree's MMC controllers (U-Boot's mmc 0, where its environment is read)
+  SD numbering on the Pi 4 family, config.txt's wordjudge-sd-mmc0 overlay makes emmc2
+               (the SD card) mmc0 in every bcm2711 tree (fdtoverlay)
+  boot files   config.txt with [pi3], [pi02], [pi4] and [pi5] sections, U-Boot as its kernel=, each
                family's command line with its serial console, the Pi 4
                family's firmware, and one kernel version everywhere (boot partition,
                root's modules, initrd)
@@ -39,7 +49,7 @@ from .common import check, host_tool, log
 
 PI4_TREES = ["bcm2711-rpi-4-b.dtb", "bcm2711-rpi-400.dtb", "bcm2711-rpi-cm4-io.dtb"]
 PI5_TREES = ["bcm2712-rpi-5-b.dtb", "bcm2712-d-rpi-5-b.dtb", "bcm2712d0-rpi-5-b.dtb"]
-INITRD_MODULES = ["sdhci-iproc", "sdhci-brcmstb", "gpio-regulator", "gpio-brcmstb", "rp1_pci", "clk-rp1",
+INITRD_MODULES = ["bcm2835", "sdhci-iproc", "sdhci-brcmstb", "gpio-regulator", "gpio-brcmstb", "rp1_pci", "clk-rp1",
                   "pinctrl-rp1", "xhci-plat-hcd", "vc4"]
 
 
@@ -246,7 +256,8 @@ def pi_card(img):
           kver and root_versions == [kver] and initrd_versions == [kver],
           f"partition {kver}, root {root_versions}, initrd {initrd_versions}")
     missing = [m for m in INITRD_MODULES if not any(re.search(rf"/{re.escape(m)}\.ko", l) for l in initrd)]
-    check("Pi card: the initrd holds RP1, sdhci-brcmstb, xhci-plat and vc4 for the Pi 5, sdhci-iproc for the Pi 4",
+    check("Pi card: the initrd holds RP1, sdhci-brcmstb, xhci-plat and vc4 for the Pi 5, sdhci-iproc for the Pi 4, "
+          "bcm2835 (the SD host) for the Pi 3 family",
           not missing, f"missing: {missing}" if missing else ", ".join(INITRD_MODULES))
 
     # The Pi 5's GPIO header: RP1's pinctrl in both Pi 5 trees, the driver for it in the
@@ -269,6 +280,8 @@ def pi_card(img):
           and "pinctrl-rp1" in kiosk_labels,
           f"trees {[n for n, ok in nodes.items() if ok]}, module {len(module)} bytes, kiosk looks for {kiosk_labels}")
     seven_inch_panel(boot, fs, kver, config)
+    pi3_family(img, boot, config)
+    sd_numbering(boot)
     log(f"Pi card: kernel {kver}; boot partition {sorted(os.listdir(boot))[:12]}...")
     os.unlink(fs)
 
@@ -430,8 +443,10 @@ def seven_inch_panel(boot, fs, kver, config):
     files = set()
     for root, _, names in os.walk(boot):
         files |= {os.path.relpath(os.path.join(root, n), boot) for n in names}
-    want = {("pi4", True): [PANEL_OVERLAY], ("pi4", False): [], ("pi400", False): [], ("cm4", True): [],
-            ("cm4", False): [], ("pi5", True): [], ("pi5", False): []}
+    sd = SD_OVERLAY
+    want = {("pi4", True): [sd, PANEL_OVERLAY], ("pi4", False): [sd], ("pi400", False): [sd], ("cm4", True): [sd],
+            ("cm4", False): [sd], ("pi5", True): [], ("pi5", False): []}
+    want.update({(m, panel): [] for m in pifirmware.PI3_FAMILY for panel in (True, False)})
     got, problems = {}, []
     for (model, panel), expected in want.items():
         try:
@@ -443,6 +458,117 @@ def seven_inch_panel(boot, fs, kver, config):
             problems.append(f"{model}: missing {r['missing']}, overlay_map {r['overlay_map']}")
     check("Pi card: config.txt as the firmware reads it applies the panel's overlay on a Pi 4 with the panel only "
           "(Pi 4 without, Pi 400, CM4: no display detection there; Pi 5: DSI on RP1, which Debian's kernel cannot "
-          "drive: none), from the partition's overlays/ (no os_prefix, no overlay_map)",
+          "drive; Pi 3 family: the overlay is the Pi 4's: none), the SD numbering overlay on every Pi 4 family "
+          "board and nowhere else, from the partition's overlays/ (no os_prefix, no overlay_map)",
           not problems and all(got.get(k) == v for k, v in want.items()),
           "; ".join(f"{m}{' +panel' if p else ''}: {got.get((m, p))}" for m, p in want) + (f"; {problems}" if problems else ""))
+
+
+SD_OVERLAY = "overlays/wordjudge-sd-mmc0.dtbo"
+# The Pi 4 family's controllers, as the upstream bcm2711 trees name them.
+EMMC2 = "/emmc2-bus@fe000000/mmc@7e340000"
+SDHCI = "/soc/mmc@7e300000"
+
+
+def sd_numbering(boot):
+    """The Pi 4 family's SD card is U-Boot's (and Linux's) mmc 0 once the firmware applies
+    wordjudge-sd-mmc0 (pi-boot/overlays/wordjudge-sd-mmc0.dts says why)."""
+    w = common.WORK
+    overlay = os.path.join(boot, SD_OVERLAY)
+    got = {}
+    for name in PI4_TREES:
+        merged = os.path.join(w, name.replace(".dtb", "+sd.dtb"))
+        p = subprocess.run(["fdtoverlay", "-i", os.path.join(boot, name), "-o", merged, overlay], capture_output=True, text=True)
+        if p.returncode != 0:
+            got[name] = f"FAILS {p.stderr.strip()[:160]}"
+            continue
+        tree = fdt(merged)
+        aliases = {k: fdt_str(v) for k, v in tree.get("/aliases", {}).items()}
+        compat = lambda path: fdt_str(tree.get(path, {}).get("compatible"))
+        status = lambda path: fdt_str(tree.get(path, {}).get("status")) or "okay"
+        ok = (aliases.get("mmc0") == EMMC2 and compat(EMMC2) == "brcm,bcm2711-emmc2" and status(EMMC2) == "okay"
+              and aliases.get("mmc1") == SDHCI and compat(SDHCI) == "brcm,bcm2835-sdhci")
+        got[name] = "ok" if ok else f"mmc0 {aliases.get('mmc0')} ({compat(aliases.get('mmc0', ''))}), mmc1 {aliases.get('mmc1')}"
+    check("Pi card: on every Pi 4 family tree the SD numbering overlay applies (fdtoverlay) and makes emmc2, the SD "
+          "card's controller, mmc0 (U-Boot reads uboot.env from mmc 0:1) and the Wi-Fi SDIO controller mmc1",
+          os.path.exists(overlay) and all(v == "ok" for v in got.values()), ", ".join(f"{n}: {v}" for n, v in got.items()))
+
+
+# The Pi 3 family's trees, by model, with what start.elf appends to "bcm2837-rpi-".
+PI3_TREE_SUFFIX = {"pi3": "3-b", "pi3b+": "3-b-plus", "pi3a+": "3-a-plus", "cm3": "cm3-io3", "cm3+": "cm3-io3",
+                   "pi02": "zero-2-w"}
+# Each model's header UART: the mini UART where the PL011 drives Bluetooth (ttyS1, alias
+# serial1), the PL011 on the CM3s (ttyAMA0, alias serial0).
+PI3_CONSOLE = {"pi3": ("ttyS1", "serial1", "serial@7e215040"), "pi3b+": ("ttyS1", "serial1", "serial@7e215040"),
+               "pi3a+": ("ttyS1", "serial1", "serial@7e215040"), "pi02": ("ttyS1", "serial1", "serial@7e215040"),
+               "cm3": ("ttyAMA0", "serial0", "serial@7e201000"), "cm3+": ("ttyAMA0", "serial0", "serial@7e201000")}
+PI3_SD_HOST = "/soc/mmc@7e202000"
+
+
+def hybrid_mbr(img):
+    """The card's MBR entries: [(type, first LBA, sectors)] of the used ones, and whether
+    the boot signature is there."""
+    with open(img, "rb") as f:
+        mbr = f.read(512)
+    entries = []
+    for i in range(4):
+        e = mbr[446 + 16 * i:446 + 16 * (i + 1)]
+        if e[4]:
+            entries.append((e[4], int.from_bytes(e[8:12], "little"), int.from_bytes(e[12:16], "little")))
+    return entries, mbr[510:512] == b"\x55\xaa"
+
+
+def pi3_family(img, boot, config):
+    """The Pi 3 family (3 B, 3 B+, 3 A+, CM3, CM3+, Zero 2 W) from the same card."""
+    _, wjboot = pifirmware.partition(img, "wjboot")
+    entries, signed = hybrid_mbr(img)
+    check("Pi card: a hybrid MBR for the Pi 3 family's boot ROM: entry 1 is the boot partition as FAT32 LBA (0x0c, "
+          "same start and size as in the GPT), entry 2 the GPT's 0xee from sector 1; nothing else",
+          signed and entries == [(0x0C, wjboot["start"], wjboot["size"]), (0xEE, 1, wjboot["start"] - 1)],
+          f"MBR {[(hex(t), s, n) for t, s, n in entries]}, GPT wjboot {wjboot['start']}+{wjboot['size']}")
+    firmware = {f: os.path.getsize(os.path.join(boot, f)) if os.path.exists(os.path.join(boot, f)) else 0
+                for f in ("bootcode.bin", "start.elf", "fixup.dat")}
+    with open(os.path.join(boot, "start.elf"), "rb") as f:
+        start_elf = f.read() if firmware["start.elf"] else b""
+    check("Pi card: the Pi 3 family's firmware (bootcode.bin, start.elf, fixup.dat) on the boot partition",
+          all(firmware.values()), f"{firmware}")
+    # start.elf makes the tree's name as "bcm%d-rpi-%s.dtb" (2837 with upstream_kernel=1)
+    # from a per-board string: both are in its own strings.
+    made = b"bcm%d-rpi-%s.dtb\0" in start_elf and b"\0bcm2837\0" in start_elf
+    good, detail = True, []
+    for model in pifirmware.PI3_FAMILY:
+        settings = pifirmware.config_lines(config, model)
+        get = lambda k: next((v for key, v in reversed(settings) if key == k), None)
+        suffix = PI3_TREE_SUFFIX[model]
+        tree_name = f"bcm2837-rpi-{suffix}.dtb"
+        path = os.path.join(boot, tree_name)
+        tree = fdt(path) if os.path.exists(path) else {}
+        console, alias, uart = PI3_CONSOLE[model]
+        cmdline = read(os.path.join(boot, get("cmdline") or "cmdline.txt")).split()
+        last = [a for a in cmdline if a.startswith("console=")][-1:]
+        uart_path = fdt_str(tree.get("/aliases", {}).get(alias))
+        mmc = [p for p, props in tree.items() if re.fullmatch(r"/soc/mmc@[0-9a-f]+", p)
+               and (fdt_str(props.get("status")) or "okay") == "okay"]
+        this = {
+            "firmware names the tree": made and f"\0{suffix}\0".encode() in start_elf
+                                       and tree_name == pifirmware.MODEL_TREES[model],
+            "tree names a BCM2837": b"brcm,bcm2837" in tree.get("/", {}).get("compatible", b""),
+            "U-Boot, 64-bit, upstream trees": get("kernel") == "u-boot.bin" and get("arm_64bit") == "1"
+                                              and get("upstream_kernel") == "1",
+            "console": last == [f"console={console},115200"] and get("enable_uart") == "1"
+                       and uart_path.endswith(uart) and (fdt_str(tree.get(uart_path, {}).get("status")) or "okay") == "okay",
+            "slot A's root": cmdline.count("root=PARTLABEL=wjroot-a") == 1 and "rauc.slot=A" in cmdline,
+            "SD host first": bool(mmc) and mmc[0] == PI3_SD_HOST
+                             and fdt_str(tree.get(PI3_SD_HOST, {}).get("compatible")) == "brcm,bcm2835-sdhost",
+            "no panel detection": get("display_auto_detect") == "0",
+        }
+        good &= all(this.values())
+        failed = [k for k, v in this.items() if not v]
+        detail.append(f"{model}: {tree_name}, {get('cmdline')} {last} -> {alias} {uart_path}, mmc {mmc}"
+                      + (f" FAILED {failed}" if failed else ""))
+    uboot = read(os.path.join(boot, "u-boot.bin"))
+    check("Pi card: config.txt as the Pi 3 family's firmware reads it (3 B, 3 B+, 3 A+, CM3, CM3+, Zero 2 W): U-Boot "
+          "in 64-bit mode, the tree start.elf names (its own strings) on the partition, the serial console that tree's "
+          "alias names (mini UART ttyS1; the CM3's PL011 ttyAMA0), slot A's root, the SD host enabled and first of the "
+          "MMC controllers (U-Boot's mmc 0, whose driver u-boot.bin has), no 7\" panel detection",
+          good and "brcm,bcm2835-sdhost" in uboot, "; ".join(detail))

@@ -109,28 +109,43 @@ def virt_dtb(machine, cmdline, dest):
 
 
 # --- config.txt: which overlays the firmware applies -------------------------------------
-# Far enough for this card's config.txt: sections by model ([all], [none], [tryboot],
-# [pi4], [pi400], [cm4], [pi5], [pi500], [cm5]; a new model section replaces the last,
-# [all] ends them: config_txt/conditional.adoc), dtoverlay= and dtparam=, upstream_kernel,
-# os_prefix and overlay_prefix (config_txt/boot.adoc) and display_auto_detect
-# (config_txt/common.adoc). Anything else in a section header is refused rather than
-# guessed, so a config.txt this cannot read fails the check instead of passing it.
-SECTION_MODELS = {"all": None, "none": set(), "tryboot": set(), "pi4": {"pi4", "pi400", "cm4"}, "pi400": {"pi400"},
-                  "cm4": {"cm4"}, "pi5": {"pi5", "pi500", "cm5"}, "pi500": {"pi500"}, "cm5": {"cm5"}}
-MODEL_TREES = {"pi4": "bcm2711-rpi-4-b.dtb", "pi400": "bcm2711-rpi-400.dtb", "cm4": "bcm2711-rpi-cm4-io.dtb",
+# Far enough for this card's config.txt (config_txt/conditional.adoc): model filters
+# ([pi3], [pi3+], [pi02], [pi4], [pi400], [cm4], [pi5], ...), each replacing the last model
+# filter; [board-type=0xNN] filters, a second type that combines with a model filter (both
+# must match) and replaces the last board-type filter; [none] and [tryboot] (never here);
+# [all] ends every filter. Settings: dtoverlay= and dtparam=, upstream_kernel, os_prefix
+# and overlay_prefix (config_txt/boot.adoc) and display_auto_detect (config_txt/common.adoc).
+# Anything else in a section header is refused rather than guessed, so a config.txt this
+# cannot read fails the check instead of passing it.
+# Models, by the names the tests use: pi3 (3 B), pi3b+, pi3a+, cm3, cm3+, pi02 (Zero 2 W),
+# pi4, pi400, cm4, pi5, pi500, cm5.
+SECTION_MODELS = {"none": set(), "tryboot": set(),
+                  "pi3": {"pi3", "pi3b+", "pi3a+", "cm3", "cm3+"}, "pi3+": {"pi3b+", "pi3a+"},
+                  "pi0": {"pi02"}, "pi0w": {"pi02"}, "pi02": {"pi02"},
+                  "pi4": {"pi4", "pi400", "cm4"}, "pi400": {"pi400"}, "cm4": {"cm4"},
+                  "pi5": {"pi5", "pi500", "cm5"}, "pi500": {"pi500"}, "cm5": {"cm5"}}
+# Board types (raspberry-pi/revision-codes.adoc) of the models above that have one here.
+BOARD_TYPES = {0x08: "pi3", 0x0a: "cm3", 0x0d: "pi3b+", 0x0e: "pi3a+", 0x10: "cm3+", 0x12: "pi02",
+               0x11: "pi4", 0x13: "pi400", 0x14: "cm4", 0x17: "pi5"}
+MODEL_TREES = {"pi3": "bcm2837-rpi-3-b.dtb", "pi3b+": "bcm2837-rpi-3-b-plus.dtb", "pi3a+": "bcm2837-rpi-3-a-plus.dtb",
+               "cm3": "bcm2837-rpi-cm3-io3.dtb", "cm3+": "bcm2837-rpi-cm3-io3.dtb", "pi02": "bcm2837-rpi-zero-2-w.dtb",
+               "pi4": "bcm2711-rpi-4-b.dtb", "pi400": "bcm2711-rpi-400.dtb", "cm4": "bcm2711-rpi-cm4-io.dtb",
                "pi5": "bcm2712-rpi-5-b.dtb"}
+PI3_FAMILY = ["pi3", "pi3b+", "pi3a+", "cm3", "cm3+", "pi02"]
 # What display_auto_detect loads for the original 7" panel: the firmware finds its ATTINY
 # on the display connector's I2C and loads this overlay; on standard boards only, "not
 # Compute Modules" (raspberrypi/linux#5758; accessories/display, "Installation on Compute
 # Module based devices": autodetection "is disabled on Compute Module devices"). The
 # Pi 400 has no display connector.
 DSI_7INCH_OVERLAY = "vc4-kms-dsi-7inch"
-NO_DISPLAY_DETECT = {"cm4", "cm5", "pi400", "pi500"}
+NO_DISPLAY_DETECT = {"cm3", "cm3+", "cm4", "cm5", "pi400", "pi500"}
 
 
 def config_lines(text, model):
     """The (key, value) settings of config.txt that apply to MODEL, in order."""
-    active = True
+    if model not in MODEL_TREES and model not in {"pi500", "cm5"}:
+        raise ValueError(f"model {model} is not emulated")
+    model_ok, board_ok = True, True   # no filter of either type: everything applies
     out = []
     for raw in text.splitlines():
         line = raw.strip()
@@ -138,12 +153,19 @@ def config_lines(text, model):
             continue
         if line.startswith("["):
             name = line.strip("[]").strip()
-            if name not in SECTION_MODELS:
+            if name == "all":
+                model_ok, board_ok = True, True
+            elif name.startswith("board-type="):
+                try:
+                    board_ok = BOARD_TYPES.get(int(name.partition("=")[2], 16)) == model
+                except ValueError:
+                    raise ValueError(f"config.txt section [{name}] is not a board type")
+            elif name in SECTION_MODELS:
+                model_ok = model in SECTION_MODELS[name]
+            else:
                 raise ValueError(f"config.txt section [{name}] is not emulated")
-            models = SECTION_MODELS[name]
-            active = models is None or model in models
             continue
-        if not active:
+        if not (model_ok and board_ok):
             continue
         if line.startswith("initramfs "):
             out.append(("initramfs", line.split(None, 1)[1]))

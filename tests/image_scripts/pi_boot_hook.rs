@@ -47,6 +47,12 @@ fn new_layout_kernel(root: &Path, v: &str) {
         "bcm2711-rpi-cm4-io.dtb",
         "bcm2712-rpi-5-b.dtb",
         "bcm2712-d-rpi-5-b.dtb",
+        "bcm2837-rpi-3-b.dtb",
+        "bcm2837-rpi-3-b-plus.dtb",
+        "bcm2837-rpi-3-a-plus.dtb",
+        "bcm2837-rpi-cm3-io3.dtb",
+        "bcm2837-rpi-zero-2-w.dtb",
+        "bcm2837-rpi-2-b.dtb",
     ] {
         write(root.join(format!("usr/lib/modules/{v}/dtb/broadcom/{dtb}")), &format!("{dtb} of {v}"));
     }
@@ -108,9 +114,25 @@ fn a_kernel_update_moves_every_boot_file_to_the_newest_kernel_with_an_initrd() {
     // The D0 Pi 5 tree also under the name its firmware looks for.
     assert_eq!(boot(r, "bcm2712d0-rpi-5-b.dtb").as_deref(), Some("bcm2712-d-rpi-5-b.dtb of 7.3.4+deb13-arm64"));
     assert_eq!(boot(r, "bcm2711-rpi-old-only.dtb"), None, "a tree the new kernel does not ship is gone");
+    // The Pi 3 family's trees (3 B, 3 B+, 3 A+, CM3, Zero 2 W); not the Pi 2 B's, which
+    // the card does not boot.
+    for dtb in [
+        "bcm2837-rpi-3-b.dtb",
+        "bcm2837-rpi-3-b-plus.dtb",
+        "bcm2837-rpi-3-a-plus.dtb",
+        "bcm2837-rpi-cm3-io3.dtb",
+        "bcm2837-rpi-zero-2-w.dtb",
+    ] {
+        assert_eq!(boot(r, dtb), Some(format!("{dtb} of 7.3.4+deb13-arm64")), "{dtb}");
+    }
+    assert_eq!(boot(r, "bcm2837-rpi-2-b.dtb"), None);
+    let pi3 = boot(r, "cmdline-pi3.txt").unwrap();
+    let cm3 = boot(r, "cmdline-cm3.txt").unwrap();
     let pi4 = boot(r, "cmdline-pi4.txt").unwrap();
     let pi5 = boot(r, "cmdline-pi5.txt").unwrap();
     // Slot A's root (the image build; no slot running).
+    assert!(pi3.ends_with("console=ttyS1,115200 root=PARTLABEL=wjroot-a rauc.slot=A ro quiet\n"), "{pi3}");
+    assert!(cm3.ends_with("console=ttyAMA0,115200 root=PARTLABEL=wjroot-a rauc.slot=A ro quiet\n"), "{cm3}");
     assert!(pi4.ends_with("console=ttyS1,115200 root=PARTLABEL=wjroot-a rauc.slot=A ro quiet\n"), "{pi4}");
     assert!(pi5.ends_with("console=ttyAMA10,115200 root=PARTLABEL=wjroot-a rauc.slot=A ro quiet\n"), "{pi5}");
     let config = boot(r, "config.txt").unwrap();
@@ -185,7 +207,7 @@ fn the_command_lines_name_the_root_slot_that_is_running() {
     write(r.join("proc-cmdline"), "console=tty1 root=PARTLABEL=wjroot-b rauc.slot=B ro quiet\n");
     let (ok, log) = run_hook(r);
     assert!(ok, "{log}");
-    for name in ["cmdline.txt", "cmdline-pi4.txt", "cmdline-pi5.txt"] {
+    for name in ["cmdline.txt", "cmdline-pi3.txt", "cmdline-cm3.txt", "cmdline-pi4.txt", "cmdline-pi5.txt"] {
         let line = boot(r, name).unwrap();
         assert!(line.contains(" root=PARTLABEL=wjroot-b rauc.slot=B ro quiet\n"), "{name}: {line}");
         assert_eq!(line.matches("root=").count(), 1, "{name}: one root: {line}");
