@@ -1,7 +1,7 @@
 # wordjudge: the Raspberry Pi card's A/B boot, counted before the kernel runs.
 #
 # The Pi firmware loads U-Boot (config.txt: kernel=u-boot.bin) with the device tree it
-# prepared (overlays applied, the command line of cmdline-pi4.txt or cmdline-pi5.txt in
+# prepared (overlays applied, the command line of cmdline-pi3.txt, cmdline-pi4.txt, ... in
 # /chosen/bootargs); U-Boot's standard boot finds this script on partition 1 (wjboot).
 # It chooses a root slot the way RAUC's U-Boot integration expects (system.conf
 # bootloader=uboot):
@@ -95,7 +95,7 @@ else
   echo "wordjudge-boot: the counter could not be written"
 fi
 
-# The command line is the firmware's (cmdline-pi4.txt, cmdline-pi5.txt), with the root
+# The command line is the firmware's (cmdline-pi3.txt, cmdline-pi4.txt, ...), with the root
 # and the slot of the one chosen. No firmware line (U-Boot run by hand): a plain one.
 if fdt addr ${fdt_addr} && fdt get value wj_args /chosen bootargs; then
   setexpr wj_args gsub "root=[^ ]+" "root=PARTLABEL=${rootlabel}"
