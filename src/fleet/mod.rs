@@ -1,5 +1,7 @@
 //! The fleet's status on the director's laptop: what every station's audit
-//! records say, read from the journal copies the laptop received.
+//! records say, read from the journal copies the laptop received. Beside it:
+//! the fleet stick's format ([`stick`]) and the event's CA ([`ca`]), with
+//! which the laptop lets stations join.
 //!
 //! Each audit record goes to journald with `WORDJUDGE_*` fields
 //! ([`crate::recorder::journal`]); `systemd-journal-remote` on the laptop
@@ -18,7 +20,9 @@
 //! challenge number missing between two received adjudications unless the
 //! station recorded why (`skipped`, `challenges_lost`).
 
+pub mod ca;
 pub mod render;
+pub mod stick;
 
 use crate::audit::{Body, EventKind, SlipCode};
 use crate::recorder::journal::{AUDIT_FAILING, SYSLOG_IDENTIFIER};

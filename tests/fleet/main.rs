@@ -14,5 +14,6 @@ mod browser;
 mod cli;
 mod journal_files;
 mod recorded;
+mod setup;
 mod status;
 mod support;

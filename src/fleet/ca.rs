@@ -1,0 +1,223 @@
+//! The event's certificate authority, on the director's laptop: one CA per
+//! event, the laptop's own certificate for `systemd-journal-remote`, and the
+//! stations' certificates signed from their requests.
+//!
+//! All of it is done by the `openssl` program (the steps `man
+//! systemd-journal-remote` gives), never by code of ours: keys are P-256,
+//! made by openssl and written by it with mode 0600. The folder holds:
+//!
+//! | file | what |
+//! |---|---|
+//! | `ca.key`, `ca.pem` | the CA: its key never leaves this folder |
+//! | `laptop.key`, `laptop.pem` | the laptop's key and certificate (serverAuth, named for the upload address's host) |
+//! | `ca.srl` | openssl's serial counter |
+//! | `signed/NAME.pem` | a copy of every station certificate signed |
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Days a certificate is valid: an event's season, not a decade.
+pub const VALID_DAYS: u32 = 400;
+
+/// Why the CA could not do what was asked.
+#[derive(Debug)]
+pub enum CaError {
+    OpensslMissing,
+    Openssl { step: &'static str, stderr: String },
+    Io(PathBuf, std::io::Error),
+    NotACa(PathBuf),
+    Request { file: PathBuf, problem: String },
+}
+
+impl fmt::Display for CaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CaError::OpensslMissing => {
+                write!(f, "openssl is not installed here; it makes the event's keys (Debian and Ubuntu: the openssl package)")
+            }
+            CaError::Openssl { step, stderr } => write!(f, "openssl failed to {step}: {}", stderr.trim()),
+            CaError::Io(path, e) => write!(f, "{}: {e}", path.display()),
+            CaError::NotACa(dir) => write!(
+                f,
+                "{} holds no event CA (ca.pem and ca.key): make one with `wordjudge fleet setup`",
+                dir.display()
+            ),
+            CaError::Request { file, problem } => write!(f, "{}: {problem}", file.display()),
+        }
+    }
+}
+
+impl std::error::Error for CaError {}
+
+/// The CA folder.
+pub struct EventCa {
+    dir: PathBuf,
+}
+
+impl EventCa {
+    /// The CA in `dir`, made there first if it has none: the CA and the
+    /// laptop's certificate for `host`. An existing CA is kept (a second
+    /// `setup` must not orphan the stations that joined); the laptop's
+    /// certificate is made again if it names another host.
+    pub fn open_or_create(dir: &Path, event: &str, host: &str) -> Result<(EventCa, bool), CaError> {
+        std::fs::create_dir_all(dir).map_err(|e| CaError::Io(dir.to_path_buf(), e))?;
+        set_mode(dir, 0o700)?;
+        let ca = EventCa { dir: dir.to_path_buf() };
+        let created = !ca.ca_pem().exists();
+        if created {
+            let subject = format!("/O=wordjudge fleet/CN={} CA", openssl_subject_text(event));
+            openssl(
+                "make the event's CA",
+                &[
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                    "-days", &VALID_DAYS.to_string(), "-subj", &subject,
+                    "-addext", "basicConstraints=critical,CA:TRUE",
+                    "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+                    "-keyout", path_str(&ca.ca_key()), "-out", path_str(&ca.ca_pem()),
+                ],
+            )?;
+        } else if !ca.ca_key().exists() {
+            return Err(CaError::NotACa(dir.to_path_buf()));
+        }
+        if created || ca.laptop_host()?.as_deref() != Some(host) {
+            ca.make_laptop_certificate(host)?;
+        }
+        Ok((ca, created))
+    }
+
+    /// The CA already in `dir`.
+    pub fn open(dir: &Path) -> Result<EventCa, CaError> {
+        let ca = EventCa { dir: dir.to_path_buf() };
+        if ca.ca_pem().exists() && ca.ca_key().exists() && ca.laptop_pem().exists() && ca.laptop_key().exists() {
+            Ok(ca)
+        } else {
+            Err(CaError::NotACa(dir.to_path_buf()))
+        }
+    }
+
+    pub fn ca_pem(&self) -> PathBuf {
+        self.dir.join("ca.pem")
+    }
+    fn ca_key(&self) -> PathBuf {
+        self.dir.join("ca.key")
+    }
+    pub fn laptop_pem(&self) -> PathBuf {
+        self.dir.join("laptop.pem")
+    }
+    pub fn laptop_key(&self) -> PathBuf {
+        self.dir.join("laptop.key")
+    }
+    fn serial(&self) -> PathBuf {
+        self.dir.join("ca.srl")
+    }
+
+    /// SHA-256 of a certificate's DER bytes, lowercase hex.
+    pub fn fingerprint(certificate: &Path) -> Result<String, CaError> {
+        let out = openssl("read a certificate's fingerprint", &["x509", "-in", path_str(certificate), "-noout", "-fingerprint", "-sha256"])?;
+        let hex: String = out
+            .split_once('=')
+            .map(|(_, v)| v.trim().chars().filter(char::is_ascii_hexdigit).collect::<String>().to_ascii_lowercase())
+            .unwrap_or_default();
+        if hex.len() == 64 {
+            Ok(hex)
+        } else {
+            Err(CaError::Openssl { step: "read a certificate's fingerprint", stderr: out })
+        }
+    }
+
+    /// The host the laptop's certificate names (its subjectAltName).
+    fn laptop_host(&self) -> Result<Option<String>, CaError> {
+        if !self.laptop_pem().exists() {
+            return Ok(None);
+        }
+        let out = openssl("read the laptop's certificate", &["x509", "-in", path_str(&self.laptop_pem()), "-noout", "-ext", "subjectAltName"])?;
+        Ok(out.split([',', '\n']).find_map(|part| {
+            let part = part.trim();
+            part.strip_prefix("DNS:").or_else(|| part.strip_prefix("IP Address:")).map(str::to_string)
+        }))
+    }
+
+    fn make_laptop_certificate(&self, host: &str) -> Result<(), CaError> {
+        let request = self.dir.join("laptop.csr");
+        openssl(
+            "make the laptop's key",
+            &[
+                "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-subj", &format!("/O=wordjudge fleet/CN={}", openssl_subject_text(host)),
+                "-keyout", path_str(&self.laptop_key()), "-out", path_str(&request),
+            ],
+        )?;
+        let san = if host.parse::<std::net::Ipv4Addr>().is_ok() { format!("IP:{host}") } else { format!("DNS:{host}") };
+        let extensions = format!(
+            "subjectAltName={san}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=critical,CA:FALSE\n"
+        );
+        self.sign_request(&request, &extensions, &self.laptop_pem())?;
+        let _ = std::fs::remove_file(&request);
+        Ok(())
+    }
+
+    /// Signs a station's request: its signature checked, its subject one
+    /// CN that is `name`, a client certificate written to `out` (and a copy
+    /// kept in `signed/`).
+    pub fn sign_station(&self, request: &Path, name: &str, out: &Path) -> Result<(), CaError> {
+        let bad = |problem: String| CaError::Request { file: request.to_path_buf(), problem };
+        let subject = openssl("read a station's request", &["req", "-in", path_str(request), "-noout", "-verify", "-subject", "-nameopt", "RFC2253"])
+            .map_err(|e| bad(format!("not a certificate request with a good signature ({e})")))?;
+        let subject = subject.lines().find_map(|l| l.strip_prefix("subject=")).unwrap_or("").trim().to_string();
+        if subject != format!("CN={name}") {
+            return Err(bad(format!("it names {}, not CN={name}", crate::word::quote(&subject))));
+        }
+        let extensions = "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=critical,CA:FALSE\n";
+        self.sign_request(request, extensions, out)?;
+        let kept = self.dir.join("signed");
+        std::fs::create_dir_all(&kept).map_err(|e| CaError::Io(kept.clone(), e))?;
+        std::fs::copy(out, kept.join(format!("{name}.pem"))).map_err(|e| CaError::Io(kept.clone(), e))?;
+        Ok(())
+    }
+
+    fn sign_request(&self, request: &Path, extensions: &str, out: &Path) -> Result<(), CaError> {
+        let mut ext = tempfile::NamedTempFile::new_in(&self.dir).map_err(|e| CaError::Io(self.dir.clone(), e))?;
+        std::io::Write::write_all(&mut ext, extensions.as_bytes()).map_err(|e| CaError::Io(ext.path().to_path_buf(), e))?;
+        let days = VALID_DAYS.to_string();
+        let (serial, ca_pem, ca_key) = (self.serial(), self.ca_pem(), self.ca_key());
+        let mut args = vec![
+            "x509", "-req", "-in", path_str(request), "-CA", path_str(&ca_pem), "-CAkey", path_str(&ca_key),
+            "-days", &days, "-sha256", "-extfile", path_str(ext.path()), "-out", path_str(out),
+        ];
+        // openssl keeps the serial numbers in ca.srl, making it at the first signature.
+        if !serial.exists() {
+            args.push("-CAcreateserial");
+        }
+        args.extend(["-CAserial", path_str(&serial)]);
+        openssl("sign a certificate", &args).map(|_| ())
+    }
+}
+
+/// Runs openssl; its standard output, or why not.
+fn openssl(step: &'static str, args: &[&str]) -> Result<String, CaError> {
+    let out = Command::new("openssl").args(args).output().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => CaError::OpensslMissing,
+        _ => CaError::Openssl { step, stderr: e.to_string() },
+    })?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(CaError::Openssl { step, stderr: String::from_utf8_lossy(&out.stderr).into_owned() })
+    }
+}
+
+/// Text safe inside openssl's `-subj /A=B/...`: no slash, backslash or
+/// control character.
+fn openssl_subject_text(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control() && *c != '/' && *c != '\\' && *c != '=' && *c != '+').collect()
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().unwrap_or_default()
+}
+
+fn set_mode(path: &Path, mode: u32) -> Result<(), CaError> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| CaError::Io(path.to_path_buf(), e))
+}

@@ -1,0 +1,330 @@
+//! `wordjudge fleet setup`, `sign` and `serve` on the laptop: the event's CA
+//! made with openssl, the fleet stick with nothing secret on it, stations'
+//! requests signed or refused, and `systemd-journal-remote` receiving an
+//! upload signed by the event's CA and refusing one that is not.
+
+use crate::journal_files::{write_journal, JOURNAL_REMOTE};
+use crate::support::two_stations;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use wordjudge::fleet::stick::FleetFile;
+
+fn wordjudge(args: &[&str]) -> Output {
+    Command::new(crate::built::wordjudge()).args(args).output().expect("wordjudge runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn openssl(args: &[&str]) -> String {
+    let out = Command::new("openssl").args(args).output().expect("openssl runs");
+    assert!(out.status.success(), "openssl {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+struct Event {
+    _dir: tempfile::TempDir,
+    ca: PathBuf,
+    stick: PathBuf,
+}
+
+impl Event {
+    fn folder(&self) -> PathBuf {
+        self.stick.join("wordjudge-fleet")
+    }
+    fn path(&self, p: &Path) -> String {
+        p.to_str().unwrap().to_string()
+    }
+}
+
+fn setup(laptop: &str, extra: &[&str]) -> (Event, Output) {
+    let dir = tempfile::tempdir().unwrap();
+    let (ca, stick) = (dir.path().join("ca"), dir.path().join("stick"));
+    std::fs::create_dir(&stick).unwrap();
+    let mut args = vec!["fleet", "setup", "--event", "Nationals 2026", "--laptop", laptop];
+    let (ca_s, stick_s) = (ca.to_str().unwrap().to_string(), stick.to_str().unwrap().to_string());
+    args.extend(["--ca-dir", &ca_s, "--stick", &stick_s]);
+    args.extend(extra);
+    let out = wordjudge(&args);
+    (Event { _dir: dir, ca, stick }, out)
+}
+
+/// A station's key and request, made as a station makes them.
+fn station_request(dir: &Path, file_name: &str, cn: &str) -> PathBuf {
+    let key = dir.join(format!("{file_name}.key"));
+    let csr = dir.join(format!("{file_name}.csr"));
+    openssl(&[
+        "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", &format!("/CN={cn}"),
+        "-keyout", key.to_str().unwrap(), "-out", csr.to_str().unwrap(),
+    ]);
+    csr
+}
+
+fn every_file(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            every_file(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn setup_writes_a_stick_with_nothing_secret_and_keeps_its_ca() {
+    let (event, out) = setup("192.168.10.2", &["--address", "192.168.10.21/24", "--gateway", "192.168.10.1"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.contains("made now") && report.contains("upload to:   https://192.168.10.2:19532"), "{report}");
+
+    let fleet = FleetFile::parse(&std::fs::read_to_string(event.folder().join("fleet.toml")).unwrap()).unwrap();
+    assert_eq!(fleet.event, "Nationals 2026");
+    assert_eq!(fleet.upload_url, "https://192.168.10.2:19532");
+    assert_eq!((fleet.address.as_deref(), fleet.gateway.as_deref()), (Some("192.168.10.21/24"), Some("192.168.10.1")));
+    // The fingerprint on the stick is the CA's, which is the stick's ca.pem.
+    let fp = |p: &Path| {
+        openssl(&["x509", "-in", p.to_str().unwrap(), "-noout", "-fingerprint", "-sha256"])
+            .split_once('=')
+            .unwrap()
+            .1
+            .trim()
+            .replace(':', "")
+            .to_ascii_lowercase()
+    };
+    assert_eq!(fleet.ca_sha256, fp(&event.ca.join("ca.pem")));
+    assert_eq!(std::fs::read(event.ca.join("ca.pem")).unwrap(), std::fs::read(event.folder().join("ca.pem")).unwrap());
+    assert!(event.folder().join("requests").is_dir() && event.folder().join("certificates").is_dir());
+    let mut files = Vec::new();
+    every_file(&event.stick, &mut files);
+    for f in &files {
+        assert!(!std::fs::read_to_string(f).unwrap_or_default().contains("PRIVATE KEY"), "{} holds a key", f.display());
+    }
+    // The laptop's keys: readable by their owner only, in a folder only its owner enters.
+    for key in ["ca.key", "laptop.key"] {
+        let mode = std::fs::metadata(event.ca.join(key)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o077, 0, "{key} mode {mode:o}");
+    }
+    assert_eq!(std::fs::metadata(&event.ca).unwrap().permissions().mode() & 0o777, 0o700);
+    let san = openssl(&["x509", "-in", event.ca.join("laptop.pem").to_str().unwrap(), "-noout", "-ext", "subjectAltName,extendedKeyUsage"]);
+    assert!(san.contains("IP Address:192.168.10.2") && san.contains("TLS Web Server Authentication"), "{san}");
+    let verified = openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), event.ca.join("laptop.pem").to_str().unwrap()]);
+    assert!(verified.contains(": OK"), "{verified}");
+
+    // Again, with the laptop on another address: the same CA, a new laptop certificate.
+    let ca_before = std::fs::read(event.ca.join("ca.pem")).unwrap();
+    let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
+    let again = wordjudge(&[
+        "fleet", "setup", "--event", "Nationals 2026", "--laptop", "laptop.local:20000", "--ca-dir", &ca_s, "--stick", &stick_s,
+    ]);
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    assert!(text(&again.stdout).contains("kept: made before"), "{}", text(&again.stdout));
+    assert_eq!(std::fs::read(event.ca.join("ca.pem")).unwrap(), ca_before);
+    let san = openssl(&["x509", "-in", event.ca.join("laptop.pem").to_str().unwrap(), "-noout", "-ext", "subjectAltName"]);
+    assert!(san.contains("DNS:laptop.local"), "{san}");
+    let fleet = FleetFile::parse(&std::fs::read_to_string(event.folder().join("fleet.toml")).unwrap()).unwrap();
+    assert_eq!((fleet.upload_url.as_str(), fleet.address), ("https://laptop.local:20000", None));
+}
+
+#[test]
+fn setup_refuses_what_is_out_of_form_and_makes_nothing() {
+    for (laptop, extra, reason) in [
+        ("https://laptop", &[][..], "must be https://HOST:PORT"),
+        ("laptop:0", &[][..], "must be https://HOST:PORT"),
+        ("lap top", &[][..], "must be https://HOST:PORT"),
+        ("laptop", &["--address", "10.0.0.5"][..], "with its prefix length"),
+        ("laptop", &["--address", "10.0.0.5/8", "--gateway", "gw"][..], "with its prefix length"),
+    ] {
+        let (event, out) = setup(laptop, extra);
+        assert_eq!(out.status.code(), Some(2), "{laptop} {extra:?}: {}", text(&out.stdout));
+        assert!(text(&out.stderr).contains(reason), "{laptop} {extra:?}: {}", text(&out.stderr));
+        assert!(!event.ca.exists() && !event.folder().exists(), "{laptop} {extra:?} made something");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca");
+    let out = wordjudge(&["fleet", "setup", "--event", "E", "--laptop", "laptop", "--ca-dir", ca.to_str().unwrap(), "--stick", "/nonexistent/stick"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent/stick is not a folder"), "{}", text(&out.stderr));
+    assert!(!ca.exists());
+}
+
+#[test]
+fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    station_request(&requests, "wj-01", "wj-01");
+    station_request(&requests, "wj-02", "someone-else");
+    std::fs::write(requests.join("wj-03.csr"), "not a request").unwrap();
+    station_request(&requests, "bad name", "bad name");
+    let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
+    let out = wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &stick_s]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(text(&out.stderr).contains("3 request(s) refused"), "{}", text(&out.stderr));
+    assert!(report.contains("signed   wj-01:"), "{report}");
+    assert!(report.contains("refused  wj-02:") && report.contains("not CN=wj-02"), "{report}");
+    assert!(report.contains("refused  wj-03:") && report.contains("good signature"), "{report}");
+    assert!(report.contains("bad name.csr") && report.contains("letters, digits and hyphens"), "{report}");
+    let certificates = event.folder().join("certificates");
+    let mut made: Vec<String> =
+        std::fs::read_dir(&certificates).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    made.sort();
+    assert_eq!(made, ["wj-01.pem"], "only the good request is signed, no partial file left");
+    let cert = certificates.join("wj-01.pem");
+    let verified = openssl(&["verify", "-CAfile", event.folder().join("ca.pem").to_str().unwrap(), cert.to_str().unwrap()]);
+    assert!(verified.contains(": OK"), "{verified}");
+    let ext = openssl(&["x509", "-in", cert.to_str().unwrap(), "-noout", "-subject", "-ext", "extendedKeyUsage,basicConstraints", "-nameopt", "RFC2253"]);
+    assert!(ext.contains("subject=CN=wj-01") && ext.contains("TLS Web Client Authentication") && ext.contains("CA:FALSE"), "{ext}");
+
+    // Again: nothing new to sign.
+    for f in ["wj-02.csr", "wj-03.csr", "bad name.csr"] {
+        std::fs::remove_file(requests.join(f)).unwrap();
+    }
+    let out = wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &stick_s]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("kept     wj-01: signed before"), "{}", text(&out.stdout));
+
+    // A stick of another event is refused whole.
+    let (other, out) = setup("192.168.10.3", &[]);
+    assert!(out.status.success());
+    station_request(&other.folder().join("requests"), "wj-09", "wj-09");
+    let out = wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &other.path(&other.stick)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("belongs to another event"), "{}", text(&out.stderr));
+    assert!(!other.folder().join("certificates/wj-09.pem").exists());
+}
+
+/// A free TCP port on the loopback.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn upload(url: &str, key: &Path, cert: &Path, trust: &Path, journal: &Path) -> Output {
+    Command::new("/usr/lib/systemd/systemd-journal-upload")
+        .arg(format!("--url={url}"))
+        .arg(format!("--key={}", key.display()))
+        .arg(format!("--cert={}", cert.display()))
+        .arg(format!("--trust={}", trust.display()))
+        .arg(format!("--file={}", journal.display()))
+        .arg("--follow=no")
+        .output()
+        .expect("systemd-journal-upload runs")
+}
+
+/// How many entries the journal files in `dir` hold (journalctl reads them).
+fn entries_received(dir: &Path) -> usize {
+    let out = Command::new("journalctl")
+        .args(["--no-pager", "-o", "json", &format!("--directory={}", dir.display())])
+        .output()
+        .expect("journalctl runs");
+    text(&out.stdout).lines().filter(|l| l.starts_with('{')).count()
+}
+
+/// `fleet serve`, stopped when the test ends, however it ends.
+struct Serving(std::process::Child);
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_serve_receives_the_events_stations_only() {
+    let port = free_port();
+    let (event, out) = setup(&format!("127.0.0.1:{port}"), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    station_request(&requests, "wj-01", "wj-01");
+    let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
+    assert!(wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &stick_s]).status.success());
+
+    let work = tempfile::tempdir().unwrap();
+    let received = work.path().join("received");
+    let mut serve = Serving(
+        Command::new(crate::built::wordjudge())
+            .args(["fleet", "serve", "--ca-dir", &ca_s, "--port", &port.to_string(), "--output", received.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "fleet serve never listened on {port}");
+        assert!(serve.0.try_wait().unwrap().is_none(), "fleet serve ended");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // One station's journal, as its uploader would read it.
+    let (one, _) = two_stations();
+    let local = work.path().join("local");
+    std::fs::create_dir(&local).unwrap();
+    let journal = write_journal(&local, &one);
+    let url = format!("https://127.0.0.1:{port}");
+    let key = requests.join("wj-01.key");
+    let cert = event.folder().join("certificates/wj-01.pem");
+    let trust = event.folder().join("ca.pem");
+
+    // Another CA's station certificate, trusting the right laptop: refused, nothing received.
+    let (stranger, out) = setup("127.0.0.1", &[]);
+    assert!(out.status.success());
+    let stranger_requests = stranger.folder().join("requests");
+    station_request(&stranger_requests, "wj-01", "wj-01");
+    assert!(wordjudge(&["fleet", "sign", "--ca-dir", &stranger.path(&stranger.ca), "--stick", &stranger.path(&stranger.stick)])
+        .status
+        .success());
+    let refused = upload(&url, &stranger_requests.join("wj-01.key"), &stranger.folder().join("certificates/wj-01.pem"), &trust, &journal);
+    assert!(!refused.status.success(), "an upload signed by another CA was taken: {}", text(&refused.stderr));
+    assert_eq!(entries_received(&received), 0);
+    // A station that trusts another CA does not send to this laptop.
+    let wrong_trust = upload(&url, &key, &cert, &stranger.folder().join("ca.pem"), &journal);
+    assert!(!wrong_trust.status.success(), "{}", text(&wrong_trust.stderr));
+    assert_eq!(entries_received(&received), 0);
+
+    // The event's station: received, and `fleet status` reads it.
+    let sent = upload(&url, &key, &cert, &trust, &journal);
+    assert!(sent.status.success(), "{}", text(&sent.stderr));
+    drop(serve);
+    assert_eq!(entries_received(&received), one.entries.len(), "every entry of the station's journal, once");
+    let status = crate::journal_files::fleet_status(&["--dir", received.to_str().unwrap()]);
+    assert!(status.status.success(), "{}", text(&status.stderr));
+    let table = text(&status.stdout);
+    assert!(table.contains("table-1"), "{table}");
+    assert!(Path::new(JOURNAL_REMOTE).exists());
+}
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_status_watch_writes_the_page_again_until_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, _) = two_stations();
+    write_journal(dir.path(), &one);
+    let html = dir.path().join("fleet.html");
+    let mut watch = Serving(
+        Command::new(crate::built::wordjudge())
+            .args(["fleet", "status", "--watch", "1", "--dir", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let wait_for_page = |what: &str| {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+        while !html.exists() {
+            assert!(std::time::Instant::now() < deadline, "no page {what}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    };
+    wait_for_page("at first");
+    assert!(std::fs::read_to_string(&html).unwrap().contains("table-1"));
+    std::fs::remove_file(&html).unwrap();
+    wait_for_page("written again");
+    assert!(watch.0.try_wait().unwrap().is_none(), "--watch goes on until stopped");
+    let out = wordjudge(&["fleet", "status", "--watch", "0", "--dir", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "--watch 0 is refused");
+}
