@@ -41,8 +41,7 @@ def start(img):
         return None
     w = common.WORK
     sd = sd_card(img, os.path.join(w, "pi3-sd.img"))
-    settings = dict(pifirmware.config_lines((pifirmware.fat_read(img, pifirmware.boot_partition(img), "config.txt")
-                                             or b"").decode(errors="replace"), MODEL))
+    settings = pifirmware.firmware_settings(img, MODEL)
     if any(k in settings for k in ("dtoverlay", "dtparam", "initramfs")):
         raise RuntimeError(f"the Pi 3's config.txt asks for what this test does not emulate: {settings}")
     uboot = pifirmware.firmware_kernel(img, os.path.join(w, "pi3-u-boot.bin"), MODEL)

@@ -74,7 +74,7 @@ impl EventCa {
                     "-days", &VALID_DAYS.to_string(), "-subj", &subject,
                     "-addext", "basicConstraints=critical,CA:TRUE",
                     "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-                    "-keyout", path_str(&ca.ca_key()), "-out", path_str(&ca.ca_pem()),
+                    "-keyout", path_str(&ca.ca_key())?, "-out", path_str(&ca.ca_pem())?,
                 ],
             )?;
         } else if !ca.ca_key().exists() {
@@ -114,7 +114,7 @@ impl EventCa {
 
     /// SHA-256 of a certificate's DER bytes, lowercase hex.
     pub fn fingerprint(certificate: &Path) -> Result<String, CaError> {
-        let out = openssl("read a certificate's fingerprint", &["x509", "-in", path_str(certificate), "-noout", "-fingerprint", "-sha256"])?;
+        let out = openssl("read a certificate's fingerprint", &["x509", "-in", path_str(certificate)?, "-noout", "-fingerprint", "-sha256"])?;
         let hex: String = out
             .split_once('=')
             .map(|(_, v)| v.trim().chars().filter(char::is_ascii_hexdigit).collect::<String>().to_ascii_lowercase())
@@ -131,7 +131,7 @@ impl EventCa {
         if !self.laptop_pem().exists() {
             return Ok(None);
         }
-        let out = openssl("read the laptop's certificate", &["x509", "-in", path_str(&self.laptop_pem()), "-noout", "-ext", "subjectAltName"])?;
+        let out = openssl("read the laptop's certificate", &["x509", "-in", path_str(&self.laptop_pem())?, "-noout", "-ext", "subjectAltName"])?;
         Ok(out.split([',', '\n']).find_map(|part| {
             let part = part.trim();
             part.strip_prefix("DNS:").or_else(|| part.strip_prefix("IP Address:")).map(str::to_string)
@@ -145,7 +145,7 @@ impl EventCa {
             &[
                 "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                 "-subj", &format!("/O=wordjudge fleet/CN={}", openssl_subject_text(host)),
-                "-keyout", path_str(&self.laptop_key()), "-out", path_str(&request),
+                "-keyout", path_str(&self.laptop_key())?, "-out", path_str(&request)?,
             ],
         )?;
         let san = if host.parse::<std::net::Ipv4Addr>().is_ok() { format!("IP:{host}") } else { format!("DNS:{host}") };
@@ -162,7 +162,7 @@ impl EventCa {
     /// kept in `signed/`).
     pub fn sign_station(&self, request: &Path, name: &str, out: &Path) -> Result<(), CaError> {
         let bad = |problem: String| CaError::Request { file: request.to_path_buf(), problem };
-        let subject = openssl("read a station's request", &["req", "-in", path_str(request), "-noout", "-verify", "-subject", "-nameopt", "RFC2253"])
+        let subject = openssl("read a station's request", &["req", "-in", path_str(request)?, "-noout", "-verify", "-subject", "-nameopt", "RFC2253"])
             .map_err(|e| bad(format!("not a certificate request with a good signature ({e})")))?;
         let subject = subject.lines().find_map(|l| l.strip_prefix("subject=")).unwrap_or("").trim().to_string();
         if subject != format!("CN={name}") {
@@ -182,14 +182,14 @@ impl EventCa {
         let days = VALID_DAYS.to_string();
         let (serial, ca_pem, ca_key) = (self.serial(), self.ca_pem(), self.ca_key());
         let mut args = vec![
-            "x509", "-req", "-in", path_str(request), "-CA", path_str(&ca_pem), "-CAkey", path_str(&ca_key),
-            "-days", &days, "-sha256", "-extfile", path_str(ext.path()), "-out", path_str(out),
+            "x509", "-req", "-in", path_str(request)?, "-CA", path_str(&ca_pem)?, "-CAkey", path_str(&ca_key)?,
+            "-days", &days, "-sha256", "-extfile", path_str(ext.path())?, "-out", path_str(out)?,
         ];
         // openssl keeps the serial numbers in ca.srl, making it at the first signature.
         if !serial.exists() {
             args.push("-CAcreateserial");
         }
-        args.extend(["-CAserial", path_str(&serial)]);
+        args.extend(["-CAserial", path_str(&serial)?]);
         openssl("sign a certificate", &args).map(|_| ())
     }
 }
@@ -213,8 +213,12 @@ fn openssl_subject_text(text: &str) -> String {
     text.chars().filter(|c| !c.is_control() && *c != '/' && *c != '\\' && *c != '=' && *c != '+').collect()
 }
 
-fn path_str(path: &Path) -> &str {
-    path.to_str().unwrap_or_default()
+/// A path as openssl's argument: refused if it is not UTF-8, rather than
+/// handed on in a form that would name another file.
+fn path_str(path: &Path) -> Result<&str, CaError> {
+    path.to_str().ok_or_else(|| {
+        CaError::Io(path.to_path_buf(), std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path is not UTF-8"))
+    })
 }
 
 fn set_mode(path: &Path, mode: u32) -> Result<(), CaError> {
