@@ -528,8 +528,10 @@ def pi3_family(img, boot, config):
           f"MBR {[(hex(t), s, n) for t, s, n in entries]}, GPT wjboot {wjboot['start']}+{wjboot['size']}")
     firmware = {f: os.path.getsize(os.path.join(boot, f)) if os.path.exists(os.path.join(boot, f)) else 0
                 for f in ("bootcode.bin", "start.elf", "fixup.dat")}
-    with open(os.path.join(boot, "start.elf"), "rb") as f:
-        start_elf = f.read() if firmware["start.elf"] else b""
+    start_elf = b""
+    if firmware["start.elf"]:
+        with open(os.path.join(boot, "start.elf"), "rb") as f:
+            start_elf = f.read()
     check("Pi card: the Pi 3 family's firmware (bootcode.bin, start.elf, fixup.dat) on the boot partition",
           all(firmware.values()), f"{firmware}")
     # start.elf makes the tree's name as "bcm%d-rpi-%s.dtb" (2837 with upstream_kernel=1)
