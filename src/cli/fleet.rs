@@ -205,7 +205,10 @@ pub fn run(command: FleetCommand) -> ExitCode {
             }
             Err(e) => super::fail(e),
         },
-        FleetCommand::Serve(args) => super::fail(serve(&args)),
+        FleetCommand::Serve(args) => match serve(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => super::fail(e),
+        },
         FleetCommand::Status(args) if args.watch.is_some() => watch(&args),
         FleetCommand::Status(args) => match status(&args) {
             Ok(text) => {
@@ -337,27 +340,29 @@ fn sign(args: &SignArgs) -> Result<(String, usize), FleetSetupError> {
 /// - `systemd-journal-remote` receives plain HTTP from it on a unix socket
 ///   in a private folder, writing every station's entries into one journal
 ///   file in `--output` ([`RECEIVED_FILE`]).
-/// Returns only when it stops: why.
-fn serve(args: &ServeArgs) -> FleetSetupError {
+/// Runs until SIGINT, SIGTERM or SIGHUP (then both end and the private
+/// folder goes: `Ok`), or until either program stops by itself (`Err`, why).
+fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
+    let stop = wordjudge::shutdown::stop_flag();
     let ca = match EventCa::open(&args.ca_dir) {
         Ok(ca) => ca,
-        Err(e) => return FleetSetupError::Ca(e),
+        Err(e) => return Err(FleetSetupError::Ca(e)),
     };
     let Some(program) = ["/usr/lib/systemd/systemd-journal-remote", "/lib/systemd/systemd-journal-remote"]
         .into_iter()
         .map(PathBuf::from)
         .find(|p| p.is_file())
     else {
-        return FleetSetupError::JournalRemoteMissing;
+        return Err(FleetSetupError::JournalRemoteMissing);
     };
     if let Err(e) = std::fs::create_dir_all(&args.output) {
-        return FleetSetupError::StickIo(args.output.clone(), e);
+        return Err(FleetSetupError::StickIo(args.output.clone(), e));
     }
     // journal-remote listens on a unix socket in a folder only this user
     // enters: nothing but socat can reach it.
     let private = match tempfile::Builder::new().prefix("wordjudge-fleet-").tempdir() {
         Ok(d) => d,
-        Err(e) => return FleetSetupError::Serve("make a private folder", e),
+        Err(e) => return Err(FleetSetupError::Serve("make a private folder", e)),
     };
     let socket = private.path().join("journal-remote.sock");
     // One file for every station: all come through socat, so journal-remote
@@ -371,14 +376,14 @@ fn serve(args: &ServeArgs) -> FleetSetupError {
         .arg(format!("--output={}", output.display()));
     let mut receiver = match ends_with_us(&mut receiver).spawn() {
         Ok(c) => c,
-        Err(e) => return FleetSetupError::Serve("start systemd-journal-remote", e),
+        Err(e) => return Err(FleetSetupError::Serve("start systemd-journal-remote", e)),
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !socket.exists() {
         if std::time::Instant::now() > deadline || !matches!(receiver.try_wait(), Ok(None)) {
             let _ = receiver.kill();
             let status = receiver.wait().map(|s| s.to_string()).unwrap_or_default();
-            return FleetSetupError::Stopped("systemd-journal-remote", status);
+            return Err(FleetSetupError::Stopped("systemd-journal-remote", status));
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
@@ -396,10 +401,10 @@ fn serve(args: &ServeArgs) -> FleetSetupError {
         Err(e) => {
             let _ = receiver.kill();
             let _ = receiver.wait();
-            return match e.kind() {
+            return Err(match e.kind() {
                 std::io::ErrorKind::NotFound => FleetSetupError::SocatMissing,
                 _ => FleetSetupError::Serve("start socat", e),
-            };
+            });
         }
     };
     eprintln!(
@@ -407,19 +412,38 @@ fn serve(args: &ServeArgs) -> FleetSetupError {
         args.port,
         output.display()
     );
-    // Until either ends (Ctrl-C ends both with this process's group).
+    // Until either ends, or a signal asks us to: then both end here, and
+    // `private` (the socket's folder) goes when this returns.
     let mut children = [("socat", front), ("systemd-journal-remote", receiver)];
     loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            for (_, child) in &mut children {
+                end_gently(child);
+            }
+            eprintln!("wordjudge: stopped receiving; what arrived is in {}", output.display());
+            return Ok(());
+        }
         for i in 0..children.len() {
             if let Ok(Some(status)) = children[i].1.try_wait() {
-                let other = &mut children[1 - i].1;
-                let _ = other.kill();
-                let _ = other.wait();
-                return FleetSetupError::Stopped(children[i].0, status.to_string());
+                end_gently(&mut children[1 - i].1);
+                return Err(FleetSetupError::Stopped(children[i].0, status.to_string()));
             }
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
+}
+
+/// SIGTERM, so the receiver closes its journal file whole; SIGKILL if it
+/// has not ended 5 s later.
+fn end_gently(child: &mut std::process::Child) {
+    // SAFETY: kill(2) on a child this process started and has not reaped.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// The journal file `fleet serve` writes in its output folder.

@@ -246,9 +246,13 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
 
     let work = tempfile::tempdir().unwrap();
     let received = work.path().join("received");
+    // Its private folder (the receiver's socket) goes here, to see it go.
+    let private_parent = work.path().join("tmp");
+    std::fs::create_dir(&private_parent).unwrap();
     let mut serve = Serving(
         Command::new(crate::built::wordjudge())
             .args(["fleet", "serve", "--ca-dir", &ca_s, "--port", &port.to_string(), "--output", received.to_str().unwrap()])
+            .env("TMPDIR", &private_parent)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -289,6 +293,21 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     // The event's station: received, and `fleet status` reads it.
     let sent = upload(&url, &key, &cert, &trust, &journal);
     assert!(sent.status.success(), "{}", text(&sent.stderr));
+    // Ctrl+C or systemd's SIGTERM: both programs end, the private folder goes.
+    assert_eq!(std::fs::read_dir(&private_parent).unwrap().count(), 1, "the private folder while serving");
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(serve.0.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let stopped = loop {
+        if let Some(status) = serve.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "fleet serve did not end on SIGTERM");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert!(stopped.success(), "SIGTERM is a clean stop: {stopped}");
+    let left: Vec<_> = std::fs::read_dir(&private_parent).unwrap().map(|e| e.unwrap().path()).collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
     drop(serve);
     assert_eq!(entries_received(&received), one.entries.len(), "every entry of the station's journal, once");
     let status = crate::journal_files::fleet_status(&["--dir", received.to_str().unwrap()]);
