@@ -185,7 +185,11 @@ DATA=$WORK/data
 # systemd-timesyncd: no network, but it saves the clock every minute (SaveIntervalSec) and
 # sets it forward at boot, so a Pi without a clock chip does not restart at an old date.
 # gpiod: gpiodetect/gpioinfo, for an operator checking the button and lamp wiring.
+# systemd-journal-remote: its systemd-journal-upload sends a joined station's journal to the
+# event's laptop (wordjudge-fleet-upload.service); its own receiver units are masked.
+# openssl: a station joining a fleet makes its own key and certificate request with it.
 PKGS="usr-is-merged systemd systemd-sysv systemd-timesyncd udev dbus polkitd kmod initramfs-tools zstd e2fsprogs gpiod
+      systemd-journal-remote openssl
       libinput10 libxkbcommon0 xkb-data libfontconfig1 libfreetype6 libudev1
       $KERNEL_PKGS"
 COMPONENTS=main; [ "$ARCH" = arm64 ] && COMPONENTS="main non-free-firmware"

@@ -23,6 +23,10 @@ install -D -m0644 "$S/wordjudge.service"                 "$R/usr/lib/systemd/sys
 # through polkit) and the udev rule that says what a stick is.
 install -D -m0644 "$S/wordjudge-stick-import@.service"   "$R/usr/lib/systemd/system/wordjudge-stick-import@.service"
 install -D -m0644 "$S/wordjudge-stick-export@.service"   "$R/usr/lib/systemd/system/wordjudge-stick-export@.service"
+# The fleet's uploader: runs only on a station that joined an event's fleet (its
+# ConditionPathExists=); enabled so that a joined station sends again after every boot.
+install -D -m0644 "$S/wordjudge-fleet-upload.service"    "$R/usr/lib/systemd/system/wordjudge-fleet-upload.service"
+install -D -m0644 "$S/wordjudge-fleet-network.service"   "$R/usr/lib/systemd/system/wordjudge-fleet-network.service"
 install -D -m0644 "$S/sysusers.d/wordjudge.conf"         "$R/usr/lib/sysusers.d/wordjudge.conf"
 install -D -m0644 "$S/tmpfiles.d/wordjudge.conf"         "$R/usr/lib/tmpfiles.d/wordjudge.conf"
 install -D -m0644 "$S/logind.conf.d/wordjudge-kiosk.conf" "$R/etc/systemd/logind.conf.d/wordjudge-kiosk.conf"
@@ -131,11 +135,14 @@ fi
 
 # --- boot straight into the kiosk: no logins, no VT tricks -------------------------------
 quietly chroot "$R" systemctl enable wordjudge.service
+quietly chroot "$R" systemctl enable wordjudge-fleet-upload.service wordjudge-fleet-network.service
 quietly chroot "$R" systemctl set-default multi-user.target
 for unit in getty@.service serial-getty@.service console-getty.service ctrl-alt-del.target \
             apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service \
             systemd-networkd-wait-online.service systemd-update-utmp.service \
-            systemd-update-utmp-runlevel.service; do
+            systemd-update-utmp-runlevel.service \
+            systemd-journal-remote.socket systemd-journal-remote.service systemd-journal-upload.service \
+            systemd-journal-gatewayd.socket systemd-journal-gatewayd.service; do
     ln -sf /dev/null "$R/etc/systemd/system/$unit"
 done
 
@@ -210,6 +217,17 @@ case "$WJ_ARCH" in
     *) DISPLAY_DRIVERS="" ;;
 esac
 STICK_MODULES="xhci-pci usb-storage uas sd_mod vfat exfat ext4 nls_cp437 nls_ascii nls_utf8"
+# Wired Ethernet, for a station that joins an event's fleet (wordjudge-fleet-network.service
+# brings it up; a station in no fleet leaves it down): the boards' own controllers and their
+# PHYs, USB adapters (the Zero 2 W and 3 A+ have no Ethernet port), and QEMU's virtio-net
+# (the boot test's upload). Everything else under net/ and drivers/net is dropped below.
+case "$WJ_ARCH" in
+    amd64) NET_MODULES="e1000 e1000e igb igc r8169 realtek tg3 broadcom virtio_net r8152 ax88179_178a cdc_ether" ;;
+    # Pi 4: genet (bcmgenet) + mdio-bcm-unimac + broadcom; Pi 5: macb + broadcom; Pi 3 B:
+    # smsc95xx + smsc; Pi 3 B+: lan78xx + microchip.
+    arm64) NET_MODULES="genet mdio-bcm-unimac broadcom macb smsc95xx smsc lan78xx microchip virtio_net r8152 ax88179_178a cdc_ether" ;;
+    *) NET_MODULES="" ;;
+esac
 # Unresolved symbols as depmod -e sees them before pruning (the baseline: with or without
 # System.map, depmod names some symbols of the kernel proper), to compare with after.
 # The host's depmod and modprobe read the tree directly (-b/-d): they handle any
@@ -222,6 +240,17 @@ SYSTEM_MAP=$R/boot/System.map-$KVER; [ -f "$SYSTEM_MAP" ] || SYSTEM_MAP=$R/lib/m
 unresolved_before=$(unresolved)
 if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
     M=$R/lib/modules/$KVER/kernel
+    # The Ethernet modules and every module they need are set aside and put back (by their
+    # real paths in the tree: /lib is a link to usr/lib). A name modprobe does not know
+    # fails the build below (must_load).
+    KEEP=$(mktemp -d)
+    for mod in $NET_MODULES; do
+        modprobe -d "$R" -S "$KVER" --show-depends "$mod" 2>/dev/null | awk '$1=="insmod"{print $2}'
+    done | sort -u | while read -r ko; do
+        [ -f "$ko" ] || ko=$R$ko
+        real=$(readlink -f "$ko")
+        install -D -m0644 "$real" "$KEEP/${real#"$R"/}"
+    done
     rm -rf "$M/net" "$M/drivers/net" "$M/drivers/infiniband" \
            "$M/drivers/media/usb" "$M/drivers/media/pci" "$M/drivers/media/dvb-frontends" \
            "$M/drivers/media/tuners" "$M/drivers/media/radio" "$M/drivers/media/firewire" \
@@ -231,6 +260,10 @@ if [ "${WJ_KEEP_ALL_MODULES:-0}" != 1 ]; then
            "$M/drivers/iio" \
            "$M/drivers/mtd" "$M/drivers/w1" "$M/drivers/xen" "$M/drivers/vfio" "$M/drivers/vhost" "$M/drivers/scsi/"*/ "$M/drivers/comedi" "$M/fs/ocfs2" "$M/fs/gfs2" "$M/fs/nfs" "$M/fs/nfsd" \
            "$M/fs/ceph" "$M/fs/smb" "$M/fs/cifs" "$M/fs/xfs" "$M/fs/btrfs" "$M/fs/f2fs" "$M/fs/jfs"
+    (cd "$KEEP" && find . -type f) | while read -r f; do
+        install -D -m0644 "$KEEP/$f" "$R/${f#./}"
+    done
+    rm -rf "$KEEP"
 fi
 # A symbol unresolved now but not before pruning was provided by a deleted module: any
 # such symbol among the modules of the display drivers or the USB stick stack fails the build.
@@ -253,6 +286,7 @@ must_load() {  # must_load WHAT MODULE...: each loads with all its modules, or t
 }
 must_load "display drivers" $DISPLAY_DRIVERS
 must_load "USB stick modules" $STICK_MODULES
+must_load "wired Ethernet modules" $NET_MODULES
 # An update bundle is a squashfs on a loop device behind dm-verity (RAUC's verity format).
 must_load "update bundle modules" dm-verity squashfs loop
 # The Pi card's initrd modules (kiosk-image/pi-boot/initramfs-hook): root from the SD card
@@ -318,6 +352,7 @@ verify_units wordjudge.service
 # Templates are verified as an instance (sdz1: any name will do, verify needs no device).
 verify_units wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
 verify_units wordjudge-boot-check.service
+verify_units wordjudge-fleet-upload.service wordjudge-fleet-network.service
 
 # --- slim down ----------------------------------------------------------------------------
 # Perl beyond perl-base (the Pi's kernel hooks need only perl-base) and usrmerge, where

@@ -44,6 +44,38 @@ out=$(systemd-sysusers --root="$T/root" 2>&1); rc=$?
 groups=$(awk -F: '$4 ~ /wordjudge/ {printf "%s ", $1}' "$T/root/etc/group")
 for g in video input render gpio; do case " $groups" in *" $g "*) ;; *) rc=1 ;; esac; done
 result $rc "sysusers.d/wordjudge.conf creates user wordjudge in video input render gpio" "$out groups: $groups"
+upload_groups=$(awk -F: '$4 ~ /(^|,)wordjudge-upload(,|$)/ {printf "%s ", $1}' "$T/root/etc/group")
+rc=0; [ "$upload_groups" = "systemd-journal " ] && grep -q '^wordjudge-upload:' "$T/root/etc/passwd" || rc=1
+result $rc "sysusers.d/wordjudge.conf creates user wordjudge-upload in systemd-journal only" "groups: $upload_groups"
+
+# The fleet's uploader: verified with its credentials and settings in place (as on a
+# station that joined), runs only where upload.env exists, never listens (no socket
+# units, no listen options), and scores as hardened.
+U=$REPO/systemd/wordjudge-fleet-upload.service
+F=$T/var/lib/wordjudge/fleet
+mkdir -p "$F" && touch "$F/station.key" "$F/station.pem" "$F/ca.pem" && echo "WORDJUDGE_FLEET_URL=https://192.0.2.1:19532" >"$F/upload.env"
+sed "s|/var/lib/wordjudge/fleet|$F|g" "$U" >"$T/wordjudge-fleet-upload.service"
+out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$T/wordjudge-fleet-upload.service" 2>&1); rc=$?
+[ -n "$out" ] && rc=1
+grep -qx 'ConditionPathExists=/var/lib/wordjudge/fleet/upload.env' "$U" || { rc=1; out+=" (no ConditionPathExists= on upload.env)"; }
+grep -qE '^ExecStart=/usr/lib/systemd/systemd-journal-upload .*--save-state=/var/lib/systemd/journal-upload/state' "$U" || { rc=1; out+=" (ExecStart= is not the uploader with its cursor)"; }
+grep -v '^#' "$U" | grep -qE '^Listen|--listen' && { rc=1; out+=" (a listen option)"; }
+grep -q 'wordjudge-fleet-upload.service' "$REPO/kiosk-image/customize.sh" || { rc=1; out+=" (not installed by the image)"; }
+score=$(systemd-analyze security --offline=yes --no-pager "$T/wordjudge-fleet-upload.service" 2>/dev/null | awk '/Overall exposure level/ {print $(NF-2)}')
+awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.5) }' || { rc=1; out+=" (exposure ${score:-unknown}, want at most 2.5)"; }
+result $rc "systemd-analyze verify systemd/wordjudge-fleet-upload.service; only with upload.env; never listens; exposure ${score:-?}" "$out"
+
+# The fleet's network: only where joining wrote wired.network, and systemd-networkd is
+# started by it, never pulled in by a dependency a station in no fleet would also follow.
+N=$REPO/systemd/wordjudge-fleet-network.service
+echo "[Match]" >"$F/wired.network"
+sed "s|/var/lib/wordjudge/fleet|$F|g; s|/run/systemd/network|$T/run-network|g" "$N" >"$T/wordjudge-fleet-network.service"
+out=$(SYSTEMD_LOG_LEVEL=notice systemd-analyze verify --man=no "$T/wordjudge-fleet-network.service" 2>&1); rc=$?
+[ -n "$out" ] && rc=1
+grep -qx 'ConditionPathExists=/var/lib/wordjudge/fleet/wired.network' "$N" || { rc=1; out+=" (no ConditionPathExists= on wired.network)"; }
+grep -qE '^(Wants|Requires|BindsTo|Upholds)=.*networkd' "$N" && { rc=1; out+=" (pulls in systemd-networkd by a dependency)"; }
+grep -q 'wordjudge-fleet-network.service' "$REPO/kiosk-image/customize.sh" || { rc=1; out+=" (not installed by the image)"; }
+result $rc "systemd-analyze verify systemd/wordjudge-fleet-network.service; only with wired.network; networkd started by it alone" "$out"
 
 # Nothing a player can press reboots, suspends or powers off the station.
 rc=0; missing=""

@@ -18,6 +18,7 @@ printing one line per check (see docs/architecture.md, "The boot test"):
   boot 1: READY on the console with the station name; Ready screen navy; CAT -> the
           whole screen green; XYZZYQ -> red; DOG ZEBRA -> green; read-only root; the
           compiled word list and PIN hash on the data partition; no failed units;
+          nothing listens off the loopback, the fleet uploader enabled but idle (fleet.py);
           Ctrl+Alt+Del / Alt+SysRq+B do not reboot; Ctrl+Alt+Del 10 times in a row,
           the Power and Sleep keys neither reboot nor sleep; Ctrl+Alt+F2 keeps the
           kiosk on screen; the display drivers the image claims load without
@@ -44,6 +45,11 @@ printing one line per check (see docs/architecture.md, "The boot test"):
           checkpoint.txt and verifies with the host's `wordjudge audit verify --pubkey
           --checkpoint`; the kiosk restarted while that stick is attached (its unit
           started as root) keeps nothing of it in its mount namespace once the unit stops;
+          (amd64) the event's fleet (fleet.py): the station joins with a fleet stick made
+          and signed by `wordjudge fleet setup`/`sign` on the host, sends its journal to
+          `wordjudge fleet serve` through the one address QEMU's restricted user network
+          forwards, catches up after the laptop was down, sends nothing to a laptop of
+          another CA, listens on nothing, and leaves;
           update bundles refused (another key, truncated, the other architecture, the
           stick pulled mid-install; update.py), then the director menu's "Power off"
           (the sandboxed kiosk running systemctl through polkit) powers the VM off;
@@ -76,6 +82,7 @@ import time
 
 from . import common, pi3
 from .common import ARCH, GREEN, HERE, NAVY, OVMF_VARS, READY, RED, T0, WJ, WJ_CONFIG, check, log
+from .fleet import fleet_upload, nothing_listens
 from .gpio import gpio_chardev
 from .pi4 import pi4_board
 from .picard import pi_card
@@ -140,6 +147,7 @@ def main():
         check(f"READY line names the active lexicon {want}", f"lexicon={want}" in line, line.strip()[-90:])
         rc, out = vm.sh("systemctl --failed --no-legend --plain; systemctl is-system-running")
         check("no failed units", "failed" not in out.split("\n")[0] and out.strip().endswith("running"), out.replace("\n", " | "))
+        nothing_listens(vm)
         reboot_keys(vm)
         escape_keys(vm)
         display_drivers(vm)
@@ -191,6 +199,8 @@ def main():
               f"{n_boots} boots listed, {ready_prev} READY lines in boot -1")
         # USB sticks from the director menu; it ends on the Ready screen with nothing plugged in.
         usb_stick(vm)
+        if ARCH == "amd64":
+            fleet_upload(vm, lambda words: judge_and_check(vm, words, GREEN, "ACCEPTABLE while in the fleet"))
         if updates:
             update_refusals(vm, updates[0], updates[2])
         # Director menu (Ctrl+Alt+Shift+D, PIN), "Power off", ENTER twice: the kiosk runs

@@ -9,7 +9,7 @@ import socket
 import subprocess
 import time
 
-from . import common, pifirmware
+from . import common, fleet, pifirmware
 from .common import ACCEL, ARCH, OVMF_CODE, READY
 from .screens import dominant, hexc, near
 
@@ -136,7 +136,7 @@ class VM(SerialConsole):
             machine += ["-dtb", dtb, "-no-reboot"]
         cmd = [*machine,
                "-drive", f"file={self.disk},format=raw,if=virtio,cache=unsafe",
-               "-display", "none", "-nic", "none",
+               "-display", "none", *(fleet.qemu_nic() if ARCH == "amd64" else ["-nic", "none"]),
                "-chardev", f"file,id=console,path={self.console},append=on", "-serial", "chardev:console",
                "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
                "-chardev", f"socket,path={self.qga_path},server=on,wait=off,id=qga0",

@@ -12,6 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use wordjudge::fleet::ca::{CaError, EventCa};
+use wordjudge::fleet::join::{self, JoinStep};
 use wordjudge::fleet::stick::{self, FleetFile, StickError};
 use wordjudge::fleet::{self, render, FleetError};
 use wordjudge::recorder::journal::SYSLOG_IDENTIFIER;
@@ -35,6 +36,30 @@ pub enum FleetCommand {
     Serve(ServeArgs),
     /// One line per station from the journal files received from the stations
     Status(StatusArgs),
+    /// On a station: join the event's fleet with the fleet stick (run it twice: request, then certificate)
+    Join(JoinArgs),
+    /// On a station: leave the event's fleet (the uploader stops sending)
+    Leave(LeaveArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct JoinArgs {
+    /// The mounted fleet stick (its wordjudge/fleet folder is read, and the request written there)
+    #[arg(long, value_name = "DIR")]
+    stick: PathBuf,
+    /// This station's name in the fleet: 1 to 63 letters, digits and hyphens
+    #[arg(long, value_name = "NAME")]
+    station: String,
+    /// The station's fleet folder (its key, certificate and the uploader's settings)
+    #[arg(long, value_name = "DIR", default_value = join::DEFAULT_FLEET_DIR)]
+    fleet_dir: PathBuf,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct LeaveArgs {
+    /// The station's fleet folder
+    #[arg(long, value_name = "DIR", default_value = join::DEFAULT_FLEET_DIR)]
+    fleet_dir: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
@@ -45,7 +70,7 @@ pub struct SetupArgs {
     /// The laptop's address as the stations reach it: HOST or HOST:PORT (port 19532 if none)
     #[arg(long, value_name = "HOST[:PORT]")]
     laptop: String,
-    /// The mounted fleet stick: the folder wordjudge-fleet is written at its top
+    /// The mounted fleet stick: the folder wordjudge/fleet is written on it
     #[arg(long, value_name = "DIR")]
     stick: PathBuf,
     /// The stations' wired address with its prefix length (192.168.10.21/24) [default: DHCP]
@@ -209,6 +234,24 @@ pub fn run(command: FleetCommand) -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => super::fail(e),
         },
+        FleetCommand::Join(args) => match join::visit(&args.stick.join(stick::FOLDER), &args.fleet_dir, &args.station) {
+            Ok(step) => {
+                print!("{}", join_report(&step));
+                ExitCode::SUCCESS
+            }
+            Err(e) => super::fail(format!("{e}; nothing changed")),
+        },
+        FleetCommand::Leave(args) => match join::leave(&args.fleet_dir) {
+            Ok(Some(was)) => {
+                println!("left the fleet of {} (this station no longer sends to {})", was.event, was.upload_url);
+                ExitCode::SUCCESS
+            }
+            Ok(None) => {
+                println!("this station is in no fleet; its fleet folder holds no key any more");
+                ExitCode::SUCCESS
+            }
+            Err(e) => super::fail(e),
+        },
         FleetCommand::Status(args) if args.watch.is_some() => watch(&args),
         FleetCommand::Status(args) => match status(&args) {
             Ok(text) => {
@@ -217,6 +260,27 @@ pub fn run(command: FleetCommand) -> ExitCode {
             }
             Err(e) => super::fail(e),
         },
+    }
+}
+
+/// What a visit of the fleet stick did, in the words the director reads.
+fn join_report(step: &JoinStep) -> String {
+    match step {
+        JoinStep::Requested { request, replaced } => format!(
+            "request left on the stick: {}{}\nnext: on the laptop `wordjudge fleet sign --stick DIR`, then bring the stick back here\n",
+            request.display(),
+            if *replaced { " (the certificate there was for another key of this station: it is signed again)" } else { "" }
+        ),
+        JoinStep::Joined(j) | JoinStep::AlreadyJoined(j) => format!(
+            "{} the fleet of {} as {}: sending to {}\nCA sha256 {}\ncertificate sha256 {} (until {})\n",
+            if matches!(step, JoinStep::Joined(_)) { "joined" } else { "already in" },
+            j.event,
+            j.station,
+            j.upload_url,
+            j.ca_sha256,
+            j.certificate_sha256,
+            j.not_after
+        ),
     }
 }
 

@@ -195,7 +195,7 @@ impl EventCa {
 }
 
 /// Runs openssl; its standard output, or why not.
-fn openssl(step: &'static str, args: &[&str]) -> Result<String, CaError> {
+pub(crate) fn openssl(step: &'static str, args: &[&str]) -> Result<String, CaError> {
     let out = Command::new("openssl").args(args).output().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => CaError::OpensslMissing,
         _ => CaError::Openssl { step, stderr: e.to_string() },
@@ -215,7 +215,7 @@ fn openssl_subject_text(text: &str) -> String {
 
 /// A path as openssl's argument: refused if it is not UTF-8, rather than
 /// handed on in a form that would name another file.
-fn path_str(path: &Path) -> Result<&str, CaError> {
+pub(crate) fn path_str(path: &Path) -> Result<&str, CaError> {
     path.to_str().ok_or_else(|| {
         CaError::Io(path.to_path_buf(), std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path is not UTF-8"))
     })

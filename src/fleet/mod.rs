@@ -21,6 +21,7 @@
 //! station recorded why (`skipped`, `challenges_lost`).
 
 pub mod ca;
+pub mod join;
 pub mod render;
 pub mod stick;
 

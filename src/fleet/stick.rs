@@ -1,7 +1,10 @@
 //! The fleet stick: what `wordjudge fleet setup` writes on a USB stick for
 //! the stations of one event, and what a station reads from it to join.
 //!
-//! One folder, [`FOLDER`], at the stick's top:
+//! One folder, [`FOLDER`] (`wordjudge/fleet`): inside the stick's
+//! `wordjudge/` folder because that folder is the only part of a stick a
+//! station may write ([`crate::usb::EXPORT_FOLDER`]; the stick helper mounts
+//! nothing else read-write), and a station writes its request there:
 //!
 //! | file | written by | what it is |
 //! |---|---|---|
@@ -22,8 +25,11 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The folder on the stick.
-pub const FOLDER: &str = "wordjudge-fleet";
+/// The folder on the stick, from its top.
+pub const FOLDER: &str = "wordjudge/fleet";
+/// The same folder inside the stick's `wordjudge/` folder: where a station
+/// finds it on a stick attached for writing ([`crate::usb::STICK_PATH`]).
+pub const FOLDER_IN_EXPORT: &str = "fleet";
 /// The settings file in it.
 pub const FLEET_FILE: &str = "fleet.toml";
 /// The event's CA certificate in it.
@@ -229,6 +235,11 @@ mod tests {
         }
         let e = FleetFile::parse("event = \"x\"\nupload_url = \"https://a:1\"\nca_sha256 = \"\"\nport = 1\n").unwrap_err();
         assert!(matches!(e, StickError::Toml(_)), "{e}");
+    }
+
+    #[test]
+    fn the_fleet_folder_is_inside_the_one_folder_a_station_may_write() {
+        assert_eq!(FOLDER, format!("{}/{FOLDER_IN_EXPORT}", crate::usb::EXPORT_FOLDER));
     }
 
     #[test]

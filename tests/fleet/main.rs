@@ -4,7 +4,8 @@
 //! `status` tests the pure summary (`wordjudge::fleet`) on `journalctl -o
 //! json` lines; `journal_files` writes real journal files with
 //! `systemd-journal-remote` and runs the built program over them; `cli`
-//! checks what it refuses.
+//! checks what it refuses; `setup` the laptop's CA, stick and receiver;
+//! `join` a station joining with the stick and sending to the receiver.
 
 #[path = "../common/built.rs"]
 mod built;
@@ -12,6 +13,7 @@ mod built;
 mod journal_fields;
 mod browser;
 mod cli;
+mod join;
 mod journal_files;
 mod recorded;
 mod setup;

@@ -10,36 +10,36 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use wordjudge::fleet::stick::FleetFile;
 
-fn wordjudge(args: &[&str]) -> Output {
+pub(crate) fn wordjudge(args: &[&str]) -> Output {
     Command::new(crate::built::wordjudge()).args(args).output().expect("wordjudge runs")
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn openssl(args: &[&str]) -> String {
+pub(crate) fn openssl(args: &[&str]) -> String {
     let out = Command::new("openssl").args(args).output().expect("openssl runs");
     assert!(out.status.success(), "openssl {args:?}: {}", text(&out.stderr));
     text(&out.stdout)
 }
 
-struct Event {
+pub(crate) struct Event {
     _dir: tempfile::TempDir,
-    ca: PathBuf,
-    stick: PathBuf,
+    pub(crate) ca: PathBuf,
+    pub(crate) stick: PathBuf,
 }
 
 impl Event {
-    fn folder(&self) -> PathBuf {
-        self.stick.join("wordjudge-fleet")
+    pub(crate) fn folder(&self) -> PathBuf {
+        self.stick.join("wordjudge/fleet")
     }
-    fn path(&self, p: &Path) -> String {
+    pub(crate) fn path(&self, p: &Path) -> String {
         p.to_str().unwrap().to_string()
     }
 }
 
-fn setup(laptop: &str, extra: &[&str]) -> (Event, Output) {
+pub(crate) fn setup(laptop: &str, extra: &[&str]) -> (Event, Output) {
     let dir = tempfile::tempdir().unwrap();
     let (ca, stick) = (dir.path().join("ca"), dir.path().join("stick"));
     std::fs::create_dir(&stick).unwrap();
@@ -52,7 +52,7 @@ fn setup(laptop: &str, extra: &[&str]) -> (Event, Output) {
 }
 
 /// A station's key and request, made as a station makes them.
-fn station_request(dir: &Path, file_name: &str, cn: &str) -> PathBuf {
+pub(crate) fn station_request(dir: &Path, file_name: &str, cn: &str) -> PathBuf {
     let key = dir.join(format!("{file_name}.key"));
     let csr = dir.join(format!("{file_name}.csr"));
     openssl(&[
@@ -62,7 +62,7 @@ fn station_request(dir: &Path, file_name: &str, cn: &str) -> PathBuf {
     csr
 }
 
-fn every_file(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn every_file(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap().flatten() {
         let p = entry.path();
         if p.is_dir() {
@@ -198,11 +198,11 @@ fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
 }
 
 /// A free TCP port on the loopback.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-fn upload(url: &str, key: &Path, cert: &Path, trust: &Path, journal: &Path) -> Output {
+pub(crate) fn upload(url: &str, key: &Path, cert: &Path, trust: &Path, journal: &Path) -> Output {
     Command::new("/usr/lib/systemd/systemd-journal-upload")
         .arg(format!("--url={url}"))
         .arg(format!("--key={}", key.display()))
@@ -215,7 +215,7 @@ fn upload(url: &str, key: &Path, cert: &Path, trust: &Path, journal: &Path) -> O
 }
 
 /// How many entries the journal files in `dir` hold (journalctl reads them).
-fn entries_received(dir: &Path) -> usize {
+pub(crate) fn entries_received(dir: &Path) -> usize {
     let out = Command::new("journalctl")
         .args(["--no-pager", "-o", "json", &format!("--directory={}", dir.display())])
         .output()
@@ -224,7 +224,7 @@ fn entries_received(dir: &Path) -> usize {
 }
 
 /// `fleet serve`, stopped when the test ends, however it ends.
-struct Serving(std::process::Child);
+pub(crate) struct Serving(pub(crate) std::process::Child);
 
 impl Drop for Serving {
     fn drop(&mut self) {

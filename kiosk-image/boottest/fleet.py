@@ -1,0 +1,318 @@
+"""The station's network and the event's fleet.
+
+nothing_listens: nothing listens on an address other than the loopback (the kernel's own
+socket tables, /proc/net/*, read in the guest and judged here); on a station in no fleet
+the fleet's uploader is installed and enabled but does not run (its ConditionPathExists=
+on the fleet folder's upload.env fails).
+
+fleet_upload (the PC): the station joins an event's fleet with a fleet stick made by
+`wordjudge fleet setup` on the host (two visits: the request, then the certificate signed
+by `wordjudge fleet sign`), and `wordjudge fleet serve` on the host's loopback receives its
+journal. The guest's network is QEMU's user network with restrict=on: the one address it
+can reach is the laptop's, 10.0.2.100:19532, forwarded (guestfwd) to the host's
+127.0.0.1:FLEET_PORT; nothing else is ever a target. Checked: the station's challenges
+arrive; the laptop down, two challenges judged, the laptop up: they arrive, in order, with
+none missing; a laptop with another event's CA receives nothing; nothing listens while
+the station sends; leaving the fleet stops the uploader."""
+import json
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import time
+
+from . import common
+from .common import WJ, check, host_binary, host_tool, log
+
+# /proc/net/tcp state 0A is LISTEN; an unconnected UDP socket (remote address all
+# zeros) takes datagrams from anyone, so it counts as listening too.
+TCP_LISTEN = "0A"
+
+
+def _ipv4(hex_addr):
+    """/proc/net's IPv4 address (one little-endian 32-bit word) as dotted quad."""
+    return ".".join(str(int(hex_addr[i:i + 2], 16)) for i in (6, 4, 2, 0))
+
+
+def _ipv6(hex_addr):
+    """/proc/net's IPv6 address (four little-endian 32-bit words), as 8 hex groups."""
+    raw = b"".join(bytes.fromhex(hex_addr[i:i + 8])[::-1] for i in range(0, 32, 8))
+    return ":".join(raw[i:i + 2].hex() for i in range(0, 16, 2))
+
+
+def _loopback(addr):
+    if "." in addr:
+        return addr.startswith("127.")
+    groups = addr.split(":")
+    if groups == ["0000"] * 7 + ["0001"]:  # ::1
+        return True
+    # ::ffff:127.x.x.x, an IPv4 loopback address mapped into IPv6.
+    return groups[:6] == ["0000"] * 5 + ["ffff"] and int(groups[6], 16) >> 8 == 127
+
+
+def listeners(tables):
+    """[(proto, address, port)] of every listening socket bound to a non-loopback
+    address, from the text of /proc/net/{tcp,tcp6,udp,udp6} (`tables`: name -> text)."""
+    found = []
+    for proto, text in tables.items():
+        v6 = proto.endswith("6")
+        for line in text.splitlines()[1:]:
+            fields = line.split()
+            if len(fields) < 4:
+                continue
+            local, remote, state = fields[1], fields[2], fields[3]
+            addr_hex, port_hex = local.split(":")
+            remote_addr = remote.split(":")[0]
+            if proto.startswith("tcp") and state != TCP_LISTEN:
+                continue
+            if proto.startswith("udp") and int(remote_addr, 16) != 0:
+                continue
+            addr = _ipv6(addr_hex) if v6 else _ipv4(addr_hex)
+            if not _loopback(addr):
+                found.append((proto, addr, int(port_hex, 16)))
+    return found
+
+
+def nothing_listens(vm, joined=False):
+    """Checks the guest's sockets and (in no fleet) that the uploader does not run."""
+    tables = {}
+    for proto in ("tcp", "tcp6", "udp", "udp6"):
+        rc, out = vm.sh(f"cat /proc/net/{proto} 2>/dev/null")
+        tables[proto] = out
+    read = all(t.strip() for t in (tables["tcp"], tables["udp"]))
+    found = listeners(tables)
+    check(f"nothing listens off the loopback{' while the station sends to the fleet' if joined else ''} "
+          "(/proc/net/tcp, tcp6, udp, udp6 in the guest)",
+          read and not found, f"listening: {found or 'none'}" if read else "could not read /proc/net")
+    if joined:
+        return
+    rc, out = vm.sh("systemctl is-enabled wordjudge-fleet-upload.service; "
+                    "systemctl show -p ActiveState -p ConditionResult wordjudge-fleet-upload.service; "
+                    "systemctl is-enabled systemd-journal-remote.socket systemd-journal-gatewayd.socket 2>&1; "
+                    "ls /var/lib/wordjudge/fleet 2>&1 | head -n 3")
+    lines = out.split()
+    check("fleet uploader installed and enabled, but not running on a station in no fleet "
+          "(no upload.env); Debian's receiver sockets masked",
+          lines[:1] == ["enabled"] and "ActiveState=inactive" in lines and "ConditionResult=no" in lines
+          and lines.count("masked") == 2, out.replace("\n", " | "))
+
+
+# The laptop as the station sees it, and the station's static address (QEMU's user network).
+LAPTOP = "10.0.2.100:19532"
+STATION_ADDRESS, GATEWAY = "10.0.2.15/24", "10.0.2.2"
+FLEET_DIR = "/var/lib/wordjudge/fleet"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# The host port behind the guest's 10.0.2.100:19532, chosen once per run (vm.py's -nic).
+FLEET_PORT = free_port()
+
+
+def qemu_nic():
+    """amd64's -nic: virtio-net on QEMU's user network, restricted to the one forward."""
+    host, port = LAPTOP.split(":")
+    return ["-nic", f"user,model=virtio-net-pci,restrict=on,"
+                    f"guestfwd=tcp:{host}:{port}-cmd:socat - TCP:127.0.0.1:{FLEET_PORT}"]
+
+
+class Laptop:
+    """`wordjudge fleet serve` on the host, into a folder of its own."""
+
+    def __init__(self, ca_dir, out):
+        self.out = out
+        self.proc = subprocess.Popen([host_binary(), "fleet", "serve", "--ca-dir", ca_dir, "--port", str(FLEET_PORT),
+                                      "--output", out], stdout=subprocess.DEVNULL,
+                                     stderr=open(os.path.join(common.WORK, "fleet-serve.log"), "ab"))
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", FLEET_PORT), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError(f"fleet serve did not listen on {FLEET_PORT} (see fleet-serve.log)")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def challenges(self):
+        """[(seq, challenge)] of the adjudications received, in the order received."""
+        if not os.path.isdir(self.out) or not any(f.endswith(".journal") for f in os.listdir(self.out)):
+            return []
+        p = subprocess.run(["journalctl", "--no-pager", "-o", "json", f"--directory={self.out}",
+                            "WORDJUDGE_EVENT=adjudication"], capture_output=True, text=True)
+        got = []
+        for line in p.stdout.splitlines():
+            try:
+                entry = json.loads(line)
+                got.append((int(entry["WORDJUDGE_SEQ"]), int(entry["WORDJUDGE_CHALLENGE"])))
+            except (ValueError, KeyError, TypeError):
+                continue
+        return got
+
+    def entries(self):
+        if not os.path.isdir(self.out) or not any(f.endswith(".journal") for f in os.listdir(self.out)):
+            return 0
+        p = subprocess.run(["journalctl", "--no-pager", "-o", "json", f"--directory={self.out}"],
+                           capture_output=True, text=True)
+        return sum(1 for l in p.stdout.splitlines() if l.startswith("{"))
+
+
+def station_challenges(vm):
+    """[(seq, challenge)] of the adjudications in the station's own audit log."""
+    rc, out = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"adjudication\"'")
+    got = []
+    for line in out.splitlines():
+        try:
+            record = json.loads(line)
+            got.append((int(record["seq"]), int(record["challenge"])))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return sorted(got)
+
+
+def wait_for(what, timeout, every=3):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = what()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(every)
+
+
+def stick_visit(vm, image, stick_dir):
+    """Plugs the fleet stick, joins (as the kiosk's user, as the director menu will), pulls
+    it, and copies the stick's fleet folder back to stick_dir. The join's output."""
+    from .sticks import wait_stick_seen
+    vm.plug("fleet", image)
+    try:
+        seen, props = wait_stick_seen(vm, "WJFLEET")
+        if not seen:
+            return f"stick not seen: {props}"
+        rc, out = vm.sh("mkdir -p /run/fleet-stick && "
+                        "mount -o uid=$(id -u wordjudge),gid=$(id -g wordjudge),umask=0077 /dev/disk/by-label/WJFLEET /run/fleet-stick && "
+                        f"{WJ} fleet join --stick /run/fleet-stick --station boot-test --fleet-dir {FLEET_DIR} 2>&1; "
+                        "echo rc=$?; umount /run/fleet-stick", timeout=120)
+    finally:
+        vm.unplug("fleet")
+    shutil.rmtree(os.path.join(stick_dir, "wordjudge"), ignore_errors=True)
+    subprocess.run(["mcopy", "-s", "-m", "-i", image, "::/wordjudge", stick_dir + "/"], check=True, capture_output=True)
+    return out.strip()
+
+
+def fleet_upload(vm, judge):
+    """The station joins the fleet and sends; `judge(words)` judges a challenge on screen."""
+    if not (host_tool("socat") and host_tool("openssl") and os.path.exists("/usr/lib/systemd/systemd-journal-remote")):
+        check("fleet: the host has socat, openssl and systemd-journal-remote (.ci/install-deps)", False)
+        return
+    work = os.path.join(common.WORK, "fleet")
+    shutil.rmtree(work, ignore_errors=True)
+    stick_dir, ca, other_ca = (os.path.join(work, n) for n in ("stick", "ca", "other-ca"))
+    os.makedirs(stick_dir)
+    wj = host_binary()
+    setup = subprocess.run([wj, "fleet", "setup", "--event", "Boot test event", "--laptop", LAPTOP, "--stick", stick_dir,
+                            "--address", STATION_ADDRESS, "--gateway", GATEWAY, "--ca-dir", ca],
+                           capture_output=True, text=True)
+    other_stick = os.path.join(work, "other-stick")
+    os.makedirs(other_stick)
+    other = subprocess.run([wj, "fleet", "setup", "--event", "Another event", "--laptop", LAPTOP, "--stick", other_stick,
+                            "--ca-dir", other_ca], capture_output=True, text=True)
+    if not check("fleet: `wordjudge fleet setup` on the host makes the event's CA and the fleet stick",
+                 setup.returncode == 0 and other.returncode == 0, (setup.stdout + setup.stderr + other.stderr)[-300:]):
+        return
+    image = os.path.join(common.WORK, "stick-fleet.img")
+    if os.path.exists(image):
+        os.unlink(image)
+    with open(image, "wb") as f:
+        f.truncate(32 << 20)
+    subprocess.run([host_tool("mkfs.vfat"), "-F", "32", "-n", "WJFLEET", image], check=True, capture_output=True)
+    subprocess.run(["mcopy", "-s", "-m", "-i", image, os.path.join(stick_dir, "wordjudge"), "::/"], check=True,
+                   capture_output=True)
+
+    # Visit 1: a request on the stick, the key on the station; the laptop signs it.
+    first = stick_visit(vm, image, stick_dir)
+    rc, key = vm.sh(f"stat -c '%U %a' {FLEET_DIR}/station.key; ls {FLEET_DIR}")
+    requested = os.path.isfile(os.path.join(stick_dir, "wordjudge", "fleet", "requests", "boot-test.csr"))
+    check("fleet: first visit of the stick leaves a request on it; the key stays on the station (the kiosk's, 600)",
+          "request left on the stick" in first and requested and key.startswith("wordjudge 600"),
+          f"{first} | key: {key}".replace("\n", " | "))
+    sign = subprocess.run([wj, "fleet", "sign", "--ca-dir", ca, "--stick", stick_dir], capture_output=True, text=True)
+    subprocess.run(["mcopy", "-s", "-o", "-m", "-i", image, os.path.join(stick_dir, "wordjudge"), "::/"], check=True,
+                   capture_output=True)
+    # Visit 2: the certificate is checked and installed.
+    second = stick_visit(vm, image, stick_dir)
+    rc, files = vm.sh(f"ls {FLEET_DIR}; cat {FLEET_DIR}/upload.env")
+    check("fleet: `fleet sign` on the host, then the second visit installs the certificate (upload.env, wired.network)",
+          sign.returncode == 0 and "joined the fleet of Boot test event as boot-test" in second and "upload.env" in files
+          and "wired.network" in files, f"sign: {sign.stdout.strip()} | {second}".replace("\n", " | "))
+
+    laptop = Laptop(ca, os.path.join(work, "received"))
+    try:
+        rc, out = vm.sh("systemctl start wordjudge-fleet-network.service wordjudge-fleet-upload.service; "
+                        "systemctl is-active wordjudge-fleet-network.service wordjudge-fleet-upload.service", timeout=90)
+        ours = station_challenges(vm)
+        arrived = wait_for(lambda: ours and set(ours) <= set(laptop.challenges()), 120)
+        got = laptop.challenges()
+        check("fleet: the station's journal arrives at the laptop: every challenge it judged, with its seq",
+              arrived, f"units: {out.split()}; station {len(ours)} challenges (last {ours[-1] if ours else None}); "
+                       f"received {len(got)} (last {got[-1] if got else None}); {laptop.entries()} entries")
+        nothing_listens(vm, joined=True)
+
+        # The laptop goes away; two challenges are judged; it comes back.
+        laptop.stop()
+        before = station_challenges(vm)
+        judge(["CAT"])
+        judge(["ZEBRA"])
+        time.sleep(5)
+        during = laptop.challenges()
+        laptop = Laptop(ca, laptop.out)
+        after = station_challenges(vm)
+        new = [c for c in after if c not in before]
+        caught_up = wait_for(lambda: set(after) <= set(laptop.challenges()), 150)
+        got = laptop.challenges()
+        first_seen = []
+        for c in got:  # an entry sent twice (an upload cut mid-way) counts where it first came
+            if c in new and c not in first_seen:
+                first_seen.append(c)
+        missing = sorted(set(after) - set(got))
+        check("fleet: laptop down while 2 challenges are judged, then up: both arrive, in order; "
+              "every challenge the station judged is on the laptop",
+              len(new) == 2 and caught_up and first_seen == sorted(new) and not missing and len(during) < len(after),
+              f"new {new}, arrived in the order {first_seen}; received while down {len(during)}, after {len(got)}; "
+              f"missing {missing or 'none'}")
+        laptop.stop()
+
+        # A laptop with another event's CA: the station does not send to it.
+        stranger = Laptop(other_ca, os.path.join(work, "received-other"))
+        try:
+            judge(["DOG"])
+            rc, _ = vm.sh("systemctl restart wordjudge-fleet-upload.service")
+            time.sleep(40)
+            rc, why = vm.sh("journalctl -u wordjudge-fleet-upload -o cat --no-pager -n 40 | "
+                            "grep -iE 'certificate|ssl|tls|curl|peer' | tail -n 2")
+            check("fleet: a laptop with another event's CA receives nothing",
+                  stranger.entries() == 0, f"{stranger.entries()} entries received; uploader: {why.strip()}"[:400])
+        finally:
+            stranger.stop()
+    finally:
+        laptop.stop()
+
+    # Leaving: the uploader's settings go, and it stops.
+    rc, out = vm.sh(f"{WJ} fleet leave --fleet-dir {FLEET_DIR} 2>&1; "
+                    "systemctl stop wordjudge-fleet-upload.service wordjudge-fleet-network.service; "
+                    f"ls -A {FLEET_DIR}; systemctl show -p ActiveState wordjudge-fleet-upload.service", timeout=60)
+    check("fleet: leaving the fleet removes its key, certificates and settings; the uploader stays stopped",
+          "left the fleet of Boot test event" in out and "upload.env" not in out and "station.key" not in out
+          and "ActiveState=inactive" in out, out.replace("\n", " | "))

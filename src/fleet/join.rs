@@ -1,0 +1,431 @@
+//! A station joining the event's fleet, and leaving it: what the station
+//! does with the fleet stick ([`super::stick`]) and what it keeps in its own
+//! fleet folder (on the appliance `/var/lib/wordjudge/fleet`, on the data
+//! partition, so an update or a restart keeps it).
+//!
+//! Joining takes two visits of the stick, because the station's private key
+//! is made on the station and never leaves it:
+//! 1. the first visit makes the key (P-256, by `openssl`, mode 0600) and a
+//!    certificate request naming the station, and leaves the request on the
+//!    stick (`requests/NAME.csr`); the laptop signs it (`wordjudge fleet sign`);
+//! 2. the second visit finds `certificates/NAME.pem`, checks it (signed by
+//!    the event's CA for client use, in date, naming this station, and for
+//!    this station's key), and only then installs it: the CA certificate, the
+//!    station's certificate and [`UPLOAD_ENV`], the file whose presence lets
+//!    `wordjudge-fleet-upload.service` (`systemd-journal-upload`) run.
+//!
+//! Every visit first checks the stick itself: its `fleet.toml` in form, and
+//! its `ca.pem` the certificate `fleet.toml` names by fingerprint. Anything
+//! wrong is an error that names it, and nothing in the fleet folder changes.
+//! A station that has joined one event refuses another's stick until the
+//! director has it leave the first.
+//!
+//! What this module does not do: record (the caller records `fleet_joined`
+//! and `fleet_left` with what [`Joined`] says), start or stop the uploader,
+//! or touch the network.
+
+use super::ca::{openssl, path_str, CaError, EventCa};
+use super::stick::{self, FleetFile, StickError};
+use crate::atomic_file::write_atomically;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The station's fleet folder on the appliance.
+pub const DEFAULT_FLEET_DIR: &str = "/var/lib/wordjudge/fleet";
+/// The station's private key, made here and never copied anywhere.
+pub const KEY_FILE: &str = "station.key";
+/// Its certificate request, kept until the certificate comes.
+pub const REQUEST_FILE: &str = "station.csr";
+/// What the request was made for: [`Pending`].
+pub const PENDING_FILE: &str = "pending.toml";
+/// The station's certificate, signed by the event's CA.
+pub const CERTIFICATE_FILE: &str = "station.pem";
+/// The event's CA certificate: the only one the uploader trusts the laptop by.
+pub const CA_FILE: &str = "ca.pem";
+/// What the station joined: [`Joined`].
+pub const JOINED_FILE: &str = "joined.toml";
+/// The uploader's settings (`WORDJUDGE_FLEET_URL=`), read by
+/// `wordjudge-fleet-upload.service`, which runs only while it exists.
+pub const UPLOAD_ENV: &str = "upload.env";
+/// The wired network as the stick sets it (systemd-networkd's format),
+/// put in place by `wordjudge-fleet-network.service`, which runs only while
+/// it exists: a station in no fleet has no network at all.
+pub const NETWORK_FILE: &str = "wired.network";
+
+/// A request made and left on a stick, not yet answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pending {
+    /// The station's name in the fleet.
+    pub station: String,
+    /// The event whose CA the request is for.
+    pub event: String,
+    /// That CA's fingerprint: a stick of another CA makes a new request.
+    pub ca_sha256: String,
+}
+
+/// What a station joined, as kept in [`JOINED_FILE`] and recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Joined {
+    /// The station's name in the fleet (its certificate's CN).
+    pub station: String,
+    /// The event's name.
+    pub event: String,
+    /// Where the station sends its journal.
+    pub upload_url: String,
+    /// SHA-256 of the event's CA certificate (DER, hex): the only
+    /// certificate the laptop is trusted by.
+    pub ca_sha256: String,
+    /// SHA-256 of the station's own certificate.
+    pub certificate_sha256: String,
+    /// When the station's certificate expires, as openssl prints it.
+    pub not_after: String,
+    /// The stations' wired address from the stick (absent: DHCP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// Their gateway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway: Option<String>,
+}
+
+/// What a visit of the fleet stick did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JoinStep {
+    /// The request is on the stick (`requests/NAME.csr`): sign it on the
+    /// laptop and bring the stick back. `replaced` says why a certificate on
+    /// the stick for this name was not taken: it is for another key (the
+    /// station made a new one, after a reflash or a change of event).
+    Requested { request: PathBuf, replaced: bool },
+    /// Joined: the certificate is installed and the uploader may run.
+    Joined(Joined),
+    /// Already a member of this event's fleet: nothing changed.
+    AlreadyJoined(Joined),
+}
+
+/// Why a visit changed nothing.
+#[derive(Debug)]
+pub enum JoinError {
+    /// The stick has no fleet folder.
+    NotAFleetStick(PathBuf),
+    /// `fleet.toml` is missing or out of form.
+    FleetFile(PathBuf, StickError),
+    /// The station name cannot be a certificate's name.
+    StationName(StickError),
+    /// `ca.pem` on the stick is not the certificate `fleet.toml` names.
+    CaSwapped { named: String, found: String },
+    /// The station is in another event's fleet.
+    OtherEvent { joined: String, stick: String },
+    /// The certificate on the stick for this station is not one to install.
+    Certificate { file: PathBuf, problem: String },
+    /// A file could not be read or written.
+    Io(PathBuf, std::io::Error),
+    /// openssl could not make the key or request, or read a certificate.
+    Openssl(CaError),
+    /// The fleet folder holds a file this module did not write in that form.
+    Damaged(PathBuf, String),
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JoinError::NotAFleetStick(dir) => write!(
+                f,
+                "this stick has no fleet folder ({}): make a fleet stick on the laptop with `wordjudge fleet setup`",
+                dir.display()
+            ),
+            JoinError::FleetFile(path, e) => write!(f, "the fleet stick's {}: {e}", path.display()),
+            JoinError::StationName(e) => write!(f, "{e}"),
+            JoinError::CaSwapped { named, found } => write!(
+                f,
+                "the stick's ca.pem is not the event's CA: fleet.toml names {}, the file is {}; \
+                 make the stick again with `wordjudge fleet setup`",
+                short(named),
+                short(found)
+            ),
+            JoinError::OtherEvent { joined, stick } => write!(
+                f,
+                "this station is in the fleet of {}; leave it first to join {}",
+                crate::word::quote(joined),
+                crate::word::quote(stick)
+            ),
+            JoinError::Certificate { file, problem } => {
+                write!(f, "the certificate {} is refused: {problem}", file.display())
+            }
+            JoinError::Io(path, e) => write!(f, "{}: {e}", path.display()),
+            JoinError::Openssl(e) => write!(f, "{e}"),
+            JoinError::Damaged(path, problem) => write!(f, "{} is damaged: {problem}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}
+
+/// A fingerprint's first 16 hex digits, as the menu shows it.
+fn short(fingerprint: &str) -> &str {
+    fingerprint.get(..16).unwrap_or(fingerprint)
+}
+
+/// One visit of the fleet stick. `stick_folder` is the stick's fleet folder
+/// ([`stick::FOLDER`] on the mounted stick), `fleet_dir` the station's own
+/// fleet folder, `station` its name in the fleet (one DNS label).
+pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<JoinStep, JoinError> {
+    stick::check_station_name(station).map_err(JoinError::StationName)?;
+    let fleet = read_stick(stick_folder)?;
+    if let Some(joined) = joined(fleet_dir)? {
+        return if joined.ca_sha256 == fleet.ca_sha256 {
+            Ok(JoinStep::AlreadyJoined(joined))
+        } else {
+            Err(JoinError::OtherEvent { joined: joined.event, stick: fleet.event })
+        };
+    }
+    make_dir(fleet_dir)?;
+    let pending = Pending { station: station.to_string(), event: fleet.event.clone(), ca_sha256: fleet.ca_sha256.clone() };
+    let (key, request) = (fleet_dir.join(KEY_FILE), fleet_dir.join(REQUEST_FILE));
+    let answered = stick_folder.join(stick::CERTIFICATES).join(format!("{station}.pem"));
+    if read_pending(fleet_dir)?.as_ref() == Some(&pending) && key.is_file() && request.is_file() {
+        if answered.is_file() {
+            if let Some(joined) = take_certificate(stick_folder, &answered, fleet_dir, &fleet, station)? {
+                return Ok(JoinStep::Joined(joined));
+            }
+            return leave_request(stick_folder, &request, station, true);
+        }
+        return leave_request(stick_folder, &request, station, false);
+    }
+    // A new key and request: the first visit, or a request for another CA
+    // or name. The pending file is written last, so a request half made
+    // (a power cut) is made again.
+    let subject = format!("/CN={station}");
+    openssl(
+        "make the station's key and certificate request",
+        &[
+            "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", &subject,
+            "-keyout", path_str(&key).map_err(JoinError::Openssl)?, "-out", path_str(&request).map_err(JoinError::Openssl)?,
+        ],
+    )
+    .map_err(JoinError::Openssl)?;
+    set_private(&key)?;
+    let text = toml::to_string(&pending).expect("plain strings serialize");
+    let pending_path = fleet_dir.join(PENDING_FILE);
+    write_atomically(&pending_path, text.as_bytes()).map_err(|e| JoinError::Io(pending_path, e))?;
+    leave_request(stick_folder, &request, station, answered.is_file())
+}
+
+/// Leaves the fleet: the certificate, the CA, [`UPLOAD_ENV`] and the key
+/// go, so the uploader cannot start again. What the station had joined, or
+/// `None` if it was in no fleet.
+pub fn leave(fleet_dir: &Path) -> Result<Option<Joined>, JoinError> {
+    let was = joined(fleet_dir)?;
+    // The switch first: without upload.env the uploader does not start.
+    for name in [UPLOAD_ENV, NETWORK_FILE, JOINED_FILE, CERTIFICATE_FILE, CA_FILE, KEY_FILE, REQUEST_FILE, PENDING_FILE] {
+        let path = fleet_dir.join(name);
+        match std::fs::remove_file(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(JoinError::Io(path, e)),
+        }
+    }
+    Ok(was)
+}
+
+/// What the station joined, if it has.
+pub fn joined(fleet_dir: &Path) -> Result<Option<Joined>, JoinError> {
+    let path = fleet_dir.join(JOINED_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => toml::from_str(&text).map(Some).map_err(|e| JoinError::Damaged(path, e.message().to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(JoinError::Io(path, e)),
+    }
+}
+
+/// The request waiting for its certificate, if there is one.
+pub fn read_pending(fleet_dir: &Path) -> Result<Option<Pending>, JoinError> {
+    let path = fleet_dir.join(PENDING_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(toml::from_str(&text).ok()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(JoinError::Io(path, e)),
+    }
+}
+
+/// The stick's `fleet.toml`, checked, and its `ca.pem` checked against it.
+fn read_stick(stick_folder: &Path) -> Result<FleetFile, JoinError> {
+    if !stick_folder.is_dir() {
+        return Err(JoinError::NotAFleetStick(stick_folder.to_path_buf()));
+    }
+    let path = stick_folder.join(stick::FLEET_FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| JoinError::Io(path.clone(), e))?;
+    let fleet = FleetFile::parse(&text).map_err(|e| JoinError::FleetFile(path, e))?;
+    let ca = stick_folder.join(stick::CA_FILE);
+    if !ca.is_file() {
+        return Err(JoinError::Io(ca, std::io::Error::from(std::io::ErrorKind::NotFound)));
+    }
+    let found = EventCa::fingerprint(&ca).map_err(|e| JoinError::Certificate { file: ca.clone(), problem: e.to_string() })?;
+    if found != fleet.ca_sha256 {
+        return Err(JoinError::CaSwapped { named: fleet.ca_sha256, found });
+    }
+    Ok(fleet)
+}
+
+/// Copies the request onto the stick unless the same bytes are there (a
+/// request rewritten at every visit would look new to `fleet sign` and be
+/// signed again).
+fn leave_request(stick_folder: &Path, request: &Path, station: &str, replaced: bool) -> Result<JoinStep, JoinError> {
+    let bytes = std::fs::read(request).map_err(|e| JoinError::Io(request.to_path_buf(), e))?;
+    let requests = stick_folder.join(stick::REQUESTS);
+    make_dir(&requests)?;
+    let on_stick = requests.join(format!("{station}.csr"));
+    if std::fs::read(&on_stick).ok().as_deref() != Some(&bytes[..]) {
+        write_atomically(&on_stick, &bytes).map_err(|e| JoinError::Io(on_stick.clone(), e))?;
+    }
+    Ok(JoinStep::Requested { request: on_stick, replaced })
+}
+
+/// Checks the certificate the laptop signed and installs it. `None` if it
+/// is a good certificate for another key of this station (a new request
+/// goes on the stick); an error if it is not one to install at all.
+fn take_certificate(
+    stick_folder: &Path,
+    answered: &Path,
+    fleet_dir: &Path,
+    fleet: &FleetFile,
+    station: &str,
+) -> Result<Option<Joined>, JoinError> {
+    let refuse = |problem: String| JoinError::Certificate { file: answered.to_path_buf(), problem };
+    let stick_ca = stick_folder.join(stick::CA_FILE);
+    let as_str = |p: &Path| path_str(p).map(str::to_string).map_err(JoinError::Openssl);
+    let (cert_s, ca_s) = (as_str(answered)?, as_str(&stick_ca)?);
+    // Signed by the event's CA, for a TLS client, in date (openssl verify
+    // checks all three, and the chain is the CA itself: no intermediates).
+    openssl("check the station's certificate", &["verify", "-CAfile", &ca_s, "-purpose", "sslclient", "-x509_strict", &cert_s])
+        .map_err(|e| refuse(format!("not signed by this event's CA for a station, or out of date ({e})")))?;
+    let subject = openssl(
+        "read the station's certificate",
+        &["x509", "-in", &cert_s, "-noout", "-subject", "-enddate", "-nameopt", "RFC2253"],
+    )
+    .map_err(|e| refuse(e.to_string()))?;
+    let field = |name: &str| subject.lines().find_map(|l| l.strip_prefix(name)).map(|v| v.trim().to_string());
+    if field("subject=").as_deref() != Some(&format!("CN={station}")) {
+        return Err(refuse(format!("it is for {}, not CN={station}", crate::word::quote(&field("subject=").unwrap_or_default()))));
+    }
+    let not_after = field("notAfter=").unwrap_or_default();
+    let key = fleet_dir.join(KEY_FILE);
+    let ours = openssl("read the station's public key", &["pkey", "-in", &as_str(&key)?, "-pubout"]).map_err(JoinError::Openssl)?;
+    let theirs = openssl("read the certificate's public key", &["x509", "-in", &cert_s, "-noout", "-pubkey"]).map_err(|e| refuse(e.to_string()))?;
+    if ours.trim() != theirs.trim() {
+        return Ok(None);
+    }
+    let certificate_sha256 = EventCa::fingerprint(answered).map_err(|e| refuse(e.to_string()))?;
+    let joined = Joined {
+        station: station.to_string(),
+        event: fleet.event.clone(),
+        upload_url: fleet.upload_url.clone(),
+        ca_sha256: fleet.ca_sha256.clone(),
+        certificate_sha256,
+        not_after,
+        address: fleet.address.clone(),
+        gateway: fleet.gateway.clone(),
+    };
+    // The certificates first, the record of joining next, the uploader's
+    // switch last: a power cut between leaves a station that has not joined.
+    for (from, name) in [(answered, CERTIFICATE_FILE), (stick_ca.as_path(), CA_FILE)] {
+        let bytes = std::fs::read(from).map_err(|e| JoinError::Io(from.to_path_buf(), e))?;
+        let to = fleet_dir.join(name);
+        write_atomically(&to, &bytes).map_err(|e| JoinError::Io(to, e))?;
+    }
+    let text = toml::to_string(&joined).expect("plain strings serialize");
+    let path = fleet_dir.join(JOINED_FILE);
+    write_atomically(&path, text.as_bytes()).map_err(|e| JoinError::Io(path, e))?;
+    let path = fleet_dir.join(NETWORK_FILE);
+    write_atomically(&path, wired_network(&joined).as_bytes()).map_err(|e| JoinError::Io(path, e))?;
+    let env = upload_env(&joined);
+    let path = fleet_dir.join(UPLOAD_ENV);
+    write_atomically(&path, env.as_bytes()).map_err(|e| JoinError::Io(path, e))?;
+    for name in [PENDING_FILE, REQUEST_FILE] {
+        let _ = std::fs::remove_file(fleet_dir.join(name));
+    }
+    Ok(Some(joined))
+}
+
+/// [`UPLOAD_ENV`]'s text: the one setting the uploader's unit takes from it.
+/// The URL was checked by [`FleetFile::check`] (https, a host name or an
+/// IPv4 address, a port), so it holds no character a unit's environment
+/// file would read otherwise.
+pub fn upload_env(joined: &Joined) -> String {
+    format!("# Written when this station joined the fleet of {}.\nWORDJUDGE_FLEET_URL={}\n", joined.event.replace('\n', " "), joined.upload_url)
+}
+
+/// [`NETWORK_FILE`]'s text: wired Ethernet only, the stick's address or
+/// DHCP, and nothing else a network brings by default (no IPv6 link-local
+/// address or router advertisements, no LLMNR or mDNS: nothing to answer).
+/// The address and gateway were checked by [`FleetFile::check`].
+pub fn wired_network(joined: &Joined) -> String {
+    let mut text = format!(
+        "# Written when this station joined the fleet of {}: wired Ethernet only.\n\
+         [Match]\nType=ether\n\n[Network]\n",
+        joined.event.replace('\n', " ")
+    );
+    match (&joined.address, &joined.gateway) {
+        (Some(address), gateway) => {
+            text.push_str(&format!("Address={address}\n"));
+            if let Some(gateway) = gateway {
+                text.push_str(&format!("Gateway={gateway}\n"));
+            }
+        }
+        (None, _) => text.push_str("DHCP=ipv4\n"),
+    }
+    text.push_str("LinkLocalAddressing=no\nIPv6AcceptRA=no\nLLMNR=no\nMulticastDNS=no\n");
+    text
+}
+
+fn make_dir(dir: &Path) -> Result<(), JoinError> {
+    std::fs::create_dir_all(dir).map_err(|e| JoinError::Io(dir.to_path_buf(), e))
+}
+
+fn set_private(path: &Path) -> Result<(), JoinError> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| JoinError::Io(path.to_path_buf(), e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn joined(address: Option<&str>, gateway: Option<&str>) -> Joined {
+        Joined {
+            station: "wj-01".into(),
+            event: "Nationals 2026".into(),
+            upload_url: "https://192.168.10.2:19532".into(),
+            ca_sha256: "ab".repeat(32),
+            certificate_sha256: "cd".repeat(32),
+            not_after: "Dec 31 00:00:00 2027 GMT".into(),
+            address: address.map(String::from),
+            gateway: gateway.map(String::from),
+        }
+    }
+
+    #[test]
+    fn the_wired_network_is_the_sticks_address_or_dhcp_and_nothing_more() {
+        let fixed = wired_network(&joined(Some("192.168.10.21/24"), Some("192.168.10.1")));
+        let lines: Vec<&str> = fixed.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(
+            lines,
+            [
+                "[Match]", "Type=ether", "", "[Network]", "Address=192.168.10.21/24", "Gateway=192.168.10.1",
+                "LinkLocalAddressing=no", "IPv6AcceptRA=no", "LLMNR=no", "MulticastDNS=no"
+            ]
+        );
+        let dhcp = wired_network(&joined(None, None));
+        assert!(dhcp.contains("\nDHCP=ipv4\n") && !dhcp.contains("Address="), "{dhcp}");
+        let odd = wired_network(&Joined { event: "two\nlines".into(), ..joined(None, None) });
+        assert_eq!(odd.lines().filter(|l| l.starts_with('[')).count(), 2, "{odd}");
+    }
+
+    #[test]
+    fn upload_env_names_the_url_and_nothing_else() {
+        let env = upload_env(&Joined { event: "a\nWORDJUDGE_FLEET_URL=https://evil:1".into(), ..joined(None, None) });
+        let settings: Vec<&str> = env.lines().filter(|l| !l.starts_with('#')).collect();
+        assert_eq!(settings, ["WORDJUDGE_FLEET_URL=https://192.168.10.2:19532"]);
+    }
+}

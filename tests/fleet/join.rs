@@ -1,0 +1,229 @@
+//! `wordjudge fleet join` and `leave`, as a station runs them with the
+//! fleet stick: the first visit leaves a request (the key stays on the
+//! station), the laptop signs it, the second visit installs the certificate
+//! after checking it; what the station installs is what
+//! `systemd-journal-upload` sends with, to `fleet serve`. A stick that is
+//! wrong in any way changes nothing.
+
+use crate::journal_files::write_journal;
+use crate::setup::{
+    entries_received, every_file, free_port, openssl, setup, station_request, text, upload, wordjudge, Event, Serving,
+};
+use crate::support::two_stations;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn join(event: &Event, fleet_dir: &Path, station: &str) -> Output {
+    wordjudge(&[
+        "fleet", "join", "--stick", &event.path(&event.stick), "--station", station, "--fleet-dir", fleet_dir.to_str().unwrap(),
+    ])
+}
+
+fn sign(event: &Event) -> Output {
+    wordjudge(&["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)])
+}
+
+/// Every file in the station's fleet folder, with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    if dir.exists() {
+        every_file(dir, &mut files);
+    }
+    files.sort();
+    files.into_iter().map(|f| (f.clone(), std::fs::read(&f).unwrap())).collect()
+}
+
+#[test]
+fn a_station_joins_in_two_visits_and_its_key_never_leaves_it() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let station = tempfile::tempdir().unwrap();
+    let fleet_dir = station.path().join("fleet");
+
+    // First visit: a key on the station, a request on the stick.
+    let first = join(&event, &fleet_dir, "wj-01");
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert!(text(&first.stdout).contains("request left on the stick"), "{}", text(&first.stdout));
+    let key = fleet_dir.join("station.key");
+    assert_eq!(std::fs::metadata(&key).unwrap().permissions().mode() & 0o077, 0, "the key is its owner's alone");
+    let request = event.folder().join("requests/wj-01.csr");
+    let subject = openssl(&["req", "-in", request.to_str().unwrap(), "-noout", "-verify", "-subject"]);
+    assert!(subject.contains("CN=wj-01") || subject.contains("CN = wj-01"), "{subject}");
+    let mut on_stick = Vec::new();
+    every_file(&event.stick, &mut on_stick);
+    for f in &on_stick {
+        assert!(!std::fs::read_to_string(f).unwrap_or_default().contains("PRIVATE KEY"), "{} holds a key", f.display());
+    }
+    assert!(!fleet_dir.join("upload.env").exists(), "no uploader before the certificate");
+
+    // Back before the laptop signed: the same request, not written again.
+    let modified = std::fs::metadata(&request).unwrap().modified().unwrap();
+    let before = snapshot(&fleet_dir);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let again = join(&event, &fleet_dir, "wj-01");
+    assert!(again.status.success() && text(&again.stdout).contains("request left"), "{}", text(&again.stderr));
+    assert_eq!(std::fs::metadata(&request).unwrap().modified().unwrap(), modified);
+    assert_eq!(snapshot(&fleet_dir), before, "the station's key and request unchanged");
+
+    // The laptop signs; the second visit installs.
+    assert!(sign(&event).status.success());
+    let second = join(&event, &fleet_dir, "wj-01");
+    assert!(second.status.success(), "{}", text(&second.stderr));
+    let report = text(&second.stdout);
+    assert!(report.contains("joined the fleet of Nationals 2026 as wj-01: sending to https://192.168.10.2:19532"), "{report}");
+    let env = std::fs::read_to_string(fleet_dir.join("upload.env")).unwrap();
+    assert!(env.lines().any(|l| l == "WORDJUDGE_FLEET_URL=https://192.168.10.2:19532"), "{env}");
+    assert_eq!(std::fs::read(fleet_dir.join("ca.pem")).unwrap(), std::fs::read(event.ca.join("ca.pem")).unwrap());
+    assert_eq!(
+        std::fs::read(fleet_dir.join("station.pem")).unwrap(),
+        std::fs::read(event.folder().join("certificates/wj-01.pem")).unwrap()
+    );
+    let joined = std::fs::read_to_string(fleet_dir.join("joined.toml")).unwrap();
+    let fleet_toml = std::fs::read_to_string(event.folder().join("fleet.toml")).unwrap();
+    let ca_line = fleet_toml.lines().find(|l| l.starts_with("ca_sha256")).unwrap();
+    assert!(joined.contains(ca_line), "{joined}");
+    assert!(!fleet_dir.join("station.csr").exists() && !fleet_dir.join("pending.toml").exists());
+
+    // A third visit changes nothing.
+    let before = snapshot(&fleet_dir);
+    let third = join(&event, &fleet_dir, "wj-01");
+    assert!(third.status.success() && text(&third.stdout).contains("already in the fleet"), "{}", text(&third.stdout));
+    assert_eq!(snapshot(&fleet_dir), before);
+
+    // Leaving takes the uploader's settings, the certificates and the key.
+    let left = wordjudge(&["fleet", "leave", "--fleet-dir", fleet_dir.to_str().unwrap()]);
+    assert!(left.status.success(), "{}", text(&left.stderr));
+    assert!(text(&left.stdout).contains("left the fleet of Nationals 2026"), "{}", text(&left.stdout));
+    assert_eq!(snapshot(&fleet_dir), vec![], "nothing of the fleet is left");
+}
+
+#[test]
+fn a_wrong_stick_or_certificate_changes_nothing() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success());
+    let station = tempfile::tempdir().unwrap();
+    let fleet_dir = station.path().join("fleet");
+    let refused = |event: &Event, name: &str, reason: &str| {
+        let before = snapshot(&fleet_dir);
+        let out = join(event, &fleet_dir, name);
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", text(&out.stdout));
+        let e = text(&out.stderr);
+        assert!(e.contains(reason) && e.contains("nothing changed"), "{name}: want {reason:?}: {e}");
+        assert_eq!(snapshot(&fleet_dir), before, "{name}: {reason}");
+    };
+    refused(&event, "wj 01", "the station name");
+
+    // The stick's ca.pem swapped for another CA's: fleet.toml names the event's.
+    let (other, out) = setup("192.168.10.3", &[]);
+    assert!(out.status.success());
+    let ca_on_stick = event.folder().join("ca.pem");
+    let original = std::fs::read(&ca_on_stick).unwrap();
+    std::fs::copy(other.folder().join("ca.pem"), &ca_on_stick).unwrap();
+    refused(&event, "wj-01", "is not the event's CA");
+    std::fs::write(&ca_on_stick, &original).unwrap();
+
+    // fleet.toml out of form.
+    let toml_path = event.folder().join("fleet.toml");
+    let toml_text = std::fs::read_to_string(&toml_path).unwrap();
+    std::fs::write(&toml_path, toml_text.replace("https://", "http://")).unwrap();
+    refused(&event, "wj-01", "must be https://HOST:PORT");
+    std::fs::write(&toml_path, &toml_text).unwrap();
+
+    // No fleet folder at all.
+    let empty = tempfile::tempdir().unwrap();
+    let out = wordjudge(&["fleet", "join", "--stick", empty.path().to_str().unwrap(), "--station", "wj-01", "--fleet-dir", fleet_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("has no fleet folder"), "{}", text(&out.stderr));
+    assert!(!fleet_dir.exists());
+
+    // The request is made; then a certificate the event's CA did not sign
+    // lies under the station's name: refused, the request still waits.
+    assert!(join(&event, &fleet_dir, "wj-01").status.success());
+    station_request(&other.folder().join("requests"), "wj-01", "wj-01");
+    assert!(sign(&other).status.success());
+    let answer = event.folder().join("certificates/wj-01.pem");
+    std::fs::copy(other.folder().join("certificates/wj-01.pem"), &answer).unwrap();
+    refused(&event, "wj-01", "not signed by this event's CA");
+    std::fs::write(&answer, "not a certificate").unwrap();
+    refused(&event, "wj-01", "is refused");
+    assert!(!fleet_dir.join("upload.env").exists());
+
+    // A certificate of the event's CA for another station's name.
+    std::fs::remove_file(&answer).unwrap();
+    station_request(&event.folder().join("requests"), "wj-02", "wj-02");
+    assert!(sign(&event).status.success());
+    std::fs::copy(event.folder().join("certificates/wj-02.pem"), &answer).unwrap();
+    refused(&event, "wj-01", "not CN=wj-01");
+
+    // A good certificate for this name but another key (the station was
+    // reflashed): not taken, and the station's own request goes back.
+    std::fs::remove_file(&answer).unwrap();
+    let stale_dir = tempfile::tempdir().unwrap();
+    let stale = station_request(stale_dir.path(), "wj-01", "wj-01");
+    std::fs::copy(&stale, event.folder().join("requests/wj-01.csr")).unwrap();
+    assert!(sign(&event).status.success());
+    let out = join(&event, &fleet_dir, "wj-01");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("for another key of this station"), "{}", text(&out.stdout));
+    assert!(!fleet_dir.join("upload.env").exists());
+    assert!(sign(&event).status.success(), "the station's own request is signed now");
+    let out = join(&event, &fleet_dir, "wj-01");
+    assert!(text(&out.stdout).contains("joined the fleet"), "{}{}", text(&out.stdout), text(&out.stderr));
+
+    // Joined: another event's stick is refused until the station leaves.
+    refused(&other, "wj-01", "leave it first");
+    assert!(wordjudge(&["fleet", "leave", "--fleet-dir", fleet_dir.to_str().unwrap()]).status.success());
+    let out = join(&other, &fleet_dir, "wj-01");
+    assert!(out.status.success() && text(&out.stdout).contains("request left"), "{}", text(&out.stderr));
+}
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_what_a_station_installs_is_what_the_uploader_sends_with() {
+    let port = free_port();
+    let (event, out) = setup(&format!("127.0.0.1:{port}"), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let station = tempfile::tempdir().unwrap();
+    let fleet_dir = station.path().join("fleet");
+    assert!(join(&event, &fleet_dir, "wj-01").status.success());
+    assert!(sign(&event).status.success());
+    let joined = join(&event, &fleet_dir, "wj-01");
+    assert!(text(&joined.stdout).contains("joined the fleet"), "{}", text(&joined.stderr));
+
+    let work = tempfile::tempdir().unwrap();
+    let received = work.path().join("received");
+    let mut serve = Serving(
+        Command::new(crate::built::wordjudge())
+            .args(["fleet", "serve", "--ca-dir", &event.path(&event.ca), "--port", &port.to_string()])
+            .arg("--output")
+            .arg(&received)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "fleet serve never listened on {port}");
+        assert!(serve.0.try_wait().unwrap().is_none(), "fleet serve ended");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (one, _) = two_stations();
+    let local = work.path().join("local");
+    std::fs::create_dir(&local).unwrap();
+    let journal = write_journal(&local, &one);
+    // The uploader's URL as the unit reads it from upload.env.
+    let env = std::fs::read_to_string(fleet_dir.join("upload.env")).unwrap();
+    let url = env.lines().find_map(|l| l.strip_prefix("WORDJUDGE_FLEET_URL=")).unwrap();
+    let sent = upload(url, &fleet_dir.join("station.key"), &fleet_dir.join("station.pem"), &fleet_dir.join("ca.pem"), &journal);
+    assert!(sent.status.success(), "{}", text(&sent.stderr));
+    drop(serve);
+    assert_eq!(entries_received(&received), one.entries.len());
+
+    // After leaving, the station has nothing to send with.
+    assert!(wordjudge(&["fleet", "leave", "--fleet-dir", fleet_dir.to_str().unwrap()]).status.success());
+    for f in ["station.key", "station.pem", "ca.pem", "upload.env"] {
+        assert!(!fleet_dir.join(f).exists(), "{f} is left");
+    }
+}
