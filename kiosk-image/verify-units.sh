@@ -86,7 +86,8 @@ grep -qx "CtrlAltDelBurstAction=none" "$REPO/systemd/system.conf.d/wordjudge.con
 grep -q 'system.conf.d/wordjudge.conf' "$REPO/kiosk-image/customize.sh" || { rc=1; missing+=" (system.conf.d not installed by the image)"; }
 result $rc "logind ignores the Power/Reboot/Suspend/Hibernate keys; Ctrl+Alt+Del bursts do nothing" "not set:$missing"
 
-# polkit: user wordjudge may start and stop the two USB stick units, and nothing else of
+# polkit: user wordjudge may start and stop the two USB stick units and the two fleet
+# units, and nothing else of
 # systemd's: the rule's one unit pattern (a /^...$/ literal) is tried on names it must and
 # must not allow (bash reads these extended regular expressions as JavaScript does), and
 # its only verbs are start and stop.
@@ -98,20 +99,26 @@ pats=$(grep -oE '/\^[^/ ]*\$/' "$P" | sed 's|^/||; s|/$||')
 verbs=$(grep -oE 'verb == "[^"]*"' "$P" | sort -u | tr '\n' ' ')
 [ "$verbs" = 'verb == "start" verb == "stop" ' ] || { rc=1; why+=" verbs: $verbs;"; }
 pat=$(printf '%s\n' "$pats" | head -n1)
-for unit in wordjudge-stick-import@sdb1.service wordjudge-stick-export@sdb1.service wordjudge-stick-import@sdb.service; do
+for unit in wordjudge-stick-import@sdb1.service wordjudge-stick-export@sdb1.service wordjudge-stick-import@sdb.service \
+            wordjudge-fleet-network.service wordjudge-fleet-upload.service; do
     [[ $unit =~ $pat ]] || { rc=1; why+=" refuses $unit;"; }
 done
 for unit in wordjudge.service wordjudge-stick-import@.service wordjudge-stick-other@sdb1.service \
             wordjudge-stick-import@sdb1.service.d x-wordjudge-stick-import@sdb1.service \
             wordjudge-stick-export@sdb1.socket "wordjudge-stick-import@../sdb1.service" \
-            wordjudge-stick-import@sdb1.serviceX systemd-logind.service; do
+            wordjudge-stick-import@sdb1.serviceX systemd-logind.service \
+            wordjudge-fleet-upload@x.service wordjudge-fleet-other.service wordjudge-fleetXupload.service \
+            wordjudge-fleet-upload.serviceX systemd-journal-upload.service wordjudge-fleet-upload.socket; do
     [[ $unit =~ $pat ]] && { rc=1; why+=" allows $unit;"; }
+done
+for unit in wordjudge-fleet-network.service wordjudge-fleet-upload.service; do
+    [ -f "$REPO/systemd/$unit" ] || { rc=1; why+=" no systemd/$unit;"; }
 done
 for mode in import export; do
     [ -f "$REPO/systemd/wordjudge-stick-$mode@.service" ] || { rc=1; why+=" no systemd/wordjudge-stick-$mode@.service;"; }
     grep -q "wordjudge-stick-$mode@.service" "$REPO/kiosk-image/customize.sh" || { rc=1; why+=" wordjudge-stick-$mode@.service not installed by the image;"; }
 done
-result $rc "polkit rule: user wordjudge may start/stop exactly wordjudge-stick-(import|export)@DEVICE.service, nothing else of systemd's" "pattern ${pat:-none}:$why"
+result $rc "polkit rule: user wordjudge may start/stop exactly wordjudge-stick-(import|export)@DEVICE.service and the two fleet units, nothing else of systemd's" "pattern ${pat:-none}:$why"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

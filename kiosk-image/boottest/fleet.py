@@ -236,7 +236,7 @@ def fleet_upload(vm, judge):
     if os.path.exists(image):
         os.unlink(image)
     with open(image, "wb") as f:
-        f.truncate(32 << 20)
+        f.truncate(64 << 20)  # mtools reads no FAT32 under 64 MiB
     subprocess.run([host_tool("mkfs.vfat"), "-F", "32", "-n", "WJFLEET", image], check=True, capture_output=True)
     subprocess.run(["mcopy", "-s", "-m", "-i", image, os.path.join(stick_dir, "wordjudge"), "::/"], check=True,
                    capture_output=True)

@@ -16,7 +16,8 @@
 
 use crate::inspect::export::{self, FolderExport};
 use crate::audit::NoteVerifier;
-use crate::kiosk::station::{ImportRow, ImportState, UsbError, UsbUpdate, UsbWork};
+use crate::fleet::join::JoinStep;
+use crate::kiosk::station::{FleetVisit, ImportRow, ImportState, UsbError, UsbUpdate, UsbWork};
 use crate::lexicon::build::{BuildError, InstallReport};
 use crate::lexicon::catalog::Catalog;
 use crate::lexicon::import::{self, Preview};
@@ -41,6 +42,7 @@ enum Outcome {
     Installed { index: usize, result: Result<(InstallReport, InstalledFacts), String> },
     Ejected { stick: Stick, result: Result<(), String> },
     Exported { stick: Stick, result: Result<FolderExport, String>, ejected: Result<(), String> },
+    Fleet { stick: Stick, result: Result<JoinStep, String>, ejected: Result<(), String> },
     Failed { stick: Stick, work: UsbWork, problem: String },
 }
 
@@ -65,6 +67,8 @@ pub enum Finished {
     InstallRefused { stick: Stick, file: String, name: Option<String>, reason: String },
     Ejected { stick: Stick },
     Exported { stick: Stick, export: FolderExport },
+    /// A fleet stick's visit: what it came to, or why it was refused (nothing changed).
+    Fleet { stick: Stick, result: Result<JoinStep, String> },
     Failed { stick: Stick, work: UsbWork, problem: String },
 }
 
@@ -131,6 +135,28 @@ fn read_stick(sticks: &dyn Sticks, stick: &Stick, root: &Path, lexicon_dir: &Pat
         return Err("the stick was removed while it was being read".into());
     }
     Ok(Outcome::Opened { stick: stick.clone(), files, left_out })
+}
+
+/// What the screen says of a fleet stick's visit.
+fn fleet_visit(step: &JoinStep) -> FleetVisit {
+    match step {
+        JoinStep::Requested { request, replaced } => FleetVisit::Requested {
+            station: request.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            replaced: *replaced,
+        },
+        JoinStep::Joined(j) => FleetVisit::Joined { event: j.event.clone(), upload_url: j.upload_url.clone() },
+        JoinStep::AlreadyJoined(j) => FleetVisit::AlreadyJoined { event: j.event.clone(), upload_url: j.upload_url.clone() },
+    }
+}
+
+/// A visit in a few words, for a message that also says something else.
+fn visit_words(visit: &FleetVisit) -> String {
+    match visit {
+        FleetVisit::Requested { .. } => "the request is on the stick".into(),
+        FleetVisit::Joined { event, .. } => format!("joined the fleet of {event}"),
+        FleetVisit::AlreadyJoined { event, .. } => format!("already in the fleet of {event}"),
+        FleetVisit::Refused(reason) => format!("not joined: {reason}"),
+    }
 }
 
 fn installed_facts(dir: &Path, id: &str) -> InstalledFacts {
@@ -298,6 +324,31 @@ impl UsbDesk {
         )
     }
 
+    /// Mounts the fleet stick `stick` for writing (only its `wordjudge/`
+    /// folder: [`crate::usb::Mode::Export`]), visits its fleet folder
+    /// ([`crate::fleet::join::visit`]: the request left, or the certificate
+    /// taken into `fleet_dir`), unmounts.
+    pub fn join_fleet(&mut self, stick: Stick, fleet_dir: PathBuf, station: String) -> Result<(), UsbError> {
+        if self.open.is_some() {
+            return Err(UsbError::Busy);
+        }
+        let (sticks, s) = (self.sticks.clone(), stick.clone());
+        self.start(
+            UsbWork::JoiningFleet,
+            move || {
+                let parent = match sticks.attach(&s, Mode::Export) {
+                    Ok(parent) => parent,
+                    Err(e) => return Outcome::Failed { stick: s, work: UsbWork::JoiningFleet, problem: e.to_string() },
+                };
+                let folder = parent.join(crate::fleet::stick::FOLDER_IN_EXPORT);
+                let result = crate::fleet::join::visit(&folder, &fleet_dir, &station).map_err(|e| e.to_string());
+                let ejected = sticks.detach(&s).map_err(|e| e.to_string());
+                Outcome::Fleet { stick: s, result, ejected }
+            },
+            stick,
+        )
+    }
+
     /// Whether work is running.
     pub fn busy(&self) -> bool {
         self.running.is_some()
@@ -405,6 +456,24 @@ impl UsbDesk {
                     Finished::Failed { stick, work: UsbWork::Exporting, problem },
                 ),
             },
+            Outcome::Fleet { stick, result, ejected } => {
+                let visit = match &result {
+                    Ok(step) => fleet_visit(step),
+                    Err(reason) => FleetVisit::Refused(reason.clone()),
+                };
+                match ejected {
+                    // The visit's outcome stands (it is recorded); the stick
+                    // could not be unmounted, which the screen says instead.
+                    Err(problem) => {
+                        let problem = format!("{}; the stick could not be unmounted: {problem}", visit_words(&visit));
+                        (
+                            UsbUpdate::Failed { work: UsbWork::JoiningFleet, problem },
+                            Finished::Fleet { stick, result },
+                        )
+                    }
+                    Ok(()) => (UsbUpdate::Fleet(visit), Finished::Fleet { stick, result }),
+                }
+            }
             Outcome::Failed { stick, work, problem } => {
                 self.open = None;
                 (UsbUpdate::Failed { work, problem: problem.clone() }, Finished::Failed { stick, work, problem })

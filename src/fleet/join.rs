@@ -348,6 +348,26 @@ fn take_certificate(
     Ok(Some(joined))
 }
 
+/// A station's name in the fleet from its own name (`Table 3` →
+/// `table-3`): one DNS label, as certificates and the laptop's files need.
+pub fn fleet_name(station_name: &str) -> String {
+    let mut name = String::new();
+    for c in station_name.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.ends_with('-') && !name.is_empty() {
+            name.push('-');
+        }
+    }
+    let name: String = name.trim_end_matches('-').chars().take(63).collect();
+    let name = name.trim_end_matches('-').to_string();
+    if name.is_empty() {
+        "station".into()
+    } else {
+        name
+    }
+}
+
 /// [`UPLOAD_ENV`]'s text: the one setting the uploader's unit takes from it.
 /// The URL was checked by [`FleetFile::check`] (https, a host name or an
 /// IPv4 address, a port), so it holds no character a unit's environment
@@ -420,6 +440,22 @@ mod tests {
         assert!(dhcp.contains("\nDHCP=ipv4\n") && !dhcp.contains("Address="), "{dhcp}");
         let odd = wired_network(&Joined { event: "two\nlines".into(), ..joined(None, None) });
         assert_eq!(odd.lines().filter(|l| l.starts_with('[')).count(), 2, "{odd}");
+    }
+
+    #[test]
+    fn fleet_names_are_one_dns_label_made_from_the_stations_name() {
+        for (name, want) in [
+            ("Table 3", "table-3"),
+            ("Boot test", "boot-test"),
+            ("  Salle Ü — 12 ", "salle-12"),
+            ("---", "station"),
+            ("", "station"),
+        ] {
+            assert_eq!(fleet_name(name), want, "{name:?}");
+            assert!(stick::station_name_is_valid(&fleet_name(name)));
+        }
+        let long = fleet_name(&"ab ".repeat(40));
+        assert!(long.len() <= 63 && stick::station_name_is_valid(&long), "{long}");
     }
 
     #[test]

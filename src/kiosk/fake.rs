@@ -8,7 +8,7 @@
 //! `app::live::LiveStation`; a few tests still run against it.
 
 use super::station::{
-    parse_clock, AdjudicateError, Counts, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView,
+    parse_clock, AdjudicateError, Counts, DirectorEvent, FleetVisit, ImportRow, ImportState, Judged, LexiconChoice, LexiconView,
     PinCheck, ProfileChoice, SecondOpinion, SettingsError, Station, StickChoice, SwitchError, SystemAction,
     SystemError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbError, UsbRequest, UsbUpdate, UsbWork,
     Warning,
@@ -65,6 +65,8 @@ pub enum FakeRecord {
     /// The held last good settings were written back.
     SettingsRestored,
     Usb(UsbRequest),
+    /// The station left the fleet of this event.
+    FleetLeft { event: String },
     Update(UpdateRequest),
     /// The audit records an update makes, in the order the real station
     /// writes them.
@@ -122,6 +124,10 @@ pub struct FakeStation {
     /// Work "runs" until this is false: updates are held back meanwhile.
     pub usb_hold: bool,
     usb_pending: Option<UsbUpdate>,
+    /// The event whose fleet the station is in.
+    pub fleet: Option<String>,
+    /// A fleet request was left on a stick (the next visit joins).
+    pub fleet_requested: bool,
     /// The update bundle on a plugged-in stick (with an updatable station).
     pub update_offer: Option<UpdateOffer>,
     /// What checking it comes to: its facts, or why it is refused.
@@ -167,6 +173,8 @@ impl FakeStation {
             usb_fail_next: None,
             usb_hold: false,
             usb_pending: None,
+            fleet: None,
+            fleet_requested: false,
             update_offer: None,
             update_check: Err(UpdateError::Stick("no bundle".into())),
             update_fail: None,
@@ -270,13 +278,14 @@ impl FakeStation {
             UsbRequest::Install { .. } => UsbWork::Installing,
             UsbRequest::Eject => UsbWork::Ejecting,
             UsbRequest::Export { .. } => UsbWork::Exporting,
+            UsbRequest::JoinFleet { .. } => UsbWork::JoiningFleet,
         };
         if let Some(problem) = self.usb_fail_next.take() {
             self.usb_rows.clear();
             return UsbUpdate::Failed { work, problem };
         }
         match request.clone() {
-            UsbRequest::OpenForImport { device } | UsbRequest::Export { device }
+            UsbRequest::OpenForImport { device } | UsbRequest::Export { device } | UsbRequest::JoinFleet { device }
                 if !self.sticks.iter().any(|s| s.device == device) =>
             {
                 UsbUpdate::Failed { work, problem: format!("{device} is gone") }
@@ -324,6 +333,22 @@ impl FakeStation {
                 intact: true,
                 signed: true,
             },
+            // The fake's fleet stick: the first visit leaves a request, the
+            // next one joins "Nationals 2026".
+            UsbRequest::JoinFleet { .. } => {
+                let upload_url = "https://192.168.10.2:19532".to_string();
+                UsbUpdate::Fleet(match &self.fleet {
+                    Some(event) => FleetVisit::AlreadyJoined { event: event.clone(), upload_url },
+                    None if self.fleet_requested => {
+                        self.fleet = Some("Nationals 2026".into());
+                        FleetVisit::Joined { event: "Nationals 2026".into(), upload_url }
+                    }
+                    None => {
+                        self.fleet_requested = true;
+                        FleetVisit::Requested { station: "table-3".into(), replaced: false }
+                    }
+                })
+            }
         }
     }
 
@@ -682,6 +707,17 @@ impl Station for FakeStation {
 
     fn last_update(&self) -> Option<BootCheck> {
         self.last_update.clone()
+    }
+
+    fn fleet_event(&self) -> Option<String> {
+        self.fleet.clone()
+    }
+
+    fn leave_fleet(&mut self) -> Result<String, SettingsError> {
+        let event = self.fleet.take().ok_or_else(|| SettingsError::Invalid("this station is in no fleet".into()))?;
+        self.fleet_requested = false;
+        self.records.push(FakeRecord::FleetLeft { event: event.clone() });
+        Ok(event)
     }
 
     fn shut_down(&mut self) {}

@@ -376,6 +376,9 @@ pub enum UsbRequest {
     Eject,
     /// Export the audit log to `device`: mount, write, unmount.
     Export { device: String },
+    /// Join the event's fleet with the fleet stick `device`: mount its
+    /// `wordjudge/` folder, leave the request or take the certificate, unmount.
+    JoinFleet { device: String },
 }
 
 /// What USB work is doing, for the screen while it runs.
@@ -385,6 +388,7 @@ pub enum UsbWork {
     Installing,
     Ejecting,
     Exporting,
+    JoiningFleet,
 }
 
 /// One word list on a stick, as it would install.
@@ -424,9 +428,26 @@ pub enum UsbUpdate {
     Ejected,
     /// The log is on the stick (which was unmounted after).
     Exported { folder: String, lines: usize, intact: bool, signed: bool },
+    /// The fleet stick's visit ended (the stick was unmounted after).
+    Fleet(FleetVisit),
     /// The work failed (the stick pulled out, a mount refused); the stick
     /// was unmounted where it could be, and nothing was installed.
     Failed { work: UsbWork, problem: String },
+}
+
+/// What a visit of the fleet stick came to, for the screen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FleetVisit {
+    /// The station's request is on the stick: sign it on the laptop
+    /// (`wordjudge fleet sign`) and bring the stick back. `replaced`: a
+    /// certificate there was for another key of this station.
+    Requested { station: String, replaced: bool },
+    /// Joined: the station sends its journal to `upload_url` from now on.
+    Joined { event: String, upload_url: String },
+    /// Already in this event's fleet: nothing changed.
+    AlreadyJoined { event: String, upload_url: String },
+    /// Refused (why); nothing changed.
+    Refused(String),
 }
 
 /// Why USB work did not start. Nothing changed.
@@ -660,6 +681,16 @@ pub trait Station {
     /// The boot check's verdict on the last update, for the director menu.
     fn last_update(&self) -> Option<BootCheck> {
         None
+    }
+    /// The event whose fleet this station is in, if any (the director menu
+    /// then offers to leave it).
+    fn fleet_event(&self) -> Option<String> {
+        None
+    }
+    /// Leaves the event's fleet: the uploader stops, its key and
+    /// certificates go; recorded. The event left.
+    fn leave_fleet(&mut self) -> Result<String, SettingsError> {
+        Err(SettingsError::Invalid("this station is in no fleet".into()))
     }
     /// A periodic check (every few seconds): files changed under the active
     /// lexicon, a log that can be written again. Returns true when the

@@ -154,6 +154,7 @@ impl Entry {
                         entry.problem = Some(problem.clone())
                     }
                     AuditEvent::WriteFailed { error, .. } => entry.problem = Some(error.clone()),
+                    AuditEvent::FleetRefused { reason, .. } => entry.problem = Some(reason.clone()),
                     _ => {}
                 }
             }

@@ -59,7 +59,7 @@ fn udev_sticks() -> std::io::Result<Vec<Stick>> {
 }
 
 /// Runs `systemctl VERB UNITS…` and waits at most [`SYSTEMCTL_TIMEOUT`].
-fn systemctl(verb: &str, units: &[String]) -> Result<(), String> {
+pub(crate) fn systemctl(verb: &str, units: &[String]) -> Result<(), String> {
     let mut child = Command::new("systemctl")
         .arg(verb)
         .arg("--no-ask-password")

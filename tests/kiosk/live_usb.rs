@@ -383,3 +383,78 @@ fn a_hostile_stick_is_refused_at_once_with_short_escaped_words() {
     assert!(!lexicons.join("CSW21.fst").exists(), "nothing installed");
     assert!(rig.audit_text().lines().all(|l| !l.contains('\u{1b}')), "no raw escape in the log");
 }
+
+// ---- the event's fleet, joined from the director menu ----
+
+/// `wordjudge fleet <args>` (the laptop's side), which must succeed.
+fn fleet_cli(args: &[&str]) -> String {
+    let out = std::process::Command::new(crate::built::wordjudge()).arg("fleet").args(args).output().unwrap();
+    assert!(out.status.success(), "fleet {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The status line of the USB screen after "Join the event's fleet".
+fn join_from_menu(rig: &mut Live) -> String {
+    open_usb(rig, "Join the event's fleet");
+    let status = rig.view().usb.status;
+    rig.key(Key::Enter); // back to the menu
+    status
+}
+
+#[test]
+fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
+    let mut rig = Live::new("SMALL");
+    let laptop = tempfile::tempdir().unwrap();
+    let ca = laptop.path().join("ca");
+    let stick = plug(&rig, "fleet", &[]);
+    let (ca_s, stick_s) = (ca.to_str().unwrap(), stick.to_str().unwrap());
+    fleet_cli(&["setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--stick", stick_s, "--ca-dir", ca_s]);
+    let fleet_dir = rig.dir.path().join("fleet");
+
+    // First visit: the request on the stick, recorded as the stick's use.
+    assert_eq!(join_from_menu(&mut rig), "You may remove the stick: take it to the laptop.");
+    assert!(stick.join("wordjudge/fleet/requests/table-3.csr").is_file());
+    assert!(fleet_dir.join("station.key").is_file() && !fleet_dir.join("upload.env").exists());
+    assert!(rig.audit_text().contains("fleet request for table-3 left on it"), "{}", rig.audit_text());
+    let fact = rig.view().menu.lines.iter().find(|l| l.starts_with("Fleet: ")).cloned().unwrap_or_default();
+    assert!(fact.contains("request for table-3 on the stick of Nationals 2026"), "{fact}");
+
+    // Signed on the laptop; the second visit joins, recorded with the CA's fingerprint.
+    assert!(fleet_cli(&["sign", "--ca-dir", ca_s, "--stick", stick_s]).contains("signed   table-3"));
+    assert_eq!(join_from_menu(&mut rig), "Joined the fleet of Nationals 2026. You may remove the stick.");
+    let fleet_toml = std::fs::read_to_string(stick.join("wordjudge/fleet/fleet.toml")).unwrap();
+    let ca_sha256 = fleet_toml.lines().find_map(|l| l.strip_prefix("ca_sha256 = ")).unwrap().trim_matches('"').to_string();
+    let audit = rig.audit_text();
+    let joined = audit.lines().find(|l| l.contains("\"event\":\"fleet_joined\"")).expect("fleet_joined recorded");
+    assert!(joined.contains(&format!("\"ca_sha256\":\"{ca_sha256}\"")) && joined.contains("\"certificate_name\":\"table-3\""), "{joined}");
+    assert!(joined.contains("\"upload_url\":\"https://192.168.10.2:19532\""), "{joined}");
+    let fact = rig.view().menu.lines.iter().find(|l| l.starts_with("Fleet: ")).cloned().unwrap_or_default();
+    assert!(fact.starts_with("Fleet: Nationals 2026: sending to https://192.168.10.2:19532"), "{fact}");
+
+    // Another event's stick is refused while in this fleet: recorded, nothing changed.
+    let other = plug(&rig, "other", &[]);
+    std::fs::remove_dir_all(&stick).unwrap();
+    let other_ca = laptop.path().join("other-ca");
+    fleet_cli(&["setup", "--event", "Open 2026", "--laptop", "10.0.0.2", "--stick", other.to_str().unwrap(), "--ca-dir", other_ca.to_str().unwrap()]);
+    let before: Vec<_> = ["station.pem", "ca.pem", "upload.env", "joined.toml"].iter().map(|f| std::fs::read(fleet_dir.join(f)).unwrap()).collect();
+    assert_eq!(join_from_menu(&mut rig), "Not joined: nothing changed. You may remove the stick.");
+    let after: Vec<_> = ["station.pem", "ca.pem", "upload.env", "joined.toml"].iter().map(|f| std::fs::read(fleet_dir.join(f)).unwrap()).collect();
+    assert_eq!(before, after);
+    let refused = rig.audit_text().lines().filter(|l| l.contains("\"event\":\"fleet_refused\"")).count();
+    assert_eq!(refused, 1);
+
+    // Leaving: a second ENTER, recorded; the station's fleet files are gone.
+    select_menu(&mut rig, "Leave the fleet of Nationals 2026");
+    rig.key(Key::Enter);
+    rig.key(Key::Enter);
+    assert!(rig.view().menu.message.starts_with("Left the fleet of Nationals 2026"), "{}", rig.view().menu.message);
+    assert!(rig.audit_text().contains("\"event\":\"fleet_left\""));
+    for f in ["station.key", "station.pem", "ca.pem", "upload.env", "joined.toml", "wired.network"] {
+        assert!(!fleet_dir.join(f).exists(), "{f} is left");
+    }
+    let verified = std::process::Command::new(crate::built::wordjudge())
+        .args(["--config", rig.dir.path().join("config.toml").to_str().unwrap(), "audit", "verify"])
+        .output()
+        .unwrap();
+    assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stdout));
+}

@@ -6,6 +6,7 @@
 mod built;
 mod support;
 mod director;
+mod fleet;
 mod flow;
 mod flow_props;
 mod hands;

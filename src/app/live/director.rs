@@ -58,12 +58,14 @@ impl LiveStation {
                 tracing::info!("usb: ejected {}: the stick may be removed", stick.device);
                 self.record(AuditEvent::UsbStick { action: format!("export written to {folder}, ejected"), stick: stick.describe() });
             }
+            Finished::Fleet { stick, result } => self.record_fleet(&stick, result),
             Finished::Failed { stick, work, problem } => {
                 let action = match work {
                     UsbWork::Reading => "import",
                     UsbWork::Installing => "install",
                     UsbWork::Ejecting => "eject",
                     UsbWork::Exporting => "export",
+                    UsbWork::JoiningFleet => "fleet join",
                 };
                 tracing::warn!("usb: failed ({action}) with {}: {problem}", stick.device);
                 self.record(AuditEvent::UsbFailed { action: action.into(), stick: stick.describe(), problem });

@@ -13,10 +13,12 @@
 //! trait's face; the mechanisms are one a file: `judging` (a play judged
 //! and recorded), `lexicon` (opening, verifying and switching lexicons and
 //! profiles), `pin` (the director's PIN and its lockout), `director`
-//! (clock, settings and USB sticks as audit records), `update` (an update
-//! of the station from a stick, and the boot check's verdict after it).
+//! (clock, settings and USB sticks as audit records), `fleet` (the event's
+//! fleet joined and left), `update` (an update of the station from a
+//! stick, and the boot check's verdict after it).
 
 mod director;
+mod fleet;
 mod judging;
 mod lexicon;
 mod pin;
@@ -275,6 +277,13 @@ impl LiveStation {
                     .and_then(|note| Some((note, audit.verifier_key()?)));
                 self.usb.export(stick, self.config.audit_dir.clone(), name, signed)
             }
+            UsbRequest::JoinFleet { device } => {
+                let stick = self.stick(&device);
+                let described = stick.describe();
+                self.usb.join_fleet(stick, self.fleet_dir(), self.fleet_station_name())?;
+                self.record(AuditEvent::UsbStick { action: "opened to join the event's fleet".into(), stick: described });
+                Ok(())
+            }
         }
     }
 }
@@ -497,8 +506,17 @@ impl Station for LiveStation {
             facts.push(("Checkpoint key".into(), key));
         }
         facts.push(("Judge button and lamps".into(), self.gpio_description.clone()));
+        facts.push(("Fleet".into(), self.fleet_fact()));
         facts.extend(self.screen.clone().map(|screen| ("Screen".into(), screen)));
         facts
+    }
+
+    fn fleet_event(&self) -> Option<String> {
+        crate::fleet::join::joined(&self.fleet_dir()).ok().flatten().map(|j| j.event)
+    }
+
+    fn leave_fleet(&mut self) -> Result<String, SettingsError> {
+        self.leave_fleet_now()
     }
 
     fn sticks(&mut self) -> Vec<StickChoice> {
@@ -535,6 +553,7 @@ impl Station for LiveStation {
                     UsbRequest::Install { .. } => UsbWork::Installing,
                     UsbRequest::Eject => UsbWork::Ejecting,
                     UsbRequest::Export { .. } => UsbWork::Exporting,
+                    UsbRequest::JoinFleet { .. } => UsbWork::JoiningFleet,
                 };
                 if let Err(e) = self.start_usb_request(request) {
                     return Some(UsbUpdate::Failed { work, problem: e.to_string() });

@@ -43,6 +43,9 @@ pub enum EventKind {
     UpdateOutcome,
     ClockJumped,
     KeyProblem,
+    FleetJoined,
+    FleetLeft,
+    FleetRefused,
 }
 
 impl EventKind {
@@ -83,6 +86,9 @@ impl EventKind {
         EventKind::UpdateOutcome,
         EventKind::ClockJumped,
         EventKind::KeyProblem,
+        EventKind::FleetJoined,
+        EventKind::FleetLeft,
+        EventKind::FleetRefused,
     ];
 
     /// The `event` value in the file and `WORDJUDGE_EVENT` in journald.
@@ -124,6 +130,9 @@ impl EventKind {
             EventKind::UpdateOutcome => "update_outcome",
             EventKind::ClockJumped => "clock_jumped",
             EventKind::KeyProblem => "key_problem",
+            EventKind::FleetJoined => "fleet_joined",
+            EventKind::FleetLeft => "fleet_left",
+            EventKind::FleetRefused => "fleet_refused",
         }
     }
 
@@ -147,6 +156,9 @@ impl EventKind {
                 | EventKind::SettingRefused
                 | EventKind::UpdateStarted
                 | EventKind::UpdateRefused
+                | EventKind::FleetJoined
+                | EventKind::FleetLeft
+                | EventKind::FleetRefused
         )
     }
 }
@@ -344,6 +356,29 @@ pub enum AuditEvent {
         action: String,
         stick: String,
     },
+    /// The station joined the fleet of the event `fleet` with a fleet stick: it sends
+    /// its journal to `upload_url`, trusting only the event's CA
+    /// (`ca_sha256`, the SHA-256 of its certificate), with its own
+    /// certificate (`certificate_sha256`) naming it `certificate_name`.
+    FleetJoined {
+        fleet: String,
+        certificate_name: String,
+        upload_url: String,
+        ca_sha256: String,
+        certificate_sha256: String,
+        stick: String,
+    },
+    /// The station left the fleet of the event `fleet`: it sends nothing now.
+    FleetLeft {
+        fleet: String,
+        upload_url: String,
+        ca_sha256: String,
+    },
+    /// A fleet stick was refused (`reason`); nothing changed.
+    FleetRefused {
+        stick: String,
+        reason: String,
+    },
     /// Work with a USB stick failed (`action`: import, install, export,
     /// eject), e.g. the stick was pulled out; what was installed and the log
     /// did not change.
@@ -441,6 +476,9 @@ impl AuditEvent {
             AuditEvent::LexiconInstallRefused { .. } => EventKind::LexiconInstallRefused,
             AuditEvent::UsbStick { .. } => EventKind::UsbStick,
             AuditEvent::UsbFailed { .. } => EventKind::UsbFailed,
+            AuditEvent::FleetJoined { .. } => EventKind::FleetJoined,
+            AuditEvent::FleetLeft { .. } => EventKind::FleetLeft,
+            AuditEvent::FleetRefused { .. } => EventKind::FleetRefused,
             AuditEvent::UpdateStarted { .. } => EventKind::UpdateStarted,
             AuditEvent::UpdateRefused { .. } => EventKind::UpdateRefused,
             AuditEvent::UpdateInstalled { .. } => EventKind::UpdateInstalled,
@@ -474,6 +512,7 @@ impl AuditEvent {
                 | AuditEvent::LexiconFileChanged { .. }
                 | AuditEvent::LexiconInstallRefused { .. }
                 | AuditEvent::UsbFailed { .. }
+                | AuditEvent::FleetRefused { .. }
                 | AuditEvent::UpdateRefused { .. }
                 | AuditEvent::UpdateFailed { .. }
                 | AuditEvent::ClockJumped { .. }
@@ -542,6 +581,14 @@ impl AuditEvent {
             },
             AuditEvent::UsbStick { action, stick } => format!("director's USB stick {stick}: {action}"),
             AuditEvent::UsbFailed { action, stick, problem } => format!("USB {action} with {stick} failed: {problem}"),
+            AuditEvent::FleetJoined { fleet, certificate_name, upload_url, ca_sha256, stick, .. } => format!(
+                "joined the fleet of {fleet} as {certificate_name} with {stick}: sending to {upload_url} (event CA sha256 {})",
+                ca_sha256.get(..16).unwrap_or(ca_sha256)
+            ),
+            AuditEvent::FleetLeft { fleet, upload_url, .. } => {
+                format!("left the fleet of {fleet}: no longer sending to {upload_url}")
+            }
+            AuditEvent::FleetRefused { stick, reason } => format!("fleet stick {stick} refused: {reason}"),
             AuditEvent::UpdateStarted { version, current, signer, bundle, downgrade } => {
                 let kind = if *downgrade { "downgrade or reinstall" } else { "update" };
                 format!("director started the {kind} {current} -> {version} from {bundle}, signed by {signer}")

@@ -302,6 +302,16 @@ mod tests {
             AuditEvent::PinAccepted,
             AuditEvent::ChallengesLost { first: 3, last: 4, since: None },
             AuditEvent::Checkpoint { count: 1, head: "ab".into(), reason: CheckpointReason::Shutdown, note: "n".into() },
+            AuditEvent::FleetJoined {
+                fleet: "Nationals 2026".into(),
+                certificate_name: "wj-01".into(),
+                upload_url: "https://192.168.10.2:19532".into(),
+                ca_sha256: "ab".repeat(32),
+                certificate_sha256: "cd".repeat(32),
+                stick: "FLEET (sdb1)".into(),
+            },
+            AuditEvent::FleetLeft { fleet: "E".into(), upload_url: "https://h:1".into(), ca_sha256: "ab".into() },
+            AuditEvent::FleetRefused { stick: "FLEET (sdb1)".into(), reason: "another event".into() },
         ];
         for e in events {
             let v = serde_json::to_value(&e).unwrap();

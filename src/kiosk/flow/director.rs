@@ -35,6 +35,10 @@ pub enum MenuMessage {
     ItemGone(Box<MenuItem>),
     /// The last good settings could not be written back.
     NotRestored(SettingsError),
+    /// The station left the fleet of this event.
+    LeftFleet(String),
+    /// The station could not leave its fleet (why); nothing changed.
+    NotLeft(SettingsError),
     /// A setting chosen in the menu (the rotation) could not be saved.
     NotSaved(SettingsError),
 }
@@ -65,6 +69,10 @@ pub enum MenuItem {
     ImportFromUsb(StickChoice),
     /// Export the audit log to this stick.
     ExportToUsb(StickChoice),
+    /// Join the event's fleet with this stick (a fleet stick; two visits).
+    JoinFleet(StickChoice),
+    /// Leave the fleet of this event (confirmed with a second ENTER).
+    LeaveFleet(String),
     /// Update the station from the bundle on a plugged-in stick.
     InstallUpdate(UpdateOffer),
     Reboot,
@@ -201,8 +209,10 @@ impl Kiosk {
         }
         for stick in station.sticks() {
             items.push(MenuItem::ImportFromUsb(stick.clone()));
-            items.push(MenuItem::ExportToUsb(stick));
+            items.push(MenuItem::ExportToUsb(stick.clone()));
+            items.push(MenuItem::JoinFleet(stick));
         }
+        items.extend(station.fleet_event().map(MenuItem::LeaveFleet));
         items.extend(station.update_offer().map(MenuItem::InstallUpdate));
         let lexicons = station.lexicon_choices();
         let profiles = station.profile_choices(&lexicons);
@@ -249,22 +259,24 @@ impl Kiosk {
             }
             Key::Enter => match menu.items[menu.selected].clone() {
                 MenuItem::InstallUpdate(offer) => self.open_update(offer, now, station),
-                item @ (MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_)) => {
-                    let (stick, export) = match item {
-                        MenuItem::ExportToUsb(stick) => (stick, true),
-                        MenuItem::ImportFromUsb(stick) => (stick, false),
+                item @ (MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_) | MenuItem::JoinFleet(_)) => {
+                    let (stick, purpose) = match item {
+                        MenuItem::ExportToUsb(stick) => (stick, UsbPurpose::Export),
+                        MenuItem::ImportFromUsb(stick) => (stick, UsbPurpose::Import),
+                        MenuItem::JoinFleet(stick) => (stick, UsbPurpose::JoinFleet),
                         _ => return,
                     };
-                    let (request, work) = if export {
-                        (UsbRequest::Export { device: stick.device.clone() }, UsbWork::Exporting)
-                    } else {
-                        (UsbRequest::OpenForImport { device: stick.device.clone() }, UsbWork::Reading)
+                    let device = stick.device.clone();
+                    let (request, work) = match purpose {
+                        UsbPurpose::Export => (UsbRequest::Export { device }, UsbWork::Exporting),
+                        UsbPurpose::Import => (UsbRequest::OpenForImport { device }, UsbWork::Reading),
+                        UsbPurpose::JoinFleet => (UsbRequest::JoinFleet { device }, UsbWork::JoiningFleet),
                     };
                     match station.usb_request(request) {
                         Ok(()) => {
                             self.screen = Screen::Usb(UsbScreen {
                                 stick,
-                                export,
+                                purpose,
                                 phase: UsbPhase::Working(work),
                                 rows: Vec::new(),
                                 left_out: 0,
@@ -281,6 +293,18 @@ impl Kiosk {
                 MenuItem::Leave => {
                     station.director_event(DirectorEvent::Left);
                     self.go_home();
+                }
+                // Leaving stops what the station sends: a second ENTER confirms.
+                MenuItem::LeaveFleet(_) if menu.confirming != Some(menu.selected) => {
+                    menu.confirming = Some(menu.selected);
+                    menu.message = Some(MenuMessage::ConfirmAgain);
+                }
+                MenuItem::LeaveFleet(_) => {
+                    let message = match station.leave_fleet() {
+                        Ok(event) => MenuMessage::LeftFleet(event),
+                        Err(error) => MenuMessage::NotLeft(error),
+                    };
+                    self.open_director(now, station, Some(message), None);
                 }
                 MenuItem::RestoreSettings => {
                     let message = match station.restore_settings() {

@@ -15,7 +15,7 @@
 //! `usb` (a director's stick) and `update` (the station updated from a stick).
 
 use super::station::{
-    AdjudicateError, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
+    AdjudicateError, FleetVisit, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
     ProfileChoice, Rotation, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError,
     UpdateError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbRequest, UsbUpdate, UsbWork,
 };
@@ -37,7 +37,7 @@ pub use edit::{EditField, EditMessage, EditPrompt, PinStep};
 pub use entry::{Entry, EntryHint};
 use entry::entry_idle_limit;
 pub use update::{UpdateDone, UpdatePhase, UpdateScreen};
-pub use usb::{UsbDone, UsbMessage, UsbPhase, UsbScreen};
+pub use usb::{UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen};
 
 /// How long the "3 words" confirmation shows after the count is chosen.
 pub const COUNT_CONFIRMATION: Duration = Duration::from_millis(1200);

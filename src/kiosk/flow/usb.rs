@@ -21,6 +21,8 @@ pub enum UsbDone {
     Ejected { installed: usize },
     /// The log is on the stick, which was unmounted.
     Exported { folder: String, lines: usize, intact: bool, signed: bool },
+    /// The fleet stick's visit ended; the stick was unmounted.
+    Fleet(FleetVisit),
     /// It failed; nothing was installed, the log is unchanged.
     Failed { work: UsbWork, problem: String },
 }
@@ -42,12 +44,19 @@ pub enum UsbMessage {
     Refused(UsbError),
 }
 
+/// What a stick was opened for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UsbPurpose {
+    Import,
+    Export,
+    JoinFleet,
+}
+
 /// A stick opened from the director menu.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsbScreen {
     pub stick: StickChoice,
-    /// Export (true) or import.
-    pub export: bool,
+    pub purpose: UsbPurpose,
     pub phase: UsbPhase,
     pub rows: Vec<ImportRow>,
     /// `.txt` files on the stick not looked at (too many).
@@ -100,6 +109,7 @@ impl Kiosk {
             UsbUpdate::Exported { folder, lines, intact, signed } => {
                 usb.phase = UsbPhase::Done(UsbDone::Exported { folder, lines, intact, signed })
             }
+            UsbUpdate::Fleet(visit) => usb.phase = UsbPhase::Done(UsbDone::Fleet(visit)),
             UsbUpdate::Failed { work, problem } => usb.phase = UsbPhase::Done(UsbDone::Failed { work, problem }),
         }
     }

@@ -51,6 +51,10 @@ fn menu_message(message: &MenuMessage) -> String {
         ),
         MenuMessage::NotRestored(error) => format!("Not restored: {error}"),
         MenuMessage::NotSaved(error) => format!("Not saved: {error}"),
+        MenuMessage::LeftFleet(event) => {
+            format!("Left the fleet of {event}: this station sends nothing now, and its fleet key is gone.")
+        }
+        MenuMessage::NotLeft(error) => format!("Still in the fleet: {error}"),
     }
 }
 
@@ -156,6 +160,8 @@ fn item_text(item: &MenuItem, lexicon: &LexiconView, confirming: Option<()>) -> 
         MenuItem::ScreenRotation(r) => format!("Screen rotation: {}°", r.saved),
         MenuItem::ImportFromUsb(stick) => format!("Install lexicons from USB: {}", stick.name),
         MenuItem::ExportToUsb(stick) => format!("Export the audit log to USB: {}", stick.name),
+        MenuItem::JoinFleet(stick) => format!("Join the event's fleet with USB: {}", stick.name),
+        MenuItem::LeaveFleet(event) => format!("Leave the fleet of {event} (stop sending to its laptop){confirm}"),
         MenuItem::InstallUpdate(offer) => offer_item(offer),
         MenuItem::Reboot => format!("Reboot the station{confirm}"),
         MenuItem::PowerOff => format!("Power off the station{confirm}"),

@@ -15,10 +15,10 @@
 use super::flow::{
     DirectorMenu, EditPrompt, Entry, PinPrompt, VerdictScreen,
     EditField, EditMessage, EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, PinStep, ReadyHint, Screen, UsbDone,
-    UpdateDone, UpdatePhase, UpdateScreen, UsbMessage, UsbPhase, UsbScreen,
+    UpdateDone, UpdatePhase, UpdateScreen, UsbMessage, UsbPhase, UsbPurpose, UsbScreen,
 };
 use super::station::{
-    BootCheck, BootOutcome, Counts, ImportRow, ImportState, Judged, Setting, UpdateKind, UpdateOffer, UpdatePreview, UsbWork,
+    BootCheck, BootOutcome, Counts, FleetVisit, ImportRow, ImportState, Judged, Setting, UpdateKind, UpdateOffer, UpdatePreview, UsbWork,
     Warning,
 };
 use crate::profile::ChallengeRule;
@@ -287,9 +287,11 @@ pub fn for_screen(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find('/') {
-        let starts_path = rest[..at].chars().next_back().is_none_or(|c| c.is_whitespace() || "(\"'`[{=".contains(c));
         let (before, from) = rest.split_at(at);
         out.push_str(before);
+        // What comes before the slash in the whole text (a URL's second
+        // slash follows its first: `https://` is no path).
+        let starts_path = out.chars().next_back().is_none_or(|c| c.is_whitespace() || "(\"'`[{=".contains(c));
         if !starts_path {
             out.push('/');
             rest = &from[1..];
@@ -386,5 +388,9 @@ mod tests {
         assert_eq!(for_screen("Table 1/2 and 3/4 words"), "Table 1/2 and 3/4 words");
         assert_eq!(for_screen("no slash at all"), "no slash at all");
         assert_eq!(for_screen("/"), "/");
+        assert_eq!(
+            for_screen("sending to https://192.168.10.2:19532, last sent 14:02:11"),
+            "sending to https://192.168.10.2:19532, last sent 14:02:11"
+        );
     }
 }

@@ -78,12 +78,37 @@ fn usb_message(message: &UsbMessage) -> String {
     }
 }
 
+/// What a fleet stick's visit came to: the status line and what to do next.
+fn fleet_visit(visit: &FleetVisit) -> (String, String) {
+    match visit {
+        FleetVisit::Requested { station, replaced } => (
+            "You may remove the stick: take it to the laptop.".into(),
+            format!(
+                "This station's request ({station}) is on the stick{}. On the laptop run `wordjudge fleet sign`, \
+                 then bring the stick back here and choose \"Join the event's fleet\" again.",
+                if *replaced { " again: the certificate there was for another key of this station" } else { "" }
+            ),
+        ),
+        FleetVisit::Joined { event, upload_url } => (
+            format!("Joined the fleet of {event}. You may remove the stick."),
+            format!("This station now sends its journal (every verdict and director action) to {upload_url}."),
+        ),
+        FleetVisit::AlreadyJoined { event, upload_url } => (
+            format!("Already in the fleet of {event}. You may remove the stick."),
+            format!("Nothing changed: this station sends to {upload_url}."),
+        ),
+        FleetVisit::Refused(reason) => {
+            ("Not joined: nothing changed. You may remove the stick.".into(), format!("{reason}."))
+        }
+    }
+}
+
 pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
     v.screen = ScreenKind::Usb;
-    v.menu.title = if usb.export {
-        format!("Export the audit log to USB — {}", usb.stick.name)
-    } else {
-        format!("Install lexicons from USB — {}", usb.stick.name)
+    v.menu.title = match usb.purpose {
+        UsbPurpose::Export => format!("Export the audit log to USB — {}", usb.stick.name),
+        UsbPurpose::Import => format!("Install lexicons from USB — {}", usb.stick.name),
+        UsbPurpose::JoinFleet => format!("Join the event's fleet — {}", usb.stick.name),
     };
     match &usb.phase {
         UsbPhase::Working(work) => {
@@ -92,6 +117,7 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                 UsbWork::Installing => ("Installing…", "Do not remove the stick."),
                 UsbWork::Ejecting => ("Unmounting the stick…", "Do not remove the stick yet."),
                 UsbWork::Exporting => ("Exporting the audit log…", "Do not remove the stick."),
+                UsbWork::JoiningFleet => ("Reading the fleet stick…", "Do not remove the stick."),
             };
             v.usb.status = status.into();
             v.usb.detail = detail.into();
@@ -116,6 +142,11 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                     };
                     v.usb.detail = format!("The audit log ({} lines) is in {folder} on the stick. {check} {back}", thousands(*lines as u64));
                 }
+                UsbDone::Fleet(visit) => {
+                    let (status, detail) = fleet_visit(visit);
+                    v.usb.status = status;
+                    v.usb.detail = format!("{detail} {back}");
+                }
                 UsbDone::Failed { work, problem } => {
                     v.usb.status = match work {
                         UsbWork::Exporting => "The export did not finish.",
@@ -126,6 +157,7 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                         UsbWork::Exporting => "The audit log on the station is unchanged.",
                         UsbWork::Reading => "Nothing was installed.",
                         UsbWork::Installing | UsbWork::Ejecting => "Nothing more was installed.",
+                        UsbWork::JoiningFleet => "The station's fleet settings are unchanged.",
                     };
                     let mut problem = problem.clone();
                     if let Some(first) = problem.get(..1) {

@@ -1,0 +1,81 @@
+//! The event's fleet in the kiosk flow, against the fake station: a plugged
+//! stick offers "Join the event's fleet"; the first visit says the request
+//! is on the stick and what to do next, the second says the station joined
+//! and where it sends; the menu then shows the fleet and offers to leave
+//! it, which takes a second ENTER. (What the visits do to files, and what
+//! the live station records, is tested in `live_usb` and `tests/fleet`.)
+
+use crate::support::*;
+use wordjudge::kiosk::fake::FakeRecord;
+use wordjudge::kiosk::flow::{Key, Screen};
+use wordjudge::kiosk::station::UsbRequest;
+
+fn menu(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>) {
+    open_pin(rig);
+    enter_pin(rig, PIN);
+    assert!(matches!(rig.screen(), Screen::Director(_)));
+}
+
+/// Joins with the fake's fleet stick: the visit's status and detail lines.
+fn visit(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>) -> (String, String) {
+    select_menu(rig, "Join the event's fleet");
+    rig.key(Key::Enter);
+    rig.advance(50);
+    let v = rig.view();
+    assert_eq!(v.menu.title, "Join the event's fleet — FAKE (sdb1, FAT32)");
+    (v.usb.status, v.usb.detail)
+}
+
+#[test]
+fn a_station_joins_in_two_visits_and_may_leave_with_a_second_enter() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[]);
+    menu(&mut rig);
+    assert!(rig.view().menu.items.iter().any(|i| i == "Join the event's fleet with USB: FAKE (sdb1, FAT32)"));
+    assert!(!rig.view().menu.items.iter().any(|i| i.starts_with("Leave the fleet")), "in no fleet: nothing to leave");
+
+    let (status, detail) = visit(&mut rig);
+    assert_eq!(status, "You may remove the stick: take it to the laptop.");
+    assert!(detail.contains("request (table-3) is on the stick") && detail.contains("wordjudge fleet sign"), "{detail}");
+    rig.key(Key::Enter);
+    assert!(matches!(rig.screen(), Screen::Director(_)), "any key returns to the menu");
+
+    let (status, detail) = visit(&mut rig);
+    assert_eq!(status, "Joined the fleet of Nationals 2026. You may remove the stick.");
+    assert!(detail.contains("sends its journal") && detail.contains("https://192.168.10.2:19532"), "{detail}");
+    rig.key(Key::Escape);
+    assert_eq!(
+        rig.station.usb_requests(),
+        [&UsbRequest::JoinFleet { device: "sdb1".into() }, &UsbRequest::JoinFleet { device: "sdb1".into() }]
+    );
+
+    // Joined: a third visit changes nothing; the menu offers to leave.
+    let (status, _) = visit(&mut rig);
+    assert_eq!(status, "Already in the fleet of Nationals 2026. You may remove the stick.");
+    rig.key(Key::Enter);
+    select_menu(&mut rig, "Leave the fleet of Nationals 2026");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().menu.message, "Press ENTER again to confirm.");
+    assert!(rig.station.fleet.is_some(), "one ENTER leaves nothing");
+    rig.key(Key::Down);
+    rig.key(Key::Up);
+    rig.key(Key::Enter);
+    assert!(rig.station.fleet.is_some(), "moving away cancels the first ENTER");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().menu.message, "Left the fleet of Nationals 2026: this station sends nothing now, and its fleet key is gone.");
+    assert_eq!(rig.station.fleet, None);
+    assert!(rig.station.records.iter().any(|r| matches!(r, FakeRecord::FleetLeft { event } if event == "Nationals 2026")));
+    assert!(!rig.view().menu.items.iter().any(|i| i.starts_with("Leave the fleet")));
+}
+
+#[test]
+fn a_refused_stick_says_why_and_that_nothing_changed() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[]);
+    rig.station.usb_fail_next = Some("the stick was removed while it was being read".into());
+    menu(&mut rig);
+    let (status, detail) = visit(&mut rig);
+    assert_eq!(status, "The stick could not be used.");
+    assert!(detail.contains("The station's fleet settings are unchanged."), "{detail}");
+    assert_eq!(rig.station.fleet, None);
+}
