@@ -23,7 +23,7 @@ import subprocess
 import time
 
 from . import common
-from .common import WJ, check, host_binary, host_tool, log
+from .common import WJ, WJ_CONFIG, check, host_binary, host_tool, log
 
 # /proc/net/tcp state 0A is LISTEN; an unconnected UDP socket (remote address all
 # zeros) takes datagrams from anyone, so it counts as listening too.
@@ -171,16 +171,19 @@ class Laptop:
 
 
 def station_challenges(vm):
-    """[(seq, challenge)] of the adjudications in the station's own audit log."""
-    rc, out = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"adjudication\"'")
+    """[(seq, challenge)] of the adjudications in the station's own journal: what the
+    uploader has to send. (Its audit log may hold more: journald syncs every 10 s, so the
+    power cut of boot 1 took the journal's last entries, never the log's.)"""
+    rc, out = vm.sh("journalctl --no-pager -o json WORDJUDGE_EVENT=adjudication "
+                    "--output-fields=WORDJUDGE_SEQ,WORDJUDGE_CHALLENGE", timeout=120)
     got = []
     for line in out.splitlines():
         try:
-            record = json.loads(line)
-            got.append((int(record["seq"]), int(record["challenge"])))
+            entry = json.loads(line)
+            got.append((int(entry["WORDJUDGE_SEQ"]), int(entry["WORDJUDGE_CHALLENGE"])))
         except (ValueError, KeyError, TypeError):
             continue
-    return sorted(got)
+    return sorted(set(got))
 
 
 def wait_for(what, timeout, every=3):
@@ -265,7 +268,7 @@ def fleet_upload(vm, judge):
         ours = station_challenges(vm)
         arrived = wait_for(lambda: ours and set(ours) <= set(laptop.challenges()), 120)
         got = laptop.challenges()
-        check("fleet: the station's journal arrives at the laptop: every challenge it judged, with its seq",
+        check("fleet: the station's journal arrives at the laptop: every adjudication in it, with its seq",
               arrived, f"units: {out.split()}; station {len(ours)} challenges (last {ours[-1] if ours else None}); "
                        f"received {len(got)} (last {got[-1] if got else None}); {laptop.entries()} entries")
         nothing_listens(vm, joined=True)
@@ -293,6 +296,19 @@ def fleet_upload(vm, judge):
               f"new {new}, arrived in the order {first_seen}; received while down {len(during)}, after {len(got)}; "
               f"missing {missing or 'none'}")
         laptop.stop()
+        # The director's view of what arrived: `fleet status` on the received journal, and
+        # its page as a browser would be given it.
+        page = os.path.join(work, "fleet.html")
+        status = subprocess.run([wj, "fleet", "status", "--dir", laptop.out, "--html", page],
+                                capture_output=True, text=True)
+        row = next((l for l in status.stdout.splitlines() if l.startswith("Boot test")), "")
+        last = max((n for _, n in after), default=None)
+        rc, active = vm.sh(f"{WJ_CONFIG} config show 2>/dev/null | sed -n 's/^active_lexicon = \"\\(.*\\)\"$/\\1/p'")
+        active = active.strip()
+        check("fleet: `wordjudge fleet status` on what arrived names the station, its lexicon and its last challenge",
+              status.returncode == 0 and f"#{last} at" in row and active and f" {active} " in row
+              and os.path.isfile(page),
+              f"exit {status.returncode}: {row or (status.stdout + status.stderr)[-300:]}")
 
         # A laptop with another event's CA: the station does not send to it.
         stranger = Laptop(other_ca, os.path.join(work, "received-other"))

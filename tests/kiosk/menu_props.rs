@@ -107,6 +107,8 @@ fn stands_for(item: &MenuItem, record: &FakeRecord) -> Option<bool> {
         FakeRecord::Usb(UsbRequest::OpenForImport { device }) => {
             matches!(item, MenuItem::ImportFromUsb(s) if &s.device == device)
         }
+        FakeRecord::Usb(UsbRequest::JoinFleet { device }) => matches!(item, MenuItem::JoinFleet(s) if &s.device == device),
+        FakeRecord::FleetLeft { .. } => matches!(item, MenuItem::LeaveFleet(_)),
         FakeRecord::Switched { to } | FakeRecord::SwitchRefused { to } => {
             matches!(item, MenuItem::UseLexicon(c) if &c.id == to) || matches!(item, MenuItem::UseProfile(_))
         }

@@ -207,13 +207,16 @@ impl Kiosk {
         if station.settings_held() {
             items.push(MenuItem::RestoreSettings);
         }
-        for stick in station.sticks() {
+        let sticks = station.sticks();
+        for stick in &sticks {
             items.push(MenuItem::ImportFromUsb(stick.clone()));
             items.push(MenuItem::ExportToUsb(stick.clone()));
-            items.push(MenuItem::JoinFleet(stick));
         }
-        items.extend(station.fleet_event().map(MenuItem::LeaveFleet));
         items.extend(station.update_offer().map(MenuItem::InstallUpdate));
+        // The fleet's items after the update's: a stick's first three items
+        // stay where directors (and the boot test) know them.
+        items.extend(sticks.into_iter().map(MenuItem::JoinFleet));
+        items.extend(station.fleet_event().map(MenuItem::LeaveFleet));
         let lexicons = station.lexicon_choices();
         let profiles = station.profile_choices(&lexicons);
         items.extend(lexicons.into_iter().map(MenuItem::UseLexicon));
