@@ -272,14 +272,15 @@ fn join_report(step: &JoinStep) -> String {
             if *replaced { " (the certificate there was for another key of this station: it is signed again)" } else { "" }
         ),
         JoinStep::Joined(j) | JoinStep::AlreadyJoined(j) => format!(
-            "{} the fleet of {} as {}: sending to {}\nCA sha256 {}\ncertificate sha256 {} (until {})\n",
+            "{} the fleet of {} as {}: sending to {}\nCA sha256 {}\ncertificate sha256 {} (until {})\nlaptop sha256 {}\n",
             if matches!(step, JoinStep::Joined(_)) { "joined" } else { "already in" },
             j.event,
             j.station,
             j.upload_url,
             j.ca_sha256,
             j.certificate_sha256,
-            j.not_after
+            j.not_after,
+            j.laptop_sha256.as_deref().unwrap_or("- (the stick carries no laptop.pem)")
         ),
     }
 }
@@ -311,7 +312,10 @@ fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
         std::fs::create_dir_all(&dir).map_err(|e| FleetSetupError::StickIo(dir.clone(), e))?;
     }
     let ca_pem = std::fs::read(ca.ca_pem()).map_err(|e| FleetSetupError::StickIo(ca.ca_pem(), e))?;
-    for (name, bytes) in [(stick::CA_FILE, ca_pem), (stick::FLEET_FILE, file.to_text().into_bytes())] {
+    let laptop_pem = std::fs::read(ca.laptop_pem()).map_err(|e| FleetSetupError::StickIo(ca.laptop_pem(), e))?;
+    for (name, bytes) in
+        [(stick::CA_FILE, ca_pem), (stick::LAPTOP_FILE, laptop_pem), (stick::FLEET_FILE, file.to_text().into_bytes())]
+    {
         let path = folder.join(name);
         wordjudge::atomic_file::write_atomically(&path, &bytes).map_err(|e| FleetSetupError::StickIo(path.clone(), e))?;
     }

@@ -80,6 +80,12 @@ pub struct Joined {
     pub ca_sha256: String,
     /// SHA-256 of the station's own certificate.
     pub certificate_sha256: String,
+    /// SHA-256 of the laptop's certificate as the stick carried it (signed
+    /// by the event's CA for a server), if the stick had one. The station
+    /// trusts the laptop by the CA, so a laptop certificate made again
+    /// later serves too; this records which one was current.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub laptop_sha256: Option<String>,
     /// When the station's certificate expires, as openssl prints it.
     pub not_after: String,
     /// The stations' wired address from the stick (absent: DHCP).
@@ -119,6 +125,8 @@ pub enum JoinError {
     OtherEvent { joined: String, stick: String },
     /// The certificate on the stick for this station is not one to install.
     Certificate { file: PathBuf, problem: String },
+    /// The laptop is named by a host name: a station resolves no names.
+    LaptopByName(String),
     /// A file could not be read or written.
     Io(PathBuf, std::io::Error),
     /// openssl could not make the key or request, or read a certificate.
@@ -153,6 +161,12 @@ impl fmt::Display for JoinError {
             JoinError::Certificate { file, problem } => {
                 write!(f, "the certificate {} is refused: {problem}", file.display())
             }
+            JoinError::LaptopByName(host) => write!(
+                f,
+                "the laptop is named {}, and a station resolves no names: make the stick with the laptop's IP address \
+                 (`wordjudge fleet setup --laptop 192.168.10.2`)",
+                crate::word::quote(host)
+            ),
             JoinError::Io(path, e) => write!(f, "{}: {e}", path.display()),
             JoinError::Openssl(e) => write!(f, "{e}"),
             JoinError::Damaged(path, problem) => write!(f, "{} is damaged: {problem}", path.display()),
@@ -256,7 +270,11 @@ fn read_stick(stick_folder: &Path) -> Result<FleetFile, JoinError> {
     }
     let path = stick_folder.join(stick::FLEET_FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| JoinError::Io(path.clone(), e))?;
-    let fleet = FleetFile::parse(&text).map_err(|e| JoinError::FleetFile(path, e))?;
+    let fleet = FleetFile::parse(&text).map_err(|e| JoinError::FleetFile(path.clone(), e))?;
+    let (host, _) = stick::upload_host_port(&fleet.upload_url).map_err(|e| JoinError::FleetFile(path, e))?;
+    if host.parse::<std::net::Ipv4Addr>().is_err() {
+        return Err(JoinError::LaptopByName(host));
+    }
     let ca = stick_folder.join(stick::CA_FILE);
     if !ca.is_file() {
         return Err(JoinError::Io(ca, std::io::Error::from(std::io::ErrorKind::NotFound)));
@@ -317,12 +335,14 @@ fn take_certificate(
         return Ok(None);
     }
     let certificate_sha256 = EventCa::fingerprint(answered).map_err(|e| refuse(e.to_string()))?;
+    let laptop_sha256 = laptop_fingerprint(stick_folder, &ca_s)?;
     let joined = Joined {
         station: station.to_string(),
         event: fleet.event.clone(),
         upload_url: fleet.upload_url.clone(),
         ca_sha256: fleet.ca_sha256.clone(),
         certificate_sha256,
+        laptop_sha256,
         not_after,
         address: fleet.address.clone(),
         gateway: fleet.gateway.clone(),
@@ -376,6 +396,22 @@ pub fn upload_env(joined: &Joined) -> String {
     format!("# Written when this station joined the fleet of {}.\nWORDJUDGE_FLEET_URL={}\n", joined.event.replace('\n', " "), joined.upload_url)
 }
 
+/// The fingerprint of the laptop's certificate on the stick, after checking
+/// the event's CA signed it for a server; `None` if the stick has none (a
+/// stick made before it carried one). A laptop certificate that does not
+/// check is a stick not to trust.
+fn laptop_fingerprint(stick_folder: &Path, ca: &str) -> Result<Option<String>, JoinError> {
+    let laptop = stick_folder.join(stick::LAPTOP_FILE);
+    if !laptop.exists() {
+        return Ok(None);
+    }
+    let refuse = |problem: String| JoinError::Certificate { file: laptop.clone(), problem };
+    let laptop_s = path_str(&laptop).map_err(JoinError::Openssl)?;
+    openssl("check the laptop's certificate", &["verify", "-CAfile", ca, "-purpose", "sslserver", "-x509_strict", laptop_s])
+        .map_err(|e| refuse(format!("not the event's laptop ({e})")))?;
+    EventCa::fingerprint(&laptop).map(Some).map_err(|e| refuse(e.to_string()))
+}
+
 /// [`NETWORK_FILE`]'s text: wired Ethernet only, the stick's address or
 /// DHCP, and nothing else a network brings by default (no IPv6 link-local
 /// address or router advertisements, no LLMNR or mDNS: nothing to answer).
@@ -419,6 +455,7 @@ mod tests {
             upload_url: "https://192.168.10.2:19532".into(),
             ca_sha256: "ab".repeat(32),
             certificate_sha256: "cd".repeat(32),
+            laptop_sha256: None,
             not_after: "Dec 31 00:00:00 2027 GMT".into(),
             address: address.map(String::from),
             gateway: gateway.map(String::from),

@@ -10,6 +10,7 @@
 //! |---|---|---|
 //! | `fleet.toml` | the laptop | [`FleetFile`]: the event, where to upload, the CA's fingerprint, the stations' network |
 //! | `ca.pem` | the laptop | the event's CA certificate: a station trusts the laptop by it, and only by it |
+//! | `laptop.pem` | the laptop | the laptop's certificate (public): a joining station records its fingerprint |
 //! | `requests/NAME.csr` | a station joining | its certificate request; its private key never leaves it |
 //! | `certificates/NAME.pem` | `wordjudge fleet sign` on the laptop | the station's certificate, signed by the event's CA |
 //!
@@ -34,6 +35,8 @@ pub const FOLDER_IN_EXPORT: &str = "fleet";
 pub const FLEET_FILE: &str = "fleet.toml";
 /// The event's CA certificate in it.
 pub const CA_FILE: &str = "ca.pem";
+/// The laptop's certificate in it.
+pub const LAPTOP_FILE: &str = "laptop.pem";
 /// Where stations put their requests.
 pub const REQUESTS: &str = "requests";
 /// Where the laptop puts the certificates it signed.

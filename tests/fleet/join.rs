@@ -83,6 +83,11 @@ fn a_station_joins_in_two_visits_and_its_key_never_leaves_it() {
     let fleet_toml = std::fs::read_to_string(event.folder().join("fleet.toml")).unwrap();
     let ca_line = fleet_toml.lines().find(|l| l.starts_with("ca_sha256")).unwrap();
     assert!(joined.contains(ca_line), "{joined}");
+    // The laptop's certificate the stick carried: checked against the CA, its fingerprint kept.
+    let laptop_fp = openssl(&["x509", "-in", event.ca.join("laptop.pem").to_str().unwrap(), "-noout", "-fingerprint", "-sha256"]);
+    let laptop_fp = laptop_fp.split_once('=').unwrap().1.trim().replace(':', "").to_ascii_lowercase();
+    assert!(joined.contains(&format!("laptop_sha256 = \"{laptop_fp}\"")), "{joined}");
+    assert!(report.contains(&format!("laptop sha256 {laptop_fp}")), "{report}");
     assert!(!fleet_dir.join("station.csr").exists() && !fleet_dir.join("pending.toml").exists());
 
     // A third visit changes nothing.
@@ -130,6 +135,11 @@ fn a_wrong_stick_or_certificate_changes_nothing() {
     refused(&event, "wj-01", "must be https://HOST:PORT");
     std::fs::write(&toml_path, &toml_text).unwrap();
 
+    // The laptop named by a host name: a station resolves none.
+    let (named, out) = setup("laptop.local", &[]);
+    assert!(out.status.success());
+    refused(&named, "wj-01", "resolves no names");
+
     // No fleet folder at all.
     let empty = tempfile::tempdir().unwrap();
     let out = wordjudge(&["fleet", "join", "--stick", empty.path().to_str().unwrap(), "--station", "wj-01", "--fleet-dir", fleet_dir.to_str().unwrap()]);
@@ -148,6 +158,24 @@ fn a_wrong_stick_or_certificate_changes_nothing() {
     std::fs::write(&answer, "not a certificate").unwrap();
     refused(&event, "wj-01", "is refused");
     assert!(!fleet_dir.join("upload.env").exists());
+
+    // The station's own request, signed by the event's CA but already out of date.
+    let ca_key = event.ca.join("ca.key");
+    openssl(&[
+        "x509", "-req", "-in", event.folder().join("requests/wj-01.csr").to_str().unwrap(), "-CA",
+        event.ca.join("ca.pem").to_str().unwrap(), "-CAkey", ca_key.to_str().unwrap(), "-CAserial",
+        event.ca.join("ca.srl").to_str().unwrap(), "-CAcreateserial", "-days", "-1", "-out", answer.to_str().unwrap(),
+    ]);
+    refused(&event, "wj-01", "out of date");
+
+    // The laptop's certificate on the stick swapped for another CA's laptop's.
+    let laptop_on_stick = event.folder().join("laptop.pem");
+    let laptop_original = std::fs::read(&laptop_on_stick).unwrap();
+    std::fs::remove_file(&answer).unwrap();
+    assert!(sign(&event).status.success());
+    std::fs::copy(other.folder().join("laptop.pem"), &laptop_on_stick).unwrap();
+    refused(&event, "wj-01", "not the event's laptop");
+    std::fs::write(&laptop_on_stick, &laptop_original).unwrap();
 
     // A certificate of the event's CA for another station's name.
     std::fs::remove_file(&answer).unwrap();

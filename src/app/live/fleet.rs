@@ -57,6 +57,7 @@ impl LiveStation {
                     upload_url: joined.upload_url,
                     ca_sha256: joined.ca_sha256,
                     certificate_sha256: joined.certificate_sha256,
+                    laptop_sha256: joined.laptop_sha256,
                     stick: stick.describe(),
                 });
                 if self.appliance {

@@ -366,6 +366,9 @@ pub enum AuditEvent {
         upload_url: String,
         ca_sha256: String,
         certificate_sha256: String,
+        /// The laptop's certificate as the stick carried it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        laptop_sha256: Option<String>,
         stick: String,
     },
     /// The station left the fleet of the event `fleet`: it sends nothing now.

@@ -308,6 +308,7 @@ mod tests {
                 upload_url: "https://192.168.10.2:19532".into(),
                 ca_sha256: "ab".repeat(32),
                 certificate_sha256: "cd".repeat(32),
+                laptop_sha256: Some("ef".repeat(32)),
                 stick: "FLEET (sdb1)".into(),
             },
             AuditEvent::FleetLeft { fleet: "E".into(), upload_url: "https://h:1".into(), ca_sha256: "ab".into() },
