@@ -195,24 +195,26 @@ def wait_for(what, timeout, every=3):
         time.sleep(every)
 
 
-def stick_visit(vm, image, stick_dir):
-    """Plugs the fleet stick, joins (as the kiosk's user, as the director menu will), pulls
-    it, and copies the stick's fleet folder back to stick_dir. The join's output."""
-    from .sticks import wait_stick_seen
-    vm.plug("fleet", image)
+def stick_visit(vm, image, stick_dir, shot):
+    """The director's way: plugs the fleet stick, opens the director menu, chooses "Join
+    the event's fleet" (the third item with one stick and no update on it: import, export,
+    join), waits for the kiosk's journal line, returns to Ready, pulls the stick, and copies
+    the stick's fleet folder back to stick_dir. The kiosk's line about the visit."""
+    from .kiosk import leave_to_ready
+    from .sticks import journal_count, plug_and_choose, wait_journal
+    n = journal_count(vm, "fleet: ")
     try:
-        seen, props = wait_stick_seen(vm, "WJFLEET")
-        if not seen:
-            return f"stick not seen: {props}"
-        rc, out = vm.sh("mkdir -p /run/fleet-stick && "
-                        "mount -o uid=$(id -u wordjudge),gid=$(id -g wordjudge),umask=0077 /dev/disk/by-label/WJFLEET /run/fleet-stick && "
-                        f"{WJ} fleet join --stick /run/fleet-stick --station boot-test --fleet-dir {FLEET_DIR} 2>&1; "
-                        "echo rc=$?; umount /run/fleet-stick", timeout=120)
+        if not plug_and_choose(vm, "fleet", image, "WJFLEET", "fleet stick (FAT32)", 2):
+            return "stick not seen"
+        t, line = wait_journal(vm, "fleet: ", n, timeout=120)
+        time.sleep(1)
+        vm.screen(f"fleet-{shot}")
+        leave_to_ready(vm, 2)  # the Done screen -> the menu -> leave
     finally:
         vm.unplug("fleet")
     shutil.rmtree(os.path.join(stick_dir, "wordjudge"), ignore_errors=True)
     subprocess.run(["mcopy", "-s", "-m", "-i", image, "::/wordjudge", stick_dir + "/"], check=True, capture_output=True)
-    return out.strip()
+    return line.strip() if t is not None else "no 'fleet:' line from the kiosk within 120 s"
 
 
 def fleet_upload(vm, judge):
@@ -245,26 +247,32 @@ def fleet_upload(vm, judge):
                    capture_output=True)
 
     # Visit 1: a request on the stick, the key on the station; the laptop signs it.
-    first = stick_visit(vm, image, stick_dir)
+    first = stick_visit(vm, image, stick_dir, "requested")
     rc, key = vm.sh(f"stat -c '%U %a' {FLEET_DIR}/station.key; ls {FLEET_DIR}")
     requested = os.path.isfile(os.path.join(stick_dir, "wordjudge", "fleet", "requests", "boot-test.csr"))
-    check("fleet: first visit of the stick leaves a request on it; the key stays on the station (the kiosk's, 600)",
-          "request left on the stick" in first and requested and key.startswith("wordjudge 600"),
+    check("fleet: the director menu's first visit of the stick leaves a request on it; the key stays on the "
+          "station (the kiosk's, 600)",
+          "fleet request for boot-test left on it" in first and requested and key.startswith("wordjudge 600"),
           f"{first} | key: {key}".replace("\n", " | "))
     sign = subprocess.run([wj, "fleet", "sign", "--ca-dir", ca, "--stick", stick_dir], capture_output=True, text=True)
     subprocess.run(["mcopy", "-s", "-o", "-m", "-i", image, os.path.join(stick_dir, "wordjudge"), "::/"], check=True,
                    capture_output=True)
-    # Visit 2: the certificate is checked and installed.
-    second = stick_visit(vm, image, stick_dir)
-    rc, files = vm.sh(f"ls {FLEET_DIR}; cat {FLEET_DIR}/upload.env")
-    check("fleet: `fleet sign` on the host, then the second visit installs the certificate (upload.env, wired.network)",
-          sign.returncode == 0 and "joined the fleet of Boot test event as boot-test" in second and "upload.env" in files
-          and "wired.network" in files, f"sign: {sign.stdout.strip()} | {second}".replace("\n", " | "))
+    # Visit 2: the certificate is checked and installed, and the kiosk starts the units
+    # (polkit); the laptop is not up yet, so the uploader tries again every 30 s.
+    second = stick_visit(vm, image, stick_dir, "joined")
+    rc, files = vm.sh(f"ls {FLEET_DIR}; cat {FLEET_DIR}/upload.env; "
+                      f"cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"fleet_joined\"' | tail -n1")
+    laptop_fp = subprocess.run(["openssl", "x509", "-in", os.path.join(ca, "laptop.pem"), "-noout", "-fingerprint",
+                                "-sha256"], capture_output=True, text=True).stdout.split("=")[-1].strip().replace(":", "").lower()
+    check("fleet: `fleet sign` on the host, then the second visit joins: fleet_joined recorded with the laptop's "
+          "certificate fingerprint, upload.env and wired.network written",
+          sign.returncode == 0 and "joined Boot test event as boot-test" in second and "upload.env" in files
+          and "wired.network" in files and f'"laptop_sha256":"{laptop_fp}"' in files,
+          f"sign: {sign.stdout.strip()} | {second} | {files[-300:]}".replace("\n", " | "))
 
     laptop = Laptop(ca, os.path.join(work, "received"))
     try:
-        rc, out = vm.sh("systemctl start wordjudge-fleet-network.service wordjudge-fleet-upload.service; "
-                        "systemctl is-active wordjudge-fleet-network.service wordjudge-fleet-upload.service", timeout=90)
+        rc, out = vm.sh("systemctl is-active wordjudge-fleet-network.service wordjudge-fleet-upload.service", timeout=90)
         ours = station_challenges(vm)
         arrived = wait_for(lambda: ours and set(ours) <= set(laptop.challenges()), 120)
         got = laptop.challenges()
@@ -325,10 +333,21 @@ def fleet_upload(vm, judge):
     finally:
         laptop.stop()
 
-    # Leaving: the uploader's settings go, and it stops.
-    rc, out = vm.sh(f"{WJ} fleet leave --fleet-dir {FLEET_DIR} 2>&1; "
-                    "systemctl stop wordjudge-fleet-upload.service wordjudge-fleet-network.service; "
-                    f"ls -A {FLEET_DIR}; systemctl show -p ActiveState wordjudge-fleet-upload.service", timeout=60)
-    check("fleet: leaving the fleet removes its key, certificates and settings; the uploader stays stopped",
-          "left the fleet of Boot test event" in out and "upload.env" not in out and "station.key" not in out
-          and "ActiveState=inactive" in out, out.replace("\n", " | "))
+    # Leaving, from the menu (no stick: "Leave the fleet of …" is its first item), ENTER
+    # twice: the kiosk stops the units (polkit) and removes the files; recorded.
+    from .kiosk import leave_to_ready, menu_top, open_director_menu
+    open_director_menu(vm)
+    menu_top(vm)
+    vm.keys("ret")
+    time.sleep(1)
+    vm.keys("ret")
+    time.sleep(3)
+    vm.screen("fleet-left")
+    leave_to_ready(vm, 1)
+    rc, out = vm.sh(f"ls -A {FLEET_DIR}; systemctl show -p ActiveState wordjudge-fleet-upload.service "
+                    "wordjudge-fleet-network.service; "
+                    "cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -cF '\"event\":\"fleet_left\"'", timeout=60)
+    check("fleet: the director menu leaves the fleet (ENTER twice): fleet_left recorded, key, certificates and "
+          "settings removed, both units stopped",
+          out.strip().endswith("1") and "upload.env" not in out and "station.key" not in out
+          and out.count("ActiveState=inactive") == 2, out.replace("\n", " | "))

@@ -60,9 +60,21 @@ fn udev_sticks() -> std::io::Result<Vec<Stick>> {
 
 /// Runs `systemctl VERB UNITS…` and waits at most [`SYSTEMCTL_TIMEOUT`].
 pub(crate) fn systemctl(verb: &str, units: &[String]) -> Result<(), String> {
+    run_systemctl(verb, &[], units)
+}
+
+/// Runs `systemctl --no-block VERB UNITS…`: systemd (and polkit) accept or
+/// refuse the jobs, and it returns without waiting for them to run, so the
+/// kiosk's own thread can call it.
+pub(crate) fn systemctl_no_block(verb: &str, units: &[String]) -> Result<(), String> {
+    run_systemctl(verb, &["--no-block"], units)
+}
+
+fn run_systemctl(verb: &str, flags: &[&str], units: &[String]) -> Result<(), String> {
     let mut child = Command::new("systemctl")
         .arg(verb)
         .arg("--no-ask-password")
+        .args(flags)
         .args(units)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

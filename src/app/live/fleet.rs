@@ -7,9 +7,11 @@
 //! mount and the background thread are the USB desk's
 //! ([`crate::app::usb::UsbDesk::join_fleet`]). The uploader and the wired
 //! network are systemd units the kiosk may start and stop through polkit
-//! (its rule names these two units only); they also start at boot by
-//! themselves on a station that has joined, so a station whose start here
-//! failed still sends after its next restart.
+//! (its rule names these two units only), without waiting for them
+//! (`--no-block`: this runs on the kiosk's own thread, whose watchdog is
+//! 10 s); they also start at boot by themselves on a station that has
+//! joined, so a station whose start here failed still sends after its next
+//! restart.
 
 use super::LiveStation;
 use crate::audit::AuditEvent;
@@ -61,7 +63,7 @@ impl LiveStation {
                     stick: stick.describe(),
                 });
                 if self.appliance {
-                    if let Err(problem) = crate::usb::system::systemctl("start", &FLEET_UNITS.map(String::from)) {
+                    if let Err(problem) = crate::usb::system::systemctl_no_block("start", &FLEET_UNITS.map(String::from)) {
                         // They start at the next boot by themselves.
                         tracing::warn!("fleet: the uploader did not start now: {problem}");
                     }
@@ -87,7 +89,7 @@ impl LiveStation {
             return Err(SettingsError::Invalid("this station is in no fleet".into()));
         };
         if self.appliance {
-            crate::usb::system::systemctl("stop", &FLEET_UNITS.map(String::from))
+            crate::usb::system::systemctl_no_block("stop", &FLEET_UNITS.map(String::from))
                 .map_err(|problem| SettingsError::Failed(format!("the uploader did not stop: {problem}")))?;
         }
         join::leave(&dir).map_err(|e| SettingsError::Failed(e.to_string()))?;
