@@ -335,7 +335,7 @@ fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     text.push_str(&format!("upload to:   {}\n", file.upload_url));
     text.push_str(&format!("network:     {network}\n"));
     text.push_str(&format!("stick:       {} (no private key is on it)\n", folder.display()));
-    text.push_str("next: each station leaves its certificate request on this stick (docs/fleet.md);\n");
+    text.push_str("next: at each station, director menu, \"Join the event's fleet\": it leaves its certificate request on this stick;\n");
     text.push_str(&format!("      then wordjudge fleet sign --stick {}, and wordjudge fleet serve\n", args.stick.display()));
     Ok(text)
 }

@@ -123,7 +123,7 @@ impl FleetFile {
         let body = toml::to_string(self).expect("plain strings serialize");
         format!(
             "# wordjudge fleet stick: written by `wordjudge fleet setup` on the director's laptop.\n\
-             # A station joins with it from the director menu; see docs/fleet.md.\n{body}"
+             # A station joins with it from the director menu (docs/players-and-directors.md, \"The event's fleet\").\n{body}"
         )
     }
 
