@@ -149,7 +149,10 @@ mod tests {
         assert_eq!(unit_name(Mode::Export, "sdc"), "wordjudge-stick-export@sdc.service");
         // The polkit rule and the units in systemd/ name the same two templates.
         let rules = include_str!("../../systemd/polkit-1/rules.d/50-wordjudge.rules");
-        assert!(rules.contains("wordjudge-stick-(import|export)@"), "the polkit rule names the stick units");
+        assert!(
+            rules.contains("/^wordjudge-(stick-(import|export)@[a-z0-9]+|fleet-(network|upload))\\.service$/"),
+            "the polkit rule names the stick units and the fleet's"
+        );
         let units = concat!(env!("CARGO_MANIFEST_DIR"), "/systemd/");
         for mode in [Mode::Import, Mode::Export] {
             let path = format!("{units}wordjudge-stick-{}@.service", mode.as_str());
