@@ -12,7 +12,7 @@ use crate::setup::{
 use crate::support::two_stations;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn join(event: &Event, fleet_dir: &Path, station: &str) -> Output {
     wordjudge(&[
@@ -221,22 +221,7 @@ fn needs_journal_remote_what_a_station_installs_is_what_the_uploader_sends_with(
 
     let work = tempfile::tempdir().unwrap();
     let received = work.path().join("received");
-    let mut serve = Serving(
-        Command::new(crate::built::wordjudge())
-            .args(["fleet", "serve", "--ca-dir", &event.path(&event.ca), "--port", &port.to_string()])
-            .arg("--output")
-            .arg(&received)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "fleet serve never listened on {port}");
-        assert!(serve.0.try_wait().unwrap().is_none(), "fleet serve ended");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let serve = Serving::listening(&event.ca, port, &received, work.path());
     let (one, _) = two_stations();
     let local = work.path().join("local");
     std::fs::create_dir(&local).unwrap();

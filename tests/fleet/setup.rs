@@ -226,6 +226,33 @@ pub(crate) fn entries_received(dir: &Path) -> usize {
 /// `fleet serve`, stopped when the test ends, however it ends.
 pub(crate) struct Serving(pub(crate) std::process::Child);
 
+impl Serving {
+    /// `fleet serve` with the CA in `ca`, once it listens on `port` (its
+    /// private folder made under `tmp`).
+    pub(crate) fn listening(ca: &Path, port: u16, received: &Path, tmp: &Path) -> Serving {
+        let mut serve = Serving(
+            Command::new(crate::built::wordjudge())
+                .args(["fleet", "serve", "--port", &port.to_string()])
+                .arg("--ca-dir")
+                .arg(ca)
+                .arg("--output")
+                .arg(received)
+                .env("TMPDIR", tmp)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(std::time::Instant::now() < deadline, "fleet serve never listened on {port}");
+            assert!(serve.0.try_wait().unwrap().is_none(), "fleet serve ended");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        serve
+    }
+}
+
 impl Drop for Serving {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -249,21 +276,7 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     // Its private folder (the receiver's socket) goes here, to see it go.
     let private_parent = work.path().join("tmp");
     std::fs::create_dir(&private_parent).unwrap();
-    let mut serve = Serving(
-        Command::new(crate::built::wordjudge())
-            .args(["fleet", "serve", "--ca-dir", &ca_s, "--port", &port.to_string(), "--output", received.to_str().unwrap()])
-            .env("TMPDIR", &private_parent)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "fleet serve never listened on {port}");
-        assert!(serve.0.try_wait().unwrap().is_none(), "fleet serve ended");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    let mut serve = Serving::listening(&event.ca, port, &received, &private_parent);
     // One station's journal, as its uploader would read it.
     let (one, _) = two_stations();
     let local = work.path().join("local");
