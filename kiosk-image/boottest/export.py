@@ -1,6 +1,6 @@
-"""The director menu's "Export the audit log to USB": to an ext4 stick whose export folder is
-read on the host (debugfs) and verified by the host's wordjudge, and to an exFAT stick read
-back and verified in the guest."""
+"""The director menu's "Export the audit log to NAME" (its USB stick page): to an ext4 stick
+whose export folder is read on the host (debugfs) and verified by the host's wordjudge, and
+to an exFAT stick read back and verified in the guest."""
 import glob
 import os
 import shutil
@@ -10,7 +10,7 @@ import time
 from . import common
 from .common import WJ, check, host_binary, host_tool
 from .kiosk import leave_to_ready
-from .sticks import audit_lines, journal_count, plug_and_choose, wait_journal
+from .sticks import STICK_EXPORT, audit_lines, journal_count, plug_and_choose, wait_journal
 
 
 def usb_export(vm, images, word, verdicts):
@@ -18,14 +18,15 @@ def usb_export(vm, images, word, verdicts):
     least `verdicts` records of `word`."""
     n_exported, n_ejected = journal_count(vm, "usb: exported"), journal_count(vm, "usb: ejected")
     n_export_records = len(audit_lines(vm, '"event":"export"'))
-    if not plug_and_choose(vm, "export", images["export"], "WJEXPORT", "ext4 stick", 1):
+    if not plug_and_choose(vm, "export", images["export"], "WJEXPORT", "ext4 stick", STICK_EXPORT):
         return False
     t0 = time.monotonic()
     t, line = wait_journal(vm, "usb: exported", n_exported, timeout=120)
     t2, line2 = wait_journal(vm, "usb: ejected", n_ejected, timeout=max(5, 120 - (time.monotonic() - t0)))
     records = audit_lines(vm, '"event":"export"')
     vm.screen("usb-exported")
-    check("director menu: Export the audit log to USB -> 'usb: exported', 'usb: ejected', audit record export",
+    check("director menu: USB stick -> Export the audit log to the stick -> 'usb: exported', 'usb: ejected', "
+          "audit record export",
           t is not None and t2 is not None and len(records) > n_export_records,
           f"{line or 'no usb: exported'}; {line2 or 'no usb: ejected'} (120 s); export records "
           f"{n_export_records} -> {len(records)}")
@@ -39,7 +40,7 @@ def usb_export(vm, images, word, verdicts):
     ended = t2 is not None
     if not check("the stick holds one export folder wordjudge/wordjudge-export-*", len(folders) == 1,
                  f"{[os.path.basename(f) for f in folders]}; debugfs: {p.stderr.strip()[-200:]}"):
-        leave_to_ready(vm, 2)
+        leave_to_ready(vm, 3)  # the Done screen -> the USB stick page -> the first page -> leave
         return False
     folder = folders[0]
     jsonl = sorted(glob.glob(os.path.join(folder, "audit", "audit-*.jsonl")))
@@ -64,7 +65,7 @@ def usb_export(vm, images, word, verdicts):
     check(f"its files verify on the host (wordjudge audit verify --pubkey --checkpoint) and hold the {word} verdicts",
           verified and len(hits) >= verdicts,
           f"{detail}; {len(hits)} records with \"{word}\"".replace("\n", " | "))
-    leave_to_ready(vm, 2)  # the Done screen -> the menu -> leave
+    leave_to_ready(vm, 3)  # the Done screen -> the USB stick page -> the first page -> leave
     return ended
 
 
@@ -73,7 +74,7 @@ def usb_export_exfat(vm, images):
     once the kiosk has ejected it, root mounts it read-only in the guest and
     `wordjudge audit verify` checks the folder with its key and checkpoint."""
     n_exported, n_ejected = journal_count(vm, "usb: exported"), journal_count(vm, "usb: ejected")
-    if not plug_and_choose(vm, "exfat", images["exfat"], "WJEXFAT", "exFAT stick", 1):
+    if not plug_and_choose(vm, "exfat", images["exfat"], "WJEXFAT", "exFAT stick", STICK_EXPORT):
         return False
     t, line = wait_journal(vm, "usb: exported", n_exported, timeout=120)
     t2, line2 = wait_journal(vm, "usb: ejected", n_ejected, timeout=60)
@@ -85,5 +86,5 @@ def usb_export_exfat(vm, images):
           t is not None and t2 is not None and rc == 0,
           f"{line or 'no usb: exported'}; {line2 or 'no usb: ejected'}; exit {rc}: {out[-250:]}".replace("\n", " | "))
     vm.unplug("exfat")
-    leave_to_ready(vm, 2)  # the Done screen -> the menu -> leave
+    leave_to_ready(vm, 3)  # the Done screen -> the USB stick page -> the first page -> leave
     return t2 is not None

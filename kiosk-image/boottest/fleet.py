@@ -196,20 +196,23 @@ def wait_for(what, timeout, every=3):
 
 
 def stick_visit(vm, image, stick_dir, shot):
-    """The director's way: plugs the fleet stick, opens the director menu, chooses "Join
-    the event's fleet" (the third item with one stick and no update on it: import, export,
-    join), waits for the kiosk's journal line, returns to Ready, pulls the stick, and copies
-    the stick's fleet folder back to stick_dir. The kiosk's line about the visit."""
-    from .kiosk import leave_to_ready
-    from .sticks import journal_count, plug_and_choose, wait_journal
+    """The director's way: plugs the fleet stick, opens the director menu, opens its USB
+    stick page and chooses "Join the event's fleet with ..." (row 3 with one stick: Back,
+    install, export, join), confirms it (ENTER 1.5 s after the confirmation appeared), waits
+    for the kiosk's journal line, returns to Ready, pulls the stick, and copies the stick's
+    fleet folder back to stick_dir. The kiosk's line about the visit."""
+    from .kiosk import leave_to_ready, menu_confirm
+    from .sticks import STICK_JOIN, journal_count, plug_and_choose, wait_journal
     n = journal_count(vm, "fleet: ")
     try:
-        if not plug_and_choose(vm, "fleet", image, "WJFLEET", "fleet stick (FAT32)", 2):
+        if not plug_and_choose(vm, "fleet", image, "WJFLEET", "fleet stick (FAT32)", STICK_JOIN):
             return "stick not seen"
+        vm.screen(f"fleet-{shot}-confirm")
+        menu_confirm(vm)
         t, line = wait_journal(vm, "fleet: ", n, timeout=120)
         time.sleep(1)
         vm.screen(f"fleet-{shot}")
-        leave_to_ready(vm, 2)  # the Done screen -> the menu -> leave
+        leave_to_ready(vm, 3)  # the result screen -> the USB stick page -> the first page -> leave
     finally:
         vm.unplug("fleet")
     shutil.rmtree(os.path.join(stick_dir, "wordjudge"), ignore_errors=True)
@@ -333,21 +336,22 @@ def fleet_upload(vm, judge):
     finally:
         laptop.stop()
 
-    # Leaving, from the menu (no stick: "Leave the fleet of …" is its first item), ENTER
-    # twice: the kiosk stops the units (polkit) and removes the files; recorded.
-    from .kiosk import leave_to_ready, menu_top, open_director_menu
+    # Leaving, from the menu (no stick): the first page's "Event fleet" (row 2), its
+    # "Leave the fleet of …" (row 1, after Back), then ENTER at the confirmation after
+    # 1.5 s: the kiosk stops the units (polkit) and removes the files; recorded.
+    from .kiosk import leave_to_ready, menu_choose, menu_confirm, menu_open_page, open_director_menu
     open_director_menu(vm)
-    menu_top(vm)
-    vm.keys("ret")
-    time.sleep(1)
-    vm.keys("ret")
-    time.sleep(3)
+    menu_open_page(vm, "fleet")
+    menu_choose(vm, 1)
+    vm.screen("fleet-leave-confirm")
+    menu_confirm(vm)
+    time.sleep(2)
     vm.screen("fleet-left")
-    leave_to_ready(vm, 1)
+    leave_to_ready(vm, 2)  # the Event fleet page -> the first page -> leave
     rc, out = vm.sh(f"ls -A {FLEET_DIR}; systemctl show -p ActiveState wordjudge-fleet-upload.service "
                     "wordjudge-fleet-network.service; "
                     "cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -cF '\"event\":\"fleet_left\"'", timeout=60)
-    check("fleet: the director menu leaves the fleet (ENTER twice): fleet_left recorded, key, certificates and "
-          "settings removed, both units stopped",
+    check("fleet: the director menu leaves the fleet (Event fleet page, confirmed): fleet_left recorded, key, "
+          "certificates and settings removed, both units stopped",
           out.strip().endswith("1") and "upload.env" not in out and "station.key" not in out
           and out.count("ActiveState=inactive") == 2, out.replace("\n", " | "))

@@ -1,7 +1,7 @@
 """The kiosk as a running service: its process and restarts (READY again on the console),
 the keys players must not be able to escape with (Ctrl+Alt+Del, SysRq, VT switches, the
 Power and Sleep keys), the display drivers the image claims, and the director menu's keys
-(open it with the PIN, go to its top, leave it)."""
+(open it with the PIN, open a page or an entry by its row, confirm a change, leave it)."""
 import time
 
 from .common import DISPLAY_DRIVERS, KEY_CODES_DELIVERED, NAVY, READY, check
@@ -134,7 +134,8 @@ def kiosk_frozen(vm):
 
 
 def open_director_menu(vm):
-    """Ctrl+Alt+Shift+D, then the PIN 2468 and Enter."""
+    """Ctrl+Alt+Shift+D, then the PIN 2468 and Enter: the menu's first page, its cursor on
+    entry 0."""
     vm.wait_screen(NAVY, "ready", timeout=15)
     vm.chord("ctrl", "alt", "shift", "d")
     time.sleep(1)
@@ -142,12 +143,50 @@ def open_director_menu(vm):
     time.sleep(2)
 
 
-def menu_top(vm):
-    vm.keys(*["up"] * 40, gap=0.05)  # the cursor starts elsewhere; 40 ups reach the first item
-    time.sleep(0.5)
+# The director menu's first page on the appliance (settings not damaged), in order; "USB
+# stick" is there only while a stick is plugged in (or an update bundle is offered).
+FIRST_PAGE = ("status", "lexicon", "usb", "fleet", "settings", "power", "leave")
+
+
+def first_page_row(entry, stick):
+    """The row of `entry` (a FIRST_PAGE name) on the director menu's first page, with or
+    without a stick plugged in: 0 Station status, 1 Lexicon and event rule, [2 USB stick],
+    then Event fleet, Station settings, Restart or power off, Leave the director menu."""
+    rows = [e for e in FIRST_PAGE if stick or e != "usb"]
+    return rows.index(entry)
+
+
+def menu_choose(vm, row):
+    """On a director-menu page (every page opens with its cursor on entry 0): Down `row`
+    times and ENTER, which opens that entry's page, its stick work, its preview or its
+    confirmation. A negative row counts from the page's end (-1 its last entry): 12 Downs
+    (more than the first page's entries; the cursor stops at the last one), then Up."""
+    if row >= 0:
+        moves = ["down"] * row
+    else:
+        moves = ["down"] * 12 + ["up"] * (-row - 1)
+    vm.keys(*moves, "ret", gap=0.1)
+    time.sleep(1)
+
+
+def menu_open_page(vm, entry, stick=False):
+    """From the director menu's first page (cursor on entry 0), opens the page `entry`
+    (a FIRST_PAGE name; `stick`: whether a stick is plugged in, which adds "USB stick")."""
+    menu_choose(vm, first_page_row(entry, stick))
+
+
+def menu_confirm(vm):
+    """On a confirmation screen just opened: waits 1.5 s (it ignores ENTER for its first
+    0.6 s, and QEMU is slow), then ENTER, which makes the change it names."""
+    time.sleep(1.5)
+    vm.keys("ret")
+    time.sleep(1)
 
 
 def leave_to_ready(vm, presses=2):
+    """ESC `presses` times, a second apart (ESC on a page goes back to the first page, ESC
+    on the first page leaves the menu; any key leaves a stick's result screen for its
+    page), then waits for the Ready screen."""
     for _ in range(presses):
         vm.keys("esc")
         time.sleep(1)

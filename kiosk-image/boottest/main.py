@@ -33,13 +33,14 @@ printing one line per check (see docs/architecture.md, "The boot test"):
           USB sticks (QMP hot-plug of image files as usb-storage; see usb.usb_stick): with
           ../shared/lexicons, a word in CSW15 but not NWL2018 (ZO) is green; a FAT32 stick
           holding NWL2018.txt gets WORDJUDGE_STICK=1 from udev; the menu's "Install lexicons
-          from USB" lists it, installs it (journal, audit lexicon_installed Verified
-          official, `lexicon list`), Esc ejects it (nothing left mounted before the pull);
-          the menu switches to NWL2018 (audit lexicon_switched) and the word turns red; a
-          stick pulled mid-import fails cleanly (usb: failed, never listed, lexicons and
-          mounts untouched, no temporary file, same kiosk process, audit usb_failed, audit
-          verify passes) and CAT is still green; without the lists: "SKIPPED: USB import";
-          always: "Export the audit log to USB" to an ext4 stick (usb: exported, ejected,
+          from ..." (its USB stick page) lists it, installs it (journal, audit
+          lexicon_installed Verified official, `lexicon list`), Esc ejects it (nothing left
+          mounted before the pull); the menu's Lexicon page switches to NWL2018, confirmed
+          (audit lexicon_switched), and the word turns red; a stick pulled mid-import
+          fails cleanly (usb: failed, never listed, lexicons and mounts untouched, no
+          temporary file, same kiosk process, audit usb_failed, audit verify passes) and
+          CAT is still green; without the lists: "SKIPPED: USB import";
+          always: "Export the audit log to ..." to an ext4 stick (usb: exported, ejected,
           audit export record), whose wordjudge/wordjudge-export-*/ folder, read on the
           host with debugfs, holds audit/, audit.csv, verify.txt, station-key.pub and
           checkpoint.txt and verifies with the host's `wordjudge audit verify --pubkey
@@ -51,8 +52,9 @@ printing one line per check (see docs/architecture.md, "The boot test"):
           forwards, catches up after the laptop was down, sends nothing to a laptop of
           another CA, listens on nothing, and leaves;
           update bundles refused (another key, truncated, the other architecture, the
-          stick pulled mid-install; update.py), then the director menu's "Power off"
-          (the sandboxed kiosk running systemctl through polkit) powers the VM off;
+          stick pulled mid-install; update.py), then the director menu's "Power off the
+          station", confirmed (the sandboxed kiosk running systemctl through polkit),
+          powers the VM off;
   boot 3 (amd64): the power is cut mid-install;
   boot 4: slot A boots with every challenge kept; (amd64) the kiosk SIGKILLed mid-install
           and the next one recording how RAUC ended it; (amd64) the data partition filled to
@@ -86,7 +88,8 @@ from .fleet import fleet_upload, nothing_listens
 from .gpio import gpio_chardev
 from .pi4 import pi4_board
 from .picard import pi_card
-from .kiosk import display_drivers, escape_keys, kiosk_frozen, kiosk_killed, open_director_menu, reboot_keys
+from .kiosk import (display_drivers, escape_keys, kiosk_frozen, kiosk_killed, menu_choose, menu_confirm,
+                    open_director_menu, reboot_keys)
 from .screens import hexc, judge_and_check, near, ppm_to_png
 from .update import make_bundles, max_challenge, update_install, update_panic, update_power_cut, update_refusals
 from .usb import usb_stick
@@ -203,16 +206,18 @@ def main():
             fleet_upload(vm, lambda words: judge_and_check(vm, words, GREEN, "ACCEPTABLE while in the fleet"))
         if updates:
             update_refusals(vm, updates[0], updates[2])
-        # Director menu (Ctrl+Alt+Shift+D, PIN), "Power off", ENTER twice: the kiosk runs
-        # `systemctl poweroff` as user wordjudge, inside its sandbox (polkit rule).
+        # Director menu (Ctrl+Alt+Shift+D, PIN), "Restart or power off", "Power off the
+        # station", ENTER at its confirmation: the kiosk runs `systemctl poweroff` as user
+        # wordjudge, inside its sandbox (polkit rule).
         open_director_menu(vm)
         vm.screen("director-menu")
-        vm.keys(*["down"] * 40, "up", gap=0.05)  # the last item is Leave; Power off is just above
-        time.sleep(1)
-        vm.screen("director-poweroff-selected")
-        vm.keys("ret")
-        time.sleep(1)
-        vm.keys("ret")
+        # The first page's last entry is Leave; "Restart or power off" is just above it
+        # (with or without "USB stick" on the page).
+        menu_choose(vm, -2)
+        vm.screen("director-power-page")
+        menu_choose(vm, 2)  # 0 Back, 1 Restart the station, 2 Power off the station
+        vm.screen("director-poweroff-confirm")
+        menu_confirm(vm)
         try:
             vm.proc.wait(timeout=90)
             off = True

@@ -1,6 +1,7 @@
 """USB sticks and what the guest says about them: the stick image files made on the host,
-plugging one in and choosing a director-menu item for it, and reading the guest back
-(udev's mark, the kiosk's journal, the audit log, mounts, the installed lexicon files)."""
+plugging one in and choosing its entry on the director menu's USB stick page, and reading
+the guest back (udev's mark, the kiosk's journal, the audit log, mounts, the installed
+lexicon files)."""
 import os
 import shlex
 import subprocess
@@ -8,7 +9,7 @@ import time
 
 from . import common
 from .common import AUDIT_FILES, KIOSK_JOURNAL, LEXICON_DIR, SHARED_LEXICONS, check, host_tool, log
-from .kiosk import menu_top, open_director_menu
+from .kiosk import menu_choose, menu_open_page, open_director_menu
 
 
 def blank_image(name, mib, mkfs):
@@ -51,10 +52,27 @@ def make_stick_images(with_lexicons):
     return images
 
 
+# The rows of the director menu's USB stick page with one stick plugged in: 0 "◀ Back",
+# then the stick's three entries, then "Install update: version X" if a bundle is offered.
+STICK_INSTALL = 1  # "Install lexicons from NAME": its import list, at once
+STICK_EXPORT = 2   # "Export the audit log to NAME": the export, at once
+STICK_JOIN = 3     # "Join the event's fleet with NAME": a confirmation first
+STICK_UPDATE = 4   # "Install update: version X": its preview
+
+
+def choose_stick_item(vm, item):
+    """From the director menu's first page with one stick plugged in: opens "USB stick"
+    (row 2), then chooses row `item` of that page (STICK_INSTALL, STICK_EXPORT, STICK_JOIN,
+    STICK_UPDATE)."""
+    menu_open_page(vm, "usb", stick=True)
+    menu_choose(vm, item)
+
+
 def plug_and_choose(vm, node, image, label, what, item):
     """Plugs the stick `image` in, checks udev marks it (a PASS/FAIL line naming `what`),
-    opens the director menu and chooses its `item`: 0 Install lexicons from USB, 1 Export
-    the audit log to USB (with a stick present they are the first two). False if unseen."""
+    opens the director menu and chooses `item` on its USB stick page (choose_stick_item).
+    Install and Export start the stick's work at once; Join opens its confirmation (the
+    caller confirms). False if unseen."""
     vm.plug(node, image)
     seen, props = wait_stick_seen(vm, label)
     check(f"{what} plugged in: udev marks it WORDJUDGE_STICK=1 (70-wordjudge-usb.rules)", seen, props)
@@ -62,8 +80,7 @@ def plug_and_choose(vm, node, image, label, what, item):
         return False
     open_director_menu(vm)
     vm.screen(f"usb-menu-{node}")
-    menu_top(vm)
-    vm.keys(*["down"] * item, "ret")
+    choose_stick_item(vm, item)
     return True
 
 

@@ -32,9 +32,9 @@ import time
 
 from . import common
 from .common import ARCH, GREEN, HERE, READY, WJ_CONFIG, check, host_tool, log
-from .kiosk import menu_top, open_director_menu, ready_after
+from .kiosk import open_director_menu, ready_after
 from .screens import judge_and_check
-from .sticks import blank_image, journal_count, wait_journal, wait_stick_seen
+from .sticks import STICK_UPDATE, blank_image, choose_stick_item, journal_count, wait_journal, wait_stick_seen
 
 STICK = "/run/wordjudge/stick"
 AS_KIOSK = "runuser -u wordjudge --"
@@ -279,9 +279,9 @@ def update_power_cut(vm, sticks):
 
 def menu_confirm_install(vm, node, stick, label):
     """The director's way, up to the install: plug the stick in, open the director menu,
-    choose "Install update" (the third item with one stick: import, export, update), look
-    at the preview, confirm with ENTER. Returns the time of the ENTER, or None when the
-    stick was not seen."""
+    open its USB stick page and choose "Install update: version X" (row 4 with one stick:
+    Back, install, export, join, update), look at the preview, confirm with ENTER. Returns
+    the time of the ENTER, or None when the stick was not seen."""
     vm.plug(node, stick)
     seen, props = wait_stick_seen(vm, label)
     if not check(f"stick {label} plugged in: udev marks it WORDJUDGE_STICK=1", seen, props):
@@ -289,9 +289,8 @@ def menu_confirm_install(vm, node, stick, label):
     open_director_menu(vm)
     time.sleep(12)  # the menu reads the stick's bundle in the background (rauc info) and offers it
     vm.screen(f"update-menu-{label}")
-    menu_top(vm)
     n_checked = journal_count(vm, "copied and checked")
-    vm.keys("down", "down", "ret")
+    choose_stick_item(vm, STICK_UPDATE)
     # The bundle is copied onto the station (what is previewed is what installs), checked
     # (signature, compatible) and previewed: the kiosk logs it; then ENTER confirms.
     waited, line = wait_journal(vm, "copied and checked", n_checked, timeout=300)
@@ -537,9 +536,8 @@ def downgrade_with_pin(vm, stick, versions):
     n_ready = vm.console_text().count(READY)
     open_director_menu(vm)
     time.sleep(12)  # the menu reads the stick's bundle in the background and offers it
-    menu_top(vm)
     n_checked = journal_count(vm, "copied and checked")
-    vm.keys("down", "down", "ret")
+    choose_stick_item(vm, STICK_UPDATE)  # USB stick page, "Install update: version X"
     waited, line = wait_journal(vm, "copied and checked", n_checked, timeout=300)
     time.sleep(2)
     vm.screen("downgrade-preview")

@@ -8,29 +8,31 @@ import time
 
 from .common import ARCH, GREEN, LEXICON_DIR, NAVY, RED, SHARED_LEXICONS, WJ, WJ_CONFIG, check, log
 from .export import usb_export, usb_export_exfat
-from .kiosk import kiosk_pid, leave_to_ready, menu_top, ready_after
+from .kiosk import kiosk_pid, leave_to_ready, menu_choose, menu_confirm, menu_open_page, ready_after
 from .screens import judge_and_check
-from .sticks import (audit_lines, baseline_word, guest_mounts, journal_count, lexicon_hashes, make_stick_images,
-                     plug_and_choose, wait_journal, wait_stick_seen)
+from .sticks import (STICK_INSTALL, audit_lines, baseline_word, guest_mounts, journal_count, lexicon_hashes,
+                     make_stick_images, plug_and_choose, wait_journal, wait_stick_seen)
 
 
 def usb_import(vm, images, state):
-    """Installs NWL2018 from a FAT32 stick through the director menu, then ejects it.
-    Sets state["installed"]; returns whether the kiosk ended where the next part expects it
-    (in the director menu, no stick)."""
+    """Installs NWL2018 from a FAT32 stick through the director menu (USB stick page,
+    "Install lexicons from ..."), then ejects it. Sets state["installed"]; returns whether
+    the kiosk ended where the next part expects it (on the director menu's first page, its
+    cursor on entry 0, no stick)."""
     before_hashes = lexicon_hashes(vm)
     n_ready, n_installed, n_ejected = (journal_count(vm, s) for s in
                                        ("usb: import list ready", "usb: installed NWL2018", "usb: ejected"))
-    if not plug_and_choose(vm, "import", images["import"], "WJIMPORT", "USB stick (FAT32, NWL2018.txt)", 0):
+    if not plug_and_choose(vm, "import", images["import"], "WJIMPORT", "USB stick (FAT32, NWL2018.txt)", STICK_INSTALL):
         return False
     t, line = wait_journal(vm, "usb: import list ready", n_ready, timeout=180)
     vm.screen("usb-import-list")
     rc, units = vm.sh("systemctl list-units --all --no-legend --plain 'wordjudge-stick-*' | cut -c1-120")
     found = f"after {t:.1f} s: {line}" if t is not None else "no 'usb: import list ready' within 180 s"
-    if not check("director menu: Install lexicons from USB -> the stick is mounted (import unit) and listed",
+    if not check("director menu: USB stick -> Install lexicons from the stick -> the stick is mounted (import unit) "
+                 "and listed",
                  t is not None, f"{found}; units: {units}".replace("\n", " | ")):
         return False
-    vm.keys("ret")  # the first row, NWL2018.txt: asks to confirm
+    vm.keys("ret")  # the first row, NWL2018.txt: the import list asks for ENTER again
     time.sleep(1)
     vm.keys("ret")
     t, line = wait_journal(vm, "usb: installed NWL2018", n_installed, timeout=60)
@@ -56,14 +58,18 @@ def usb_import(vm, images, state):
           f"{line or 'no usb: ejected within 60 s'}; /run/wordjudge/stick: {stick_mounts or 'not mounted'}; "
           f"mounts under /run/wordjudge-usb: {usb_mounts}")
     vm.unplug("import")
-    vm.keys("esc")  # the Done screen returns to the menu on any key
+    vm.keys("esc")  # the Done screen returns to the USB stick page (now only "◀ Back") on any key
+    time.sleep(1)
+    vm.keys("esc")  # the USB stick page -> the first page
     time.sleep(1)
     return t is not None
 
 
 def usb_switch_lexicon(vm, word):
-    """In the menu (no stick now): the installed lexicons come first, in `lexicon list` order;
-    picks NWL2018, leaves the menu, and the baseline word is now UNACCEPTABLE."""
+    """On the director menu's first page (no stick now): opens "Lexicon and event rule",
+    whose rows are "◀ Back" then the installed lexicons in `lexicon list` order; picks
+    NWL2018, confirms the switch (ENTER 1.5 s after its confirmation appeared), leaves the
+    menu, and the baseline word is now UNACCEPTABLE."""
     rc, out = vm.sh(f"{WJ} lexicon list 2>/dev/null")
     rows = []
     for l in out.splitlines():
@@ -75,14 +81,17 @@ def usb_switch_lexicon(vm, word):
     if not check("NWL2018 is among the installed lexicons the menu lists", index is not None, " | ".join(rows)):
         return False
     before = len(audit_lines(vm, '"event":"lexicon_switched"', '"to":"NWL2018"'))
-    menu_top(vm)
-    vm.keys(*["down"] * index, "ret", gap=0.1)
-    time.sleep(2)
+    menu_open_page(vm, "lexicon")
+    menu_choose(vm, 1 + index)  # row 0 is "◀ Back": opens "Switch from ... to NWL2018?"
+    vm.screen("usb-switch-confirm")
+    menu_confirm(vm)
+    time.sleep(1)
     vm.screen("usb-switched")
     records = audit_lines(vm, '"event":"lexicon_switched"', '"to":"NWL2018"')
-    check(f"director menu switches to NWL2018 (row {index}): audit record lexicon_switched to NWL2018",
+    check(f"director menu switches to NWL2018 (Lexicon page row {1 + index}, confirmed): audit record "
+          "lexicon_switched to NWL2018",
           len(records) > before, (records[-1] if records else "no lexicon_switched record to NWL2018")[-200:])
-    leave_to_ready(vm, 1)
+    leave_to_ready(vm, 2)  # the Lexicon page -> the first page -> leave
     judge_and_check(vm, [word], RED, "UNACCEPTABLE with NWL2018")
     return True
 
@@ -93,9 +102,10 @@ def usb_pull_mid_import(vm, images):
     pid = kiosk_pid(vm)
     n_ready, n_failed = journal_count(vm, "usb: import list ready"), journal_count(vm, "usb: failed")
     n_audit_failed = len(audit_lines(vm, '"event":"usb_failed"'))
-    if not plug_and_choose(vm, "pull", images["pull"], "WJPULL", "second stick (FAT32, 6 x CSW15, 17 MB)", 0):
+    if not plug_and_choose(vm, "pull", images["pull"], "WJPULL", "second stick (FAT32, 6 x CSW15, 17 MB)",
+                           STICK_INSTALL):
         return False
-    time.sleep(2)
+    time.sleep(1)  # plug_and_choose returns 1 s after its ENTER: the stick goes 2 s after it
     vm.unplug("pull")  # device_del while the kiosk reads the stick
     t, line = wait_journal(vm, "usb: failed", n_failed, timeout=60)
     ready_after_pull = journal_count(vm, "usb: import list ready")
@@ -122,7 +132,7 @@ def usb_pull_mid_import(vm, images):
           f"{pid2}; usb_failed records {n_audit_failed} -> {len(records)}; audit verify exit {rc_verify}: "
           f"{verify[-120:]}".replace("\n", " | "))
     vm.screen("usb-pulled")
-    leave_to_ready(vm, 2)  # the Done screen -> the menu -> leave
+    leave_to_ready(vm, 3)  # the Done screen -> the USB stick page -> the first page -> leave
     return judge_and_check(vm, ["CAT"], GREEN, "ACCEPTABLE after the pulled stick")
 
 

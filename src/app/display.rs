@@ -97,21 +97,21 @@ pub fn choose(config: &Config, connectors: &[Connector]) -> ScreenChoice {
         // says so if the name is wrong.
         _ if connectors.is_empty() => ScreenChoice {
             env: vec![rotation, (OUTPUT_VAR, Some(wanted.clone()))],
-            description: format!("{wanted} (display_output), {turned}"),
+            description: format!("{wanted} (chosen in the settings), {turned}"),
             problem: None,
         },
         Some(c) if c.connected => ScreenChoice {
             env: vec![rotation, (OUTPUT_VAR, Some(wanted.clone()))],
-            description: format!("{wanted} (display_output), {turned}"),
+            description: format!("{wanted} (chosen in the settings), {turned}"),
             problem: None,
         },
         Some(_) => first(Some(format!(
-            "display_output {wanted} has no screen plugged in: the first connected screen shows the kiosk \
+            "the screen chosen in the settings ({wanted}) has nothing plugged in: the first connected screen shows the kiosk \
              (connectors here: {})",
             describe(connectors)
         ))),
         None => first(Some(format!(
-            "display_output {wanted} names no connector on this station: the first connected screen shows the \
+            "the screen chosen in the settings ({wanted}) is not a connector of this station: the first connected screen shows the \
              kiosk (connectors here: {})",
             describe(connectors)
         ))),
@@ -218,9 +218,9 @@ mod tests {
         config.display_output = Some("HDMI-A-1".into());
         let choice = choose(&config, &here);
         assert_eq!(choice.env, [(ROTATION_VAR, Some("90".into())), (OUTPUT_VAR, Some("HDMI-A-1".into()))]);
-        assert_eq!(choice.description, "HDMI-A-1 (display_output), turned 90° clockwise");
+        assert_eq!(choice.description, "HDMI-A-1 (chosen in the settings), turned 90° clockwise");
 
-        for (wanted, why) in [("HDMI-A-2", "has no screen plugged in"), ("DPI-1", "names no connector")] {
+        for (wanted, why) in [("HDMI-A-2", "has nothing plugged in"), ("DPI-1", "is not a connector of this station")] {
             config.display_output = Some(wanted.into());
             let choice = choose(&config, &here);
             assert_eq!(choice.env[1], (OUTPUT_VAR, None), "{wanted}: the backend's own choice");

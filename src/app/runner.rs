@@ -80,7 +80,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         false => super::display::choose(&options.config.config, &connectors),
         true => super::display::ScreenChoice {
             env: Vec::new(),
-            description: "a desktop window (rotation and display_output apply to the console's screen only)".into(),
+            description: "a desktop window (the screen settings apply to a station's own screen only)".into(),
             problem: None,
         },
     };

@@ -159,10 +159,49 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
     type_text(w, SCREENSHOT_PIN);
     press_key(w, &key_text(Key::Return));
-    for _ in 0..9 {
+    // The first page's second entry: Lexicon and event rule.
+    press_key(w, &key_text(Key::DownArrow));
+    press_key(w, &key_text(Key::Return));
+    for _ in 0..14 {
         press_key(w, &key_text(Key::DownArrow));
     }
     capture(&screen, out, "11-director-menu-20-lexicons", &mut written)?;
+    // ENTER on a lexicon names the switch in full and waits for a second ENTER.
+    press_key(w, &key_text(Key::Return));
+    capture(&screen, out, "26-director-confirm-switch", &mut written)?;
+    press_key(w, &key_text(Key::Escape));
+    capture(&screen, out, "27-director-nothing-changed", &mut written)?;
+    press_key(w, &key_text(Key::Escape));
+    // The first page's first entry: the station's status in one screen.
+    press_key(w, &key_text(Key::Return));
+    capture(&screen, out, "28-director-status", &mut written)?;
+    press_key(w, &key_text(Key::Escape));
+    press_key(w, &key_text(Key::Escape));
+
+    // A station whose settings lost lines: the menu opens on the repair, which
+    // names what was lost and asks to confirm.
+    let mut fake = FakeStation::new(
+        vec![FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable("CSW21", "cat") }],
+        SCREENSHOT_PIN,
+    )
+    .with_active("CSW21");
+    fake.station_name = "Table 12".into();
+    fake.appliance = true;
+    fake.held = true;
+    fake.warnings.push(crate::kiosk::station::Warning::Config(crate::config::ConfigProblem::LostSettings {
+        path: "config.toml".into(),
+        lost: vec!["director_pin_hash", "audit_dir"],
+    }));
+    let _controller = attach(&window, fake_controller(fake, &clock));
+    capture(&screen, out, "29-out-of-service-settings", &mut written)?;
+    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
+    type_text(w, SCREENSHOT_PIN);
+    press_key(w, &key_text(Key::Return));
+    capture(&screen, out, "30-director-repair", &mut written)?;
+    press_key(w, &key_text(Key::Return));
+    capture(&screen, out, "31-director-confirm-restore", &mut written)?;
+    press_key(w, &key_text(Key::Escape));
+    press_key(w, &key_text(Key::Escape));
 
     // Each shipped profile's verdict screen (the NASPA double challenge
     // twice: with NWL2023 and with TWL2016): the consequence line under the
@@ -211,10 +250,9 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
     type_text(w, SCREENSHOT_PIN);
     press_key(w, &key_text(Key::Return));
-    for _ in 0..40 {
-        press_key(w, &key_text(Key::UpArrow));
-    }
+    open_usb_page(w);
     capture(&screen, out, "13-usb-menu", &mut written)?;
+    press_key(w, &key_text(Key::DownArrow));
     press_key(w, &key_text(Key::Return));
     capture(&screen, out, "14-usb-reading", &mut written)?;
     super::tick(&window, &controller);
@@ -223,11 +261,21 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     capture(&screen, out, "15-usb-import-list", &mut written)?;
     press_key(w, &key_text(Key::Escape));
     super::tick(&window, &controller);
+    // The Done screen: any key returns to the stick page, on Back.
     press_key(w, &key_text(Key::Return));
+    press_key(w, &key_text(Key::DownArrow));
     press_key(w, &key_text(Key::DownArrow));
     press_key(w, &key_text(Key::Return));
     super::tick(&window, &controller);
     capture(&screen, out, "16-usb-export-done", &mut written)?;
+    press_key(w, &key_text(Key::Return));
+    // Joining the fleet asks first.
+    press_key(w, &key_text(Key::DownArrow));
+    press_key(w, &key_text(Key::DownArrow));
+    press_key(w, &key_text(Key::DownArrow));
+    press_key(w, &key_text(Key::Return));
+    capture(&screen, out, "32-director-confirm-join-fleet", &mut written)?;
+    press_key(w, &key_text(Key::Escape));
 
     // An update of the station from a stick: the preview with what happens
     // next, installing, a refusal and a wrong PIN in the alert band.
@@ -248,11 +296,11 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
         press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
         type_text(w, SCREENSHOT_PIN);
         press_key(w, &key_text(Key::Return));
-        for _ in 0..40 {
-            press_key(w, &key_text(Key::UpArrow));
+        open_usb_page(w);
+        // Back, then the stick's install, export and fleet: the update is fifth.
+        for _ in 0..4 {
+            press_key(w, &key_text(Key::DownArrow));
         }
-        press_key(w, &key_text(Key::DownArrow));
-        press_key(w, &key_text(Key::DownArrow));
         press_key(w, &key_text(Key::Return));
         super::tick(&window, controller);
     };
@@ -292,6 +340,15 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     std::fs::write(&table, legibility).map_err(|e| format!("{}: {e}", table.display()))?;
     written.push(table);
     Ok(written)
+}
+
+/// From the director menu's first page (cursor on its first entry, a stick
+/// plugged in): opens the USB stick page, its third entry (after Station
+/// status and Lexicon and event rule).
+fn open_usb_page(w: &slint::Window) {
+    press_key(w, &key_text(Key::DownArrow));
+    press_key(w, &key_text(Key::DownArrow));
+    press_key(w, &key_text(Key::Return));
 }
 
 /// A screen the legibility table assumes for a size: the smallest usual

@@ -303,7 +303,13 @@ impl FakeStation {
                 UsbUpdate::ImportList { rows: self.usb_rows.clone(), left_out: 0 }
             }
             UsbRequest::Rename { file, name } => {
-                let row = FakeStation::preview(&self.stick_files[file], name);
+                // The stick's files changed since it was opened (another
+                // stick plugged in its place): the list is gone, as on the
+                // real station.
+                let Some(list) = self.stick_files.get(file) else {
+                    return UsbUpdate::Failed { work, problem: "that word list is no longer on the stick".into() };
+                };
+                let row = FakeStation::preview(list, name);
                 self.usb_rows[file] = row.clone();
                 UsbUpdate::Row { index: file, row }
             }
@@ -367,6 +373,9 @@ fn judge_with(lexicon: &FakeLexicon, words: &[String]) -> Verdict {
     }
 }
 
+/// What the real station answers a change while the settings are held.
+const HELD: &str = "the settings are damaged: restore the last good settings first";
+
 impl Station for FakeStation {
     fn lexicon(&self) -> LexiconView {
         match self.active_lexicon() {
@@ -375,9 +384,9 @@ impl Station for FakeStation {
                 status: l.status.clone(),
                 usable: l.usable && !self.held,
                 demo: l.id == "DEMO",
-                digest: if l.usable { "0a1b2c3d".into() } else { String::new() },
+                fingerprint: if l.usable { "0a1b2c3d".into() } else { String::new() },
             },
-            None => LexiconView { id: "NONE".into(), status: "Missing".into(), usable: false, demo: false, digest: String::new() },
+            None => LexiconView { id: "NONE".into(), status: "Missing".into(), usable: false, demo: false, fingerprint: String::new() },
         }
     }
 
@@ -441,13 +450,15 @@ impl Station for FakeStation {
                 id: l.id.clone(),
                 status: l.status.clone(),
                 fingerprint: if l.usable { "0123abcd".into() } else { String::new() },
-                digest: if l.usable { "0a1b2c3d".into() } else { String::new() },
                 usable: l.usable,
             })
             .collect()
     }
 
     fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError> {
+        if self.held {
+            return Err(SwitchError::ConfigNotWritable(HELD.into()));
+        }
         match self.lexicons.iter().position(|l| l.id == id) {
             Some(index) if self.lexicons[index].usable => {
                 self.active = index;
@@ -471,6 +482,9 @@ impl Station for FakeStation {
     }
 
     fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {
+        if self.held {
+            return Err(SwitchError::ConfigNotWritable(HELD.into()));
+        }
         let lexicons = self.lexicon_choices();
         let chosen = ProfileChoice::choose(id, &self.lexicon().id, &lexicons)?;
         let Some(profile) = self.profiles.iter().copied().find(|p| p.id == chosen.profile.id) else {
@@ -488,6 +502,9 @@ impl Station for FakeStation {
     }
 
     fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError> {
+        if self.held {
+            return Err(SettingsError::Failed(HELD.into()));
+        }
         if self.pin.as_deref() != Some(old) {
             return Err(SettingsError::WrongPin);
         }
@@ -525,6 +542,9 @@ impl Station for FakeStation {
     }
 
     fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError> {
+        if self.held {
+            return Err(SettingsError::Failed(HELD.into()));
+        }
         crate::config::check_station_name(name).map_err(SettingsError::Invalid)?;
         self.station_name = name.into();
         self.records.push(FakeRecord::StationRenamed { to: name.into() });
@@ -545,6 +565,9 @@ impl Station for FakeStation {
     }
 
     fn set_rotation(&mut self, degrees: u16) -> Result<(), SettingsError> {
+        if self.held {
+            return Err(SettingsError::Failed(HELD.into()));
+        }
         if !crate::config::ROTATIONS.contains(&degrees) {
             return Err(SettingsError::Invalid(format!("{degrees}° is not one of 0, 90, 180, 270")));
         }
@@ -556,6 +579,19 @@ impl Station for FakeStation {
     fn counts(&self) -> Counts {
         let n = self.adjudications().len() as u64;
         Counts { since_boot: n, today: n }
+    }
+
+    fn switch_refused(&mut self, id: &str, _reason: &str) {
+        self.records.push(FakeRecord::SwitchRefused { to: id.into() });
+    }
+
+    fn last_challenge(&self) -> Option<(u64, Option<crate::audit::SlipCode>)> {
+        self.records.iter().rev().find_map(|r| match r {
+            FakeRecord::Adjudicated { number, .. } => {
+                Some((*number, crate::audit::SlipCode::parse(&format!("FAKE{number:04}")).ok()))
+            }
+            _ => None,
+        })
     }
 
     fn warnings(&self) -> Vec<Warning> {

@@ -25,10 +25,11 @@ pub struct LexiconView {
     pub usable: bool,
     /// Whether it is the built-in demo (every screen then says DEMO).
     pub demo: bool,
-    /// The short content digest of the bytes that judge (first 8 hex digits
-    /// of each layer's content SHA-256, `+` between layers), empty when
-    /// none: directors compare it between stations at one event.
-    pub digest: String,
+    /// The lexicon's fingerprint as the publishers give it (its first 8 hex
+    /// digits, the same `wordjudge lexicon` prints), computed from the bytes
+    /// that judge; empty when none judge. Directors and players compare it
+    /// with the published list and between stations at one event.
+    pub fingerprint: String,
 }
 
 /// One adjudication as the screen may show it: no per-word results.
@@ -185,13 +186,11 @@ pub struct LexiconChoice {
     pub status: String,
     /// The short published-style fingerprint, empty when it could not be read.
     pub fingerprint: String,
-    /// The short content digest, as [`LexiconView::digest`].
-    pub digest: String,
     pub usable: bool,
 }
 
 /// The short content digest of layers' content SHA-256s (see
-/// [`LexiconView::digest`]).
+/// the content digests the station remembers per lexicon).
 pub fn short_digest<'a>(content_sha256: impl IntoIterator<Item = &'a str>) -> String {
     content_sha256.into_iter().map(|d| d.get(..8).unwrap_or(d)).collect::<Vec<_>>().join("+")
 }
@@ -583,6 +582,13 @@ pub trait Station {
     /// The event profiles, for the director menu; `lexicons` (the
     /// installed ones, as [`Self::lexicon_choices`] gave them) tell which
     /// profiles can be chosen.
+    /// Records that the director chose a lexicon the menu listed as unable
+    /// to judge: refused in the flow, without asking the station to switch
+    /// (the file might verify by now, and no single key may switch).
+    fn switch_refused(&mut self, _id: &str, _reason: &str) {}
+    /// The same for a profile the menu listed as unavailable (`id` as in
+    /// [`Station::switch_profile`]).
+    fn profile_refused(&mut self, _id: &str, _reason: &str) {}
     fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice>;
     /// Activates a profile with the edition its row names
     /// ([`ProfileChoice::id`]; a profile id alone keeps the active edition
@@ -627,6 +633,11 @@ pub trait Station {
     }
     /// Challenges judged since boot and today.
     fn counts(&self) -> Counts;
+    /// The last challenge this station recorded, by its audit log: its
+    /// number and slip code (shown on Ready after a restart).
+    fn last_challenge(&self) -> Option<(u64, Option<crate::audit::SlipCode>)> {
+        None
+    }
     /// What the director should see.
     fn warnings(&self) -> Vec<Warning>;
     /// Whether the service lamp must be lit although the station judges

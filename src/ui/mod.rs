@@ -63,6 +63,7 @@ fn screen(kind: ScreenKind) -> Screen {
         ScreenKind::OutOfService => Screen::OutOfService,
         ScreenKind::Pin => Screen::Pin,
         ScreenKind::Director => Screen::Director,
+        ScreenKind::Confirm => Screen::Confirm,
         ScreenKind::Edit => Screen::Edit,
         ScreenKind::Usb => Screen::Usb,
     }
@@ -86,6 +87,7 @@ pub fn to_slint(v: &ViewModel) -> View {
         service: copy_fields!(v.service => ServiceView { title, call, detail }),
         pin: copy_fields!(v.pin => PinView { title, dots, prompt, message, footer }),
         edit: copy_fields!(v.edit => EditView { title, value, prompt, message, footer }),
+        confirm: copy_fields!(v.confirm => ConfirmView { question, detail, keys }),
         menu: copy_fields!(v.menu => MenuView { title, items, selected, lines, message }),
         usb: copy_fields!(v.usb => UsbView { status, alert, detail, progress_shown, progress }),
         lamps: LampPanel {

@@ -5,7 +5,7 @@
 //! station, restarted over the damaged files as the kiosk would be.
 
 use crate::live::{audit_text, config_for, start_station};
-use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
+use crate::support::{choose, enter_pin, leave_menu, open_pin, Rig, PIN};
 use std::path::{Path, PathBuf};
 use wordjudge::config::{Config, ConfigProblem, ConfigSource};
 use wordjudge::kiosk::flow::{Key, Screen};
@@ -52,9 +52,8 @@ fn a_config_that_lost_its_pin_line_asks_for_the_existing_pin() {
     assert!(matches!(&loaded.problem, Some(ConfigProblem::LostSettings { lost, .. }) if lost == &["director_pin_hash"]));
 
     let mut rig = asks_the_existing_pin(&path, &config);
-    select_menu(&mut rig, "Restore the last good settings");
-    rig.key(Key::Enter);
-    rig.key(Key::Escape);
+    choose(&mut rig, "Restore the last good settings");
+    leave_menu(&mut rig);
     let (ok, next) = rig.challenge(&["xyzzy"]);
     assert!(ok && next == first + 1, "judging again, in the same chain: #{first} then #{next}");
     let log = audit_text(&config.audit_dir);
@@ -89,13 +88,11 @@ fn a_deleted_config_and_copy_with_the_log_elsewhere_is_not_a_fresh_station() {
     assert_eq!(loaded.source, ConfigSource::Unusable, "{:?}", loaded.problem);
     assert_eq!(loaded.config.audit_dir, config.audit_dir, "the guard names the station's own chain");
 
-    let rig = asks_the_existing_pin(&path, &config);
-    let detail = {
-        let mut rig = rig;
-        rig.key(Key::Escape);
-        rig.view().service.detail
-    };
-    assert!(detail.contains("operator"), "who can restore it: {detail}");
+    let mut rig = asks_the_existing_pin(&path, &config);
+    let lines = rig.view().menu.lines.join("\n");
+    assert!(lines.contains("Only an operator can restore"), "the director reads who can restore it: {lines}");
+    rig.key(Key::Escape);
+    assert_eq!(rig.view().service.detail, "Its settings are damaged.", "players read a short reason");
     let log = audit_text(&config.audit_dir);
     assert!(log.contains("it has had a director PIN"), "recorded in the station's own chain: {log}");
 }

@@ -3,10 +3,10 @@
 //! no screen may show (paths, shell commands).
 
 
-use crate::support::{enter_pin, fake_station, is_ready, open_pin, select_menu, Rig, PIN};
+use crate::support::{choose, confirm, enter_pin, fake_station, is_ready, leave_menu, menu_home, open_pin, select_menu, Rig, PIN};
 use wordjudge::config::Timeouts;
 use wordjudge::kiosk::fake::FakeRecord;
-use wordjudge::kiosk::flow::{Key, Screen};
+use wordjudge::kiosk::flow::{Key, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
 use wordjudge::kiosk::station::{DirectorEvent, Station, SystemAction, Warning};
 use wordjudge::kiosk::view::ScreenKind;
 
@@ -58,24 +58,74 @@ fn director_pin_success_failure_and_lockout() {
 }
 
 #[test]
-fn director_switch_keeps_the_cursor_and_shows_the_result() {
+fn a_lexicon_switch_names_the_change_and_only_a_settled_enter_makes_it() {
     let mut rig = Rig::fake("SMALL");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
-    assert_eq!(rig.view().menu.selected, 3, "the menu opens on the active lexicon");
+    let Screen::Director(home) = rig.screen() else { panic!() };
+    assert_eq!((home.page, home.selected), (MenuPage::Home, 0), "the menu opens on its first page, first entry");
+    assert_eq!(home.items[0], MenuItem::Open(MenuPage::Status), "which changes nothing");
     select_menu(&mut rig, "Use BROKEN ");
     rig.key(Key::Enter);
     assert!(rig.view().menu.message.starts_with("Not switched: BROKEN is Corrupt"), "{}", rig.view().menu.message);
-    assert_eq!(rig.view().menu.selected, 1, "the cursor stays where the director left it");
-    assert_eq!(rig.kiosk.lexicon().id, "SMALL", "a refused switch changes nothing");
+    assert_eq!(rig.kiosk.lexicon().id, "SMALL", "a lexicon that cannot judge is not offered as a change");
+    select_menu(&mut rig, "Use SMALL ");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().menu.message, "SMALL is already in use: nothing to change.");
     select_menu(&mut rig, "Use OTHER ");
     rig.key(Key::Enter);
-    assert_eq!(rig.view().menu.message, "Now judging with OTHER (Verified).");
-    assert_eq!(rig.view().menu.selected, 2);
-    assert!(rig.view().menu.items[2].ends_with("◀ active"), "{:?}", rig.view().menu.items);
-    assert!(rig.station.records.contains(&FakeRecord::SwitchRefused { to: "BROKEN".into() }));
+    let v = rig.view();
+    assert_eq!(v.screen, ScreenKind::Confirm);
+    assert_eq!(v.confirm.question, "Switch from SMALL to OTHER?");
+    assert_eq!(v.confirm.keys, "ENTER: switch · ESC: keep SMALL");
+    // A double-tapped ENTER is not a decision; ESC keeps things as they are.
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().screen, ScreenKind::Confirm, "the second of a double-tap is ignored");
     rig.key(Key::Escape);
+    assert_eq!(rig.view().menu.message, "Nothing was changed.");
+    assert_eq!(rig.view().menu.selected, 0, "back on the page's first entry");
+    assert_eq!(rig.kiosk.lexicon().id, "SMALL");
+    // Any other key keeps things as they are too.
+    for key in [Key::Down, Key::Char('1'), Key::Tab, Key::Backspace, Key::DirectorChord] {
+        select_menu(&mut rig, "Use OTHER ");
+        rig.key(Key::Enter);
+        rig.advance(CONFIRM_SETTLE.as_millis() as u64);
+        rig.key(key);
+        assert_eq!(rig.kiosk.lexicon().id, "SMALL", "{key:?} keeps SMALL");
+        assert_eq!(rig.view().menu.message, "Nothing was changed.", "{key:?}");
+    }
+    select_menu(&mut rig, "Use OTHER ");
+    rig.key(Key::Enter);
+    confirm(&mut rig);
+    assert_eq!(rig.view().menu.message, "Now judging with OTHER (Verified).");
+    assert_eq!(rig.view().menu.selected, 0, "the cursor is back on the first entry, never on another lexicon");
+    assert!(rig.view().menu.items.iter().any(|i| i.starts_with("Use OTHER") && i.ends_with("◀ active")), "{:?}", rig.view().menu.items);
+    let switched: Vec<&FakeRecord> =
+        rig.station.records.iter().filter(|r| matches!(r, FakeRecord::Switched { .. } | FakeRecord::SwitchRefused { .. })).collect();
+    assert_eq!(
+        switched,
+        [&FakeRecord::SwitchRefused { to: "BROKEN".into() }, &FakeRecord::Switched { to: "OTHER".into() }],
+        "the refused choice and the one switch made, one record each"
+    );
+    leave_menu(&mut rig);
     assert!(rig.challenge(&["xyzzy"]).0, "in effect at once");
+}
+
+#[test]
+fn a_stray_enter_after_a_stick_result_lands_on_back_and_changes_nothing() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[("CSW15.txt", "CSW15")]);
+    choose(&mut rig, "Export the audit log to");
+    rig.advance(300);
+    assert!(matches!(rig.screen(), Screen::Usb(_)), "{:?}", rig.screen());
+    let before = (rig.station.lexicon().id, rig.station.profile.map(|p| p.id));
+    rig.key(Key::Enter);
+    let Screen::Director(page) = rig.screen() else { panic!("{:?}", rig.screen()) };
+    assert_eq!((page.page, page.selected, &page.items[0]), (MenuPage::Usb, 0, &MenuItem::Back));
+    for _ in 0..5 {
+        rig.key(Key::Enter);
+    }
+    assert_eq!((rig.station.lexicon().id, rig.station.profile.map(|p| p.id)), before, "five more ENTERs change nothing");
 }
 
 #[test]
@@ -84,7 +134,7 @@ fn reboot_and_power_off_are_offered_only_on_the_appliance() {
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     let items = rig.view().menu.items.join("\n");
-    assert!(!items.contains("Reboot") && !items.contains("Power off"), "a desktop never offers them: {items}");
+    assert!(!items.contains("Restart") && !items.contains("Power off"), "a desktop never offers them: {items}");
     assert!(rig.station.system(SystemAction::PowerOff).is_err(), "and the fake refuses them too");
 
     let mut station = fake_station("SMALL");
@@ -94,9 +144,9 @@ fn reboot_and_power_off_are_offered_only_on_the_appliance() {
     enter_pin(&mut rig, PIN);
     select_menu(&mut rig, "Power off");
     rig.key(Key::Enter);
-    assert_eq!(rig.view().menu.message, "Press ENTER again to confirm.");
+    assert_eq!(rig.view().confirm.question, "Power off the station?");
     assert!(!rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)), "asks first");
-    rig.key(Key::Enter);
+    confirm(&mut rig);
     assert!(rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)));
 }
 
@@ -121,7 +171,7 @@ fn director_menu_closes_after_idle_and_offers_quit_only_when_allowed() {
     select_menu(&mut rig, "Quit");
     rig.key(Key::Enter);
     assert!(!rig.kiosk.quit_requested(), "asks for confirmation");
-    rig.key(Key::Enter);
+    confirm(&mut rig);
     assert!(rig.kiosk.quit_requested());
 }
 
@@ -144,8 +194,12 @@ fn the_director_changes_the_pin_with_the_old_one_and_the_new_one_twice() {
     enter_pin(&mut rig, "9999");
     enter_pin(&mut rig, "13579");
     enter_pin(&mut rig, "13579");
-    assert_eq!(rig.view().edit.message, "Not changed: the old PIN is wrong");
-    assert_eq!(rig.view().edit.prompt, "type the current PIN", "starts again from the old PIN");
+    assert_eq!(rig.view().confirm.question, "Change the director PIN?");
+    confirm(&mut rig);
+    assert_eq!(rig.view().menu.message, "Not changed: the old PIN is wrong");
+    assert!(!rig.station.records.contains(&FakeRecord::PinChanged));
+    select_menu(&mut rig, "Change the director PIN");
+    rig.key(Key::Enter);
     enter_pin(&mut rig, PIN);
     rig.keys("12a");
     assert_eq!(rig.view().edit.message, "A PIN is digits only.");
@@ -161,10 +215,19 @@ fn the_director_changes_the_pin_with_the_old_one_and_the_new_one_twice() {
     assert_eq!(rig.view().edit.prompt, "type the new PIN (4 to 12 digits)", "the prompt is at the step the message names");
     enter_pin(&mut rig, "13579");
     enter_pin(&mut rig, "13579");
+    rig.key(Key::Escape);
+    assert_eq!(rig.view().menu.message, "Nothing was changed.", "ESC on the confirmation keeps the old PIN");
+    assert_eq!(rig.station.pin.as_deref(), Some(PIN));
+    select_menu(&mut rig, "Change the director PIN");
+    rig.key(Key::Enter);
+    enter_pin(&mut rig, PIN);
+    enter_pin(&mut rig, "13579");
+    enter_pin(&mut rig, "13579");
+    confirm(&mut rig);
     assert_eq!(rig.view().screen, ScreenKind::Director);
     assert_eq!(rig.view().menu.message, "The director PIN is changed.");
     assert!(rig.station.records.contains(&FakeRecord::PinChanged));
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     assert!(matches!(rig.screen(), Screen::Pin(_)), "the old PIN no longer opens the menu");
@@ -176,14 +239,14 @@ fn the_director_changes_the_pin_with_the_old_one_and_the_new_one_twice() {
 fn the_director_renames_the_station_and_escape_changes_nothing() {
     let mut rig = Rig::fake("SMALL");
     director_at(&mut rig, "Rename the station");
-    let at = rig.view().menu.selected;
     rig.key(Key::Enter);
     assert_eq!(rig.view().edit.value, "Table 3", "starts from the current name");
     rig.keys("X");
     rig.key(Key::Escape);
     assert_eq!(rig.view().screen, ScreenKind::Director);
-    assert_eq!(rig.view().menu.selected, at, "back where the director was");
+    assert_eq!(rig.view().menu.selected, 0, "back on the page's first entry");
     assert_eq!(rig.station.station_name, "Table 3", "ESC changes nothing");
+    select_menu(&mut rig, "Rename the station");
     rig.key(Key::Enter);
     for _ in 0.."Table 3".len() {
         rig.key(Key::Backspace);
@@ -192,6 +255,9 @@ fn the_director_renames_the_station_and_escape_changes_nothing() {
     assert!(rig.view().edit.message.starts_with("Not changed: station_name must have"), "{}", rig.view().edit.message);
     rig.keys("Hall B, table 7");
     rig.key(Key::Enter);
+    assert_eq!(rig.view().confirm.question, "Rename the station from \u{201c}Table 3\u{201d} to \u{201c}Hall B, table 7\u{201d}?");
+    assert_eq!(rig.station.station_name, "Table 3", "asks first");
+    confirm(&mut rig);
     assert_eq!(rig.view().menu.message, "The station name is saved.");
     assert_eq!(rig.view().bar.station_name, "Hall B, table 7", "shown on every screen");
 }
@@ -206,9 +272,14 @@ fn the_director_sets_the_clock_on_the_appliance_only() {
     rig.keys("2026-13-40 25:00");
     rig.key(Key::Enter);
     assert!(rig.view().edit.message.contains("is not a date and time"), "{}", rig.view().edit.message);
+    for _ in 0.."2026-13-40 25:00".len() {
+        rig.key(Key::Backspace);
+    }
     rig.keys("2026-11-23 14:05x");
     assert_eq!(rig.view().edit.message, "Digits, - : and a space only.");
     rig.key(Key::Enter);
+    assert_eq!(rig.view().confirm.question, "Set the date and time to 2026-11-23 14:05?");
+    confirm(&mut rig);
     assert_eq!(rig.view().menu.message, "The clock is set.");
     assert!(rig.station.records.contains(&FakeRecord::ClockSet { to: "2026-11-23T14:05:00".into() }));
 
@@ -217,7 +288,8 @@ fn the_director_sets_the_clock_on_the_appliance_only() {
     rig.key(Key::Enter);
     rig.keys("2026-11-23 14:05");
     rig.key(Key::Enter);
-    assert_eq!(rig.view().edit.message, "Not changed: only the appliance sets the system clock");
+    confirm(&mut rig);
+    assert_eq!(rig.view().menu.message, "Not changed: only the appliance sets the system clock");
 }
 
 /// A fake station with CSW24, NWL2023, NWL2020 and OSPD4+MW11 installed, on
@@ -233,8 +305,10 @@ fn profile_rig(profile: &str, edition: &str) -> Rig<wordjudge::kiosk::fake::Fake
     let name = wordjudge::profile::find(profile).unwrap().name;
     director_at(&mut rig, &format!("Profile: {name} — {edition}"));
     rig.key(Key::Enter);
+    assert_eq!(rig.view().confirm.question, format!("Use the profile {name}?"));
+    confirm(&mut rig);
     assert_eq!(rig.view().menu.message, format!("Profile {name}: now judging with {edition} (Verified)."));
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     rig
 }
 
@@ -292,11 +366,15 @@ fn a_lexicon_switch_away_from_the_profile_drops_its_rule_line_and_missing_profil
     let mut rig = profile_rig("SCHOOL", "OSPD4+MW11");
     director_at(&mut rig, "Use DEMO");
     rig.key(Key::Enter);
+    let v = rig.view();
+    assert_eq!(v.confirm.question, "Switch from OSPD4+MW11 to DEMO?");
+    assert!(v.confirm.detail.contains("The North American school play rule line will no longer show"), "{}", v.confirm.detail);
+    confirm(&mut rig);
     let message = rig.view().menu.message;
-    assert!(message.starts_with("Now judging with DEMO") && message.contains("no longer applies"), "{message}");
+    assert!(message.starts_with("Now judging with DEMO") && message.contains("no challenge rule is shown"), "{message}");
     assert!(rig.station.records.contains(&FakeRecord::ProfileCleared));
     assert!(!rig.view().menu.items.iter().any(|i| i.contains("◀ active") && i.starts_with("Profile")), "no profile active");
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     rig.challenge(&["cat"]);
     let v = rig.view();
     assert!(v.bar.demo && v.verdict.consequence.is_empty(), "no School rule under a DEMO verdict: {:?}", v.verdict.consequence);
@@ -322,7 +400,7 @@ fn a_fresh_station_asks_for_a_director_pin_and_a_damaged_one_never_does() {
     rig.key(Key::DirectorChord);
     let v = rig.view();
     assert_eq!(v.screen, ScreenKind::Edit);
-    assert_eq!(v.edit.prompt, "this station has no director PIN yet: choose one (4 to 12 digits)");
+    assert_eq!(v.edit.prompt, "this station has no director PIN yet: choose one of 4 to 12 digits");
     rig.keys("1357");
     rig.key(Key::Enter);
     rig.keys("1358");
@@ -353,20 +431,27 @@ fn a_fresh_station_asks_for_a_director_pin_and_a_damaged_one_never_does() {
 #[test]
 fn the_cursor_stays_on_its_item_when_a_stick_comes_and_goes() {
     let mut rig = Rig::fake("SMALL");
-    open_pin(&mut rig);
-    enter_pin(&mut rig, PIN);
-    select_menu(&mut rig, "Use OTHER");
+    menu_home(&mut rig);
+    select_menu(&mut rig, "Event fleet");
     rig.station.plug("sdb1", &[("CSW15.txt", "CSW15")]);
     rig.advance(1_100);
     let v = rig.view();
-    assert!(v.menu.items[0].starts_with("Install lexicons from USB"), "{:?}", v.menu.items);
-    assert!(v.menu.items[v.menu.selected as usize].starts_with("Use OTHER"), "still on its item");
-    rig.key(Key::Enter);
-    assert_eq!(rig.station.lexicon().id, "OTHER", "ENTER acts on the item under the cursor");
+    assert!(v.menu.items.iter().any(|i| i == "USB stick"), "{:?}", v.menu.items);
+    assert_eq!(v.menu.items[v.menu.selected as usize], "Event fleet", "still on its entry");
     rig.station.sticks.clear();
     rig.advance(1_100);
     let v = rig.view();
-    assert!(v.menu.items[v.menu.selected as usize].starts_with("Use OTHER"), "{:?}", v.menu.items);
+    assert_eq!(v.menu.items[v.menu.selected as usize], "Event fleet", "{:?}", v.menu.items);
+    // On the stick page, the entry under the cursor going away puts the
+    // cursor on Back, with a line that says what went away.
+    rig.station.plug("sdb1", &[("CSW15.txt", "CSW15")]);
+    rig.advance(1_100);
+    select_menu(&mut rig, "Export the audit log to");
+    rig.station.sticks.clear();
+    rig.advance(1_100);
+    let v = rig.view();
+    assert_eq!((v.menu.selected, v.menu.items[0].as_str()), (0, "◀ Back"));
+    assert!(v.menu.message.contains("is no longer offered"), "{}", v.menu.message);
 }
 
 #[test]
@@ -392,8 +477,12 @@ fn no_screen_names_a_file_path_or_a_shell_command() {
         assert!(!text.contains("/var/"), "{text}");
         assert!(!text.contains("wordjudge config") && !text.contains("wordjudge lexicon"), "{text}");
     }
-    assert!(shown[1].menu.lines.iter().any(|l| l.contains("config.toml is broken at line 3")), "{:?}", shown[1].menu.lines);
-    assert!(shown[0].service.detail.contains("config.toml"), "{}", shown[0].service.detail);
+    assert!(shown[1].menu.lines.iter().any(|l| l.contains("The settings file is damaged (near line 3)")), "{:?}", shown[1].menu.lines);
+    assert_eq!(shown[0].service.detail, "Its settings are damaged.", "players read a short reason in their words");
+    for v in &shown {
+        let text = format!("{v:?}");
+        assert!(!text.contains("config.toml") && !text.contains("unknown field"), "no file or parser message: {text}");
+    }
 }
 
 #[test]
@@ -435,25 +524,74 @@ fn a_pin_lockout_survives_a_restart_and_grows_each_time() {
 }
 
 #[test]
-fn the_director_turns_the_screen_90_degrees_a_press_and_it_waits_for_a_restart() {
+fn the_director_turns_the_screen_90_degrees_a_confirmation_and_it_waits_for_a_restart() {
     let mut rig = Rig::fake("SMALL");
-    director_at(&mut rig, "Screen rotation: 0°");
-    let at = rig.view().menu.selected as usize;
+    director_at(&mut rig, "Screen turned 0°");
     rig.key(Key::Enter);
+    assert_eq!(rig.view().confirm.question, "Turn the screen to 90°?");
+    assert_eq!(rig.station.rotation, 0, "asks first");
+    confirm(&mut rig);
     assert_eq!(rig.station.rotation, 90);
-    assert_eq!(rig.view().menu.selected as usize, at, "the cursor stays on the item");
-    assert_eq!(rig.view().menu.items[at], "Screen rotation: 90° — takes effect after a restart (now 0°)");
+    assert_eq!(rig.view().menu.selected, 0, "back on the page's first entry");
+    assert!(rig.view().menu.items.contains(&"Screen turned 90° — from the next restart (now 0°)".to_string()), "{:?}", rig.view().menu.items);
     assert_eq!(
         rig.view().menu.message,
         "Screen rotation 90° is saved: it takes effect after a restart (Reboot, or power off and on)."
     );
-    for expected in [180, 270, 0] {
-        rig.key(Key::Enter);
+    for (from, expected) in [(90, 180), (180, 270), (270, 0)] {
+        choose(&mut rig, &format!("Screen turned {from}°"));
         assert_eq!(rig.station.rotation, expected);
     }
-    assert_eq!(rig.view().menu.items[at], "Screen rotation: 0°", "back to the rotation in force");
+    assert!(rig.view().menu.items.contains(&"Screen turned 0°".to_string()), "back to the rotation in force");
     assert_eq!(rig.view().menu.message, "Screen rotation 0° is saved: the screen already shows it.");
     let saved: Vec<u16> =
         rig.station.records.iter().filter_map(|r| if let FakeRecord::RotationSet { to } = r { Some(*to) } else { None }).collect();
-    assert_eq!(saved, [90, 180, 270, 0], "each press saved and recorded");
+    assert_eq!(saved, [90, 180, 270, 0], "each confirmed turn saved and recorded");
+}
+
+#[test]
+fn a_damaged_config_opens_the_menu_on_its_repair_and_nothing_else_repairs_it() {
+    let mut station = fake_station("SMALL");
+    station.held = true;
+    station.warnings.push(Warning::Config(wordjudge::config::ConfigProblem::LostSettings {
+        path: "/var/lib/wordjudge/config.toml".into(),
+        lost: vec!["director_pin_hash", "audit_dir"],
+    }));
+    let mut rig = Rig::with(station, &Timeouts::default());
+    assert_eq!(rig.view().service.detail, "Its settings are damaged.");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    let v = rig.view();
+    assert_eq!((v.menu.selected, v.menu.items[0].as_str()), (0, "Restore the last good settings"), "{:?}", v.menu.items);
+    assert!(!v.menu.items.iter().any(|i| i.starts_with("Lexicon") || i.starts_with("Station settings")), "nothing else saves settings: {:?}", v.menu.items);
+    rig.key(Key::Enter);
+    let v = rig.view();
+    assert_eq!(v.confirm.question, "Restore the last good settings?");
+    assert!(v.confirm.detail.starts_with("The director PIN and the audit folder were lost from the settings file."), "{}", v.confirm.detail);
+    rig.key(Key::Escape);
+    assert!(rig.station.held, "ESC keeps the damage for the director to look at");
+    choose(&mut rig, "Restore the last good settings");
+    assert!(!rig.station.held);
+    assert_eq!(rig.view().menu.message, "The last good settings are restored: players can judge again.");
+    assert_eq!(rig.view().menu.selected, 0);
+    let changes: Vec<&FakeRecord> =
+        rig.station.records.iter().filter(|r| matches!(r, FakeRecord::SettingsRestored | FakeRecord::Switched { .. })).collect();
+    assert_eq!(changes, [&FakeRecord::SettingsRestored], "one record of the restore, never a switch to the lexicon in use");
+}
+
+#[test]
+fn after_a_restart_ready_shows_the_last_challenge_until_the_next_starts() {
+    let mut rig = Rig::fake("SMALL");
+    let (_, number) = rig.challenge(&["cat"]);
+    // The power is cut while the verdict shows, before the slip was copied.
+    let mut rig = Rig::with(rig.station.clone(), &Timeouts::default());
+    assert!(is_ready(rig.screen()));
+    let slip = rig.view().ready.slip;
+    assert!(slip.contains(&format!("#{number:04}")) && slip.contains("FAKE"), "{slip}");
+    rig.advance(600_000);
+    assert_eq!(rig.view().ready.slip, slip, "it stays until the next challenge starts");
+    rig.keys("1");
+    rig.key(Key::Escape);
+    rig.key(Key::Escape);
+    assert_eq!(rig.view().ready.slip, "", "a new challenge takes it off");
 }

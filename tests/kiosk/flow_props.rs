@@ -9,7 +9,6 @@
 //! every verdict must judge exactly the model's words.
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
 use std::time::Duration;
 use wordjudge::config::Timeouts;
 use wordjudge::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
@@ -429,8 +428,7 @@ impl Harness {
 #[test]
 fn random_key_streams_judge_exactly_what_was_typed_and_keep_every_verdict() {
     let cases = std::env::var("WORDJUDGE_FLOW_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    let config = Config { cases, failure_persistence: None, ..Config::default() };
-    let mut runner = TestRunner::new(config);
+    let mut runner = crate::support::seeded_runner("player key streams", cases);
     let strategy = (0usize..3, prop::collection::vec(action(), 1..120));
     let verdicts = std::cell::Cell::new(0usize);
     runner
@@ -442,7 +440,7 @@ fn random_key_streams_judge_exactly_what_was_typed_and_keep_every_verdict() {
             verdicts.set(verdicts.get() + harness.verdicts);
             Ok(())
         })
-        .unwrap();
+        .unwrap_or_else(|e| panic!("{e}\nreplay: PROPTEST_RNG_SEED={}", crate::support::last_seed()));
     let verdicts = verdicts.get();
     println!("{cases} random streams, {verdicts} verdicts checked");
     assert!(verdicts > cases as usize / 20, "the streams reach verdicts ({verdicts} in {cases} cases)");

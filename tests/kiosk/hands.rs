@@ -3,7 +3,7 @@
 //! a stick swapped under the menu's cursor, a damaged card held for the
 //! director.
 
-use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
+use crate::support::{choose, enter_pin, leave_menu, open_pin, select_menu, Rig, PIN};
 use wordjudge::kiosk::fake::FakeRecord;
 use wordjudge::kiosk::flow::{Key, MenuItem, Screen};
 use wordjudge::kiosk::view::ScreenKind;
@@ -88,7 +88,7 @@ fn a_stick_swapped_under_the_cursor_never_puts_enter_on_another_action() {
     rig.station.plug("sdc1", &[]);
     rig.advance(1500);
     let Screen::Director(menu) = rig.screen() else { panic!("{:?}", rig.screen()) };
-    assert_eq!(menu.items[menu.selected], MenuItem::Leave, "the cursor is on a harmless item");
+    assert_eq!((menu.selected, &menu.items[0]), (0, &MenuItem::Back), "the cursor is on the page's harmless first entry");
     let message = rig.view().menu.message;
     assert!(message.contains("Install update") && message.contains("no longer offered"), "{message}");
     rig.key(Key::Enter);
@@ -115,14 +115,13 @@ fn a_damaged_card_is_held_until_the_director_restores_it() {
     rig.station.held = true;
     rig.kiosk = wordjudge::kiosk::flow::Kiosk::new(&rig.station, &Default::default());
     assert_eq!(rig.screen(), &Screen::OutOfService);
-    assert!(rig.view().service.detail.contains("director"), "{}", rig.view().service.detail);
+    assert_eq!(rig.view().service.detail, "Its settings are damaged.");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
-    assert_eq!(rig.view().menu.items[0], "Restore the last good settings (players cannot judge until then)");
-    select_menu(&mut rig, "Restore");
-    rig.key(Key::Enter);
+    assert_eq!(rig.view().menu.items[0], "Restore the last good settings");
+    choose(&mut rig, "Restore");
     assert!(rig.station.records.contains(&FakeRecord::SettingsRestored));
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     assert!(matches!(rig.screen(), Screen::Ready { .. }), "{:?}", rig.screen());
     rig.keys("1za");
     rig.key(Key::Tab);

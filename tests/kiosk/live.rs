@@ -4,7 +4,7 @@
 //! and a broken config take the station out of service.
 
 
-use crate::support::{enter_pin, one_verdict_per_play, open_pin, select_menu, Rig, PIN};
+use crate::support::{choose, enter_pin, leave_menu, one_verdict_per_play, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
 use wordjudge::app::live::{LiveStation, StationSetup};
 use wordjudge::recorder::AuditLog;
@@ -193,6 +193,9 @@ fn director_switches_lexicons_and_config_follows() {
     let mut rig = Live::new("SMALL");
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
+    assert!(rig.view().menu.lines.iter().any(|l| l.contains("Table 3")));
+    select_menu(&mut rig, "Lexicon and event rule");
+    rig.key(Key::Enter);
     let items = match rig.screen() {
         Screen::Director(menu) => menu.items.clone(),
         other => panic!("{other:?}"),
@@ -202,11 +205,7 @@ fn director_switches_lexicons_and_config_follows() {
     assert_eq!(ids, ["DEMO", "BROKEN", "OTHER", "SMALL", "WRONG"]);
     let statuses = rig.view().menu.items.join("\n");
     assert!(statuses.contains("BROKEN — Corrupt") && statuses.contains("WRONG — Mismatch"), "{statuses}");
-    assert!(rig.view().menu.lines.iter().any(|l| l.contains("Table 3")));
-    let select = |rig: &mut Live, id: &str| {
-        select_menu(rig, &format!("Use {id} "));
-        rig.key(Key::Enter);
-    };
+    let select = |rig: &mut Live, id: &str| choose(rig, &format!("Use {id} "));
     select(&mut rig, "BROKEN");
     assert!(rig.view().menu.message.starts_with("Not switched"), "{}", rig.view().menu.message);
     select(&mut rig, "WRONG");
@@ -217,7 +216,7 @@ fn director_switches_lexicons_and_config_follows() {
     let saved = Config::load(&rig.dir.path().join("config.toml"));
     assert_eq!(saved.config.active_lexicon, "OTHER", "written to the config");
     assert!(saved.config.director_pin_hash.is_some(), "the rest of the config is kept");
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     assert_eq!(rig.view().bar.lexicon_id, "OTHER");
     assert!(rig.challenge(&["xyzzy"]).0, "in effect at once");
     let audit = rig.audit_text();
@@ -262,19 +261,19 @@ fn a_typo_in_the_config_never_changes_who_judges() {
     // Held for the director: no player judges until the director has seen
     // the damage and restored the last good settings.
     assert_eq!(rig.screen(), &Screen::OutOfService);
-    assert!(rig.view().service.detail.contains("director can restore"), "{}", rig.view().service.detail);
+    assert_eq!(rig.view().service.detail, "Its settings are damaged.", "players read a short reason");
     assert!(audit_text(&config.audit_dir).contains("config_problem"));
     rig.advance(600);
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)), "the old PIN opens the menu");
     let lines = rig.view().menu.lines.join("\n");
-    assert!(lines.contains("station_nmae") && lines.contains("line"), "the director sees which line: {lines}");
+    assert!(lines.contains("The settings file is damaged (near line"), "the director sees where: {lines}");
+    assert!(!lines.contains("station_nmae") && !lines.contains("config.toml"), "in a director's words: {lines}");
     assert!(rig.view().menu.items[0].starts_with("Restore the last good settings"), "{:?}", rig.view().menu.items);
-    select_menu(&mut rig, "Restore the last good settings");
-    rig.key(Key::Enter);
+    choose(&mut rig, "Restore the last good settings");
     assert!(rig.view().menu.message.contains("restored"), "{}", rig.view().menu.message);
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     let (ok, second) = rig.challenge(&["xyzzy"]);
     assert!(ok && second > first, "the audit chain continues: #{first} then #{second}");
     assert!(audit_text(&config.audit_dir).contains("restored from the last good copy"), "recorded");
@@ -288,7 +287,7 @@ fn a_typo_in_the_config_never_changes_who_judges() {
     std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
     let rig = Rig::with(start_station(&path), &config.timeouts);
     assert_eq!(rig.screen(), &Screen::OutOfService);
-    assert!(rig.view().service.detail.contains("station_nmae"), "{}", rig.view().service.detail);
+    assert_eq!(rig.view().service.detail, "Its settings are damaged.", "a short reason, naming no key or file");
 }
 
 #[test]
@@ -507,8 +506,10 @@ fn a_list_replaced_while_the_station_was_off_waits_for_the_director() {
     assert!(lines.contains("choose it again in the director menu"), "{lines}");
     select_menu(&mut rig, "Use SMALL");
     rig.key(Key::Enter);
+    assert_eq!(rig.view().confirm.question, "Judge with SMALL as it is on the card now?");
+    crate::support::confirm(&mut rig);
     assert!(rig.view().menu.message.starts_with("Now judging with SMALL"), "{}", rig.view().menu.message);
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     assert!(rig.challenge(&["xyzzy"]).0);
     assert!(audit_text(&config.audit_dir).contains("\"setting\":\"lexicon_content\""));
 }

@@ -45,8 +45,9 @@ fn a_station_renamed_from_the_menu_is_named_in_every_later_record_checkpoint_and
     }
     rig.keys("Table 7");
     rig.key(Key::Enter);
+    crate::support::confirm(&mut rig);
     assert_eq!(rig.view().menu.message, "The station name is saved.");
-    rig.key(Key::Escape);
+    crate::support::leave_menu(&mut rig);
     judge_n(&mut rig, 12);
     assert_eq!(rig.view().bar.station_name, "Table 7");
     rig.station.shut_down();
@@ -117,8 +118,8 @@ fn a_signing_key_that_cannot_be_read_is_a_warning_on_screen_and_in_the_menu_and_
     enter_pin(&mut rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)));
     let lines = rig.view().menu.lines.join("\n");
-    assert!(lines.contains("⚠ Checkpoint key:") && lines.contains("FIFO"), "{lines}");
-    assert!(lines.contains("No signed checkpoint is made until it is fixed"), "{lines}");
+    assert!(lines.contains("⚠ The audit log's signing key:") && lines.contains("FIFO"), "{lines}");
+    assert!(lines.contains("no signed summary is made until it is fixed"), "{lines}");
     assert!(!lines.contains(&dir.path().display().to_string()), "files by name only on screen: {lines}");
     rig.key(Key::Escape);
     rig.station.shut_down();

@@ -43,6 +43,14 @@ fn wait_until(live: &mut Live, what: &str, done: impl Fn(&Live) -> bool) {
     wait_for(live, what, Duration::from_secs(10), done)
 }
 
+/// From the menu's first page: waits for the stick to be seen and opens the
+/// USB stick page.
+fn usb_page(live: &mut Live) {
+    wait_until(live, "the stick", |l| l.view().menu.items.iter().any(|i| i == "USB stick"));
+    select_menu(&mut **live, "USB stick");
+    live.key(Key::Enter);
+}
+
 fn wait_for(live: &mut Live, what: &str, limit: Duration, done: impl Fn(&Live) -> bool) {
     let started = Instant::now();
     while !done(live) {
@@ -66,8 +74,9 @@ fn live_a_bundle_is_checked_installed_and_recorded_in_order_then_the_station_res
     std::fs::write(stick.join("broken.raucb"), "not a bundle").unwrap();
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
+    usb_page(&mut live);
     wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
-    select_menu(&mut *live, "Install update: version 0.1.1 (current 0.1.0)");
+    select_menu(&mut *live, "Install update: version 0.1.1 (this station runs 0.1.0)");
     live.key(Key::Enter);
     wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
     assert!(live.view().usb.detail.contains("Signed by: CN = test signer"), "{}", live.view().usb.detail);
@@ -95,6 +104,7 @@ fn live_a_bundle_for_another_station_is_refused_and_one_checked_installs_without
     std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-arm64","version":"0.2.0","signer":"x"}"#).unwrap();
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
+    usb_page(&mut live);
     wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
@@ -116,7 +126,7 @@ fn live_a_bundle_for_another_station_is_refused_and_one_checked_installs_without
     // plugged in again: offered. Pulled out again once that bundle is
     // checked: the install is from the station's copy, and needs no stick.
     std::fs::remove_dir_all(&stick).unwrap();
-    wait_until(&mut live, "the stick gone", |l| !l.view().menu.items.iter().any(|i| i.contains("USB")));
+    wait_until(&mut live, "the stick gone", |l| l.view().menu.items == ["◀ Back"]);
     std::fs::create_dir_all(&stick).unwrap();
     std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.2.0","signer":"x"}"#).unwrap();
     wait_until(&mut live, "the new offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update: version 0.2.0")));
@@ -146,7 +156,9 @@ fn live_the_boot_checks_verdict_is_recorded_exactly_once_and_renamed() {
     assert!(text.contains("\"outcome\":\"marked-good\"") && text.contains("\"slot\":\"B\""), "{text}");
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
-    assert!(live.view().menu.lines.contains(&"Last update: version 0.1.1 installed and kept".to_string()));
+    select_menu(&mut *live, "Station status");
+    live.key(Key::Enter);
+    assert!(live.view().menu.lines.contains(&"Last update: version 0.1.1 installed and kept".to_string()), "{:?}", live.view().menu.lines);
 
     // A restart finds only the recorded file: nothing is recorded again, and
     // the menu still says what the last update came to.
@@ -175,7 +187,7 @@ fn live_a_lexicon_import_chosen_while_the_menu_looks_for_bundles_waits_for_it_in
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
     live.advance(50);
-    select_menu(&mut *live, "Install lexicons from USB");
+    select_menu(&mut *live, "Install lexicons from");
     live.key(Key::Enter);
     assert!(
         matches!(live.screen(), Screen::Usb(u) if matches!(u.phase, UsbPhase::Working(_))),
@@ -217,6 +229,7 @@ fn previewed_with(step_ms: u64, file: &str, bytes: &[u8]) -> (Live, PathBuf) {
     std::fs::write(stick.join(file), bytes).unwrap();
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
+    usb_page(&mut live);
     wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
@@ -300,10 +313,11 @@ fn live_a_refused_bundle_leaves_the_menu_until_its_stick_is_plugged_in_again() {
     std::fs::write(stick.join("u.raucb"), "not a bundle at all").unwrap();
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
-    let offered = |l: &Live| l.view().menu.items.iter().any(|i| i.starts_with("Install update"));
+    let offered = |l: &Live| l.view().menu.items.iter().any(|i| i.starts_with("Update on the stick"));
+    usb_page(&mut live);
     wait_until(&mut live, "the offer", offered);
-    assert!(live.view().menu.items.contains(&"Install update: version unknown (current 0.1.0)".to_string()), "{:?}", live.view().menu.items);
-    select_menu(&mut *live, "Install update");
+    assert!(live.view().menu.items.contains(&"Update on the stick: not readable (this station runs 0.1.0)".to_string()), "{:?}", live.view().menu.items);
+    select_menu(&mut *live, "Update on the stick");
     live.key(Key::Enter);
     wait_until(&mut live, "the refusal", done);
     assert_eq!(
@@ -318,7 +332,7 @@ fn live_a_refused_bundle_leaves_the_menu_until_its_stick_is_plugged_in_again() {
     // Pulled out (the menu sees it go), then plugged in again.
     let away = live.dir.path().join("away");
     std::fs::rename(&stick, &away).unwrap();
-    wait_until(&mut live, "the stick gone", |l| !l.view().menu.items.iter().any(|i| i.contains("USB")));
+    wait_until(&mut live, "the stick gone", |l| l.view().menu.items == ["◀ Back"]);
     std::fs::rename(&away, &stick).unwrap();
     wait_until(&mut live, "the offer again", offered);
 }
@@ -358,6 +372,7 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
     std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(GIB).unwrap();
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
+    usb_page(&mut live);
     wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
     // The peak from here on: reset where the kernel lets a process do it,
     // else measured from the peak so far (a whole read would pass either).

@@ -4,7 +4,7 @@
 //! (and forged ones that do not), and hostile sticks refused at once.
 
 use crate::live::{audit_text, config_for, start_station_with, Live};
-use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
+use crate::support::{choose, confirm, enter_pin, leave_menu, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
 use wordjudge::kiosk::flow::{Key, Screen};
 use wordjudge::kiosk::view::ScreenKind;
@@ -54,7 +54,19 @@ fn open_usb(rig: &mut Live, item: &str) {
     rig.advance(1100);
     select_menu(rig, item);
     rig.key(Key::Enter);
+    if matches!(rig.screen(), Screen::Confirm(_)) {
+        confirm(rig);
+    }
     wait_usb(rig);
+}
+
+/// The lines of the menu's status page (the menu is left on its first page).
+fn status_lines(rig: &mut Live) -> Vec<String> {
+    select_menu(rig, "Station status");
+    rig.key(Key::Enter);
+    let lines = rig.view().menu.lines;
+    rig.key(Key::Escape);
+    lines
 }
 
 #[test]
@@ -75,18 +87,18 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
         ],
     );
     let lexicons = rig.dir.path().join("lexicons");
-    open_usb(&mut rig, "Install lexicons from USB");
+    open_usb(&mut rig, "Install lexicons from");
     let v = rig.view();
     assert_eq!(v.screen, ScreenKind::Usb);
     let rows = v.menu.items.clone();
-    assert_eq!(rows.len(), 7, "six .txt files and the unmount row: {rows:?}");
-    assert!(rows[4].starts_with("x-bad.txt — cannot be used:"), "{}", rows[4]);
-    assert!(rows[5].starts_with("y-binary.txt — cannot be used:"), "{}", rows[5]);
-    assert!(rows[0].starts_with("CSW21.txt → CSW21 — Mismatch: will not be installed"), "{}", rows[0]);
-    assert!(rows[1].starts_with("MW11.txt → OSPD4+MW11 (MW11-long) — would be Missing"), "{}", rows[1]);
-    assert!(rows[2].starts_with("OSPD4.txt → OSPD4+MW11 (OSPD4) — would be Missing"), "{}", rows[2]);
+    assert_eq!(rows.len(), 7, "six word lists and the row that ends: {rows:?}");
+    assert_eq!(rows[4], "x-bad — cannot be used: line 2: \"DROP TABLE;\" is more than one word", "no file name, no command-line advice");
+    assert!(rows[5].starts_with("y-binary — cannot be used:"), "{}", rows[5]);
+    assert!(rows[0].starts_with("CSW21 → CSW21 — Mismatch: will not be installed"), "{}", rows[0]);
+    assert!(rows[1].starts_with("MW11 → OSPD4+MW11 (MW11-long) — would be Missing"), "{}", rows[1]);
+    assert!(rows[2].starts_with("OSPD4 → OSPD4+MW11 (OSPD4) — would be Missing"), "{}", rows[2]);
     assert!(rows[2].ends_with("· 3 words"), "{}", rows[2]);
-    assert!(rows[3].starts_with("mine.txt — which lexicon?"), "{}", rows[3]);
+    assert!(rows[3].starts_with("mine — which lexicon?"), "{}", rows[3]);
 
     // A file that is not a word list cannot be chosen, named or installed.
     for _ in 0..4 {
@@ -109,13 +121,13 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     rig.key(Key::Enter);
     rig.key(Key::Enter);
     wait_usb(&mut rig);
-    assert!(rig.view().menu.items[2].starts_with("OSPD4.txt → OSPD4+MW11 (OSPD4) — installed: Missing"), "{:?}", rig.view().menu.items);
+    assert!(rig.view().menu.items[2].starts_with("OSPD4 → OSPD4+MW11 (OSPD4) — installed: Missing"), "{:?}", rig.view().menu.items);
     rig.key(Key::Up);
     rig.key(Key::Enter);
     rig.key(Key::Enter);
     wait_usb(&mut rig);
     let unverified = wordjudge::lexicon::Status::Unverified.label();
-    assert_eq!(rig.view().menu.items[1], format!("MW11.txt → OSPD4+MW11 (MW11-long) — installed: {unverified}"));
+    assert_eq!(rig.view().menu.items[1], format!("MW11 → OSPD4+MW11 (MW11-long) — installed: {unverified}"));
     // What was installed is exactly what the list compiles to.
     for (txt, fst) in [("OSPD4.txt", "OSPD4.fst"), ("MW11.txt", "MW11-long.fst")] {
         let compiled = wordjudge::lexicon::build::compile_file(&stick.join(txt), false).unwrap();
@@ -126,7 +138,7 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     assert_eq!(installs.len(), 2, "{audit}");
     assert!(installs[1].contains("OSPD4+MW11") && installs[1].contains(unverified) && installs[1].contains("MW11.txt on USB1"), "{}", installs[1]);
 
-    // ESC unmounts; then the director judges with what was installed.
+    // ESC finishes with the stick; then the director judges with what was installed.
     rig.key(Key::Escape);
     wait_usb(&mut rig);
     assert_eq!(rig.view().usb.status, "You may remove the stick.");
@@ -135,10 +147,9 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     rig.key(Key::Enter);
     std::fs::remove_dir_all(&stick).unwrap();
     rig.advance(1100);
-    select_menu(&mut rig, "Use OSPD4+MW11");
-    rig.key(Key::Enter);
+    choose(&mut rig, "Use OSPD4+MW11");
     assert!(rig.view().menu.message.starts_with("Now judging with OSPD4+MW11"), "{}", rig.view().menu.message);
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     assert!(rig.challenge(&["zebra"]).0);
     rig.advance(600);
     rig.key(Key::Char(' '));
@@ -188,7 +199,7 @@ fn a_stick_pulled_mid_export_leaves_the_log_intact_and_says_so() {
     rig.advance(20_000);
     plug(&rig, "usb2", &[]);
     let audit_dir = rig.dir.path().join("audit");
-    open_usb(&mut rig, "Export the audit log to USB");
+    open_usb(&mut rig, "Export the audit log to");
     let v = rig.view();
     assert_eq!(v.usb.status, "The export did not finish.");
     assert!(v.usb.detail.contains("The audit log on the station is unchanged."), "{}", v.usb.detail);
@@ -198,7 +209,7 @@ fn a_stick_pulled_mid_export_leaves_the_log_intact_and_says_so() {
     assert!(text.contains("\"event\":\"usb_failed\"") && text.contains("\"action\":\"export\""), "recorded");
     assert!(wordjudge::inspect::verify(&audit_dir).unwrap().ok(), "the log verifies");
     rig.key(Key::Enter);
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     assert!(rig.challenge(&["cat"]).0);
 }
 
@@ -208,7 +219,7 @@ fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
     plug(&rig, "usb1", &[("OSPD4.txt", "CAT\nDOG\n"), ("MW11.txt", "ABANDONMENT\n")]);
     let lexicons = rig.dir.path().join("lexicons");
     let before = snapshot(&lexicons);
-    open_usb(&mut rig, "Install lexicons from USB");
+    open_usb(&mut rig, "Install lexicons from");
     let v = rig.view();
     assert_eq!(v.usb.status, "The stick could not be used.");
     assert!(v.usb.detail.contains("Nothing was installed."), "{}", v.usb.detail);
@@ -218,7 +229,7 @@ fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
     assert!(wordjudge::inspect::verify(&audit_dir).unwrap().ok());
     rig.key(Key::Enter);
     assert!(matches!(rig.screen(), Screen::Director(_)));
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     assert!(rig.challenge(&["cat"]).0, "the station judges on, with the same lexicon");
     assert_eq!(rig.kiosk.lexicon().id, "SMALL");
 }
@@ -233,7 +244,7 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     rig.advance(20_000);
     let stick = plug(&rig, "usb2", &[("other.txt", "the director's own file")]);
     let audit_dir = rig.dir.path().join("audit");
-    open_usb(&mut rig, "Export the audit log to USB");
+    open_usb(&mut rig, "Export the audit log to");
     let v = rig.view();
     assert_eq!(v.usb.status, "You may remove the stick.", "{}", v.usb.detail);
     assert!(v.usb.detail.contains("The copy verifies, with a checkpoint signed for it."), "{}", v.usb.detail);
@@ -288,7 +299,7 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     // A second export the same day gets a folder of its own.
     rig.key(Key::Enter);
     rig.advance(1100);
-    select_menu(&mut rig, "Export the audit log to USB");
+    select_menu(&mut rig, "Export the audit log to");
     rig.key(Key::Enter);
     wait_usb(&mut rig);
     assert!(stick.join("wordjudge").join(format!("wordjudge-export-Table-3-{date}-2")).is_dir());
@@ -367,18 +378,18 @@ fn a_hostile_stick_is_refused_at_once_with_short_escaped_words() {
     long.resize(10 * 1024 * 1024, b'Q');
     std::fs::write(stick.join("LONG.txt"), long).unwrap();
     std::fs::write(stick.join("evil\nname\u{1b}[31m.txt"), "CAT\n").unwrap();
-    open_usb(&mut rig, "Install lexicons from USB");
+    open_usb(&mut rig, "Install lexicons from");
     let rows = rig.view().menu.items.clone();
     assert_eq!(rows.len(), 5, "{rows:?}");
-    let huge = rows.iter().find(|r| r.starts_with("HUGE.txt")).unwrap();
+    let huge = rows.iter().find(|r| r.starts_with("HUGE ")).unwrap();
     assert!(huge.contains("cannot be used") && huge.contains("is more than the 16777216 bytes"), "{huge}");
-    let long = rows.iter().find(|r| r.starts_with("LONG.txt")).unwrap();
+    let long = rows.iter().find(|r| r.starts_with("LONG ")).unwrap();
     assert!(long.contains("line 1: longer than 1024 bytes") && long.contains(r"ZZ\u{1b}[2JQQQ"), "{long}");
     for row in &rows {
         assert!(row.len() < 400, "a short row: {} bytes", row.len());
         assert!(!row.contains('\n') && !row.contains('\u{1b}'), "escaped: {row:?}");
     }
-    assert!(rows.iter().any(|r| r.starts_with(r"evil\nname\u{1b}[31m.txt")), "{rows:?}");
+    assert!(rows.iter().any(|r| r.starts_with(r"evil\nname\u{1b}[31m ")), "{rows:?}");
     let lexicons = rig.dir.path().join("lexicons");
     assert!(!lexicons.join("CSW21.fst").exists(), "nothing installed");
     assert!(rig.audit_text().lines().all(|l| !l.contains('\u{1b}')), "no raw escape in the log");
@@ -416,7 +427,7 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     assert!(stick.join("wordjudge/fleet/requests/table-3.csr").is_file());
     assert!(fleet_dir.join("station.key").is_file() && !fleet_dir.join("upload.env").exists());
     assert!(rig.audit_text().contains("fleet request for table-3 left on it"), "{}", rig.audit_text());
-    let fact = rig.view().menu.lines.iter().find(|l| l.starts_with("Fleet: ")).cloned().unwrap_or_default();
+    let fact = status_lines(&mut rig).into_iter().find(|l| l.starts_with("Fleet: ")).unwrap_or_default();
     assert!(fact.contains("request for table-3 on the stick of Nationals 2026"), "{fact}");
 
     // Signed on the laptop; the second visit joins, recorded with the CA's fingerprint.
@@ -428,8 +439,8 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     let joined = audit.lines().find(|l| l.contains("\"event\":\"fleet_joined\"")).expect("fleet_joined recorded");
     assert!(joined.contains(&format!("\"ca_sha256\":\"{ca_sha256}\"")) && joined.contains("\"certificate_name\":\"table-3\""), "{joined}");
     assert!(joined.contains("\"upload_url\":\"https://192.168.10.2:19532\""), "{joined}");
-    let fact = rig.view().menu.lines.iter().find(|l| l.starts_with("Fleet: ")).cloned().unwrap_or_default();
-    assert!(fact.starts_with("Fleet: Nationals 2026: sending to https://192.168.10.2:19532"), "{fact}");
+    let fact = status_lines(&mut rig).into_iter().find(|l| l.starts_with("Fleet: ")).unwrap_or_default();
+    assert!(fact.starts_with("Fleet: Nationals 2026: sending to the event's laptop (192.168.10.2)"), "{fact}");
 
     // Another event's stick is refused while in this fleet: recorded, nothing changed.
     let other = plug(&rig, "other", &[]);
@@ -443,10 +454,8 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     let refused = rig.audit_text().lines().filter(|l| l.contains("\"event\":\"fleet_refused\"")).count();
     assert_eq!(refused, 1);
 
-    // Leaving: a second ENTER, recorded; the station's fleet files are gone.
-    select_menu(&mut rig, "Leave the fleet of Nationals 2026");
-    rig.key(Key::Enter);
-    rig.key(Key::Enter);
+    // Leaving: confirmed, recorded; the station's fleet files are gone.
+    choose(&mut rig, "Leave the fleet of Nationals 2026");
     assert!(rig.view().menu.message.starts_with("Left the fleet of Nationals 2026"), "{}", rig.view().menu.message);
     assert!(rig.audit_text().contains("\"event\":\"fleet_left\""));
     for f in ["station.key", "station.pem", "ca.pem", "upload.env", "joined.toml", "wired.network"] {

@@ -1,26 +1,35 @@
-//! Property-based tests of the director's path (issue 30): random streams
-//! of keys at the PIN prompt, the menu and its settings, with sticks plugged
-//! in and pulled, update bundles offered and refused, a damaged card held
-//! for the director, and time passing, against the fake station.
+//! Property-based tests of the director's path: random streams of keys at
+//! the PIN prompt, the menu's pages, confirmations and settings, with sticks
+//! plugged in and pulled, update bundles offered and refused, the settings
+//! damaged under the menu, and time passing, against the fake station.
 //!
-//! Invariants, checked after every event:
-//! * ENTER acts on the item that was under the cursor when it was pressed
-//!   (each station action the ENTER caused is the one that item stands for);
-//! * a tick never moves the cursor onto another action: after the menu is
-//!   rebuilt the cursor is on the same item, or on "Leave" with a line
-//!   saying what went away;
-//! * every change of the station is a record (lexicon, profile, PIN, name,
-//!   restored settings);
-//! * no screen shows a path, a file name or an internal name;
+//! The promise they hold: **no single keystroke, from any reachable menu
+//! state, changes the active lexicon, the profile, the settings or the fleet
+//! membership** (or restarts the station); only a fresh ENTER on a
+//! confirmation that names the change, after it settled, does, and then it
+//! makes exactly that change and one record of it. Checked after every event
+//! of every stream, and, at every key, by trying every key from a copy of the
+//! state the stream reached. Besides:
+//! * every page opens with its cursor on its first, harmless entry;
+//! * a tick never moves the cursor onto another entry (a rebuilt page keeps
+//!   it on the same entry, or on the first one with a line saying what went);
+//! * every change of the station is one record of what it was (a restore is
+//!   `SettingsRestored`, never a switch to the lexicon in use);
+//! * no screen shows a path, a file name, a config key or a word a director
+//!   does not use;
 //! * nothing panics.
+//!
+//! The streams come from a seed the log prints; `PROPTEST_RNG_SEED=N`
+//! replays a run. A stream that once failed is kept below as a regression.
 
+use crate::support::seeded_runner;
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::TestCaseError;
 use std::time::Duration;
-use wordjudge::config::Timeouts;
+use wordjudge::config::{ConfigProblem, Timeouts};
 use wordjudge::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
-use wordjudge::kiosk::flow::{Event, Key, Kiosk, MenuItem, Screen};
-use wordjudge::kiosk::station::{Station, SystemAction, UpdateRequest, UsbRequest};
+use wordjudge::kiosk::flow::{Change, Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
+use wordjudge::kiosk::station::{Station, UsbRequest, Warning};
 use wordjudge::kiosk::view::{view, StationInfo};
 use wordjudge::profile;
 
@@ -37,6 +46,9 @@ enum Action {
     Idle(u64),
     /// The director sets the clock from the menu (a typo's year, or back).
     SetClock(&'static str),
+    /// The settings file is damaged under the running station (its last good
+    /// settings are held from now on).
+    Damage,
 }
 
 fn key() -> impl Strategy<Value = Key> {
@@ -44,8 +56,8 @@ fn key() -> impl Strategy<Value = Key> {
         10 => Just(Key::Down),
         6 => Just(Key::Up),
         2 => Just(Key::Tab),
-        8 => Just(Key::Enter),
-        2 => Just(Key::Escape),
+        10 => Just(Key::Enter),
+        3 => Just(Key::Escape),
         2 => Just(Key::Backspace),
         6 => prop::sample::select(vec!['2', '4', '6', '8', '0', '1', '9']).prop_map(Key::Char),
         2 => prop::sample::select(vec!['a', 'Z', '-', ':', ' ', '\u{202e}', 'é']).prop_map(Key::Char),
@@ -63,15 +75,21 @@ fn action() -> impl Strategy<Value = Action> {
         2 => Just(Action::Unplug),
         3 => prop_oneof![0u64..1500, 1500u64..70_000].prop_map(Action::Idle),
         1 => prop::sample::select(vec!["2099-11-26 10:00", "2026-11-26 10:00", "2026-13-40 99:99"]).prop_map(Action::SetClock),
+        1 => Just(Action::Damage),
     ]
 }
 
-/// Text no screen may show: paths, file names, internal names.
-const FORBIDDEN: &[&str] =
-    &[".fst", ".toml", ".raucb", ".partial", "/var/", "/dev/", "/run/", "/media/", "wordjudge-sim", "wordjudge-amd64", "wordjudge-arm64", "--gpio", "pin-guard"];
+/// Text no screen may show: paths, file names and extensions, config keys,
+/// and words of the machinery a director does not use (matched without case).
+pub const FORBIDDEN: &[&str] = &[
+    ".fst", ".toml", ".txt", ".raucb", ".partial", ".csr", ".pem", ".jsonl", "/var/", "/dev/", "/run/", "/media/",
+    "wordjudge-sim", "wordjudge-amd64", "wordjudge-arm64", "--gpio", "pin-guard", "director_pin_hash",
+    "active_lexicon", "audit_dir", "display_output", "debounce", "journal", "digest", "unmount", "checkpoint key",
+    "`", "http://", "https://", "version unknown",
+];
 
 /// Every string literal in a value's `Debug` text: the view's words.
-fn strings_of(debug: &str) -> Vec<String> {
+pub fn strings_of(debug: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut chars = debug.chars();
     while let Some(c) = chars.next() {
@@ -91,54 +109,184 @@ fn strings_of(debug: &str) -> Vec<String> {
     out
 }
 
+/// What the station judges with and how it is set up: what no single key may
+/// change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Settings {
+    lexicon: String,
+    profile: Option<&'static str>,
+    name: String,
+    pin: Option<String>,
+    held: bool,
+    fleet: Option<String>,
+    rotation: u16,
+    clocks_set: usize,
+    system: usize,
+}
+
+fn settings(station: &FakeStation) -> Settings {
+    let count = |f: fn(&FakeRecord) -> bool| station.records.iter().filter(|r| f(r)).count();
+    Settings {
+        lexicon: station.lexicon().id,
+        profile: station.profile.map(|p| p.id),
+        name: station.station_name.clone(),
+        pin: station.pin.clone(),
+        held: station.held,
+        fleet: station.fleet.clone(),
+        rotation: station.rotation,
+        clocks_set: count(|r| matches!(r, FakeRecord::ClockSet { .. })),
+        system: count(|r| matches!(r, FakeRecord::System(_))),
+    }
+}
+
+/// The records that say the station's settings changed.
+fn is_change_record(record: &FakeRecord) -> bool {
+    matches!(
+        record,
+        FakeRecord::Switched { .. }
+            | FakeRecord::ProfileSwitched { .. }
+            | FakeRecord::PinChanged
+            | FakeRecord::PinSet
+            | FakeRecord::StationRenamed { .. }
+            | FakeRecord::ClockSet { .. }
+            | FakeRecord::RotationSet { .. }
+            | FakeRecord::SettingsRestored
+            | FakeRecord::FleetLeft { .. }
+            | FakeRecord::System(_)
+            | FakeRecord::Usb(UsbRequest::JoinFleet { .. })
+    )
+}
+
+/// Whether `record` is the one `change` stands for.
+fn records(change: &Change, record: &FakeRecord) -> bool {
+    match (change, record) {
+        (Change::SwitchLexicon { to, .. }, FakeRecord::Switched { to: done }) => to == done,
+        (Change::UseProfile { .. }, FakeRecord::ProfileSwitched { .. }) => true,
+        (Change::RestoreSettings, FakeRecord::SettingsRestored) => true,
+        (Change::Rename { to, .. }, FakeRecord::StationRenamed { to: done }) => to == done,
+        (Change::SetClock { .. }, FakeRecord::ClockSet { .. }) => true,
+        (Change::ChangePin { .. }, FakeRecord::PinChanged) => true,
+        (Change::Rotation { to, .. }, FakeRecord::RotationSet { to: done }) => to == done,
+        (Change::JoinFleet { stick }, FakeRecord::Usb(UsbRequest::JoinFleet { device })) => &stick.device == device,
+        (Change::LeaveFleet { .. }, FakeRecord::FleetLeft { .. }) => true,
+        (Change::System(action), FakeRecord::System(done)) => action == done,
+        _ => false,
+    }
+}
+
+/// Every key a director's keyboard can send to the menu.
+const EVERY_KEY: [Key; 12] = [
+    Key::Enter,
+    Key::Escape,
+    Key::Up,
+    Key::Down,
+    Key::Left,
+    Key::Right,
+    Key::Tab,
+    Key::Backspace,
+    Key::Char('1'),
+    Key::Char(' '),
+    Key::DirectorChord,
+    Key::Other,
+];
+
+/// Whether a state is the director's (where a key may reach a setting).
+fn directors(screen: &Screen) -> bool {
+    matches!(screen, Screen::Director(_) | Screen::Confirm(_) | Screen::Edit(_) | Screen::Usb(_) | Screen::Update(_))
+}
+
+/// The one case where a single key may change the settings: a fresh ENTER
+/// on a settled confirmation. Then it must make exactly the change named,
+/// with one record of it (a lexicon switch that drops the profile: and that).
+fn check_change(
+    before: &Screen,
+    event: Event,
+    now: Duration,
+    old: &Settings,
+    new: &Settings,
+    records_added: &[FakeRecord],
+) -> Result<(), TestCaseError> {
+    let changes: Vec<&FakeRecord> = records_added.iter().filter(|r| is_change_record(r)).collect();
+    if old == new && changes.is_empty() {
+        return Ok(());
+    }
+    let Screen::Confirm(confirm) = before else {
+        return Err(TestCaseError::fail(format!("{event:?} on {before:?} changed {old:?} into {new:?} ({records_added:?})")));
+    };
+    prop_assert_eq!(event, Event::Key(Key::Enter), "only ENTER confirms: {:?} on {:?}", event, confirm.change);
+    prop_assert!(now >= confirm.takes_enter_at(), "an ENTER before the confirmation settled acted");
+    // A profile judging with another edition switches the lexicon too: that
+    // is a record of its own, before the profile's.
+    let lexicon_switched = matches!(confirm.change, Change::UseProfile { .. }) && old.lexicon != new.lexicon;
+    let changes: Vec<&FakeRecord> = if lexicon_switched {
+        prop_assert_eq!(changes.first(), Some(&&FakeRecord::Switched { to: new.lexicon.clone() }), "{:?}", records_added);
+        changes[1..].to_vec()
+    } else {
+        changes
+    };
+    prop_assert_eq!(changes.len(), 1, "one record for {:?}: {:?}", confirm.change, records_added);
+    prop_assert!(records(&confirm.change, changes[0]), "{:?} recorded as {:?}", confirm.change, changes[0]);
+    let profile_records = records_added.iter().filter(|r| matches!(r, FakeRecord::ProfileCleared)).count();
+    prop_assert!(
+        profile_records == usize::from(old.profile != new.profile && matches!(confirm.change, Change::SwitchLexicon { .. })),
+        "a dropped profile is one record of its own: {:?}",
+        records_added
+    );
+    // Only what the confirmation named changed.
+    let mut expected = old.clone();
+    match &confirm.change {
+        Change::SwitchLexicon { .. } => {
+            expected.lexicon = new.lexicon.clone();
+            expected.profile = new.profile;
+        }
+        Change::UseProfile { .. } => {
+            expected.lexicon = new.lexicon.clone();
+            expected.profile = new.profile;
+        }
+        Change::RestoreSettings => expected.held = new.held,
+        Change::Rename { .. } => expected.name = new.name.clone(),
+        Change::SetClock { .. } => expected.clocks_set = new.clocks_set,
+        Change::ChangePin { .. } => expected.pin = new.pin.clone(),
+        Change::Rotation { .. } => expected.rotation = new.rotation,
+        Change::JoinFleet { .. } | Change::LeaveFleet { .. } => expected.fleet = new.fleet.clone(),
+        Change::System(_) => expected.system = new.system,
+    }
+    prop_assert_eq!(&expected, new, "{:?} changed more than it named", confirm.change);
+    Ok(())
+}
+
 struct Harness {
     kiosk: Kiosk,
     station: FakeStation,
     now: Duration,
     enters: usize,
     clocks_set: usize,
-}
-
-/// The records of station actions an ENTER may cause, and whether `item`
-/// stands for `record`.
-fn stands_for(item: &MenuItem, record: &FakeRecord) -> Option<bool> {
-    Some(match record {
-        FakeRecord::Usb(UsbRequest::Export { device }) => matches!(item, MenuItem::ExportToUsb(s) if &s.device == device),
-        FakeRecord::Usb(UsbRequest::OpenForImport { device }) => {
-            matches!(item, MenuItem::ImportFromUsb(s) if &s.device == device)
-        }
-        FakeRecord::Usb(UsbRequest::JoinFleet { device }) => matches!(item, MenuItem::JoinFleet(s) if &s.device == device),
-        FakeRecord::FleetLeft { .. } => matches!(item, MenuItem::LeaveFleet(_)),
-        FakeRecord::Switched { to } | FakeRecord::SwitchRefused { to } => {
-            matches!(item, MenuItem::UseLexicon(c) if &c.id == to) || matches!(item, MenuItem::UseProfile(_))
-        }
-        FakeRecord::ProfileSwitched { .. } => matches!(item, MenuItem::UseProfile(_)),
-        FakeRecord::Update(UpdateRequest::Check { .. }) => matches!(item, MenuItem::InstallUpdate(_)),
-        FakeRecord::System(SystemAction::Reboot) => *item == MenuItem::Reboot,
-        FakeRecord::System(SystemAction::PowerOff) => *item == MenuItem::PowerOff,
-        FakeRecord::System(SystemAction::Quit) => *item == MenuItem::Quit,
-        FakeRecord::SettingsRestored => *item == MenuItem::RestoreSettings,
-        FakeRecord::RotationSet { .. } => matches!(item, MenuItem::ScreenRotation(_)),
-        _ => return None,
-    })
+    confirmed: usize,
+    tried: usize,
 }
 
 impl Harness {
-    fn new(held: bool, appliance: bool) -> Harness {
+    fn new(held: bool, appliance: bool, fleet: bool) -> Harness {
         let mut station = FakeStation::new(
             vec![
                 FakeLexicon::usable("DEMO", "qi za"),
                 FakeLexicon::usable("CSW15", "qi za jo"),
+                FakeLexicon::usable("NWL2018", "qi za ok"),
                 FakeLexicon::unusable("NWL2023", "Corrupt"),
             ],
             "2468",
         )
         .with_active("CSW15");
         station.profiles = profile::BUILT_IN.iter().collect();
+        station.profile = profile::find("NASPA-CSW-5");
         station.held = held;
         station.appliance = appliance;
+        station.allow_quit = !appliance;
+        if fleet {
+            station.fleet = Some("Nationals 2026".into());
+        }
         let kiosk = Kiosk::new(&station, &Timeouts::default());
-        Harness { kiosk, station, now: Duration::from_secs(1000), enters: 0, clocks_set: 0 }
+        Harness { kiosk, station, now: Duration::from_secs(1000), enters: 0, clocks_set: 0, confirmed: 0, tried: 0 }
     }
 
     fn run(&mut self, action: &Action) -> Result<(), TestCaseError> {
@@ -173,29 +321,67 @@ impl Harness {
                 Ok(())
             }
             Action::Idle(ms) => self.wait(ms),
-            Action::SetClock(when) => {
-                let Screen::Director(menu) = self.kiosk.screen() else { return Ok(()) };
-                let Some(at) = menu.items.iter().position(|i| *i == MenuItem::SetClock) else { return Ok(()) };
-                let moves = at as i64 - menu.selected as i64;
-                let key = if moves < 0 { Key::Up } else { Key::Down };
-                for _ in 0..moves.unsigned_abs() {
-                    self.run(&Action::Tap(key))?;
+            Action::Damage => {
+                self.station.held = true;
+                let lost = ConfigProblem::LostSettings { path: "/var/lib/wordjudge/config.toml".into(), lost: vec!["director_pin_hash"] };
+                if !self.station.warnings.iter().any(|w| matches!(w, Warning::Config(_))) {
+                    self.station.warnings.push(Warning::Config(lost));
                 }
-                self.run(&Action::Tap(Key::Enter))?;
-                for c in when.chars() {
-                    self.run(&Action::Tap(Key::Char(c)))?;
-                }
-                let before = self.station.records.len();
-                self.run(&Action::Tap(Key::Enter))?;
-                // A clock set is a record (on the appliance; elsewhere it is refused on screen).
-                let set = self.station.records[before..].iter().any(|r| matches!(r, FakeRecord::ClockSet { .. }));
-                let back_in_menu = matches!(self.kiosk.screen(), Screen::Director(_));
-                prop_assert!(!back_in_menu || set || !self.station.appliance, "a clock set without a record");
-                prop_assert!(!set || (self.station.appliance && !when.contains("99:99")), "a refused clock recorded as set");
-                self.clocks_set += usize::from(set);
                 Ok(())
             }
+            Action::SetClock(when) => self.set_clock(when),
         }
+    }
+
+    /// From the menu's first page: the Station page, "Set the date and time",
+    /// the date typed, ENTER, and the confirmation's ENTER, each key chosen
+    /// from what the screen shows now (a stick plugged in meanwhile moves rows).
+    fn set_clock(&mut self, when: &str) -> Result<(), TestCaseError> {
+        let Screen::Director(menu) = self.kiosk.screen() else { return Ok(()) };
+        if menu.page != MenuPage::Home {
+            return Ok(());
+        }
+        if !self.go_to(&MenuItem::Open(MenuPage::Station))? {
+            return Ok(());
+        }
+        self.run(&Action::Tap(Key::Enter))?;
+        if !self.go_to(&MenuItem::SetClock)? {
+            return Ok(());
+        }
+        self.run(&Action::Tap(Key::Enter))?;
+        for c in when.chars() {
+            self.run(&Action::Tap(Key::Char(c)))?;
+        }
+        self.run(&Action::Tap(Key::Enter))?;
+        let asked = matches!(self.kiosk.screen(), Screen::Confirm(_));
+        prop_assert!(asked || when.contains("99:99"), "a clock that parses asks for confirmation: {:?}", self.kiosk.screen());
+        prop_assert!(!asked || !when.contains("99:99"), "an impossible clock is refused in its prompt");
+        if !asked {
+            return Ok(());
+        }
+        self.wait(CONFIRM_SETTLE.as_millis() as u64)?;
+        let before = self.station.records.len();
+        self.run(&Action::Tap(Key::Enter))?;
+        let set = self.station.records[before..].iter().any(|r| matches!(r, FakeRecord::ClockSet { .. }));
+        prop_assert!(set == self.station.appliance, "a clock confirmed is set and recorded on the appliance, refused elsewhere");
+        self.clocks_set += usize::from(set);
+        Ok(())
+    }
+
+    /// Moves the cursor to `item` on the page that is up, looking at the
+    /// screen before every key; false if the item is not (or no longer) there.
+    fn go_to(&mut self, item: &MenuItem) -> Result<bool, TestCaseError> {
+        for _ in 0..100 {
+            let Screen::Director(menu) = self.kiosk.screen() else { return Ok(false) };
+            let Some(at) = menu.items.iter().position(|i| i == item) else { return Ok(false) };
+            let key = match at.cmp(&menu.selected) {
+                std::cmp::Ordering::Equal => return Ok(true),
+                std::cmp::Ordering::Less => Key::Up,
+                std::cmp::Ordering::Greater => Key::Down,
+            };
+            self.run(&Action::Tap(key))?;
+        }
+        Ok(false)
     }
 
     /// Lets `ms` pass, ticking every 250 ms (and at the end).
@@ -207,83 +393,179 @@ impl Harness {
         Ok(())
     }
 
+    /// Every key from a copy of the state reached: only a settled
+    /// confirmation's ENTER may change the settings.
+    fn try_every_key(&mut self) -> Result<(), TestCaseError> {
+        for key in EVERY_KEY {
+            let (mut kiosk, mut station) = (self.kiosk.clone(), self.station.clone());
+            let before = kiosk.screen().clone();
+            let old = settings(&station);
+            let records = station.records.len();
+            kiosk.handle(Event::Key(key), self.now, &mut station);
+            check_change(&before, Event::Key(key), self.now, &old, &settings(&station), &station.records[records..])?;
+            self.tried += 1;
+        }
+        Ok(())
+    }
+
     fn event(&mut self, event: Event) -> Result<(), TestCaseError> {
         let before = self.kiosk.screen().clone();
+        if matches!(event, Event::Key(_)) && directors(&before) {
+            self.try_every_key()?;
+        }
         let records_before = self.station.records.len();
-        let (lexicon, name, pin, held) =
-            (self.station.lexicon().id, self.station.station_name.clone(), self.station.pin.clone(), self.station.held);
+        let old = settings(&self.station);
         self.kiosk.handle(event, self.now, &mut self.station);
         let new_records = &self.station.records[records_before..];
-
-        // ENTER acts on the item under the cursor when it was pressed.
-        if let (Event::Key(Key::Enter), Screen::Director(menu)) = (event, &before) {
+        if let (Event::Key(Key::Enter), Screen::Director(_)) = (event, &before) {
             self.enters += 1;
-            let item = &menu.items[menu.selected];
-            for record in new_records {
-                if let Some(ok) = stands_for(item, record) {
-                    prop_assert!(ok, "ENTER on {:?} did {:?}", item, record);
-                }
-            }
-        } else {
-            for record in new_records {
-                let acted = stands_for(&MenuItem::Leave, record).is_some();
-                let from_edit = matches!(before, Screen::Edit(_) | Screen::Usb(_) | Screen::Update(_));
-                prop_assert!(!acted || from_edit, "{:?} without ENTER on its item ({:?}, {:?})", record, event, before);
+        }
+        check_change(&before, event, self.now, &old, &settings(&self.station), new_records)?;
+        if old != settings(&self.station) {
+            self.confirmed += 1;
+        }
+
+        // Every page opens on its first, harmless entry.
+        if let Screen::Director(new) = self.kiosk.screen() {
+            let reopened = match &before {
+                Screen::Director(old) => old.page != new.page,
+                _ => true,
+            };
+            if reopened {
+                prop_assert_eq!(new.selected, 0, "{:?} opened with the cursor on {:?}", new.page, new.items[new.selected]);
             }
         }
-        // A tick never moves the cursor onto another action.
+        // A tick never moves the cursor onto another entry.
         if let (Event::Tick, Screen::Director(old), Screen::Director(new)) = (event, &before, self.kiosk.screen()) {
             let (was, is) = (&old.items[old.selected], &new.items[new.selected]);
-            if was != is {
-                prop_assert_eq!(is, &MenuItem::Leave, "the cursor moved from {:?} onto another action", was);
+            if old.page == new.page && was != is {
+                prop_assert_eq!(new.selected, 0, "the cursor moved from {:?} onto {:?}", was, is);
                 prop_assert!(new.message.is_some(), "a line says what went away");
             }
         }
-        // Every change is a record.
-        let has = |f: fn(&FakeRecord) -> bool| new_records.iter().any(f);
-        if self.station.lexicon().id != lexicon {
-            prop_assert!(has(|r| matches!(r, FakeRecord::Switched { .. } | FakeRecord::ProfileSwitched { .. })), "a lexicon change unrecorded");
-        }
-        if self.station.station_name != name {
-            prop_assert!(has(|r| matches!(r, FakeRecord::StationRenamed { .. })), "a rename unrecorded");
-        }
-        if self.station.pin != pin {
-            prop_assert!(has(|r| matches!(r, FakeRecord::PinChanged | FakeRecord::PinSet)), "a PIN change unrecorded");
-        }
-        if self.station.held != held {
-            prop_assert!(has(|r| matches!(r, FakeRecord::SettingsRestored)), "a restore unrecorded");
-        }
-        // No path, file name or internal name on any screen.
+        // No path, file name, config key or machinery word on any screen.
         let shown = view(&self.kiosk, &StationInfo::of(&self.station, &self.kiosk, false), self.now);
         for text in strings_of(&format!("{shown:?}")) {
+            let lower = text.to_lowercase();
             for bad in FORBIDDEN {
-                prop_assert!(!text.contains(bad), "{:?} on screen ({:?}): {:?}", bad, shown.screen, text);
+                prop_assert!(!lower.contains(bad), "{:?} on screen ({:?}): {:?}", bad, shown.screen, text);
             }
         }
         Ok(())
     }
 }
 
+/// Runs one stream from a fresh station; the counters it reached.
+fn run_stream(held: bool, appliance: bool, fleet: bool, actions: &[Action]) -> Result<Harness, TestCaseError> {
+    let mut harness = Harness::new(held, appliance, fleet);
+    for action in actions {
+        harness.run(action)?;
+    }
+    Ok(harness)
+}
+
 #[test]
-fn random_director_streams_keep_enter_honest_and_every_change_recorded() {
+fn no_single_key_changes_what_the_station_judges_with() {
     let cases = std::env::var("WORDJUDGE_MENU_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000);
-    let config = Config { cases, failure_persistence: None, ..Config::default() };
-    let mut runner = TestRunner::new(config);
-    let strategy = (any::<bool>(), any::<bool>(), prop::collection::vec(action(), 1..80));
-    let enters = std::cell::Cell::new(0usize);
-    let clocks = std::cell::Cell::new(0usize);
+    let mut runner = seeded_runner("director menu streams", cases);
+    let strategy = (any::<bool>(), any::<bool>(), any::<bool>(), prop::collection::vec(action(), 1..80));
+    let totals = std::cell::Cell::new([0usize; 4]);
     runner
-        .run(&strategy, |(held, appliance, actions)| {
-            let mut harness = Harness::new(held, appliance);
-            for action in &actions {
-                harness.run(action)?;
-            }
-            enters.set(enters.get() + harness.enters);
-            clocks.set(clocks.get() + harness.clocks_set);
+        .run(&strategy, |(held, appliance, fleet, actions)| {
+            let h = run_stream(held, appliance, fleet, &actions)?;
+            let [enters, clocks, confirmed, tried] = totals.get();
+            totals.set([enters + h.enters, clocks + h.clocks_set, confirmed + h.confirmed, tried + h.tried]);
             Ok(())
         })
-        .unwrap();
-    println!("{cases} random director streams, {} ENTERs in the menu checked, {} clocks set", enters.get(), clocks.get());
-    assert!(enters.get() > cases as usize, "the streams reach the menu and press ENTER there");
-    assert!(clocks.get() > 0, "the streams set the clock");
+        .unwrap_or_else(|e| panic!("{e}\n{}", runner_seed_line()));
+    let [enters, clocks, confirmed, tried] = totals.get();
+    println!(
+        "{cases} random director streams: {enters} ENTERs in the menu, {confirmed} confirmed changes, {clocks} clocks set, \
+         {tried} single keys tried from the states reached"
+    );
+    assert!(enters > cases as usize, "the streams reach the menu and press ENTER there");
+    assert!(confirmed > 0, "the streams confirm changes");
+    assert!(clocks > 0, "the streams set the clock");
+}
+
+/// How to replay the run that just failed.
+fn runner_seed_line() -> String {
+    format!("replay: PROPTEST_RNG_SEED={}", crate::support::last_seed())
+}
+
+/// Streams that once failed, kept as they were found.
+#[test]
+fn director_streams_that_once_failed_pass() {
+    use Action::*;
+    let streams: Vec<(bool, bool, bool, Vec<Action>)> = vec![
+        // The list grew under the keys (a stick plugged while the cursor
+        // moved), so moves counted to "Set the clock" landed elsewhere.
+        (
+            false,
+            true,
+            false,
+            vec![
+                Director,
+                Tap(Key::Down),
+                PlugSticks("sdc1"),
+                Tap(Key::Down),
+                PlugSticks("sdb1"),
+                Tap(Key::Up),
+                Tap(Key::Down),
+                Tap(Key::Down),
+                PlugSticks("sdb1"),
+                Tap(Key::Up),
+                Tap(Key::Enter),
+                Idle(23880),
+                PlugSticks("sdb1"),
+                SetClock("2099-11-26 10:00"),
+            ],
+        ),
+        // A stray ENTER after a stick's result screen (issue 44, 1) and after
+        // a damaged config opened the menu (issue 44, 2).
+        (false, true, false, vec![PlugSticks("sdb1"), Director, Tap(Key::Down), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Down), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Enter)]),
+        (true, true, false, vec![Director, Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Enter)]),
+    ];
+    for (held, appliance, fleet, actions) in streams {
+        if let Err(e) = run_stream(held, appliance, fleet, &actions) {
+            panic!("{e}: {actions:?}");
+        }
+    }
+}
+
+/// The two stray-ENTER stories of issue 44, told with the records: an
+/// export's result, then ENTERs; a damaged config, then ENTERs.
+#[test]
+fn stray_enters_after_a_result_or_on_a_damaged_config_change_nothing() {
+    let mut h = Harness::new(false, true, false);
+    h.run(&Action::PlugSticks("sdb1")).unwrap();
+    h.run(&Action::Director).unwrap();
+    // First page → USB stick → Export.
+    assert!(h.go_to(&MenuItem::Open(MenuPage::Usb)).unwrap());
+    h.run(&Action::Tap(Key::Enter)).unwrap();
+    let export = {
+        let Screen::Director(menu) = h.kiosk.screen() else { panic!() };
+        menu.items.iter().find(|i| matches!(i, MenuItem::ExportToUsb(_))).cloned().unwrap()
+    };
+    assert!(h.go_to(&export).unwrap());
+    h.run(&Action::Tap(Key::Enter)).unwrap();
+    h.run(&Action::Idle(300)).unwrap();
+    let before = settings(&h.station);
+    for _ in 0..6 {
+        h.run(&Action::Tap(Key::Enter)).unwrap();
+    }
+    assert_eq!(settings(&h.station), before, "six ENTERs after the export's result change nothing");
+
+    let mut h = Harness::new(true, true, false);
+    h.run(&Action::Director).unwrap();
+    let Screen::Director(menu) = h.kiosk.screen() else { panic!("{:?}", h.kiosk.screen()) };
+    assert_eq!(menu.items[0], MenuItem::RestoreSettings, "a damaged config opens the menu on the repair");
+    h.run(&Action::Tap(Key::Enter)).unwrap();
+    h.run(&Action::Tap(Key::Enter)).unwrap();
+    assert!(h.station.held, "an ENTER straight after the confirmation appeared is not a decision");
+    h.run(&Action::Idle(CONFIRM_SETTLE.as_millis() as u64)).unwrap();
+    h.run(&Action::Tap(Key::Enter)).unwrap();
+    assert!(!h.station.held, "the confirmed restore repairs the settings");
+    let restored: Vec<&FakeRecord> = h.station.records.iter().filter(|r| is_change_record(r)).collect();
+    assert_eq!(restored, [&FakeRecord::SettingsRestored], "one record, and what it was");
 }

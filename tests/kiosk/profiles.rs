@@ -4,7 +4,7 @@
 //! On the fake station, on the live one, and with the real CSW15 list.
 
 use crate::live::{config_for, Live};
-use crate::support::{enter_pin, fake_station, open_pin, select_menu, Rig, PIN};
+use crate::support::{choose, enter_pin, fake_station, leave_menu, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
 use wordjudge::config::{Config, Timeouts};
 use wordjudge::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
@@ -28,11 +28,14 @@ fn fake_with(extra: &[&str]) -> Rig<FakeStation> {
     Rig::with(station, &Timeouts::default())
 }
 
+/// The menu's lexicon and event-rule page, where the profiles are.
 fn open_menu<S: Station>(rig: &mut Rig<S>) {
     if !matches!(rig.screen(), Screen::Director(_)) {
         open_pin(rig);
         enter_pin(rig, PIN);
     }
+    select_menu(rig, "Lexicon and event rule");
+    rig.key(Key::Enter);
 }
 
 fn profile_rows<S: Station>(rig: &Rig<S>) -> Vec<String> {
@@ -46,13 +49,12 @@ fn with_only_csw15_installed_each_csw_rule_offers_csw15_and_its_rule_shows() {
         open_menu(&mut rig);
         let row = format!("Profile: {name} — CSW15");
         assert!(profile_rows(&rig).contains(&row), "{:?}", profile_rows(&rig));
-        select_menu(&mut rig, &row);
-        rig.key(Key::Enter);
+        choose(&mut rig, &row);
         assert_eq!(rig.view().menu.message, format!("Profile {name}: now judging with CSW15 (Verified)."));
         assert!(profile_rows(&rig).contains(&format!("{row}  ◀ active")), "{:?}", profile_rows(&rig));
         let records = &rig.station.records;
         assert_eq!(records[records.len() - 2..], [FakeRecord::Switched { to: "CSW15".into() }, FakeRecord::ProfileSwitched { to: id.into() }]);
-        rig.key(Key::Escape);
+        leave_menu(&mut rig);
         assert_eq!(rig.view().bar.lexicon_id, "CSW15");
         rig.challenge(&["xu"]);
         let points = if id == "NASPA-CSW-10" { "+10 to the player: 1 word × 10" } else { "+5 to the player: 1 word × 5" };
@@ -96,25 +98,22 @@ fn one_row_per_installed_edition_and_another_edition_of_the_family_keeps_the_rul
             "Profile: WESPA CSW, 5 points per word — CSW24",
         ]
     );
-    select_menu(&mut rig, "Profile: WESPA CSW, 5 points per word — CSW15");
-    rig.key(Key::Enter);
+    choose(&mut rig, "Profile: WESPA CSW, 5 points per word — CSW15");
     // The director moves the event to CSW21 with the lexicon row: still the
     // WESPA rule, now on CSW21.
-    select_menu(&mut rig, "Use CSW21");
-    rig.key(Key::Enter);
+    choose(&mut rig, "Use CSW21");
     assert_eq!(rig.view().menu.message, "Now judging with CSW21 (Verified).");
     assert!(profile_rows(&rig).contains(&"Profile: WESPA CSW, 5 points per word — CSW21  ◀ active".to_string()));
     assert!(!rig.station.records.contains(&FakeRecord::ProfileCleared));
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     rig.challenge(&["cat", "xu"]);
     assert_eq!(rig.view().verdict.consequence, "The play stands: +10 to the player: 2 words × 5");
     // Another family drops it.
     rig.advance(600);
     rig.key(Key::Enter);
     open_menu(&mut rig);
-    select_menu(&mut rig, "Use NWL2023");
-    rig.key(Key::Enter);
-    assert!(rig.view().menu.message.contains("no longer applies"), "{}", rig.view().menu.message);
+    choose(&mut rig, "Use NWL2023");
+    assert!(rig.view().menu.message.contains("no challenge rule is shown"), "{}", rig.view().menu.message);
     assert!(rig.station.records.contains(&FakeRecord::ProfileCleared));
 }
 
@@ -131,10 +130,9 @@ fn a_changeover_row_per_edition_with_the_edition_it_replaced_as_second_opinion()
             "Profile: NASPA changeover, double challenge — NWL2023, second opinion NWL2020",
         ]
     );
-    select_menu(&mut rig, "Profile: NASPA changeover, double challenge — NWL2020");
-    rig.key(Key::Enter);
+    choose(&mut rig, "Profile: NASPA changeover, double challenge — NWL2020");
     assert_eq!(rig.view().menu.message, "Profile NASPA changeover, double challenge: now judging with NWL2020 (Verified).");
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     rig.station.lexicons.iter_mut().find(|l| l.id == "NWL2018").unwrap().words.remove("OK");
     rig.challenge(&["ok"]);
     assert_eq!(rig.view().verdict.second, "NWL2018 would say: UNACCEPTABLE");
@@ -190,8 +188,7 @@ fn live_old_config_ids_load_and_a_switch_records_the_rule_and_the_edition() {
     rig.key(Key::Enter);
     assert_eq!(rig.view().menu.message, "Not switched: NASPA CSW, 5 points per word: no CSW edition is installed");
     assert!(rig.audit_text().contains("no CSW edition is installed"), "recorded");
-    select_menu(&mut rig, "Profile: North American school play — OSPD4+MW11");
-    rig.key(Key::Enter);
+    choose(&mut rig, "Profile: North American school play — OSPD4+MW11");
     assert!(rig.view().menu.message.starts_with("Profile North American school play: now judging with OSPD4+MW11"), "{}", rig.view().menu.message);
     let saved = Config::load(&path).config;
     assert_eq!((saved.profile.as_deref(), saved.active_lexicon.as_str()), (Some("SCHOOL"), "OSPD4+MW11"));
@@ -199,7 +196,7 @@ fn live_old_config_ids_load_and_a_switch_records_the_rule_and_the_edition() {
     let record = audit.lines().find(|l| l.contains("\"profile_switched\"")).unwrap();
     assert!(record.contains("\"from\":\"NASPA-NWL\"") && record.contains("\"to\":\"SCHOOL\""), "{record}");
     assert!(record.contains("\"lexicon\":\"OSPD4+MW11\"") && record.contains("\"rule\":\"school rule\""), "{record}");
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     rig.challenge(&["abandonment"]);
     assert_eq!(rig.view().verdict.consequence, "The play stands: the challenging team loses its turn.");
 }
@@ -232,15 +229,14 @@ fn real_data_csw15_alone_offers_every_csw_rule_on_the_live_station() {
         let csw: Vec<&String> = rows.iter().filter(|r| r.starts_with(&format!("Profile: {name}"))).collect();
         assert_eq!(csw, [&format!("Profile: {name} — CSW15")], "{rows:?}");
     }
-    select_menu(&mut rig, "Profile: NASPA CSW, 10 points per word — CSW15");
-    rig.key(Key::Enter);
+    choose(&mut rig, "Profile: NASPA CSW, 10 points per word — CSW15");
     assert_eq!(rig.view().menu.message, "Profile NASPA CSW, 10 points per word: now judging with CSW15 (Verified official).");
     let saved = Config::load(&path).config;
     assert_eq!((saved.profile.as_deref(), saved.active_lexicon.as_str()), (Some("NASPA-CSW-10"), "CSW15"));
     let audit = rig.audit_text();
     let record = audit.lines().find(|l| l.contains("\"profile_switched\"")).unwrap();
     assert!(record.contains("\"lexicon\":\"CSW15\"") && record.contains("\"rule\":\"10 points per word\""), "{record}");
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     rig.challenge(&["qi", "za"]);
     assert_eq!(rig.view().verdict.consequence, "The play stands: +20 to the player: 2 words × 10");
 }

@@ -6,7 +6,7 @@
 use std::time::Duration;
 use wordjudge::config::Timeouts;
 use wordjudge::kiosk::fake::{FakeLexicon, FakeStation};
-use wordjudge::kiosk::flow::{Event, Key, Kiosk, Screen};
+use wordjudge::kiosk::flow::{Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
 use wordjudge::kiosk::station::Station;
 use wordjudge::kiosk::view::{view, StationInfo, ViewModel};
 
@@ -117,16 +117,90 @@ pub fn open_pin<S: Station>(rig: &mut Rig<S>) {
     assert!(matches!(rig.screen(), Screen::Pin(_)), "{:?}", rig.screen());
 }
 
-/// Moves the director menu's selection to the first item whose text starts with `prefix`.
+/// The director menu's first page: opened with the PIN when the menu is not
+/// up, or reached with ESC from another page.
+pub fn menu_home<S: Station>(rig: &mut Rig<S>) {
+    for _ in 0..3 {
+        match rig.screen() {
+            Screen::Director(menu) if menu.page == MenuPage::Home => return,
+            Screen::Director(_) | Screen::Confirm(_) => rig.key(Key::Escape),
+            _ => {
+                open_pin(rig);
+                enter_pin(rig, PIN);
+            }
+        }
+    }
+    assert!(matches!(rig.screen(), Screen::Director(m) if m.page == MenuPage::Home), "{:?}", rig.screen());
+}
+
+/// Moves the cursor of the page that is up to entry `target`, one key at a time.
+pub fn move_cursor<S: Station>(rig: &mut Rig<S>, target: usize) {
+    for _ in 0..200 {
+        let Screen::Director(menu) = rig.screen() else { panic!("not in the menu: {:?}", rig.screen()) };
+        match menu.selected.cmp(&target) {
+            std::cmp::Ordering::Less => rig.key(Key::Down),
+            std::cmp::Ordering::Greater => rig.key(Key::Up),
+            std::cmp::Ordering::Equal => return,
+        }
+    }
+    panic!("the cursor never reached entry {target}");
+}
+
+/// Moves the director menu's cursor to the first entry whose text starts with
+/// `prefix`: on the page that is up, or else on the first page's pages, one
+/// after the other, as a director looks for it (the menu is opened with the
+/// PIN if it is not up).
 pub fn select_menu<S: Station>(rig: &mut Rig<S>, prefix: &str) {
-    let target = rig.view().menu.items.iter().position(|i| i.starts_with(prefix)).expect(prefix);
-    for _ in 0..40 {
-        rig.key(Key::Up);
+    let find = |rig: &Rig<S>| rig.view().menu.items.iter().position(|i| i.starts_with(prefix));
+    if !matches!(rig.screen(), Screen::Director(_)) {
+        menu_home(rig);
     }
-    for _ in 0..target {
-        rig.key(Key::Down);
+    if let Some(target) = find(rig) {
+        return move_cursor(rig, target);
     }
-    assert_eq!(rig.view().menu.selected as usize, target);
+    menu_home(rig);
+    if let Some(target) = find(rig) {
+        return move_cursor(rig, target);
+    }
+    let Screen::Director(home) = rig.screen() else { unreachable!() };
+    let pages: Vec<usize> =
+        home.items.iter().enumerate().filter(|(_, i)| matches!(i, MenuItem::Open(_))).map(|(at, _)| at).collect();
+    for at in pages {
+        move_cursor(rig, at);
+        rig.key(Key::Enter);
+        if let Some(target) = find(rig) {
+            return move_cursor(rig, target);
+        }
+        rig.key(Key::Escape);
+    }
+    panic!("no menu entry starts with {prefix:?}");
+}
+
+/// On a confirmation: waits as long as it ignores ENTER, then presses it.
+pub fn confirm<S: Station>(rig: &mut Rig<S>) {
+    assert!(matches!(rig.screen(), Screen::Confirm(_)), "no confirmation is up: {:?}", rig.screen());
+    rig.advance(CONFIRM_SETTLE.as_millis() as u64);
+    rig.key(Key::Enter);
+}
+
+/// Selects the entry starting with `prefix` and chooses it: ENTER, and when
+/// it asks, its confirmation.
+pub fn choose<S: Station>(rig: &mut Rig<S>, prefix: &str) {
+    select_menu(rig, prefix);
+    rig.key(Key::Enter);
+    if matches!(rig.screen(), Screen::Confirm(_)) {
+        confirm(rig);
+    }
+}
+
+/// ESC until the director menu is closed.
+pub fn leave_menu<S: Station>(rig: &mut Rig<S>) {
+    for _ in 0..4 {
+        if !matches!(rig.screen(), Screen::Director(_) | Screen::Confirm(_)) {
+            return;
+        }
+        rig.key(Key::Escape);
+    }
 }
 
 pub fn enter_pin<S: Station>(rig: &mut Rig<S>, pin: &str) {
@@ -147,9 +221,8 @@ pub fn out_of_service_until_the_director_switches<S: Station>(rig: &mut Rig<S>, 
     assert!(rig.kiosk.lamps(false).service, "service lamp");
     open_pin(rig);
     enter_pin(rig, PIN);
-    select_menu(rig, "Use SMALL");
-    rig.key(Key::Enter);
-    rig.key(Key::Escape);
+    choose(rig, "Use SMALL");
+    leave_menu(rig);
     assert!(is_ready(rig.screen()), "{what}");
     assert!(rig.challenge(&["cat"]).0);
 }
@@ -200,4 +273,30 @@ pub fn demo_station_config(dir: &std::path::Path, station_name: &str) -> std::pa
     )
     .unwrap();
     config
+}
+
+/// The seed of the last random run started here (see [`seeded_runner`]).
+static LAST_SEED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The seed the last [`seeded_runner`] drew its cases from.
+pub fn last_seed() -> u64 {
+    LAST_SEED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A proptest runner for `cases` random cases whose seed the log prints:
+/// `PROPTEST_RNG_SEED` (which `.ci/test` sets and prints for every CI run)
+/// replays it; without it a fresh seed is drawn and printed. Failures are
+/// not written to files: a stream that failed is kept as a named regression
+/// test instead, where a reader sees it.
+pub fn seeded_runner(what: &str, cases: u32) -> proptest::test_runner::TestRunner {
+    use proptest::test_runner::{Config, RngSeed, TestRunner};
+    use std::hash::{BuildHasher, Hasher};
+    let seed = match Config::default().rng_seed {
+        RngSeed::Fixed(seed) => seed,
+        RngSeed::Random => std::collections::hash_map::RandomState::new().build_hasher().finish(),
+    };
+    LAST_SEED.store(seed, std::sync::atomic::Ordering::Relaxed);
+    println!("{what}: {cases} cases from seed {seed} (replay: PROPTEST_RNG_SEED={seed})");
+    eprintln!("{what}: {cases} cases from seed {seed} (replay: PROPTEST_RNG_SEED={seed})");
+    TestRunner::new(Config { cases, failure_persistence: None, rng_seed: RngSeed::Fixed(seed), ..Config::default() })
 }

@@ -63,19 +63,23 @@ fn the_item_appears_only_with_a_bundle_on_a_stick_of_an_updatable_station() {
         version: Some("0.1.1".into()),
         current: "0.1.0".into(),
     });
+    select_menu(&mut rig, "USB stick");
+    rig.key(Key::Enter);
     rig.advance(1100);
     let items = rig.view().menu.items;
-    assert_eq!(items[2], "Install update: version 0.1.1 (current 0.1.0)", "{items:?}");
+    assert_eq!(items[4], "Install update: version 0.1.1 (this station runs 0.1.0)", "{items:?}");
     rig.station.update_offer = None;
     rig.station.sticks.clear();
     rig.advance(1100);
+    assert_eq!(rig.view().menu.items, ["◀ Back"], "nothing is offered once the stick is out");
+    rig.key(Key::Escape);
     assert!(!rig.view().menu.items.iter().any(|i| i.contains("update") || i.contains("USB")));
 }
 
 #[test]
 fn the_preview_shows_the_bundles_facts_and_enter_installs_with_progress_then_one_restart() {
     let mut rig = updating("0.1.0", "0.1.1");
-    select_menu(&mut rig, "Install update: version 0.1.1 (current 0.1.0)");
+    select_menu(&mut rig, "Install update: version 0.1.1 (this station runs 0.1.0)");
     rig.station.update_paused_at = Some(50);
     rig.key(Key::Enter);
     assert_eq!(phase(&rig), UpdatePhase::Checking);
@@ -175,14 +179,16 @@ fn a_refused_bundle_leaves_the_menu_until_the_stick_is_plugged_in_again() {
     rig.advance(1100);
     assert!(!offered(&rig), "nor after the menu looks at the sticks again");
     // Reopening the menu does not bring it back either.
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
+    select_menu(&mut rig, "USB stick");
+    rig.key(Key::Enter);
     assert!(!offered(&rig), "{:?}", rig.view().menu.items);
     // Pulled out and plugged in again: offered again.
     let (sticks, offer) = (std::mem::take(&mut rig.station.sticks), rig.station.update_offer.take());
     rig.advance(1100);
-    assert!(!rig.view().menu.items.iter().any(|i| i.contains("USB")), "the stick is out");
+    assert!(!rig.view().menu.items.iter().any(|i| i.contains("FAKE")), "the stick is out: {:?}", rig.view().menu.items);
     (rig.station.sticks, rig.station.update_offer) = (sticks, offer);
     rig.advance(1100);
     assert!(offered(&rig), "plugged in again: {:?}", rig.view().menu.items);
@@ -367,7 +373,9 @@ fn esc_or_an_idle_preview_cancels_and_unmounts() {
     rig.advance(50);
     rig.key(Key::Escape);
     assert!(matches!(rig.screen(), Screen::Director(_)));
+    assert_eq!(rig.view().menu.selected, 0, "back on the stick page's first entry");
     assert_eq!(rig.station.update_requests().last(), Some(&&UpdateRequest::Cancel));
+    select_menu(&mut rig, "Install update");
     rig.key(Key::Enter);
     rig.advance(50);
     assert!(matches!(phase(&rig), UpdatePhase::Preview(_)));
@@ -383,6 +391,8 @@ fn the_last_updates_verdict_is_on_the_director_menu() {
     rig.station.last_update =
         Some(BootCheck { slot: "B".into(), version: "0.1.1".into(), outcome: BootOutcome::MarkedGood, detail: String::new() });
     menu(&mut rig);
+    select_menu(&mut rig, "Station status");
+    rig.key(Key::Enter);
     assert!(rig.view().menu.lines.contains(&"Last update: version 0.1.1 installed and kept".to_string()));
     rig.station.last_update = Some(BootCheck {
         slot: "B".into(),

@@ -1,5 +1,5 @@
 //! The director's USB stick in the kiosk flow, against the fake station: the
-//! menu offers a stick while it is plugged in, word lists are previewed with
+//! menu's first page offers the stick page while a stick is plugged in, word lists are previewed with
 //! the status they would get before anything is installed, an install needs
 //! a second ENTER, a failed read installs nothing, an export says when the
 //! stick may be removed, and an idle screen never leaves a stick mounted.
@@ -30,29 +30,33 @@ fn phase(rig: &Rig<wordjudge::kiosk::fake::FakeStation>) -> UsbPhase {
 }
 
 #[test]
-fn a_plugged_stick_is_offered_first_while_it_is_in_and_the_cursor_stays_put() {
+fn a_plugged_stick_is_offered_while_it_is_in_and_the_cursor_stays_put() {
     let mut rig = Rig::fake("SMALL");
     menu(&mut rig);
+    select_menu(&mut rig, "Event fleet");
     let items = rig.view().menu.items;
     assert!(!items.iter().any(|i| i.contains("USB")), "{items:?}");
-    let before = rig.view().menu.selected as usize;
-    let on = items[before].clone();
-    assert!(on.starts_with("Use SMALL"), "{on}");
+    let on = items[rig.view().menu.selected as usize].clone();
 
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     rig.advance(400);
-    assert!(!rig.view().menu.items[0].contains("USB"), "checked once a second, not on every tick");
+    assert!(!rig.view().menu.items.iter().any(|i| i == "USB stick"), "checked once a second, not on every tick");
     rig.advance(700);
     let v = rig.view();
-    assert_eq!(v.menu.items[0], "Install lexicons from USB: FAKE (sdb1, FAT32)");
-    assert_eq!(v.menu.items[1], "Export the audit log to USB: FAKE (sdb1, FAT32)");
-    assert_eq!(v.menu.items[v.menu.selected as usize], on, "the cursor stays on the item it was on");
+    assert!(v.menu.items.iter().any(|i| i == "USB stick"), "{:?}", v.menu.items);
+    assert_eq!(v.menu.items[v.menu.selected as usize], on, "the cursor stays on the entry it was on");
+    select_menu(&mut rig, "USB stick");
+    rig.key(Key::Enter);
+    let v = rig.view();
+    assert_eq!(v.menu.items[1], "Install lexicons from FAKE (sdb1, FAT32)");
+    assert_eq!(v.menu.items[2], "Export the audit log to FAKE (sdb1, FAT32)");
+    assert_eq!(v.menu.selected, 0, "the page opens on Back");
+    rig.key(Key::Escape);
 
     rig.station.sticks.clear();
     rig.advance(1100);
     let v = rig.view();
     assert!(!v.menu.items.iter().any(|i| i.contains("USB")), "pulled: no longer offered");
-    assert_eq!(v.menu.items[v.menu.selected as usize], on);
 }
 
 #[test]
@@ -60,7 +64,7 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     let mut rig = Rig::fake("SMALL");
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018"), ("mine.txt", "CSW21"), ("TWL2016.txt", "NWL2018")]);
     menu(&mut rig);
-    select_menu(&mut rig, "Install lexicons from USB");
+    select_menu(&mut rig, "Install lexicons from");
     rig.station.usb_hold = true;
     rig.key(Key::Enter);
     assert!(matches!(phase(&rig), UsbPhase::Working(_)));
@@ -80,11 +84,11 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
 
     let v = rig.view();
     assert_eq!(v.usb.status, "", "the list is shown, not a status");
-    assert_eq!(v.menu.items.len(), 4, "three lists and the unmount row: {:?}", v.menu.items);
-    assert_eq!(v.menu.items[0], "NWL2018.txt → NWL2018 — would be Verified official · 1,000 words");
-    assert!(v.menu.items[1].starts_with("mine.txt — which lexicon? ← → to choose"), "{}", v.menu.items[1]);
-    assert_eq!(v.menu.items[2], "TWL2016.txt → TWL2016 — Mismatch: will not be installed");
-    assert_eq!(v.menu.items[3], "Done: unmount the stick and return");
+    assert_eq!(v.menu.items.len(), 4, "three lists and the row that ends: {:?}", v.menu.items);
+    assert_eq!(v.menu.items[0], "NWL2018 → NWL2018 — would be Verified official · 1,000 words");
+    assert!(v.menu.items[1].starts_with("mine — which lexicon? ← → to choose"), "{}", v.menu.items[1]);
+    assert_eq!(v.menu.items[2], "TWL2016 → TWL2016 — Mismatch: will not be installed");
+    assert_eq!(v.menu.items[3], "Done: finish with the stick and return");
     assert!(v.menu.lines.contains(&"Status once installed: Verified official".to_string()), "{:?}", v.menu.lines);
 
     // One ENTER asks; the second installs.
@@ -96,7 +100,7 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     assert_eq!(rig.station.usb_requests().last(), Some(&&UsbRequest::Install { file: 0 }));
     settle(&mut rig);
     let v = rig.view();
-    assert_eq!(v.menu.items[0], "NWL2018.txt → NWL2018 — installed: Verified official");
+    assert_eq!(v.menu.items[0], "NWL2018 → NWL2018 — installed: Verified official");
     assert!(v.menu.message.starts_with("Installed: NWL2018 is Verified official."), "{}", v.menu.message);
     rig.key(Key::Enter);
     assert_eq!(rig.view().menu.message, "Already installed.");
@@ -120,9 +124,9 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     let installs = rig.station.usb_requests().iter().filter(|r| matches!(r, UsbRequest::Install { .. })).count();
     assert_eq!(installs, 1, "only the confirmed, installable list");
 
-    // ESC unmounts; only then may the stick be removed.
+    // ESC finishes with the stick; only then may it be removed.
     rig.key(Key::Escape);
-    assert_eq!(rig.view().usb.status, "Unmounting the stick…");
+    assert_eq!(rig.view().usb.status, "Finishing with the stick…");
     settle(&mut rig);
     let v = rig.view();
     assert_eq!(v.usb.status, "You may remove the stick.");
@@ -132,8 +136,7 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     // The installed lexicon is in the menu; choosing it judges with it.
     rig.station.sticks.clear();
     rig.advance(1100);
-    select_menu(&mut rig, "Use NWL2018");
-    rig.key(Key::Enter);
+    choose(&mut rig, "Use NWL2018");
     assert!(rig.station.records.contains(&FakeRecord::Switched { to: "NWL2018".into() }));
 }
 
@@ -143,7 +146,7 @@ fn a_stick_that_fails_mid_import_installs_nothing_and_says_so() {
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     let lexicons_before = rig.station.lexicons.clone();
     menu(&mut rig);
-    select_menu(&mut rig, "Install lexicons from USB");
+    select_menu(&mut rig, "Install lexicons from");
     rig.station.usb_fail_next = Some("the stick was removed while it was being read".into());
     rig.key(Key::Enter);
     settle(&mut rig);
@@ -155,9 +158,9 @@ fn a_stick_that_fails_mid_import_installs_nothing_and_says_so() {
     assert!(!rig.station.usb_requests().iter().any(|r| matches!(r, UsbRequest::Install { .. })));
     rig.key(Key::Enter);
     assert!(matches!(rig.screen(), Screen::Director(_)), "any key returns to the menu");
-    assert_eq!(rig.view().menu.items[rig.view().menu.selected as usize], "Install lexicons from USB: FAKE (sdb1, FAT32)");
+    assert_eq!(rig.view().menu.items[rig.view().menu.selected as usize], "◀ Back", "on the page's harmless first entry");
     // The station still judges.
-    rig.key(Key::Escape);
+    leave_menu(&mut rig);
     assert!(rig.challenge(&["CAT"]).0);
 }
 
@@ -168,7 +171,7 @@ fn an_export_says_where_it_went_and_when_the_stick_may_be_removed() {
     rig.advance(20_000);
     rig.station.plug("sdc", &[]);
     menu(&mut rig);
-    select_menu(&mut rig, "Export the audit log to USB");
+    select_menu(&mut rig, "Export the audit log to");
     rig.station.usb_hold = true;
     rig.key(Key::Enter);
     assert_eq!(rig.view().usb.status, "Exporting the audit log…");
@@ -186,7 +189,7 @@ fn an_idle_list_unmounts_the_stick_before_the_screen_goes_home() {
     let mut rig = Rig::fake("SMALL");
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     menu(&mut rig);
-    select_menu(&mut rig, "Install lexicons from USB");
+    select_menu(&mut rig, "Install lexicons from");
     rig.key(Key::Enter);
     settle(&mut rig);
     assert_eq!(phase(&rig), UsbPhase::List);
@@ -199,7 +202,7 @@ fn an_idle_list_unmounts_the_stick_before_the_screen_goes_home() {
     // on the next screen that waits for an answer.
     rig.advance(50);
     menu(&mut rig);
-    select_menu(&mut rig, "Install lexicons from USB");
+    select_menu(&mut rig, "Install lexicons from");
     rig.station.usb_hold = true;
     rig.key(Key::Enter);
     rig.advance(50);

@@ -112,8 +112,8 @@ impl LiveStation {
                     Some(t.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string())
                 });
                 match sent {
-                    Some(time) => format!("{}: sending to {}, last sent {time}", joined.event, joined.upload_url),
-                    None => format!("{}: sending to {}, nothing sent yet", joined.event, joined.upload_url),
+                    Some(time) => format!("{}: sending to the event's laptop ({}), last sent {time}", joined.event, crate::kiosk::view::laptop_of(&joined.upload_url)),
+                    None => format!("{}: sending to the event's laptop ({}), nothing sent yet", joined.event, crate::kiosk::view::laptop_of(&joined.upload_url)),
                 }
             }
             Ok(None) => match join::read_pending(&self.fleet_dir()) {

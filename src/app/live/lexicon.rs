@@ -25,7 +25,7 @@ impl LiveStation {
                         id: id.to_string(),
                         status: "Changed since it was chosen".into(),
                         problem: format!(
-                            "the content of {id} is not the one last chosen on this station (digest now {}, was {}): \
+                            "the content of {id} is not the one last chosen on this station (content {} now, {} then): \
                              choose it again in the director menu to judge with it",
                             crate::kiosk::station::short_digest(ident.content_sha256.iter().map(String::as_str)),
                             crate::kiosk::station::short_digest(known.split('+'))
@@ -127,21 +127,23 @@ impl LiveStation {
                         id,
                         status: l.status().to_string(),
                         fingerprint: l.fingerprint().short(),
-                        digest: crate::kiosk::station::short_digest(
-                            l.identity().layers.iter().map(|layer| layer.content_sha256.as_str()),
-                        ),
                         usable: l.status().can_judge(),
                     },
                     Err(e) => LexiconChoice {
                         id,
                         status: e.status().to_string(),
                         fingerprint: String::new(),
-                        digest: String::new(),
                         usable: false,
                     },
                 }
             })
             .collect()
+    }
+
+    /// Records a switch the menu refused itself (see [`crate::kiosk::station::Station::switch_refused`]).
+    pub(super) fn record_switch_refused(&mut self, id: &str, reason: &str) {
+        let from = self.lexicon().id;
+        self.record(AuditEvent::LexiconSwitchRefused { from, to: id.to_string(), reason: reason.to_string() });
     }
 
     /// Switches the lexicon, recording a refusal too; a profile whose

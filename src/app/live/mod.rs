@@ -212,7 +212,19 @@ impl LiveStation {
 
     /// Saves a changed config (atomically, with its last good copy); on
     /// failure nothing changed.
+    /// Saves a changed setting. Refused while the settings are damaged and
+    /// the last good copy is held: a save would write that copy back over the
+    /// damaged file as a side effect, and only the director's confirmed
+    /// restore (one record that says so) may repair it.
     fn save_config(&mut self, change: impl FnOnce(&mut Config)) -> Result<(), String> {
+        if self.config_source == ConfigSource::LastGood {
+            return Err("the settings are damaged: restore the last good settings first".into());
+        }
+        self.write_config(change)
+    }
+
+    /// Writes the config in force, changed by `change`, over the file.
+    fn write_config(&mut self, change: impl FnOnce(&mut Config)) -> Result<(), String> {
         if self.config_source == ConfigSource::Unusable {
             return Err("no config is in force (fix the file first)".into());
         }
@@ -298,7 +310,7 @@ impl Station for LiveStation {
                 status: "waiting for the director".into(),
                 usable: false,
                 demo: false,
-                digest: String::new(),
+                fingerprint: String::new(),
             },
             Active::Open(lexicon, ident) => {
                 LexiconView {
@@ -306,11 +318,11 @@ impl Station for LiveStation {
                     status: ident.status.clone(),
                     usable: true,
                     demo: lexicon.is_demo(),
-                    digest: crate::kiosk::station::short_digest(ident.content_sha256.iter().map(String::as_str)),
+                    fingerprint: lexicon.fingerprint().short(),
                 }
             }
             Active::Failed { id, status, .. } => {
-                LexiconView { id: id.clone(), status: status.clone(), usable: false, demo: false, digest: String::new() }
+                LexiconView { id: id.clone(), status: status.clone(), usable: false, demo: false, fingerprint: String::new() }
             }
         }
     }
@@ -398,7 +410,7 @@ impl Station for LiveStation {
         let result = if self.settings_held() {
             // The config in force is the last good copy: saving it writes it
             // back over the damaged file (and refreshes the guard).
-            self.save_config(|_| {}).map_err(SettingsError::Failed)
+            self.write_config(|_| {}).map_err(SettingsError::Failed)
         } else {
             Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()))
         };
@@ -478,6 +490,19 @@ impl Station for LiveStation {
         self.appliance
     }
 
+    fn switch_refused(&mut self, id: &str, reason: &str) {
+        self.record_switch_refused(id, reason);
+    }
+
+    fn profile_refused(&mut self, id: &str, reason: &str) {
+        self.record(AuditEvent::SettingRefused { setting: "profile".into(), reason: format!("{id}: {reason}") });
+    }
+
+    fn last_challenge(&self) -> Option<(u64, Option<crate::audit::SlipCode>)> {
+        let (number, code) = self.audit.as_ref()?.last_code()?;
+        Some((number, Some(code)))
+    }
+
     fn facts(&self) -> Vec<(String, String)> {
         let profile = match self.profile {
             Some(p) => {
@@ -503,9 +528,9 @@ impl Station for LiveStation {
                 || audit.signing_problem().unwrap_or_else(|| "no signing key".into()),
                 |k| k.short(),
             );
-            facts.push(("Checkpoint key".into(), key));
+            facts.push(("Audit signing code".into(), key));
         }
-        facts.push(("Judge button and lamps".into(), self.gpio_description.clone()));
+        facts.push(("Judge button and lamps".into(), gpio_for_director(&self.gpio_description)));
         facts.push(("Fleet".into(), self.fleet_fact()));
         facts.extend(self.screen.clone().map(|screen| ("Screen".into(), screen)));
         facts
@@ -631,5 +656,30 @@ impl Station for LiveStation {
             Ok(status) => Err(SystemError::Failed(format!("systemctl {verb} failed ({status})"))),
             Err(e) => Err(SystemError::Failed(format!("cannot run systemctl {verb}: {e}"))),
         }
+    }
+}
+
+/// The GPIO back-end's description in a director's words: what is wired,
+/// without the driver's name or the debounce window (the command line's
+/// `wordjudge gpio` keeps those).
+fn gpio_for_director(description: &str) -> String {
+    let d = description.split("; debounce").next().unwrap_or(description);
+    let d = d.split(" (debounce").next().unwrap_or(d);
+    let d = d.strip_prefix("rppal: ").unwrap_or(d);
+    match d.find("): ") {
+        Some(at) if d.starts_with("GPIO character device") => d[at + 3..].to_string(),
+        _ => d.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod director_words_tests {
+    #[test]
+    fn gpio_descriptions_lose_the_driver_and_the_debounce() {
+        use super::gpio_for_director as g;
+        assert_eq!(g("simulated button and lamps (debounce 30 ms)"), "simulated button and lamps");
+        assert_eq!(g("rppal: judge button BCM 17; debounce 30 ms"), "judge button BCM 17");
+        assert_eq!(g("GPIO character device /dev/gpiochip0 (pinctrl-bcm2711): judge button 17; debounce 30 ms"), "judge button 17");
+        assert_eq!(g("none configured"), "none configured");
     }
 }

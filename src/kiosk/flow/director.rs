@@ -1,5 +1,15 @@
 //! The director's PIN prompt and menu: the first PIN of a fresh station,
-//! wrong PINs and their lockout, lexicons, profiles, settings, sticks, power.
+//! wrong PINs and their lockout, and the menu's pages.
+//!
+//! Why pages and confirmations: a flat list of 30 to 40 rows that acted on
+//! the first ENTER let one stray ENTER (after a stick's result screen, with
+//! the cursor left on "Use NWL2018") switch an event's lexicon. Now the
+//! first page holds a few entries that only open pages; every page opens
+//! with its cursor on its first, harmless entry; and every change of what
+//! the station judges with, or of its settings, fleet or power, goes
+//! through a [`ConfirmScreen`] that names the change in full and takes
+//! only a fresh ENTER, some time after it appeared. No single key changes
+//! what the station judges with.
 
 use super::*;
 
@@ -24,14 +34,20 @@ pub enum MenuMessage {
     ProfileSwitched { name: String, lexicon: String, status: String },
     Saved(Setting),
     SwitchRefused(SwitchError),
-    ConfirmAgain,
+    /// A confirmation was left with another key than the one it named.
+    NothingChanged,
+    /// The lexicon or profile chosen is the one in use: nothing to confirm.
+    AlreadyInUse(String),
+    /// A change the menu will not make while the settings are damaged
+    /// (saving them would repair the file as a side effect).
+    RestoreFirst,
     Done,
     NotPossible(SystemError),
     /// USB work could not start.
     UsbRefused(UsbError),
     /// The item under the cursor went away (its stick was pulled, its offer
-    /// withdrawn): the cursor moved to a harmless place, never onto another
-    /// action.
+    /// withdrawn): the cursor moved to the page's first entry, never onto
+    /// another action.
     ItemGone(Box<MenuItem>),
     /// The last good settings could not be written back.
     NotRestored(SettingsError),
@@ -39,7 +55,7 @@ pub enum MenuMessage {
     LeftFleet(String),
     /// The station could not leave its fleet (why); nothing changed.
     NotLeft(SettingsError),
-    /// A setting chosen in the menu (the rotation) could not be saved.
+    /// A setting could not be saved (why); nothing changed.
     NotSaved(SettingsError),
 }
 
@@ -52,11 +68,36 @@ pub struct PinPrompt {
     pub(super) last_key: Duration,
 }
 
+/// A page of the director menu, grouped by what a director came to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MenuPage {
+    /// The first page: a few entries, each opening a page (the repair first
+    /// while the settings are damaged).
+    Home,
+    /// What the station judges with, under which rule, its last challenge,
+    /// the fleet and every warning, in one screen.
+    Status,
+    /// Lexicons and event profiles.
+    Lexicon,
+    /// The sticks plugged in: install, export, fleet, update.
+    Usb,
+    /// Name, clock, PIN, screen.
+    Station,
+    /// The event's fleet.
+    Fleet,
+    /// Restart, power off (the appliance), quit (a desktop that allows it).
+    Power,
+}
+
 /// An entry of the director menu.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MenuItem {
+    /// Opens a page.
+    Open(MenuPage),
+    /// Back to the first page.
+    Back,
     /// Write the held last good settings back over a damaged config (shown
-    /// first, only while they are held).
+    /// first, only while they are held; confirmed).
     RestoreSettings,
     UseLexicon(LexiconChoice),
     UseProfile(ProfileChoice),
@@ -71,7 +112,7 @@ pub enum MenuItem {
     ExportToUsb(StickChoice),
     /// Join the event's fleet with this stick (a fleet stick; two visits).
     JoinFleet(StickChoice),
-    /// Leave the fleet of this event (confirmed with a second ENTER).
+    /// Leave the fleet of this event (confirmed).
     LeaveFleet(String),
     /// Update the station from the bundle on a plugged-in stick.
     InstallUpdate(UpdateOffer),
@@ -80,6 +121,48 @@ pub enum MenuItem {
     Quit,
     Leave,
 }
+
+/// A change the director asked for, waiting for its confirmation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// `profile_lost`: the profile in force that will no longer apply.
+    SwitchLexicon { from: String, to: String, profile_lost: Option<String> },
+    UseProfile { choice: ProfileChoice, from_lexicon: String },
+    /// What the damaged settings lost, in the station's own words.
+    RestoreSettings,
+    Rename { from: String, to: String },
+    SetClock { to: String },
+    ChangePin { old: String, new: String },
+    Rotation { from: u16, to: u16, in_force: u16 },
+    /// A fleet stick's visit: the first leaves the station's request on it,
+    /// the second joins the event's fleet.
+    JoinFleet { stick: StickChoice },
+    LeaveFleet { event: String },
+    System(SystemAction),
+}
+
+/// The confirmation of one change: it names the change in full; a fresh
+/// ENTER, at least [`CONFIRM_SETTLE`] after it appeared, makes it; any other
+/// key keeps things as they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfirmScreen {
+    pub change: Change,
+    /// The page it returns to.
+    pub back: MenuPage,
+    pub(super) opened_at: Duration,
+    pub(super) last_key: Duration,
+}
+
+impl ConfirmScreen {
+    /// The first instant at which ENTER makes the change.
+    pub fn takes_enter_at(&self) -> Duration {
+        self.opened_at + CONFIRM_SETTLE
+    }
+}
+
+/// How long a confirmation ignores ENTER after it appears: the second
+/// press of a double-tapped or bouncing ENTER is not a decision.
+pub const CONFIRM_SETTLE: Duration = Duration::from_millis(600);
 
 /// What a typed director PIN came to (the lockout already applied).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,13 +176,12 @@ pub(super) enum PinVerdict {
     LockedOut,
 }
 
-/// The director menu.
+/// The director menu: one page at a time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirectorMenu {
+    pub page: MenuPage,
     pub items: Vec<MenuItem>,
     pub selected: usize,
-    /// An action waiting for a second ENTER.
-    pub confirming: Option<usize>,
     pub message: Option<MenuMessage>,
     pub(super) last_key: Duration,
 }
@@ -118,7 +200,7 @@ impl Kiosk {
                 field: EditField::Pin { step: PinStep::New, old: String::new(), new: String::new(), first: true },
                 typed: String::new(),
                 message: None,
-                menu_selected: 0,
+                back: MenuPage::Home,
                 last_key: now,
             });
             return;
@@ -145,7 +227,7 @@ impl Kiosk {
             Key::Enter => {
                 let pin = std::mem::take(&mut prompt.typed);
                 let message = match self.verify_director_pin(&pin, now, station) {
-                    PinVerdict::Accepted => return self.open_director(now, station, None, None),
+                    PinVerdict::Accepted => return self.open_menu(MenuPage::Home, now, station, None),
                     PinVerdict::NotSet => Some(PinMessage::NotSet),
                     PinVerdict::Blank => Some(PinMessage::DigitsOnly),
                     PinVerdict::Wrong { attempts_left } => Some(PinMessage::Wrong { attempts_left }),
@@ -197,248 +279,326 @@ impl Kiosk {
         }
     }
 
-    /// Opens the director menu. `keep` is the item to keep selected (the
-    /// director's cursor stays where it was after a switch); on first
-    /// opening the active lexicon is selected.
-    pub(super) fn open_director(&mut self, now: Duration, station: &mut dyn Station, message: Option<MenuMessage>, keep: Option<usize>) {
-        // A plugged-in stick comes first: the director plugged it in for it.
+    /// The entries of `page` as the station is now. Every page's first entry
+    /// changes nothing (it opens a page or a confirmation, or goes back).
+    ///
+    /// While the settings are damaged and the last good ones are held, the
+    /// first page offers the repair first, and no page offers a change that
+    /// would save the settings (saving them would repair the file as a side
+    /// effect, with a record that says something else).
+    fn page_items(&self, page: MenuPage, station: &mut dyn Station) -> Vec<MenuItem> {
+        let held = station.settings_held();
+        let mut items = Vec::new();
+        match page {
+            MenuPage::Home => {
+                if held {
+                    items.push(MenuItem::RestoreSettings);
+                }
+                items.push(MenuItem::Open(MenuPage::Status));
+                if !held {
+                    items.push(MenuItem::Open(MenuPage::Lexicon));
+                }
+                if !station.sticks().is_empty() || station.update_offer().is_some() {
+                    items.push(MenuItem::Open(MenuPage::Usb));
+                }
+                if !held {
+                    items.push(MenuItem::Open(MenuPage::Fleet));
+                    items.push(MenuItem::Open(MenuPage::Station));
+                }
+                if station.appliance() || station.quit_allowed() {
+                    items.push(MenuItem::Open(MenuPage::Power));
+                }
+                items.push(MenuItem::Leave);
+                return items;
+            }
+            MenuPage::Status => {}
+            MenuPage::Lexicon if !held => {
+                let lexicons = station.lexicon_choices();
+                let profiles = station.profile_choices(&lexicons);
+                items.extend(lexicons.into_iter().map(MenuItem::UseLexicon));
+                items.extend(profiles.into_iter().map(MenuItem::UseProfile));
+            }
+            MenuPage::Usb => {
+                for stick in station.sticks() {
+                    if !held {
+                        items.push(MenuItem::ImportFromUsb(stick.clone()));
+                    }
+                    items.push(MenuItem::ExportToUsb(stick.clone()));
+                    if !held {
+                        items.push(MenuItem::JoinFleet(stick));
+                    }
+                }
+                if !held {
+                    items.extend(station.update_offer().map(MenuItem::InstallUpdate));
+                }
+            }
+            MenuPage::Station if !held => {
+                items.extend([MenuItem::SetStationName, MenuItem::SetClock, MenuItem::ChangePin]);
+                items.extend(station.rotation().map(MenuItem::ScreenRotation));
+            }
+            MenuPage::Fleet if !held => items.extend(station.fleet_event().map(MenuItem::LeaveFleet)),
+            MenuPage::Power => {
+                // Reboot and power-off only on the appliance: a desktop kiosk
+                // must never switch off the machine it runs on.
+                if station.appliance() {
+                    items.extend([MenuItem::Reboot, MenuItem::PowerOff]);
+                }
+                if station.quit_allowed() {
+                    items.push(MenuItem::Quit);
+                }
+            }
+            MenuPage::Lexicon | MenuPage::Station | MenuPage::Fleet => {}
+        }
+        items.insert(0, MenuItem::Back);
+        items
+    }
+
+    /// Opens a page of the director menu with its cursor on its first,
+    /// harmless entry: after a stick's result, a confirmation, an item going
+    /// away or a restart of the menu, ENTER never lands on an action.
+    pub(super) fn open_menu(&mut self, page: MenuPage, now: Duration, station: &mut dyn Station, message: Option<MenuMessage>) {
         self.last_stick_check = now;
-        let mut items: Vec<MenuItem> = Vec::new();
-        if station.settings_held() {
-            items.push(MenuItem::RestoreSettings);
-        }
-        let sticks = station.sticks();
-        for stick in &sticks {
-            items.push(MenuItem::ImportFromUsb(stick.clone()));
-            items.push(MenuItem::ExportToUsb(stick.clone()));
-        }
-        items.extend(station.update_offer().map(MenuItem::InstallUpdate));
-        // The fleet's items after the update's: a stick's first three items
-        // stay where directors (and the boot test) know them.
-        items.extend(sticks.into_iter().map(MenuItem::JoinFleet));
-        items.extend(station.fleet_event().map(MenuItem::LeaveFleet));
-        let lexicons = station.lexicon_choices();
-        let profiles = station.profile_choices(&lexicons);
-        items.extend(lexicons.into_iter().map(MenuItem::UseLexicon));
-        items.extend(profiles.into_iter().map(MenuItem::UseProfile));
-        items.extend([MenuItem::ChangePin, MenuItem::SetStationName, MenuItem::SetClock]);
-        items.extend(station.rotation().map(MenuItem::ScreenRotation));
-        // Reboot and power-off only on the appliance: a desktop kiosk must
-        // never switch off the machine it runs on.
-        if station.appliance() {
-            items.push(MenuItem::Reboot);
-            items.push(MenuItem::PowerOff);
-        }
-        if station.quit_allowed() {
-            items.push(MenuItem::Quit);
-        }
-        items.push(MenuItem::Leave);
-        let selected = match keep {
-            Some(index) => index.min(items.len() - 1),
-            None => items
-                .iter()
-                .position(|i| matches!(i, MenuItem::UseLexicon(c) if c.id == self.lexicon.id))
-                .unwrap_or(0),
-        };
-        self.screen = Screen::Director(DirectorMenu { items, selected, confirming: None, message, last_key: now });
+        let items = self.page_items(page, station);
+        self.screen = Screen::Director(DirectorMenu { page, items, selected: 0, message, last_key: now });
+    }
+
+    pub(super) fn confirm(&mut self, change: Change, back: MenuPage, now: Duration) {
+        self.screen = Screen::Confirm(ConfirmScreen { change, back, opened_at: now, last_key: now });
     }
 
     pub(super) fn director_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
         let Screen::Director(menu) = &mut self.screen else { return };
         menu.last_key = now;
         let last = menu.items.len() - 1;
+        let page = menu.page;
         match key {
-            Key::Up => {
-                menu.selected = menu.selected.saturating_sub(1);
-                menu.confirming = None;
-            }
-            Key::Down | Key::Tab => {
-                menu.selected = (menu.selected + 1).min(last);
-                menu.confirming = None;
-            }
-            Key::Escape => {
+            Key::Up => menu.selected = menu.selected.saturating_sub(1),
+            Key::Down | Key::Tab => menu.selected = (menu.selected + 1).min(last),
+            Key::Escape if page == MenuPage::Home => {
                 station.director_event(DirectorEvent::Left);
                 self.go_home();
             }
-            Key::Enter => match menu.items[menu.selected].clone() {
-                MenuItem::InstallUpdate(offer) => self.open_update(offer, now, station),
-                item @ (MenuItem::ImportFromUsb(_) | MenuItem::ExportToUsb(_) | MenuItem::JoinFleet(_)) => {
-                    let (stick, purpose) = match item {
-                        MenuItem::ExportToUsb(stick) => (stick, UsbPurpose::Export),
-                        MenuItem::ImportFromUsb(stick) => (stick, UsbPurpose::Import),
-                        MenuItem::JoinFleet(stick) => (stick, UsbPurpose::JoinFleet),
-                        _ => return,
-                    };
-                    let device = stick.device.clone();
-                    let (request, work) = match purpose {
-                        UsbPurpose::Export => (UsbRequest::Export { device }, UsbWork::Exporting),
-                        UsbPurpose::Import => (UsbRequest::OpenForImport { device }, UsbWork::Reading),
-                        UsbPurpose::JoinFleet => (UsbRequest::JoinFleet { device }, UsbWork::JoiningFleet),
-                    };
-                    match station.usb_request(request) {
-                        Ok(()) => {
-                            self.screen = Screen::Usb(UsbScreen {
-                                stick,
-                                purpose,
-                                phase: UsbPhase::Working(work),
-                                rows: Vec::new(),
-                                left_out: 0,
-                                selected: 0,
-                                confirming: None,
-                                message: None,
-                                menu_selected: menu.selected,
-                                last_key: now,
-                            })
-                        }
-                        Err(e) => menu.message = Some(MenuMessage::UsbRefused(e)),
-                    }
-                }
-                MenuItem::Leave => {
-                    station.director_event(DirectorEvent::Left);
-                    self.go_home();
-                }
-                // Leaving stops what the station sends: a second ENTER confirms.
-                MenuItem::LeaveFleet(_) if menu.confirming != Some(menu.selected) => {
-                    menu.confirming = Some(menu.selected);
-                    menu.message = Some(MenuMessage::ConfirmAgain);
-                }
-                MenuItem::LeaveFleet(_) => {
-                    let message = match station.leave_fleet() {
-                        Ok(event) => MenuMessage::LeftFleet(event),
-                        Err(error) => MenuMessage::NotLeft(error),
-                    };
-                    self.open_director(now, station, Some(message), None);
-                }
-                MenuItem::RestoreSettings => {
-                    let message = match station.restore_settings() {
-                        Ok(()) => MenuMessage::Saved(Setting::Restored),
-                        Err(error) => MenuMessage::NotRestored(error),
-                    };
-                    self.lexicon = station.lexicon();
-                    self.open_director(now, station, Some(message), None);
-                }
-                MenuItem::ScreenRotation(rotation) => {
-                    let keep = menu.selected;
-                    let degrees = rotation.next();
-                    let message = match station.set_rotation(degrees) {
-                        Ok(()) => MenuMessage::Saved(Setting::Rotation { degrees, pending: degrees != rotation.in_force }),
-                        Err(error) => MenuMessage::NotSaved(error),
-                    };
-                    self.open_director(now, station, Some(message), Some(keep));
-                }
-                MenuItem::UseProfile(choice) => {
-                    let keep = menu.selected;
-                    let message = match station.switch_profile(&choice.id) {
-                        Ok(()) => {
-                            self.lexicon = station.lexicon();
-                            MenuMessage::ProfileSwitched {
-                                name: choice.name.clone(),
-                                lexicon: self.lexicon.id.clone(),
-                                status: self.lexicon.status.clone(),
-                            }
-                        }
-                        Err(reason) => MenuMessage::SwitchRefused(reason),
-                    };
-                    self.open_director(now, station, Some(message), Some(keep));
-                }
-                field @ (MenuItem::ChangePin | MenuItem::SetStationName | MenuItem::SetClock) => {
-                    let field = match field {
-                        MenuItem::ChangePin => {
-                            EditField::Pin { step: PinStep::Old, old: String::new(), new: String::new(), first: false }
-                        }
-                        MenuItem::SetStationName => EditField::StationName,
-                        _ => EditField::Clock,
-                    };
-                    let typed = match field {
-                        EditField::StationName => station.station_name(),
-                        _ => String::new(),
-                    };
-                    self.screen = Screen::Edit(EditPrompt {
-                        field,
-                        typed,
-                        message: None,
-                        menu_selected: menu.selected,
-                        last_key: now,
-                    });
-                }
-                MenuItem::UseLexicon(choice) => {
-                    let keep = menu.selected;
-                    let had_profile = menu.items.iter().any(|i| matches!(i, MenuItem::UseProfile(p) if p.active));
-                    let switched = station.switch_lexicon(&choice.id);
-                    if switched.is_ok() {
-                        self.lexicon = station.lexicon();
-                    }
-                    self.open_director(now, station, None, Some(keep));
-                    let Screen::Director(menu) = &mut self.screen else { return };
-                    let has_profile = menu.items.iter().any(|i| matches!(i, MenuItem::UseProfile(p) if p.active));
-                    menu.message = Some(match switched {
-                        Ok(()) => MenuMessage::Switched {
-                            id: self.lexicon.id.clone(),
-                            status: self.lexicon.status.clone(),
-                            profile_cleared: had_profile && !has_profile,
-                        },
-                        Err(reason) => MenuMessage::SwitchRefused(reason),
-                    });
-                }
-                action @ (MenuItem::Reboot | MenuItem::PowerOff | MenuItem::Quit) => {
-                    if menu.confirming != Some(menu.selected) {
-                        menu.confirming = Some(menu.selected);
-                        menu.message = Some(MenuMessage::ConfirmAgain);
-                        return;
-                    }
-                    menu.confirming = None;
-                    let action = match action {
-                        MenuItem::Reboot => SystemAction::Reboot,
-                        MenuItem::PowerOff => SystemAction::PowerOff,
-                        _ => SystemAction::Quit,
-                    };
-                    match station.system(action) {
-                        Ok(()) if action == SystemAction::Quit => self.quit = true,
-                        Ok(()) => menu.message = Some(MenuMessage::Done),
-                        Err(reason) => menu.message = Some(MenuMessage::NotPossible(reason)),
-                    }
-                }
-            },
+            Key::Escape => self.open_menu(MenuPage::Home, now, station, None),
+            Key::Enter => {
+                let item = menu.items[menu.selected].clone();
+                self.menu_enter(item, page, now, station);
+            }
             _ => {}
         }
     }
 
-    /// Rebuilds the director menu when the sticks plugged in changed,
-    /// keeping the cursor on the item it was on (or where it was).
-    pub(super) fn refresh_sticks(&mut self, now: Duration, station: &mut dyn Station) {
-        let Screen::Director(menu) = &self.screen else { return };
-        let shown: Vec<&StickChoice> = menu
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                MenuItem::ImportFromUsb(s) => Some(s),
-                _ => None,
-            })
-            .collect();
-        let shown_offer = menu.items.iter().find_map(|i| match i {
-            MenuItem::InstallUpdate(offer) => Some(offer),
-            _ => None,
-        });
-        let plugged = station.sticks();
-        let offer = station.update_offer();
-        if plugged.iter().eq(shown.iter().copied()) && offer.as_ref() == shown_offer {
-            return;
-        }
-        let (selected_item, message, last_key) = (menu.items[menu.selected].clone(), menu.message.clone(), menu.last_key);
-        self.open_director(now, station, message, None);
-        if let Screen::Director(menu) = &mut self.screen {
-            menu.last_key = last_key;
-            menu.selected = match menu.items.iter().position(|i| *i == selected_item) {
-                Some(index) => index,
-                // The item under the cursor went away: ENTER must never land
-                // on another action in its place. "Leave" is harmless, and a
-                // line says what went away.
-                None => {
-                    menu.message = Some(MenuMessage::ItemGone(Box::new(selected_item)));
-                    menu.items.len() - 1
-                }
-            };
+    /// ENTER on `item` of `page`: opens a page, a prompt, a stick's screen
+    /// or a confirmation. Nothing the station judges with changes here.
+    fn menu_enter(&mut self, item: MenuItem, page: MenuPage, now: Duration, station: &mut dyn Station) {
+        let say = |kiosk: &mut Kiosk, message: MenuMessage| {
+            if let Screen::Director(menu) = &mut kiosk.screen {
+                menu.message = Some(message);
+            }
+        };
+        match item {
+            MenuItem::Open(to) => self.open_menu(to, now, station, None),
+            MenuItem::Back => self.open_menu(MenuPage::Home, now, station, None),
+            MenuItem::Leave => {
+                station.director_event(DirectorEvent::Left);
+                self.go_home();
+            }
+            MenuItem::RestoreSettings => self.confirm(Change::RestoreSettings, MenuPage::Home, now),
+            MenuItem::UseLexicon(choice) if choice.id == self.lexicon.id && self.lexicon.usable => {
+                say(self, MenuMessage::AlreadyInUse(choice.id))
+            }
+            // A lexicon that cannot judge is not offered as a change: a
+            // confirmation would promise a switch the station must refuse.
+            MenuItem::UseLexicon(choice) if !choice.usable => {
+                let problem = "it cannot judge, so the station keeps the lexicon in use".to_string();
+                let refused = SwitchError::Unusable { id: choice.id.clone(), status: choice.status, problem };
+                station.switch_refused(&choice.id, &refused.to_string());
+                say(self, MenuMessage::SwitchRefused(refused))
+            }
+            MenuItem::UseLexicon(choice) => {
+                let Screen::Director(menu) = &self.screen else { return };
+                let active = menu.items.iter().find_map(|i| match i {
+                    MenuItem::UseProfile(p) if p.active => Some(p),
+                    _ => None,
+                });
+                // The profile stays only if it has a row judging with the new lexicon.
+                let profile_lost = active
+                    .filter(|p| {
+                        !menu.items.iter().any(|i| {
+                            matches!(i, MenuItem::UseProfile(q) if q.name == p.name && q.edition.as_deref() == Some(&choice.id))
+                        })
+                    })
+                    .map(|p| p.name.clone());
+                let change = Change::SwitchLexicon { from: self.lexicon.id.clone(), to: choice.id, profile_lost };
+                self.confirm(change, page, now);
+            }
+            MenuItem::UseProfile(choice) if choice.active => say(self, MenuMessage::AlreadyInUse(choice.name)),
+            MenuItem::UseProfile(choice) if choice.unavailable.is_some() => {
+                let reason = choice.unavailable.clone().unwrap_or_default();
+                station.profile_refused(&choice.id, &reason);
+                say(self, MenuMessage::SwitchRefused(SwitchError::ProfileUnavailable { profile: choice.name, reason }))
+            }
+            MenuItem::UseProfile(choice) => {
+                let change = Change::UseProfile { choice, from_lexicon: self.lexicon.id.clone() };
+                self.confirm(change, page, now);
+            }
+            MenuItem::ScreenRotation(rotation) => {
+                let change = Change::Rotation { from: rotation.saved, to: rotation.next(), in_force: rotation.in_force };
+                self.confirm(change, page, now);
+            }
+            MenuItem::JoinFleet(stick) => self.confirm(Change::JoinFleet { stick }, page, now),
+            MenuItem::LeaveFleet(event) => self.confirm(Change::LeaveFleet { event }, page, now),
+            MenuItem::Reboot => self.confirm(Change::System(SystemAction::Reboot), page, now),
+            MenuItem::PowerOff => self.confirm(Change::System(SystemAction::PowerOff), page, now),
+            MenuItem::Quit => self.confirm(Change::System(SystemAction::Quit), page, now),
+            field @ (MenuItem::ChangePin | MenuItem::SetStationName | MenuItem::SetClock) => {
+                let field = match field {
+                    MenuItem::ChangePin => {
+                        EditField::Pin { step: PinStep::Old, old: String::new(), new: String::new(), first: false }
+                    }
+                    MenuItem::SetStationName => EditField::StationName,
+                    _ => EditField::Clock,
+                };
+                let typed = match field {
+                    EditField::StationName => station.station_name(),
+                    _ => String::new(),
+                };
+                self.screen = Screen::Edit(EditPrompt { field, typed, message: None, back: page, last_key: now });
+            }
+            MenuItem::InstallUpdate(offer) => self.open_update(offer, now, station),
+            MenuItem::ImportFromUsb(stick) => self.start_usb(stick, UsbPurpose::Import, page, now, station),
+            MenuItem::ExportToUsb(stick) => self.start_usb(stick, UsbPurpose::Export, page, now, station),
         }
     }
 
+    /// Starts a stick's work and shows its screen; the page says why not.
+    fn start_usb(&mut self, stick: StickChoice, purpose: UsbPurpose, back: MenuPage, now: Duration, station: &mut dyn Station) {
+        let device = stick.device.clone();
+        let (request, work) = match purpose {
+            UsbPurpose::Export => (UsbRequest::Export { device }, UsbWork::Exporting),
+            UsbPurpose::Import => (UsbRequest::OpenForImport { device }, UsbWork::Reading),
+            UsbPurpose::JoinFleet => (UsbRequest::JoinFleet { device }, UsbWork::JoiningFleet),
+        };
+        match station.usb_request(request) {
+            Ok(()) => {
+                self.screen = Screen::Usb(UsbScreen {
+                    stick,
+                    purpose,
+                    phase: UsbPhase::Working(work),
+                    rows: Vec::new(),
+                    left_out: 0,
+                    selected: 0,
+                    confirming: None,
+                    message: None,
+                    back,
+                    last_key: now,
+                })
+            }
+            Err(e) => self.open_menu(back, now, station, Some(MenuMessage::UsbRefused(e))),
+        }
+    }
+
+    /// A key on a confirmation: a fresh ENTER after [`CONFIRM_SETTLE`] makes
+    /// the change; an earlier ENTER is ignored; any other key keeps things
+    /// as they are.
+    pub(super) fn confirm_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
+        let Screen::Confirm(confirm) = &mut self.screen else { return };
+        confirm.last_key = now;
+        match key {
+            Key::Enter if now < confirm.opened_at + CONFIRM_SETTLE => {}
+            Key::Enter => {
+                let (change, back) = (confirm.change.clone(), confirm.back);
+                self.apply_change(change, back, now, station);
+            }
+            _ => {
+                let back = confirm.back;
+                self.open_menu(back, now, station, Some(MenuMessage::NothingChanged));
+            }
+        }
+    }
+
+    /// Makes a confirmed change: one station call, which records it.
+    fn apply_change(&mut self, change: Change, back: MenuPage, now: Duration, station: &mut dyn Station) {
+        let saved = |result: Result<(), SettingsError>, setting: Setting| match result {
+            Ok(()) => MenuMessage::Saved(setting),
+            Err(error) => MenuMessage::NotSaved(error),
+        };
+        let message = match change {
+            Change::SwitchLexicon { to, profile_lost, .. } => match station.switch_lexicon(&to) {
+                Ok(()) => {
+                    self.lexicon = station.lexicon();
+                    MenuMessage::Switched {
+                        id: self.lexicon.id.clone(),
+                        status: self.lexicon.status.clone(),
+                        profile_cleared: profile_lost.is_some(),
+                    }
+                }
+                Err(reason) => MenuMessage::SwitchRefused(reason),
+            },
+            Change::UseProfile { choice, .. } => match station.switch_profile(&choice.id) {
+                Ok(()) => {
+                    self.lexicon = station.lexicon();
+                    MenuMessage::ProfileSwitched {
+                        name: choice.name,
+                        lexicon: self.lexicon.id.clone(),
+                        status: self.lexicon.status.clone(),
+                    }
+                }
+                Err(reason) => MenuMessage::SwitchRefused(reason),
+            },
+            Change::RestoreSettings => {
+                let message = match station.restore_settings() {
+                    Ok(()) => MenuMessage::Saved(Setting::Restored),
+                    Err(error) => MenuMessage::NotRestored(error),
+                };
+                self.lexicon = station.lexicon();
+                message
+            }
+            Change::Rename { to, .. } => saved(station.set_station_name(&to), Setting::StationName),
+            Change::SetClock { to } => saved(station.set_clock(&to), Setting::Clock),
+            Change::ChangePin { old, new } => saved(station.change_pin(&old, &new), Setting::Pin),
+            Change::Rotation { to, in_force, .. } => {
+                saved(station.set_rotation(to), Setting::Rotation { degrees: to, pending: to != in_force })
+            }
+            Change::JoinFleet { stick } => return self.start_usb(stick, UsbPurpose::JoinFleet, back, now, station),
+            Change::LeaveFleet { .. } => match station.leave_fleet() {
+                Ok(event) => MenuMessage::LeftFleet(event),
+                Err(error) => MenuMessage::NotLeft(error),
+            },
+            Change::System(action) => match station.system(action) {
+                Ok(()) if action == SystemAction::Quit => {
+                    self.quit = true;
+                    MenuMessage::Done
+                }
+                Ok(()) => MenuMessage::Done,
+                Err(reason) => MenuMessage::NotPossible(reason),
+            },
+        };
+        self.open_menu(back, now, station, Some(message));
+    }
+
+    /// Rebuilds the first page or the stick page when the sticks plugged in
+    /// or the update offered changed, keeping the cursor on the entry it was
+    /// on; where that entry went away, on the page's first entry with a line
+    /// that says what went away (never on another action).
+    pub(super) fn refresh_sticks(&mut self, station: &mut dyn Station) {
+        let Screen::Director(menu) = &self.screen else { return };
+        if !matches!(menu.page, MenuPage::Home | MenuPage::Usb) {
+            return;
+        }
+        let page = menu.page;
+        let items = self.page_items(page, station);
+        let Screen::Director(menu) = &mut self.screen else { return };
+        if items == menu.items {
+            return;
+        }
+        let under = menu.items[menu.selected].clone();
+        menu.selected = match items.iter().position(|i| *i == under) {
+            Some(index) => index,
+            None => {
+                menu.message = Some(MenuMessage::ItemGone(Box::new(under)));
+                0
+            }
+        };
+        menu.items = items;
+    }
 }

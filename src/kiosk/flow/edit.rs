@@ -34,14 +34,14 @@ pub enum EditMessage {
     Refused(SettingsError),
 }
 
-/// A setting being typed. The director menu is kept to return to.
+/// A setting being typed. The menu page it came from is kept to return to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditPrompt {
     pub field: EditField,
     pub typed: String,
     pub message: Option<EditMessage>,
-    /// The menu item to keep selected on return.
-    pub(super) menu_selected: usize,
+    /// The menu page it returns to.
+    pub(super) back: MenuPage,
     pub(super) last_key: Duration,
 }
 
@@ -73,8 +73,8 @@ impl Kiosk {
                     // No menu behind a first PIN: it was never opened.
                     return self.go_home();
                 }
-                let keep = edit.menu_selected;
-                self.open_director(now, station, None, Some(keep));
+                let back = edit.back;
+                self.open_menu(back, now, station, None);
             }
             Key::Backspace => {
                 edit.typed.pop();
@@ -89,8 +89,10 @@ impl Kiosk {
             Key::Char(_) => edit.message = Some(EditMessage::KeyNotAllowed),
             Key::Enter => {
                 let typed = std::mem::take(&mut edit.typed);
-                let keep = edit.menu_selected;
-                let result = match &mut edit.field {
+                let back = edit.back;
+                // What the typed value would change, confirmed on its own
+                // screen; a value the station would refuse is said here.
+                let change = match &mut edit.field {
                     EditField::Pin { step: step @ PinStep::Old, old, .. } => {
                         *old = typed;
                         *step = PinStep::New;
@@ -114,11 +116,15 @@ impl Kiosk {
                             edit.message = Some(EditMessage::PinsDiffer);
                             return;
                         }
-                        if *first {
+                        if !*first {
+                            Change::ChangePin { old: std::mem::take(old), new: std::mem::take(new) }
+                        } else {
+                            // A fresh station's first PIN: no menu and no
+                            // PIN existed before, so there is nothing to keep.
                             match station.set_first_pin(new) {
                                 Ok(()) => {
                                     station.director_event(DirectorEvent::PinAccepted);
-                                    return self.open_director(now, station, Some(MenuMessage::Saved(Setting::Pin)), None);
+                                    return self.open_menu(MenuPage::Home, now, station, Some(MenuMessage::Saved(Setting::Pin)));
                                 }
                                 Err(error) => {
                                     *step = PinStep::New;
@@ -128,23 +134,26 @@ impl Kiosk {
                                 }
                             }
                         }
-                        station.change_pin(old, new).map(|()| Setting::Pin)
                     }
-                    EditField::StationName => station.set_station_name(typed.trim()).map(|()| Setting::StationName),
-                    EditField::Clock => station.set_clock(typed.trim()).map(|()| Setting::Clock),
-                };
-                match result {
-                    Ok(setting) => self.open_director(now, station, Some(MenuMessage::Saved(setting)), Some(keep)),
-                    Err(error) => {
-                        // A wrong old PIN starts the change again from the old PIN.
-                        if let EditField::Pin { step, old, new, .. } = &mut edit.field {
-                            *step = PinStep::Old;
-                            old.clear();
-                            new.clear();
+                    EditField::StationName => {
+                        let to = typed.trim().to_string();
+                        if let Err(why) = crate::config::check_station_name(&to) {
+                            edit.typed = typed;
+                            edit.message = Some(EditMessage::Refused(SettingsError::Invalid(why)));
+                            return;
                         }
-                        edit.message = Some(EditMessage::Refused(error));
+                        Change::Rename { from: station.station_name(), to }
                     }
-                }
+                    EditField::Clock => {
+                        if let Err(error) = crate::kiosk::station::parse_clock(&typed) {
+                            edit.typed = typed;
+                            edit.message = Some(EditMessage::Refused(error));
+                            return;
+                        }
+                        Change::SetClock { to: typed.trim().to_string() }
+                    }
+                };
+                self.confirm(change, back, now);
             }
             _ => {}
         }

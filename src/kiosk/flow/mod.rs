@@ -32,7 +32,7 @@ mod update;
 mod usb;
 
 use director::PinVerdict;
-pub use director::{DirectorMenu, MenuItem, MenuMessage, PinMessage, PinPrompt};
+pub use director::{Change, ConfirmScreen, DirectorMenu, MenuItem, MenuMessage, MenuPage, PinMessage, PinPrompt, CONFIRM_SETTLE};
 pub use edit::{EditField, EditMessage, EditPrompt, PinStep};
 pub use entry::{Entry, EntryHint};
 use entry::entry_idle_limit;
@@ -173,6 +173,8 @@ pub enum Screen {
     OutOfService,
     Pin(PinPrompt),
     Director(DirectorMenu),
+    /// A change the director asked for, named in full, waiting for ENTER.
+    Confirm(ConfirmScreen),
     /// A station setting being typed (from the director menu).
     Edit(EditPrompt),
     /// Working with a USB stick (from the director menu).
@@ -237,6 +239,14 @@ impl Kiosk {
         kiosk.pin_failures = guard.failures;
         kiosk.pin_lockouts = guard.lockouts;
         kiosk.pin_lock_pending = (!guard.locked_for.is_zero()).then_some(guard.locked_for);
+        // The last challenge's slip survives a restart (a power cut right
+        // after a verdict, before the slip was copied): Ready shows it again,
+        // from the audit log, until the next challenge starts.
+        kiosk.last_slip = station.last_challenge().map(|(challenge_number, slip_code)| LastSlip {
+            challenge_number,
+            slip_code,
+            until: None,
+        });
         kiosk.go_home();
         kiosk
     }
@@ -341,6 +351,7 @@ impl Kiosk {
             Screen::Entry(e) => e.last_key = now,
             Screen::Pin(p) => p.last_key = now,
             Screen::Director(d) => d.last_key = now,
+            Screen::Confirm(c) => c.last_key = now,
             Screen::Edit(e) => e.last_key = now,
             Screen::Usb(u) if u.phase == UsbPhase::List => u.last_key = now,
             Screen::Update(u) if u.may_expire() => u.last_key = now,
@@ -364,7 +375,7 @@ impl Kiosk {
         }
         if matches!(self.screen, Screen::Director(_)) && now >= self.last_stick_check + STICK_CHECK {
             self.last_stick_check = now;
-            self.refresh_sticks(now, station);
+            self.refresh_sticks(station);
         }
         if let Screen::Usb(usb) = &self.screen {
             if usb.phase == UsbPhase::List && now >= usb.last_key + self.director_idle {
@@ -391,6 +402,7 @@ impl Kiosk {
             Screen::Verdict(v) => now >= v.shown_at + self.verdict_time,
             Screen::Pin(p) => now >= p.last_key + self.director_idle,
             Screen::Director(d) => now >= d.last_key + self.director_idle,
+            Screen::Confirm(c) => now >= c.last_key + self.director_idle,
             Screen::Edit(e) => now >= e.last_key + self.director_idle,
             Screen::Usb(u) => !matches!(u.phase, UsbPhase::Working(_)) && now >= u.last_key + self.director_idle,
             Screen::Update(u) => u.may_expire() && now >= u.last_key + self.director_idle,
@@ -451,6 +463,7 @@ impl Kiosk {
             }
             Screen::Pin(_) => self.pin_key(key, now, station),
             Screen::Director(_) => self.director_key(key, now, station),
+            Screen::Confirm(_) => self.confirm_key(key, now, station),
             Screen::Edit(_) => self.edit_key(key, now, station),
             Screen::Usb(_) => self.usb_key(key, now, station),
             Screen::Update(_) => self.update_key(key, now, station),

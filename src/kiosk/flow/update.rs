@@ -45,7 +45,8 @@ pub enum UpdateDone {
 pub struct UpdateScreen {
     pub offer: UpdateOffer,
     pub phase: UpdatePhase,
-    pub(super) menu_selected: usize,
+    /// The menu page it returns to.
+    pub(super) back: MenuPage,
     pub(super) last_key: Duration,
 }
 
@@ -68,8 +69,8 @@ impl Kiosk {
         let request = UpdateRequest::Check { device: offer.device.clone(), file: offer.file.clone() };
         match station.update_request(request) {
             Ok(()) => {
-                let menu_selected = menu.selected;
-                self.screen = Screen::Update(UpdateScreen { offer, phase: UpdatePhase::Checking, menu_selected, last_key: now });
+                let back = menu.page;
+                self.screen = Screen::Update(UpdateScreen { offer, phase: UpdatePhase::Checking, back, last_key: now });
             }
             Err(e) => menu.message = Some(MenuMessage::UsbRefused(e)),
         }
@@ -101,17 +102,17 @@ impl Kiosk {
     pub(super) fn update_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
         let locked = self.pin_locked_until(now).is_some();
         let Screen::Update(update) = &mut self.screen else { return };
-        let back = update.menu_selected;
+        let back = update.back;
         match &mut update.phase {
             // Reading the bundle or writing the slot: keys wait (a stick
             // pulled out ends the work, with a reason).
             UpdatePhase::Checking | UpdatePhase::Installing { .. } => {}
             UpdatePhase::Done(UpdateDone::Installed { restart: Ok(()), .. }) => {}
-            UpdatePhase::Done(_) => self.open_director(now, station, None, Some(back)),
+            UpdatePhase::Done(_) => self.open_menu(back, now, station, None),
             UpdatePhase::Preview(preview) => match key {
                 Key::Escape => {
                     let _ = station.update_request(UpdateRequest::Cancel);
-                    self.open_director(now, station, None, Some(back));
+                    self.open_menu(back, now, station, None);
                 }
                 Key::Enter if preview.kind.needs_pin() => {
                     update.phase = UpdatePhase::Pin { preview: preview.clone(), typed: String::new(), message: None };
@@ -128,7 +129,7 @@ impl Kiosk {
                 match key {
                     Key::Escape => {
                         let _ = station.update_request(UpdateRequest::Cancel);
-                        self.open_director(now, station, None, Some(back));
+                        self.open_menu(back, now, station, None);
                     }
                     _ if locked => {}
                     Key::Char(c) if c.is_ascii_digit() => {

@@ -65,7 +65,8 @@ pub struct UsbScreen {
     pub selected: usize,
     pub confirming: Option<usize>,
     pub message: Option<UsbMessage>,
-    pub(super) menu_selected: usize,
+    /// The menu page it returns to.
+    pub(super) back: MenuPage,
     pub(super) last_key: Duration,
 }
 
@@ -121,8 +122,8 @@ impl Kiosk {
             // its own time limits; a stick pulled out ends it).
             UsbPhase::Working(_) => return,
             UsbPhase::Done(_) => {
-                let keep = usb.menu_selected;
-                return self.open_director(now, station, None, Some(keep));
+                let back = usb.back;
+                return self.open_menu(back, now, station, None);
             }
             UsbPhase::List => {}
         }

@@ -34,23 +34,25 @@ fn menu_message(message: &MenuMessage) -> String {
     match message {
         MenuMessage::Switched { id, status, profile_cleared: false } => format!("Now judging with {id} ({status})."),
         MenuMessage::Switched { id, status, profile_cleared: true } => format!(
-            "Now judging with {id} ({status}). The profile's rule is for another family of lexicons, so it no longer applies: no challenge rule is shown under verdicts."
+            "Now judging with {id} ({status}). The profile's rule is for another family of lexicons, so no challenge rule is shown under verdicts."
         ),
         MenuMessage::ProfileSwitched { name, lexicon, status } => {
             format!("Profile {name}: now judging with {lexicon} ({status}).")
         }
         MenuMessage::Saved(setting) => setting_name(*setting),
         MenuMessage::SwitchRefused(reason) => format!("Not switched: {reason}"),
-        MenuMessage::ConfirmAgain => "Press ENTER again to confirm.".into(),
+        MenuMessage::NothingChanged => "Nothing was changed.".into(),
+        MenuMessage::AlreadyInUse(what) => format!("{what} is already in use: nothing to change."),
+        MenuMessage::RestoreFirst => "The settings are damaged: restore the last good settings first.".into(),
         MenuMessage::Done => "Done.".into(),
         MenuMessage::NotPossible(reason) => format!("Not possible: {reason}"),
         MenuMessage::UsbRefused(reason) => format!("Not possible: {reason}"),
         MenuMessage::ItemGone(item) => format!(
             "\"{}\" is no longer offered (a stick was pulled or changed): nothing was done.",
-            item_text(item, &LexiconView::default(), None)
+            item_text(item, &LexiconView::default())
         ),
         MenuMessage::NotRestored(error) => format!("Not restored: {error}"),
-        MenuMessage::NotSaved(error) => format!("Not saved: {error}"),
+        MenuMessage::NotSaved(error) => format!("Not changed: {error}"),
         MenuMessage::LeftFleet(event) => {
             format!("Left the fleet of {event}: this station sends nothing now, and its fleet key is gone.")
         }
@@ -80,7 +82,7 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
         let (title, prompt) = match &edit.field {
             EditField::Pin { step: PinStep::Old, .. } => ("Change the director PIN", "type the current PIN"),
             EditField::Pin { step: PinStep::New, first: true, .. } => {
-                ("Set the director PIN", "this station has no director PIN yet: choose one (4 to 12 digits)")
+                ("Set the director PIN", "this station has no director PIN yet: choose one of 4 to 12 digits")
             }
             EditField::Pin { step: PinStep::Again, first: true, .. } => ("Set the director PIN", "type the same PIN again"),
             EditField::Pin { step: PinStep::New, .. } => ("Change the director PIN", "type the new PIN (4 to 12 digits)"),
@@ -130,24 +132,37 @@ fn last_update_line(check: &BootCheck) -> String {
 }
 
 /// The menu item offering an update (never its file's name: the version
-/// is what a director chooses by, and is unknown only when the station
-/// could not read the bundle, which its check then says).
+/// is what a director chooses by; a bundle the station could not read says
+/// so, and its check then says why).
 fn offer_item(offer: &UpdateOffer) -> String {
     match &offer.version {
-        Some(version) => format!("Install update: version {version} (current {})", offer.current),
-        None => format!("Install update: version unknown (current {})", offer.current),
+        Some(version) => format!("Install update: version {version} (this station runs {})", offer.current),
+        None => format!("Update on the stick: not readable (this station runs {})", offer.current),
     }
 }
 
-/// The words of one menu item; `confirming` when it waits for a second ENTER.
-fn item_text(item: &MenuItem, lexicon: &LexiconView, confirming: Option<()>) -> String {
-    let confirm = if confirming.is_some() { "  — ENTER again to confirm" } else { "" };
+/// A page's name.
+fn page_name(page: MenuPage) -> &'static str {
+    match page {
+        MenuPage::Home => "Director menu",
+        MenuPage::Status => "Station status",
+        MenuPage::Lexicon => "Lexicon and event rule",
+        MenuPage::Usb => "USB stick",
+        MenuPage::Station => "Station settings: name, clock, PIN, screen",
+        MenuPage::Fleet => "Event fleet",
+        MenuPage::Power => "Restart or power off",
+    }
+}
+
+/// The words of one menu entry.
+fn item_text(item: &MenuItem, lexicon: &LexiconView) -> String {
     match item {
-        MenuItem::RestoreSettings => "Restore the last good settings (players cannot judge until then)".into(),
+        MenuItem::Open(page) => page_name(*page).into(),
+        MenuItem::Back => "◀ Back".into(),
+        MenuItem::RestoreSettings => "Restore the last good settings".into(),
         MenuItem::UseLexicon(c) => {
             let active = if c.id == lexicon.id && lexicon.usable { "  ◀ active" } else { "" };
             let fp = if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
-            let fp = if c.digest.is_empty() { fp } else { format!("{fp} · digest {}", c.digest) };
             format!("Use {} — {}{}{}", c.id, c.status, fp, active)
         }
         MenuItem::UseProfile(p) => profile_item(p),
@@ -155,17 +170,17 @@ fn item_text(item: &MenuItem, lexicon: &LexiconView, confirming: Option<()>) -> 
         MenuItem::SetStationName => "Rename the station".into(),
         MenuItem::SetClock => "Set the date and time".into(),
         MenuItem::ScreenRotation(r) if r.saved != r.in_force => {
-            format!("Screen rotation: {}° — takes effect after a restart (now {}°)", r.saved, r.in_force)
+            format!("Screen turned {}° — from the next restart (now {}°)", r.saved, r.in_force)
         }
-        MenuItem::ScreenRotation(r) => format!("Screen rotation: {}°", r.saved),
-        MenuItem::ImportFromUsb(stick) => format!("Install lexicons from USB: {}", stick.name),
-        MenuItem::ExportToUsb(stick) => format!("Export the audit log to USB: {}", stick.name),
-        MenuItem::JoinFleet(stick) => format!("Join the event's fleet with USB: {}", stick.name),
-        MenuItem::LeaveFleet(event) => format!("Leave the fleet of {event} (stop sending to its laptop){confirm}"),
+        MenuItem::ScreenRotation(r) => format!("Screen turned {}°", r.saved),
+        MenuItem::ImportFromUsb(stick) => format!("Install lexicons from {}", stick.name),
+        MenuItem::ExportToUsb(stick) => format!("Export the audit log to {}", stick.name),
+        MenuItem::JoinFleet(stick) => format!("Join the event's fleet with {}", stick.name),
+        MenuItem::LeaveFleet(event) => format!("Leave the fleet of {event}"),
         MenuItem::InstallUpdate(offer) => offer_item(offer),
-        MenuItem::Reboot => format!("Reboot the station{confirm}"),
-        MenuItem::PowerOff => format!("Power off the station{confirm}"),
-        MenuItem::Quit => format!("Quit wordjudge{confirm}"),
+        MenuItem::Reboot => "Restart the station".into(),
+        MenuItem::PowerOff => "Power off the station".into(),
+        MenuItem::Quit => "Quit wordjudge".into(),
         MenuItem::Leave => "Leave the director menu".into(),
     }
 }
@@ -188,30 +203,219 @@ fn profile_item(p: &crate::kiosk::station::ProfileChoice) -> String {
     }
 }
 
-pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, menu: &DirectorMenu) {
-    let lexicon = kiosk.lexicon();
-        v.screen = ScreenKind::Director;
-        v.menu.title = "Director menu — ↑ ↓ to choose, ENTER to select, ESC to leave".into();
-        v.menu.items = menu
-            .items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| item_text(item, &lexicon, (menu.confirming == Some(i)).then_some(())))
-            .collect();
-        v.menu.selected = menu.selected as i32;
-        v.menu.message = menu.message.as_ref().map(menu_message).unwrap_or_default();
-        v.menu.lines = vec![
-            format!("Station: {}", info.station_name),
-            format!("Active lexicon: {} ({}), digest {}", lexicon.id, lexicon.status, lexicon.digest),
-            format!("Challenges judged since start: {}", info.counts.since_boot),
-            format!("Challenges judged today: {}", info.counts.today),
-        ];
-        v.menu.lines.extend(info.facts.iter().map(|(label, value)| format!("{label}: {value}")));
-        v.menu.lines.extend(info.last_update.as_ref().map(last_update_line));
-        if info.warnings.is_empty() {
-            v.menu.lines.push("No warnings.".into());
-        } else {
-            v.menu.lines.extend(info.warnings.iter().map(|w| format!("⚠ {}", warning(w))));
-        }
+/// The active lexicon in one line: its name, status and fingerprint.
+fn lexicon_line(lexicon: &LexiconView) -> String {
+    if lexicon.fingerprint.is_empty() {
+        format!("Judging with: {} ({})", lexicon.id, lexicon.status)
+    } else {
+        format!("Judging with: {} ({}), fingerprint {}", lexicon.id, lexicon.status, lexicon.fingerprint)
+    }
 }
 
+/// A fact of the station's, by its label.
+fn fact<'a>(info: &'a StationInfo, label: &str) -> Option<&'a str> {
+    info.facts.iter().find(|(l, _)| l == label).map(|(_, v)| v.as_str())
+}
+
+/// The warnings, one line each, or that there are none.
+fn warning_lines(info: &StationInfo) -> Vec<String> {
+    if info.warnings.is_empty() {
+        return vec!["No warnings.".into()];
+    }
+    let mut lines: Vec<String> = info.warnings.iter().map(|w| format!("⚠ {}", warning(w))).collect();
+    // Damage with no last good copy to restore: not the director's to mend.
+    let damaged = info.warnings.iter().any(|w| matches!(w, Warning::Config(_)));
+    if damaged && !info.warnings.contains(&Warning::SettingsHeld) {
+        lines.push(
+            "Only an operator can restore these settings (operator guide: \"Restoring a station's settings\"); \
+             players cannot judge until then."
+                .into(),
+        );
+    }
+    lines
+}
+
+/// The right-hand column of a page: what a director needs beside its entries.
+fn page_lines(page: MenuPage, lexicon: &LexiconView, info: &StationInfo) -> Vec<String> {
+    let mut lines = Vec::new();
+    let facts = |labels: &[&str], lines: &mut Vec<String>| {
+        for label in labels {
+            if let Some(value) = fact(info, label) {
+                lines.push(format!("{label}: {value}"));
+            }
+        }
+    };
+    match page {
+        MenuPage::Home => {
+            lines.push(format!("Station: {}", info.station_name));
+            lines.push(lexicon_line(lexicon));
+            facts(&["Profile", "Last challenge"], &mut lines);
+            lines.extend(warning_lines(info));
+        }
+        MenuPage::Status => {
+            lines.push(format!("Station: {}", info.station_name));
+            lines.push(lexicon_line(lexicon));
+            facts(&["Profile", "Last challenge"], &mut lines);
+            lines.push(format!("Challenges judged since start: {}", info.counts.since_boot));
+            lines.push(format!("Challenges judged today: {}", info.counts.today));
+            let shown: &[&str] = &["Profile", "Last challenge"];
+            for (label, value) in &info.facts {
+                if !shown.contains(&label.as_str()) {
+                    lines.push(format!("{label}: {value}"));
+                }
+            }
+            lines.extend(info.last_update.as_ref().map(last_update_line));
+            lines.extend(warning_lines(info));
+        }
+        MenuPage::Lexicon => {
+            lines.push(lexicon_line(lexicon));
+            facts(&["Profile"], &mut lines);
+            lines.push("Each change asks you to confirm it first.".into());
+        }
+        MenuPage::Usb => {
+            lines.push("Install word lists, export the audit log, join the event's fleet or update the station from a stick.".into());
+            lines.extend(info.last_update.as_ref().map(last_update_line));
+        }
+        MenuPage::Station => {
+            lines.push(format!("Station: {}", info.station_name));
+            facts(&["Audit signing code", "Judge button and lamps", "Screen"], &mut lines);
+        }
+        MenuPage::Fleet => {
+            facts(&["Fleet"], &mut lines);
+            lines.push("To join, plug in the event's fleet stick and open USB stick on the first page.".into());
+        }
+        MenuPage::Power => {
+            lines.push("Players cannot judge while the station restarts or is off.".into());
+        }
+    }
+    lines
+}
+
+/// The confirmation of a change, named in full: (question, what follows,
+/// the keys).
+fn confirm_words(change: &Change, info: &StationInfo) -> (String, String, String) {
+    match change {
+        // The lexicon in use cannot judge (its words changed since it was
+        // chosen): choosing it again judges with its words as they are now.
+        Change::SwitchLexicon { from, to, .. } if from == to => (
+            format!("Judge with {to} as it is on the card now?"),
+            format!("Its words are not the ones last chosen on this station. From now on the station judges with them."),
+            format!("ENTER: judge with it · ESC: leave the station out of service"),
+        ),
+        Change::SwitchLexicon { from, to, profile_lost } => {
+            let rule = match profile_lost {
+                Some(profile) => format!(" The {profile} rule line will no longer show under verdicts."),
+                None => String::new(),
+            };
+            (
+                format!("Switch from {from} to {to}?"),
+                format!("Every challenge from now on is judged with {to}.{rule}"),
+                format!("ENTER: switch · ESC: keep {from}"),
+            )
+        }
+        Change::UseProfile { choice, from_lexicon } => {
+            let edition = choice.edition.as_deref().unwrap_or(from_lexicon);
+            let lexicon = if edition == from_lexicon {
+                format!("The station goes on judging with {edition}")
+            } else {
+                format!("The station judges with {edition} instead of {from_lexicon}")
+            };
+            let second = match &choice.second_opinion {
+                Some(second) => format!(", with {second}'s verdict beside it,"),
+                None => String::new(),
+            };
+            (
+                format!("Use the profile {}?", choice.name),
+                format!("{lexicon}{second} and shows the profile's rule under every verdict."),
+                "ENTER: use it · ESC: keep things as they are".into(),
+            )
+        }
+        Change::RestoreSettings => {
+            let lost: Vec<String> = info
+                .warnings
+                .iter()
+                .filter_map(|w| match w {
+                    Warning::Config(problem) => Some(config_problem(problem)),
+                    _ => None,
+                })
+                .collect();
+            let lost = if lost.is_empty() { "The settings file was damaged.".to_string() } else { lost.join(" ") };
+            (
+                "Restore the last good settings?".into(),
+                format!("{lost} The station's last good settings are written back, and players can judge again."),
+                "ENTER: restore · ESC: leave them as they are".into(),
+            )
+        }
+        Change::Rename { from, to } => (
+            format!("Rename the station from \u{201c}{from}\u{201d} to \u{201c}{to}\u{201d}?"),
+            "The new name shows on every screen and in every record from now on.".into(),
+            format!("ENTER: rename · ESC: keep \u{201c}{from}\u{201d}"),
+        ),
+        Change::SetClock { to } => (
+            format!("Set the date and time to {to}?"),
+            "Every record from now on carries this time.".into(),
+            "ENTER: set it · ESC: keep the clock as it is".into(),
+        ),
+        Change::ChangePin { .. } => (
+            "Change the director PIN?".into(),
+            "The new PIN opens this menu from now on.".into(),
+            "ENTER: change it · ESC: keep the current PIN".into(),
+        ),
+        Change::Rotation { from, to, in_force } => (
+            format!("Turn the screen to {to}°?"),
+            if to == in_force {
+                "The screen already shows it.".into()
+            } else {
+                "It takes effect at the next restart.".into()
+            },
+            format!("ENTER: turn it · ESC: keep {from}°"),
+        ),
+        Change::JoinFleet { stick } => (
+            format!("Join the event's fleet with {}?", stick.name),
+            "At the first visit the station leaves its request on the stick; at the second it joins the event's \
+             fleet and sends its record of challenges to the event's laptop."
+                .into(),
+            "ENTER: go on · ESC: leave the stick alone".into(),
+        ),
+        Change::LeaveFleet { event } => (
+            format!("Leave the fleet of {event}?"),
+            "The station stops sending to the event's laptop and forgets its fleet key.".into(),
+            "ENTER: leave · ESC: stay in the fleet".into(),
+        ),
+        Change::System(SystemAction::Reboot) => (
+            "Restart the station?".into(),
+            "Players cannot judge until it is back, in about a minute.".into(),
+            "ENTER: restart · ESC: keep it running".into(),
+        ),
+        Change::System(SystemAction::PowerOff) => (
+            "Power off the station?".into(),
+            "Players cannot judge until it is switched on again.".into(),
+            "ENTER: power off · ESC: keep it running".into(),
+        ),
+        Change::System(SystemAction::Quit) => (
+            "Quit wordjudge?".into(),
+            "Players cannot judge until it is started again.".into(),
+            "ENTER: quit · ESC: keep it running".into(),
+        ),
+    }
+}
+
+pub(super) fn confirm(v: &mut ViewModel, info: &StationInfo, confirm: &ConfirmScreen) {
+    v.screen = ScreenKind::Confirm;
+    let (question, detail, keys) = confirm_words(&confirm.change, info);
+    v.confirm = ConfirmView { question, detail, keys };
+}
+
+pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, menu: &DirectorMenu) {
+    let lexicon = kiosk.lexicon();
+    v.screen = ScreenKind::Director;
+    v.menu.title = if menu.page == MenuPage::Home {
+        "Director menu — ↑ ↓ choose · ENTER open · ESC leave".into()
+    } else {
+        format!("{} — ↑ ↓ choose · ENTER select · ESC back", page_name(menu.page))
+    };
+    v.menu.items = menu.items.iter().map(|item| item_text(item, lexicon)).collect();
+    v.menu.selected = menu.selected as i32;
+    v.menu.message = menu.message.as_ref().map(menu_message).unwrap_or_default();
+    v.menu.lines = page_lines(menu.page, lexicon, info);
+}

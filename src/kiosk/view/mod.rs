@@ -13,16 +13,17 @@
 //! (PIN prompt, settings, menu) and `usb` (a director's stick).
 
 use super::flow::{
-    DirectorMenu, EditPrompt, Entry, PinPrompt, VerdictScreen,
+    Change, ConfirmScreen, MenuPage, DirectorMenu, EditPrompt, Entry, PinPrompt, VerdictScreen,
     EditField, EditMessage, EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, PinStep, ReadyHint, Screen, UsbDone,
     UpdateDone, UpdatePhase, UpdateScreen, UsbMessage, UsbPhase, UsbPurpose, UsbScreen,
 };
 use super::station::{
-    BootCheck, BootOutcome, Counts, FleetVisit, ImportRow, ImportState, Judged, Setting, UpdateKind, UpdateOffer, UpdatePreview, UsbWork,
-    Warning,
+    BootCheck, BootOutcome, Counts, FleetVisit, ImportRow, ImportState, Judged, Setting, SystemAction, UpdateKind, UpdateOffer,
+    UpdatePreview, UsbWork, Warning,
 };
 use crate::profile::ChallengeRule;
 use crate::config::ConfigProblem;
+
 use crate::judge::{Verdict, MAX_WORDS};
 use crate::panel::Lamps;
 use crate::word::{MAX_LEN, MIN_LEN};
@@ -34,6 +35,7 @@ mod update;
 mod usb;
 
 pub use player::{consequence, slip_text};
+pub use usb::laptop_of;
 
 /// Which screen is up. The `.slint` file has the same enum.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -45,6 +47,8 @@ pub enum ScreenKind {
     OutOfService,
     Pin,
     Director,
+    /// A change named in full, waiting for its confirmation.
+    Confirm,
     Edit,
     /// A USB stick: its word lists (shown like the director menu), or a
     /// status while it is read or written; an update of the station.
@@ -94,6 +98,7 @@ pub struct ViewModel {
     pub service: ServiceView,
     pub pin: PinView,
     pub edit: EditView,
+    pub confirm: ConfirmView,
     /// The director menu, and a stick's word lists (shown the same way).
     pub menu: MenuView,
     pub usb: UsbView,
@@ -210,6 +215,15 @@ pub struct EditView {
     pub footer: String,
 }
 
+/// A confirmation: the change as a question, what follows from it, and the
+/// keys (the one that makes it, and ESC that keeps things as they are).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfirmView {
+    pub question: String,
+    pub detail: String,
+    pub keys: String,
+}
+
 /// The director menu or a stick's word lists: a list with a cursor, the
 /// facts beside it and the result of the last action.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -253,9 +267,50 @@ fn words_count(n: usize) -> String {
     }
 }
 
-/// The words for a config problem.
+/// The words for a config problem, a director's: what happened to the
+/// settings, never the file's name, its path, its keys or the parser's
+/// message (those are in the audit record and `wordjudge config`).
 pub fn config_problem(problem: &ConfigProblem) -> String {
-    problem.to_string()
+    match problem {
+        ConfigProblem::Missing { .. } => "The settings file is missing.".into(),
+        ConfigProblem::Unreadable { .. } => "The settings file cannot be read.".into(),
+        ConfigProblem::Syntax { line, .. } => format!("The settings file is damaged (near line {line})."),
+        ConfigProblem::Invalid { .. } => "The settings file holds a value this station cannot use.".into(),
+        ConfigProblem::NotFresh { .. } => {
+            "The settings file is gone, but this station has judged before: it does not start afresh.".into()
+        }
+        ConfigProblem::LostSettings { lost, .. } => {
+            let names: Vec<&str> = lost.iter().map(|key| lost_setting(key)).collect();
+            let were = if names.len() == 1 { "was" } else { "were" };
+            format!("{} {were} lost from the settings file.", capitalised(&and_list(&names)))
+        }
+    }
+}
+
+/// A setting the config lost, named as a director knows it.
+fn lost_setting(key: &str) -> &'static str {
+    match key {
+        "director_pin_hash" => "the director PIN",
+        "active_lexicon" => "the lexicon in use",
+        "audit_dir" => "the audit folder",
+        "station_name" => "the station name",
+        "profile" => "the event profile",
+        _ => "another setting",
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(names: &[&str]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }
 
 /// The words for a warning.
@@ -263,19 +318,36 @@ pub fn warning(warning: &Warning) -> String {
     match warning {
         Warning::Config(problem) => config_problem(problem),
         Warning::AuditLog(p) => format!("Audit log: {p}"),
-        Warning::Gpio(p) => format!("GPIO: {p}"),
+        Warning::Gpio(p) => format!("Judge button and lamps: {p}"),
         Warning::LexiconCatalog(p) => p.clone(),
         Warning::ActiveLexicon(p) => p.clone(),
         Warning::LexiconFileChanged { id, detail } => {
-            format!("Lexicon {id}: {detail}. Choose it again in this menu to verify what is on disk now.")
+            format!("Lexicon {id}: {detail}. Choose it again in this menu to verify what is on the card now.")
         }
         Warning::JudgingFault(p) => format!("Judging failed unexpectedly and the station stopped judging: {p}"),
         Warning::SettingsHeld => "The station's settings were damaged. Its last good settings are kept, and players \
-             cannot judge until you choose \"Restore the last good settings\" at the top of this menu."
+             cannot judge until you choose \"Restore the last good settings\" on the first page of this menu."
             .into(),
         Warning::SigningKey(p) => {
-            format!("Checkpoint key: {p}. No signed checkpoint is made until it is fixed; judging and the log go on.")
+            format!("The audit log's signing key: {p}. The log goes on, but no signed summary is made until it is fixed.")
         }
+    }
+}
+
+/// A player's reason for an out-of-service screen: a few words, naming no
+/// file, key or parser message (a passer-by must not learn which file to
+/// tamper with; the director's status page has the detail).
+pub fn players_reason(info: &StationInfo, lexicon_usable: bool) -> &'static str {
+    if info.warnings.iter().any(|w| matches!(w, Warning::Config(_) | Warning::SettingsHeld)) {
+        "Its settings are damaged."
+    } else if info.warnings.iter().any(|w| matches!(w, Warning::JudgingFault(_))) {
+        "It stopped after an unexpected fault."
+    } else if info.warnings.iter().any(|w| matches!(w, Warning::AuditLog(_))) {
+        "It cannot keep its record of challenges."
+    } else if !lexicon_usable {
+        "Its word list cannot be used."
+    } else {
+        "It needs the director."
     }
 }
 
@@ -317,6 +389,9 @@ impl ViewModel {
             &mut self.service.detail,
             &mut self.pin.message,
             &mut self.edit.message,
+            &mut self.confirm.question,
+            &mut self.confirm.detail,
+            &mut self.confirm.keys,
             &mut self.menu.message,
             &mut self.usb.status,
             &mut self.usb.alert,
@@ -365,6 +440,7 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
         Screen::Pin(prompt) => director::pin(&mut v, kiosk, now, prompt),
         Screen::Edit(edit) => director::edit(&mut v, edit),
         Screen::Director(menu) => director::director(&mut v, kiosk, info, menu),
+        Screen::Confirm(confirm) => director::confirm(&mut v, info, confirm),
         Screen::Usb(usb) => usb::usb_view(&mut v, usb),
         Screen::Update(update) => update::update_view(&mut v, kiosk, now, update),
     }

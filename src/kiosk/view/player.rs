@@ -169,39 +169,20 @@ pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen)
             },
             None => String::new(),
         };
-        v.verdict.details = if lexicon.digest.is_empty() {
+        v.verdict.details = if lexicon.fingerprint.is_empty() {
             format!("{} · {} · {}", lexicon.id, lexicon.status, verdict.judged.time)
         } else {
-            format!("{} · {} · digest {} · {}", lexicon.id, lexicon.status, lexicon.digest, verdict.judged.time)
+            format!("{} · {} · {} · {}", lexicon.id, lexicon.status, lexicon.fingerprint, verdict.judged.time)
         };
         v.verdict.footer = "ENTER when the slip is copied · the number stays on the next screen".into();
 }
 
 pub(super) fn out_of_service(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo) {
-    let lexicon = kiosk.lexicon();
-        v.screen = ScreenKind::OutOfService;
-        v.service.title = "This station is not judging right now.".into();
-        v.service.call = "Please call the tournament director.".into();
-        // The reason in full is in the director menu; players see a calm line.
-        v.service.detail = format!("Lexicon {}: {}", lexicon.id, lexicon.status);
-        // With no way to open the menu (a broken config and no PIN), the
-        // reason must be on this screen for the director.
-        // Who can put it right: the director from the menu, when the last
-        // good settings are held; otherwise an operator, at a computer with
-        // the card.
-        let held = info.warnings.contains(&Warning::SettingsHeld);
-        if let Some(Warning::Config(problem)) = info.warnings.iter().find(|w| matches!(w, Warning::Config(_))) {
-            v.service.detail = format!("{} · {}", v.service.detail, config_problem(problem));
-            if !held {
-                v.service.detail = format!(
-                    "{} · An operator can restore the settings (operator guide: \"Restoring a station's settings\").",
-                    v.service.detail
-                );
-            }
-        }
-        if held {
-            v.service.detail =
-                format!("{} · The director can restore the last good settings from the director menu.", v.service.detail);
-        }
+    v.screen = ScreenKind::OutOfService;
+    v.service.title = "This station is not judging right now.".into();
+    v.service.call = "Please call the tournament director.".into();
+    // Players see a short reason in their words; the director's status page
+    // and the audit record have the detail (which lexicon, which setting).
+    v.service.detail = super::players_reason(info, kiosk.lexicon().usable).into();
 }
 

@@ -16,28 +16,46 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// A word list as a director knows it: its file's name without the
+/// extension (screens show no file names; the list is the director's own).
+fn list_name(file: &str) -> &str {
+    let cut = file.len().saturating_sub(4);
+    match file.get(cut..) {
+        Some(ext) if ext.eq_ignore_ascii_case(".txt") => &file[..cut],
+        _ => file,
+    }
+}
+
+/// Why a file on a stick cannot be used, as a director reads it: without the
+/// file's name (its row names it) and without the command line's advice.
+fn unusable_reason<'a>(file: &str, why: &'a str) -> &'a str {
+    let why = why.strip_prefix(file).map_or(why, |rest| rest.trim_start_matches([',', ':', ' ']));
+    why.split(" (a word list has one word").next().unwrap_or(why)
+}
+
 /// One word list's row.
 fn import_row(row: &ImportRow) -> String {
+    let file = list_name(&row.file);
     let named = |lexicon: &str| match &row.name {
-        Some(name) if name != lexicon => format!("{} → {lexicon} ({name})", row.file),
-        _ => format!("{} → {lexicon}", row.file),
+        Some(name) if name != lexicon => format!("{file} → {lexicon} ({name})"),
+        _ => format!("{file} → {lexicon}"),
     };
     match &row.state {
         ImportState::Unnamed { words, .. } => {
-            format!("{} — which lexicon? ← → to choose · {} words", row.file, thousands(*words))
+            format!("{file} — which lexicon? ← → to choose · {} words", thousands(*words))
         }
         ImportState::Would { lexicon, status, words, installable: true, .. } => {
             format!("{} — would be {status} · {} words", named(lexicon), thousands(*words))
         }
         ImportState::Would { lexicon, status, .. } => format!("{} — {status}: will not be installed", named(lexicon)),
-        ImportState::Unusable(why) => format!("{} — cannot be used: {why}", row.file),
+        ImportState::Unusable(why) => format!("{file} — cannot be used: {}", unusable_reason(&row.file, why)),
         ImportState::Installed { lexicon, status } => format!("{} — installed: {status}", named(lexicon)),
     }
 }
 
 /// The right-hand column for the row under the cursor.
 fn import_details(row: &ImportRow) -> Vec<String> {
-    let mut lines = vec![format!("File: {}", row.file)];
+    let mut lines = vec![format!("Word list: {}", list_name(&row.file))];
     match &row.state {
         ImportState::Unnamed { fingerprint, words } => {
             lines.push("Lexicon: not named — ← → to choose which official list it is".into());
@@ -54,7 +72,7 @@ fn import_details(row: &ImportRow) -> Vec<String> {
                 lines.push(note.clone());
             }
         }
-        ImportState::Unusable(why) => lines.push(format!("Cannot be used: {why}")),
+        ImportState::Unusable(why) => lines.push(format!("Cannot be used: {}", unusable_reason(&row.file, why))),
         ImportState::Installed { lexicon, status } => {
             lines.push(format!("Installed as {lexicon}: {status}"));
             lines.push("Choose it in the director menu to judge with it.".into());
@@ -84,18 +102,18 @@ fn fleet_visit(visit: &FleetVisit) -> (String, String) {
         FleetVisit::Requested { station, replaced } => (
             "You may remove the stick: take it to the laptop.".into(),
             format!(
-                "This station's request ({station}) is on the stick{}. On the laptop run `wordjudge fleet sign`, \
+                "This station's request ({station}) is on the stick{}. Sign it on the event's laptop, \
                  then bring the stick back here and choose \"Join the event's fleet\" again.",
                 if *replaced { " again: the certificate there was for another key of this station" } else { "" }
             ),
         ),
         FleetVisit::Joined { event, upload_url } => (
             format!("Joined the fleet of {event}. You may remove the stick."),
-            format!("This station now sends its journal (every verdict and director action) to {upload_url}."),
+            format!("This station now sends its record (every verdict and director action) to the event's laptop ({}).", laptop_of(upload_url)),
         ),
         FleetVisit::AlreadyJoined { event, upload_url } => (
             format!("Already in the fleet of {event}. You may remove the stick."),
-            format!("Nothing changed: this station sends to {upload_url}."),
+            format!("Nothing changed: this station sends to the event's laptop ({}).", laptop_of(upload_url)),
         ),
         FleetVisit::Refused(reason) => {
             ("Not joined: nothing changed. You may remove the stick.".into(), format!("{reason}."))
@@ -115,7 +133,7 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
             let (status, detail) = match work {
                 UsbWork::Reading => ("Reading the stick…", "Each word list is checked and compiled; nothing is installed yet. Do not remove the stick."),
                 UsbWork::Installing => ("Installing…", "Do not remove the stick."),
-                UsbWork::Ejecting => ("Unmounting the stick…", "Do not remove the stick yet."),
+                UsbWork::Ejecting => ("Finishing with the stick…", "Do not remove the stick yet."),
                 UsbWork::Exporting => ("Exporting the audit log…", "Do not remove the stick."),
                 UsbWork::JoiningFleet => ("Reading the fleet stick…", "Do not remove the stick."),
             };
@@ -123,7 +141,7 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
             v.usb.detail = detail.into();
         }
         UsbPhase::Done(done) => {
-            let back = "Press any key to return to the director menu.";
+            let back = "Press any key to return to the menu.";
             match done {
                 UsbDone::Ejected { installed } => {
                     v.usb.status = "You may remove the stick.".into();
@@ -138,7 +156,7 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                     let check = match (intact, signed) {
                         (true, true) => "The copy verifies, with a checkpoint signed for it.",
                         (true, false) => "The copy verifies (this log has no signing key).",
-                        (false, _) => "The copy does NOT verify: read verify.txt in the folder.",
+                        (false, _) => "The copy does NOT verify: read the report in the same folder.",
                     };
                     v.usb.detail = format!("The audit log ({} lines) is in {folder} on the stick. {check} {back}", thousands(*lines as u64));
                 }
@@ -174,19 +192,19 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                     item.push_str("  — ENTER again to install");
                 }
             }
-            v.menu.items.push("Done: unmount the stick and return".into());
+            v.menu.items.push("Done: finish with the stick and return".into());
             v.menu.selected = usb.selected as i32;
             v.menu.lines = match usb.rows.get(usb.selected) {
                 Some(row) => import_details(row),
                 None => vec![format!("{} installed from this stick so far.", usb.installed())],
             };
             v.menu.lines.push(String::new());
-            v.menu.lines.push("↑ ↓ choose · ← → which lexicon a list is · ENTER install · ESC unmount and return".into());
+            v.menu.lines.push("↑ ↓ choose · ← → which lexicon a list is · ENTER install · ESC finish and return".into());
             v.menu.message = match &usb.message {
                 Some(m) => usb_message(m),
-                None if usb.rows.is_empty() => "No word lists (.txt files) at the top of this stick.".into(),
+                None if usb.rows.is_empty() => "No word lists (text files) at the top of this stick.".into(),
                 None if usb.left_out > 0 => {
-                    format!("{} more .txt files on the stick were not looked at (at most {}).", usb.left_out, crate::lexicon::import::MAX_FILES)
+                    format!("{} more text files on the stick were not looked at (at most {}).", usb.left_out, crate::lexicon::import::MAX_FILES)
                 }
                 None => String::new(),
             };
@@ -194,3 +212,28 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
     }
 }
 
+/// The laptop's address in an upload URL (`https://192.168.10.2:19532` →
+/// `192.168.10.2`): a director knows the laptop by its address; a URL is no
+/// director's word.
+pub fn laptop_of(url: &str) -> &str {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host_port = rest.split('/').next().unwrap_or(rest);
+    match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => host_port.rsplit_once(':').map_or(host_port, |(host, _)| host),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_laptop_is_named_by_its_address_and_a_list_by_its_name() {
+        assert_eq!(super::laptop_of("https://192.168.10.2:19532"), "192.168.10.2");
+        assert_eq!(super::laptop_of("https://[fd00::2]:19532/upload"), "fd00::2");
+        assert_eq!(super::laptop_of("192.168.10.2"), "192.168.10.2");
+        assert_eq!(super::list_name("NWL2018.txt"), "NWL2018");
+        assert_eq!(super::list_name("big.TXT"), "big");
+        assert_eq!(super::list_name("é.txt"), "é");
+        assert_eq!(super::list_name("notes"), "notes");
+    }
+}
