@@ -113,3 +113,58 @@ fn export_csv_and_jsonl() {
     let no_format = wordjudge_with(&config, &["audit", "export"]);
     assert_eq!(no_format.status.code(), Some(2));
 }
+
+#[test]
+fn a_slip_a_character_or_two_off_reads_as_miscopied_and_still_fails() {
+    let (_base, audit, config) = setup();
+    let third = records(&audit).into_iter().find(|r| r["event"] == "adjudication" && r["challenge"] == 3).unwrap();
+    let code = third["code"].as_str().unwrap().to_string();
+    let chars: Vec<char> = code.chars().collect();
+    // `code` with the characters at `at` written as others.
+    let miscopied = |at: &[usize]| -> String {
+        let other = |c: char| if c == 'X' { 'Y' } else { 'X' };
+        chars.iter().enumerate().map(|(i, &c)| if at.contains(&i) { other(c) } else { c }).collect()
+    };
+    let dir = audit.to_str().unwrap();
+    let verify = |code: &str| {
+        let out = wordjudge_with(&config, &["audit", "verify", dir, "--no-journal", "--slip", &format!("3={code}")]);
+        (out.status.code(), stdout(&out))
+    };
+    let (status, text) = verify(&code);
+    assert_eq!(status, Some(0), "{text}");
+    assert!(text.contains(&format!("slip 3={code}: matches")), "{text}");
+
+    // One character off, two, or two neighbours swapped: the director is
+    // sent to the slip, and the check still fails.
+    let act = format!(
+        "challenge #3's code is {code}: check the slip; if it was copied right, the record or one before it was changed"
+    );
+    let one = miscopied(&[5]);
+    let (status, text) = verify(&one);
+    assert_eq!(status, Some(1), "{text}");
+    assert!(text.contains("BAD: "), "{text}");
+    assert!(text.contains(&format!("slip 3={one} does not match, likely miscopied (")), "{text}");
+    assert!(text.contains(&format!("at character 6): {act}")), "{text}");
+    assert!(!text.contains("rewritten"), "{text}");
+    let two = miscopied(&[0, 7]);
+    let (status, text) = verify(&two);
+    assert_eq!(status, Some(1), "{text}");
+    assert!(text.contains(&format!("slip 3={two} does not match, likely miscopied (")), "{text}");
+    assert!(text.contains(&act), "{text}");
+    assert!(text.contains("at character 1 and ") && text.contains("at character 8)"), "{text}");
+    let i = (0..chars.len() - 1).find(|&i| chars[i] != chars[i + 1]).expect("a code of 8 equal characters");
+    let mut swapped = chars.clone();
+    swapped.swap(i, i + 1);
+    let swapped: String = swapped.into_iter().collect();
+    let (status, text) = verify(&swapped);
+    assert_eq!(status, Some(1), "{text}");
+    assert!(text.contains(&format!("likely miscopied (characters {} and {} swapped): {act}", i + 1, i + 2)), "{text}");
+
+    // Three characters off: named a rewrite.
+    let three = miscopied(&[0, 3, 6]);
+    let (status, text) = verify(&three);
+    assert_eq!(status, Some(1), "{text}");
+    let rewritten = format!("slip 3={three} does not match: that challenge's record now has code {code}");
+    assert!(text.contains(&rewritten), "{text}");
+    assert!(text.contains("was rewritten") && !text.contains("miscopied"), "{text}");
+}
