@@ -4,7 +4,8 @@
 use crate::support::*;
 use std::time::Duration;
 use wordjudge::audit::AuditEvent;
-use wordjudge::recorder::AuditLog;
+use wordjudge::panel::Trigger;
+use wordjudge::recorder::{AdjudicationInput, AuditLog};
 
 /// A log over two days with two lexicons' worth of events; the config
 /// points at it.
@@ -167,4 +168,33 @@ fn a_slip_a_character_or_two_off_reads_as_miscopied_and_still_fails() {
     let rewritten = format!("slip 3={three} does not match: that challenge's record now has code {code}");
     assert!(text.contains(&rewritten), "{text}");
     assert!(text.contains("was rewritten") && !text.contains("miscopied"), "{text}");
+}
+
+#[test]
+fn show_names_the_profile_each_adjudication_was_judged_under() {
+    let base = tempfile::tempdir().unwrap();
+    let audit = base.path().join("audit");
+    let clock = clock();
+    let (lexicon, identity) = demo();
+    let mut log = AuditLog::open_with(&audit, "Table 7", options(&clock)).unwrap();
+    record(&mut log, &lexicon, &identity, &["CAT"]); // 1, no profile
+    clock.advance(Duration::from_secs(60));
+    let dog = adjudication(&lexicon, &["DOG"]);
+    let input = AdjudicationInput {
+        lexicon: &identity,
+        adjudication: &dog,
+        trigger: Trigger::Keyboard,
+        profile: Some("NASPA-CSW-5"),
+    };
+    assert_eq!(log.record_adjudication(&input).challenge, 2);
+    drop(log);
+    let no_config = base.path().join("no-config.toml");
+    let show = wordjudge_with(&no_config, &["audit", "show", audit.to_str().unwrap()]);
+    assert_eq!(show.status.code(), Some(0), "{}", String::from_utf8_lossy(&show.stderr));
+    let text = stdout(&show);
+    let line = |n: u64| {
+        text.lines().find(|l| l.contains(&format!("  challenge {n}  "))).unwrap_or_else(|| panic!("{text}"))
+    };
+    assert!(line(2).contains("  keyboard  profile NASPA-CSW-5"), "{text}");
+    assert!(!line(1).contains("profile"), "{text}");
 }
