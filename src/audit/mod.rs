@@ -31,7 +31,7 @@ pub use checkpoint::{FingerprintError, KeyFingerprint, NoteVerifier, NotedFinger
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use lock::WriterBusy;
 pub use record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind, LexiconIdentity, Record};
-pub use slip::{Slip, SlipCode};
+pub use slip::{CopyingError, Slip, SlipCode};
 
 /// Whether `dir` already holds log files (a chain to append to). Opening a
 /// folder without one starts a new chain, which a station with a broken

@@ -16,6 +16,13 @@
 //! a slip stops casual and scripted rewrites, and makes a forger plan for it;
 //! the full 256-bit head in a signed checkpoint copied off the station is the
 //! strong anchor.
+//!
+//! A code copied wrong by a character or two, or with two neighbours
+//! swapped, is told apart from one that differs more
+//! ([`SlipCode::copying_errors`]): that is what a hand does, but it is also
+//! within a forger's cheap reach (about 2^40 / 27,156 ≈ 4 × 10^7 attempts
+//! land that close to a given code), so a near miss is still a mismatch,
+//! worded so the director checks the slip.
 
 use data_encoding::{Encoding, Specification};
 use std::fmt;
@@ -34,10 +41,46 @@ static CROCKFORD: LazyLock<Encoding> = LazyLock::new(|| {
     let mut spec = Specification::new();
     spec.symbols.push_str(ALPHABET);
     spec.translate.from.push_str("abcdefghjkmnpqrstvwxyzoOiIlL");
-    spec.translate.to.push_str("ABCDEFGHJKMNPQRSTVWXYZ000111");
+    spec.translate.to.push_str("ABCDEFGHJKMNPQRSTVWXYZ001111");
     spec.ignore.push_str("- ");
     spec.encoding().expect("Crockford base32 is a valid data-encoding specification")
 });
+
+/// Pairs of characters of [`ALPHABET`] that handwriting confuses. `O`, `I`
+/// and `L` need none: they are read as `0` and `1`. `U` (for `V`) is no
+/// code's character and is refused as typed.
+pub const LOOK_ALIKES: &[(char, char)] = &[('5', 'S'), ('8', 'B'), ('2', 'Z'), ('6', 'G')];
+
+/// Whether handwriting confuses `a` and `b` (see [`LOOK_ALIKES`]).
+pub fn look_alike(a: char, b: char) -> bool {
+    LOOK_ALIKES.iter().any(|&(x, y)| (a, b) == (x, y) || (a, b) == (y, x))
+}
+
+/// One way a code as copied differs from the code shown, as a hand copies
+/// wrong. `index` counts from 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyingError {
+    /// `copied` written where the code has `shown`; `look_alike` when
+    /// handwriting confuses the two (5/S, 8/B, 2/Z, 6/G).
+    Substituted { index: usize, copied: char, shown: char, look_alike: bool },
+    /// The characters at `index` and `index + 1` written in the wrong order.
+    Swapped { index: usize },
+}
+
+impl fmt::Display for CopyingError {
+    /// Positions counted from 1, as a person counts them on the slip.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CopyingError::Substituted { index, copied, shown, look_alike: false } => {
+                write!(f, "{copied} for {shown} at character {}", index + 1)
+            }
+            CopyingError::Substituted { index, copied, shown, look_alike: true } => {
+                write!(f, "{copied} for its look-alike {shown} at character {}", index + 1)
+            }
+            CopyingError::Swapped { index } => write!(f, "characters {} and {} swapped", index + 1, index + 2),
+        }
+    }
+}
 
 /// A slip code, always in its canonical form (8 characters of [`ALPHABET`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -69,6 +112,33 @@ impl SlipCode {
 
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// How this code, as copied onto a slip, differs from `shown` when the
+    /// difference is what a copying error makes: one or two characters
+    /// written for others (look-alikes or not), or two neighbours swapped.
+    /// `None` when the codes are the same or differ in more places.
+    pub fn copying_errors(&self, shown: &SlipCode) -> Option<Vec<CopyingError>> {
+        let copied: Vec<char> = self.0.chars().collect();
+        let shown: Vec<char> = shown.0.chars().collect();
+        if copied.len() != shown.len() {
+            return None;
+        }
+        let differ: Vec<usize> = (0..copied.len()).filter(|&i| copied[i] != shown[i]).collect();
+        let substituted = |index: usize| CopyingError::Substituted {
+            index,
+            copied: copied[index],
+            shown: shown[index],
+            look_alike: look_alike(copied[index], shown[index]),
+        };
+        match differ[..] {
+            [i] => Some(vec![substituted(i)]),
+            [i, j] if j == i + 1 && copied[i] == shown[j] && copied[j] == shown[i] => {
+                Some(vec![CopyingError::Swapped { index: i }])
+            }
+            [i, j] => Some(vec![substituted(i), substituted(j)]),
+            _ => None,
+        }
     }
 }
 
@@ -162,5 +232,80 @@ mod tests {
         assert_eq!(slip.to_string(), "42=K7Q3MXAB");
         assert!(Slip::parse("42").is_err());
         assert_eq!(Slip::parse_list("# slips\n42=K7Q3MXAB\n\n7=00000000\n").unwrap().len(), 2);
+    }
+
+    fn code(text: &str) -> SlipCode {
+        SlipCode::parse(text).unwrap()
+    }
+
+    #[test]
+    fn one_or_two_characters_or_two_neighbours_swapped_are_copying_errors() {
+        let shown = code("T3AS849W");
+        assert_eq!(shown.copying_errors(&shown), None, "the same code is no error");
+        // One substitution.
+        assert_eq!(
+            code("T3AS849X").copying_errors(&shown),
+            Some(vec![CopyingError::Substituted { index: 7, copied: 'X', shown: 'W', look_alike: false }])
+        );
+        // Two, anywhere.
+        assert_eq!(
+            code("K3AS84QW").copying_errors(&shown),
+            Some(vec![
+                CopyingError::Substituted { index: 0, copied: 'K', shown: 'T', look_alike: false },
+                CopyingError::Substituted { index: 6, copied: 'Q', shown: '9', look_alike: false },
+            ])
+        );
+        // Two neighbours swapped: one error, not two substitutions.
+        assert_eq!(code("T3SA849W").copying_errors(&shown), Some(vec![CopyingError::Swapped { index: 2 }]));
+        assert_eq!(code("3TAS849W").copying_errors(&shown), Some(vec![CopyingError::Swapped { index: 0 }]));
+        // Neighbours that differ but are not each other's: substitutions.
+        assert!(matches!(
+            code("T3AT849W").copying_errors(&shown).as_deref(),
+            Some([CopyingError::Substituted { index: 3, .. }])
+        ));
+        assert!(matches!(
+            code("T3BT849W").copying_errors(&shown).as_deref(),
+            Some([CopyingError::Substituted { index: 2, .. }, CopyingError::Substituted { index: 3, .. }])
+        ));
+        // Swapped far apart: two substitutions, still near.
+        assert_eq!(code("W3AS849T").copying_errors(&shown).map(|e| e.len()), Some(2));
+        // Three differences, or a swap and a substitution, are not a near miss.
+        assert_eq!(code("X3AS8Y9Z").copying_errors(&shown), None);
+        assert_eq!(code("T3SA849X").copying_errors(&shown), None);
+        assert_eq!(code("3TA5849W").copying_errors(&shown), None);
+        assert_eq!(code("00000000").copying_errors(&shown), None);
+    }
+
+    #[test]
+    fn look_alikes_are_named_and_o_i_l_are_no_error_at_all() {
+        let shown = code("T3AS849W");
+        assert_eq!(
+            code("T3A5849W").copying_errors(&shown),
+            Some(vec![CopyingError::Substituted { index: 3, copied: '5', shown: 'S', look_alike: true }])
+        );
+        for (copied, shown) in [("B", "8"), ("8", "B"), ("Z", "2"), ("2", "Z"), ("G", "6"), ("6", "G"), ("S", "5")] {
+            let errors = code(&format!("{copied}0000000")).copying_errors(&code(&format!("{shown}0000000")));
+            assert!(
+                matches!(errors.as_deref(), Some([CopyingError::Substituted { look_alike: true, .. }])),
+                "{copied} for {shown}: {errors:?}"
+            );
+        }
+        assert!(!look_alike('5', 'B'));
+        // Two look-alikes are as near as two other substitutions; three are not.
+        assert_eq!(code("T3A5B49W").copying_errors(&shown).map(|e| e.len()), Some(2));
+        assert_eq!(code("T3A5B29W").copying_errors(&code("T3AS8Z9W")), None);
+        // O, I and L are read as 0 and 1: the slip matches outright.
+        assert_eq!(code("T3ASB4OW"), code("T3ASB40W"));
+        assert_eq!(code("TIAS849W"), code("T1AS849W"));
+        assert_eq!(code("TlAS849W"), code("T1AS849W"));
+        assert_eq!(code("TiAS849W"), code("T1AS849W"), "a lower-case i is a 1 too, not a 0");
+        assert_eq!(code("oOiIlL00").as_str(), "00111100");
+        // U is no code's character: refused as typed, never a near miss.
+        assert!(SlipCode::parse("T3AS849U").is_err());
+        // In words, positions counted from 1.
+        let words = |copied: &str| code(copied).copying_errors(&shown).unwrap()[0].to_string();
+        assert_eq!(words("T3A5849W"), "5 for its look-alike S at character 4");
+        assert_eq!(words("T3AS849X"), "X for W at character 8");
+        assert_eq!(words("T3SA849W"), "characters 3 and 4 swapped");
     }
 }

@@ -282,6 +282,9 @@ pub fn show_line(line: &ReadLine, tz: &TimeZone, note: &str) -> String {
                 a.lexicon.fingerprint,
                 a.trigger.as_str(),
             ));
+            if let Some(profile) = &a.profile {
+                out.push_str(&format!("  profile {profile}"));
+            }
             if let Some(n) = a.repeat_of {
                 out.push_str(&format!("  repeat of {n}"));
             }
@@ -362,5 +365,32 @@ mod tests {
         assert_eq!(csv_field("QI ZA"), "QI ZA");
         assert_eq!(csv_field("a\x1b[2Jb"), "a\\x1b[2Jb");
         assert_eq!(escape_controls("x\u{9b}31m\n"), "x\\u{9b}31m\\n");
+    }
+
+    #[test]
+    fn show_names_the_profile_an_adjudication_was_judged_under_and_nothing_without_one() {
+        let line = |profile: &str| {
+            let raw = format!(
+                concat!(
+                    r#"{{"seq":3,"prev":"00","time":"2025-05-01T12:00:00.000Z","clock_synced":true,"#,
+                    r#""station":"Table 7","event":"adjudication","challenge":2,"#,
+                    r#""lexicon":{{"id":"CSW21","fingerprint":"ab12","fst_sha256":["cd"],"status":"Verified"}},"#,
+                    r#""words":["QI"],"verdict":"ACCEPTABLE","per_word":[true],"trigger":"keyboard","#,
+                    r#""repeat_of":null{}}}"#
+                ),
+                profile
+            );
+            ReadLine {
+                at: Location { file: "audit-000001-2025-05-01.jsonl".into(), line: 3 },
+                record: Some(Record::parse(raw.as_bytes()).unwrap()),
+                raw,
+                sealed: true,
+            }
+        };
+        let with = show_line(&line(r#","profile":"NASPA-CSW-5""#), &TimeZone::UTC, "");
+        assert!(with.contains("CSW21 (Verified, ab12)  keyboard  profile NASPA-CSW-5"), "{with}");
+        let without = show_line(&line(""), &TimeZone::UTC, "");
+        assert!(without.ends_with("CSW21 (Verified, ab12)  keyboard"), "{without}");
+        assert!(!without.contains("profile"), "{without}");
     }
 }

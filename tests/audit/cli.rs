@@ -4,7 +4,8 @@
 use crate::support::*;
 use std::time::Duration;
 use wordjudge::audit::AuditEvent;
-use wordjudge::recorder::AuditLog;
+use wordjudge::panel::Trigger;
+use wordjudge::recorder::{AdjudicationInput, AuditLog};
 
 /// A log over two days with two lexicons' worth of events; the config
 /// points at it.
@@ -112,4 +113,88 @@ fn export_csv_and_jsonl() {
 
     let no_format = wordjudge_with(&config, &["audit", "export"]);
     assert_eq!(no_format.status.code(), Some(2));
+}
+
+#[test]
+fn a_slip_a_character_or_two_off_reads_as_miscopied_and_still_fails() {
+    let (_base, audit, config) = setup();
+    let third = records(&audit).into_iter().find(|r| r["event"] == "adjudication" && r["challenge"] == 3).unwrap();
+    let code = third["code"].as_str().unwrap().to_string();
+    let chars: Vec<char> = code.chars().collect();
+    // `code` with the characters at `at` written as others.
+    let miscopied = |at: &[usize]| -> String {
+        let other = |c: char| if c == 'X' { 'Y' } else { 'X' };
+        chars.iter().enumerate().map(|(i, &c)| if at.contains(&i) { other(c) } else { c }).collect()
+    };
+    let dir = audit.to_str().unwrap();
+    let verify = |code: &str| {
+        let out = wordjudge_with(&config, &["audit", "verify", dir, "--no-journal", "--slip", &format!("3={code}")]);
+        (out.status.code(), stdout(&out))
+    };
+    let (status, text) = verify(&code);
+    assert_eq!(status, Some(0), "{text}");
+    assert!(text.contains(&format!("slip 3={code}: matches")), "{text}");
+
+    // One character off, two, or two neighbours swapped: the director is
+    // sent to the slip, and the check still fails.
+    let act = format!(
+        "challenge #3's code is {code}: check the slip; if it was copied right, the record or one before it was changed"
+    );
+    let one = miscopied(&[5]);
+    let (status, text) = verify(&one);
+    assert_eq!(status, Some(1), "{text}");
+    assert!(text.contains("BAD: "), "{text}");
+    assert!(text.contains(&format!("slip 3={one} does not match, likely miscopied (")), "{text}");
+    assert!(text.contains(&format!("at character 6): {act}")), "{text}");
+    assert!(!text.contains("rewritten"), "{text}");
+    let two = miscopied(&[0, 7]);
+    let (status, text) = verify(&two);
+    assert_eq!(status, Some(1), "{text}");
+    assert!(text.contains(&format!("slip 3={two} does not match, likely miscopied (")), "{text}");
+    assert!(text.contains(&act), "{text}");
+    assert!(text.contains("at character 1 and ") && text.contains("at character 8)"), "{text}");
+    let i = (0..chars.len() - 1).find(|&i| chars[i] != chars[i + 1]).expect("a code of 8 equal characters");
+    let mut swapped = chars.clone();
+    swapped.swap(i, i + 1);
+    let swapped: String = swapped.into_iter().collect();
+    let (status, text) = verify(&swapped);
+    assert_eq!(status, Some(1), "{text}");
+    assert!(text.contains(&format!("likely miscopied (characters {} and {} swapped): {act}", i + 1, i + 2)), "{text}");
+
+    // Three characters off: named a rewrite.
+    let three = miscopied(&[0, 3, 6]);
+    let (status, text) = verify(&three);
+    assert_eq!(status, Some(1), "{text}");
+    let rewritten = format!("slip 3={three} does not match: that challenge's record now has code {code}");
+    assert!(text.contains(&rewritten), "{text}");
+    assert!(text.contains("was rewritten") && !text.contains("miscopied"), "{text}");
+}
+
+#[test]
+fn show_names_the_profile_each_adjudication_was_judged_under() {
+    let base = tempfile::tempdir().unwrap();
+    let audit = base.path().join("audit");
+    let clock = clock();
+    let (lexicon, identity) = demo();
+    let mut log = AuditLog::open_with(&audit, "Table 7", options(&clock)).unwrap();
+    record(&mut log, &lexicon, &identity, &["CAT"]); // 1, no profile
+    clock.advance(Duration::from_secs(60));
+    let dog = adjudication(&lexicon, &["DOG"]);
+    let input = AdjudicationInput {
+        lexicon: &identity,
+        adjudication: &dog,
+        trigger: Trigger::Keyboard,
+        profile: Some("NASPA-CSW-5"),
+    };
+    assert_eq!(log.record_adjudication(&input).challenge, 2);
+    drop(log);
+    let no_config = base.path().join("no-config.toml");
+    let show = wordjudge_with(&no_config, &["audit", "show", audit.to_str().unwrap()]);
+    assert_eq!(show.status.code(), Some(0), "{}", String::from_utf8_lossy(&show.stderr));
+    let text = stdout(&show);
+    let line = |n: u64| {
+        text.lines().find(|l| l.contains(&format!("  challenge {n}  "))).unwrap_or_else(|| panic!("{text}"))
+    };
+    assert!(line(2).contains("  keyboard  profile NASPA-CSW-5"), "{text}");
+    assert!(!line(1).contains("profile"), "{text}");
 }

@@ -2,6 +2,7 @@
 
 use super::Location;
 use crate::audit::format::{self};
+use crate::audit::slip::{CopyingError, Slip, SlipCode};
 use std::fmt;
 
 /// What is wrong at a line.
@@ -42,6 +43,11 @@ pub enum BreakKind {
     CounterDamaged { problem: String },
     /// A slip's code is not the code of its challenge's record.
     SlipMismatch { slip: String, found: String },
+    /// A slip's code differs from its challenge's record's code (`found`)
+    /// as a copying error would (a character or two, or two neighbours
+    /// swapped): the slip may be miscopied, or the record changed. Only the
+    /// paper slip can tell, so it is still a break.
+    SlipLikelyMiscopied { slip: Slip, found: SlipCode, differences: Vec<CopyingError> },
     /// A slip's challenge has no record.
     SlipNoRecord { slip: String },
     /// A slip matches, but the chain before its record is broken.
@@ -95,6 +101,7 @@ impl BreakKind {
             BreakKind::SlipMismatch { .. } | BreakKind::SlipNoRecord { .. } | BreakKind::SlipChainBroken { .. } => {
                 "slip does not match"
             }
+            BreakKind::SlipLikelyMiscopied { .. } => "slip likely miscopied",
             BreakKind::CheckpointInvalid { .. }
             | BreakKind::CheckpointBeyondLog { .. }
             | BreakKind::CheckpointMismatch { .. }
@@ -163,6 +170,13 @@ impl fmt::Display for BreakKind {
                 f,
                 "slip {slip} does not match: that challenge's record now has code {found}, so it or a record \
                  before it was rewritten"
+            ),
+            BreakKind::SlipLikelyMiscopied { slip, found, differences } => write!(
+                f,
+                "slip {slip} does not match, likely miscopied ({}): challenge #{}'s code is {found}: check the slip; \
+                 if it was copied right, the record or one before it was changed",
+                differences.iter().map(ToString::to_string).collect::<Vec<_>>().join(" and "),
+                slip.challenge
             ),
             BreakKind::SlipNoRecord { slip } => write!(f, "slip {slip} does not match: that challenge has no record"),
             BreakKind::SlipChainBroken { slip } => {
@@ -234,5 +248,34 @@ pub(super) fn not_a_record(line: &[u8]) -> String {
             Ok(_) => "JSON without the line_sha256 seal at its end".into(),
             Err(e) => format!("not JSON ({e}) and no line_sha256 seal"),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_near_miss_asks_for_the_slip_and_a_far_one_says_rewritten() {
+        let slip = Slip::parse("3=T3A5849W").unwrap();
+        let found = SlipCode::parse("T3AS849W").unwrap();
+        let differences = slip.code.copying_errors(&found).unwrap();
+        let near = BreakKind::SlipLikelyMiscopied { slip, found, differences };
+        assert_eq!(
+            near.to_string(),
+            "slip 3=T3A5849W does not match, likely miscopied (5 for its look-alike S at character 4): challenge \
+             #3's code is T3AS849W: check the slip; if it was copied right, the record or one before it was changed"
+        );
+        assert_eq!(near.label(), "slip likely miscopied");
+
+        let slip = Slip::parse("3=K3AS84QW").unwrap();
+        let found = SlipCode::parse("T3AS849W").unwrap();
+        let differences = slip.code.copying_errors(&found).unwrap();
+        let two = BreakKind::SlipLikelyMiscopied { slip, found, differences }.to_string();
+        assert!(two.contains("(K for T at character 1 and Q for 9 at character 7)"), "{two}");
+
+        let far = BreakKind::SlipMismatch { slip: "3=00000000".into(), found: "T3AS849W".into() };
+        assert!(far.to_string().contains("was rewritten"), "{far}");
+        assert_eq!(far.label(), "slip does not match");
     }
 }

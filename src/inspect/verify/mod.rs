@@ -28,7 +28,10 @@
 //! valid chain. Copies taken off the station catch both: slip codes
 //! ([`VerifyOptions::slips`]: each names a record and the chain head after
 //! it) and signed checkpoints ([`VerifyOptions::checkpoint`]: a record count
-//! and head hash).
+//! and head hash). A slip whose code is a character or two off its
+//! record's, or has two neighbours swapped, is named as likely miscopied
+//! (the director checks the slip) rather than as a rewrite; it fails all
+//! the same.
 
 use crate::audit::checkpoint::{self};
 use crate::audit::format::{self, SealError, GENESIS};
@@ -379,9 +382,24 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
         match (matching, candidates.first()) {
             (Some(seen), _) if seen.clean => report.slips_matched.push(slip),
             (Some(seen), _) => report.add_break(seen.at.clone(), BreakKind::SlipChainBroken { slip: text }),
-            (None, Some(seen)) => {
-                let found = SlipCode::of_line_hash(&seen.hash).map(|c| c.to_string()).unwrap_or_default();
-                report.add_break(seen.at.clone(), BreakKind::SlipMismatch { slip: text, found })
+            (None, Some(first)) => {
+                // A code a hand could have miscopied is told apart from one
+                // that differs more (still a break: only the slip can tell).
+                let near = candidates.iter().find_map(|seen| {
+                    let found = SlipCode::of_line_hash(&seen.hash)?;
+                    let differences = slip.code.copying_errors(&found)?;
+                    Some((seen, found, differences))
+                });
+                match near {
+                    Some((seen, found, differences)) => report.add_break(
+                        seen.at.clone(),
+                        BreakKind::SlipLikelyMiscopied { slip, found, differences },
+                    ),
+                    None => {
+                        let found = SlipCode::of_line_hash(&first.hash).map(|c| c.to_string()).unwrap_or_default();
+                        report.add_break(first.at.clone(), BreakKind::SlipMismatch { slip: text, found })
+                    }
+                }
             }
             (None, None) => {
                 report.add_break(Location { file: "slips".into(), line: 0 }, BreakKind::SlipNoRecord { slip: text })
