@@ -220,6 +220,9 @@ impl Ui {
             let boxes = self.boxes();
             assert!(!boxes.is_empty(), "{screen} at {w}x{h}: no text");
             for b in &boxes {
+                assert_eq!(support::forbidden_in(&b.text), None, "{screen}: a word no screen may show in {:?}", b.text);
+            }
+            for b in &boxes {
                 assert!(b.x >= -0.5 && b.x + b.w <= w + 0.5, "{screen} at {w}x{h}: {b:?} is cut off at a side");
                 if whole {
                     assert!(b.y >= -0.5 && b.y + b.h <= h + 0.5, "{screen} at {w}x{h}: {b:?} is cut off at the bottom");
@@ -312,4 +315,169 @@ fn the_out_of_service_screen_fits_every_screen_size() {
     let out = start("TWL2016");
     assert!(out.shows("Please call the tournament director."), "{:?}", out.texts());
     out.fits_everywhere("out of service", true);
+}
+
+#[path = "kiosk/support.rs"]
+mod support;
+
+/// A station holding the longest content it allows: 20 lexicons with long
+/// statuses, every built-in profile (an unavailable changeover with its
+/// reason among them), a 40-character name, the longest event name in its
+/// fleet, a stick with a long label and an update of the longest version
+/// form, and the warnings and facts of a station in trouble.
+fn fullest_station() -> wordjudge::kiosk::fake::FakeStation {
+    use wordjudge::kiosk::fake::{FakeLexicon, FakeStation};
+    use wordjudge::kiosk::station::Warning;
+    let ids = [
+        "CSW07", "CSW12", "CSW15", "CSW19", "CSW21", "CSW24", "NSWL2018", "NSWL2020", "NSWL2023", "NWL2018", "NWL2020",
+        "NWL2023", "OSPD4+MW11", "OTCWL2014", "SSWL2016", "TWL2016", "TWL06", "CLUB-2024-EXTENDED", "SCHOOL-LOCAL", "DEMO",
+    ];
+    let lexicons = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| match i % 4 {
+            3 => FakeLexicon::unusable(id, "Changed since it was chosen"),
+            1 => FakeLexicon { status: "Matches the published fingerprint (not a strong check)".into(), ..FakeLexicon::usable(id, "cat") },
+            _ => FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable(id, "cat") },
+        })
+        .collect();
+    let mut station = FakeStation::new(lexicons, support::PIN).with_active("NWL2023");
+    station.profiles = wordjudge::profile::BUILT_IN.iter().collect();
+    station.profile = wordjudge::profile::find("NASPA-NWL-CHANGEOVER");
+    station.station_name = "Main hall, north wall — Table 112 (by th".into();
+    station.appliance = true;
+    station.fleet = Some("National School Scrabble Championship 2026 — Division B, day 2".into());
+    station.plug("sdb1", &[("NWL2023.txt", "NWL2023")]);
+    station.plug_update("sdb1", "wordjudge-update.raucb", "10.20.30-rc.4", "10.20.29");
+    station.sticks[0].name = "DIRECTOR-2026 (sdb1, FAT32, 16008 MB)".into();
+    station.warnings = vec![
+        Warning::AuditLog("cannot write the log: No space left on device".into()),
+        Warning::LexiconFileChanged { id: "NWL2023".into(), detail: "its file changed after it was verified".into() },
+        Warning::Gpio("the judge button's line is busy (another program holds it)".into()),
+    ];
+    station.facts = vec![
+        ("Profile".into(), "NASPA changeover, double challenge — NWL2023, second opinion NWL2020".into()),
+        ("Last challenge".into(), "#99999 · code WWWWWWWW".into()),
+        ("Audit signing code".into(), "wordjudge-table-112+3a4b5c6d".into()),
+        ("Judge button and lamps".into(), "judge button BCM 17, green lamp BCM 22, red lamp BCM 23, service lamp BCM 24".into()),
+        ("Fleet".into(), "National School Scrabble Championship 2026 — Division B, day 2: sending to the event's laptop (192.168.100.200), last sent 14:02:11".into()),
+        ("Screen".into(), "HDMI-A-1 (chosen in the settings), turned 270° clockwise".into()),
+    ];
+    station
+}
+
+impl Ui {
+    /// Shows a view, then checks it at every size; on the director's lists,
+    /// that no row needs more than its two lines either.
+    fn shows_and_fits(&self, name: &str, v: &wordjudge::kiosk::view::ViewModel) {
+        wordjudge::ui::show(&self.window, v);
+        self.fits_everywhere(name, true);
+        if v.menu.items.is_empty() {
+            return;
+        }
+        for size in SIZES {
+            self.resize(size);
+            let boxes = self.boxes();
+            let one_line = boxes.iter().find(|b| b.text == "◀ Back" || v.menu.items.first() == Some(&b.text)).map(|b| b.h);
+            let Some(one_line) = one_line else { continue };
+            for b in boxes.iter().filter(|b| v.menu.items.contains(&b.text)) {
+                assert!(b.h <= 2.0 * one_line + 1.0, "{name} at {size:?}: the row {:?} needs more than two lines ({} px)", b.text, b.h);
+            }
+        }
+    }
+}
+
+/// Every director screen, with the longest content the station allows, fits
+/// every documented size: the pages (the lexicon page at its top, middle and
+/// end), every confirmation, the prompts, the stick's and the update's
+/// screens. No text outside its box, none over another, no row cut.
+#[test]
+fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
+    use support::{select_menu, Rig};
+    use wordjudge::kiosk::flow::{Key as K, MenuItem, MenuPage, Screen};
+    let ui = start("DEMO");
+    let mut rig = Rig::with(fullest_station(), &Default::default());
+    rig.advance(100);
+    support::open_pin(&mut rig);
+    ui.shows_and_fits("PIN prompt", &rig.view());
+    support::enter_pin(&mut rig, support::PIN);
+    ui.shows_and_fits("first page", &rig.view());
+    let pages: Vec<MenuPage> = match rig.screen() {
+        Screen::Director(menu) => menu.items.iter().filter_map(|i| if let MenuItem::Open(p) = i { Some(*p) } else { None }).collect(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(pages.len(), 6, "status, lexicon, stick, fleet, station, power: {pages:?}");
+    for page in pages {
+        support::menu_home(&mut rig);
+        let at = match rig.screen() {
+            Screen::Director(menu) => menu.items.iter().position(|i| *i == MenuItem::Open(page)).unwrap(),
+            _ => unreachable!(),
+        };
+        support::move_cursor(&mut rig, at);
+        rig.key(K::Enter);
+        ui.shows_and_fits(&format!("{page:?} page"), &rig.view());
+        // Every entry under the cursor, and where it leads.
+        let count = rig.view().menu.items.len();
+        for entry in 1..count {
+            support::move_cursor(&mut rig, entry);
+            let name = format!("{page:?} page, entry {entry}");
+            ui.shows_and_fits(&name, &rig.view());
+            rig.key(K::Enter);
+            rig.advance(50);
+            ui.shows_and_fits(&format!("{name}, after ENTER"), &rig.view());
+            // Back to the page, whatever opened (a confirmation, a prompt, a stick's screen).
+            for _ in 0..3 {
+                if matches!(rig.screen(), Screen::Director(menu) if menu.page == page) {
+                    break;
+                }
+                rig.key(K::Escape);
+                rig.advance(50);
+            }
+            if !matches!(rig.screen(), Screen::Director(menu) if menu.page == page) {
+                support::menu_home(&mut rig);
+                let entry = page_entry_text(&rig, page);
+                select_menu(&mut rig, &entry);
+                rig.key(K::Enter);
+            }
+        }
+    }
+    // The prompts with their longest values.
+    select_menu(&mut rig, "Rename the station");
+    rig.key(K::Enter);
+    for _ in 0..40 {
+        rig.key(K::Backspace);
+    }
+    rig.keys("WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW");
+    ui.shows_and_fits("rename, 40 wide letters", &rig.view());
+    rig.key(K::Enter);
+    ui.shows_and_fits("rename's confirmation, 40 wide letters", &rig.view());
+    rig.key(K::Escape);
+    // A damaged config: the repair and its confirmation.
+    let mut station = fullest_station();
+    station.held = true;
+    station.warnings.push(wordjudge::kiosk::station::Warning::Config(wordjudge::config::ConfigProblem::LostSettings {
+        path: "config.toml".into(),
+        lost: vec!["director_pin_hash", "active_lexicon", "audit_dir", "station_name", "profile"],
+    }));
+    let mut rig = Rig::with(station, &Default::default());
+    ui.shows_and_fits("out of service, settings damaged", &rig.view());
+    support::open_pin(&mut rig);
+    support::enter_pin(&mut rig, support::PIN);
+    ui.shows_and_fits("the repair page", &rig.view());
+    rig.key(K::Enter);
+    ui.shows_and_fits("the restore's confirmation", &rig.view());
+    // A fresh station's first PIN.
+    let mut station = fullest_station();
+    station.pin = None;
+    station.fresh = true;
+    let mut rig = Rig::with(station, &Default::default());
+    rig.key(K::DirectorChord);
+    ui.shows_and_fits("the first PIN", &rig.view());
+}
+
+/// The first page's text for `page` (its entry's words).
+fn page_entry_text(rig: &support::Rig<wordjudge::kiosk::fake::FakeStation>, page: wordjudge::kiosk::flow::MenuPage) -> String {
+    let wordjudge::kiosk::flow::Screen::Director(menu) = rig.screen() else { panic!() };
+    let at = menu.items.iter().position(|i| *i == wordjudge::kiosk::flow::MenuItem::Open(page)).unwrap();
+    rig.view().menu.items[at].clone()
 }

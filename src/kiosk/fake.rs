@@ -107,6 +107,9 @@ pub struct FakeStation {
     pub appliance: bool,
     pub allow_quit: bool,
     pub warnings: Vec<Warning>,
+    /// The (label, value) lines the status page shows (the live station's
+    /// profile, last challenge, signing code, wiring, fleet, screen).
+    pub facts: Vec<(String, String)>,
     pub records: Vec<FakeRecord>,
     /// The next adjudication fails with this (then it is cleared).
     pub fail_next: Option<AdjudicateError>,
@@ -156,6 +159,7 @@ impl FakeStation {
             pin: Some(pin.into()),
             fresh: false,
             held: false,
+            facts: Vec::new(),
             pin_guard: Default::default(),
             station_name: "Table 3".into(),
             rotation: 0,
@@ -619,7 +623,7 @@ impl Station for FakeStation {
     }
 
     fn facts(&self) -> Vec<(String, String)> {
-        Vec::new()
+        self.facts.clone()
     }
 
     fn system(&mut self, action: SystemAction) -> Result<(), SystemError> {

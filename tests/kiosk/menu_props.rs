@@ -22,7 +22,7 @@
 //! The streams come from a seed the log prints; `PROPTEST_RNG_SEED=N`
 //! replays a run. A stream that once failed is kept below as a regression.
 
-use crate::support::seeded_runner;
+use crate::support::{seeded_runner, FORBIDDEN};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::time::Duration;
@@ -78,15 +78,6 @@ fn action() -> impl Strategy<Value = Action> {
         1 => Just(Action::Damage),
     ]
 }
-
-/// Text no screen may show: paths, file names and extensions, config keys,
-/// and words of the machinery a director does not use (matched without case).
-pub const FORBIDDEN: &[&str] = &[
-    ".fst", ".toml", ".txt", ".raucb", ".partial", ".csr", ".pem", ".jsonl", "/var/", "/dev/", "/run/", "/media/",
-    "wordjudge-sim", "wordjudge-amd64", "wordjudge-arm64", "--gpio", "pin-guard", "director_pin_hash",
-    "active_lexicon", "audit_dir", "display_output", "debounce", "journal", "digest", "unmount", "checkpoint key",
-    "`", "http://", "https://", "version unknown",
-];
 
 /// Every string literal in a value's `Debug` text: the view's words.
 pub fn strings_of(debug: &str) -> Vec<String> {

@@ -12,6 +12,24 @@ use wordjudge::kiosk::view::{view, StationInfo, ViewModel};
 
 pub const PIN: &str = "2468";
 
+/// Words no player or director screen may show, matched without case:
+/// paths, file names and extensions, config keys, and words of the machinery
+/// a director does not use (the command line keeps its own terms). The
+/// menu's property test checks every view it reaches, the UI tests every
+/// rendered screen.
+pub const FORBIDDEN: &[&str] = &[
+    ".fst", ".toml", ".txt", ".raucb", ".partial", ".csr", ".pem", ".jsonl", "/var/", "/dev/", "/run/", "/media/",
+    "wordjudge-sim", "wordjudge-amd64", "wordjudge-arm64", "--gpio", "pin-guard", "director_pin_hash",
+    "active_lexicon", "audit_dir", "display_output", "debounce", "journal", "digest", "unmount", "checkpoint key",
+    "`", "http://", "https://", "version unknown",
+];
+
+/// The first word of [`FORBIDDEN`] `text` holds, if any.
+pub fn forbidden_in(text: &str) -> Option<&'static str> {
+    let lower = text.to_lowercase();
+    FORBIDDEN.iter().copied().find(|bad| lower.contains(bad))
+}
+
 pub struct Rig<S: Station> {
     pub kiosk: Kiosk,
     pub station: S,
