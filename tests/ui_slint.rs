@@ -260,6 +260,12 @@ fn every_screen_fits_every_screen_size_and_the_verdict_keeps_its_lines() {
     ui.key("8");
     ui.typed("abandonment cat dog zebra qi za ok wwwwwwwwwwwwwww");
     ui.fits_everywhere("entry, eight words", true);
+    // On a desktop the simulated lamps show, labelled: never over a line.
+    let mut with_lamps = ui.controller.borrow().view();
+    with_lamps.lamps.show = true;
+    wordjudge::ui::show(&ui.window, &with_lamps);
+    ui.fits_everywhere("entry, eight words, the simulated lamps shown", true);
+    wordjudge::ui::show(&ui.window, &ui.controller.borrow().view());
     ui.key(&key_text(Key::Tab));
     assert!(ui.shows("✗ UNACCEPTABLE"), "{:?}", ui.texts());
 
