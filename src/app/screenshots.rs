@@ -155,6 +155,15 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     let mut fake = FakeStation::new(lexicons, SCREENSHOT_PIN).with_active("CSW21");
     fake.station_name = "Table 12".into();
     fake.appliance = true;
+    // What a live station's status page says of itself.
+    fake.facts = vec![
+        ("Profile".into(), "none (no challenge rule shown under verdicts)".into()),
+        ("Last challenge".into(), "#0041 · code T3AS849W".into()),
+        ("Audit signing code".into(), "4F2A-91C0-7D3E-B6A8".into()),
+        ("Judge button and lamps".into(), "judge button GPIO 17, green lamp GPIO 22, red lamp GPIO 23".into()),
+        ("Fleet".into(), "Nationals 2026: sending to the event's laptop (192.168.10.2), last sent 14:02:11".into()),
+        ("Screen".into(), "DSI-1, not turned".into()),
+    ];
     let _controller = attach(&window, fake_controller(fake, &clock));
     press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
     type_text(w, SCREENSHOT_PIN);
