@@ -496,7 +496,10 @@ impl Station for FakeStation {
         };
         // The old profile is replaced, not cleared by the switch below.
         let before = self.profile.take();
-        if let Err(e) = self.switch_lexicon(chosen.edition) {
+        // As the real station: a profile on the lexicon in use switches nothing.
+        let current = self.lexicon();
+        let switch = if current.usable && current.id == chosen.edition { Ok(()) } else { self.switch_lexicon(chosen.edition) };
+        if let Err(e) = switch {
             self.profile = before;
             return Err(e);
         }

@@ -79,6 +79,7 @@ fn live_a_bundle_is_checked_installed_and_recorded_in_order_then_the_station_res
     select_menu(&mut *live, "Install update: version 0.1.1 (this station runs 0.1.0)");
     live.key(Key::Enter);
     wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
+    live.advance(wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     assert!(live.view().usb.detail.contains("Signed by: CN = test signer"), "{}", live.view().usb.detail);
     live.key(Key::Enter);
     wait_until(&mut live, "the end", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
@@ -133,6 +134,7 @@ fn live_a_bundle_for_another_station_is_refused_and_one_checked_installs_without
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
     wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
+    live.advance(wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     std::fs::remove_dir_all(&stick).unwrap();
     live.key(Key::Enter);
     wait_until(&mut live, "the end", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
@@ -234,6 +236,7 @@ fn previewed_with(step_ms: u64, file: &str, bytes: &[u8]) -> (Live, PathBuf) {
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
     wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
+    live.advance(wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     let path = stick.join(file);
     (live, path)
 }
@@ -383,6 +386,7 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
     wait_for(&mut live, "the preview", Duration::from_secs(120), |l| {
         matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_)))
     });
+    live.advance(wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     live.key(Key::Enter);
     wait_for(&mut live, "the end", Duration::from_secs(120), done);
     assert!(matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { .. })), "{:?}", phase(&live));

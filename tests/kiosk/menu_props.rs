@@ -29,7 +29,7 @@ use std::time::Duration;
 use wordjudge::config::{ConfigProblem, Timeouts};
 use wordjudge::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
 use wordjudge::kiosk::flow::{Change, Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
-use wordjudge::kiosk::station::{Station, UsbRequest, Warning};
+use wordjudge::kiosk::station::{Station, SystemAction, UsbRequest, Warning};
 use wordjudge::kiosk::view::{view, StationInfo};
 use wordjudge::profile;
 
@@ -49,6 +49,14 @@ enum Action {
     /// The settings file is damaged under the running station (its last good
     /// settings are held from now on).
     Damage,
+    /// DOWN pressed this many times in a row: reaches deep rows (the
+    /// profiles below twenty lexicons) as a director scrolling would.
+    Scroll(u8),
+    /// A confirmation's time to settle, then ENTER: a director deciding.
+    Decide,
+    /// A director's errand: DOWN this many times and ENTER (a page, from the
+    /// first page), then DOWN that many times and ENTER (an entry there).
+    Errand(u8, u8),
 }
 
 fn key() -> impl Strategy<Value = Key> {
@@ -76,6 +84,9 @@ fn action() -> impl Strategy<Value = Action> {
         3 => prop_oneof![0u64..1500, 1500u64..70_000].prop_map(Action::Idle),
         1 => prop::sample::select(vec!["2099-11-26 10:00", "2026-11-26 10:00", "2026-13-40 99:99"]).prop_map(Action::SetClock),
         1 => Just(Action::Damage),
+        3 => (1u8..25).prop_map(Action::Scroll),
+        3 => Just(Action::Decide),
+        4 => (0u8..7, 0u8..16).prop_map(|(page, entry)| Action::Errand(page, entry)),
     ]
 }
 
@@ -201,6 +212,16 @@ fn check_change(
     if old == new && changes.is_empty() {
         return Ok(());
     }
+    // An installed update restarts the station by itself: its preview was
+    // the confirmation (and, for a downgrade, the PIN again).
+    if let (Screen::Update(_), Event::Tick) = (before, event) {
+        let installed = records_added.iter().any(|r| matches!(r, FakeRecord::UpdateInstalled { .. }));
+        prop_assert!(installed && changes == [&FakeRecord::System(SystemAction::Reboot)], "{:?}", records_added);
+        let mut expected = old.clone();
+        expected.system += 1;
+        prop_assert_eq!(&expected, new);
+        return Ok(());
+    }
     let Screen::Confirm(confirm) = before else {
         return Err(TestCaseError::fail(format!("{event:?} on {before:?} changed {old:?} into {new:?} ({records_added:?})")));
     };
@@ -321,6 +342,22 @@ impl Harness {
                 Ok(())
             }
             Action::SetClock(when) => self.set_clock(when),
+            Action::Scroll(n) => {
+                for _ in 0..n {
+                    self.run(&Action::Tap(Key::Down))?;
+                }
+                Ok(())
+            }
+            Action::Errand(page, entry) => {
+                self.run(&Action::Scroll(page))?;
+                self.run(&Action::Tap(Key::Enter))?;
+                self.run(&Action::Scroll(entry))?;
+                self.run(&Action::Tap(Key::Enter))
+            }
+            Action::Decide => {
+                self.wait(CONFIRM_SETTLE.as_millis() as u64)?;
+                self.run(&Action::Tap(Key::Enter))
+            }
         }
     }
 
@@ -516,6 +553,9 @@ fn director_streams_that_once_failed_pass() {
         // a damaged config opened the menu (issue 44, 2).
         (false, true, false, vec![PlugSticks("sdb1"), Director, Tap(Key::Down), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Down), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Enter)]),
         (true, true, false, vec![Director, Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Enter)]),
+        // A profile whose edition is the lexicon in use was recorded as a
+        // switch from that lexicon to itself, then the profile.
+        (false, true, false, vec![Director, Errand(1, 10), Decide]),
     ];
     for (held, appliance, fleet, actions) in streams {
         if let Err(e) = run_stream(held, appliance, fleet, &actions) {

@@ -194,6 +194,10 @@ fn live_old_config_ids_load_and_a_switch_records_the_rule_and_the_edition() {
     assert_eq!((saved.profile.as_deref(), saved.active_lexicon.as_str()), (Some("SCHOOL"), "OSPD4+MW11"));
     let audit = rig.audit_text();
     let record = audit.lines().find(|l| l.contains("\"profile_switched\"")).unwrap();
+    assert!(
+        !audit.lines().any(|l| l.contains("\"lexicon_switched\"") && l.contains("\"from\":\"OSPD4+MW11\",\"to\":\"OSPD4+MW11\"")),
+        "a profile on the lexicon in use records no switch from it to itself: {audit}"
+    );
     assert!(record.contains("\"from\":\"NASPA-NWL\"") && record.contains("\"to\":\"SCHOOL\""), "{record}");
     assert!(record.contains("\"lexicon\":\"OSPD4+MW11\"") && record.contains("\"rule\":\"school rule\""), "{record}");
     leave_menu(&mut rig);
@@ -235,8 +239,22 @@ fn real_data_csw15_alone_offers_every_csw_rule_on_the_live_station() {
     assert_eq!((saved.profile.as_deref(), saved.active_lexicon.as_str()), (Some("NASPA-CSW-10"), "CSW15"));
     let audit = rig.audit_text();
     let record = audit.lines().find(|l| l.contains("\"profile_switched\"")).unwrap();
+    assert!(
+        !audit.lines().any(|l| l.contains("\"lexicon_switched\"") && l.contains("\"from\":\"OSPD4+MW11\",\"to\":\"OSPD4+MW11\"")),
+        "a profile on the lexicon in use records no switch from it to itself: {audit}"
+    );
     assert!(record.contains("\"lexicon\":\"CSW15\"") && record.contains("\"rule\":\"10 points per word\""), "{record}");
     leave_menu(&mut rig);
     rig.challenge(&["qi", "za"]);
     assert_eq!(rig.view().verdict.consequence, "The play stands: +20 to the player: 2 words × 10");
+}
+
+#[test]
+fn a_profile_on_the_lexicon_in_use_records_the_profile_alone() {
+    let mut rig = fake_with(&["CSW15"]);
+    open_menu(&mut rig);
+    choose(&mut rig, "Use CSW15");
+    let before = rig.station.records.len();
+    choose(&mut rig, "Profile: NASPA CSW, 5 points per word — CSW15");
+    assert_eq!(rig.station.records[before..], [FakeRecord::ProfileSwitched { to: "NASPA-CSW-5".into() }], "no switch from CSW15 to itself");
 }

@@ -12,6 +12,9 @@ use wordjudge::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase};
 use wordjudge::kiosk::station::{DirectorEvent, SystemAction, UpdateError, UpdateRequest};
 use wordjudge::kiosk::view::{ScreenKind, ViewModel};
 
+/// How long the preview ignores ENTER after it appears.
+const SETTLE_MS: u64 = wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64;
+
 fn menu(rig: &mut Rig<FakeStation>) {
     open_pin(rig);
     enter_pin(rig, PIN);
@@ -86,6 +89,7 @@ fn the_preview_shows_the_bundles_facts_and_enter_installs_with_progress_then_one
     rig.key(Key::Escape);
     assert_eq!(phase(&rig), UpdatePhase::Checking, "keys wait while the bundle is checked");
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     let v = rig.view();
     assert_eq!(v.screen, ScreenKind::Usb);
     assert_eq!(v.usb.status, "Install version 0.1.1?");
@@ -152,6 +156,7 @@ fn an_unverifiable_or_incompatible_bundle_is_refused_in_words_and_nothing_instal
         select_menu(&mut rig, "Install update");
         rig.key(Key::Enter);
         rig.advance(50);
+        rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
         assert_eq!(phase(&rig), UpdatePhase::Done(UpdateDone::Refused(error.clone())));
         let v = rig.view();
         assert_eq!(v.usb.status, "This update will not be installed.");
@@ -173,6 +178,7 @@ fn a_refused_bundle_leaves_the_menu_until_the_stick_is_plugged_in_again() {
     select_menu(&mut rig, "Install update");
     rig.key(Key::Enter);
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     assert!(matches!(phase(&rig), UpdatePhase::Done(UpdateDone::Refused(_))));
     rig.key(Key::Enter);
     assert!(!offered(&rig), "refused: not offered again: {:?}", rig.view().menu.items);
@@ -196,6 +202,7 @@ fn a_refused_bundle_leaves_the_menu_until_the_stick_is_plugged_in_again() {
     select_menu(&mut rig, "Install update");
     rig.key(Key::Enter);
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     rig.key(Key::Enter);
     assert!(!offered(&rig));
     rig.station.sticks.push(wordjudge::kiosk::station::StickChoice { device: "sdc1".into(), name: "OTHER (sdc1, FAT32)".into() });
@@ -230,6 +237,7 @@ fn no_update_screen_shows_a_path_a_file_name_or_an_internal_name() {
     rig.key(Key::Enter);
     look(&rig, "checking");
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     look(&rig, "preview");
     rig.key(Key::Enter);
     look(&rig, "PIN");
@@ -250,6 +258,7 @@ fn no_update_screen_shows_a_path_a_file_name_or_an_internal_name() {
     select_menu(&mut rig, "Install update");
     rig.key(Key::Enter);
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     rig.key(Key::Enter);
     rig.advance(50);
     assert!(matches!(phase(&rig), UpdatePhase::Done(UpdateDone::Installed { restart: Err(_), .. })));
@@ -276,6 +285,7 @@ fn no_update_screen_shows_a_path_a_file_name_or_an_internal_name() {
         select_menu(&mut rig, "Install update");
         rig.key(Key::Enter);
         rig.advance(50);
+        rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
         assert!(!rig.view().usb.alert.is_empty(), "{error:?} is said in the alert band");
         look(&rig, &format!("refused: {error:?}"));
     }
@@ -284,6 +294,7 @@ fn no_update_screen_shows_a_path_a_file_name_or_an_internal_name() {
     select_menu(&mut rig, "Install update");
     rig.key(Key::Enter);
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     rig.key(Key::Enter);
     rig.advance(50);
     assert_eq!(rig.view().usb.status, "The update did not finish.");
@@ -301,6 +312,7 @@ fn a_downgrade_or_reinstall_needs_the_pin_again_and_a_wrong_pin_installs_nothing
         select_menu(&mut rig, "Install update");
         rig.key(Key::Enter);
         rig.advance(50);
+        rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
         assert!(rig.view().usb.detail.contains("director PIN again"), "{}", rig.view().usb.detail);
         rig.key(Key::Enter);
         assert!(matches!(phase(&rig), UpdatePhase::Pin { .. }), "{current} -> {offered}");
@@ -327,6 +339,7 @@ fn wrong_pins_for_a_downgrade_lock_out_like_the_prompt_and_drop_the_bundle() {
     select_menu(&mut rig, "Install update");
     rig.key(Key::Enter);
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     rig.key(Key::Enter);
     for pin in ["1111", "2222", "3333"] {
         enter_pin(&mut rig, pin);
@@ -344,6 +357,7 @@ fn a_failed_install_says_why_and_returns_to_the_menu() {
     select_menu(&mut rig, "Install update");
     rig.key(Key::Enter);
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     rig.key(Key::Enter);
     rig.advance(50);
     let v = rig.view();
@@ -371,6 +385,7 @@ fn esc_or_an_idle_preview_cancels_and_unmounts() {
     select_menu(&mut rig, "Install update");
     rig.key(Key::Enter);
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     rig.key(Key::Escape);
     assert!(matches!(rig.screen(), Screen::Director(_)));
     assert_eq!(rig.view().menu.selected, 0, "back on the stick page's first entry");
@@ -378,6 +393,7 @@ fn esc_or_an_idle_preview_cancels_and_unmounts() {
     select_menu(&mut rig, "Install update");
     rig.key(Key::Enter);
     rig.advance(50);
+    rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     assert!(matches!(phase(&rig), UpdatePhase::Preview(_)));
     rig.advance(10 * 60_000);
     assert!(is_ready(rig.screen()), "idle: home");

@@ -189,7 +189,11 @@ impl LiveStation {
         // Switching to the edition must not first clear the profile being
         // replaced (the record says which profile came before).
         let before = self.profile.take();
-        if let Err(e) = self.switch_lexicon(chosen.edition) {
+        // A profile judging with the lexicon in use switches nothing: no
+        // `lexicon_switched` from a lexicon to itself.
+        let current = self.lexicon();
+        let switch = if current.usable && current.id == chosen.edition { Ok(()) } else { self.switch_lexicon(chosen.edition) };
+        if let Err(e) = switch {
             self.profile = before;
             // The lexicon's refusal, with its details, is recorded; the
             // director reads the edition and its status, not its files.

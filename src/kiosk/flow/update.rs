@@ -47,6 +47,9 @@ pub struct UpdateScreen {
     pub phase: UpdatePhase,
     /// The menu page it returns to.
     pub(super) back: MenuPage,
+    /// When the phase on screen appeared: the preview's ENTER counts only
+    /// once it settled, as a confirmation's does.
+    pub(super) shown_at: Duration,
     pub(super) last_key: Duration,
 }
 
@@ -70,7 +73,8 @@ impl Kiosk {
         match station.update_request(request) {
             Ok(()) => {
                 let back = menu.page;
-                self.screen = Screen::Update(UpdateScreen { offer, phase: UpdatePhase::Checking, back, last_key: now });
+                self.screen =
+                    Screen::Update(UpdateScreen { offer, phase: UpdatePhase::Checking, back, shown_at: now, last_key: now });
             }
             Err(e) => menu.message = Some(MenuMessage::UsbRefused(e)),
         }
@@ -96,6 +100,7 @@ impl Kiosk {
             // Anything else is stale (an answer for a phase left behind).
             (phase, _) => phase,
         };
+        update.shown_at = now;
         update.last_key = now;
     }
 
@@ -114,6 +119,9 @@ impl Kiosk {
                     let _ = station.update_request(UpdateRequest::Cancel);
                     self.open_menu(back, now, station, None);
                 }
+                // An ENTER pressed as the preview appeared (a double-tap on the
+                // menu's entry) is not a decision.
+                Key::Enter if now < update.shown_at + CONFIRM_SETTLE => update.last_key = now,
                 Key::Enter if preview.kind.needs_pin() => {
                     update.phase = UpdatePhase::Pin { preview: preview.clone(), typed: String::new(), message: None };
                     update.last_key = now;
