@@ -6,7 +6,10 @@
 //!
 //! An existing file keeps its permission bits (a config made 0640 must not
 //! become world-readable by being saved); a new file gets 0644, the usual
-//! mode for data the kiosk's own user reads. Temporary files are named
+//! mode for data the kiosk's own user reads. The mode is read from the file
+//! in the place itself, never through a symbolic link: a link in the place of
+//! a config or a guard, pointing at a 0666 file, is replaced by a 0644 file
+//! (the rename replaces the link, never its target). Temporary files are named
 //! `.wordjudge-*.tmp`; [`crate::lexicon::build`] removes ones a killed
 //! process left in a lexicon directory.
 
@@ -21,9 +24,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mode = match std::fs::metadata(path) {
-        Ok(existing) => existing.permissions().mode() & 0o7777,
-        Err(_) => 0o644,
+    let mode = match std::fs::symlink_metadata(path) {
+        Ok(existing) if existing.file_type().is_file() => existing.permissions().mode() & 0o7777,
+        _ => 0o644,
     };
     let mut temp = tempfile::Builder::new().prefix(".wordjudge-").suffix(".tmp").tempfile_in(dir)?;
     temp.write_all(bytes)?;
@@ -49,6 +52,21 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o644);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_link_in_the_place_is_replaced_and_its_targets_mode_never_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("elsewhere");
+        std::fs::write(&target, b"someone else's").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o666)).unwrap();
+        let path = dir.path().join("config.toml");
+        std::os::unix::fs::symlink(&target, &path).unwrap();
+        write_atomically(&path, b"mine").unwrap();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        assert!(meta.file_type().is_file(), "the link is replaced by a file");
+        assert_eq!(meta.permissions().mode() & 0o777, 0o644, "not the link target's 0666");
+        assert_eq!(std::fs::read(&target).unwrap(), b"someone else's", "the target is untouched");
     }
 
     #[test]

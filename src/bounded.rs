@@ -115,12 +115,30 @@ fn kind_of(metadata: &Metadata) -> &'static str {
 /// regular file of at most `limit` bytes. Returns the open file and the
 /// metadata of the opened file (not of the path).
 pub fn open_regular(path: &Path, limit: u64) -> Result<(File, Metadata), BoundedReadError> {
+    open_checked(path, limit, Follow::Yes)
+}
+
+/// Whether the last part of a path may be a symbolic link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Follow {
+    Yes,
+    /// A link is refused as what it is (`O_NOFOLLOW`): for files whose place
+    /// someone else may hold (a stick, the station's own guard).
+    No,
+}
+
+fn open_checked(path: &Path, limit: u64, follow: Follow) -> Result<(File, Metadata), BoundedReadError> {
+    let nofollow = if follow == Follow::No { libc::O_NOFOLLOW } else { 0 };
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY | nofollow)
         .open(path)
         .map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => BoundedReadError::NotFound { path: path.to_path_buf() },
+            // O_NOFOLLOW on a link fails with ELOOP.
+            _ if follow == Follow::No && e.raw_os_error() == Some(libc::ELOOP) => {
+                BoundedReadError::NotRegular { path: path.to_path_buf(), kind: "symbolic link" }
+            }
             _ => BoundedReadError::Io { path: path.to_path_buf(), source: e },
         })?;
     let metadata = file.metadata().map_err(|e| BoundedReadError::Io { path: path.to_path_buf(), source: e })?;
@@ -187,7 +205,17 @@ pub fn read_small_file(path: &Path, limit: u64) -> Result<Vec<u8>, BoundedReadEr
 
 /// Reads a regular UTF-8 text file of at most `limit` bytes.
 pub fn read_small_text(path: &Path, limit: u64) -> Result<String, BoundedReadError> {
-    let bytes = read_small_file(path, limit)?;
+    text_of(path, read_small_file(path, limit)?)
+}
+
+/// The same as [`read_small_text`], refusing a symbolic link in the file's
+/// place: a file whose place someone else may hold is read only as itself.
+pub fn read_small_text_nofollow(path: &Path, limit: u64) -> Result<String, BoundedReadError> {
+    let (mut file, metadata) = open_checked(path, limit, Follow::No)?;
+    text_of(path, read_to_limit(&mut file, path, metadata.len(), limit)?)
+}
+
+fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, BoundedReadError> {
     String::from_utf8(bytes).map_err(|e| BoundedReadError::NotText {
         path: path.to_path_buf(),
         valid_up_to: e.utf8_error().valid_up_to(),

@@ -499,6 +499,11 @@ fn data_of_a_used_station(defaults: &Config, guard: &crate::guard::Guard) -> Opt
     if guard.pin_hash.is_some() {
         return Some("it has had a director PIN".into());
     }
+    // A guard in place that cannot be read proves nothing either way: never
+    // a fresh station (which would offer anyone a first PIN).
+    if let Some(damage) = &guard.damaged {
+        return Some(format!("its PIN guard is damaged ({damage})"));
+    }
     [Some(&defaults.audit_dir), guard.audit_dir.as_ref()].into_iter().flatten().find_map(|dir| {
         let mut entries = std::fs::read_dir(dir).ok()?;
         entries.any(|e| e.is_ok()).then(|| format!("the audit folder {} already holds a log", dir.display()))
@@ -514,7 +519,9 @@ fn data_of_a_used_station(defaults: &Config, guard: &crate::guard::Guard) -> Opt
 fn lost_settings(file: &toml::Table, last_good: Option<&Config>, guard: &crate::guard::Guard) -> Vec<&'static str> {
     let defaults = Config::default();
     let mut lost = Vec::new();
-    let had_pin = last_good.is_some_and(|c| c.director_pin_hash.is_some()) || guard.pin_hash.is_some();
+    // A damaged guard cannot prove the station never had a PIN.
+    let had_pin =
+        last_good.is_some_and(|c| c.director_pin_hash.is_some()) || guard.pin_hash.is_some() || guard.damaged.is_some();
     if !file.contains_key("director_pin_hash") && had_pin {
         lost.push("director_pin_hash");
     }
@@ -665,6 +672,26 @@ mod tests {
             assert!(matches!(loaded.problem, Some(ConfigProblem::Unreadable { .. })), "{}: {:?}", path.display(), loaded.problem);
             assert_eq!(loaded.source, ConfigSource::Unusable);
         }
+    }
+
+    #[test]
+    fn a_damaged_guard_never_makes_a_station_fresh_or_prove_it_had_no_pin() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let guard = crate::guard::path_for(&path);
+        // Nothing but a guard padded past its size: not a fresh station.
+        std::fs::write(&guard, "# padding\n".repeat(1000)).unwrap();
+        let loaded = Config::load(&path);
+        assert_eq!(loaded.source, ConfigSource::Unusable, "{:?}", loaded.problem);
+        assert!(loaded.problem.unwrap().to_string().contains("PIN guard is damaged"));
+        // A config with no PIN line and no last good copy, beside a damaged
+        // guard: the PIN may have been lost, so it is not in force.
+        let mut c = Config::default();
+        c.active_lexicon = "CSW15".into();
+        std::fs::write(&path, c.to_text()).unwrap();
+        let loaded = Config::load(&path);
+        assert_eq!(loaded.source, ConfigSource::Unusable, "never a station that offers a first PIN");
+        assert!(matches!(loaded.problem, Some(ConfigProblem::LostSettings { ref lost, .. }) if lost.contains(&"director_pin_hash")));
     }
 
     #[test]

@@ -58,6 +58,11 @@ pub struct Guard {
     pub pin_hash: Option<String>,
     /// The station's audit folder, as the config last had it.
     pub audit_dir: Option<PathBuf>,
+    /// Why the guard could not be read although something is in its place
+    /// (too large, a directory, a FIFO, a symbolic link, not text): then it
+    /// proves nothing, and the station may not take itself for one that never
+    /// had a PIN. `None` when it was read or is simply not there.
+    pub damaged: Option<String>,
 }
 
 /// Where the guard of the config at `config` is kept.
@@ -68,11 +73,17 @@ pub fn path_for(config: &Path) -> PathBuf {
 }
 
 impl Guard {
-    /// Reads the guard; a missing, unreadable or odd file is an empty guard
-    /// (nothing in it can make a lockout longer than the caller's cap).
+    /// Reads the guard. A missing file is an empty guard; an unreadable or
+    /// odd one (too large, not a regular file, a symbolic link, not text) is
+    /// an empty guard marked [`Guard::damaged`]: damage can only make the
+    /// station safer, never make it fresh (nothing in a guard can make a
+    /// lockout longer than the caller's cap either).
     pub fn read(path: &Path) -> Guard {
-        let Ok(text) = crate::bounded::read_small_text(path, MAX_GUARD_BYTES) else { return Guard::default() };
-        Guard::parse(&text)
+        match crate::bounded::read_small_text_nofollow(path, MAX_GUARD_BYTES) {
+            Ok(text) => Guard::parse(&text),
+            Err(e) if e.is_not_found() => Guard::default(),
+            Err(e) => Guard { damaged: Some(e.to_string()), ..Guard::default() },
+        }
     }
 
     /// Parses the guard's text.
@@ -101,6 +112,7 @@ impl Guard {
             measured,
             pin_hash: value("pin_hash").filter(|h| !h.is_empty()).map(str::to_string),
             audit_dir: value("audit_dir").filter(|d| !d.is_empty()).map(PathBuf::from),
+            damaged: None,
         }
     }
 
@@ -179,6 +191,53 @@ mod tests {
     use super::*;
 
     const CAP: Duration = Duration::from_secs(3600);
+
+    /// A guard made by this program, with a PIN's hash in it.
+    fn written(dir: &Path) -> PathBuf {
+        let path = dir.join("config.toml.pin-guard");
+        let guard = Guard { pin_hash: Some("$argon2id$v=19$abc".into()), audit_dir: Some("/a".into()), ..Guard::default() };
+        guard.write(&path).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_guard_in_any_odd_form_is_damaged_never_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = written(dir.path());
+        assert_eq!(Guard::read(&path).damaged, None);
+        assert!(Guard::read(&path).pin_hash.is_some());
+        assert_eq!(Guard::read(&dir.path().join("none")), Guard::default(), "missing: empty, not damaged");
+        // Padded past its size: damaged, not read as empty.
+        let mut padded = std::fs::read_to_string(&path).unwrap();
+        padded.push_str(&"# padding\n".repeat(500));
+        std::fs::write(&path, padded).unwrap();
+        assert!(Guard::read(&path).damaged.is_some_and(|d| d.contains("bytes")), "{:?}", Guard::read(&path));
+        // A directory, a FIFO, a symbolic link to a good guard, bytes that are no text.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        assert!(Guard::read(&path).damaged.is_some_and(|d| d.contains("directory")));
+        std::fs::remove_dir(&path).unwrap();
+        let fifo = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert!(Guard::read(&path).damaged.is_some_and(|d| d.contains("FIFO")), "a FIFO is never waited on");
+        std::fs::remove_file(&path).unwrap();
+        let other = written(&dir.path().join("other").tap_mkdir());
+        std::os::unix::fs::symlink(&other, &path).unwrap();
+        assert!(Guard::read(&path).damaged.is_some_and(|d| d.contains("symbolic link")), "another file's guard is not this one's");
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, [0xff, 0xfe, 0x00]).unwrap();
+        assert!(Guard::read(&path).damaged.is_some());
+    }
+
+    trait TapMkdir {
+        fn tap_mkdir(self) -> Self;
+    }
+    impl TapMkdir for PathBuf {
+        fn tap_mkdir(self) -> Self {
+            std::fs::create_dir_all(&self).unwrap();
+            self
+        }
+    }
 
     fn at(boot: &str, seconds: u64) -> BootInstant {
         BootInstant { boot_id: boot.into(), since_boot: Duration::from_secs(seconds) }

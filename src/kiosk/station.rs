@@ -264,6 +264,9 @@ pub enum Warning {
     /// The checkpoint signing key cannot be made or read: the station judges
     /// and logs, but signs no checkpoint until it is fixed.
     SigningKey(String),
+    /// Wrong PINs and lockouts cannot be kept across a restart (the PIN
+    /// guard is damaged or cannot be written).
+    PinGuard(String),
 }
 
 /// Why an adjudication did not happen. Nothing was recorded or shown.

@@ -144,3 +144,61 @@ fn blank_pins_are_not_attempts() {
     assert_eq!(rig.view().screen, ScreenKind::Director);
     assert!(!audit_text(&config.audit_dir).contains("pin_refused"), "no wrong PIN recorded");
 }
+
+/// The guard padded past its size, then the PIN line and the last good copy
+/// deleted: the guard proves nothing, so nothing proves there never was a
+/// PIN. Out of service; the chord asks for a PIN (never a first one) that
+/// nothing accepts: an operator restores the station.
+#[test]
+fn a_padded_guard_with_the_pin_line_and_copy_deleted_never_offers_a_first_pin() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, config, _) = used_station(dir.path());
+    let guard = wordjudge::guard::path_for(&path);
+    let mut padded = std::fs::read_to_string(&guard).unwrap();
+    padded.push_str(&"# padding\n".repeat(500));
+    std::fs::write(&guard, padded).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut: String = text.lines().filter(|l| !l.starts_with("director_pin_hash")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, cut).unwrap();
+    std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
+
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    assert_eq!(rig.screen(), &Screen::OutOfService);
+    rig.key(Key::DirectorChord);
+    assert_eq!(rig.view().screen, ScreenKind::Pin, "never the first PIN's prompt: {:?}", rig.view());
+    for pin in ["1357", PIN] {
+        enter_pin(&mut rig, pin);
+        assert_eq!(rig.view().screen, ScreenKind::Pin, "{pin} opens nothing");
+    }
+    assert!(rig.view().pin.message.contains("cannot be set here"), "{}", rig.view().pin.message);
+}
+
+/// A guard replaced by a directory (or a FIFO): wrong PINs still lock the
+/// prompt in this run, and the director is told they are not kept across a
+/// restart, on the menu's pages and in one record.
+#[test]
+fn a_guard_that_cannot_be_written_is_a_warning_and_a_record_never_silence() {
+    for damage in ["directory", "fifo"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, config, _) = used_station(dir.path());
+        let guard = wordjudge::guard::path_for(&path);
+        std::fs::remove_file(&guard).unwrap();
+        if damage == "directory" {
+            std::fs::create_dir(&guard).unwrap();
+        } else {
+            let fifo = std::ffi::CString::new(guard.as_os_str().as_encoded_bytes()).unwrap();
+            assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        }
+        let mut rig = Rig::with(start_station(&path), &config.timeouts);
+        assert!(crate::support::is_ready(rig.screen()), "{damage}: the config and its copy still hold the PIN");
+        open_pin(&mut rig);
+        enter_pin(&mut rig, "1357");
+        enter_pin(&mut rig, PIN);
+        assert_eq!(rig.view().screen, ScreenKind::Director, "{damage}");
+        let lines = rig.view().menu.lines.join("\n");
+        assert!(lines.contains("wrong PINs and lockouts are not kept across a restart"), "{damage}: {lines}");
+        let log = audit_text(&config.audit_dir);
+        let records = log.lines().filter(|l| l.contains("\"setting\":\"pin_guard\"")).count();
+        assert_eq!(records, 1, "{damage}: one record while the reason stays the same: {log}");
+    }
+}

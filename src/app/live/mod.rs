@@ -85,6 +85,9 @@ pub struct LiveStation {
     audit: Option<AuditLog>,
     gpio_problem: Option<String>,
     gpio_description: String,
+    /// Why wrong PINs and lockouts cannot be kept across a restart (the
+    /// guard is damaged or cannot be written), as last found.
+    guard_problem: Option<String>,
     pin_checker: PinChecker,
     appliance: bool,
     judging_fault: Option<String>,
@@ -161,6 +164,7 @@ impl LiveStation {
             audit,
             gpio_problem,
             gpio_description,
+            guard_problem: None,
             pin_checker,
             appliance,
             judging_fault: None,
@@ -459,6 +463,7 @@ impl Station for LiveStation {
             None => warnings.push(Warning::AuditLog("not opened: the config is broken".into())),
         }
         warnings.extend(self.gpio_problem.clone().map(Warning::Gpio));
+        warnings.extend(self.guard_problem.clone().map(Warning::PinGuard));
         warnings.extend(self.catalog.problems().iter().cloned().map(Warning::LexiconCatalog));
         if let (Some(change), Active::Open(_, ident)) = (&self.file_changed, &self.active) {
             warnings.push(Warning::LexiconFileChanged { id: ident.id.clone(), detail: change.clone() });

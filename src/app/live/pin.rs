@@ -32,11 +32,28 @@ impl LiveStation {
         PinGuard { failures, lockouts, locked_for }
     }
 
+    /// Keeps wrong PINs and lockouts across a restart. A damaged guard is
+    /// not overwritten (it would lose the third copy of the PIN's hash), and
+    /// a guard that cannot be written is a warning on the director's pages
+    /// and one record each time the reason changes: never silence.
     pub(super) fn store_pin_guard(&mut self, guard: PinGuard) {
         let path = crate::guard::path_for(&self.config_path);
         let lockout = Lockout { failures: guard.failures, lockouts: guard.lockouts, locked_for: guard.locked_for };
-        if let Err(e) = Guard::read(&path).with_lockout(lockout, boot_now()).write(&path) {
-            tracing::warn!("cannot save the PIN lockout: {e}");
+        let stored = Guard::read(&path);
+        let result = match &stored.damaged {
+            Some(damage) => Err(format!("the PIN guard is damaged ({damage})")),
+            None => stored.with_lockout(lockout, boot_now()).write(&path).map_err(|e| format!("the PIN guard cannot be written: {e}")),
+        };
+        match result {
+            Ok(()) => self.guard_problem = None,
+            Err(why) => {
+                let problem = format!("{why}: wrong PINs and lockouts are not kept across a restart");
+                tracing::warn!("{problem}");
+                if self.guard_problem.as_deref() != Some(problem.as_str()) {
+                    self.record(crate::audit::AuditEvent::SettingRefused { setting: "pin_guard".into(), reason: problem.clone() });
+                    self.guard_problem = Some(problem);
+                }
+            }
         }
     }
 }

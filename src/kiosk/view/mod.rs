@@ -328,6 +328,10 @@ pub fn warning(warning: &Warning) -> String {
         Warning::SettingsHeld => "The station's settings were damaged. Its last good settings are kept, and players \
              cannot judge until you choose \"Restore the last good settings\" on the first page of this menu."
             .into(),
+        // The detail (which file, why) is in the audit record.
+        Warning::PinGuard(_) => "The record of wrong PINs kept beside the settings is damaged or cannot be written: \
+             wrong PINs and lockouts are not kept across a restart. An operator can restore it."
+            .into(),
         Warning::SigningKey(p) => {
             format!("The audit log's signing key: {p}. The log goes on, but no signed summary is made until it is fixed.")
         }

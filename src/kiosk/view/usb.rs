@@ -75,7 +75,7 @@ fn import_details(row: &ImportRow) -> Vec<String> {
         ImportState::Unusable(why) => lines.push(format!("Cannot be used: {}", unusable_reason(&row.file, why))),
         ImportState::Installed { lexicon, status } => {
             lines.push(format!("Installed as {lexicon}: {status}"));
-            lines.push("Choose it in the director menu to judge with it.".into());
+            lines.push("Choose it on the Lexicon and event rule page to judge with it.".into());
         }
     }
     lines
@@ -85,7 +85,7 @@ fn usb_message(message: &UsbMessage) -> String {
     match message {
         UsbMessage::ConfirmInstall => "Press ENTER again to install it.".into(),
         UsbMessage::Installed { lexicon, status } => {
-            format!("Installed: {lexicon} is {status}. Choose it in the director menu to judge with it.")
+            format!("Installed: {lexicon} is {status}. Choose it on the Lexicon and event rule page to judge with it.")
         }
         UsbMessage::InstallRefused(reason) => format!("Not installed: {reason}"),
         UsbMessage::NeedsName => "Choose which lexicon this list is with ← and →.".into(),
