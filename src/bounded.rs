@@ -208,6 +208,19 @@ pub fn read_small_text(path: &Path, limit: u64) -> Result<String, BoundedReadErr
     text_of(path, read_small_file(path, limit)?)
 }
 
+/// The same as [`read_small_file`], refusing a symbolic link in the file's
+/// place (files on a stick, or whose place someone else may hold).
+pub fn read_small_file_nofollow(path: &Path, limit: u64) -> Result<Vec<u8>, BoundedReadError> {
+    let (mut file, metadata) = open_checked(path, limit, Follow::No)?;
+    read_to_limit(&mut file, path, metadata.len(), limit)
+}
+
+/// Whether `path` is a real directory: not a link to one, not a file.
+/// Folders on a stick are walked and written only when they are.
+pub fn is_real_dir(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_dir())
+}
+
 /// The same as [`read_small_text`], refusing a symbolic link in the file's
 /// place: a file whose place someone else may hold is read only as itself.
 pub fn read_small_text_nofollow(path: &Path, limit: u64) -> Result<String, BoundedReadError> {

@@ -129,6 +129,16 @@ pub enum JoinError {
     LaptopByName(String),
     /// A file could not be read or written.
     Io(PathBuf, std::io::Error),
+    /// A file on the stick is not one to read: missing, a link, a FIFO, a
+    /// device, a folder, too large (the stick's files are read only through
+    /// [`crate::bounded`], never followed, never waited on).
+    StickFile(crate::bounded::BoundedReadError),
+    /// A folder on the stick is not a real folder (a link): nothing is read
+    /// from it or written into it.
+    StickFolder(PathBuf),
+    /// The stick's `ca.pem` holds more than the one certificate `fleet.toml`
+    /// names (a second CA appended would be trusted by openssl too).
+    CaNotAlone { certificates: usize },
     /// openssl could not make the key or request, or read a certificate.
     Openssl(CaError),
     /// The fleet folder holds a file this module did not write in that form.
@@ -168,6 +178,15 @@ impl fmt::Display for JoinError {
                 crate::word::quote(host)
             ),
             JoinError::Io(path, e) => write!(f, "{}: {e}", path.display()),
+            JoinError::StickFile(e) => write!(f, "the fleet stick's {e}"),
+            JoinError::StickFolder(path) => {
+                write!(f, "the fleet stick's {} is not a real folder (a link): nothing is read from it or written to it", path.display())
+            }
+            JoinError::CaNotAlone { certificates } => write!(
+                f,
+                "the stick's ca.pem holds {certificates} certificates, not the event's one: make the stick again with \
+                 `wordjudge fleet setup`"
+            ),
             JoinError::Openssl(e) => write!(f, "{e}"),
             JoinError::Damaged(path, problem) => write!(f, "{} is damaged: {problem}", path.display()),
         }
@@ -181,12 +200,50 @@ fn short(fingerprint: &str) -> &str {
     fingerprint.get(..16).unwrap_or(fingerprint)
 }
 
+/// Most bytes a fleet stick's file may have (a certificate is about 1 KB,
+/// `fleet.toml` a few hundred bytes).
+pub const MAX_STICK_FILE: u64 = 64 * 1024;
+
+/// Reads a file of the fleet stick: regular, not a link, not waited on,
+/// at most [`MAX_STICK_FILE`] bytes.
+fn stick_bytes(path: &Path) -> Result<Vec<u8>, JoinError> {
+    crate::bounded::read_small_file_nofollow(path, MAX_STICK_FILE).map_err(JoinError::StickFile)
+}
+
+/// The stick's files a visit works from, copied once off the stick into a
+/// private folder: every check and every install uses these bytes, so a
+/// file swapped on the stick after its check is never the one installed.
+struct StickCopies {
+    dir: tempfile::TempDir,
+}
+
+impl StickCopies {
+    fn new() -> Result<StickCopies, JoinError> {
+        let dir = tempfile::Builder::new().prefix("wordjudge-fleet-stick-").tempdir().map_err(|e| JoinError::Io(std::env::temp_dir(), e))?;
+        Ok(StickCopies { dir })
+    }
+
+    /// Copies `path` off the stick under `name`; the copy's path.
+    fn take(&self, path: &Path, name: &str) -> Result<PathBuf, JoinError> {
+        let bytes = stick_bytes(path)?;
+        let copy = self.dir.path().join(name);
+        std::fs::write(&copy, bytes).map_err(|e| JoinError::Io(copy.clone(), e))?;
+        Ok(copy)
+    }
+}
+
+/// The certificates a PEM file holds.
+fn certificates_in(pem: &[u8]) -> usize {
+    pem.windows(b"-----BEGIN CERTIFICATE-----".len()).filter(|w| *w == b"-----BEGIN CERTIFICATE-----").count()
+}
+
 /// One visit of the fleet stick. `stick_folder` is the stick's fleet folder
 /// ([`stick::FOLDER`] on the mounted stick), `fleet_dir` the station's own
 /// fleet folder, `station` its name in the fleet (one DNS label).
 pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<JoinStep, JoinError> {
     stick::check_station_name(station).map_err(JoinError::StationName)?;
-    let fleet = read_stick(stick_folder)?;
+    let copies = StickCopies::new()?;
+    let fleet = read_stick(stick_folder, &copies)?;
     if let Some(joined) = joined(fleet_dir)? {
         return if joined.ca_sha256 == fleet.ca_sha256 {
             Ok(JoinStep::AlreadyJoined(joined))
@@ -197,10 +254,18 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<Joi
     make_dir(fleet_dir)?;
     let pending = Pending { station: station.to_string(), event: fleet.event.clone(), ca_sha256: fleet.ca_sha256.clone() };
     let (key, request) = (fleet_dir.join(KEY_FILE), fleet_dir.join(REQUEST_FILE));
-    let answered = stick_folder.join(stick::CERTIFICATES).join(format!("{station}.pem"));
+    let certificates = stick_folder.join(stick::CERTIFICATES);
+    let answered = certificates.join(format!("{station}.pem"));
+    // Anything in the certificate's place is read as a certificate, and
+    // refused unless it is a regular file of a real folder: a link, a FIFO
+    // or a huge file there is not silently taken for no answer.
+    if std::fs::symlink_metadata(&certificates).is_ok() && !crate::bounded::is_real_dir(&certificates) {
+        return Err(JoinError::StickFolder(certificates));
+    }
+    let answered_here = std::fs::symlink_metadata(&answered).is_ok();
     if read_pending(fleet_dir)?.as_ref() == Some(&pending) && key.is_file() && request.is_file() {
-        if answered.is_file() {
-            if let Some(joined) = take_certificate(stick_folder, &answered, fleet_dir, &fleet, station)? {
+        if answered_here {
+            if let Some(joined) = take_certificate(stick_folder, &answered, &copies, fleet_dir, &fleet, station)? {
                 return Ok(JoinStep::Joined(joined));
             }
             return leave_request(stick_folder, &request, station, true);
@@ -223,7 +288,7 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<Joi
     let text = toml::to_string(&pending).expect("plain strings serialize");
     let pending_path = fleet_dir.join(PENDING_FILE);
     write_atomically(&pending_path, text.as_bytes()).map_err(|e| JoinError::Io(pending_path, e))?;
-    leave_request(stick_folder, &request, station, answered.is_file())
+    leave_request(stick_folder, &request, station, answered_here)
 }
 
 /// Leaves the fleet: the certificate, the CA, [`UPLOAD_ENV`] and the key
@@ -263,21 +328,29 @@ pub fn read_pending(fleet_dir: &Path) -> Result<Option<Pending>, JoinError> {
     }
 }
 
-/// The stick's `fleet.toml`, checked, and its `ca.pem` checked against it.
-fn read_stick(stick_folder: &Path) -> Result<FleetFile, JoinError> {
-    if !stick_folder.is_dir() {
-        return Err(JoinError::NotAFleetStick(stick_folder.to_path_buf()));
+/// The stick's `fleet.toml`, checked, and its `ca.pem` checked against it:
+/// both read once, off the stick, into `copies` (`ca.pem` there is what is
+/// checked and later installed).
+fn read_stick(stick_folder: &Path, copies: &StickCopies) -> Result<FleetFile, JoinError> {
+    if !crate::bounded::is_real_dir(stick_folder) {
+        return Err(match std::fs::symlink_metadata(stick_folder) {
+            Ok(m) if m.file_type().is_symlink() => JoinError::StickFolder(stick_folder.to_path_buf()),
+            _ => JoinError::NotAFleetStick(stick_folder.to_path_buf()),
+        });
     }
     let path = stick_folder.join(stick::FLEET_FILE);
-    let text = std::fs::read_to_string(&path).map_err(|e| JoinError::Io(path.clone(), e))?;
+    let bytes = stick_bytes(&path)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| JoinError::FleetFile(path.clone(), StickError::Toml("it is not text".into())))?;
     let fleet = FleetFile::parse(&text).map_err(|e| JoinError::FleetFile(path.clone(), e))?;
     let (host, _) = stick::upload_host_port(&fleet.upload_url).map_err(|e| JoinError::FleetFile(path, e))?;
     if host.parse::<std::net::Ipv4Addr>().is_err() {
         return Err(JoinError::LaptopByName(host));
     }
-    let ca = stick_folder.join(stick::CA_FILE);
-    if !ca.is_file() {
-        return Err(JoinError::Io(ca, std::io::Error::from(std::io::ErrorKind::NotFound)));
+    let ca = copies.take(&stick_folder.join(stick::CA_FILE), stick::CA_FILE)?;
+    let certificates = certificates_in(&std::fs::read(&ca).map_err(|e| JoinError::Io(ca.clone(), e))?);
+    if certificates != 1 {
+        return Err(JoinError::CaNotAlone { certificates });
     }
     let found = EventCa::fingerprint(&ca).map_err(|e| JoinError::Certificate { file: ca.clone(), problem: e.to_string() })?;
     if found != fleet.ca_sha256 {
@@ -293,8 +366,14 @@ fn leave_request(stick_folder: &Path, request: &Path, station: &str, replaced: b
     let bytes = std::fs::read(request).map_err(|e| JoinError::Io(request.to_path_buf(), e))?;
     let requests = stick_folder.join(stick::REQUESTS);
     make_dir(&requests)?;
+    // The request goes into the stick's own folder, never through a link
+    // (a linked `requests/` would put it anywhere, the station's own audit
+    // folder included, while the screen says it is on the stick).
+    if !crate::bounded::is_real_dir(&requests) {
+        return Err(JoinError::StickFolder(requests));
+    }
     let on_stick = requests.join(format!("{station}.csr"));
-    if std::fs::read(&on_stick).ok().as_deref() != Some(&bytes[..]) {
+    if stick_bytes(&on_stick).ok().as_deref() != Some(&bytes[..]) {
         write_atomically(&on_stick, &bytes).map_err(|e| JoinError::Io(on_stick.clone(), e))?;
     }
     Ok(JoinStep::Requested { request: on_stick, replaced })
@@ -305,13 +384,17 @@ fn leave_request(stick_folder: &Path, request: &Path, station: &str, replaced: b
 /// goes on the stick); an error if it is not one to install at all.
 fn take_certificate(
     stick_folder: &Path,
-    answered: &Path,
+    on_stick: &Path,
+    copies: &StickCopies,
     fleet_dir: &Path,
     fleet: &FleetFile,
     station: &str,
 ) -> Result<Option<Joined>, JoinError> {
-    let refuse = |problem: String| JoinError::Certificate { file: answered.to_path_buf(), problem };
-    let stick_ca = stick_folder.join(stick::CA_FILE);
+    let refuse = |problem: String| JoinError::Certificate { file: on_stick.to_path_buf(), problem };
+    // The copies taken off the stick: what is checked is what is installed.
+    let answered = copies.take(on_stick, "station.pem")?;
+    let answered = answered.as_path();
+    let stick_ca = copies.dir.path().join(stick::CA_FILE);
     let as_str = |p: &Path| path_str(p).map(str::to_string).map_err(JoinError::Openssl);
     let (cert_s, ca_s) = (as_str(answered)?, as_str(&stick_ca)?);
     // Signed by the event's CA, for a TLS client, in date (openssl verify
@@ -335,7 +418,7 @@ fn take_certificate(
         return Ok(None);
     }
     let certificate_sha256 = EventCa::fingerprint(answered).map_err(|e| refuse(e.to_string()))?;
-    let laptop_sha256 = laptop_fingerprint(stick_folder, &ca_s)?;
+    let laptop_sha256 = laptop_fingerprint(stick_folder, copies, &ca_s)?;
     let joined = Joined {
         station: station.to_string(),
         event: fleet.event.clone(),
@@ -400,12 +483,13 @@ pub fn upload_env(joined: &Joined) -> String {
 /// the event's CA signed it for a server; `None` if the stick has none (a
 /// stick made before it carried one). A laptop certificate that does not
 /// check is a stick not to trust.
-fn laptop_fingerprint(stick_folder: &Path, ca: &str) -> Result<Option<String>, JoinError> {
-    let laptop = stick_folder.join(stick::LAPTOP_FILE);
-    if !laptop.exists() {
+fn laptop_fingerprint(stick_folder: &Path, copies: &StickCopies, ca: &str) -> Result<Option<String>, JoinError> {
+    let on_stick = stick_folder.join(stick::LAPTOP_FILE);
+    if std::fs::symlink_metadata(&on_stick).is_err() {
         return Ok(None);
     }
-    let refuse = |problem: String| JoinError::Certificate { file: laptop.clone(), problem };
+    let laptop = copies.take(&on_stick, stick::LAPTOP_FILE)?;
+    let refuse = |problem: String| JoinError::Certificate { file: on_stick.clone(), problem };
     let laptop_s = path_str(&laptop).map_err(JoinError::Openssl)?;
     openssl("check the laptop's certificate", &["verify", "-CAfile", ca, "-purpose", "sslserver", "-x509_strict", laptop_s])
         .map_err(|e| refuse(format!("not the event's laptop ({e})")))?;

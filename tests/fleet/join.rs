@@ -240,3 +240,95 @@ fn needs_journal_remote_what_a_station_installs_is_what_the_uploader_sends_with(
         assert!(!fleet_dir.join(f).exists(), "{f} is left");
     }
 }
+
+/// What an outsider with the stick controls, in every hostile form, at every
+/// path the station reads or writes there: `fleet.toml`, `ca.pem`,
+/// `laptop.pem`, `certificates/NAME.pem`, and the `requests/` and fleet
+/// folders. A FIFO, a link to /dev/zero, a 100 MB file, a link out of the
+/// stick: each refused at once (never waited on, never read past 64 KB,
+/// never followed), with a reason, and the station's fleet folder unchanged.
+/// A `ca.pem` with a second CA appended is refused too (openssl would trust
+/// both). Nothing is ever written through a link.
+#[test]
+fn every_stick_path_in_every_hostile_form_is_refused_at_once_and_changes_nothing() {
+    use std::time::{Duration, Instant};
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let station = tempfile::tempdir().unwrap();
+    let fleet_dir = station.path().join("fleet");
+    // The first visit and the laptop's signature: the next visit would join.
+    assert!(join(&event, &fleet_dir, "wj-01").status.success());
+    assert!(sign(&event).status.success());
+    let folder = event.folder();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("station-secret");
+    std::fs::write(&secret, "a file outside the stick").unwrap();
+    let mkfifo = |path: &Path| {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    };
+    let refused_at_once = |what: &str, reason: &str| {
+        let before = snapshot(&fleet_dir);
+        let started = Instant::now();
+        let out = join(&event, &fleet_dir, "wj-01");
+        assert!(started.elapsed() < Duration::from_secs(10), "{what}: took {:?}", started.elapsed());
+        assert_eq!(out.status.code(), Some(2), "{what}: {}{}", text(&out.stdout), text(&out.stderr));
+        let e = text(&out.stderr);
+        assert!(e.contains(reason) && e.contains("nothing changed"), "{what}: want {reason:?}: {e}");
+        assert_eq!(snapshot(&fleet_dir), before, "{what}");
+        assert!(!fleet_dir.join("upload.env").exists(), "{what}: never joined");
+    };
+    for name in ["fleet.toml", "ca.pem", "laptop.pem", "certificates/wj-01.pem"] {
+        let path = folder.join(name);
+        let good = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        mkfifo(&path);
+        refused_at_once(&format!("a FIFO as {name}"), "FIFO");
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        refused_at_once(&format!("{name} linked to /dev/zero"), "symbolic link");
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&secret, &path).unwrap();
+        refused_at_once(&format!("{name} linked out of the stick"), "symbolic link");
+        std::fs::remove_file(&path).unwrap();
+        let huge = std::fs::File::create(&path).unwrap();
+        huge.set_len(100 * 1024 * 1024).unwrap();
+        refused_at_once(&format!("a 100 MB {name}"), "bytes such a file may have");
+        std::fs::write(&path, &good).unwrap();
+    }
+    // A second CA appended to ca.pem: the first still matches fleet.toml.
+    let (other, out) = setup("192.168.10.3", &[]);
+    assert!(out.status.success());
+    let ca = folder.join("ca.pem");
+    let good = std::fs::read(&ca).unwrap();
+    let mut doubled = good.clone();
+    doubled.extend(std::fs::read(other.folder().join("ca.pem")).unwrap());
+    std::fs::write(&ca, &doubled).unwrap();
+    refused_at_once("a second CA appended to ca.pem", "holds 2 certificates");
+    std::fs::write(&ca, &good).unwrap();
+    // The certificates folder linked elsewhere: no answer is taken from it.
+    let certificates = folder.join("certificates");
+    let moved = outside.path().join("certificates");
+    std::fs::rename(&certificates, &moved).unwrap();
+    std::os::unix::fs::symlink(&moved, &certificates).unwrap();
+    refused_at_once("the certificates folder a link", "not a real folder");
+    std::fs::remove_file(&certificates).unwrap();
+    std::fs::rename(&moved, &certificates).unwrap();
+    // requests/ linked to a folder of the station's: nothing is written there.
+    let requests = folder.join("requests");
+    std::fs::remove_dir_all(&requests).unwrap();
+    let station_folder = outside.path().join("audit");
+    std::fs::create_dir(&station_folder).unwrap();
+    std::os::unix::fs::symlink(&station_folder, &requests).unwrap();
+    std::fs::remove_file(folder.join("certificates/wj-01.pem")).unwrap();
+    let out = join(&event, &fleet_dir, "wj-01");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("not a real folder"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_dir(&station_folder).unwrap().count(), 0, "nothing written through the link");
+    std::fs::remove_file(&requests).unwrap();
+    // The whole fleet folder a link: not read.
+    let real = outside.path().join("fleet-folder");
+    std::fs::rename(&folder, &real).unwrap();
+    std::os::unix::fs::symlink(&real, &folder).unwrap();
+    refused_at_once("the fleet folder a link", "not a real folder");
+}
