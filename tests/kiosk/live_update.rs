@@ -568,3 +568,27 @@ fn live_an_install_that_cannot_be_noted_does_not_start_and_says_why() {
     assert_eq!(events_from_update(&text), ["update_started", "update_failed"], "{text}");
     assert!(text.contains("not started: the install could not be noted on the data partition"), "{text}");
 }
+
+/// The menu's first page starts looking at a stick's bundle (RAUC checks
+/// its signature, which takes seconds): when the director opens the stick
+/// page, the update is already offered where the page lists it, and a
+/// count of DOWNs lands on it (the boot test's, and a director's habit).
+#[test]
+fn live_the_first_page_looks_at_a_bundle_so_the_stick_page_offers_it_at_once() {
+    let mut live = live_updating_with(5, 300);
+    let stick = live.dir.path().join("sticks/sdb1");
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.1.1","signer":"x"}"#).unwrap();
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    wait_until(&mut live, "the stick", |l| l.view().menu.items.iter().any(|i| i == "USB stick"));
+    // A director reads the first page for a moment.
+    for _ in 0..40 {
+        std::thread::sleep(Duration::from_millis(25));
+        live.advance(50);
+    }
+    select_menu(&mut *live, "USB stick");
+    live.key(Key::Enter);
+    let items = live.view().menu.items;
+    assert!(items.get(4).is_some_and(|i| i.starts_with("Install update: version 0.1.1")), "at once, fifth: {items:?}");
+}

@@ -298,7 +298,11 @@ impl Kiosk {
                 if !held {
                     items.push(MenuItem::Open(MenuPage::Lexicon));
                 }
-                if !station.sticks().is_empty() || station.update_offer().is_some() {
+                // Both asked every time: asking for the offer is what starts
+                // the station looking at a stick's bundle (a signature check
+                // takes seconds), so it is ready when the stick page opens.
+                let (sticks, offer) = (station.sticks(), station.update_offer());
+                if !sticks.is_empty() || offer.is_some() {
                     items.push(MenuItem::Open(MenuPage::Usb));
                 }
                 if !held {
