@@ -11,19 +11,12 @@
 //! replays a run); `WORDJUDGE_PARSER_CASES` sets how many per parser
 //! (10,000 by default).
 
+#[path = "kiosk/support.rs"]
+mod support;
+
 use proptest::prelude::*;
-use proptest::test_runner::{Config, RngSeed, TestRunner};
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-/// The seed of this run: `PROPTEST_RNG_SEED`, or a fresh one, printed.
-fn seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    match Config::default().rng_seed {
-        RngSeed::Fixed(seed) => seed,
-        RngSeed::Random => std::collections::hash_map::RandomState::new().build_hasher().finish(),
-    }
-}
 
 /// Bytes an outsider could put in the file: random ones, or the example with
 /// a few bytes changed, cut short, or repeated.
@@ -53,9 +46,7 @@ fn hostile(example: &'static [u8]) -> impl Strategy<Value = Vec<u8>> {
 /// case that takes more than a second.
 fn never_panics(name: &str, example: &'static [u8], parse: impl Fn(&[u8])) {
     let cases = std::env::var("WORDJUDGE_PARSER_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    let seed = seed();
-    let mut runner =
-        TestRunner::new(Config { cases, failure_persistence: None, rng_seed: RngSeed::Fixed(seed), ..Config::default() });
+    let (mut runner, seed) = support::seeded_runner(name, cases);
     let slowest = std::cell::Cell::new(Duration::ZERO);
     runner
         .run(&hostile(example), |bytes| {
@@ -67,7 +58,7 @@ fn never_panics(name: &str, example: &'static [u8], parse: impl Fn(&[u8])) {
             Ok(())
         })
         .unwrap_or_else(|e| panic!("{name}: {e}\nreplay: PROPTEST_RNG_SEED={seed}"));
-    println!("{name}: {cases} cases from seed {seed}, slowest {:?}", slowest.get());
+    println!("{name}: slowest case {:?}", slowest.get());
 }
 
 fn text(bytes: &[u8]) -> String {

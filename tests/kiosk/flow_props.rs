@@ -428,7 +428,7 @@ impl Harness {
 #[test]
 fn random_key_streams_judge_exactly_what_was_typed_and_keep_every_verdict() {
     let cases = std::env::var("WORDJUDGE_FLOW_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    let mut runner = crate::support::seeded_runner("player key streams", cases);
+    let (mut runner, seed) = crate::support::seeded_runner("player key streams", cases);
     let strategy = (0usize..3, prop::collection::vec(action(), 1..120));
     let verdicts = std::cell::Cell::new(0usize);
     runner
@@ -440,7 +440,7 @@ fn random_key_streams_judge_exactly_what_was_typed_and_keep_every_verdict() {
             verdicts.set(verdicts.get() + harness.verdicts);
             Ok(())
         })
-        .unwrap_or_else(|e| panic!("{e}\nreplay: PROPTEST_RNG_SEED={}", crate::support::last_seed()));
+        .unwrap_or_else(|e| panic!("{e}\nreplay: PROPTEST_RNG_SEED={seed}"));
     let verdicts = verdicts.get();
     println!("{cases} random streams, {verdicts} verdicts checked");
     assert!(verdicts > cases as usize / 20, "the streams reach verdicts ({verdicts} in {cases} cases)");

@@ -495,7 +495,7 @@ fn run_stream(held: bool, appliance: bool, fleet: bool, actions: &[Action]) -> R
 #[test]
 fn no_single_key_changes_what_the_station_judges_with() {
     let cases = std::env::var("WORDJUDGE_MENU_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000);
-    let mut runner = seeded_runner("director menu streams", cases);
+    let (mut runner, seed) = seeded_runner("director menu streams", cases);
     let strategy = (any::<bool>(), any::<bool>(), any::<bool>(), prop::collection::vec(action(), 1..80));
     let totals = std::cell::Cell::new([0usize; 4]);
     runner
@@ -505,7 +505,7 @@ fn no_single_key_changes_what_the_station_judges_with() {
             totals.set([enters + h.enters, clocks + h.clocks_set, confirmed + h.confirmed, tried + h.tried]);
             Ok(())
         })
-        .unwrap_or_else(|e| panic!("{e}\n{}", runner_seed_line()));
+        .unwrap_or_else(|e| panic!("{e}\nreplay: PROPTEST_RNG_SEED={seed}"));
     let [enters, clocks, confirmed, tried] = totals.get();
     println!(
         "{cases} random director streams: {enters} ENTERs in the menu, {confirmed} confirmed changes, {clocks} clocks set, \
@@ -514,11 +514,6 @@ fn no_single_key_changes_what_the_station_judges_with() {
     assert!(enters > cases as usize, "the streams reach the menu and press ENTER there");
     assert!(confirmed > 0, "the streams confirm changes");
     assert!(clocks > 0, "the streams set the clock");
-}
-
-/// How to replay the run that just failed.
-fn runner_seed_line() -> String {
-    format!("replay: PROPTEST_RNG_SEED={}", crate::support::last_seed())
 }
 
 /// Streams that once failed, kept as they were found.

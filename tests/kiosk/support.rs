@@ -293,28 +293,20 @@ pub fn demo_station_config(dir: &std::path::Path, station_name: &str) -> std::pa
     config
 }
 
-/// The seed of the last random run started here (see [`seeded_runner`]).
-static LAST_SEED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// The seed the last [`seeded_runner`] drew its cases from.
-pub fn last_seed() -> u64 {
-    LAST_SEED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// A proptest runner for `cases` random cases whose seed the log prints:
+/// A proptest runner for `cases` random cases, and its seed, which the log prints:
 /// `PROPTEST_RNG_SEED` (which `.ci/test` sets and prints for every CI run)
 /// replays it; without it a fresh seed is drawn and printed. Failures are
 /// not written to files: a stream that failed is kept as a named regression
 /// test instead, where a reader sees it.
-pub fn seeded_runner(what: &str, cases: u32) -> proptest::test_runner::TestRunner {
+pub fn seeded_runner(what: &str, cases: u32) -> (proptest::test_runner::TestRunner, u64) {
     use proptest::test_runner::{Config, RngSeed, TestRunner};
     use std::hash::{BuildHasher, Hasher};
     let seed = match Config::default().rng_seed {
         RngSeed::Fixed(seed) => seed,
         RngSeed::Random => std::collections::hash_map::RandomState::new().build_hasher().finish(),
     };
-    LAST_SEED.store(seed, std::sync::atomic::Ordering::Relaxed);
     println!("{what}: {cases} cases from seed {seed} (replay: PROPTEST_RNG_SEED={seed})");
     eprintln!("{what}: {cases} cases from seed {seed} (replay: PROPTEST_RNG_SEED={seed})");
-    TestRunner::new(Config { cases, failure_persistence: None, rng_seed: RngSeed::Fixed(seed), ..Config::default() })
+    let runner = TestRunner::new(Config { cases, failure_persistence: None, rng_seed: RngSeed::Fixed(seed), ..Config::default() });
+    (runner, seed)
 }
