@@ -38,9 +38,6 @@ pub enum MenuMessage {
     NothingChanged,
     /// The lexicon or profile chosen is the one in use: nothing to confirm.
     AlreadyInUse(String),
-    /// A change the menu will not make while the settings are damaged
-    /// (saving them would repair the file as a side effect).
-    RestoreFirst,
     Done,
     NotPossible(SystemError),
     /// USB work could not start.

@@ -43,7 +43,6 @@ fn menu_message(message: &MenuMessage) -> String {
         MenuMessage::SwitchRefused(reason) => format!("Not switched: {reason}"),
         MenuMessage::NothingChanged => "Nothing was changed.".into(),
         MenuMessage::AlreadyInUse(what) => format!("{what} is already in use: nothing to change."),
-        MenuMessage::RestoreFirst => "The settings are damaged: restore the last good settings first.".into(),
         MenuMessage::Done => "Done.".into(),
         MenuMessage::NotPossible(reason) => format!("Not possible: {reason}"),
         MenuMessage::UsbRefused(reason) => format!("Not possible: {reason}"),
