@@ -223,12 +223,13 @@ impl StickCopies {
         Ok(StickCopies { dir })
     }
 
-    /// Copies `path` off the stick under `name`; the copy's path.
-    fn take(&self, path: &Path, name: &str) -> Result<PathBuf, JoinError> {
+    /// Copies `path` off the stick under `name`; the copy's path and bytes.
+    fn take(&self, path: &Path, name: &str) -> Result<(PathBuf, Vec<u8>), JoinError> {
         let bytes = stick_bytes(path)?;
+        // The station's own private folder, made above: openssl reads files.
         let copy = self.dir.path().join(name);
-        std::fs::write(&copy, bytes).map_err(|e| JoinError::Io(copy.clone(), e))?;
-        Ok(copy)
+        write_atomically(&copy, &bytes).map_err(|e| JoinError::Io(copy.clone(), e))?;
+        Ok((copy, bytes))
     }
 }
 
@@ -347,8 +348,8 @@ fn read_stick(stick_folder: &Path, copies: &StickCopies) -> Result<FleetFile, Jo
     if host.parse::<std::net::Ipv4Addr>().is_err() {
         return Err(JoinError::LaptopByName(host));
     }
-    let ca = copies.take(&stick_folder.join(stick::CA_FILE), stick::CA_FILE)?;
-    let certificates = certificates_in(&std::fs::read(&ca).map_err(|e| JoinError::Io(ca.clone(), e))?);
+    let (ca, ca_bytes) = copies.take(&stick_folder.join(stick::CA_FILE), stick::CA_FILE)?;
+    let certificates = certificates_in(&ca_bytes);
     if certificates != 1 {
         return Err(JoinError::CaNotAlone { certificates });
     }
@@ -392,7 +393,7 @@ fn take_certificate(
 ) -> Result<Option<Joined>, JoinError> {
     let refuse = |problem: String| JoinError::Certificate { file: on_stick.to_path_buf(), problem };
     // The copies taken off the stick: what is checked is what is installed.
-    let answered = copies.take(on_stick, "station.pem")?;
+    let (answered, _) = copies.take(on_stick, "station.pem")?;
     let answered = answered.as_path();
     let stick_ca = copies.dir.path().join(stick::CA_FILE);
     let as_str = |p: &Path| path_str(p).map(str::to_string).map_err(JoinError::Openssl);
@@ -488,7 +489,7 @@ fn laptop_fingerprint(stick_folder: &Path, copies: &StickCopies, ca: &str) -> Re
     if std::fs::symlink_metadata(&on_stick).is_err() {
         return Ok(None);
     }
-    let laptop = copies.take(&on_stick, stick::LAPTOP_FILE)?;
+    let (laptop, _) = copies.take(&on_stick, stick::LAPTOP_FILE)?;
     let refuse = |problem: String| JoinError::Certificate { file: on_stick.clone(), problem };
     let laptop_s = path_str(&laptop).map_err(JoinError::Openssl)?;
     openssl("check the laptop's certificate", &["verify", "-CAfile", ca, "-purpose", "sslserver", "-x509_strict", laptop_s])
