@@ -9,10 +9,10 @@
 //! [`ConfigProblem`] naming the file, line and column. Only a station that
 //! never had a config starts on the defaults. Files are read bounded and
 //! without blocking (a FIFO or `/dev/zero` in its place is refused at once).
-//! Saving is atomic ([`crate::atomic_file`]), so a power cut during a lexicon
+//! Saving is atomic ([`crate::outside_files::write_atomically`]), so a power cut during a lexicon
 //! switch leaves the old config or the new one.
 
-use crate::atomic_file::write_atomically;
+use crate::outside_files::write_atomically;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -300,7 +300,7 @@ impl Loaded {
         crate::guard::remember_identity(&self.path, config.director_pin_hash.as_deref(), &config.audit_dir)?;
         let path = last_good_path(&self.path);
         let text = self.config.to_text();
-        if crate::bounded::read_small_text(&path, MAX_CONFIG_BYTES).ok().as_deref() == Some(text.as_str()) {
+        if crate::outside_files::read_small_text(&path, MAX_CONFIG_BYTES).ok().as_deref() == Some(text.as_str()) {
             return Ok(());
         }
         write_atomically(&path, text.as_bytes())
@@ -398,7 +398,7 @@ impl Config {
     fn read(path: &Path) -> Result<(Config, toml::Table), ConfigProblem> {
         // Bounded and without blocking: a FIFO or device in the config's
         // place is refused at once, a huge file before it is read.
-        match crate::bounded::read_small_text(path, MAX_CONFIG_BYTES) {
+        match crate::outside_files::read_small_text(path, MAX_CONFIG_BYTES) {
             Ok(text) => {
                 let config = Config::parse(&text, path)?;
                 Ok((config, toml::from_str(&text).unwrap_or_default()))

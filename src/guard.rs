@@ -21,7 +21,7 @@
 //!
 //! The file is a few `key value` lines, read bounded and without blocking.
 
-use crate::atomic_file::write_atomically;
+use crate::outside_files::write_atomically;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -79,7 +79,7 @@ impl Guard {
     /// station safer, never make it fresh (nothing in a guard can make a
     /// lockout longer than the caller's cap either).
     pub fn read(path: &Path) -> Guard {
-        match crate::bounded::read_small_text_nofollow(path, MAX_GUARD_BYTES) {
+        match crate::outside_files::read_small_text_nofollow(path, MAX_GUARD_BYTES) {
             Ok(text) => Guard::parse(&text),
             Err(e) if e.is_not_found() => Guard::default(),
             Err(e) => Guard { damaged: Some(e.to_string()), ..Guard::default() },

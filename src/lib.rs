@@ -8,7 +8,7 @@
 //!    never sideways:
 //!    the one reading of the `--usb` and `--updates` values ([`backend_spec`]);
 //!    foundations ([`word`], [`fingerprint`], [`digest`], [`panel`],
-//!    [`profile`], [`pin`], [`atomic_file`], [`shutdown`], [`bounded`]);
+//!    [`profile`], [`pin`], [`outside_files`], [`shutdown`]);
 //!    [`lexicon`], [`gpio`], [`usb`], [`update`], [`guard`]; [`judge`], [`config`]; the audit
 //!    log's format ([`audit`]); its one writer ([`recorder`]) and its
 //!    readers ([`inspect`]); the fleet's status from the records' journal
@@ -20,11 +20,9 @@
 //! 5. the `wordjudge` command (`src/cli`, in the binary).
 
 pub mod app;
-pub mod atomic_file;
 pub mod audit;
 pub mod backend_spec;
 pub mod inspect;
-pub mod bounded;
 pub mod config;
 pub mod digest;
 pub mod fingerprint;
@@ -34,6 +32,7 @@ pub mod guard;
 pub mod judge;
 pub mod kiosk;
 pub mod lexicon;
+pub mod outside_files;
 pub mod panel;
 pub mod pin;
 pub mod recorder;

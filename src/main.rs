@@ -26,13 +26,11 @@ extern crate self as wordjudge;
 // and what that uses). Parts only the kiosk calls, and the re-exports the
 // library offers, are unused here.
 #[allow(unused)]
-mod atomic_file;
-#[allow(unused)]
 mod audit;
 #[allow(unused)]
 mod backend_spec;
 #[allow(unused)]
-mod bounded;
+mod outside_files;
 #[allow(unused)]
 mod config;
 #[allow(unused)]

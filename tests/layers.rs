@@ -14,7 +14,7 @@ const LAYERS: &[&[&str]] = &[
     // The one reading of the `--usb` and `--updates` values: imports nothing.
     &["backend_spec"],
     // Foundations: import nothing of the crate.
-    &["word", "fingerprint", "digest", "panel", "profile", "pin", "atomic_file", "shutdown", "bounded"],
+    &["word", "fingerprint", "digest", "panel", "profile", "pin", "outside_files", "shutdown"],
     // The word lists, the GPIO panel, the USB sticks, updates of the station,
     // the director's guard kept beside the config.
     &["lexicon", "gpio", "usb", "update", "guard"],

@@ -266,7 +266,7 @@ impl StationKey {
     /// none. True in the second place when it was made now.
     pub fn load_or_create(key_dir: &Path, station: &str, create: bool) -> Result<Option<(StationKey, bool)>, KeyError> {
         let private = key_dir.join(PRIVATE_FILE);
-        match crate::bounded::read_small_text(&private, crate::bounded::limits::SMALL_FILE) {
+        match crate::outside_files::read_small_text(&private, crate::outside_files::limits::SMALL_FILE) {
             Ok(text) => return StationKey::parse(&private, &text).map(|k| Some((k, false))),
             Err(e) if e.is_not_found() => {}
             Err(e) => {
@@ -294,7 +294,7 @@ impl StationKey {
         file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(io(&tmp))?;
         std::fs::rename(&tmp, &private).map_err(io(&private))?;
         let public = key_dir.join(PUBLIC_FILE);
-        crate::atomic_file::write_atomically(&public, format!("{}\n", key.verifier().to_text()).as_bytes())
+        crate::outside_files::write_atomically(&public, format!("{}\n", key.verifier().to_text()).as_bytes())
             .map_err(io(&public))?;
         Ok(Some((key, true)))
     }

@@ -145,7 +145,7 @@ pub fn acquire(dir: &Path, station: &str, since: &str) -> Result<WriterLock, Loc
                 std::thread::sleep(RETRY_EVERY);
             }
             Err(TryLockError::WouldBlock) => {
-                let holder = Holder::parse(&crate::bounded::read_small_text(&path, crate::bounded::limits::SMALL_FILE).unwrap_or_default());
+                let holder = Holder::parse(&crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE).unwrap_or_default());
                 return Err(LockError::Busy(WriterBusy { dir: dir.to_path_buf(), holder }));
             }
             Err(TryLockError::Error(e)) => return Err(io_error(e)),
@@ -153,7 +153,7 @@ pub fn acquire(dir: &Path, station: &str, since: &str) -> Result<WriterLock, Loc
     }
     // Who holds it, for a refused second writer's message. Not needed for
     // the lock itself, so a failure here (disk full) is ignored.
-    let mut file = crate::bounded::open_regular_rw(&path, true, false).map_err(io_error)?;
+    let mut file = crate::outside_files::open_regular_rw(&path, true, false).map_err(io_error)?;
     let station: String = station.chars().filter(|c| !c.is_control()).collect();
     let text = format!("pid {}\nstation {station}\nsince {since}\n", std::process::id());
     let _ = file.set_len(0).and_then(|()| file.write_all(text.as_bytes()));
@@ -174,7 +174,7 @@ pub fn holder(dir: &Path) -> Option<Holder> {
     }
     match file.try_lock_shared() {
         Ok(()) => None,
-        Err(TryLockError::WouldBlock) => Some(Holder::parse(&crate::bounded::read_small_text(&path, crate::bounded::limits::SMALL_FILE).unwrap_or_default())),
+        Err(TryLockError::WouldBlock) => Some(Holder::parse(&crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE).unwrap_or_default())),
         Err(TryLockError::Error(_)) => None,
     }
 }

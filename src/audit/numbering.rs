@@ -83,7 +83,7 @@ fn newest(bytes: &[u8]) -> Option<(u64, CounterState)> {
 /// counter file, an error text when it cannot be read or no slot is valid.
 pub fn read(dir: &Path) -> Result<Option<CounterState>, String> {
     let path = dir.join(COUNTER_FILE);
-    match crate::bounded::read_small_file(&path, crate::bounded::limits::SMALL_FILE) {
+    match crate::outside_files::read_small_file(&path, crate::outside_files::limits::SMALL_FILE) {
         Ok(bytes) => newest(&bytes)
             .map(|(_, s)| Some(s))
             .ok_or_else(|| format!("{} holds no valid counter (damaged or edited)", path.display())),
@@ -107,9 +107,9 @@ impl Counter {
     /// file (no valid slot) is an error: numbering must not restart at 1.
     pub fn open(dir: &Path) -> io::Result<Counter> {
         let path = dir.join(COUNTER_FILE);
-        let mut file = crate::bounded::open_regular_rw(&path, true, false)?;
+        let mut file = crate::outside_files::open_regular_rw(&path, true, false)?;
         let mut bytes = Vec::new();
-        (&mut file).take(crate::bounded::limits::SMALL_FILE).read_to_end(&mut bytes)?;
+        (&mut file).take(crate::outside_files::limits::SMALL_FILE).read_to_end(&mut bytes)?;
         if bytes.is_empty() {
             let empty = CounterState::default();
             let mut both = empty.encode(0).to_vec();

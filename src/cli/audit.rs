@@ -176,7 +176,7 @@ fn verify_options(
 /// of at most 16 MB, opened without blocking (`/dev/zero` or a FIFO is
 /// refused at once, never read until memory runs out).
 fn read_input(path: &Path) -> Result<String, String> {
-    wordjudge::bounded::read_small_text(path, wordjudge::bounded::limits::VERIFY_INPUT).map_err(|e| e.to_string())
+    wordjudge::outside_files::read_small_text(path, wordjudge::outside_files::limits::VERIFY_INPUT).map_err(|e| e.to_string())
 }
 
 /// journald's copies of the audit records, oldest first, when `journalctl`
@@ -195,7 +195,7 @@ fn journal_copies() -> Option<Vec<wordjudge::inspect::JournalCopy>> {
     let mut copies = Vec::new();
     let mut line = Vec::new();
     let mut reader = std::io::BufReader::new(child.stdout.take()?);
-    while matches!(wordjudge::bounded::read_line_bounded(&mut reader, 64 * 1024, &mut line), Ok(wordjudge::bounded::Line::Complete | wordjudge::bounded::Line::TooLong { .. })) {
+    while matches!(wordjudge::outside_files::read_line_bounded(&mut reader, 64 * 1024, &mut line), Ok(wordjudge::outside_files::Line::Complete | wordjudge::outside_files::Line::TooLong { .. })) {
         let Ok(entry) = serde_json::from_slice::<serde_json::Value>(&line) else { continue };
         let number = |name: &str| entry[name].as_str().and_then(|v| v.parse::<u64>().ok());
         if let (Some(seq), Some(line_sha256)) = (number(&seq), entry[&hash].as_str()) {
@@ -312,15 +312,15 @@ fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: 
     }
     match out {
         Some(path) => {
-            if let Err(e) = wordjudge::atomic_file::write_atomically(&path, text.as_bytes()) {
+            if let Err(e) = wordjudge::outside_files::write_atomically(&path, text.as_bytes()) {
                 return super::fail(format!("cannot write {}: {e}", path.display()));
             }
             match signed {
                 Ok((note, verifier)) => {
                     let note_path = with_suffix(&path, ".checkpoint");
                     let pub_path = with_suffix(&path, ".pub");
-                    let written = wordjudge::atomic_file::write_atomically(&note_path, note.as_bytes()).and_then(
-                        |()| wordjudge::atomic_file::write_atomically(&pub_path, format!("{}\n", verifier.to_text()).as_bytes()),
+                    let written = wordjudge::outside_files::write_atomically(&note_path, note.as_bytes()).and_then(
+                        |()| wordjudge::outside_files::write_atomically(&pub_path, format!("{}\n", verifier.to_text()).as_bytes()),
                     );
                     if let Err(e) = written {
                         return super::fail(format!("cannot write the checkpoint next to {}: {e}", path.display()));

@@ -317,7 +317,7 @@ fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
         [(stick::CA_FILE, ca_pem), (stick::LAPTOP_FILE, laptop_pem), (stick::FLEET_FILE, file.to_text().into_bytes())]
     {
         let path = folder.join(name);
-        wordjudge::atomic_file::write_atomically(&path, &bytes).map_err(|e| FleetSetupError::StickIo(path.clone(), e))?;
+        wordjudge::outside_files::write_atomically(&path, &bytes).map_err(|e| FleetSetupError::StickIo(path.clone(), e))?;
     }
     let network = match (&file.address, &file.gateway) {
         (Some(a), Some(g)) => format!("{a}, gateway {g}"),
@@ -557,7 +557,7 @@ fn status(args: &StatusArgs) -> Result<String, StatusError> {
     let tz = jiff::tz::TimeZone::system();
     if let Some(path) = &args.html {
         let page = render::html(&status, now, &tz);
-        wordjudge::atomic_file::write_atomically(path, page.as_bytes())
+        wordjudge::outside_files::write_atomically(path, page.as_bytes())
             .map_err(|e| StatusError::WriteHtml(path.clone(), e))?;
     }
     Ok(render::text(&status, now, &tz))
@@ -613,14 +613,14 @@ fn read_journal(source: &[String]) -> Result<fleet::Status, StatusError> {
     let mut entry = 0;
     let result = loop {
         entry += 1;
-        match wordjudge::bounded::read_line_bounded(&mut reader, LINE_LIMIT, &mut line) {
-            Ok(wordjudge::bounded::Line::Complete) => {
+        match wordjudge::outside_files::read_line_bounded(&mut reader, LINE_LIMIT, &mut line) {
+            Ok(wordjudge::outside_files::Line::Complete) => {
                 if let Err(e) = fleet.add_line(&String::from_utf8_lossy(&line)) {
                     break Err(StatusError::Entries(e));
                 }
             }
-            Ok(wordjudge::bounded::Line::TooLong { len }) => break Err(StatusError::LineTooLong { entry, len }),
-            Ok(wordjudge::bounded::Line::End) => break Ok(()),
+            Ok(wordjudge::outside_files::Line::TooLong { len }) => break Err(StatusError::LineTooLong { entry, len }),
+            Ok(wordjudge::outside_files::Line::End) => break Ok(()),
             Err(e) => break Err(StatusError::JournalctlFailed { status: e.to_string(), stderr: String::new() }),
         }
     };

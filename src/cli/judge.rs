@@ -9,7 +9,7 @@
 use super::{fail, Context};
 use std::io::Write;
 use std::process::ExitCode;
-use wordjudge::bounded::{read_line_bounded, Line};
+use wordjudge::outside_files::{read_line_bounded, Line};
 use wordjudge::judge::{judge, Challenge, Verdict};
 use wordjudge::lexicon::catalog::Catalog;
 

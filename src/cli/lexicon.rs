@@ -238,7 +238,7 @@ fn print_info(lexicon: &Lexicon) {
 /// The manifest is informative: shown with whether it describes these bytes.
 fn print_manifest(fst_path: PathBuf, sha256: &str) {
     let path = manifest_path_for(&fst_path);
-    let text = match wordjudge::bounded::read_small_text(&path, wordjudge::bounded::limits::SMALL_FILE) {
+    let text = match wordjudge::outside_files::read_small_text(&path, wordjudge::outside_files::limits::SMALL_FILE) {
         Ok(t) => t,
         Err(e) if e.is_not_found() => return println!("  manifest:    none"),
         Err(e) => return println!("  manifest:    {e}"),

@@ -26,7 +26,7 @@
 
 use super::ca::{openssl, path_str, CaError, EventCa};
 use super::stick::{self, FleetFile, StickError};
-use crate::atomic_file::write_atomically;
+use crate::outside_files::write_atomically;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -131,8 +131,8 @@ pub enum JoinError {
     Io(PathBuf, std::io::Error),
     /// A file on the stick is not one to read: missing, a link, a FIFO, a
     /// device, a folder, too large (the stick's files are read only through
-    /// [`crate::bounded`], never followed, never waited on).
-    StickFile(crate::bounded::BoundedReadError),
+    /// [`crate::outside_files`], never followed, never waited on).
+    StickFile(crate::outside_files::BoundedReadError),
     /// A folder on the stick is not a real folder (a link): nothing is read
     /// from it or written into it.
     StickFolder(PathBuf),
@@ -207,7 +207,7 @@ pub const MAX_STICK_FILE: u64 = 64 * 1024;
 /// Reads a file of the fleet stick: regular, not a link, not waited on,
 /// at most [`MAX_STICK_FILE`] bytes.
 fn stick_bytes(path: &Path) -> Result<Vec<u8>, JoinError> {
-    crate::bounded::read_small_file_nofollow(path, MAX_STICK_FILE).map_err(JoinError::StickFile)
+    crate::outside_files::read_small_file_nofollow(path, MAX_STICK_FILE).map_err(JoinError::StickFile)
 }
 
 /// The stick's files a visit works from, copied once off the stick into a
@@ -260,7 +260,7 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<Joi
     // Anything in the certificate's place is read as a certificate, and
     // refused unless it is a regular file of a real folder: a link, a FIFO
     // or a huge file there is not silently taken for no answer.
-    if std::fs::symlink_metadata(&certificates).is_ok() && !crate::bounded::is_real_dir(&certificates) {
+    if std::fs::symlink_metadata(&certificates).is_ok() && !crate::outside_files::is_real_dir(&certificates) {
         return Err(JoinError::StickFolder(certificates));
     }
     let answered_here = std::fs::symlink_metadata(&answered).is_ok();
@@ -333,7 +333,7 @@ pub fn read_pending(fleet_dir: &Path) -> Result<Option<Pending>, JoinError> {
 /// both read once, off the stick, into `copies` (`ca.pem` there is what is
 /// checked and later installed).
 fn read_stick(stick_folder: &Path, copies: &StickCopies) -> Result<FleetFile, JoinError> {
-    if !crate::bounded::is_real_dir(stick_folder) {
+    if !crate::outside_files::is_real_dir(stick_folder) {
         return Err(match std::fs::symlink_metadata(stick_folder) {
             Ok(m) if m.file_type().is_symlink() => JoinError::StickFolder(stick_folder.to_path_buf()),
             _ => JoinError::NotAFleetStick(stick_folder.to_path_buf()),
@@ -370,7 +370,7 @@ fn leave_request(stick_folder: &Path, request: &Path, station: &str, replaced: b
     // The request goes into the stick's own folder, never through a link
     // (a linked `requests/` would put it anywhere, the station's own audit
     // folder included, while the screen says it is on the stick).
-    if !crate::bounded::is_real_dir(&requests) {
+    if !crate::outside_files::is_real_dir(&requests) {
         return Err(JoinError::StickFolder(requests));
     }
     let on_stick = requests.join(format!("{station}.csr"));

@@ -38,7 +38,7 @@ pub fn read_all(dir: &Path) -> Result<Vec<ReadLine>, VerifyError> {
     let mut out = Vec::new();
     for (name, path) in logs {
         let file = name.file_name();
-        let bytes = crate::bounded::read_small_file(&path, crate::bounded::limits::AUDIT_FILE).map_err(|e| {
+        let bytes = crate::outside_files::read_small_file(&path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| {
             VerifyError::ReadDir { dir: path.clone(), source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()) }
         })?;
         let split = format::split_lines(&bytes);

@@ -13,7 +13,7 @@
 //!
 //! Installs into one directory take an exclusive `flock` on the directory, so
 //! two at once cannot interleave. A killed install leaves its temporary file
-//! (`.wordjudge-*.tmp`, see [`crate::atomic_file`]); the next install, or the
+//! (`.wordjudge-*.tmp`, see [`crate::outside_files::write_atomically`]); the next install, or the
 //! next catalog load, removes such files while holding that lock, when no
 //! install can be writing them (a killed process's lock is released by the
 //! kernel).
@@ -21,8 +21,8 @@
 use super::content::facts_of;
 use super::manifest::Manifest;
 use super::official::{self, OfficialLayer, OfficialLexicon};
-use crate::atomic_file::write_atomically;
-use crate::bounded::{limits, BoundedReadError};
+use crate::outside_files::write_atomically;
+use crate::outside_files::{limits, BoundedReadError};
 use crate::digest::sha256_hex;
 use crate::word::{read_word_list, WordList, WordListError};
 use std::fmt;
@@ -179,7 +179,7 @@ pub struct Compiled {
 /// compiles it. Memory stays bounded by the word list's own limits, never by
 /// what the file holds.
 pub fn compile_file(source: &Path, skip_invalid: bool) -> Result<Compiled, BuildError> {
-    let (file, _) = crate::bounded::open_regular(source, limits::WORD_LIST).map_err(BuildError::ReadSource)?;
+    let (file, _) = crate::outside_files::open_regular(source, limits::WORD_LIST).map_err(BuildError::ReadSource)?;
     let mut reader = std::io::BufReader::with_capacity(64 * 1024, crate::digest::HashingReader::new(file));
     // Named by its file name, escaped: a name on a stick may hold anything.
     let shown = crate::word::printable(&source.file_name().unwrap_or_default().to_string_lossy(), 64);
@@ -202,7 +202,7 @@ fn commit(out: &Path, compiled: Compiled) -> Result<BuildReport, BuildError> {
         .expect("a blocking lock is always taken");
     remove_temporaries(dir);
     let manifest_path = manifest_path_for(out);
-    let unchanged = crate::bounded::read_small_file(out, super::source::MAX_FST_BYTES)
+    let unchanged = crate::outside_files::read_small_file(out, super::source::MAX_FST_BYTES)
         .map(|old| old == bytes)
         .unwrap_or(false);
     if !unchanged {

@@ -24,7 +24,7 @@
 use super::definition::{official_definition, Definition};
 use super::official::{self, OfficialLexicon, Pin};
 use super::{DefinitionSource, Layer, Lexicon, LexiconBytes, LexiconError};
-use crate::bounded::{limits, read_small_file};
+use crate::outside_files::{limits, read_small_file};
 use crate::digest::sha256_hex;
 use std::path::{Path, PathBuf};
 

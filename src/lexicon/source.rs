@@ -8,7 +8,7 @@
 //! another list over it changed verdicts, a byte flipped in place made the
 //! `fst` crate panic on its next lookup, and truncation raised SIGBUS. So a
 //! layer now judges only from a private copy on the heap, read once through
-//! [`crate::bounded`] (a regular file, size-limited) and hashed while it is
+//! [`crate::outside_files`] (a regular file, size-limited) and hashed while it is
 //! read: the SHA-256 that identifies the layer is the hash of exactly the
 //! bytes that judge, and nothing done to the file afterwards can reach them.
 //!
@@ -29,7 +29,7 @@
 //! the same clock tick as the original read could go unseen, which is why
 //! this is a notice for the director, never a condition for judging.)
 
-use crate::bounded::{open_regular, BoundedReadError};
+use crate::outside_files::{open_regular, BoundedReadError};
 use crate::digest::hex;
 use sha2::{Digest, Sha256};
 use std::fmt;

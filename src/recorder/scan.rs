@@ -88,7 +88,7 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
         }
         // Bounded and without blocking: a FIFO named like a log file is an
         // error here, never a hang.
-        let bytes = crate::bounded::read_small_file(path, crate::bounded::limits::AUDIT_FILE).map_err(|e| AuditError::Read {
+        let bytes = crate::outside_files::read_small_file(path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| AuditError::Read {
             path: path.clone(),
             source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
         })?;
@@ -181,10 +181,10 @@ pub(super) fn move_aside(dir: &Path, torn: &Torn) -> Result<AuditEvent, AuditErr
     let aside_name = format::torn_aside_name(&log_name, torn.offset, &sha);
     let aside = dir.join(&aside_name);
     if std::fs::read(&aside).ok().as_deref() != Some(&torn.bytes[..]) {
-        crate::atomic_file::write_atomically(&aside, &torn.bytes)
+        crate::outside_files::write_atomically(&aside, &torn.bytes)
             .map_err(|source| AuditError::MoveAside { path: aside.clone(), source })?;
     }
-    let cut = crate::bounded::open_regular_rw(&torn.path, false, false)
+    let cut = crate::outside_files::open_regular_rw(&torn.path, false, false)
         .and_then(|f| f.set_len(torn.offset).and_then(|()| f.sync_all()));
     cut.map_err(|source| AuditError::MoveAside { path: torn.path.clone(), source })?;
     Ok(AuditEvent::Recovered {

@@ -201,7 +201,7 @@ pub fn key_value(text: &str, key: &str) -> Option<String> {
 
 /// Marks an install as started (see [`INSTALL_MARKER`]), durably.
 pub fn mark_install_started(dir: &Path, version: &str) -> std::io::Result<()> {
-    crate::atomic_file::write_atomically(&dir.join(INSTALL_MARKER), format!("version={version}\n").as_bytes())
+    crate::outside_files::write_atomically(&dir.join(INSTALL_MARKER), format!("version={version}\n").as_bytes())
 }
 
 /// The version of an install a kiosk started and did not see end, if any.
@@ -301,7 +301,7 @@ const STATE_FILE_LIMIT: u64 = 64 * 1024;
 /// or why it cannot be read (a FIFO, a directory, a huge or binary file is
 /// never read, so nothing there can hang or fill the kiosk).
 fn read_state_file(path: &Path) -> Option<Result<String, String>> {
-    match crate::bounded::read_small_text(path, STATE_FILE_LIMIT) {
+    match crate::outside_files::read_small_text(path, STATE_FILE_LIMIT) {
         Ok(text) => Some(Ok(text)),
         Err(e) if e.is_not_found() => None,
         Err(e) => Some(Err(e.to_string())),

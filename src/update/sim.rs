@@ -41,7 +41,7 @@ pub struct SimUpdates {
 }
 
 fn open(bundle: &Path) -> Result<(std::fs::File, u64), UpdateError> {
-    let (file, metadata) = crate::bounded::open_regular(bundle, u64::MAX)
+    let (file, metadata) = crate::outside_files::open_regular(bundle, u64::MAX)
         .map_err(|e| UpdateError::Refused(format!("failed to open bundle: {e}")))?;
     Ok((file, metadata.len()))
 }

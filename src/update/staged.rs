@@ -75,7 +75,7 @@ impl Staged {
     /// Checks that the copy still holds the bytes copied (read again,
     /// streamed): [`UpdateError::Changed`] when it does not, or is gone.
     pub fn verify(&self) -> Result<(), UpdateError> {
-        let (file, metadata) = crate::bounded::open_regular(&self.path, u64::MAX).map_err(|_| UpdateError::Changed)?;
+        let (file, metadata) = crate::outside_files::open_regular(&self.path, u64::MAX).map_err(|_| UpdateError::Changed)?;
         if metadata.len() != self.size {
             return Err(UpdateError::Changed);
         }
@@ -138,7 +138,7 @@ pub fn room_for(size: u64, free: u64) -> Result<(), UpdateError> {
 /// is cut at that size, one that shrinks is refused.
 pub fn stage(bundle: &Path, dir: &Path) -> Result<Staged, UpdateError> {
     let (source, metadata) =
-        crate::bounded::open_regular(bundle, u64::MAX).map_err(|e| UpdateError::Stick(e.to_string()))?;
+        crate::outside_files::open_regular(bundle, u64::MAX).map_err(|e| UpdateError::Stick(e.to_string()))?;
     let size = metadata.len();
     std::fs::create_dir_all(dir).map_err(|e| UpdateError::CopyFailed(e.to_string()))?;
     discard(dir);

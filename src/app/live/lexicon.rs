@@ -59,21 +59,21 @@ impl LiveStation {
 
     /// The content digest last chosen for lexicon `id` on this station.
     pub(super) fn known_digest(&self, id: &str) -> Option<String> {
-        let text = crate::bounded::read_small_text(&digests_path(&self.config_path), 64 * 1024).ok()?;
+        let text = crate::outside_files::read_small_text(&digests_path(&self.config_path), 64 * 1024).ok()?;
         text.lines().find_map(|l| l.strip_prefix(id)?.strip_prefix(' ').map(str::to_string))
     }
 
     /// Remembers `digest` as the content chosen for lexicon `id`.
     pub(super) fn remember_digest(&mut self, id: &str, digest: &str) {
         let path = digests_path(&self.config_path);
-        let old = crate::bounded::read_small_text(&path, 64 * 1024).unwrap_or_default();
+        let old = crate::outside_files::read_small_text(&path, 64 * 1024).unwrap_or_default();
         let mut text = String::from("# wordjudge: the content digest last chosen for each lexicon id on this station\n");
         for line in old.lines().filter(|l| !l.starts_with('#') && l.split(' ').next() != Some(id)) {
             text.push_str(line);
             text.push('\n');
         }
         text.push_str(&format!("{id} {digest}\n"));
-        if let Err(e) = crate::atomic_file::write_atomically(&path, text.as_bytes()) {
+        if let Err(e) = crate::outside_files::write_atomically(&path, text.as_bytes()) {
             tracing::warn!("cannot save the digest of {id}: {e}");
         }
     }

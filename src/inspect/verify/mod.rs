@@ -58,7 +58,7 @@ pub use trust::{shown_name, ClockJump, JournalCheck, KeyCheck, StationSpan};
 const MAX_BREAKS: usize = 50;
 
 /// Files larger than this are not read (no audit file grows so big).
-const MAX_FILE_BYTES: u64 = crate::bounded::limits::AUDIT_FILE;
+const MAX_FILE_BYTES: u64 = crate::outside_files::limits::AUDIT_FILE;
 
 /// Why a log could not be checked at all.
 #[derive(Debug)]
@@ -171,7 +171,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
     let mut lines: Vec<Checked> = Vec::new();
     for (file_index, (name, path)) in logs.iter().enumerate() {
         let file = name.file_name();
-        let bytes = crate::bounded::read_small_file(path, MAX_FILE_BYTES).map_err(|e| e.to_string());
+        let bytes = crate::outside_files::read_small_file(path, MAX_FILE_BYTES).map_err(|e| e.to_string());
         let bytes = match bytes {
             Ok(b) => b,
             Err(error) => {

@@ -333,7 +333,7 @@ pub(super) fn recovery(dir: &Path, at: &Location, head: &Record) -> Recovery {
     let aside = if moved_to.is_empty() || moved_to.contains('/') {
         AsideState::Missing
     } else {
-        match crate::bounded::read_small_file(&dir.join(&moved_to), crate::bounded::limits::SMALL_FILE) {
+        match crate::outside_files::read_small_file(&dir.join(&moved_to), crate::outside_files::limits::SMALL_FILE) {
             Ok(bytes) if Some(sha256_hex(&bytes)) == torn_sha256 => AsideState::Present,
             Ok(_) => AsideState::Altered,
             Err(_) => AsideState::Missing,

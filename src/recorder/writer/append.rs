@@ -13,7 +13,7 @@ use super::{AuditLog, Output};
 impl AuditLog {
     pub(super) fn create_file(&self, name: LogName) -> Result<Output, AuditError> {
         let path = self.dir.join(name.file_name());
-        let file = crate::bounded::open_regular_rw(&path, true, true)
+        let file = crate::outside_files::open_regular_rw(&path, true, true)
             .map_err(|source| AuditError::Open { path: path.clone(), source })?;
         let len = file.metadata().map_err(|source| AuditError::Open { path: path.clone(), source })?.len();
         // The new directory entry must be durable before records go in it.

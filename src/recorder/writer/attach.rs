@@ -79,7 +79,7 @@ impl AuditLog {
         }
         let out = match &scan.last {
             Some((name, path)) => {
-                let file = crate::bounded::open_regular_rw(path, false, true)
+                let file = crate::outside_files::open_regular_rw(path, false, true)
                     .map_err(|source| AuditError::Open { path: path.clone(), source })?;
                 let len = file.metadata().map_err(|source| AuditError::Open { path: path.clone(), source })?.len();
                 Some(Output { file, path: path.clone(), name: name.clone(), len })

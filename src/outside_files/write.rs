@@ -2,7 +2,8 @@
 //! the new one, never a mix: write a temporary file in the same directory,
 //! fsync it, rename it over the target, then fsync the directory.
 //!
-//! Used for compiled lexicons, their manifests and the kiosk config.
+//! Used for compiled lexicons, their manifests, the kiosk config and its
+//! guard, the fleet's files and every other file the station keeps.
 //!
 //! An existing file keeps its permission bits (a config made 0640 must not
 //! become world-readable by being saved); a new file gets 0644, the usual
@@ -18,24 +19,39 @@ use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-/// Replaces `path` with `bytes` atomically and durably.
+/// Replaces `path` with `bytes` atomically and durably, keeping the mode
+/// of the regular file in its place (0644 for a new file or for anything
+/// else in the place).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
     let mode = match std::fs::symlink_metadata(path) {
         Ok(existing) if existing.file_type().is_file() => existing.permissions().mode() & 0o7777,
         _ => 0o644,
     };
+    write_atomically_with_mode(path, bytes, mode)
+}
+
+/// Replaces `path` with `bytes` atomically and durably, with exactly `mode`
+/// (keys and copies the station alone reads use 0600).
+pub fn write_atomically_with_mode(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    // tempfile creates with O_CREAT | O_EXCL and mode 0600: a name that is
+    // already there, link or not, is never opened.
     let mut temp = tempfile::Builder::new().prefix(".wordjudge-").suffix(".tmp").tempfile_in(dir)?;
     temp.write_all(bytes)?;
-    // Temporary files are created private (0600); give the result the old
-    // file's mode, or the usual mode for data files.
     temp.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
     temp.as_file().sync_all()?;
+    // The rename replaces whatever is at `path` (a link is replaced, never
+    // followed).
     temp.persist(path).map_err(|e| e.error)?;
-    // The rename is durable only once the directory entry is on disk.
+    // The rename is durable only once the folder's entry is on disk.
+    sync_folder(dir)
+}
+
+/// Makes a folder's entries (a rename, a new file) durable.
+pub fn sync_folder(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 

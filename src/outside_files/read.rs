@@ -1,4 +1,5 @@
-//! Bounded, typed reading of files and lines that come from outside.
+//! Reading files and lines that come from outside: bounded, typed, never
+//! waiting on a FIFO.
 //!
 //! Definitions, manifests, configs and word lists are named by people, so a
 //! name may point at `/dev/zero`, a FIFO nobody writes to, a directory, or a

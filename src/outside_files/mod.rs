@@ -1,0 +1,31 @@
+//! The one door for bytes the station did not write itself in this run:
+//! files a stick, the card, a config editor or a peer hands it, read and
+//! written one safe way.
+//!
+//! A file someone else named may be a FIFO nobody writes to, `/dev/zero`, a
+//! 100 MB file, a symbolic link out of a stick, a folder, or a file swapped
+//! after it was checked. Every read, open and write of such a file in
+//! `src/` goes through this module; `tests/outside_files.rs` reads the
+//! sources and fails on any other, apart from a short, commented allow-list.
+//!
+//! * [`read`]: open without blocking, judge the *opened* file (`fstat`),
+//!   regular files only, a size limit checked before a byte is read and
+//!   enforced while reading; a no-follow mode for paths under a stick.
+//! * [`write`]: the one atomic write: a fresh temporary file in the same
+//!   folder (`O_EXCL`, never through a link), an explicit mode, `fsync`,
+//!   rename, `fsync` of the folder.
+//! * [`walk`]: a folder's entries, listed without following a link and
+//!   without leaving the folder, bounded in count.
+//! * [`deadline`]: work that can block on a device that stops answering (a
+//!   stick's I/O hangs in the kernel, where no flag helps) runs against a
+//!   deadline, so the caller always gets an answer in time.
+
+pub mod deadline;
+pub mod read;
+pub mod walk;
+pub mod write;
+
+pub use deadline::{with_deadline, TimedOut};
+pub use read::*;
+pub use walk::{list_folder, Entry, EntryKind, Listing};
+pub use write::{sync_folder, write_atomically, write_atomically_with_mode};
