@@ -505,8 +505,8 @@ fn data_of_a_used_station(defaults: &Config, guard: &crate::guard::Guard) -> Opt
         return Some(format!("its PIN guard is damaged ({damage})"));
     }
     [Some(&defaults.audit_dir), guard.audit_dir.as_ref()].into_iter().flatten().find_map(|dir| {
-        let mut entries = std::fs::read_dir(dir).ok()?;
-        entries.any(|e| e.is_ok()).then(|| format!("the audit folder {} already holds a log", dir.display()))
+        let listing = crate::outside_files::list_folder(dir, 1).ok()?;
+        (!listing.entries.is_empty()).then(|| format!("the audit folder {} already holds a log", dir.display()))
     })
 }
 

@@ -19,11 +19,24 @@
 //!   After a restart the remaining time starts again in full (time spent
 //!   powered off does not count), and it never exceeds the caller's cap.
 //!
+//! A guard belongs to one station: it names the SHA-256 of that station's
+//! audit key (the checkpoint key's public file, [`AUDIT_KEY_FILE`] in the
+//! audit folder), and a guard that names another key, or a key this station
+//! does not have, is *damaged*. A guard copied from another station would
+//! otherwise make that station's PIN open this one. A guard that names no
+//! key (written before the station's first record made one) is taken as it
+//! is: the kiosk adds the key at its next start.
+//!
 //! The file is a few `key value` lines, read bounded and without blocking.
 
 use crate::outside_files::write_atomically;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// Where, in a station's audit folder, its audit key's public part is
+/// (written by `audit::checkpoint`, whose test checks the two agree; the
+/// guard sits below the audit layer and cannot ask it).
+pub const AUDIT_KEY_FILE: &str = "key/ed25519.pub";
 
 /// Largest guard file read.
 const MAX_GUARD_BYTES: u64 = 4096;
@@ -58,6 +71,9 @@ pub struct Guard {
     pub pin_hash: Option<String>,
     /// The station's audit folder, as the config last had it.
     pub audit_dir: Option<PathBuf>,
+    /// SHA-256 (hex) of the station's audit key file in that folder: which
+    /// station the guard belongs to.
+    pub audit_key: Option<String>,
     /// Why the guard could not be read although something is in its place
     /// (too large, a directory, a FIFO, a symbolic link, not text): then it
     /// proves nothing, and the station may not take itself for one that never
@@ -79,10 +95,32 @@ impl Guard {
     /// station safer, never make it fresh (nothing in a guard can make a
     /// lockout longer than the caller's cap either).
     pub fn read(path: &Path) -> Guard {
-        match crate::outside_files::read_small_text_nofollow(path, MAX_GUARD_BYTES) {
+        let guard = match crate::outside_files::read_small_text_nofollow(path, MAX_GUARD_BYTES) {
             Ok(text) => Guard::parse(&text),
-            Err(e) if e.is_not_found() => Guard::default(),
-            Err(e) => Guard { damaged: Some(e.to_string()), ..Guard::default() },
+            Err(e) if e.is_not_found() => return Guard::default(),
+            Err(e) => return Guard::damaged(e.to_string()),
+        };
+        match guard.foreign() {
+            Some(why) => Guard::damaged(why),
+            None => guard,
+        }
+    }
+
+    fn damaged(why: String) -> Guard {
+        Guard { damaged: Some(why), ..Guard::default() }
+    }
+
+    /// Why this guard is not this station's, if it is not: the audit key it
+    /// names is not the key in the audit folder it names. A guard with no
+    /// PIN, or naming no key, is let be.
+    fn foreign(&self) -> Option<String> {
+        self.pin_hash.as_ref()?;
+        let here = self.audit_dir.as_deref().and_then(audit_key_of);
+        match (&self.audit_key, here) {
+            (Some(named), Some(here)) if *named == here => None,
+            (Some(_), Some(_)) => Some("it belongs to another station (it names another audit key)".into()),
+            (Some(_), None) => Some("the audit key it names is not on this station".into()),
+            (None, _) => None,
         }
     }
 
@@ -112,6 +150,7 @@ impl Guard {
             measured,
             pin_hash: value("pin_hash").filter(|h| !h.is_empty()).map(str::to_string),
             audit_dir: value("audit_dir").filter(|d| !d.is_empty()).map(PathBuf::from),
+            audit_key: value("audit_key").filter(|k| !k.is_empty()).map(str::to_string),
             damaged: None,
         }
     }
@@ -133,6 +172,9 @@ impl Guard {
         }
         if let Some(dir) = self.audit_dir.as_ref().and_then(|d| d.to_str()).filter(|d| !d.contains('\n')) {
             text.push_str(&format!("audit_dir {dir}\n"));
+        }
+        if let Some(key) = self.audit_key.as_deref().filter(|k| !k.contains('\n')) {
+            text.push_str(&format!("audit_key {key}\n"));
         }
         text
     }
@@ -180,10 +222,20 @@ pub fn remember_identity(config: &Path, pin_hash: Option<&str>, audit_dir: &Path
         new.pin_hash = Some(hash.to_string());
     }
     new.audit_dir = Some(audit_dir.to_path_buf());
+    // Once the station has an audit key, the guard names it (the recorder
+    // makes the key at the kiosk's first start, before any PIN is set).
+    new.audit_key = audit_key_of(audit_dir).or(new.audit_key);
     if new == old {
         return Ok(());
     }
     new.write(&path)
+}
+
+/// SHA-256 of the audit key file in `audit_dir`, if it can be read.
+fn audit_key_of(audit_dir: &Path) -> Option<String> {
+    crate::outside_files::read_small_file_nofollow(&audit_dir.join(AUDIT_KEY_FILE), MAX_GUARD_BYTES)
+        .ok()
+        .map(|bytes| crate::digest::sha256_hex(&bytes))
 }
 
 #[cfg(test)]

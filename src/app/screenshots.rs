@@ -346,7 +346,7 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     capture(&screen, out, "21-long-station-name", &mut written)?;
 
     let table = out.join("legibility.txt");
-    std::fs::write(&table, legibility).map_err(|e| format!("{}: {e}", table.display()))?;
+    crate::outside_files::write_atomically(&table, legibility.as_bytes()).map_err(|e| format!("{}: {e}", table.display()))?;
     written.push(table);
     Ok(written)
 }

@@ -78,6 +78,11 @@ pub struct UsbDesk {
     lexicon_dir: PathBuf,
     running: Option<(UsbWork, mpsc::Receiver<Outcome>)>,
     open: Option<OpenStick>,
+    /// Work the flow stopped waiting for ([`UsbDesk::abandon`]) that has not
+    /// ended yet: its end is recorded, never shown, and no new stick work
+    /// starts while it lives (a thread blocked on a stick cannot be
+    /// stopped, and a second one on the same stick would block too).
+    abandoned: Vec<(UsbWork, mpsc::Receiver<Outcome>)>,
 }
 
 fn row_of(path: &Path, preview: &Result<Preview, String>) -> ImportRow {
@@ -184,7 +189,7 @@ fn installed_facts(dir: &Path, id: &str) -> InstalledFacts {
 
 impl UsbDesk {
     pub fn new(sticks: Arc<dyn Sticks>, lexicon_dir: PathBuf) -> UsbDesk {
-        UsbDesk { sticks, lexicon_dir, running: None, open: None }
+        UsbDesk { sticks, lexicon_dir, running: None, open: None, abandoned: Vec::new() }
     }
 
     /// The sticks plugged in now.
@@ -193,7 +198,7 @@ impl UsbDesk {
     }
 
     fn start(&mut self, work: UsbWork, job: impl FnOnce() -> Outcome + Send + 'static, stick: Stick) -> Result<(), UsbError> {
-        if self.running.is_some() {
+        if self.running.is_some() || !self.abandoned.is_empty() {
             return Err(UsbError::Busy);
         }
         let (tx, rx) = mpsc::channel();
@@ -349,20 +354,71 @@ impl UsbDesk {
         )
     }
 
-    /// Whether work is running.
+    /// Whether work is running (stopped work that has not ended counts).
     pub fn busy(&self) -> bool {
-        self.running.is_some()
+        self.running.is_some() || !self.abandoned.is_empty()
     }
 
     /// Whether no stick is in use here: no work running, no stick open
     /// (only then may update work mount a stick).
     pub fn idle(&self) -> bool {
-        self.running.is_none() && self.open.is_none()
+        !self.busy() && self.open.is_none()
     }
 
     /// Whether an export may start now: no work running, no stick open.
     pub fn can_export(&self) -> bool {
-        self.running.is_none() && self.open.is_none()
+        self.idle()
+    }
+
+    /// Stops waiting for the work running (not an install: that writes the
+    /// station's own bytes to its card and ends by itself), and lets go of
+    /// a stick open for import. What the work still does is recorded when
+    /// it ends ([`UsbDesk::poll_abandoned`]). Returns the work stopped.
+    pub fn abandon(&mut self) -> Option<UsbWork> {
+        if matches!(self.running, Some((UsbWork::Installing, _))) {
+            return None;
+        }
+        let running = self.running.take();
+        let work = running.as_ref().map(|(w, _)| *w);
+        self.abandoned.extend(running);
+        if let Some(open) = self.open.take() {
+            self.let_go(open.stick);
+        }
+        work
+    }
+
+    /// Unmounts `stick` in the background, as stopped work.
+    fn let_go(&mut self, stick: Stick) {
+        let (tx, rx) = mpsc::channel();
+        let sticks = self.sticks.clone();
+        let spawned = std::thread::Builder::new().name("wordjudge-usb".into()).spawn(move || {
+            let result = catch_unwind(AssertUnwindSafe(|| sticks.detach(&stick).map_err(|e| e.to_string())))
+                .unwrap_or_else(|_| Err("an internal error stopped the unmount".into()));
+            let _ = tx.send(Outcome::Ejected { stick, result });
+        });
+        if spawned.is_ok() {
+            self.abandoned.push((UsbWork::Ejecting, rx));
+        }
+    }
+
+    /// Stopped work that ended since the last call: what it did, for the
+    /// audit log. A stick it opened is let go at once; nothing reaches a
+    /// screen.
+    pub fn poll_abandoned(&mut self) -> Vec<Finished> {
+        let mut finished = Vec::new();
+        let mut still = Vec::new();
+        for (work, rx) in std::mem::take(&mut self.abandoned) {
+            match rx.try_recv() {
+                Err(mpsc::TryRecvError::Empty) => still.push((work, rx)),
+                Err(mpsc::TryRecvError::Disconnected) => {}
+                // The stick it mounted is unmounted in its turn.
+                Ok(Outcome::Opened { stick, .. }) => self.let_go(stick),
+                Ok(Outcome::Renamed { .. } | Outcome::Installed { .. }) => {}
+                Ok(outcome) => finished.push(self.apply(outcome).1),
+            }
+        }
+        self.abandoned.extend(still);
+        finished
     }
 
     /// The work that finished, if any: what the flow is told, and what
@@ -479,5 +535,84 @@ impl UsbDesk {
                 (UsbUpdate::Failed { work, problem: problem.clone() }, Finished::Failed { stick, work, problem })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::usb::StickError;
+    use std::sync::Mutex;
+
+    /// A stick whose mount never answers until the test says so: the
+    /// kernel-side hang no flag can cut short.
+    struct HangingSticks {
+        release: Mutex<mpsc::Receiver<()>>,
+        root: PathBuf,
+    }
+
+    impl Sticks for HangingSticks {
+        fn list(&self) -> Vec<Stick> {
+            vec![stick()]
+        }
+        fn attach(&self, _: &Stick, _: Mode) -> Result<PathBuf, StickError> {
+            let _ = self.release.lock().unwrap().recv();
+            Ok(self.root.clone())
+        }
+        fn detach(&self, _: &Stick) -> Result<(), StickError> {
+            Ok(())
+        }
+    }
+
+    fn stick() -> Stick {
+        Stick { device: "sdz1".into(), label: "HANG".into(), fs_type: "vfat".into(), size: 0 }
+    }
+
+    fn wait_for(desk: &mut UsbDesk, mut done: impl FnMut(&mut UsbDesk) -> bool) {
+        for _ in 0..500 {
+            if done(desk) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        panic!("the stopped work never ended");
+    }
+
+    #[test]
+    fn stopped_stick_work_refuses_new_work_until_it_ends_and_its_stick_is_let_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let (tx, rx) = mpsc::channel();
+        let sticks = Arc::new(HangingSticks { release: Mutex::new(rx), root: dir.path().to_path_buf() });
+        let mut desk = UsbDesk::new(sticks, dir.path().join("lexicons"));
+        desk.open_for_import(stick()).unwrap();
+        assert!(desk.poll().is_none(), "the mount hangs");
+        assert_eq!(desk.abandon(), Some(UsbWork::Reading));
+        assert!(desk.poll().is_none(), "nothing is shown of stopped work");
+        assert!(desk.busy() && !desk.idle() && !desk.can_export());
+        assert!(matches!(desk.open_for_import(stick()), Err(UsbError::Busy)), "no second job on a hanging stick");
+        // The stick answers at last: the read ends, the stick it opened is
+        // unmounted, and the desk is free again; nothing reached a screen.
+        tx.send(()).unwrap();
+        let mut records = 0;
+        wait_for(&mut desk, |desk| {
+            records += desk.poll_abandoned().len();
+            !desk.busy()
+        });
+        assert!(desk.poll().is_none());
+        assert!(desk.idle());
+        assert_eq!(records, 1, "the unmount of the stick the stopped read opened is recorded");
+        assert!(desk.open.is_none());
+    }
+
+    #[test]
+    fn an_install_is_not_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_tx, rx) = mpsc::channel();
+        let sticks = Arc::new(HangingSticks { release: Mutex::new(rx), root: dir.path().to_path_buf() });
+        let mut desk = UsbDesk::new(sticks, dir.path().join("lexicons"));
+        let (_hold, held) = mpsc::channel::<Outcome>();
+        desk.running = Some((UsbWork::Installing, held));
+        assert_eq!(desk.abandon(), None);
+        assert!(desk.running.is_some());
     }
 }

@@ -34,8 +34,7 @@ use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer, SigningKey, Verifier as _, VerifyingKey};
 use sha2::{Digest, Sha256};
 use std::fmt;
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 /// The key folder inside the audit folder.
@@ -286,13 +285,9 @@ impl StationKey {
             move |source| KeyError::Io { path, source }
         };
         std::fs::DirBuilder::new().recursive(true).mode(0o700).create(key_dir).map_err(io(key_dir))?;
-        // The private part: written to a 0600 temporary file, synced, renamed.
-        let tmp = key_dir.join(format!(".{PRIVATE_FILE}.tmp"));
-        let _ = std::fs::remove_file(&tmp);
+        // The private part: 0600 from its first byte, synced, renamed.
         let text = format!("{PRIVATE_HEADER}\n{}\n{}\n", key.name, BASE64.encode(seed));
-        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp).map_err(io(&tmp))?;
-        file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(io(&tmp))?;
-        std::fs::rename(&tmp, &private).map_err(io(&private))?;
+        crate::outside_files::write_atomically_with_mode(&private, text.as_bytes(), 0o600).map_err(io(&private))?;
         let public = key_dir.join(PUBLIC_FILE);
         crate::outside_files::write_atomically(&public, format!("{}\n", key.verifier().to_text()).as_bytes())
             .map_err(io(&public))?;
@@ -446,6 +441,9 @@ mod tests {
         assert!(key.name().starts_with("wordjudge.audit/table-7-"), "{}", key.name());
 
         let public = std::fs::read_to_string(public_key_path(dir.path())).unwrap();
+        // The PIN guard names the station by this file (it cannot ask this
+        // layer where it is).
+        assert_eq!(public_key_path(dir.path()), dir.path().join(crate::guard::AUDIT_KEY_FILE));
         let verifier = NoteVerifier::parse(&public).unwrap();
         assert_eq!(verifier, key.verifier());
         let checkpoint = Checkpoint {

@@ -155,13 +155,12 @@ pub type Listing = (Vec<(LogName, PathBuf)>, Vec<String>);
 pub fn list_dir(dir: &Path) -> std::io::Result<Listing> {
     let mut logs = Vec::new();
     let mut others = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+    // An audit folder holds a file or two a day; a million entries is a
+    // folder that is not one.
+    for entry in crate::outside_files::list_named_folder(dir, 1_000_000)?.entries {
+        let name = entry.name;
         match LogName::parse(&name) {
-            Some(parsed) if entry.file_type().map(|t| t.is_file()).unwrap_or(false) => {
-                logs.push((parsed, entry.path()))
-            }
+            Some(parsed) if entry.kind == crate::outside_files::EntryKind::File => logs.push((parsed, entry.path)),
             _ => others.push(name),
         }
     }

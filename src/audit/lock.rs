@@ -116,11 +116,7 @@ pub struct WriterLock {
 /// The folder itself, opened to be locked (without blocking, and only if it
 /// is a directory).
 fn open_folder(dir: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(dir)
+    crate::outside_files::open_folder(dir)
 }
 
 /// How often, and how long apart, a busy lock is tried again.

@@ -116,7 +116,7 @@ impl Counter {
             both.extend_from_slice(&empty.encode(0));
             file.write_all(&both)?;
             file.sync_all()?;
-            File::open(dir)?.sync_all()?;
+            crate::outside_files::sync_folder(dir)?;
             return Ok(Counter { file, path, generation: 0, state: empty });
         }
         let (generation, state) = newest(&bytes).ok_or_else(|| {

@@ -22,8 +22,7 @@ use crate::audit::numbering::COUNTER_FILE;
 use super::read;
 use super::verify::{verify_with, VerifyError, VerifyOptions};
 use std::fmt;
-use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// What an export wrote.
@@ -85,17 +84,14 @@ struct Writer {
 impl Writer {
     fn write(&self, name: &str, bytes: &[u8]) -> Result<(), ExportError> {
         let path = self.dir.join(name);
-        let write = || -> io::Result<()> {
-            let mut file = File::create(&path)?;
-            file.write_all(bytes)?;
-            file.sync_all()
-        };
-        write().map_err(|source| ExportError::Write { path: path.clone(), source })
+        // Into a folder made just now on the stick: a new file, never
+        // through a link planted in its place.
+        crate::outside_files::write_new_file(&path, bytes, 0o644).map_err(|source| ExportError::Write { path: path.clone(), source })
     }
 }
 
 fn sync_dir(dir: &Path) -> Result<(), ExportError> {
-    File::open(dir).and_then(|d| d.sync_all()).map_err(|source| ExportError::Write { path: dir.to_path_buf(), source })
+    crate::outside_files::sync_folder(dir).map_err(|source| ExportError::Write { path: dir.to_path_buf(), source })
 }
 
 fn make_dir(dir: &Path) -> Result<(), ExportError> {
@@ -153,12 +149,13 @@ fn fill(
         .map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: audit_dir.to_path_buf(), source }))?;
     let log_files = Writer { dir: copy.clone() };
     for (name, path) in &logs {
-        let bytes = std::fs::read(path)
-            .map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: path.clone(), source }))?;
+        let bytes = crate::outside_files::read_small_file(path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| {
+            ExportError::Read(VerifyError::ReadDir { dir: path.clone(), source: std::io::Error::other(e) })
+        })?;
         log_files.write(&name.file_name(), complete_lines(&bytes))?;
     }
     if others.iter().any(|o| o == COUNTER_FILE) {
-        if let Ok(bytes) = std::fs::read(audit_dir.join(COUNTER_FILE)) {
+        if let Ok(bytes) = crate::outside_files::read_small_file(&audit_dir.join(COUNTER_FILE), crate::outside_files::limits::SMALL_FILE) {
             log_files.write(COUNTER_FILE, &bytes)?;
         }
     }

@@ -65,6 +65,8 @@ pub enum FakeRecord {
     /// The held last good settings were written back.
     SettingsRestored,
     Usb(UsbRequest),
+    /// The flow stopped waiting for the stick work running.
+    UsbCancelled,
     /// The station left the fleet of this event.
     FleetLeft { event: String },
     Update(UpdateRequest),
@@ -663,6 +665,14 @@ impl Station for FakeStation {
         self.records.push(FakeRecord::Usb(request.clone()));
         self.usb_pending = Some(self.usb_work(&request));
         Ok(())
+    }
+
+    fn usb_cancel(&mut self) {
+        // The held answer is the abandoned work's: it never reaches a
+        // screen. Held work stays "alive" until the test lets it go.
+        if self.usb_pending.take().is_some() {
+            self.records.push(FakeRecord::UsbCancelled);
+        }
     }
 
     fn usb_update(&mut self) -> Option<UsbUpdate> {

@@ -672,6 +672,11 @@ pub trait Station {
     fn usb_request(&mut self, _request: UsbRequest) -> Result<(), UsbError> {
         Err(UsbError::Unavailable)
     }
+    /// Stops the stick work running, if any: the station no longer waits
+    /// for it, and records whatever it still does when it ends (a thread
+    /// blocked on a stick that stopped answering cannot be stopped, only
+    /// left). New stick work is refused while such work is still alive.
+    fn usb_cancel(&mut self) {}
     /// The USB work that finished since the last call, if any (polled on
     /// every tick while it runs).
     fn usb_update(&mut self) -> Option<UsbUpdate> {

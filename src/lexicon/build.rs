@@ -123,7 +123,7 @@ struct DirLock {
 }
 
 fn lock_dir(dir: &Path, wait: bool) -> std::io::Result<Option<DirLock>> {
-    let file = File::open(dir)?;
+    let file = crate::outside_files::open_folder(dir)?;
     let flags = if wait { libc::LOCK_EX } else { libc::LOCK_EX | libc::LOCK_NB };
     loop {
         // SAFETY: flock on a valid, open file descriptor owned by `file`.
@@ -140,12 +140,10 @@ fn lock_dir(dir: &Path, wait: bool) -> std::io::Result<Option<DirLock>> {
 }
 
 fn remove_temporaries(dir: &Path) {
-    let Ok(read) = std::fs::read_dir(dir) else { return };
-    for entry in read.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with(".wordjudge-") && name.ends_with(".tmp") {
-            let _ = std::fs::remove_file(entry.path());
+    let Ok(listing) = crate::outside_files::list_folder(dir, 100_000) else { return };
+    for entry in listing.entries {
+        if entry.name.starts_with(".wordjudge-") && entry.name.ends_with(".tmp") {
+            let _ = std::fs::remove_file(&entry.path);
         }
     }
 }

@@ -104,9 +104,11 @@ impl Catalog {
                 catalog.not_installed.push(entry);
             }
         }
-        let mut paths: Vec<PathBuf> = match std::fs::read_dir(dir) {
-            Ok(read) => read
-                .filter_map(|e| e.ok().map(|e| e.path()))
+        let mut paths: Vec<PathBuf> = match crate::outside_files::list_named_folder(dir, 10_000) {
+            Ok(listing) => listing
+                .entries
+                .into_iter()
+                .map(|e| e.path)
                 .filter(|p| {
                     let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
                     name.ends_with(".toml") && !name.ends_with(".fst.toml") && !name.starts_with('.')

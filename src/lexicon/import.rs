@@ -22,16 +22,16 @@ pub const MAX_FILES: usize = 16;
 /// [`MAX_FILES`]; the second value counts those left out.
 pub fn find_word_lists(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
     let mut found = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let is_txt = name.len() > 4 && name[name.len() - 4..].eq_ignore_ascii_case(".txt");
+    // The stick's top folder: never through a link, at most a bounded
+    // number of entries looked at.
+    for entry in crate::outside_files::list_folder(dir, 4096)?.entries {
+        let name = entry.name.as_str();
+        let is_txt = name.len() > 4 && name.is_char_boundary(name.len() - 4) && name[name.len() - 4..].eq_ignore_ascii_case(".txt");
         if !is_txt || name.starts_with('.') {
             continue;
         }
-        if entry.file_type().is_ok_and(|t| t.is_file()) {
-            found.push(entry.path());
+        if entry.kind == crate::outside_files::EntryKind::File {
+            found.push(entry.path);
         }
     }
     found.sort();

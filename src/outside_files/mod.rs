@@ -27,5 +27,5 @@ pub mod write;
 
 pub use deadline::{with_deadline, TimedOut};
 pub use read::*;
-pub use walk::{list_folder, Entry, EntryKind, Listing};
-pub use write::{sync_folder, write_atomically, write_atomically_with_mode};
+pub use walk::{list_folder, list_named_folder, open_folder, Entry, EntryKind, Listing};
+pub use write::{create_new_file, sync_folder, write_atomically, write_atomically_with_mode, write_new_file};

@@ -38,6 +38,15 @@ pub struct Listing {
     pub left_out: usize,
 }
 
+/// Opens the folder `dir` itself (to lock it, to sync it, to list it):
+/// never through a link in its place, never waiting, only a folder.
+pub fn open_folder(dir: &Path) -> std::io::Result<File> {
+    File::options()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(dir)
+}
+
 /// Lists `dir`, which must be a real folder (a link in its place is refused
 /// with `ELOOP`/"not a directory", whatever it points at). At most `limit`
 /// entries are kept; the rest are counted, up to a bound of ten times the
@@ -46,10 +55,21 @@ pub fn list_folder(dir: &Path, limit: usize) -> std::io::Result<Listing> {
     // Open the folder itself without following a link: a link to a folder
     // elsewhere (out of the stick, into the station's audit folder) fails
     // here, before any entry is read.
+    list(dir, limit, open_folder(dir)?)
+}
+
+/// Lists a folder an operator named on the command line (`audit verify
+/// DIR`): a link given as the name itself is followed, as a shell user
+/// expects; the entries are still judged without following them.
+pub fn list_named_folder(dir: &Path, limit: usize) -> std::io::Result<Listing> {
     let handle = File::options()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(dir)?;
+    list(dir, limit, handle)
+}
+
+fn list(dir: &Path, limit: usize, handle: File) -> std::io::Result<Listing> {
     if !handle.metadata()?.is_dir() {
         return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a folder"));
     }

@@ -50,9 +50,27 @@ pub fn write_atomically_with_mode(path: &Path, bytes: &[u8], mode: u32) -> io::R
     sync_folder(dir)
 }
 
+/// Writes `bytes` into a file that must not exist yet (`O_EXCL`: a link or
+/// anything else already in the place is an error, never followed), with
+/// `mode`, synced. For files written once into a folder just made (an
+/// export on a stick).
+pub fn write_new_file(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let mut file = create_new_file(path, mode)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+/// Creates a file that must not exist yet, with `mode`, open for writing:
+/// for a copy streamed in pieces (an update bundle). A link or anything
+/// else in the place is an error, never followed.
+pub fn create_new_file(path: &Path, mode: u32) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    File::options().write(true).create_new(true).mode(mode).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(path)
+}
+
 /// Makes a folder's entries (a rename, a new file) durable.
 pub fn sync_folder(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+    super::open_folder(dir)?.sync_all()
 }
 
 #[cfg(test)]

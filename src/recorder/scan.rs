@@ -180,7 +180,7 @@ pub(super) fn move_aside(dir: &Path, torn: &Torn) -> Result<AuditEvent, AuditErr
     let log_name = torn.name.file_name();
     let aside_name = format::torn_aside_name(&log_name, torn.offset, &sha);
     let aside = dir.join(&aside_name);
-    if std::fs::read(&aside).ok().as_deref() != Some(&torn.bytes[..]) {
+    if crate::outside_files::read_small_file_nofollow(&aside, torn.bytes.len() as u64).ok().as_deref() != Some(&torn.bytes[..]) {
         crate::outside_files::write_atomically(&aside, &torn.bytes)
             .map_err(|source| AuditError::MoveAside { path: aside.clone(), source })?;
     }

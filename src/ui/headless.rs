@@ -115,12 +115,15 @@ impl HeadlessScreen {
     /// Writes the last frame as a PNG.
     pub fn write_png(&self, path: &Path) -> Result<(), String> {
         let bytes: Vec<u8> = self.buffer.borrow().iter().flat_map(|p| [p.r, p.g, p.b]).collect();
-        let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), self.width, self.height);
-        encoder.set_color(png::ColorType::Rgb);
-        encoder.set_depth(png::BitDepth::Eight);
-        let mut writer = encoder.write_header().map_err(|e| format!("{}: {e}", path.display()))?;
-        writer.write_image_data(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+        let mut png_bytes = Vec::new();
+        {
+            let mut encoder = png::Encoder::new(&mut png_bytes, self.width, self.height);
+            encoder.set_color(png::ColorType::Rgb);
+            encoder.set_depth(png::BitDepth::Eight);
+            let mut writer = encoder.write_header().map_err(|e| format!("{}: {e}", path.display()))?;
+            writer.write_image_data(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        crate::outside_files::write_atomically(path, &png_bytes).map_err(|e| format!("{}: {e}", path.display()))
     }
 }
 

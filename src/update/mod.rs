@@ -317,10 +317,13 @@ pub fn mark_boot_check_recorded(dir: &Path) -> std::io::Result<()> {
 /// The `*.raucb` files at the top of `root`, sorted by name, at most
 /// [`MAX_BUNDLES`].
 pub fn find_bundles(root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut bundles: Vec<PathBuf> = std::fs::read_dir(root)?
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
+    // A stick's top folder: listed without following links, bounded in
+    // entries; a link named *.raucb is not a bundle.
+    let mut bundles: Vec<PathBuf> = crate::outside_files::list_folder(root, 4096)?
+        .entries
+        .into_iter()
+        .filter(|e| e.kind == crate::outside_files::EntryKind::File)
+        .map(|e| e.path)
         .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case(BUNDLE_EXTENSION)))
         .collect();
     bundles.sort();

@@ -115,7 +115,7 @@ impl Updates for SimUpdates {
             progress(percent as u8);
         }
         let slot = format!("version={version}\nsha256={}\n", reader.sha256_hex());
-        std::fs::write(self.state_dir.join(SIM_SLOT_FILE), slot)
+        crate::outside_files::write_atomically(&self.state_dir.join(SIM_SLOT_FILE), slot.as_bytes())
             .map_err(|e| UpdateError::InstallFailed(format!("failed to write the simulated slot: {e}")))
     }
 
@@ -126,7 +126,7 @@ impl Updates for SimUpdates {
     /// The simulated install ran on the kiosk's own thread, so it ended with
     /// the kiosk: installed only if it got as far as writing the slot.
     fn after_interruption(&self, version: &str) -> InstallState {
-        let slot = std::fs::read_to_string(self.state_dir.join(SIM_SLOT_FILE)).unwrap_or_default();
+        let slot = crate::outside_files::read_small_text(&self.state_dir.join(SIM_SLOT_FILE), 4096).unwrap_or_default();
         if key_value(&slot, "version").as_deref() == Some(version) {
             InstallState::Installed
         } else {

@@ -33,7 +33,6 @@ use crate::digest::HashingReader;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// The copy's name in the station's update folder (RAUC wants the
@@ -170,13 +169,7 @@ enum CopyError {
 /// for the install), its SHA-256 returned. The file is closed before this returns: RAUC refuses
 /// a bundle someone still holds open for writing.
 fn copy(source: File, size: u64, path: &Path) -> Result<String, CopyError> {
-    let mut out = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-        .map_err(CopyError::Write)?;
+    let mut out = crate::outside_files::create_new_file(path, 0o600).map_err(CopyError::Write)?;
     let mut reader = HashingReader::new(source.take(size));
     let mut buf = vec![0u8; CHUNK];
     let mut copied = 0u64;

@@ -122,9 +122,9 @@ fn last_words(stderr: &str, stdout: &str, status: &str) -> String {
 impl Updates for SystemUpdates {
     fn release(&self) -> Option<StationRelease> {
         // No system.conf: RAUC is not set up here (the Pi image, a desktop).
-        let conf = std::fs::read_to_string(&self.system_conf).ok()?;
+        let conf = crate::outside_files::read_small_text(&self.system_conf, crate::outside_files::limits::SMALL_FILE).ok()?;
         let compatible = key_value(&conf, "compatible")?;
-        let version = std::fs::read_to_string(&self.release_file)
+        let version = crate::outside_files::read_small_text(&self.release_file, crate::outside_files::limits::SMALL_FILE)
             .ok()
             .and_then(|t| key_value(&t, "VERSION"))
             .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string());

@@ -33,11 +33,12 @@ impl FolderSticks {
 
 impl Sticks for FolderSticks {
     fn list(&self) -> Vec<Stick> {
-        let Ok(entries) = std::fs::read_dir(&self.root) else { return Vec::new() };
-        let mut sticks: Vec<Stick> = entries
-            .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .filter_map(|e| e.file_name().into_string().ok())
+        let Ok(listing) = crate::outside_files::list_named_folder(&self.root, 64) else { return Vec::new() };
+        let mut sticks: Vec<Stick> = listing
+            .entries
+            .into_iter()
+            .filter(|e| e.kind == crate::outside_files::EntryKind::Folder)
+            .map(|e| e.name)
             .filter(|name| !name.starts_with('.'))
             .map(|name| Stick { label: name.to_uppercase(), device: name, fs_type: "folder".into(), size: 0 })
             .collect();

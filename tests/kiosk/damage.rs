@@ -173,12 +173,14 @@ fn a_padded_guard_with_the_pin_line_and_copy_deleted_never_offers_a_first_pin() 
     assert!(rig.view().pin.message.contains("cannot be set here"), "{}", rig.view().pin.message);
 }
 
-/// A guard replaced by a directory (or a FIFO): wrong PINs still lock the
-/// prompt in this run, and the director is told they are not kept across a
-/// restart, on the menu's pages and in one record.
+/// A guard replaced by a directory: wrong PINs still lock the prompt in
+/// this run, and the director is told they are not kept across a restart,
+/// on the menu's pages and in one record. (A FIFO in its place is replaced
+/// at start from the whole config, and that is recorded:
+/// `a_damaged_guard_beside_a_whole_config_is_written_again_and_recorded`.)
 #[test]
 fn a_guard_that_cannot_be_written_is_a_warning_and_a_record_never_silence() {
-    for damage in ["directory", "fifo"] {
+    for damage in ["directory"] {
         let dir = tempfile::tempdir().unwrap();
         let (path, config, _) = used_station(dir.path());
         let guard = wordjudge::guard::path_for(&path);
@@ -201,4 +203,86 @@ fn a_guard_that_cannot_be_written_is_a_warning_and_a_record_never_silence() {
         let records = log.lines().filter(|l| l.contains("\"setting\":\"pin_guard\"")).count();
         assert_eq!(records, 1, "{damage}: one record while the reason stays the same: {log}");
     }
+}
+
+/// Another station's guard copied over this one's (the same install, so it
+/// names the same audit folder), then the PIN line and the last good copy
+/// deleted: the guard names another station's audit key, so it proves
+/// nothing. Out of service; neither the other station's PIN nor a new one
+/// opens the menu.
+#[test]
+fn another_stations_guard_copied_in_never_lets_its_pin_open_this_station() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, config, _) = used_station(&dir.path().join("this").tap_dir());
+    let (other_path, _, _) = used_station(&dir.path().join("other").tap_dir());
+    let guard = wordjudge::guard::path_for(&path);
+    let ours = std::fs::read_to_string(&guard).unwrap();
+    assert!(ours.contains("audit_key "), "a used station's guard names its audit key:\n{ours}");
+    // The other station's guard as it would be on an identical card: its
+    // own PIN and key, this station's folder path.
+    let theirs = std::fs::read_to_string(wordjudge::guard::path_for(&other_path)).unwrap();
+    let other_dir = dir.path().join("other").join("audit-elsewhere");
+    let copied = theirs.replace(other_dir.to_str().unwrap(), config.audit_dir.to_str().unwrap());
+    std::fs::write(&guard, &copied).unwrap();
+    assert!(
+        wordjudge::guard::Guard::read(&guard).damaged.is_some_and(|d| d.contains("another station")),
+        "{:?}",
+        wordjudge::guard::Guard::read(&guard)
+    );
+    // With the config whole, the station judges on and its own PIN works.
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    assert!(crate::support::is_ready(rig.screen()));
+    drop(rig);
+    // The guard was repaired from the whole config: write the copy again,
+    // then lose the PIN line and the last good copy.
+    std::fs::write(&guard, &copied).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let cut: String = text.lines().filter(|l| !l.starts_with("director_pin_hash")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&path, cut).unwrap();
+    std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
+    rig = Rig::with(start_station(&path), &config.timeouts);
+    assert_eq!(rig.screen(), &Screen::OutOfService);
+    rig.key(Key::DirectorChord);
+    assert_eq!(rig.view().screen, ScreenKind::Pin, "never the first PIN's prompt: {:?}", rig.view());
+    // The other station's PIN is the same digits in this rig: it is the
+    // hash copied in that must open nothing.
+    for pin in ["1357", PIN] {
+        enter_pin(&mut rig, pin);
+        assert_eq!(rig.view().screen, ScreenKind::Pin, "{pin} opens nothing");
+    }
+}
+
+trait TapDir {
+    fn tap_dir(self) -> Self;
+}
+
+impl TapDir for PathBuf {
+    fn tap_dir(self) -> Self {
+        std::fs::create_dir_all(&self).unwrap();
+        self
+    }
+}
+
+/// A FIFO (or padding) in the guard's place beside a whole config: the
+/// kiosk writes the guard again from the config at start, says so in the
+/// log, and lockouts are kept again.
+#[test]
+fn a_damaged_guard_beside_a_whole_config_is_written_again_and_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, config, _) = used_station(dir.path());
+    let guard = wordjudge::guard::path_for(&path);
+    std::fs::remove_file(&guard).unwrap();
+    let fifo = std::ffi::CString::new(guard.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    assert!(crate::support::is_ready(rig.screen()));
+    let read = wordjudge::guard::Guard::read(&guard);
+    assert!(read.damaged.is_none() && read.pin_hash.is_some() && read.audit_key.is_some(), "{read:?}");
+    let log = audit_text(&config.audit_dir);
+    assert!(log.contains("the PIN guard was damaged") && log.contains("FIFO"), "{log}");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, "1357");
+    enter_pin(&mut rig, PIN);
+    let lines = rig.view().menu.lines.join("\n");
+    assert!(!lines.contains("not kept across a restart"), "{lines}");
 }

@@ -7,8 +7,8 @@
 
 use crate::support::*;
 use wordjudge::kiosk::fake::FakeRecord;
-use wordjudge::kiosk::flow::{Key, Screen, UsbPhase};
-use wordjudge::kiosk::station::{ImportState, UsbRequest};
+use wordjudge::kiosk::flow::{Key, Screen, StopReason, UsbDone, UsbPhase};
+use wordjudge::kiosk::station::{ImportState, UsbRequest, UsbWork};
 use wordjudge::kiosk::view::ScreenKind;
 
 fn menu(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>) {
@@ -71,8 +71,9 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     assert_eq!(rig.view().screen, ScreenKind::Usb);
     assert_eq!(rig.view().usb.status, "Reading the stick…");
     assert!(rig.view().usb.detail.contains("nothing is installed yet"), "{}", rig.view().usb.detail);
-    // Keys in a burst while the stick is read: nothing else is asked of it.
-    for key in [Key::Enter, Key::Escape, Key::Down, Key::Enter, Key::Right] {
+    // Keys in a burst while the stick is read: nothing else is asked of it
+    // (ESC stops waiting: `esc_while_a_stick_is_read_stops_waiting_at_once_and_players_judge_again`).
+    for key in [Key::Enter, Key::Down, Key::Enter, Key::Right, Key::Up, Key::Tab] {
         rig.key(key);
     }
     assert_eq!(rig.station.usb_requests().len(), 1, "{:?}", rig.station.usb_requests());
@@ -213,4 +214,94 @@ fn an_idle_list_unmounts_the_stick_before_the_screen_goes_home() {
         Screen::Usb(usb) => assert!(matches!(usb.rows[0].state, ImportState::Would { installable: true, .. })),
         other => panic!("{other:?}"),
     }
+}
+
+/// ESC while a stick is read: the station stops waiting at once, says so,
+/// and players judge again as soon as the director leaves. The held answer
+/// of the stopped work never reaches a screen, not even the next one that
+/// waits for an answer.
+#[test]
+fn esc_while_a_stick_is_read_stops_waiting_at_once_and_players_judge_again() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
+    menu(&mut rig);
+    select_menu(&mut rig, "Install lexicons from");
+    rig.station.usb_hold = true;
+    rig.key(Key::Enter);
+    assert!(rig.view().usb.detail.ends_with("ESC: stop waiting."), "{}", rig.view().usb.detail);
+    rig.key(Key::Escape);
+    assert_eq!(phase(&rig), UsbPhase::Done(UsbDone::Stopped { work: UsbWork::Reading, why: StopReason::Escape }));
+    assert!(rig.station.records.contains(&FakeRecord::UsbCancelled), "the station was told");
+    let v = rig.view();
+    assert_eq!(v.usb.status, "Stopped.");
+    assert!(v.usb.detail.starts_with("Nothing was installed."), "{}", v.usb.detail);
+    // A second ESC (a key pressed twice) only returns to the menu.
+    rig.key(Key::Escape);
+    assert!(matches!(rig.screen(), Screen::Director(_)), "{:?}", rig.screen());
+    leave_menu(&mut rig);
+    assert!(rig.challenge(&["CAT"]).0, "judging again at once");
+    rig.station.usb_hold = false;
+    settle(&mut rig);
+    assert!(matches!(rig.screen(), Screen::Verdict(_)), "the verdict stays: {:?}", rig.screen());
+}
+
+/// A stick that never answers is given up at its work's deadline (a fleet
+/// stick holds a few small files: ten seconds), with the reason on screen.
+#[test]
+fn a_fleet_stick_that_never_answers_is_given_up_at_its_deadline() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[]);
+    menu(&mut rig);
+    select_menu(&mut rig, "Join the event's fleet");
+    rig.key(Key::Enter);
+    rig.station.usb_hold = true;
+    confirm(&mut rig);
+    assert_eq!(phase(&rig), UsbPhase::Working(UsbWork::JoiningFleet));
+    rig.advance(9_500);
+    assert_eq!(phase(&rig), UsbPhase::Working(UsbWork::JoiningFleet));
+    rig.advance(600);
+    assert_eq!(phase(&rig), UsbPhase::Done(UsbDone::Stopped { work: UsbWork::JoiningFleet, why: StopReason::NoAnswer(10) }));
+    assert_eq!(rig.view().usb.status, "The stick did not answer within 10 seconds.");
+    assert!(rig.view().usb.detail.contains("the audit log will say"), "{}", rig.view().usb.detail);
+}
+
+/// A stick pulled out while it is read ends the wait within a second.
+#[test]
+fn a_stick_pulled_out_while_it_is_read_ends_the_wait() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
+    menu(&mut rig);
+    select_menu(&mut rig, "Install lexicons from");
+    rig.station.usb_hold = true;
+    rig.key(Key::Enter);
+    rig.advance(1_500);
+    assert!(matches!(phase(&rig), UsbPhase::Working(_)));
+    rig.station.sticks.clear();
+    rig.advance(1_100);
+    assert_eq!(phase(&rig), UsbPhase::Done(UsbDone::Stopped { work: UsbWork::Reading, why: StopReason::Removed }));
+    assert_eq!(rig.view().usb.status, "The stick was pulled out.");
+}
+
+/// An install writes the station's own checked bytes to its own card: ESC
+/// does not stop it halfway, and it has no deadline.
+#[test]
+fn an_install_is_never_stopped_halfway() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
+    menu(&mut rig);
+    select_menu(&mut rig, "Install lexicons from");
+    rig.key(Key::Enter);
+    settle(&mut rig);
+    rig.key(Key::Enter);
+    rig.station.usb_hold = true;
+    rig.key(Key::Enter);
+    assert_eq!(phase(&rig), UsbPhase::Working(UsbWork::Installing));
+    assert!(!rig.view().usb.detail.contains("ESC"), "{}", rig.view().usb.detail);
+    rig.key(Key::Escape);
+    rig.advance(600_000);
+    assert_eq!(phase(&rig), UsbPhase::Working(UsbWork::Installing));
+    assert!(!rig.station.records.contains(&FakeRecord::UsbCancelled));
+    rig.station.usb_hold = false;
+    settle(&mut rig);
+    assert_eq!(phase(&rig), UsbPhase::List);
 }

@@ -179,6 +179,26 @@ impl LiveStation {
             deferred_usb: None,
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
+        // The first record made the audit key on a new station: from now on
+        // the guard names it, so a guard copied from another station is
+        // known for what it is (`crate::guard`).
+        // A damaged guard beside a whole config is written again from it,
+        // and that is recorded: damage is never repaired without a trace.
+        if station.config_source == ConfigSource::File {
+            let guard_path = crate::guard::path_for(&station.config_path);
+            let damage = crate::guard::Guard::read(&guard_path).damaged;
+            let (pin, dir) = (station.config.director_pin_hash.as_deref(), &station.config.audit_dir);
+            match crate::guard::remember_identity(&station.config_path, pin, dir) {
+                Err(e) => tracing::warn!("cannot write the PIN guard: {e}"),
+                Ok(()) => {
+                    if let Some(damage) = damage.filter(|_| crate::guard::Guard::read(&guard_path).damaged.is_none()) {
+                        let problem = format!("the PIN guard was damaged ({damage}); written again from the config");
+                        tracing::warn!("{problem}");
+                        station.record(AuditEvent::ConfigProblem { problem });
+                    }
+                }
+            }
+        }
         if let Some(problem) = &station.config_problem {
             tracing::warn!("{problem}");
             let problem = problem.to_string();
@@ -575,7 +595,17 @@ impl Station for LiveStation {
         self.start_usb_request(request)
     }
 
+    fn usb_cancel(&mut self) {
+        self.deferred_usb = None;
+        if let Some(work) = self.usb.abandon() {
+            tracing::warn!(?work, "stopped waiting for stick work; what it still does is recorded when it ends");
+        }
+    }
+
     fn usb_update(&mut self) -> Option<UsbUpdate> {
+        for finished in self.usb.poll_abandoned() {
+            self.record_usb(finished);
+        }
         if !self.update.busy() {
             if let Some(request) = self.deferred_usb.take() {
                 let work = match request {

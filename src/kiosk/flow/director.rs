@@ -492,6 +492,7 @@ impl Kiosk {
                     message: None,
                     back,
                     last_key: now,
+                    working_since: now,
                 })
             }
             Err(e) => self.open_menu(back, now, station, Some(MenuMessage::UsbRefused(e))),

@@ -37,7 +37,7 @@ pub use edit::{EditField, EditMessage, EditPrompt, PinStep};
 pub use entry::{Entry, EntryHint};
 use entry::entry_idle_limit;
 pub use update::{UpdateDone, UpdatePhase, UpdateScreen};
-pub use usb::{UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen};
+pub use usb::{StopReason, UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen};
 
 /// How long the "3 words" confirmation shows after the count is chosen.
 pub const COUNT_CONFIRMATION: Duration = Duration::from_millis(1200);
@@ -377,6 +377,7 @@ impl Kiosk {
             self.last_stick_check = now;
             self.refresh_sticks(station);
         }
+        self.usb_watch(now, station);
         if let Screen::Usb(usb) = &self.screen {
             if usb.phase == UsbPhase::List && now >= usb.last_key + self.director_idle {
                 // Never leave a stick mounted behind an idle screen.

@@ -25,6 +25,35 @@ pub enum UsbDone {
     Fleet(FleetVisit),
     /// It failed; nothing was installed, the log is unchanged.
     Failed { work: UsbWork, problem: String },
+    /// The station stopped waiting for it: ESC, no answer in time, or the
+    /// stick pulled out. The station records whatever the work still does.
+    Stopped { work: UsbWork, why: StopReason },
+}
+
+/// Why the station stopped waiting for stick work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    Escape,
+    /// No answer within this many seconds.
+    NoAnswer(u64),
+    Removed,
+}
+
+impl UsbWork {
+    /// How long the station waits for this work before it gives up: a stick
+    /// that stops answering must never hold the station. Reading compiles
+    /// every list (seconds each on a Pi 3); a fleet stick holds a few small
+    /// files. An install writes the station's own bytes to its own card and
+    /// is never stopped (`None`).
+    pub fn deadline(self) -> Option<Duration> {
+        match self {
+            UsbWork::Reading => Some(Duration::from_secs(180)),
+            UsbWork::Exporting => Some(Duration::from_secs(180)),
+            UsbWork::Ejecting => Some(Duration::from_secs(30)),
+            UsbWork::JoiningFleet => Some(Duration::from_secs(10)),
+            UsbWork::Installing => None,
+        }
+    }
 }
 
 /// The answer to the last key on the list of word lists.
@@ -68,6 +97,8 @@ pub struct UsbScreen {
     /// The menu page it returns to.
     pub(super) back: MenuPage,
     pub(super) last_key: Duration,
+    /// When the work now running started (its deadline counts from here).
+    pub(super) working_since: Duration,
 }
 
 impl UsbScreen {
@@ -115,11 +146,43 @@ impl Kiosk {
         }
     }
 
+    /// Stops waiting for the stick work running, if it may be stopped: the
+    /// screen says why at once and players can judge again as soon as the
+    /// director leaves.
+    pub(super) fn usb_stop(&mut self, why: StopReason, station: &mut dyn Station) {
+        let Screen::Usb(usb) = &mut self.screen else { return };
+        let UsbPhase::Working(work) = usb.phase else { return };
+        if work.deadline().is_none() {
+            return;
+        }
+        station.usb_cancel();
+        usb.phase = UsbPhase::Done(UsbDone::Stopped { work, why });
+    }
+
+    /// The running work's deadline passed, or its stick is gone.
+    pub(super) fn usb_watch(&mut self, now: Duration, station: &mut dyn Station) {
+        let Screen::Usb(usb) = &self.screen else { return };
+        let UsbPhase::Working(work) = usb.phase else { return };
+        let Some(deadline) = work.deadline() else { return };
+        if now >= usb.working_since + deadline {
+            return self.usb_stop(StopReason::NoAnswer(deadline.as_secs()), station);
+        }
+        if now >= self.last_stick_check + STICK_CHECK {
+            self.last_stick_check = now;
+            let device = usb.stick.device.clone();
+            if !station.sticks().iter().any(|s| s.device == device) {
+                self.usb_stop(StopReason::Removed, station);
+            }
+        }
+    }
+
     pub(super) fn usb_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
         let Screen::Usb(usb) = &mut self.screen else { return };
         match &usb.phase {
-            // The stick is being read or written: keys wait (the work has
-            // its own time limits; a stick pulled out ends it).
+            // The stick is being read or written: keys wait, except ESC,
+            // which stops waiting (the work also has a deadline, and a
+            // stick pulled out ends it).
+            UsbPhase::Working(_) if key == Key::Escape => return self.usb_stop(StopReason::Escape, station),
             UsbPhase::Working(_) => return,
             UsbPhase::Done(_) => {
                 let back = usb.back;
@@ -181,7 +244,10 @@ impl Kiosk {
         }
         if let Some((request, work)) = request {
             match station.usb_request(request) {
-                Ok(()) => usb.phase = UsbPhase::Working(work),
+                Ok(()) => {
+                    usb.phase = UsbPhase::Working(work);
+                    usb.working_since = now;
+                }
                 Err(e) => usb.message = Some(UsbMessage::Refused(e)),
             }
         }

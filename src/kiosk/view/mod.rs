@@ -15,7 +15,7 @@
 use super::flow::{
     Change, ConfirmScreen, MenuPage, DirectorMenu, EditPrompt, Entry, PinPrompt, VerdictScreen,
     EditField, EditMessage, EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, PinStep, ReadyHint, Screen, UsbDone,
-    UpdateDone, UpdatePhase, UpdateScreen, UsbMessage, UsbPhase, UsbPurpose, UsbScreen,
+    StopReason, UpdateDone, UpdatePhase, UpdateScreen, UsbMessage, UsbPhase, UsbPurpose, UsbScreen,
 };
 use super::station::{
     BootCheck, BootOutcome, Counts, FleetVisit, ImportRow, ImportState, Judged, Setting, SystemAction, UpdateKind, UpdateOffer,

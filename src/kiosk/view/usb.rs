@@ -138,7 +138,10 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                 UsbWork::JoiningFleet => ("Reading the fleet stick…", "Do not remove the stick."),
             };
             v.usb.status = status.into();
-            v.usb.detail = detail.into();
+            v.usb.detail = match work.deadline() {
+                Some(_) => format!("{detail} ESC: stop waiting."),
+                None => detail.into(),
+            };
         }
         UsbPhase::Done(done) => {
             let back = "Press any key to return to the menu.";
@@ -164,6 +167,20 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                     let (status, detail) = fleet_visit(visit);
                     v.usb.status = status;
                     v.usb.detail = format!("{detail} {back}");
+                }
+                UsbDone::Stopped { work, why } => {
+                    v.usb.status = match why {
+                        StopReason::Escape => "Stopped.".to_string(),
+                        StopReason::NoAnswer(seconds) => format!("The stick did not answer within {seconds} seconds."),
+                        StopReason::Removed => "The stick was pulled out.".to_string(),
+                    };
+                    let what = match work {
+                        UsbWork::Reading | UsbWork::Installing => "Nothing was installed.",
+                        UsbWork::Exporting => "The copy on the stick may be incomplete; the audit log on the station is unchanged.",
+                        UsbWork::JoiningFleet => "The fleet settings change only if the visit still ends; the audit log will say.",
+                        UsbWork::Ejecting => "Wait until the stick's light stops before you pull it out.",
+                    };
+                    v.usb.detail = format!("{what} Players can judge again when you leave the menu. {back}");
                 }
                 UsbDone::Failed { work, problem } => {
                     v.usb.status = match work {

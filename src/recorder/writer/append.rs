@@ -6,7 +6,6 @@ use crate::audit::format::{self, LogName};
 use crate::audit::record::{AuditEvent, Body, CheckpointReason, Record};
 use crate::recorder::AuditError;
 use jiff::civil::Date;
-use std::fs::File;
 use std::io::Write;
 use super::{AuditLog, Output};
 
@@ -17,8 +16,7 @@ impl AuditLog {
             .map_err(|source| AuditError::Open { path: path.clone(), source })?;
         let len = file.metadata().map_err(|source| AuditError::Open { path: path.clone(), source })?.len();
         // The new directory entry must be durable before records go in it.
-        File::open(&self.dir)
-            .and_then(|d| d.sync_all())
+        crate::outside_files::sync_folder(&self.dir)
             .map_err(|source| AuditError::Open { path: path.clone(), source })?;
         Ok(Output { file, path, name, len })
     }
