@@ -3,6 +3,7 @@
 //! definitions and manifests, word lists, `fleet.toml`, an audit log's JSONL
 //! line, slips and slip lists, noted fingerprints and verifier keys, a signed
 //! checkpoint note, the update folder's boot-check mark and RAUC's answers,
+//! the challenge counter file, certificate requests' names,
 //! and the journal lines `fleet status` reads. The only allowed outcomes are
 //! a typed error or a parse; never a panic (a panic fails the case) and
 //! never unbounded work (each case has a time budget).
@@ -160,5 +161,36 @@ fn the_journal_lines_fleet_status_reads() {
         let mut fleet = wordjudge::fleet::Fleet::new();
         let _ = fleet.add_line(&text(b));
         let _ = fleet.finish();
+    });
+}
+
+#[test]
+fn the_challenge_counter() {
+    // The counter is read from its file (two checksummed slots): every
+    // form is written to a folder of its own and opened as the writer
+    // would. A damaged counter is an error (numbering must not restart at
+    // 1), never a panic.
+    let slot = "wordjudge-challenge-counter-1 7 48 0 0 0123456789abcdef";
+    let example: &'static [u8] = Box::leak(format!("{slot:<127}\n{slot:<127}\n").into_bytes().into_boxed_slice());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(wordjudge::audit::numbering::COUNTER_FILE);
+    never_panics("challenge-counter", example, |b| {
+        std::fs::write(&path, b).unwrap();
+        if let Ok(counter) = wordjudge::audit::numbering::Counter::open(dir.path()) {
+            let _ = counter.state();
+        }
+    });
+}
+
+#[test]
+fn certificate_request_names() {
+    // `requests/NAME.csr` on a fleet stick: the name is the station's
+    // fleet name, checked before anything is signed for it.
+    never_panics("request name", b"table-3", |b| {
+        let name = text(b);
+        if wordjudge::fleet::stick::check_station_name(&name).is_ok() {
+            let fleet = wordjudge::fleet::join::fleet_name(&name);
+            assert!(!fleet.is_empty() && fleet.len() <= 63 && fleet.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-'), "{fleet:?}");
+        }
     });
 }
