@@ -13,6 +13,7 @@ mod hands;
 mod menu_props;
 mod live;
 mod damage;
+mod card_damage;
 mod live_usb;
 mod live_update;
 mod profiles;

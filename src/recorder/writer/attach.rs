@@ -28,13 +28,28 @@ impl AuditLog {
                 LockError::Io { path, source } => AuditError::Open { path, source },
             })?);
         }
-        if self.counter.is_none() {
-            let path = self.dir.join(crate::audit::numbering::COUNTER_FILE);
-            self.counter = Some(Counter::open(&self.dir).map_err(|source| AuditError::Counter { path, source })?);
-        }
+        let counter_failed = match &self.counter {
+            Some(_) => None,
+            None => match Counter::open(&self.dir) {
+                Ok(counter) => {
+                    self.counter = Some(counter);
+                    None
+                }
+                Err(source) => Some(AuditError::Counter { path: self.dir.join(crate::audit::numbering::COUNTER_FILE), source }),
+            },
+        };
         let today = self.local_date(stamp);
         let first = !self.numbering_from_log;
         let scan = scan::scan(&self.dir, &self.options.time_zone, today, first)?;
+        if let Some(e) = counter_failed {
+            // A counter that cannot be opened (a FIFO, a folder, a link to a
+            // device in its place) cannot say which numbers were shown, but
+            // the log can: numbering goes on above every number it holds,
+            // never from 1 again. The writer stays failing (the director is
+            // told) until the counter is usable.
+            self.last_challenge = self.last_challenge.max(scan.max_challenge);
+            return Err(e);
+        }
         let mut events = Vec::new();
         if first && self.last_moment.is_none() {
             // A clock set while the station was stopped (same boot).
