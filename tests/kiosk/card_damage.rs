@@ -1,6 +1,7 @@
 //! Every file a station keeps on its card, in every damaged form (issue 41):
 //! the challenge counter, the last good config, the audit key (both
-//! halves), the PIN guard and the fleet's `joined.toml` and `pending.toml`,
+//! halves), the PIN guard, the fleet's `joined.toml` and `pending.toml`, and
+//! the update folder's `install-started` and `boot-check` marks,
 //! each deleted, emptied, padded, a FIFO, a directory, a link to
 //! `/dev/zero`, a link elsewhere, and swapped with another station's.
 //!
@@ -13,7 +14,7 @@
 //! status page (which reads the fleet's files). The table is the rows of
 //! docs/security.md's card table.
 
-use crate::live::{config_for, start_station};
+use crate::live::{config_for, start_station_updating};
 use crate::support::{enter_pin, select_menu, Rig, PIN};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -73,7 +74,23 @@ const FILES: &[CardFile] = &[
     // The fleet's state as the menu reads it.
     CardFile { name: "fleet/joined.toml", place: |config, _| config.parent().unwrap().join("fleet/joined.toml") },
     CardFile { name: "fleet/pending.toml", place: |config, _| config.parent().unwrap().join("fleet/pending.toml") },
+    // The update folder's marks: an install under way, the boot check's
+    // verdict (read at start and recorded once).
+    CardFile { name: "updates/install-started", place: |config, _| updates_dir(config).join("install-started") },
+    CardFile { name: "updates/boot-check", place: |config, _| updates_dir(config).join("boot-check") },
 ];
+
+fn updates_dir(config: &Path) -> PathBuf {
+    config.parent().unwrap().join("updates")
+}
+
+/// The station at `path`, with its sticks beside it and simulated updates
+/// whose folder is [`updates_dir`].
+fn station(path: &Path) -> wordjudge::app::live::LiveStation {
+    let sticks = std::sync::Arc::new(wordjudge::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
+    let updates = wordjudge::update::sim::SimUpdates::new("0.1.0", updates_dir(path));
+    start_station_updating(path, sticks, std::sync::Arc::new(updates))
+}
 
 /// A used station in `dir`: its config saved, a challenge judged, a
 /// joined fleet's `joined.toml` and a `pending.toml`. Returns the config's
@@ -84,7 +101,8 @@ fn used_station(dir: &Path) -> (PathBuf, PathBuf, u64) {
     config.audit_dir = dir.join("audit");
     let path = dir.join("config.toml");
     config.save(&path).unwrap();
-    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    std::fs::create_dir_all(updates_dir(&path)).unwrap();
+    let mut rig = Rig::with(station(&path), &config.timeouts);
     let (ok, number) = rig.challenge(&["xyzzy"]);
     assert!(ok);
     drop(rig);
@@ -96,6 +114,9 @@ fn used_station(dir: &Path) -> (PathBuf, PathBuf, u64) {
     )
     .unwrap();
     std::fs::write(fleet.join("pending.toml"), "station = \"table-3\"\nevent = \"Nationals\"\n").unwrap();
+    let updates = updates_dir(&path);
+    std::fs::write(updates.join("install-started"), "version=0.2.0\n").unwrap();
+    std::fs::write(updates.join("boot-check"), "slot=B\nversion=0.2.0\noutcome=marked-good\ndetail=READY\n").unwrap();
     (path, config.audit_dir, number)
 }
 
@@ -161,7 +182,7 @@ struct After {
 
 fn restart(path: PathBuf) -> After {
     let config = wordjudge::config::Config::load(&path).config;
-    let mut rig = Rig::with(start_station(&path), &config.timeouts);
+    let mut rig = Rig::with(station(&path), &config.timeouts);
     let judges = crate::support::is_ready(rig.screen());
     assert!(judges || rig.screen() == &Screen::OutOfService, "{:?}", rig.screen());
     let (acceptable, number) = if judges {
