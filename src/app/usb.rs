@@ -120,9 +120,10 @@ fn row_of(path: &Path, preview: &Result<Preview, String>) -> ImportRow {
 /// A read that fails because the stick is gone fails the whole import.
 fn read_stick(sticks: &dyn Sticks, stick: &Stick, root: &Path, lexicon_dir: &Path) -> Result<Outcome, String> {
     let gone = || !sticks.list().iter().any(|s| s.device == stick.device);
-    let (paths, left_out) = import::find_word_lists(root).map_err(|e| format!("cannot list the stick: {e}"))?;
-    let mut files = Vec::with_capacity(paths.len());
-    for path in paths {
+    let found = import::find_word_lists(root).map_err(|e| format!("cannot list the stick: {e}"))?;
+    let left_out = found.left_out;
+    let mut files = Vec::with_capacity(found.lists.len() + found.refused.len());
+    for path in found.lists {
         let preview = match crate::lexicon::build::compile_file(&path, false) {
             Ok(compiled) => {
                 import::preview(compiled, import::name_from_file(&path).as_deref(), lexicon_dir).map_err(|e| e.to_string())
@@ -134,6 +135,8 @@ fn read_stick(sticks: &dyn Sticks, stick: &Stick, root: &Path, lexicon_dir: &Pat
         };
         files.push((path, preview));
     }
+    // Links, FIFOs and folders named like lists: shown refused, never opened.
+    files.extend(found.refused.into_iter().map(|(path, why)| (path, Err(why))));
     // Pulled out after its last file was read: nothing it showed can be
     // trusted to be on it, so nothing is shown.
     if gone() {

@@ -17,11 +17,26 @@ use std::path::{Path, PathBuf};
 /// Most word lists looked at on one stick (the rest are named as skipped).
 pub const MAX_FILES: usize = 16;
 
-/// The `*.txt` files at the top of `dir`: regular files only (no links, no
-/// folders, none of the `._` files macOS leaves), sorted by name, at most
-/// [`MAX_FILES`]; the second value counts those left out.
-pub fn find_word_lists(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
+/// What the top of a stick holds in the way of word lists.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Regular `*.txt` files, sorted by name, at most [`MAX_FILES`].
+    pub lists: Vec<PathBuf>,
+    /// `*.txt` names that are not regular files (a link, a FIFO, a
+    /// folder, a device), each with why it is never opened: shown to the
+    /// director so a list that "is not there" is explained.
+    pub refused: Vec<(PathBuf, String)>,
+    /// Regular lists beyond [`MAX_FILES`], not looked at.
+    pub left_out: usize,
+}
+
+/// The `*.txt` entries at the top of `dir` (none of the `._` files macOS
+/// leaves): regular files to read, and the others refused without being
+/// opened or followed.
+pub fn find_word_lists(dir: &Path) -> std::io::Result<Found> {
+    use crate::outside_files::EntryKind;
     let mut found = Vec::new();
+    let mut refused = Vec::new();
     // The stick's top folder: never through a link, at most a bounded
     // number of entries looked at.
     for entry in crate::outside_files::list_folder(dir, 4096)?.entries {
@@ -30,14 +45,23 @@ pub fn find_word_lists(dir: &Path) -> std::io::Result<(Vec<PathBuf>, usize)> {
         if !is_txt || name.starts_with('.') {
             continue;
         }
-        if entry.kind == crate::outside_files::EntryKind::File {
-            found.push(entry.path);
-        }
+        let why = match entry.kind {
+            EntryKind::File => {
+                found.push(entry.path);
+                continue;
+            }
+            EntryKind::Link => "a link (a stick's links are never followed)",
+            EntryKind::Folder => "a folder, not a word list",
+            EntryKind::Other => "a FIFO, socket or device, not a file",
+        };
+        refused.push((entry.path, why.to_string()));
     }
     found.sort();
-    let more = found.len().saturating_sub(MAX_FILES);
+    let left_out = found.len().saturating_sub(MAX_FILES);
     found.truncate(MAX_FILES);
-    Ok((found, more))
+    refused.sort();
+    refused.truncate(MAX_FILES);
+    Ok(Found { lists: found, refused, left_out })
 }
 
 /// Every name a word list can be installed as, in catalogue order: the id
@@ -133,15 +157,21 @@ mod tests {
         }
         std::fs::create_dir(d.join("folder.txt")).unwrap();
         std::os::unix::fs::symlink("/etc/passwd", d.join("link.txt")).unwrap();
-        let (found, more) = find_word_lists(d).unwrap();
-        let names: Vec<_> = found.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_string()).collect();
+        let found = find_word_lists(d).unwrap();
+        let names: Vec<_> = found.lists.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_string()).collect();
         assert_eq!(names, ["B.txt", "a.TXT"]);
-        assert_eq!(more, 0);
+        assert_eq!(found.left_out, 0);
+        let refused: Vec<_> = found.refused.iter().map(|(p, why)| (p.file_name().unwrap().to_str().unwrap(), why.as_str())).collect();
+        assert_eq!(
+            refused,
+            [("folder.txt", "a folder, not a word list"), ("link.txt", "a link (a stick's links are never followed)")],
+            "named, never opened"
+        );
         for i in 0..MAX_FILES + 3 {
             std::fs::write(d.join(format!("l{i:02}.txt")), "CAT\n").unwrap();
         }
-        let (found, more) = find_word_lists(d).unwrap();
-        assert_eq!((found.len(), more), (MAX_FILES, 5));
+        let found = find_word_lists(d).unwrap();
+        assert_eq!((found.lists.len(), found.left_out), (MAX_FILES, 5));
     }
 
     #[test]
