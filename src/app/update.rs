@@ -90,6 +90,10 @@ pub struct UpdateDesk {
     /// The bundle being installed.
     installing: Option<OpenBundle>,
     reports: VecDeque<(UpdateReport, Option<Finished>)>,
+    /// Checks or scans the flow stopped waiting for (a stick that stopped
+    /// answering): their answers are dropped and a copy they made is
+    /// removed; no new work starts while one lives.
+    abandoned: Vec<mpsc::Receiver<Message>>,
 }
 
 /// The bundle to offer among those looked at.
@@ -125,6 +129,7 @@ impl UpdateDesk {
             open: None,
             installing: None,
             reports: VecDeque::new(),
+            abandoned: Vec::new(),
         };
         if let Some(version) = interrupted {
             desk.resume(version);
@@ -176,11 +181,40 @@ impl UpdateDesk {
 
     /// Whether it works now (running, or a bundle open).
     pub fn busy(&self) -> bool {
-        self.running.is_some() || self.open.is_some()
+        self.running.is_some() || self.open.is_some() || !self.abandoned.is_empty()
+    }
+
+    /// Stops waiting for the check or scan running (never an install,
+    /// which RAUC runs to its end). True when one was stopped.
+    pub fn abandon_check(&mut self) -> bool {
+        if self.installing.is_some() {
+            return false;
+        }
+        let Some(running) = self.running.take() else { return false };
+        self.abandoned.push(running);
+        self.scanning = false;
+        true
+    }
+
+    /// Ends what stopped work left: a bundle copied for a check nobody
+    /// waits for any more is removed.
+    fn drain_abandoned(&mut self) {
+        self.abandoned.retain(|rx| loop {
+            match rx.try_recv() {
+                Err(mpsc::TryRecvError::Empty) => return true,
+                Err(mpsc::TryRecvError::Disconnected) => return false,
+                Ok(Message::Checked { result: Ok((staged, _)), .. }) => {
+                    staged.remove();
+                    return false;
+                }
+                Ok(Message::Checked { .. } | Message::Scanned { .. }) => return false,
+                Ok(_) => {}
+            }
+        });
     }
 
     fn start(&mut self, job: impl FnOnce(&mpsc::Sender<Message>) -> Message + Send + 'static, on_panic: Message) -> Result<(), UsbError> {
-        if self.running.is_some() {
+        if self.running.is_some() || !self.abandoned.is_empty() {
             return Err(UsbError::Busy);
         }
         let (tx, rx) = mpsc::channel();
@@ -412,6 +446,7 @@ impl UpdateDesk {
 
     /// The next report, if any, and what to record of it.
     pub fn poll(&mut self) -> Option<(UpdateReport, Option<Finished>)> {
+        self.drain_abandoned();
         self.drain();
         self.reports.pop_front()
     }
@@ -466,5 +501,37 @@ mod tests {
         );
         assert_eq!(found(&[("x.raucb", None), ("y.raucb", None)]), Some(Found { file: "x.raucb".into(), version: None }));
         assert_eq!(found(&[]), None);
+    }
+
+    #[test]
+    fn a_check_on_a_hanging_stick_is_stopped_and_its_copy_removed_when_it_ends() {
+        use crate::usb::sim::HangingSticks;
+        let dir = tempfile::tempdir().unwrap();
+        let stick_root = dir.path().join("stick");
+        std::fs::create_dir_all(&stick_root).unwrap();
+        std::fs::write(stick_root.join("wordjudge-0.1.1.raucb"), b"{\"version\":\"0.1.1\"}\n").unwrap();
+        let state = dir.path().join("state");
+        std::fs::create_dir_all(&state).unwrap();
+        let (sticks, release) = HangingSticks::new(stick_root);
+        let updates = crate::update::sim::SimUpdates::new("0.1.0", state.clone());
+        let mut desk = UpdateDesk::new(Arc::new(updates), Arc::new(sticks));
+        desk.check(HangingSticks::stick(), "wordjudge-0.1.1.raucb").unwrap();
+        assert!(desk.poll().is_none(), "the mount hangs");
+        assert!(desk.abandon_check());
+        assert!(desk.busy(), "stopped work that still lives keeps the desk busy");
+        assert!(matches!(desk.check(HangingSticks::stick(), "wordjudge-0.1.1.raucb"), Err(UsbError::Busy)));
+        release.send(()).unwrap();
+        for _ in 0..500 {
+            if desk.poll().is_some() {
+                panic!("an answer of stopped work reached the flow");
+            }
+            if !desk.busy() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert!(!desk.busy(), "the stopped check ended");
+        let left: Vec<_> = std::fs::read_dir(&state).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert!(left.iter().all(|n| !n.to_string_lossy().ends_with(".raucb")), "the copy it made is removed: {left:?}");
     }
 }

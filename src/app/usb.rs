@@ -544,31 +544,10 @@ impl UsbDesk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::usb::StickError;
-    use std::sync::Mutex;
-
-    /// A stick whose mount never answers until the test says so: the
-    /// kernel-side hang no flag can cut short.
-    struct HangingSticks {
-        release: Mutex<mpsc::Receiver<()>>,
-        root: PathBuf,
-    }
-
-    impl Sticks for HangingSticks {
-        fn list(&self) -> Vec<Stick> {
-            vec![stick()]
-        }
-        fn attach(&self, _: &Stick, _: Mode) -> Result<PathBuf, StickError> {
-            let _ = self.release.lock().unwrap().recv();
-            Ok(self.root.clone())
-        }
-        fn detach(&self, _: &Stick) -> Result<(), StickError> {
-            Ok(())
-        }
-    }
+    use crate::usb::sim::HangingSticks;
 
     fn stick() -> Stick {
-        Stick { device: "sdz1".into(), label: "HANG".into(), fs_type: "vfat".into(), size: 0 }
+        HangingSticks::stick()
     }
 
     fn wait_for(desk: &mut UsbDesk, mut done: impl FnMut(&mut UsbDesk) -> bool) {
@@ -584,9 +563,8 @@ mod tests {
     #[test]
     fn stopped_stick_work_refuses_new_work_until_it_ends_and_its_stick_is_let_go() {
         let dir = tempfile::tempdir().unwrap();
-        let (tx, rx) = mpsc::channel();
-        let sticks = Arc::new(HangingSticks { release: Mutex::new(rx), root: dir.path().to_path_buf() });
-        let mut desk = UsbDesk::new(sticks, dir.path().join("lexicons"));
+        let (sticks, release) = HangingSticks::new(dir.path().to_path_buf());
+        let mut desk = UsbDesk::new(Arc::new(sticks), dir.path().join("lexicons"));
         desk.open_for_import(stick()).unwrap();
         assert!(desk.poll().is_none(), "the mount hangs");
         assert_eq!(desk.abandon(), Some(UsbWork::Reading));
@@ -595,7 +573,7 @@ mod tests {
         assert!(matches!(desk.open_for_import(stick()), Err(UsbError::Busy)), "no second job on a hanging stick");
         // The stick answers at last: the read ends, the stick it opened is
         // unmounted, and the desk is free again; nothing reached a screen.
-        tx.send(()).unwrap();
+        release.send(()).unwrap();
         let mut records = 0;
         wait_for(&mut desk, |desk| {
             records += desk.poll_abandoned().len();
@@ -610,9 +588,8 @@ mod tests {
     #[test]
     fn an_install_is_not_stopped() {
         let dir = tempfile::tempdir().unwrap();
-        let (_tx, rx) = mpsc::channel();
-        let sticks = Arc::new(HangingSticks { release: Mutex::new(rx), root: dir.path().to_path_buf() });
-        let mut desk = UsbDesk::new(sticks, dir.path().join("lexicons"));
+        let (sticks, _release) = HangingSticks::new(dir.path().to_path_buf());
+        let mut desk = UsbDesk::new(Arc::new(sticks), dir.path().join("lexicons"));
         let (_hold, held) = mpsc::channel::<Outcome>();
         desk.running = Some((UsbWork::Installing, held));
         assert_eq!(desk.abandon(), None);

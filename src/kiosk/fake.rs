@@ -719,7 +719,11 @@ impl Station for FakeStation {
                 }
                 return Ok(());
             }
-            UpdateRequest::Cancel => self.update_checked = None,
+            UpdateRequest::Cancel => {
+                // A check's answer not yet taken is dropped with it.
+                self.update_checked = None;
+                self.update_reports.retain(|r| !matches!(r, UpdateReport::Preview(_) | UpdateReport::Refused(_)));
+            }
         }
         self.records.push(FakeRecord::Update(request));
         Ok(())

@@ -67,6 +67,39 @@ impl Sticks for FolderSticks {
     }
 }
 
+/// One stick (`sdz1`) whose mount hangs until the sender [`HangingSticks::new`]
+/// returns is used (or dropped): a stick that stopped answering, the
+/// kernel-side wait no flag can cut short. Mounted, it is the folder given.
+pub struct HangingSticks {
+    release: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+    root: PathBuf,
+}
+
+impl HangingSticks {
+    pub fn new(root: PathBuf) -> (HangingSticks, std::sync::mpsc::Sender<()>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        (HangingSticks { release: std::sync::Mutex::new(rx), root }, tx)
+    }
+
+    /// The one stick it has.
+    pub fn stick() -> Stick {
+        Stick { device: "sdz1".into(), label: "HANG".into(), fs_type: "vfat".into(), size: 0 }
+    }
+}
+
+impl Sticks for HangingSticks {
+    fn list(&self) -> Vec<Stick> {
+        vec![HangingSticks::stick()]
+    }
+    fn attach(&self, _: &Stick, _: Mode) -> Result<PathBuf, StickError> {
+        let _ = self.release.lock().map(|rx| rx.recv());
+        Ok(self.root.clone())
+    }
+    fn detach(&self, _: &Stick) -> Result<(), StickError> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,8 +86,8 @@ fn the_preview_shows_the_bundles_facts_and_enter_installs_with_progress_then_one
     rig.station.update_paused_at = Some(50);
     rig.key(Key::Enter);
     assert_eq!(phase(&rig), UpdatePhase::Checking);
-    rig.key(Key::Escape);
-    assert_eq!(phase(&rig), UpdatePhase::Checking, "keys wait while the bundle is checked");
+    rig.key(Key::Enter);
+    assert_eq!(phase(&rig), UpdatePhase::Checking, "keys wait while the bundle is checked (ESC stops waiting)");
     rig.advance(50);
     rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     let v = rig.view();
@@ -421,3 +421,38 @@ fn the_last_updates_verdict_is_on_the_director_menu() {
     ));
 }
 
+
+/// ESC while the bundle is copied off the stick and checked: the station
+/// stops waiting and the menu is back at once; the check's answer, if it
+/// comes, never reaches a screen.
+#[test]
+fn esc_while_a_bundle_is_checked_stops_waiting_and_its_answer_is_dropped() {
+    let mut rig = updating("0.1.0", "0.1.1");
+    select_menu(&mut rig, "Install update: version 0.1.1");
+    rig.station.usb_hold = true;
+    rig.key(Key::Enter);
+    assert_eq!(phase(&rig), UpdatePhase::Checking);
+    rig.key(Key::Escape);
+    assert!(matches!(rig.screen(), Screen::Director(_)), "{:?}", rig.screen());
+    assert_eq!(rig.station.update_requests().last(), Some(&&UpdateRequest::Cancel));
+    rig.station.usb_hold = false;
+    rig.advance(SETTLE_MS);
+    assert!(matches!(rig.screen(), Screen::Director(_)), "the answer of the stopped check is dropped: {:?}", rig.screen());
+    assert!(update_records(&rig.station).is_empty(), "nothing installed or refused");
+}
+
+/// A check that never answers is given up at its deadline, in words.
+#[test]
+fn a_bundle_check_that_never_answers_is_given_up_at_its_deadline() {
+    let mut rig = updating("0.1.0", "0.1.1");
+    select_menu(&mut rig, "Install update: version 0.1.1");
+    rig.station.usb_hold = true;
+    rig.key(Key::Enter);
+    rig.advance(wordjudge::kiosk::flow::UPDATE_CHECK_DEADLINE.as_millis() as u64 - 1_000);
+    assert_eq!(phase(&rig), UpdatePhase::Checking);
+    rig.advance(1_500);
+    assert!(matches!(phase(&rig), UpdatePhase::Done(_)), "{:?}", phase(&rig));
+    assert_eq!(rig.station.update_requests().last(), Some(&&UpdateRequest::Cancel));
+    let text = screen_text(&rig.view());
+    assert!(text.contains("did not answer within 600 seconds"), "{text}");
+}

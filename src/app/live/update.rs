@@ -79,6 +79,9 @@ impl LiveStation {
             }
             UpdateRequest::Cancel => {
                 self.update.cancel();
+                if self.update.abandon_check() {
+                    tracing::warn!("update: stopped waiting for the bundle's check");
+                }
                 Ok(())
             }
         }

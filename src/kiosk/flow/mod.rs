@@ -36,7 +36,7 @@ pub use director::{Change, ConfirmScreen, DirectorMenu, MenuItem, MenuMessage, M
 pub use edit::{EditField, EditMessage, EditPrompt, PinStep};
 pub use entry::{Entry, EntryHint};
 use entry::entry_idle_limit;
-pub use update::{UpdateDone, UpdatePhase, UpdateScreen};
+pub use update::{UpdateDone, UpdatePhase, UpdateScreen, UPDATE_CHECK_DEADLINE};
 pub use usb::{StopReason, UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen};
 
 /// How long the "3 words" confirmation shows after the count is chosen.
@@ -378,6 +378,7 @@ impl Kiosk {
             self.refresh_sticks(station);
         }
         self.usb_watch(now, station);
+        self.update_watch(now, station);
         if let Screen::Usb(usb) = &self.screen {
             if usb.phase == UsbPhase::List && now >= usb.last_key + self.director_idle {
                 // Never leave a stick mounted behind an idle screen.

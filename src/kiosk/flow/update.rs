@@ -36,6 +36,9 @@ pub enum UpdateDone {
     /// The install did not finish, or was refused at its start; the
     /// station runs as before.
     Failed(UpdateError),
+    /// The bundle's check did not answer within this many seconds: the
+    /// station stopped waiting; nothing changed.
+    NoAnswer { seconds: u64 },
     /// Installed; the restart was asked for (or refused, and why).
     Installed { version: String, restart: Result<(), SystemError> },
 }
@@ -60,12 +63,32 @@ impl UpdateScreen {
         matches!(self.phase, UpdatePhase::Preview(_) | UpdatePhase::Pin { .. })
             || matches!(
                 self.phase,
-                UpdatePhase::Done(UpdateDone::Refused(_) | UpdateDone::NotStarted(_) | UpdateDone::Failed(_))
+                UpdatePhase::Done(
+                    UpdateDone::Refused(_) | UpdateDone::NotStarted(_) | UpdateDone::Failed(_) | UpdateDone::NoAnswer { .. }
+                )
             )
     }
 }
 
+/// How long the station waits for a bundle to be copied off a stick and
+/// checked: a 1 GB bundle from a slow USB 2 stick and RAUC's check on a Pi 3
+/// take a few minutes; a stick that stops answering must not hold the
+/// station for ever.
+pub const UPDATE_CHECK_DEADLINE: Duration = Duration::from_secs(600);
+
 impl Kiosk {
+    /// The check of a bundle has not answered within its deadline: the
+    /// station stops waiting and says so.
+    pub(super) fn update_watch(&mut self, now: Duration, station: &mut dyn Station) {
+        let Screen::Update(update) = &mut self.screen else { return };
+        if update.phase == UpdatePhase::Checking && now >= update.shown_at + UPDATE_CHECK_DEADLINE {
+            let _ = station.update_request(UpdateRequest::Cancel);
+            update.phase = UpdatePhase::Done(UpdateDone::NoAnswer { seconds: UPDATE_CHECK_DEADLINE.as_secs() });
+            update.shown_at = now;
+            update.last_key = now;
+        }
+    }
+
     /// The director chose "Install update": the bundle is checked first.
     pub(super) fn open_update(&mut self, offer: UpdateOffer, now: Duration, station: &mut dyn Station) {
         let Screen::Director(menu) = &mut self.screen else { return };
@@ -109,8 +132,15 @@ impl Kiosk {
         let Screen::Update(update) = &mut self.screen else { return };
         let back = update.back;
         match &mut update.phase {
-            // Reading the bundle or writing the slot: keys wait (a stick
-            // pulled out ends the work, with a reason).
+            // Reading the bundle off the stick: ESC stops waiting (so
+            // does the check's deadline, [`UPDATE_CHECK_DEADLINE`]).
+            UpdatePhase::Checking if key == Key::Escape => {
+                let _ = station.update_request(UpdateRequest::Cancel);
+                self.open_menu(back, now, station, None);
+            }
+            // Writing the slot (RAUC runs it to its end), or reading the
+            // bundle: other keys wait (a stick pulled out ends the work,
+            // with a reason).
             UpdatePhase::Checking | UpdatePhase::Installing { .. } => {}
             UpdatePhase::Done(UpdateDone::Installed { restart: Ok(()), .. }) => {}
             UpdatePhase::Done(_) => self.open_menu(back, now, station, None),

@@ -186,6 +186,11 @@ pub(super) fn update_view(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, updat
                  The audit log has the details. {BACK}"
             ),
         ),
+        UpdatePhase::Done(UpdateDone::NoAnswer { seconds }) => (
+            "The update did not start.".to_string(),
+            format!("The stick did not answer within {seconds} seconds, so the station stopped waiting for it."),
+            format!("Nothing changed on this station. Try the stick again, or another stick. {BACK}"),
+        ),
         UpdatePhase::Done(UpdateDone::NotStarted(error)) => (
             "The update did not start.".to_string(),
             not_started(error),
