@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use wordjudge::fleet::ca::{CaError, EventCa};
 use wordjudge::fleet::join::{self, JoinStep};
-use wordjudge::fleet::stick::{self, FleetFile, StickError};
+use wordjudge::fleet::stick::{self, FleetFile, StickError, StickFolderError};
+use wordjudge::outside_files::{self, BoundedReadError};
 use wordjudge::fleet::{self, render, FleetError};
 use wordjudge::recorder::journal::SYSLOG_IDENTIFIER;
 
@@ -92,6 +93,9 @@ pub struct SignArgs {
     /// Where the event's CA is kept
     #[arg(long, value_name = "DIR", default_value = DEFAULT_CA_DIR)]
     ca_dir: PathBuf,
+    /// Sign NAME's request although NAME already has a certificate of another key (the station made a new key: reflashed, or left the fleet); repeatable
+    #[arg(long, value_name = "NAME")]
+    replace: Vec<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -132,6 +136,11 @@ pub enum FleetSetupError {
     Stick(StickError),
     Ca(CaError),
     NoStick(PathBuf),
+    /// A folder of the stick that is a link or not a folder.
+    StickFolder(StickFolderError),
+    /// A file of the stick (or of the CA folder) not read: a link, a FIFO,
+    /// a device, too large.
+    StickFile(BoundedReadError),
     StickIo(PathBuf, std::io::Error),
     OtherEvent { stick: String, ours: String },
     JournalRemoteMissing,
@@ -149,6 +158,8 @@ impl std::fmt::Display for FleetSetupError {
                 write!(f, "{} is not a folder: give the mounted stick's folder (--stick)", path.display())
             }
             FleetSetupError::StickIo(path, e) => write!(f, "{}: {e}", path.display()),
+            FleetSetupError::StickFolder(e) => write!(f, "{e}; nothing was written"),
+            FleetSetupError::StickFile(e) => write!(f, "{e}; nothing was written"),
             FleetSetupError::OtherEvent { stick, ours } => write!(
                 f,
                 "this stick's CA ({stick}) is not this laptop's ({ours}): it belongs to another event, or to another CA folder (--ca-dir)"
@@ -163,6 +174,19 @@ impl std::fmt::Display for FleetSetupError {
             ),
             FleetSetupError::Serve(step, e) => write!(f, "could not {step}: {e}"),
             FleetSetupError::Stopped(name, status) => write!(f, "{name} stopped ({status}): nothing is received now"),
+        }
+    }
+}
+
+impl std::error::Error for FleetSetupError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FleetSetupError::Stick(e) => Some(e),
+            FleetSetupError::Ca(e) => Some(e),
+            FleetSetupError::StickFolder(e) => Some(e),
+            FleetSetupError::StickFile(e) => Some(e),
+            FleetSetupError::StickIo(_, e) | FleetSetupError::Serve(_, e) => Some(e),
+            _ => None,
         }
     }
 }
@@ -210,7 +234,7 @@ impl std::fmt::Display for StatusError {
     }
 }
 
-pub fn run(command: FleetCommand) -> ExitCode {
+pub fn run(context: &super::Context, command: FleetCommand) -> ExitCode {
     match command {
         FleetCommand::Setup(args) => match setup(&args) {
             Ok(text) => {
@@ -221,7 +245,7 @@ pub fn run(command: FleetCommand) -> ExitCode {
         },
         FleetCommand::Sign(args) => match sign(&args) {
             Ok((text, refused)) => {
-                print!("{text}");
+                print!("{}", terminal_safe(&text));
                 if refused == 0 {
                     ExitCode::SUCCESS
                 } else {
@@ -234,24 +258,8 @@ pub fn run(command: FleetCommand) -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => super::fail(e),
         },
-        FleetCommand::Join(args) => match join::visit(&args.stick.join(stick::FOLDER), &args.fleet_dir, &args.station) {
-            Ok(step) => {
-                print!("{}", join_report(&step));
-                ExitCode::SUCCESS
-            }
-            Err(e) => super::fail(format!("{e}; nothing changed")),
-        },
-        FleetCommand::Leave(args) => match join::leave(&args.fleet_dir) {
-            Ok(Some(was)) => {
-                println!("left the fleet of {} (this station no longer sends to {})", was.event, was.upload_url);
-                ExitCode::SUCCESS
-            }
-            Ok(None) => {
-                println!("this station is in no fleet; its fleet folder holds no key any more");
-                ExitCode::SUCCESS
-            }
-            Err(e) => super::fail(e),
-        },
+        FleetCommand::Join(args) => join_here(context, &args),
+        FleetCommand::Leave(args) => leave_here(context, &args),
         FleetCommand::Status(args) if args.watch.is_some() => watch(&args),
         FleetCommand::Status(args) => match status(&args) {
             Ok(text) => {
@@ -261,6 +269,22 @@ pub fn run(command: FleetCommand) -> ExitCode {
             Err(e) => super::fail(e),
         },
     }
+}
+
+/// `text` for the director's terminal: every control or text-direction
+/// character but the line ends escaped (`\u{1b}`, `\u{202e}`). The sign
+/// report names files found on the stick, and a file name may hold an
+/// escape sequence meant for the terminal.
+fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\n' || wordjudge::config::station_name_char_allowed(c) {
+            out.push(c);
+        } else {
+            out.push_str(&wordjudge::word::printable(&c.to_string(), 1));
+        }
+    }
+    out
 }
 
 /// What a visit of the fleet stick did, in the words the director reads.
@@ -304,20 +328,32 @@ fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     if !args.stick.is_dir() {
         return Err(FleetSetupError::NoStick(args.stick.clone()));
     }
+    // A link anywhere in the stick's fleet folders is refused before
+    // anything is made: the files below are written only into real
+    // folders of the stick's own `wordjudge/` folder.
+    let stick_folders = [stick::FOLDER.to_string(), requests_folder(), certificates_folder()];
+    for relative in &stick_folders {
+        match stick::real_folder(&args.stick, relative, false) {
+            Ok(_) | Err(StickFolderError::Missing(_)) => {}
+            Err(e) => return Err(FleetSetupError::StickFolder(e)),
+        }
+    }
     let (ca, created) = EventCa::open_or_create(&args.ca_dir, &args.event, &host).map_err(FleetSetupError::Ca)?;
     let fingerprint = EventCa::fingerprint(&ca.ca_pem()).map_err(FleetSetupError::Ca)?;
     let file = FleetFile { ca_sha256: fingerprint.clone(), ..file };
-    let folder = args.stick.join(stick::FOLDER);
-    for dir in [folder.clone(), folder.join(stick::REQUESTS), folder.join(stick::CERTIFICATES)] {
-        std::fs::create_dir_all(&dir).map_err(|e| FleetSetupError::StickIo(dir.clone(), e))?;
+    for relative in &stick_folders {
+        stick::real_folder(&args.stick, relative, true).map_err(FleetSetupError::StickFolder)?;
     }
-    let ca_pem = std::fs::read(ca.ca_pem()).map_err(|e| FleetSetupError::StickIo(ca.ca_pem(), e))?;
-    let laptop_pem = std::fs::read(ca.laptop_pem()).map_err(|e| FleetSetupError::StickIo(ca.laptop_pem(), e))?;
+    let folder = args.stick.join(stick::FOLDER);
+    let ca_pem = laptop_file(&ca.ca_pem())?;
+    let laptop_pem = laptop_file(&ca.laptop_pem())?;
     for (name, bytes) in
         [(stick::CA_FILE, ca_pem), (stick::LAPTOP_FILE, laptop_pem), (stick::FLEET_FILE, file.to_text().into_bytes())]
     {
+        // A fresh temporary file renamed into place: a link in the name's
+        // place is replaced, never written through.
         let path = folder.join(name);
-        wordjudge::outside_files::write_atomically(&path, &bytes).map_err(|e| FleetSetupError::StickIo(path.clone(), e))?;
+        outside_files::write_atomically(&path, &bytes).map_err(|e| FleetSetupError::StickIo(path.clone(), e))?;
     }
     let network = match (&file.address, &file.gateway) {
         (Some(a), Some(g)) => format!("{a}, gateway {g}"),
@@ -340,63 +376,332 @@ fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     Ok(text)
 }
 
-/// `fleet sign`: every request on the stick whose certificate is missing or
-/// older, signed; a request that fails its checks is named and left unsigned.
-/// Returns the report and how many were refused.
+fn requests_folder() -> String {
+    format!("{}/{}", stick::FOLDER, stick::REQUESTS)
+}
+
+fn certificates_folder() -> String {
+    format!("{}/{}", stick::FOLDER, stick::CERTIFICATES)
+}
+
+/// A certificate of the laptop's CA folder, read the one bounded way.
+fn laptop_file(path: &Path) -> Result<Vec<u8>, FleetSetupError> {
+    outside_files::read_small_file_nofollow(path, stick::MAX_STICK_FILE).map_err(FleetSetupError::StickFile)
+}
+
+/// Most entries of `requests/` one `fleet sign` looks at: an event's
+/// stations many times over; a stick holding more is told so.
+const MAX_REQUESTS: usize = 1000;
+
+/// `fleet sign`: every request on the stick, checked and, when it is due,
+/// signed. Every stick file is read without following a link, regular
+/// files only, at most [`stick::MAX_STICK_FILE`] bytes, and copied into a
+/// private folder of the laptop; openssl reads and writes only there, and
+/// only a finished certificate is put on the stick (`write_atomically`). A
+/// request for a name that already has a certificate of another key is
+/// refused unless `--replace NAME`; a certificate on the stick that this CA
+/// did not issue for the name is named as planted and replaced or removed.
+/// Returns the report and how many were refused (or planted).
 fn sign(args: &SignArgs) -> Result<(String, usize), FleetSetupError> {
     let ca = EventCa::open(&args.ca_dir).map_err(FleetSetupError::Ca)?;
-    let folder = args.stick.join(stick::FOLDER);
-    let stick_ca = folder.join(stick::CA_FILE);
-    if !stick_ca.is_file() {
-        return Err(FleetSetupError::NoStick(folder));
+    if !args.stick.is_dir() {
+        return Err(FleetSetupError::NoStick(args.stick.clone()));
+    }
+    let folder = match stick::real_folder(&args.stick, stick::FOLDER, false) {
+        Ok(folder) => folder,
+        Err(StickFolderError::Missing(_)) => return Err(FleetSetupError::NoStick(args.stick.join(stick::FOLDER))),
+        Err(e) => return Err(FleetSetupError::StickFolder(e)),
+    };
+    // The laptop's own private folder (mode 0700): openssl's only files.
+    let private = tempfile::Builder::new()
+        .prefix("wordjudge-fleet-sign-")
+        .tempdir()
+        .map_err(|e| FleetSetupError::Serve("make a private folder", e))?;
+    let stick_ca = private.path().join("stick-ca.pem");
+    match outside_files::read_small_file_nofollow(&folder.join(stick::CA_FILE), stick::MAX_STICK_FILE) {
+        Ok(bytes) => outside_files::write_atomically(&stick_ca, &bytes).map_err(|e| FleetSetupError::StickIo(stick_ca.clone(), e))?,
+        Err(e) if e.is_not_found() => return Err(FleetSetupError::NoStick(folder)),
+        Err(e) => return Err(FleetSetupError::StickFile(e)),
     }
     let ours = EventCa::fingerprint(&ca.ca_pem()).map_err(FleetSetupError::Ca)?;
     let theirs = EventCa::fingerprint(&stick_ca).map_err(FleetSetupError::Ca)?;
     if ours != theirs {
         return Err(FleetSetupError::OtherEvent { stick: theirs, ours });
     }
-    let requests = folder.join(stick::REQUESTS);
-    let certificates = folder.join(stick::CERTIFICATES);
-    std::fs::create_dir_all(&certificates).map_err(|e| FleetSetupError::StickIo(certificates.clone(), e))?;
-    let mut names: Vec<PathBuf> = std::fs::read_dir(&requests)
-        .map_err(|e| FleetSetupError::StickIo(requests.clone(), e))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "csr"))
-        .collect();
-    names.sort();
+    let requests = match stick::real_folder(&args.stick, &requests_folder(), false) {
+        Ok(r) => r,
+        Err(StickFolderError::Missing(r)) => {
+            return Ok((format!("no requests in {}: has a station joined with this stick yet?\n", r.display()), 0))
+        }
+        Err(e) => return Err(FleetSetupError::StickFolder(e)),
+    };
+    let certificates = stick::real_folder(&args.stick, &certificates_folder(), true).map_err(FleetSetupError::StickFolder)?;
+    let listing = outside_files::list_folder(&requests, MAX_REQUESTS).map_err(|e| FleetSetupError::StickIo(requests.clone(), e))?;
     let (mut report, mut refused) = (String::new(), 0);
-    for request in names {
-        let name = request.file_stem().and_then(|n| n.to_str()).unwrap_or("").to_string();
-        if stick::check_station_name(&name).is_err() {
+    let place = Place { ca: &ca, certificates: &certificates, private: private.path(), replace: &args.replace };
+    for entry in &listing.entries {
+        let Some(name) = entry.name.strip_suffix(".csr") else { continue };
+        if stick::check_station_name(name).is_err() {
             refused += 1;
-            report.push_str(&format!("refused  {}: {}\n", request.display(), StickError::BadStationName(name)));
+            // The name as it came from the stick, escaped: it may hold an
+            // escape sequence meant for the director's terminal.
+            report.push_str(&format!(
+                "refused  {}: {}\n",
+                wordjudge::word::printable(&entry.name, 80),
+                StickError::BadStationName(name.to_string())
+            ));
             continue;
         }
-        let out = certificates.join(format!("{name}.pem"));
-        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        if modified(out.as_path()).is_some() && modified(out.as_path()) >= modified(request.as_path()) {
-            report.push_str(&format!("kept     {name}: signed before\n"));
+        let (lines, more_refused) = place.sign_one(&entry.path, name)?;
+        report.push_str(&lines);
+        refused += more_refused;
+    }
+    // Certificates on the stick with no request this time: each must be
+    // the one this CA issued for its name, or it is named as planted and
+    // removed (a station would refuse it; the director should know).
+    let asked: Vec<&str> = listing.entries.iter().filter_map(|e| e.name.strip_suffix(".csr")).collect();
+    let answers = outside_files::list_folder(&certificates, MAX_REQUESTS).map_err(|e| FleetSetupError::StickIo(certificates.clone(), e))?;
+    for entry in &answers.entries {
+        let Some(name) = entry.name.strip_suffix(".pem") else { continue };
+        if asked.contains(&name) {
             continue;
         }
-        let partial = certificates.join(format!(".{name}.pem.new"));
-        match ca.sign_station(&request, &name, &partial) {
-            Ok(()) => {
-                std::fs::rename(&partial, &out).map_err(|e| FleetSetupError::StickIo(out.clone(), e))?;
-                let fp = EventCa::fingerprint(&out).map_err(FleetSetupError::Ca)?;
-                report.push_str(&format!("signed   {name}: {} (sha256 {fp})\n", out.display()));
-            }
-            Err(e) => {
-                let _ = std::fs::remove_file(&partial);
-                refused += 1;
-                report.push_str(&format!("refused  {name}: {e}\n"));
-            }
-        }
+        let shown = wordjudge::word::printable(&entry.name, 80);
+        let issued = if stick::station_name_is_valid(name) { ca.issued(name).map_err(FleetSetupError::Ca)? } else { None };
+        let why = match outside_files::read_small_file_nofollow(&entry.path, stick::MAX_STICK_FILE) {
+            Ok(bytes) if issued.as_ref().is_some_and(|(_, ours)| *ours == bytes) => continue,
+            Ok(_) => "it is not a certificate this CA issued for that name".to_string(),
+            Err(e) => e.to_string(),
+        };
+        refused += 1;
+        let _ = std::fs::remove_file(&entry.path);
+        report.push_str(&format!("planted  {shown}: {why}; removed from the stick\n"));
+    }
+    if listing.left_out > 0 {
+        refused += 1;
+        report.push_str(&format!(
+            "refused  {} more entries in {}: only the first {MAX_REQUESTS} are looked at\n",
+            listing.left_out,
+            requests.display()
+        ));
     }
     if report.is_empty() {
         report = format!("no requests in {}: has a station joined with this stick yet?\n", requests.display());
     }
     Ok((report, refused))
+}
+
+/// What `fleet sign` signs with and where.
+struct Place<'a> {
+    ca: &'a EventCa,
+    certificates: &'a Path,
+    private: &'a Path,
+    replace: &'a [String],
+}
+
+impl Place<'_> {
+    /// One request, `name` checked: the report's lines, and how many
+    /// refusals they hold. An `Err` only when the stick cannot be written.
+    fn sign_one(&self, request: &Path, name: &str) -> Result<(String, usize), FleetSetupError> {
+        let refuse = |why: String| Ok((format!("refused  {name}: {why}\n"), 1));
+        let bytes = match outside_files::read_small_file_nofollow(request, stick::MAX_STICK_FILE) {
+            Ok(bytes) => bytes,
+            Err(e) => return refuse(e.to_string()),
+        };
+        let copy = self.private.join(format!("{name}.csr"));
+        outside_files::write_atomically(&copy, &bytes).map_err(|e| FleetSetupError::StickIo(copy.clone(), e))?;
+        let key = match EventCa::check_request(&copy, name) {
+            Ok(pem) => pem,
+            Err(CaError::Request { problem, .. }) => return refuse(format!("{}: {problem}", request.display())),
+            Err(e) => return refuse(e.to_string()),
+        };
+        let Some(key) = stick::public_key_der(&key) else { return refuse("its public key cannot be read".into()) };
+        let code = stick::key_code(&key);
+        let issued = self.ca.issued(name).map_err(FleetSetupError::Ca)?;
+        let issued_key = match &issued {
+            Some((path, _)) => {
+                let pem = EventCa::certificate_public_key(path).map_err(FleetSetupError::Ca)?;
+                stick::public_key_der(&pem)
+            }
+            None => None,
+        };
+        let on_stick = self.certificates.join(format!("{name}.pem"));
+        let there = std::fs::symlink_metadata(&on_stick).is_ok();
+        let planted = if !there {
+            None
+        } else {
+            match outside_files::read_small_file_nofollow(&on_stick, stick::MAX_STICK_FILE) {
+                Ok(bytes) if issued.as_ref().is_some_and(|(_, ours)| *ours == bytes) => None,
+                Ok(_) => Some(format!("it is not the certificate this CA issued for {name}")),
+                Err(e) => Some(e.to_string()),
+            }
+        };
+        let (mut report, mut refused) = (String::new(), 0);
+        if let Some(why) = &planted {
+            refused += 1;
+            report.push_str(&format!("planted  {name}: {}: {why}; refused, not left for the station\n", on_stick.display()));
+        }
+        let put = |bytes: &[u8]| outside_files::write_atomically(&on_stick, bytes).map_err(|e| FleetSetupError::StickIo(on_stick.clone(), e));
+        match (&issued, issued_key) {
+            (Some((_, ours)), Some(k)) if k == key => {
+                if there && planted.is_none() {
+                    report.push_str(&format!("kept     {name}: signed before (key {code})\n"));
+                } else {
+                    put(ours)?;
+                    report.push_str(&format!("restored {name}: the certificate signed before for this key (key {code})\n"));
+                }
+            }
+            (Some(_), k) if !self.replace.iter().any(|r| r == name) => {
+                refused += 1;
+                let old = k.map(|k| stick::key_code(&k)).unwrap_or_else(|| "unreadable".into());
+                report.push_str(&format!(
+                    "refused  {name}: {name} already has a certificate of another key ({old}); this request's key is {code}. \
+                     If that station made a new key (reflashed, or left the fleet), sign it with --replace {name}\n"
+                ));
+                if planted.is_some() {
+                    // Never left for a station to find; removing a link removes the link only.
+                    let _ = std::fs::remove_file(&on_stick);
+                }
+            }
+            (previous, _) => {
+                let out = self.private.join(format!("{name}.pem"));
+                if let Err(e) = self.ca.sign_station(&copy, name, &out) {
+                    refused += 1;
+                    report.push_str(&format!("refused  {name}: {e}\n"));
+                    if planted.is_some() {
+                        let _ = std::fs::remove_file(&on_stick);
+                    }
+                    return Ok((report, refused));
+                }
+                let bytes = laptop_file(&out)?;
+                put(&bytes)?;
+                let fp = EventCa::fingerprint(&out).map_err(FleetSetupError::Ca)?;
+                report.push_str(&format!(
+                    "signed   {name}: {} (sha256 {fp}, key {code}){}\n",
+                    on_stick.display(),
+                    if previous.is_some() { "; it replaces the certificate of the name's other key (--replace)" } else { "" }
+                ));
+            }
+        }
+        Ok((report, refused))
+    }
+}
+
+/// The station's audit log, for `fleet join` and `leave` on the command
+/// line to record what they did (`fleet_joined`, `fleet_left`) as the
+/// menu does; an error, and nothing done, where there is no station to
+/// record in (no usable config, no audit folder) or the kiosk holds it.
+fn station_log(context: &super::Context) -> Result<wordjudge::recorder::AuditLog, String> {
+    let loaded = &context.loaded;
+    if !loaded.usable() {
+        return Err(format!(
+            "this is no station: its config {} is not usable, so there is no audit log to record the fleet in",
+            loaded.path.display()
+        ));
+    }
+    let dir = &loaded.config.audit_dir;
+    if !outside_files::is_real_dir(dir) {
+        return Err(format!(
+            "this is no station: its audit folder {} is not there (the kiosk makes it at its first start; give the \
+             station's config with --config), and joining or leaving a fleet is recorded there",
+            dir.display()
+        ));
+    }
+    let log = wordjudge::recorder::AuditLog::open(dir, &loaded.config.station_name)
+        .map_err(|busy| format!("{busy}: the kiosk is running; join or leave from its director menu"))?;
+    if let Some(problem) = log.problem() {
+        return Err(format!("the audit log cannot be written ({problem}), so joining or leaving would go unrecorded"));
+    }
+    Ok(log)
+}
+
+/// A record in the station's log, and the journal's copy sent before the
+/// program ends.
+fn record(log: &mut wordjudge::recorder::AuditLog, event: wordjudge::audit::AuditEvent) {
+    if !log.record_event(event) {
+        eprintln!("wordjudge: the record could not be written to the audit log: {}", log.problem().unwrap_or_default());
+    }
+    log.flush_journal(std::time::Duration::from_secs(2));
+}
+
+/// `fleet join` on a station: one visit of the stick, recorded.
+fn join_here(context: &super::Context, args: &JoinArgs) -> ExitCode {
+    let mut log = match station_log(context) {
+        Ok(log) => log,
+        Err(why) => return super::fail(format!("{why}; nothing changed")),
+    };
+    let stick_name = format!("command line, {}", wordjudge::word::printable(&args.stick.to_string_lossy(), 120));
+    use wordjudge::audit::AuditEvent;
+    match join::visit(&args.stick.join(stick::FOLDER), &args.fleet_dir, &args.station) {
+        Ok(step) => {
+            match &step {
+                JoinStep::Joined(j) => record(
+                    &mut log,
+                    AuditEvent::FleetJoined {
+                        fleet: j.event.clone(),
+                        certificate_name: j.station.clone(),
+                        upload_url: j.upload_url.clone(),
+                        ca_sha256: j.ca_sha256.clone(),
+                        certificate_sha256: j.certificate_sha256.clone(),
+                        laptop_sha256: j.laptop_sha256.clone(),
+                        stick: stick_name,
+                    },
+                ),
+                JoinStep::Requested { replaced, .. } => record(
+                    &mut log,
+                    AuditEvent::UsbStick {
+                        action: format!(
+                            "fleet request for {} left on it{}",
+                            args.station,
+                            if *replaced { " (the certificate there was for another key)" } else { "" }
+                        ),
+                        stick: stick_name,
+                    },
+                ),
+                JoinStep::AlreadyJoined(j) => record(
+                    &mut log,
+                    AuditEvent::UsbStick { action: format!("fleet stick: already in the fleet of {}", j.event), stick: stick_name },
+                ),
+            }
+            print!("{}", join_report(&step));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            record(&mut log, AuditEvent::FleetRefused { stick: stick_name, reason: e.to_string() });
+            super::fail(format!("{e}; nothing changed"))
+        }
+    }
+}
+
+/// `fleet leave` on a station, recorded.
+fn leave_here(context: &super::Context, args: &LeaveArgs) -> ExitCode {
+    let mut log = match station_log(context) {
+        Ok(log) => log,
+        Err(why) => return super::fail(format!("{why}; nothing changed")),
+    };
+    match join::leave(&args.fleet_dir) {
+        Ok(Some(was)) => {
+            record(
+                &mut log,
+                wordjudge::audit::AuditEvent::FleetLeft {
+                    fleet: was.event.clone(),
+                    upload_url: was.upload_url.clone(),
+                    ca_sha256: was.ca_sha256.clone(),
+                },
+            );
+            println!(
+                "left the fleet of {} (this station no longer sends to {})",
+                wordjudge::word::printable(&was.event, 64),
+                was.upload_url
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(None) => {
+            println!("this station is in no fleet; its fleet folder holds no key any more");
+            ExitCode::SUCCESS
+        }
+        Err(e) => super::fail(e),
+    }
 }
 
 /// `fleet serve`: the stations' uploads received until stopped. Two
@@ -557,7 +862,7 @@ fn status(args: &StatusArgs) -> Result<String, StatusError> {
     let tz = jiff::tz::TimeZone::system();
     if let Some(path) = &args.html {
         let page = render::html(&status, now, &tz);
-        wordjudge::outside_files::write_atomically(path, page.as_bytes())
+        outside_files::write_atomically(path, page.as_bytes())
             .map_err(|e| StatusError::WriteHtml(path.clone(), e))?;
     }
     Ok(render::text(&status, now, &tz))
@@ -578,9 +883,12 @@ fn source_args(args: &StatusArgs) -> Result<Vec<String>, StatusError> {
         return Ok(out);
     }
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
-    let entries = std::fs::read_dir(&dir).map_err(|e| StatusError::Unreadable(dir.clone(), e))?;
-    let journal = |p: &Path| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".journal") || n.ends_with(".journal~"));
-    if !entries.flatten().any(|e| journal(&e.path())) {
+    // The folder the director named, a link or not (resolved first); its
+    // entries listed the one bounded way.
+    let real = std::fs::canonicalize(&dir).map_err(|e| StatusError::Unreadable(dir.clone(), e))?;
+    let listing = outside_files::list_folder(&real, 100_000).map_err(|e| StatusError::Unreadable(dir.clone(), e))?;
+    let journal = |n: &str| n.ends_with(".journal") || n.ends_with(".journal~");
+    if !listing.entries.iter().any(|e| e.kind == outside_files::EntryKind::File && journal(&e.name)) {
         return Err(StatusError::NoJournalFiles(dir));
     }
     Ok(vec![format!("--directory={}", dir.display())])

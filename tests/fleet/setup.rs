@@ -360,3 +360,195 @@ fn needs_journal_remote_status_watch_writes_the_page_again_until_stopped() {
     let out = wordjudge(&["fleet", "status", "--watch", "0", "--dir", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "--watch 0 is refused");
 }
+
+/// `wordjudge fleet …` that must end by itself within `limit`: killed and
+/// failed otherwise (a FIFO on the stick once hung `fleet sign` for ever).
+pub(crate) fn wordjudge_within(args: &[&str], limit: std::time::Duration) -> Output {
+    let mut child = Command::new(crate::built::wordjudge())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("wordjudge runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("wordjudge {args:?} still ran after {limit:?}: {}", text(&out.stdout));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn sign_args(event: &Event) -> Vec<String> {
+    ["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)].map(String::from).to_vec()
+}
+
+fn sign_event(event: &Event, extra: &[&str]) -> Output {
+    let mut args = sign_args(event);
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    wordjudge_within(&args, std::time::Duration::from_secs(20))
+}
+
+/// Every file under `dir` with its bytes (links as their targets' names).
+fn contents(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    every_file(dir, &mut files);
+    files.sort();
+    files.into_iter().map(|f| (f.clone(), std::fs::read(&f).unwrap_or_default())).collect()
+}
+
+/// Attack 2 of issue 40: links on the stick pointing at the laptop's own
+/// files. `certificates/.NAME.pem.new` (the partial name `fleet sign` once
+/// wrote through) linked to the CA's key, and a station's certificate
+/// linked to a file outside the stick: `fleet sign` writes through
+/// neither; openssl writes in a private folder of the laptop and only the
+/// finished certificate is renamed onto the stick, replacing a link.
+#[test]
+fn sign_writes_through_no_link_on_the_stick_and_the_ca_key_stays_whole() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    let certificates = event.folder().join("certificates");
+    station_request(&requests, "table-5", "table-5");
+    station_request(&requests, "table-6", "table-6");
+    let ca_key = event.ca.join("ca.key");
+    let key_before = std::fs::read(&ca_key).unwrap();
+    std::os::unix::fs::symlink(&ca_key, certificates.join(".table-5.pem.new")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root_only = outside.path().join("root-only");
+    std::fs::write(&root_only, "a file of the laptop's").unwrap();
+    std::os::unix::fs::symlink(&root_only, certificates.join("table-6.pem")).unwrap();
+    let out = sign_event(&event, &[]);
+    let report = text(&out.stdout);
+    assert_eq!(std::fs::read(&ca_key).unwrap(), key_before, "the CA's key is whole: {report}");
+    assert_eq!(std::fs::read_to_string(&root_only).unwrap(), "a file of the laptop's", "{report}");
+    assert!(report.contains("signed   table-5:") && report.contains("signed   table-6:"), "{report}");
+    assert!(report.contains("planted  table-6:") && report.contains("symbolic link"), "the link is named: {report}");
+    assert_eq!(out.status.code(), Some(2), "a planted file is a refusal: {report}");
+    for name in ["table-5.pem", "table-6.pem"] {
+        let cert = certificates.join(name);
+        assert!(std::fs::symlink_metadata(&cert).unwrap().file_type().is_file(), "{name} is a file of its own");
+        let verified = openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), cert.to_str().unwrap()]);
+        assert!(verified.contains(": OK"), "{verified}");
+    }
+    // The link at the old partial name is left as it was, never opened.
+    assert!(std::fs::symlink_metadata(certificates.join(".table-5.pem.new")).unwrap().file_type().is_symlink());
+    // A second run: both kept, and the CA key still whole.
+    let again = sign_event(&event, &[]);
+    assert!(again.status.success(), "{}{}", text(&again.stdout), text(&again.stderr));
+    assert!(text(&again.stdout).contains("kept     table-6: signed before"), "{}", text(&again.stdout));
+    assert_eq!(std::fs::read(&ca_key).unwrap(), key_before);
+}
+
+/// A `wordjudge/`, `wordjudge/fleet`, `certificates/` or `requests/` on the
+/// stick that is a link to a folder elsewhere: `fleet setup` and `fleet
+/// sign` refuse it with the reason and write nothing anywhere.
+#[test]
+fn setup_and_sign_refuse_a_linked_stick_folder_and_write_nothing_through_it() {
+    for linked in ["wordjudge", "wordjudge/fleet", "wordjudge/fleet/certificates", "wordjudge/fleet/requests"] {
+        let (event, out) = setup("192.168.10.2", &[]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        station_request(&event.folder().join("requests"), "wj-01", "wj-01");
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("moved");
+        let place = event.stick.join(linked);
+        std::fs::rename(&place, &target).unwrap();
+        std::os::unix::fs::symlink(&target, &place).unwrap();
+        let before = contents(elsewhere.path());
+        let out = sign_event(&event, &[]);
+        assert_eq!(out.status.code(), Some(2), "sign, {linked} linked: {}", text(&out.stdout));
+        assert!(text(&out.stderr).contains("symbolic link"), "sign, {linked} linked: {}", text(&out.stderr));
+        assert_eq!(contents(elsewhere.path()), before, "sign wrote through the linked {linked}");
+        let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
+        let out = wordjudge(&["fleet", "setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--ca-dir", &ca_s, "--stick", &stick_s]);
+        assert_eq!(out.status.code(), Some(2), "setup, {linked} linked: {}", text(&out.stdout));
+        assert!(text(&out.stderr).contains("symbolic link"), "setup, {linked} linked: {}", text(&out.stderr));
+        assert_eq!(contents(elsewhere.path()), before, "setup wrote through the linked {linked}");
+    }
+}
+
+/// A FIFO, a link to /dev/zero and a 100 MB file as a request: each refused
+/// at once with its reason, the other requests still signed.
+#[test]
+fn sign_refuses_a_fifo_a_device_link_and_a_huge_request_at_once() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    station_request(&requests, "wj-01", "wj-01");
+    let fifo = requests.join("wj-02.csr");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", requests.join("wj-03.csr")).unwrap();
+    let huge = std::fs::File::create(requests.join("wj-04.csr")).unwrap();
+    huge.set_len(100 * 1024 * 1024).unwrap();
+    let out = sign_event(&event, &[]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(text(&out.stderr).contains("3 request(s) refused"), "{}", text(&out.stderr));
+    assert!(report.contains("signed   wj-01:"), "{report}");
+    let line = |name: &str| report.lines().find(|l| l.starts_with(&format!("refused  {name}:"))).unwrap_or_default().to_string();
+    assert!(line("wj-02").contains("FIFO"), "{report}");
+    assert!(line("wj-03").contains("symbolic link"), "{report}");
+    assert!(line("wj-04").contains("bytes such a file may have"), "{report}");
+    assert!(!event.folder().join("certificates/wj-02.pem").exists());
+}
+
+/// Item 2 of issue 40, in part: a request with another key for a name that
+/// already has a certificate is refused unless the director says
+/// `--replace NAME`; a certificate on the stick that this CA did not issue
+/// is named as planted, never "kept: signed before"; a file name with an
+/// escape sequence reaches the terminal escaped.
+#[test]
+fn a_replacement_request_needs_replace_and_a_planted_certificate_is_named() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    let certificates = event.folder().join("certificates");
+    station_request(&requests, "table-2", "table-2");
+    assert!(sign_event(&event, &[]).status.success());
+    let signed = std::fs::read(certificates.join("table-2.pem")).unwrap();
+    let public_key = |cert: &Path| openssl(&["x509", "-in", cert.to_str().unwrap(), "-noout", "-pubkey"]);
+    let station_key = public_key(&certificates.join("table-2.pem"));
+
+    // An attacker's newer request for table-2, with a key of their own.
+    let attacker = tempfile::tempdir().unwrap();
+    let theirs = station_request(attacker.path(), "table-2", "table-2");
+    std::fs::copy(&theirs, requests.join("table-2.csr")).unwrap();
+    let out = sign_event(&event, &[]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(report.contains("refused  table-2: table-2 already has a certificate of another key"), "{report}");
+    assert!(report.contains("--replace table-2"), "{report}");
+    assert_eq!(std::fs::read(certificates.join("table-2.pem")).unwrap(), signed, "table-2's certificate unchanged");
+    // The director says so: the new key is signed.
+    let out = sign_event(&event, &["--replace", "table-2"]);
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_ne!(public_key(&certificates.join("table-2.pem")), station_key);
+
+    // A certificate of another CA planted for a station's request.
+    let (other, out) = setup("192.168.10.3", &[]);
+    assert!(out.status.success());
+    station_request(&other.folder().join("requests"), "table-3", "table-3");
+    station_request(&other.folder().join("requests"), "table-4", "table-4");
+    assert!(sign_event(&other, &[]).status.success());
+    station_request(&requests, "table-3", "table-3");
+    std::fs::copy(other.folder().join("certificates/table-3.pem"), certificates.join("table-3.pem")).unwrap();
+    // …and one with no request at all, under a name with an escape sequence.
+    std::fs::copy(other.folder().join("certificates/table-4.pem"), certificates.join("table-4.pem")).unwrap();
+    std::fs::copy(other.folder().join("certificates/table-4.pem"), certificates.join("x\u{1b}[2Jy.pem")).unwrap();
+    let out = sign_event(&event, &[]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(!report.contains("kept     table-3"), "{report}");
+    assert!(report.contains("planted  table-3:") && report.contains("signed   table-3:"), "{report}");
+    assert!(report.contains("planted  table-4.pem:"), "{report}");
+    assert!(report.contains("planted  x\\u{1b}[2Jy.pem:") && !report.contains('\u{1b}'), "{report}");
+    let verified = openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), certificates.join("table-3.pem").to_str().unwrap()]);
+    assert!(verified.contains(": OK"), "the planted certificate is replaced by the CA's: {verified}");
+    assert!(!certificates.join("table-4.pem").exists(), "a planted certificate with no request is removed");
+}
