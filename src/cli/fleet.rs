@@ -96,6 +96,24 @@ pub struct SignArgs {
     /// Sign NAME's request although NAME already has a certificate of another key (the station made a new key: reflashed, or left the fleet); repeatable
     #[arg(long, value_name = "NAME")]
     replace: Vec<String>,
+    /// Sign NAME's request if its key's code is CODE, the code the station shows (for a script; at a terminal, each request is asked about); repeatable
+    #[arg(long, value_name = "NAME=CODE", value_parser = parse_accept)]
+    accept: Vec<(String, String)>,
+}
+
+/// `--accept NAME=CODE`: the code's 16 hex digits, with or without the
+/// hyphens, in either case.
+fn parse_accept(text: &str) -> Result<(String, String), String> {
+    let (name, code) = text.split_once('=').ok_or("give NAME=CODE, as table-3=3f9a-0c21-77de-b410")?;
+    let code = normal_code(code).ok_or_else(|| format!("the code {} is not 16 hex digits", wordjudge::word::quote(code)))?;
+    stick::check_station_name(name).map_err(|e| e.to_string())?;
+    Ok((name.to_string(), code))
+}
+
+/// A key code as 16 lowercase hex digits, hyphens and spaces dropped.
+fn normal_code(code: &str) -> Option<String> {
+    let hex: String = code.chars().filter(|c| *c != '-' && *c != ' ').collect::<String>().to_ascii_lowercase();
+    (hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
 }
 
 #[derive(clap::Args, Debug)]
@@ -244,12 +262,17 @@ pub fn run(context: &super::Context, command: FleetCommand) -> ExitCode {
             Err(e) => super::fail(e),
         },
         FleetCommand::Sign(args) => match sign(&args) {
-            Ok((text, refused)) => {
+            Ok((text, tally)) => {
                 print!("{}", terminal_safe(&text));
-                if refused == 0 {
-                    ExitCode::SUCCESS
-                } else {
-                    super::fail(format!("{refused} request(s) refused: nothing was signed for them"))
+                match tally {
+                    Tally { refused: 0, waiting: 0 } => ExitCode::SUCCESS,
+                    Tally { refused, waiting: 0 } => {
+                        super::fail(format!("{refused} request(s) refused: nothing was signed for them"))
+                    }
+                    Tally { refused, waiting } => super::fail(format!(
+                        "{waiting} request(s) wait for the director's confirmation (--accept NAME=CODE, the code the \
+                         station shows), {refused} refused: nothing was signed for them"
+                    )),
                 }
             }
             Err(e) => super::fail(e),
@@ -401,8 +424,10 @@ const MAX_REQUESTS: usize = 1000;
 /// request for a name that already has a certificate of another key is
 /// refused unless `--replace NAME`; a certificate on the stick that this CA
 /// did not issue for the name is named as planted and replaced or removed.
-/// Returns the report and how many were refused (or planted).
-fn sign(args: &SignArgs) -> Result<(String, usize), FleetSetupError> {
+/// Nothing new is signed without the director's confirmation of the
+/// request's key code (`--accept NAME=CODE`, or a yes at the terminal).
+/// Returns the report and how many were refused (or planted) or wait.
+fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> {
     let ca = EventCa::open(&args.ca_dir).map_err(FleetSetupError::Ca)?;
     if !args.stick.is_dir() {
         return Err(FleetSetupError::NoStick(args.stick.clone()));
@@ -431,18 +456,19 @@ fn sign(args: &SignArgs) -> Result<(String, usize), FleetSetupError> {
     let requests = match stick::real_folder(&args.stick, &requests_folder(), false) {
         Ok(r) => r,
         Err(StickFolderError::Missing(r)) => {
-            return Ok((format!("no requests in {}: has a station joined with this stick yet?\n", r.display()), 0))
+            return Ok((format!("no requests in {}: has a station joined with this stick yet?\n", r.display()), Tally::default()))
         }
         Err(e) => return Err(FleetSetupError::StickFolder(e)),
     };
     let certificates = stick::real_folder(&args.stick, &certificates_folder(), true).map_err(FleetSetupError::StickFolder)?;
     let listing = outside_files::list_folder(&requests, MAX_REQUESTS).map_err(|e| FleetSetupError::StickIo(requests.clone(), e))?;
-    let (mut report, mut refused) = (String::new(), 0);
-    let place = Place { ca: &ca, certificates: &certificates, private: private.path(), replace: &args.replace };
+    let (mut report, mut tally) = (String::new(), Tally::default());
+    let ask = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    let place = Place { ca: &ca, certificates: &certificates, private: private.path(), replace: &args.replace, accept: &args.accept, ask };
     for entry in &listing.entries {
         let Some(name) = entry.name.strip_suffix(".csr") else { continue };
         if stick::check_station_name(name).is_err() {
-            refused += 1;
+            tally.refused += 1;
             // The name as it came from the stick, escaped: it may hold an
             // escape sequence meant for the director's terminal.
             report.push_str(&format!(
@@ -452,9 +478,10 @@ fn sign(args: &SignArgs) -> Result<(String, usize), FleetSetupError> {
             ));
             continue;
         }
-        let (lines, more_refused) = place.sign_one(&entry.path, name)?;
+        let (lines, more) = place.sign_one(&entry.path, name)?;
         report.push_str(&lines);
-        refused += more_refused;
+        tally.refused += more.refused;
+        tally.waiting += more.waiting;
     }
     // Certificates on the stick with no request this time: each must be
     // the one this CA issued for its name, or it is named as planted and
@@ -473,12 +500,12 @@ fn sign(args: &SignArgs) -> Result<(String, usize), FleetSetupError> {
             Ok(_) => "it is not a certificate this CA issued for that name".to_string(),
             Err(e) => e.to_string(),
         };
-        refused += 1;
+        tally.refused += 1;
         let _ = std::fs::remove_file(&entry.path);
         report.push_str(&format!("planted  {shown}: {why}; removed from the stick\n"));
     }
     if listing.left_out > 0 {
-        refused += 1;
+        tally.refused += 1;
         report.push_str(&format!(
             "refused  {} more entries in {}: only the first {MAX_REQUESTS} are looked at\n",
             listing.left_out,
@@ -488,22 +515,41 @@ fn sign(args: &SignArgs) -> Result<(String, usize), FleetSetupError> {
     if report.is_empty() {
         report = format!("no requests in {}: has a station joined with this stick yet?\n", requests.display());
     }
-    Ok((report, refused))
+    Ok((report, tally))
 }
 
-/// What `fleet sign` signs with and where.
+/// Requests `fleet sign` did not sign: refused, or waiting for the
+/// director to confirm their key's code.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    refused: usize,
+    waiting: usize,
+}
+
+/// What `fleet sign` signs with and where, and what the director said.
 struct Place<'a> {
     ca: &'a EventCa,
     certificates: &'a Path,
     private: &'a Path,
     replace: &'a [String],
+    accept: &'a [(String, String)],
+    /// Whether to ask at the terminal about a request not accepted by `--accept`.
+    ask: bool,
+}
+
+/// Whether the director confirmed a request's key.
+enum Confirmed {
+    Yes,
+    /// `--accept` gave another code for the name.
+    OtherCode(String),
+    Waiting,
 }
 
 impl Place<'_> {
     /// One request, `name` checked: the report's lines, and how many
     /// refusals they hold. An `Err` only when the stick cannot be written.
-    fn sign_one(&self, request: &Path, name: &str) -> Result<(String, usize), FleetSetupError> {
-        let refuse = |why: String| Ok((format!("refused  {name}: {why}\n"), 1));
+    fn sign_one(&self, request: &Path, name: &str) -> Result<(String, Tally), FleetSetupError> {
+        let refuse = |why: String| Ok((format!("refused  {name}: {why}\n"), Tally { refused: 1, waiting: 0 }));
         let bytes = match outside_files::read_small_file_nofollow(request, stick::MAX_STICK_FILE) {
             Ok(bytes) => bytes,
             Err(e) => return refuse(e.to_string()),
@@ -536,9 +582,9 @@ impl Place<'_> {
                 Err(e) => Some(e.to_string()),
             }
         };
-        let (mut report, mut refused) = (String::new(), 0);
+        let (mut report, mut tally) = (String::new(), Tally::default());
         if let Some(why) = &planted {
-            refused += 1;
+            tally.refused += 1;
             report.push_str(&format!("planted  {name}: {}: {why}; refused, not left for the station\n", on_stick.display()));
         }
         let put = |bytes: &[u8]| outside_files::write_atomically(&on_stick, bytes).map_err(|e| FleetSetupError::StickIo(on_stick.clone(), e));
@@ -552,7 +598,7 @@ impl Place<'_> {
                 }
             }
             (Some(_), k) if !self.replace.iter().any(|r| r == name) => {
-                refused += 1;
+                tally.refused += 1;
                 let old = k.map(|k| stick::key_code(&k)).unwrap_or_else(|| "unreadable".into());
                 report.push_str(&format!(
                     "refused  {name}: {name} already has a certificate of another key ({old}); this request's key is {code}. \
@@ -564,14 +610,39 @@ impl Place<'_> {
                 }
             }
             (previous, _) => {
+                // A new key for the name: signed only once the director
+                // has matched its code with the one the station shows.
+                let unsigned = match self.confirmed(name, &code) {
+                    Confirmed::Yes => None,
+                    Confirmed::OtherCode(given) => {
+                        tally.refused += 1;
+                        Some(format!(
+                            "refused  {name}: --accept gives the code {given}, and this request's key is {code}: \
+                             not the request of the station that showed {given}\n"
+                        ))
+                    }
+                    Confirmed::Waiting => {
+                        tally.waiting += 1;
+                        Some(format!(
+                            "waiting  {name}: key {code}; if the station {name} shows this code, sign it with \
+                             --accept {name}={code}\n"
+                        ))
+                    }
+                };
                 let out = self.private.join(format!("{name}.pem"));
-                if let Err(e) = self.ca.sign_station(&copy, name, &out) {
-                    refused += 1;
-                    report.push_str(&format!("refused  {name}: {e}\n"));
+                let failed = match unsigned {
+                    Some(line) => Some(line),
+                    None => self.ca.sign_station(&copy, name, &out).err().map(|e| {
+                        tally.refused += 1;
+                        format!("refused  {name}: {e}\n")
+                    }),
+                };
+                if let Some(line) = failed {
+                    report.push_str(&line);
                     if planted.is_some() {
                         let _ = std::fs::remove_file(&on_stick);
                     }
-                    return Ok((report, refused));
+                    return Ok((report, tally));
                 }
                 let bytes = laptop_file(&out)?;
                 put(&bytes)?;
@@ -583,7 +654,27 @@ impl Place<'_> {
                 ));
             }
         }
-        Ok((report, refused))
+        Ok((report, tally))
+    }
+
+    /// The director's word on `name`'s key `code`: `--accept`, else a
+    /// question at the terminal, else waiting.
+    fn confirmed(&self, name: &str, code: &str) -> Confirmed {
+        let want = normal_code(code).unwrap_or_default();
+        if let Some((_, given)) = self.accept.iter().find(|(n, _)| n == name) {
+            return if *given == want { Confirmed::Yes } else { Confirmed::OtherCode(given.clone()) };
+        }
+        if !self.ask {
+            return Confirmed::Waiting;
+        }
+        eprint!("wordjudge: a request for {name}, key {code}. Is this the code on {name}'s screen? Sign it? [y/N] ");
+        let mut answer = String::new();
+        let _ = std::io::BufRead::read_line(&mut std::io::stdin().lock(), &mut answer);
+        if matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+            Confirmed::Yes
+        } else {
+            Confirmed::Waiting
+        }
     }
 }
 
@@ -664,6 +755,13 @@ fn join_here(context: &super::Context, args: &JoinArgs) -> ExitCode {
                 ),
             }
             print!("{}", join_report(&step));
+            if matches!(step, JoinStep::Requested { .. }) {
+                match join::pending_code(&args.fleet_dir) {
+                    Ok(Some(code)) => println!("pairing code: {code} (the laptop's `fleet sign` lists the request with it)"),
+                    Ok(None) => {}
+                    Err(e) => eprintln!("wordjudge: the pairing code cannot be shown: {e}"),
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {

@@ -350,6 +350,27 @@ pub fn read_pending(fleet_dir: &Path) -> Result<Option<Pending>, JoinError> {
     Ok(own_text(&path)?.and_then(|text| toml::from_str(&text).ok()))
 }
 
+/// The pairing code of the request waiting in the station's fleet folder
+/// (`station.csr`): the first 16 hex digits of the SHA-256 of its public
+/// key, grouped ([`stick::key_code`]), the code `fleet sign` lists the
+/// request with on the laptop. The station shows it after the first visit,
+/// so the director signs only the request this station made. `None` when
+/// no request waits.
+pub fn pending_code(fleet_dir: &Path) -> Result<Option<String>, JoinError> {
+    let request = fleet_dir.join(REQUEST_FILE);
+    if std::fs::symlink_metadata(&request).is_err() {
+        return Ok(None);
+    }
+    // Read the one bounded way first: a link or a FIFO there is refused.
+    own_bytes(&request)?;
+    let pem = openssl("read the request's public key", &["req", "-in", path_str(&request).map_err(JoinError::Openssl)?, "-noout", "-pubkey"])
+        .map_err(JoinError::Openssl)?;
+    match stick::public_key_der(&pem) {
+        Some(der) => Ok(Some(stick::key_code(&der))),
+        None => Err(JoinError::Damaged(request, "it holds no public key".into())),
+    }
+}
+
 /// The stick's `fleet.toml`, checked, and its `ca.pem` checked against it:
 /// both read once, off the stick, into `copies` (`ca.pem` there is what is
 /// checked and later installed).

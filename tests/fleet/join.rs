@@ -41,12 +41,13 @@ pub(crate) fn leave(fleet_dir: &Path) -> Output {
     wordjudge(&["--config", config.to_str().unwrap(), "fleet", "leave", "--fleet-dir", fleet_dir.to_str().unwrap()])
 }
 
+/// `fleet sign`, the director confirming every request's code.
 fn sign(event: &Event) -> Output {
-    wordjudge(&["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)])
+    crate::setup::sign_event(event, &[])
 }
 
 fn sign_replacing(event: &Event, name: &str) -> Output {
-    wordjudge(&["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick), "--replace", name])
+    crate::setup::sign_event(event, &["--replace", name])
 }
 
 /// Every file in the station's fleet folder, with its bytes.
@@ -81,6 +82,9 @@ fn a_station_joins_in_two_visits_and_its_key_never_leaves_it() {
         assert!(!std::fs::read_to_string(f).unwrap_or_default().contains("PRIVATE KEY"), "{} holds a key", f.display());
     }
     assert!(!fleet_dir.join("upload.env").exists(), "no uploader before the certificate");
+    // The pairing code the station shows is the one the laptop lists the request with.
+    let code = crate::setup::key_code_of(&request).unwrap();
+    assert!(text(&first.stdout).contains(&format!("pairing code: {code}")), "{}", text(&first.stdout));
 
     // Back before the laptop signed: the same request, not written again.
     let modified = std::fs::metadata(&request).unwrap().modified().unwrap();

@@ -159,8 +159,8 @@ fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
     station_request(&requests, "wj-02", "someone-else");
     std::fs::write(requests.join("wj-03.csr"), "not a request").unwrap();
     station_request(&requests, "bad name", "bad name");
-    let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
-    let out = wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &stick_s]);
+    let ca_s = event.path(&event.ca);
+    let out = sign_event(&event, &[]);
     let report = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{report}");
     assert!(text(&out.stderr).contains("3 request(s) refused"), "{}", text(&out.stderr));
@@ -183,7 +183,7 @@ fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
     for f in ["wj-02.csr", "wj-03.csr", "bad name.csr"] {
         std::fs::remove_file(requests.join(f)).unwrap();
     }
-    let out = wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &stick_s]);
+    let out = sign_event(&event, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("kept     wj-01: signed before"), "{}", text(&out.stdout));
 
@@ -191,7 +191,9 @@ fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
     let (other, out) = setup("192.168.10.3", &[]);
     assert!(out.status.success());
     station_request(&other.folder().join("requests"), "wj-09", "wj-09");
-    let out = wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &other.path(&other.stick)]);
+    let mut args = vec!["fleet".to_string(), "sign".into(), "--ca-dir".into(), ca_s.clone(), "--stick".into(), other.path(&other.stick)];
+    args.extend(accept_args(&other.folder()));
+    let out = wordjudge(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("belongs to another event"), "{}", text(&out.stderr));
     assert!(!other.folder().join("certificates/wj-09.pem").exists());
@@ -268,8 +270,7 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let requests = event.folder().join("requests");
     station_request(&requests, "wj-01", "wj-01");
-    let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
-    assert!(wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &stick_s]).status.success());
+    assert!(sign_event(&event, &[]).status.success());
 
     let work = tempfile::tempdir().unwrap();
     let received = work.path().join("received");
@@ -292,9 +293,7 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     assert!(out.status.success());
     let stranger_requests = stranger.folder().join("requests");
     station_request(&stranger_requests, "wj-01", "wj-01");
-    assert!(wordjudge(&["fleet", "sign", "--ca-dir", &stranger.path(&stranger.ca), "--stick", &stranger.path(&stranger.stick)])
-        .status
-        .success());
+    assert!(sign_event(&stranger, &[]).status.success());
     let refused = upload(&url, &stranger_requests.join("wj-01.key"), &stranger.folder().join("certificates/wj-01.pem"), &trust, &journal);
     assert!(!refused.status.success(), "an upload signed by another CA was taken: {}", text(&refused.stderr));
     assert_eq!(entries_received(&received), 0);
@@ -387,8 +386,35 @@ fn sign_args(event: &Event) -> Vec<String> {
     ["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)].map(String::from).to_vec()
 }
 
-fn sign_event(event: &Event, extra: &[&str]) -> Output {
+/// A request's key code, as the station shows it and `fleet sign` lists it.
+pub(crate) fn key_code_of(request: &Path) -> Option<String> {
+    let out = Command::new("openssl").args(["req", "-noout", "-pubkey", "-in"]).arg(request).output().ok()?;
+    let der = wordjudge::fleet::stick::public_key_der(&text(&out.stdout))?;
+    Some(wordjudge::fleet::stick::key_code(&der))
+}
+
+/// `--accept NAME=CODE` for every request on the stick that is a request:
+/// the director confirming each with the code its station shows.
+pub(crate) fn accept_args(folder: &Path) -> Vec<String> {
+    let mut args = Vec::new();
+    for entry in std::fs::read_dir(folder.join("requests")).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(station) = name.strip_suffix(".csr") else { continue };
+        let small_file = std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_file() && m.len() < 65536);
+        if !small_file || !wordjudge::fleet::stick::station_name_is_valid(station) {
+            continue;
+        }
+        if let Some(code) = key_code_of(&entry.path()) {
+            args.extend(["--accept".to_string(), format!("{station}={code}")]);
+        }
+    }
+    args
+}
+
+/// `fleet sign`, the director accepting every request on the stick.
+pub(crate) fn sign_event(event: &Event, extra: &[&str]) -> Output {
     let mut args = sign_args(event);
+    args.extend(accept_args(&event.folder()));
     args.extend(extra.iter().map(|a| a.to_string()));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     wordjudge_within(&args, std::time::Duration::from_secs(20))
@@ -551,4 +577,48 @@ fn a_replacement_request_needs_replace_and_a_planted_certificate_is_named() {
     let verified = openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), certificates.join("table-3.pem").to_str().unwrap()]);
     assert!(verified.contains(": OK"), "the planted certificate is replaced by the CA's: {verified}");
     assert!(!certificates.join("table-4.pem").exists(), "a planted certificate with no request is removed");
+}
+
+/// Item 2 of issue 40: pairing, not trust on first sight. `fleet sign`
+/// lists each request with its key's code and signs only what the director
+/// confirms: without `--accept NAME=CODE` (and no terminal to ask at) the
+/// request waits; a code that is not the request's key's is refused.
+#[test]
+fn sign_signs_only_a_request_whose_code_the_director_confirms() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    let csr = station_request(&requests, "table-3", "table-3");
+    let code = key_code_of(&csr).unwrap();
+    assert_eq!(code.len(), 19, "{code}");
+    let certificate = event.folder().join("certificates/table-3.pem");
+    let mut plain = sign_args(&event);
+    let out = wordjudge(&plain.iter().map(String::as_str).collect::<Vec<_>>());
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(report.contains(&format!("waiting  table-3: key {code}")) && report.contains(&format!("--accept table-3={code}")), "{report}");
+    assert!(text(&out.stderr).contains("1 request(s) wait for the director's confirmation"), "{}", text(&out.stderr));
+    assert!(!certificate.exists(), "nothing signed without the director's word");
+    // The code of another key (an attacker's request in its place): refused.
+    let attacker = tempfile::tempdir().unwrap();
+    let other = station_request(attacker.path(), "table-3", "table-3");
+    let wrong = key_code_of(&other).unwrap();
+    plain.extend(["--accept".into(), format!("table-3={wrong}")]);
+    let out = wordjudge(&plain.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("refused  table-3: --accept gives the code"), "{}", text(&out.stdout));
+    assert!(!certificate.exists());
+    // The right code, typed in capitals without hyphens: signed.
+    let mut args = sign_args(&event);
+    args.extend(["--accept".into(), format!("table-3={}", code.replace('-', "").to_uppercase())]);
+    let out = wordjudge(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("signed   table-3:") && text(&out.stdout).contains(&code), "{}", text(&out.stdout));
+    assert!(certificate.exists());
+    // A code out of form is a usage error.
+    let mut bad = sign_args(&event);
+    bad.extend(["--accept".into(), "table-3=12345".into()]);
+    let out = wordjudge(&bad.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not 16 hex digits"), "{}", text(&out.stderr));
 }
