@@ -124,6 +124,9 @@ pub struct ServeArgs {
     /// The port to listen on (HTTPS)
     #[arg(long, default_value_t = stick::DEFAULT_PORT)]
     port: u16,
+    /// The laptop's address to listen on [default: the address `fleet setup` was given for the laptop, which its certificate names]
+    #[arg(long, value_name = "ADDRESS")]
+    listen: Option<std::net::Ipv4Addr>,
     /// Where the stations' journal goes (stations.journal; `fleet status` reads the folder)
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR)]
     output: PathBuf,
@@ -163,6 +166,8 @@ pub enum FleetSetupError {
     OtherEvent { stick: String, ours: String },
     JournalRemoteMissing,
     SocatMissing,
+    /// The laptop's certificate names a host, not an address to listen on.
+    NoListenAddress(String),
     Serve(&'static str, std::io::Error),
     Stopped(&'static str, String),
 }
@@ -185,6 +190,12 @@ impl std::fmt::Display for FleetSetupError {
             FleetSetupError::JournalRemoteMissing => write!(
                 f,
                 "systemd-journal-remote is not installed here (Debian and Ubuntu: the systemd-journal-remote package)"
+            ),
+            FleetSetupError::NoListenAddress(host) => write!(
+                f,
+                "the laptop's certificate names {}, not an IPv4 address to listen on: give the laptop's address on the \
+                 stations' network with --listen",
+                wordjudge::word::quote(host)
             ),
             FleetSetupError::SocatMissing => write!(
                 f,
@@ -819,6 +830,15 @@ fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
         Ok(ca) => ca,
         Err(e) => return Err(FleetSetupError::Ca(e)),
     };
+    // One address, the laptop's on the stations' network, never every
+    // address the laptop has (a café's Wi-Fi, a phone's hotspot).
+    let listen = match args.listen {
+        Some(address) => address,
+        None => {
+            let host = ca.laptop_host().map_err(FleetSetupError::Ca)?.unwrap_or_default();
+            host.parse::<std::net::Ipv4Addr>().map_err(|_| FleetSetupError::NoListenAddress(host))?
+        }
+    };
     let Some(program) = ["/usr/lib/systemd/systemd-journal-remote", "/lib/systemd/systemd-journal-remote"]
         .into_iter()
         .map(PathBuf::from)
@@ -858,15 +878,15 @@ fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let listen = format!(
-        "OPENSSL-LISTEN:{},reuseaddr,fork,cert={},key={},cafile={},verify=1,openssl-min-proto-version=TLS1.2",
+    let socat_listen = format!(
+        "OPENSSL-LISTEN:{},bind={listen},reuseaddr,fork,cert={},key={},cafile={},verify=1,openssl-min-proto-version=TLS1.2",
         args.port,
         ca.laptop_pem().display(),
         ca.laptop_key().display(),
         ca.ca_pem().display()
     );
     let mut front = Command::new("socat");
-    front.arg(listen).arg(format!("UNIX-CONNECT:{}", socket.display()));
+    front.arg(socat_listen).arg(format!("UNIX-CONNECT:{}", socket.display()));
     let front = match ends_with_us(&mut front).spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -879,7 +899,7 @@ fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
         }
     };
     eprintln!(
-        "wordjudge: receiving on port {} (TLS: only stations whose certificate the event's CA signed) into {}",
+        "wordjudge: receiving on {listen}:{} (TLS: only stations whose certificate the event's CA signed) into {}",
         args.port,
         output.display()
     );

@@ -137,8 +137,9 @@ impl EventCa {
         }
     }
 
-    /// The host the laptop's certificate names (its subjectAltName).
-    fn laptop_host(&self) -> Result<Option<String>, CaError> {
+    /// The host the laptop's certificate names (its subjectAltName): the
+    /// address `fleet setup` was given for the laptop.
+    pub fn laptop_host(&self) -> Result<Option<String>, CaError> {
         if !self.laptop_pem().exists() {
             return Ok(None);
         }

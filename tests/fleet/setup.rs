@@ -232,9 +232,15 @@ impl Serving {
     /// `fleet serve` with the CA in `ca`, once it listens on `port` (its
     /// private folder made under `tmp`).
     pub(crate) fn listening(ca: &Path, port: u16, received: &Path, tmp: &Path) -> Serving {
+        Serving::listening_on(ca, port, received, tmp, "127.0.0.1", &[])
+    }
+
+    /// The same, waiting for it on `address`, with `extra` arguments.
+    pub(crate) fn listening_on(ca: &Path, port: u16, received: &Path, tmp: &Path, address: &str, extra: &[&str]) -> Serving {
         let mut serve = Serving(
             Command::new(crate::built::wordjudge())
                 .args(["fleet", "serve", "--port", &port.to_string()])
+                .args(extra)
                 .arg("--ca-dir")
                 .arg(ca)
                 .arg("--output")
@@ -246,7 +252,7 @@ impl Serving {
                 .unwrap(),
         );
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while std::net::TcpStream::connect((address, port)).is_err() {
             assert!(std::time::Instant::now() < deadline, "fleet serve never listened on {port}");
             assert!(serve.0.try_wait().unwrap().is_none(), "fleet serve ended");
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -621,4 +627,35 @@ fn sign_signs_only_a_request_whose_code_the_director_confirms() {
     let out = wordjudge(&bad.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("is not 16 hex digits"), "{}", text(&out.stderr));
+}
+
+/// Issue 40: `socat` listened on every address of the laptop. `fleet serve`
+/// listens on the laptop's address `fleet setup` was given (its
+/// certificate's), or on `--listen`'s: another address of the same
+/// machine (here 127.0.0.2, loopback too) gets no answer.
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_serve_listens_on_the_laptops_address_only() {
+    let port = free_port();
+    let (event, out) = setup(&format!("127.0.0.1:{port}"), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let work = tempfile::tempdir().unwrap();
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    {
+        let _serve = Serving::listening(&event.ca, port, &work.path().join("received"), &tmp);
+        assert!(std::net::TcpStream::connect(("127.0.0.2", port)).is_err(), "serve answers on another address");
+    }
+    let port = free_port();
+    let _serve = Serving::listening_on(&event.ca, port, &work.path().join("received-2"), &tmp, "127.0.0.2", &["--listen", "127.0.0.2"]);
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "--listen 127.0.0.2 answers on 127.0.0.1");
+    // A laptop certificate for a host name: serve asks for the address.
+    let (named, out) = setup("laptop.local", &[]);
+    assert!(out.status.success());
+    let out = wordjudge_within(
+        &["fleet", "serve", "--port", &free_port().to_string(), "--ca-dir", &named.path(&named.ca), "--output", work.path().join("r3").to_str().unwrap()],
+        std::time::Duration::from_secs(20),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("give the laptop's address on the stations' network with --listen"), "{}", text(&out.stderr));
 }
