@@ -2,8 +2,13 @@
 //! - `setup`: the event's CA and the laptop's certificate
 //!   ([`wordjudge::fleet::ca`]), and the fleet stick
 //!   ([`wordjudge::fleet::stick`]);
-//! - `sign`: the stations' certificates, from the requests they left on the stick;
-//! - `serve`: `systemd-journal-remote` with those, in the foreground;
+//! - `sign`: the stations' certificates, from the requests they left on the
+//!   stick, each signed only once the director confirms its key's code; no
+//!   link on the stick followed, openssl working in a private folder;
+//! - `serve`: `systemd-journal-remote` with those, in the foreground, on the
+//!   laptop's one address;
+//! - `join`, `leave`: a station's visit of the fleet stick from a shell,
+//!   recorded in its audit log as the menu records it;
 //! - `status`: the stations' state from the journal files it received
 //!   (SplitMode=host), read with `journalctl -o json` (the journal's binary
 //!   format is journalctl's to read) and summed up by [`wordjudge::fleet`].

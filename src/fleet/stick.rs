@@ -20,8 +20,10 @@
 //! takes the stick to each station twice (request, then certificate), and
 //! a copied stick holds nothing secret. The CA's own key stays on the laptop.
 //!
-//! This module only reads and checks what is on the stick; making keys and
-//! signing is [`super::ca`]'s.
+//! This module reads and checks what is on the stick: its folders only as
+//! real folders, never through a link ([`real_folder`]), its files at most
+//! [`MAX_STICK_FILE`] bytes, and the pairing code a request's key is known
+//! by ([`key_code`]); making keys and signing is [`super::ca`]'s.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
