@@ -18,15 +18,16 @@ quietly() {
 install -D -m0755 "$WJ_BIN" "$R/usr/bin/wordjudge"
 # The kiosk, screenshots and the USB helper: the program that links the GUI and input stack.
 install -D -m0755 "$WJ_KIOSK_BIN" "$R/usr/bin/wordjudge-kiosk"
-install -D -m0644 "$S/wordjudge.service"                 "$R/usr/lib/systemd/system/wordjudge.service"
-# USB sticks from the director menu: the root units that mount one (started by the kiosk
-# through polkit) and the udev rule that says what a stick is.
-install -D -m0644 "$S/wordjudge-stick-import@.service"   "$R/usr/lib/systemd/system/wordjudge-stick-import@.service"
-install -D -m0644 "$S/wordjudge-stick-export@.service"   "$R/usr/lib/systemd/system/wordjudge-stick-export@.service"
-# The fleet's uploader: runs only on a station that joined an event's fleet (its
-# ConditionPathExists=); enabled so that a joined station sends again after every boot.
-install -D -m0644 "$S/wordjudge-fleet-upload.service"    "$R/usr/lib/systemd/system/wordjudge-fleet-upload.service"
-install -D -m0644 "$S/wordjudge-fleet-network.service"   "$R/usr/lib/systemd/system/wordjudge-fleet-network.service"
+# The units, from the one list the .deb installs too (Cargo.toml's assets, read by
+# installed-units.sh): the kiosk's; the root units that mount a director's USB stick
+# (started by the kiosk through polkit); the fleet's wired network and uploader, which run
+# only on a station that joined an event's fleet (their ConditionPathExists=), enabled
+# below so that a joined station sends again after every boot.
+units=$("$WJ_REPO/kiosk-image/installed-units.sh" "$WJ_REPO/Cargo.toml")
+[ -n "$units" ] || { say "installed-units.sh listed no unit"; exit 1; }
+while read -r src dest; do
+    install -D -m0644 "$WJ_REPO/$src" "$R/$dest"
+done <<<"$units"
 install -D -m0644 "$S/sysusers.d/wordjudge.conf"         "$R/usr/lib/sysusers.d/wordjudge.conf"
 install -D -m0644 "$S/tmpfiles.d/wordjudge.conf"         "$R/usr/lib/tmpfiles.d/wordjudge.conf"
 install -D -m0644 "$S/logind.conf.d/wordjudge-kiosk.conf" "$R/etc/systemd/logind.conf.d/wordjudge-kiosk.conf"

@@ -2,8 +2,13 @@
 //! - `setup`: the event's CA and the laptop's certificate
 //!   ([`wordjudge::fleet::ca`]), and the fleet stick
 //!   ([`wordjudge::fleet::stick`]);
-//! - `sign`: the stations' certificates, from the requests they left on the stick;
-//! - `serve`: `systemd-journal-remote` with those, in the foreground;
+//! - `sign`: the stations' certificates, from the requests they left on the
+//!   stick, each signed only once the director confirms its key's code; no
+//!   link on the stick followed, openssl working in a private folder;
+//! - `serve`: `systemd-journal-remote` with those, in the foreground, on the
+//!   laptop's one address;
+//! - `join`, `leave`: a station's visit of the fleet stick from a shell,
+//!   recorded in its audit log as the menu records it;
 //! - `status`: the stations' state from the journal files it received
 //!   (SplitMode=host), read with `journalctl -o json` (the journal's binary
 //!   format is journalctl's to read) and summed up by [`wordjudge::fleet`].
@@ -13,7 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use wordjudge::fleet::ca::{CaError, EventCa};
 use wordjudge::fleet::join::{self, JoinStep};
-use wordjudge::fleet::stick::{self, FleetFile, StickError};
+use wordjudge::fleet::stick::{self, FleetFile, StickError, StickFolderError};
+use wordjudge::outside_files::{self, BoundedReadError};
 use wordjudge::fleet::{self, render, FleetError};
 use wordjudge::recorder::journal::SYSLOG_IDENTIFIER;
 
@@ -92,6 +98,27 @@ pub struct SignArgs {
     /// Where the event's CA is kept
     #[arg(long, value_name = "DIR", default_value = DEFAULT_CA_DIR)]
     ca_dir: PathBuf,
+    /// Sign NAME's request although NAME already has a certificate of another key (the station made a new key: reflashed, or left the fleet); repeatable
+    #[arg(long, value_name = "NAME")]
+    replace: Vec<String>,
+    /// Sign NAME's request if its key's code is CODE, the code the station shows (for a script; at a terminal, each request is asked about); repeatable
+    #[arg(long, value_name = "NAME=CODE", value_parser = parse_accept)]
+    accept: Vec<(String, String)>,
+}
+
+/// `--accept NAME=CODE`: the code's 16 hex digits, with or without the
+/// hyphens, in either case.
+fn parse_accept(text: &str) -> Result<(String, String), String> {
+    let (name, code) = text.split_once('=').ok_or("give NAME=CODE, as table-3=3f9a-0c21-77de-b410")?;
+    let code = normal_code(code).ok_or_else(|| format!("the code {} is not 16 hex digits", wordjudge::word::quote(code)))?;
+    stick::check_station_name(name).map_err(|e| e.to_string())?;
+    Ok((name.to_string(), code))
+}
+
+/// A key code as 16 lowercase hex digits, hyphens and spaces dropped.
+fn normal_code(code: &str) -> Option<String> {
+    let hex: String = code.chars().filter(|c| *c != '-' && *c != ' ').collect::<String>().to_ascii_lowercase();
+    (hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
 }
 
 #[derive(clap::Args, Debug)]
@@ -102,6 +129,9 @@ pub struct ServeArgs {
     /// The port to listen on (HTTPS)
     #[arg(long, default_value_t = stick::DEFAULT_PORT)]
     port: u16,
+    /// The laptop's address to listen on [default: the address `fleet setup` was given for the laptop, which its certificate names]
+    #[arg(long, value_name = "ADDRESS")]
+    listen: Option<std::net::Ipv4Addr>,
     /// Where the stations' journal goes (stations.journal; `fleet status` reads the folder)
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR)]
     output: PathBuf,
@@ -132,10 +162,17 @@ pub enum FleetSetupError {
     Stick(StickError),
     Ca(CaError),
     NoStick(PathBuf),
+    /// A folder of the stick that is a link or not a folder.
+    StickFolder(StickFolderError),
+    /// A file of the stick (or of the CA folder) not read: a link, a FIFO,
+    /// a device, too large.
+    StickFile(BoundedReadError),
     StickIo(PathBuf, std::io::Error),
     OtherEvent { stick: String, ours: String },
     JournalRemoteMissing,
     SocatMissing,
+    /// The laptop's certificate names a host, not an address to listen on.
+    NoListenAddress(String),
     Serve(&'static str, std::io::Error),
     Stopped(&'static str, String),
 }
@@ -149,6 +186,8 @@ impl std::fmt::Display for FleetSetupError {
                 write!(f, "{} is not a folder: give the mounted stick's folder (--stick)", path.display())
             }
             FleetSetupError::StickIo(path, e) => write!(f, "{}: {e}", path.display()),
+            FleetSetupError::StickFolder(e) => write!(f, "{e}; nothing was written"),
+            FleetSetupError::StickFile(e) => write!(f, "{e}; nothing was written"),
             FleetSetupError::OtherEvent { stick, ours } => write!(
                 f,
                 "this stick's CA ({stick}) is not this laptop's ({ours}): it belongs to another event, or to another CA folder (--ca-dir)"
@@ -157,12 +196,31 @@ impl std::fmt::Display for FleetSetupError {
                 f,
                 "systemd-journal-remote is not installed here (Debian and Ubuntu: the systemd-journal-remote package)"
             ),
+            FleetSetupError::NoListenAddress(host) => write!(
+                f,
+                "the laptop's certificate names {}, not an IPv4 address to listen on: give the laptop's address on the \
+                 stations' network with --listen",
+                wordjudge::word::quote(host)
+            ),
             FleetSetupError::SocatMissing => write!(
                 f,
                 "socat is not installed here; it checks the stations' certificates in front of systemd-journal-remote (Debian and Ubuntu: the socat package)"
             ),
             FleetSetupError::Serve(step, e) => write!(f, "could not {step}: {e}"),
             FleetSetupError::Stopped(name, status) => write!(f, "{name} stopped ({status}): nothing is received now"),
+        }
+    }
+}
+
+impl std::error::Error for FleetSetupError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FleetSetupError::Stick(e) => Some(e),
+            FleetSetupError::Ca(e) => Some(e),
+            FleetSetupError::StickFolder(e) => Some(e),
+            FleetSetupError::StickFile(e) => Some(e),
+            FleetSetupError::StickIo(_, e) | FleetSetupError::Serve(_, e) => Some(e),
+            _ => None,
         }
     }
 }
@@ -210,7 +268,7 @@ impl std::fmt::Display for StatusError {
     }
 }
 
-pub fn run(command: FleetCommand) -> ExitCode {
+pub fn run(context: &super::Context, command: FleetCommand) -> ExitCode {
     match command {
         FleetCommand::Setup(args) => match setup(&args) {
             Ok(text) => {
@@ -220,12 +278,17 @@ pub fn run(command: FleetCommand) -> ExitCode {
             Err(e) => super::fail(e),
         },
         FleetCommand::Sign(args) => match sign(&args) {
-            Ok((text, refused)) => {
-                print!("{text}");
-                if refused == 0 {
-                    ExitCode::SUCCESS
-                } else {
-                    super::fail(format!("{refused} request(s) refused: nothing was signed for them"))
+            Ok((text, tally)) => {
+                print!("{}", terminal_safe(&text));
+                match tally {
+                    Tally { refused: 0, waiting: 0 } => ExitCode::SUCCESS,
+                    Tally { refused, waiting: 0 } => {
+                        super::fail(format!("{refused} request(s) refused: nothing was signed for them"))
+                    }
+                    Tally { refused, waiting } => super::fail(format!(
+                        "{waiting} request(s) wait for the director's confirmation (--accept NAME=CODE, the code the \
+                         station shows), {refused} refused: nothing was signed for them"
+                    )),
                 }
             }
             Err(e) => super::fail(e),
@@ -234,24 +297,8 @@ pub fn run(command: FleetCommand) -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => super::fail(e),
         },
-        FleetCommand::Join(args) => match join::visit(&args.stick.join(stick::FOLDER), &args.fleet_dir, &args.station) {
-            Ok(step) => {
-                print!("{}", join_report(&step));
-                ExitCode::SUCCESS
-            }
-            Err(e) => super::fail(format!("{e}; nothing changed")),
-        },
-        FleetCommand::Leave(args) => match join::leave(&args.fleet_dir) {
-            Ok(Some(was)) => {
-                println!("left the fleet of {} (this station no longer sends to {})", was.event, was.upload_url);
-                ExitCode::SUCCESS
-            }
-            Ok(None) => {
-                println!("this station is in no fleet; its fleet folder holds no key any more");
-                ExitCode::SUCCESS
-            }
-            Err(e) => super::fail(e),
-        },
+        FleetCommand::Join(args) => join_here(context, &args),
+        FleetCommand::Leave(args) => leave_here(context, &args),
         FleetCommand::Status(args) if args.watch.is_some() => watch(&args),
         FleetCommand::Status(args) => match status(&args) {
             Ok(text) => {
@@ -261,6 +308,22 @@ pub fn run(command: FleetCommand) -> ExitCode {
             Err(e) => super::fail(e),
         },
     }
+}
+
+/// `text` for the director's terminal: every control or text-direction
+/// character but the line ends escaped (`\u{1b}`, `\u{202e}`). The sign
+/// report names files found on the stick, and a file name may hold an
+/// escape sequence meant for the terminal.
+fn terminal_safe(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\n' || wordjudge::config::station_name_char_allowed(c) {
+            out.push(c);
+        } else {
+            out.push_str(&wordjudge::word::printable(&c.to_string(), 1));
+        }
+    }
+    out
 }
 
 /// What a visit of the fleet stick did, in the words the director reads.
@@ -304,20 +367,32 @@ fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     if !args.stick.is_dir() {
         return Err(FleetSetupError::NoStick(args.stick.clone()));
     }
+    // A link anywhere in the stick's fleet folders is refused before
+    // anything is made: the files below are written only into real
+    // folders of the stick's own `wordjudge/` folder.
+    let stick_folders = [stick::FOLDER.to_string(), requests_folder(), certificates_folder()];
+    for relative in &stick_folders {
+        match stick::real_folder(&args.stick, relative, false) {
+            Ok(_) | Err(StickFolderError::Missing(_)) => {}
+            Err(e) => return Err(FleetSetupError::StickFolder(e)),
+        }
+    }
     let (ca, created) = EventCa::open_or_create(&args.ca_dir, &args.event, &host).map_err(FleetSetupError::Ca)?;
     let fingerprint = EventCa::fingerprint(&ca.ca_pem()).map_err(FleetSetupError::Ca)?;
     let file = FleetFile { ca_sha256: fingerprint.clone(), ..file };
-    let folder = args.stick.join(stick::FOLDER);
-    for dir in [folder.clone(), folder.join(stick::REQUESTS), folder.join(stick::CERTIFICATES)] {
-        std::fs::create_dir_all(&dir).map_err(|e| FleetSetupError::StickIo(dir.clone(), e))?;
+    for relative in &stick_folders {
+        stick::real_folder(&args.stick, relative, true).map_err(FleetSetupError::StickFolder)?;
     }
-    let ca_pem = std::fs::read(ca.ca_pem()).map_err(|e| FleetSetupError::StickIo(ca.ca_pem(), e))?;
-    let laptop_pem = std::fs::read(ca.laptop_pem()).map_err(|e| FleetSetupError::StickIo(ca.laptop_pem(), e))?;
+    let folder = args.stick.join(stick::FOLDER);
+    let ca_pem = laptop_file(&ca.ca_pem())?;
+    let laptop_pem = laptop_file(&ca.laptop_pem())?;
     for (name, bytes) in
         [(stick::CA_FILE, ca_pem), (stick::LAPTOP_FILE, laptop_pem), (stick::FLEET_FILE, file.to_text().into_bytes())]
     {
+        // A fresh temporary file renamed into place: a link in the name's
+        // place is replaced, never written through.
         let path = folder.join(name);
-        wordjudge::outside_files::write_atomically(&path, &bytes).map_err(|e| FleetSetupError::StickIo(path.clone(), e))?;
+        outside_files::write_atomically(&path, &bytes).map_err(|e| FleetSetupError::StickIo(path.clone(), e))?;
     }
     let network = match (&file.address, &file.gateway) {
         (Some(a), Some(g)) => format!("{a}, gateway {g}"),
@@ -340,63 +415,407 @@ fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     Ok(text)
 }
 
-/// `fleet sign`: every request on the stick whose certificate is missing or
-/// older, signed; a request that fails its checks is named and left unsigned.
-/// Returns the report and how many were refused.
-fn sign(args: &SignArgs) -> Result<(String, usize), FleetSetupError> {
+fn requests_folder() -> String {
+    format!("{}/{}", stick::FOLDER, stick::REQUESTS)
+}
+
+fn certificates_folder() -> String {
+    format!("{}/{}", stick::FOLDER, stick::CERTIFICATES)
+}
+
+/// A certificate of the laptop's CA folder, read the one bounded way.
+fn laptop_file(path: &Path) -> Result<Vec<u8>, FleetSetupError> {
+    outside_files::read_small_file_nofollow(path, stick::MAX_STICK_FILE).map_err(FleetSetupError::StickFile)
+}
+
+/// Most entries of `requests/` one `fleet sign` looks at: an event's
+/// stations many times over; a stick holding more is told so.
+const MAX_REQUESTS: usize = 1000;
+
+/// `fleet sign`: every request on the stick, checked and, when it is due,
+/// signed. Every stick file is read without following a link, regular
+/// files only, at most [`stick::MAX_STICK_FILE`] bytes, and copied into a
+/// private folder of the laptop; openssl reads and writes only there, and
+/// only a finished certificate is put on the stick (`write_atomically`). A
+/// request for a name that already has a certificate of another key is
+/// refused unless `--replace NAME`; a certificate on the stick that this CA
+/// did not issue for the name is named as planted and replaced or removed.
+/// Nothing new is signed without the director's confirmation of the
+/// request's key code (`--accept NAME=CODE`, or a yes at the terminal).
+/// Returns the report and how many were refused (or planted) or wait.
+fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> {
     let ca = EventCa::open(&args.ca_dir).map_err(FleetSetupError::Ca)?;
-    let folder = args.stick.join(stick::FOLDER);
-    let stick_ca = folder.join(stick::CA_FILE);
-    if !stick_ca.is_file() {
-        return Err(FleetSetupError::NoStick(folder));
+    if !args.stick.is_dir() {
+        return Err(FleetSetupError::NoStick(args.stick.clone()));
+    }
+    let folder = match stick::real_folder(&args.stick, stick::FOLDER, false) {
+        Ok(folder) => folder,
+        Err(StickFolderError::Missing(_)) => return Err(FleetSetupError::NoStick(args.stick.join(stick::FOLDER))),
+        Err(e) => return Err(FleetSetupError::StickFolder(e)),
+    };
+    // The laptop's own private folder (mode 0700): openssl's only files.
+    let private = tempfile::Builder::new()
+        .prefix("wordjudge-fleet-sign-")
+        .tempdir()
+        .map_err(|e| FleetSetupError::Serve("make a private folder", e))?;
+    let stick_ca = private.path().join("stick-ca.pem");
+    match outside_files::read_small_file_nofollow(&folder.join(stick::CA_FILE), stick::MAX_STICK_FILE) {
+        Ok(bytes) => outside_files::write_atomically(&stick_ca, &bytes).map_err(|e| FleetSetupError::StickIo(stick_ca.clone(), e))?,
+        Err(e) if e.is_not_found() => return Err(FleetSetupError::NoStick(folder)),
+        Err(e) => return Err(FleetSetupError::StickFile(e)),
     }
     let ours = EventCa::fingerprint(&ca.ca_pem()).map_err(FleetSetupError::Ca)?;
     let theirs = EventCa::fingerprint(&stick_ca).map_err(FleetSetupError::Ca)?;
     if ours != theirs {
         return Err(FleetSetupError::OtherEvent { stick: theirs, ours });
     }
-    let requests = folder.join(stick::REQUESTS);
-    let certificates = folder.join(stick::CERTIFICATES);
-    std::fs::create_dir_all(&certificates).map_err(|e| FleetSetupError::StickIo(certificates.clone(), e))?;
-    let mut names: Vec<PathBuf> = std::fs::read_dir(&requests)
-        .map_err(|e| FleetSetupError::StickIo(requests.clone(), e))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "csr"))
-        .collect();
-    names.sort();
-    let (mut report, mut refused) = (String::new(), 0);
-    for request in names {
-        let name = request.file_stem().and_then(|n| n.to_str()).unwrap_or("").to_string();
-        if stick::check_station_name(&name).is_err() {
-            refused += 1;
-            report.push_str(&format!("refused  {}: {}\n", request.display(), StickError::BadStationName(name)));
+    let requests = match stick::real_folder(&args.stick, &requests_folder(), false) {
+        Ok(r) => r,
+        Err(StickFolderError::Missing(r)) => {
+            return Ok((format!("no requests in {}: has a station joined with this stick yet?\n", r.display()), Tally::default()))
+        }
+        Err(e) => return Err(FleetSetupError::StickFolder(e)),
+    };
+    let certificates = stick::real_folder(&args.stick, &certificates_folder(), true).map_err(FleetSetupError::StickFolder)?;
+    let listing = outside_files::list_folder(&requests, MAX_REQUESTS).map_err(|e| FleetSetupError::StickIo(requests.clone(), e))?;
+    let (mut report, mut tally) = (String::new(), Tally::default());
+    let ask = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    let place = Place { ca: &ca, certificates: &certificates, private: private.path(), replace: &args.replace, accept: &args.accept, ask };
+    for entry in &listing.entries {
+        let Some(name) = entry.name.strip_suffix(".csr") else { continue };
+        if stick::check_station_name(name).is_err() {
+            tally.refused += 1;
+            // The name as it came from the stick, escaped: it may hold an
+            // escape sequence meant for the director's terminal.
+            report.push_str(&format!(
+                "refused  {}: {}\n",
+                wordjudge::word::printable(&entry.name, 80),
+                StickError::BadStationName(name.to_string())
+            ));
             continue;
         }
-        let out = certificates.join(format!("{name}.pem"));
-        let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        if modified(out.as_path()).is_some() && modified(out.as_path()) >= modified(request.as_path()) {
-            report.push_str(&format!("kept     {name}: signed before\n"));
+        let (lines, more) = place.sign_one(&entry.path, name)?;
+        report.push_str(&lines);
+        tally.refused += more.refused;
+        tally.waiting += more.waiting;
+    }
+    // Certificates on the stick with no request this time: each must be
+    // the one this CA issued for its name, or it is named as planted and
+    // removed (a station would refuse it; the director should know).
+    let asked: Vec<&str> = listing.entries.iter().filter_map(|e| e.name.strip_suffix(".csr")).collect();
+    let answers = outside_files::list_folder(&certificates, MAX_REQUESTS).map_err(|e| FleetSetupError::StickIo(certificates.clone(), e))?;
+    for entry in &answers.entries {
+        let Some(name) = entry.name.strip_suffix(".pem") else { continue };
+        if asked.contains(&name) {
             continue;
         }
-        let partial = certificates.join(format!(".{name}.pem.new"));
-        match ca.sign_station(&request, &name, &partial) {
-            Ok(()) => {
-                std::fs::rename(&partial, &out).map_err(|e| FleetSetupError::StickIo(out.clone(), e))?;
-                let fp = EventCa::fingerprint(&out).map_err(FleetSetupError::Ca)?;
-                report.push_str(&format!("signed   {name}: {} (sha256 {fp})\n", out.display()));
-            }
-            Err(e) => {
-                let _ = std::fs::remove_file(&partial);
-                refused += 1;
-                report.push_str(&format!("refused  {name}: {e}\n"));
-            }
-        }
+        let shown = wordjudge::word::printable(&entry.name, 80);
+        let issued = if stick::station_name_is_valid(name) { ca.issued(name).map_err(FleetSetupError::Ca)? } else { None };
+        let why = match outside_files::read_small_file_nofollow(&entry.path, stick::MAX_STICK_FILE) {
+            Ok(bytes) if issued.as_ref().is_some_and(|(_, ours)| *ours == bytes) => continue,
+            Ok(_) => "it is not a certificate this CA issued for that name".to_string(),
+            Err(e) => e.to_string(),
+        };
+        tally.refused += 1;
+        let _ = std::fs::remove_file(&entry.path);
+        report.push_str(&format!("planted  {shown}: {why}; removed from the stick\n"));
+    }
+    if listing.left_out > 0 {
+        tally.refused += 1;
+        report.push_str(&format!(
+            "refused  {} more entries in {}: only the first {MAX_REQUESTS} are looked at\n",
+            listing.left_out,
+            requests.display()
+        ));
     }
     if report.is_empty() {
         report = format!("no requests in {}: has a station joined with this stick yet?\n", requests.display());
     }
-    Ok((report, refused))
+    Ok((report, tally))
+}
+
+/// Requests `fleet sign` did not sign: refused, or waiting for the
+/// director to confirm their key's code.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    refused: usize,
+    waiting: usize,
+}
+
+/// What `fleet sign` signs with and where, and what the director said.
+struct Place<'a> {
+    ca: &'a EventCa,
+    certificates: &'a Path,
+    private: &'a Path,
+    replace: &'a [String],
+    accept: &'a [(String, String)],
+    /// Whether to ask at the terminal about a request not accepted by `--accept`.
+    ask: bool,
+}
+
+/// Whether the director confirmed a request's key.
+enum Confirmed {
+    Yes,
+    /// `--accept` gave another code for the name.
+    OtherCode(String),
+    Waiting,
+}
+
+impl Place<'_> {
+    /// One request, `name` checked: the report's lines, and how many
+    /// refusals they hold. An `Err` only when the stick cannot be written.
+    fn sign_one(&self, request: &Path, name: &str) -> Result<(String, Tally), FleetSetupError> {
+        let refuse = |why: String| Ok((format!("refused  {name}: {why}\n"), Tally { refused: 1, waiting: 0 }));
+        let bytes = match outside_files::read_small_file_nofollow(request, stick::MAX_STICK_FILE) {
+            Ok(bytes) => bytes,
+            Err(e) => return refuse(e.to_string()),
+        };
+        let copy = self.private.join(format!("{name}.csr"));
+        outside_files::write_atomically(&copy, &bytes).map_err(|e| FleetSetupError::StickIo(copy.clone(), e))?;
+        let key = match EventCa::check_request(&copy, name) {
+            Ok(pem) => pem,
+            Err(CaError::Request { problem, .. }) => return refuse(format!("{}: {problem}", request.display())),
+            Err(e) => return refuse(e.to_string()),
+        };
+        let Some(key) = stick::public_key_der(&key) else { return refuse("its public key cannot be read".into()) };
+        let code = stick::key_code(&key);
+        let issued = self.ca.issued(name).map_err(FleetSetupError::Ca)?;
+        let issued_key = match &issued {
+            Some((path, _)) => {
+                let pem = EventCa::certificate_public_key(path).map_err(FleetSetupError::Ca)?;
+                stick::public_key_der(&pem)
+            }
+            None => None,
+        };
+        let on_stick = self.certificates.join(format!("{name}.pem"));
+        let there = std::fs::symlink_metadata(&on_stick).is_ok();
+        let planted = if !there {
+            None
+        } else {
+            match outside_files::read_small_file_nofollow(&on_stick, stick::MAX_STICK_FILE) {
+                Ok(bytes) if issued.as_ref().is_some_and(|(_, ours)| *ours == bytes) => None,
+                Ok(_) => Some(format!("it is not the certificate this CA issued for {name}")),
+                Err(e) => Some(e.to_string()),
+            }
+        };
+        let (mut report, mut tally) = (String::new(), Tally::default());
+        if let Some(why) = &planted {
+            tally.refused += 1;
+            report.push_str(&format!("planted  {name}: {}: {why}; refused, not left for the station\n", on_stick.display()));
+        }
+        let put = |bytes: &[u8]| outside_files::write_atomically(&on_stick, bytes).map_err(|e| FleetSetupError::StickIo(on_stick.clone(), e));
+        match (&issued, issued_key) {
+            (Some((_, ours)), Some(k)) if k == key => {
+                if there && planted.is_none() {
+                    report.push_str(&format!("kept     {name}: signed before (key {code})\n"));
+                } else {
+                    put(ours)?;
+                    report.push_str(&format!("restored {name}: the certificate signed before for this key (key {code})\n"));
+                }
+            }
+            (Some(_), k) if !self.replace.iter().any(|r| r == name) => {
+                tally.refused += 1;
+                let old = k.map(|k| stick::key_code(&k)).unwrap_or_else(|| "unreadable".into());
+                report.push_str(&format!(
+                    "refused  {name}: {name} already has a certificate of another key ({old}); this request's key is {code}. \
+                     If that station made a new key (reflashed, or left the fleet), sign it with --replace {name}\n"
+                ));
+                if planted.is_some() {
+                    // Never left for a station to find; removing a link removes the link only.
+                    let _ = std::fs::remove_file(&on_stick);
+                }
+            }
+            (previous, _) => {
+                // A new key for the name: signed only once the director
+                // has matched its code with the one the station shows.
+                let unsigned = match self.confirmed(name, &code) {
+                    Confirmed::Yes => None,
+                    Confirmed::OtherCode(given) => {
+                        tally.refused += 1;
+                        Some(format!(
+                            "refused  {name}: --accept gives the code {given}, and this request's key is {code}: \
+                             not the request of the station that showed {given}\n"
+                        ))
+                    }
+                    Confirmed::Waiting => {
+                        tally.waiting += 1;
+                        Some(format!(
+                            "waiting  {name}: key {code}; if the station {name} shows this code, sign it with \
+                             --accept {name}={code}\n"
+                        ))
+                    }
+                };
+                let out = self.private.join(format!("{name}.pem"));
+                let failed = match unsigned {
+                    Some(line) => Some(line),
+                    None => self.ca.sign_station(&copy, name, &out).err().map(|e| {
+                        tally.refused += 1;
+                        format!("refused  {name}: {e}\n")
+                    }),
+                };
+                if let Some(line) = failed {
+                    report.push_str(&line);
+                    if planted.is_some() {
+                        let _ = std::fs::remove_file(&on_stick);
+                    }
+                    return Ok((report, tally));
+                }
+                let bytes = laptop_file(&out)?;
+                put(&bytes)?;
+                let fp = EventCa::fingerprint(&out).map_err(FleetSetupError::Ca)?;
+                report.push_str(&format!(
+                    "signed   {name}: {} (sha256 {fp}, key {code}){}\n",
+                    on_stick.display(),
+                    if previous.is_some() { "; it replaces the certificate of the name's other key (--replace)" } else { "" }
+                ));
+            }
+        }
+        Ok((report, tally))
+    }
+
+    /// The director's word on `name`'s key `code`: `--accept`, else a
+    /// question at the terminal, else waiting.
+    fn confirmed(&self, name: &str, code: &str) -> Confirmed {
+        let want = normal_code(code).unwrap_or_default();
+        if let Some((_, given)) = self.accept.iter().find(|(n, _)| n == name) {
+            return if *given == want { Confirmed::Yes } else { Confirmed::OtherCode(given.clone()) };
+        }
+        if !self.ask {
+            return Confirmed::Waiting;
+        }
+        eprint!("wordjudge: a request for {name}, key {code}. Is this the code on {name}'s screen? Sign it? [y/N] ");
+        let mut answer = String::new();
+        let _ = std::io::BufRead::read_line(&mut std::io::stdin().lock(), &mut answer);
+        if matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+            Confirmed::Yes
+        } else {
+            Confirmed::Waiting
+        }
+    }
+}
+
+/// The station's audit log, for `fleet join` and `leave` on the command
+/// line to record what they did (`fleet_joined`, `fleet_left`) as the
+/// menu does; an error, and nothing done, where there is no station to
+/// record in (no usable config, no audit folder) or the kiosk holds it.
+fn station_log(context: &super::Context) -> Result<wordjudge::recorder::AuditLog, String> {
+    let loaded = &context.loaded;
+    if !loaded.usable() {
+        return Err(format!(
+            "this is no station: its config {} is not usable, so there is no audit log to record the fleet in",
+            loaded.path.display()
+        ));
+    }
+    let dir = &loaded.config.audit_dir;
+    if !outside_files::is_real_dir(dir) {
+        return Err(format!(
+            "this is no station: its audit folder {} is not there (the kiosk makes it at its first start; give the \
+             station's config with --config), and joining or leaving a fleet is recorded there",
+            dir.display()
+        ));
+    }
+    let log = wordjudge::recorder::AuditLog::open(dir, &loaded.config.station_name)
+        .map_err(|busy| format!("{busy}: the kiosk is running; join or leave from its director menu"))?;
+    if let Some(problem) = log.problem() {
+        return Err(format!("the audit log cannot be written ({problem}), so joining or leaving would go unrecorded"));
+    }
+    Ok(log)
+}
+
+/// A record in the station's log, and the journal's copy sent before the
+/// program ends.
+fn record(log: &mut wordjudge::recorder::AuditLog, event: wordjudge::audit::AuditEvent) {
+    if !log.record_event(event) {
+        eprintln!("wordjudge: the record could not be written to the audit log: {}", log.problem().unwrap_or_default());
+    }
+    log.flush_journal(std::time::Duration::from_secs(2));
+}
+
+/// `fleet join` on a station: one visit of the stick, recorded.
+fn join_here(context: &super::Context, args: &JoinArgs) -> ExitCode {
+    let mut log = match station_log(context) {
+        Ok(log) => log,
+        Err(why) => return super::fail(format!("{why}; nothing changed")),
+    };
+    let stick_name = format!("command line, {}", wordjudge::word::printable(&args.stick.to_string_lossy(), 120));
+    use wordjudge::audit::AuditEvent;
+    match join::visit(&args.stick.join(stick::FOLDER), &args.fleet_dir, &args.station) {
+        Ok(step) => {
+            match &step {
+                JoinStep::Joined(j) => record(
+                    &mut log,
+                    AuditEvent::FleetJoined {
+                        fleet: j.event.clone(),
+                        certificate_name: j.station.clone(),
+                        upload_url: j.upload_url.clone(),
+                        ca_sha256: j.ca_sha256.clone(),
+                        certificate_sha256: j.certificate_sha256.clone(),
+                        laptop_sha256: j.laptop_sha256.clone(),
+                        stick: stick_name,
+                    },
+                ),
+                JoinStep::Requested { replaced, .. } => record(
+                    &mut log,
+                    AuditEvent::UsbStick {
+                        action: format!(
+                            "fleet request for {} left on it{}",
+                            args.station,
+                            if *replaced { " (the certificate there was for another key)" } else { "" }
+                        ),
+                        stick: stick_name,
+                    },
+                ),
+                JoinStep::AlreadyJoined(j) => record(
+                    &mut log,
+                    AuditEvent::UsbStick { action: format!("fleet stick: already in the fleet of {}", j.event), stick: stick_name },
+                ),
+            }
+            print!("{}", join_report(&step));
+            if matches!(step, JoinStep::Requested { .. }) {
+                match join::pending_code(&args.fleet_dir) {
+                    Ok(Some(code)) => println!("pairing code: {code} (the laptop's `fleet sign` lists the request with it)"),
+                    Ok(None) => {}
+                    Err(e) => eprintln!("wordjudge: the pairing code cannot be shown: {e}"),
+                }
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            record(&mut log, AuditEvent::FleetRefused { stick: stick_name, reason: e.to_string() });
+            super::fail(format!("{e}; nothing changed"))
+        }
+    }
+}
+
+/// `fleet leave` on a station, recorded.
+fn leave_here(context: &super::Context, args: &LeaveArgs) -> ExitCode {
+    let mut log = match station_log(context) {
+        Ok(log) => log,
+        Err(why) => return super::fail(format!("{why}; nothing changed")),
+    };
+    match join::leave(&args.fleet_dir) {
+        Ok(Some(was)) => {
+            record(
+                &mut log,
+                wordjudge::audit::AuditEvent::FleetLeft {
+                    fleet: was.event.clone(),
+                    upload_url: was.upload_url.clone(),
+                    ca_sha256: was.ca_sha256.clone(),
+                },
+            );
+            println!(
+                "left the fleet of {} (this station no longer sends to {})",
+                wordjudge::word::printable(&was.event, 64),
+                was.upload_url
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(None) => {
+            println!("this station is in no fleet; its fleet folder holds no key any more");
+            ExitCode::SUCCESS
+        }
+        Err(e) => super::fail(e),
+    }
 }
 
 /// `fleet serve`: the stations' uploads received until stopped. Two
@@ -415,6 +834,15 @@ fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
     let ca = match EventCa::open(&args.ca_dir) {
         Ok(ca) => ca,
         Err(e) => return Err(FleetSetupError::Ca(e)),
+    };
+    // One address, the laptop's on the stations' network, never every
+    // address the laptop has (a café's Wi-Fi, a phone's hotspot).
+    let listen = match args.listen {
+        Some(address) => address,
+        None => {
+            let host = ca.laptop_host().map_err(FleetSetupError::Ca)?.unwrap_or_default();
+            host.parse::<std::net::Ipv4Addr>().map_err(|_| FleetSetupError::NoListenAddress(host))?
+        }
     };
     let Some(program) = ["/usr/lib/systemd/systemd-journal-remote", "/lib/systemd/systemd-journal-remote"]
         .into_iter()
@@ -455,15 +883,15 @@ fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    let listen = format!(
-        "OPENSSL-LISTEN:{},reuseaddr,fork,cert={},key={},cafile={},verify=1,openssl-min-proto-version=TLS1.2",
+    let socat_listen = format!(
+        "OPENSSL-LISTEN:{},bind={listen},reuseaddr,fork,cert={},key={},cafile={},verify=1,openssl-min-proto-version=TLS1.2",
         args.port,
         ca.laptop_pem().display(),
         ca.laptop_key().display(),
         ca.ca_pem().display()
     );
     let mut front = Command::new("socat");
-    front.arg(listen).arg(format!("UNIX-CONNECT:{}", socket.display()));
+    front.arg(socat_listen).arg(format!("UNIX-CONNECT:{}", socket.display()));
     let front = match ends_with_us(&mut front).spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -476,7 +904,7 @@ fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
         }
     };
     eprintln!(
-        "wordjudge: receiving on port {} (TLS: only stations whose certificate the event's CA signed) into {}",
+        "wordjudge: receiving on {listen}:{} (TLS: only stations whose certificate the event's CA signed) into {}",
         args.port,
         output.display()
     );
@@ -557,7 +985,7 @@ fn status(args: &StatusArgs) -> Result<String, StatusError> {
     let tz = jiff::tz::TimeZone::system();
     if let Some(path) = &args.html {
         let page = render::html(&status, now, &tz);
-        wordjudge::outside_files::write_atomically(path, page.as_bytes())
+        outside_files::write_atomically(path, page.as_bytes())
             .map_err(|e| StatusError::WriteHtml(path.clone(), e))?;
     }
     Ok(render::text(&status, now, &tz))
@@ -578,9 +1006,12 @@ fn source_args(args: &StatusArgs) -> Result<Vec<String>, StatusError> {
         return Ok(out);
     }
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
-    let entries = std::fs::read_dir(&dir).map_err(|e| StatusError::Unreadable(dir.clone(), e))?;
-    let journal = |p: &Path| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(".journal") || n.ends_with(".journal~"));
-    if !entries.flatten().any(|e| journal(&e.path())) {
+    // The folder the director named, a link or not (resolved first); its
+    // entries listed the one bounded way.
+    let real = std::fs::canonicalize(&dir).map_err(|e| StatusError::Unreadable(dir.clone(), e))?;
+    let listing = outside_files::list_folder(&real, 100_000).map_err(|e| StatusError::Unreadable(dir.clone(), e))?;
+    let journal = |n: &str| n.ends_with(".journal") || n.ends_with(".journal~");
+    if !listing.entries.iter().any(|e| e.kind == outside_files::EntryKind::File && journal(&e.name)) {
         return Err(StatusError::NoJournalFiles(dir));
     }
     Ok(vec![format!("--directory={}", dir.display())])

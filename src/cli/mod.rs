@@ -162,7 +162,7 @@ pub fn run(gui: GuiRunner) -> ExitCode {
         Command::Audit(command) => audit::run(&context, command),
         Command::Gpio(command) => gpio::run(&context, command),
         Command::Config(command) => config::run(context, command),
-        Command::Fleet(command) => fleet::run(command),
+        Command::Fleet(command) => fleet::run(&context, command),
         Command::Kiosk(_) | Command::Screenshot(_) | Command::Stick(_) | Command::CheckPinChild => {
             unreachable!("handled above")
         }

@@ -11,7 +11,7 @@
 //! | `ca.key`, `ca.pem` | the CA: its key never leaves this folder |
 //! | `laptop.key`, `laptop.pem` | the laptop's key and certificate (serverAuth, named for the upload address's host) |
 //! | `ca.srl` | openssl's serial counter |
-//! | `signed/NAME.pem` | a copy of every station certificate signed |
+//! | `signed/NAME.pem` | the last certificate signed for each station: what `fleet sign` tells a certificate this CA issued from a planted one by, and a key already paired with a name from a new one |
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -28,6 +28,8 @@ pub enum CaError {
     Io(PathBuf, std::io::Error),
     NotACa(PathBuf),
     Request { file: PathBuf, problem: String },
+    /// A file could not be read (missing, a link, not a regular file, too large).
+    Read(crate::outside_files::BoundedReadError),
 }
 
 impl fmt::Display for CaError {
@@ -44,11 +46,20 @@ impl fmt::Display for CaError {
                 dir.display()
             ),
             CaError::Request { file, problem } => write!(f, "{}: {problem}", file.display()),
+            CaError::Read(e) => write!(f, "{e}"),
         }
     }
 }
 
-impl std::error::Error for CaError {}
+impl std::error::Error for CaError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CaError::Io(_, e) => Some(e),
+            CaError::Read(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// The CA folder.
 pub struct EventCa {
@@ -126,8 +137,9 @@ impl EventCa {
         }
     }
 
-    /// The host the laptop's certificate names (its subjectAltName).
-    fn laptop_host(&self) -> Result<Option<String>, CaError> {
+    /// The host the laptop's certificate names (its subjectAltName): the
+    /// address `fleet setup` was given for the laptop.
+    pub fn laptop_host(&self) -> Result<Option<String>, CaError> {
         if !self.laptop_pem().exists() {
             return Ok(None);
         }
@@ -157,22 +169,54 @@ impl EventCa {
         Ok(())
     }
 
-    /// Signs a station's request: its signature checked, its subject one
-    /// CN that is `name`, a client certificate written to `out` (and a copy
-    /// kept in `signed/`).
-    pub fn sign_station(&self, request: &Path, name: &str, out: &Path) -> Result<(), CaError> {
+    /// Checks a station's request (its signature, its subject one CN that
+    /// is `name`) and returns its public key in PEM.
+    pub fn check_request(request: &Path, name: &str) -> Result<String, CaError> {
         let bad = |problem: String| CaError::Request { file: request.to_path_buf(), problem };
-        let subject = openssl("read a station's request", &["req", "-in", path_str(request)?, "-noout", "-verify", "-subject", "-nameopt", "RFC2253"])
-            .map_err(|e| bad(format!("not a certificate request with a good signature ({e})")))?;
-        let subject = subject.lines().find_map(|l| l.strip_prefix("subject=")).unwrap_or("").trim().to_string();
+        let out = openssl(
+            "read a station's request",
+            &["req", "-in", path_str(request)?, "-noout", "-verify", "-subject", "-pubkey", "-nameopt", "RFC2253"],
+        )
+        .map_err(|e| bad(format!("not a certificate request with a good signature ({e})")))?;
+        let subject = out.lines().find_map(|l| l.strip_prefix("subject=")).unwrap_or("").trim().to_string();
         if subject != format!("CN={name}") {
             return Err(bad(format!("it names {}, not CN={name}", crate::word::quote(&subject))));
         }
+        match out.find("-----BEGIN PUBLIC KEY-----") {
+            Some(at) => Ok(out[at..].to_string()),
+            None => Err(bad("openssl printed no public key for it".into())),
+        }
+    }
+
+    /// A certificate's public key in PEM.
+    pub fn certificate_public_key(certificate: &Path) -> Result<String, CaError> {
+        openssl("read a certificate's public key", &["x509", "-in", path_str(certificate)?, "-noout", "-pubkey"])
+    }
+
+    /// The certificate this CA last issued for station `name` (its copy in
+    /// `signed/`), if it issued one.
+    pub fn issued(&self, name: &str) -> Result<Option<(PathBuf, Vec<u8>)>, CaError> {
+        let path = self.dir.join("signed").join(format!("{name}.pem"));
+        match crate::outside_files::read_small_file_nofollow(&path, super::stick::MAX_STICK_FILE) {
+            Ok(bytes) => Ok(Some((path, bytes))),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(CaError::Read(e)),
+        }
+    }
+
+    /// Signs a station's request: its signature checked, its subject one
+    /// CN that is `name`, a client certificate written to `out` (a file of
+    /// the laptop's private folder, never one on a stick) and a copy kept
+    /// in `signed/` (what [`Self::issued`] reads).
+    pub fn sign_station(&self, request: &Path, name: &str, out: &Path) -> Result<(), CaError> {
+        Self::check_request(request, name)?;
         let extensions = "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=critical,CA:FALSE\n";
         self.sign_request(request, extensions, out)?;
         let kept = self.dir.join("signed");
         std::fs::create_dir_all(&kept).map_err(|e| CaError::Io(kept.clone(), e))?;
-        std::fs::copy(out, kept.join(format!("{name}.pem"))).map_err(|e| CaError::Io(kept.clone(), e))?;
+        let bytes = crate::outside_files::read_small_file_nofollow(out, super::stick::MAX_STICK_FILE).map_err(CaError::Read)?;
+        let copy = kept.join(format!("{name}.pem"));
+        crate::outside_files::write_atomically(&copy, &bytes).map_err(|e| CaError::Io(copy.clone(), e))?;
         Ok(())
     }
 

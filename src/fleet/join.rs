@@ -141,6 +141,9 @@ pub enum JoinError {
     CaNotAlone { certificates: usize },
     /// openssl could not make the key or request, or read a certificate.
     Openssl(CaError),
+    /// A file of the station's own fleet folder could not be read (read
+    /// the one bounded way, [`crate::outside_files`], like any other).
+    Read(crate::outside_files::BoundedReadError),
     /// The fleet folder holds a file this module did not write in that form.
     Damaged(PathBuf, String),
 }
@@ -188,21 +191,44 @@ impl fmt::Display for JoinError {
                  `wordjudge fleet setup`"
             ),
             JoinError::Openssl(e) => write!(f, "{e}"),
+            JoinError::Read(e) => write!(f, "{e}"),
             JoinError::Damaged(path, problem) => write!(f, "{} is damaged: {problem}", path.display()),
         }
     }
 }
 
-impl std::error::Error for JoinError {}
+impl std::error::Error for JoinError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            JoinError::Io(_, e) => Some(e),
+            JoinError::StickFile(e) | JoinError::Read(e) => Some(e),
+            JoinError::Openssl(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// A small file of the station's own fleet folder, `None` if it is not
+/// there.
+fn own_text(path: &Path) -> Result<Option<String>, JoinError> {
+    match crate::outside_files::read_small_text_nofollow(path, MAX_STICK_FILE) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.is_not_found() => Ok(None),
+        Err(e) => Err(JoinError::Read(e)),
+    }
+}
+
+fn own_bytes(path: &Path) -> Result<Vec<u8>, JoinError> {
+    crate::outside_files::read_small_file_nofollow(path, MAX_STICK_FILE).map_err(JoinError::Read)
+}
 
 /// A fingerprint's first 16 hex digits, as the menu shows it.
 fn short(fingerprint: &str) -> &str {
     fingerprint.get(..16).unwrap_or(fingerprint)
 }
 
-/// Most bytes a fleet stick's file may have (a certificate is about 1 KB,
-/// `fleet.toml` a few hundred bytes).
-pub const MAX_STICK_FILE: u64 = 64 * 1024;
+/// Most bytes a fleet stick's file may have: [`stick::MAX_STICK_FILE`].
+pub use super::stick::MAX_STICK_FILE;
 
 /// Reads a file of the fleet stick: regular, not a link, not waited on,
 /// at most [`MAX_STICK_FILE`] bytes.
@@ -312,20 +338,36 @@ pub fn leave(fleet_dir: &Path) -> Result<Option<Joined>, JoinError> {
 /// What the station joined, if it has.
 pub fn joined(fleet_dir: &Path) -> Result<Option<Joined>, JoinError> {
     let path = fleet_dir.join(JOINED_FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => toml::from_str(&text).map(Some).map_err(|e| JoinError::Damaged(path, e.message().to_string())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(JoinError::Io(path, e)),
+    match own_text(&path)? {
+        Some(text) => toml::from_str(&text).map(Some).map_err(|e| JoinError::Damaged(path, e.message().to_string())),
+        None => Ok(None),
     }
 }
 
 /// The request waiting for its certificate, if there is one.
 pub fn read_pending(fleet_dir: &Path) -> Result<Option<Pending>, JoinError> {
     let path = fleet_dir.join(PENDING_FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Ok(toml::from_str(&text).ok()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(JoinError::Io(path, e)),
+    Ok(own_text(&path)?.and_then(|text| toml::from_str(&text).ok()))
+}
+
+/// The pairing code of the request waiting in the station's fleet folder
+/// (`station.csr`): the first 16 hex digits of the SHA-256 of its public
+/// key, grouped ([`stick::key_code`]), the code `fleet sign` lists the
+/// request with on the laptop. The station shows it after the first visit,
+/// so the director signs only the request this station made. `None` when
+/// no request waits.
+pub fn pending_code(fleet_dir: &Path) -> Result<Option<String>, JoinError> {
+    let request = fleet_dir.join(REQUEST_FILE);
+    if std::fs::symlink_metadata(&request).is_err() {
+        return Ok(None);
+    }
+    // Read the one bounded way first: a link or a FIFO there is refused.
+    own_bytes(&request)?;
+    let pem = openssl("read the request's public key", &["req", "-in", path_str(&request).map_err(JoinError::Openssl)?, "-noout", "-pubkey"])
+        .map_err(JoinError::Openssl)?;
+    match stick::public_key_der(&pem) {
+        Some(der) => Ok(Some(stick::key_code(&der))),
+        None => Err(JoinError::Damaged(request, "it holds no public key".into())),
     }
 }
 
@@ -364,7 +406,7 @@ fn read_stick(stick_folder: &Path, copies: &StickCopies) -> Result<FleetFile, Jo
 /// request rewritten at every visit would look new to `fleet sign` and be
 /// signed again).
 fn leave_request(stick_folder: &Path, request: &Path, station: &str, replaced: bool) -> Result<JoinStep, JoinError> {
-    let bytes = std::fs::read(request).map_err(|e| JoinError::Io(request.to_path_buf(), e))?;
+    let bytes = own_bytes(request)?;
     let requests = stick_folder.join(stick::REQUESTS);
     make_dir(&requests)?;
     // The request goes into the stick's own folder, never through a link
@@ -434,7 +476,7 @@ fn take_certificate(
     // The certificates first, the record of joining next, the uploader's
     // switch last: a power cut between leaves a station that has not joined.
     for (from, name) in [(answered, CERTIFICATE_FILE), (stick_ca.as_path(), CA_FILE)] {
-        let bytes = std::fs::read(from).map_err(|e| JoinError::Io(from.to_path_buf(), e))?;
+        let bytes = own_bytes(from)?;
         let to = fleet_dir.join(name);
         write_atomically(&to, &bytes).map_err(|e| JoinError::Io(to, e))?;
     }

@@ -168,12 +168,22 @@ pub struct Station {
     /// The last challenge number and when it was recorded.
     pub last_challenge: Option<(u64, i64)>,
     pub service: Service,
-    /// Warnings (problem records), oldest first: (time, what).
+    /// Warnings (problem records), oldest first: (time, what); the last
+    /// [`MAX_WARNINGS`] of them.
     pub warnings: Vec<(i64, String)>,
-    /// Where the received records do not link up.
+    /// Every warning, counted.
+    pub warnings_total: u64,
+    /// Where the received records do not link up: the first [`MAX_BREAKS`].
     pub breaks: Vec<LinkBreak>,
-    /// Gaps in the challenge numbers that the station's records explain.
+    /// Breaks found beyond those kept.
+    pub more_breaks: u64,
+    /// Gaps in the challenge numbers that the station's records explain
+    /// (the first [`MAX_BREAKS`]).
     pub explained: Vec<Range>,
+    /// Explained gaps beyond those kept.
+    pub more_explained: u64,
+    /// Entries from hosts beyond the [`MAX_HOSTS`] kept in `hosts`.
+    pub more_hosts: u64,
     /// Received records that carry a `seq` and `line_sha256` (checked).
     pub sealed: u64,
     /// Verdicts per hour (hour start, seconds since the epoch).
@@ -201,8 +211,12 @@ impl Station {
             last_challenge: None,
             service: Service::In,
             warnings: Vec::new(),
+            warnings_total: 0,
             breaks: Vec::new(),
+            more_breaks: 0,
             explained: Vec::new(),
+            more_explained: 0,
+            more_hosts: 0,
             sealed: 0,
             per_hour: BTreeMap::new(),
             mismatch: Vec::new(),
@@ -230,18 +244,18 @@ impl Station {
         self.sealed += 1;
         if let Some(code) = code {
             if SlipCode::of_line_hash(hash).map(|c| c.to_string()).as_deref() != Some(code) {
-                self.breaks.push(LinkBreak::CodeMismatch { seq });
+                self.push_break(LinkBreak::CodeMismatch { seq });
             }
         }
         match &self.last_seq {
             Some((last, last_hash)) if *last == seq => {
                 if last_hash != hash {
-                    self.breaks.push(LinkBreak::TwoHashes { seq });
+                    self.push_break(LinkBreak::TwoHashes { seq });
                 }
                 return;
             }
-            Some((last, _)) if seq < *last => self.breaks.push(LinkBreak::SeqWentBack { from: *last, to: seq }),
-            Some((last, _)) if seq > last + 1 => self.breaks.push(LinkBreak::RecordsMissing(Range(last + 1, seq - 1))),
+            Some((last, _)) if seq < *last => self.push_break(LinkBreak::SeqWentBack { from: *last, to: seq }),
+            Some((last, _)) if seq > last + 1 => self.push_break(LinkBreak::RecordsMissing(Range(last + 1, seq - 1))),
             _ => {}
         }
         self.last_seq = Some((seq, hash.to_string()));
@@ -256,30 +270,94 @@ impl Station {
             return; // the same record again (a held copy written later)
         }
         if n < last {
-            self.breaks.push(LinkBreak::ChallengeWentBack { from: last, to: n });
+            self.push_break(LinkBreak::ChallengeWentBack { from: last, to: n });
         } else if n > last + 1 {
-            // What the station said of the numbers between, one by one.
-            let said = |k: u64| {
-                skipped.iter().any(|[a, b]| (*a..=*b).contains(&k)) || self.lost.iter().any(|r| (r.0..=r.1).contains(&k))
-            };
-            let mut k = last + 1;
-            while k < n {
-                let start = k;
-                let explained = said(k);
-                while k < n && said(k) == explained {
-                    k += 1;
-                }
-                let range = Range(start, k - 1);
+            // The gap split by what the station said of it, range by range:
+            // never number by number (challenge 1 then 10^15 is one range).
+            let said: Vec<Range> =
+                skipped.iter().map(|[a, b]| Range(*a.min(b), *a.max(b))).chain(self.lost.iter().copied()).collect();
+            for (range, explained) in split_gap(Range(last + 1, n - 1), said) {
                 if explained {
-                    self.explained.push(range);
+                    self.push_explained(range);
                 } else {
-                    self.breaks.push(LinkBreak::ChallengesMissing(range));
+                    self.push_break(LinkBreak::ChallengesMissing(range));
                 }
             }
         }
         self.last_number = Some(n);
+        // What was lost below this number explains no later gap.
+        self.lost.retain(|r| r.1 > n);
+    }
+
+    /// A break kept, up to [`MAX_BREAKS`]; beyond, only counted.
+    fn push_break(&mut self, b: LinkBreak) {
+        if self.breaks.len() < MAX_BREAKS {
+            self.breaks.push(b);
+        } else {
+            self.more_breaks += 1;
+        }
+    }
+
+    fn push_explained(&mut self, r: Range) {
+        if self.explained.len() < MAX_BREAKS {
+            self.explained.push(r);
+        } else {
+            self.more_explained += 1;
+        }
+    }
+
+    /// A warning kept, the last [`MAX_WARNINGS`] of them; all are counted.
+    fn warn(&mut self, at: i64, what: String) {
+        self.warnings_total += 1;
+        if self.warnings.len() >= MAX_WARNINGS {
+            self.warnings.remove(0);
+        }
+        self.warnings.push((at, what));
     }
 }
+
+/// `gap` cut into consecutive ranges, each marked whether one of `said`
+/// covers it: in time and memory of the number of ranges said, whatever the
+/// gap's width.
+fn split_gap(gap: Range, mut said: Vec<Range>) -> Vec<(Range, bool)> {
+    said.retain(|r| r.1 >= gap.0 && r.0 <= gap.1);
+    said.sort_by_key(|r| r.0);
+    let mut out: Vec<(Range, bool)> = Vec::new();
+    let mut next = gap.0; // the first number not yet placed
+    let mut done = false;
+    for r in said {
+        let (start, end) = (r.0.max(gap.0), r.1.min(gap.1));
+        if done || end < next {
+            continue;
+        }
+        let start = start.max(next);
+        if start > next {
+            out.push((Range(next, start - 1), false));
+        }
+        match out.last_mut() {
+            Some((last, true)) if last.1 + 1 == start => last.1 = end,
+            _ => out.push((Range(start, end), true)),
+        }
+        if end == gap.1 {
+            done = true;
+        } else {
+            next = end + 1;
+        }
+    }
+    if !done {
+        out.push((Range(next, gap.1), false));
+    }
+    out
+}
+
+/// Breaks (and explained gaps) kept per station: the first ones name where
+/// it went wrong; the rest are counted ([`Station::more_breaks`]), so a
+/// journal of a million breaks costs a bounded memory and a bounded line.
+pub const MAX_BREAKS: usize = 20;
+/// Warnings kept per station (the last ones; all are counted).
+pub const MAX_WARNINGS: usize = 50;
+/// Hosts kept per station (more are counted).
+pub const MAX_HOSTS: usize = 16;
 
 /// The fleet as the entries given so far describe it.
 #[derive(Debug, Default)]
@@ -387,18 +465,22 @@ impl Fleet {
         station.last_seen_us = station.last_seen_us.max(time);
         if let Some(host) = field("_HOSTNAME") {
             if !station.hosts.contains(&host) {
-                station.hosts.push(host);
+                if station.hosts.len() < MAX_HOSTS {
+                    station.hosts.push(host);
+                } else {
+                    station.more_hosts += 1;
+                }
             }
         }
         if let (Some(seq), Some(hash)) = (seq, &hash) {
             station.seal(seq, hash, wj("code").as_deref());
         }
         if wj("audit_written").as_deref() == Some("false") && event != AUDIT_FAILING {
-            station.warnings.push((time, format!("not in the audit file (the log was failing): {message}")));
+            station.warn(time, format!("not in the audit file (the log was failing): {message}"));
         }
         let problem_event = body.as_ref().and_then(Body::event).is_some_and(|e| e.is_problem());
         if problem_event || priority.is_some_and(|p| p <= 4) || event == AUDIT_FAILING {
-            station.warnings.push((time, message.clone()));
+            station.warn(time, message.clone());
         }
         match EventKind::parse(&event) {
             Some(EventKind::Adjudication) => {
@@ -444,7 +526,10 @@ impl Fleet {
             }
             Some(EventKind::ChallengesLost) => {
                 if let Some(crate::audit::AuditEvent::ChallengesLost { first, last, .. }) = body.as_ref().and_then(Body::event) {
-                    station.lost.push(Range(*first, *last));
+                    if station.lost.len() >= MAX_BREAKS * 50 {
+                        station.lost.remove(0);
+                    }
+                    station.lost.push(Range(*first.min(last), *first.max(last)));
                 }
             }
             Some(EventKind::DisplayProblem) | Some(EventKind::JudgingFault) => {
@@ -512,5 +597,17 @@ mod tests {
         }
         assert_eq!(s.breaks, [LinkBreak::ChallengesMissing(Range(3, 3))]);
         assert_eq!(s.explained, [Range(4, 5)]);
+    }
+
+    #[test]
+    fn a_gap_is_split_by_what_was_said_range_by_range() {
+        let r = |a, b| Range(a, b);
+        assert_eq!(split_gap(r(2, 9), vec![]), [(r(2, 9), false)]);
+        assert_eq!(split_gap(r(2, 9), vec![r(1, 20)]), [(r(2, 9), true)]);
+        assert_eq!(
+            split_gap(r(2, 9), vec![r(5, 6), r(3, 3), r(4, 4), r(8, 30)]),
+            [(r(2, 2), false), (r(3, 6), true), (r(7, 7), false), (r(8, 9), true)]
+        );
+        assert_eq!(split_gap(r(2, u64::MAX - 1), vec![r(0, 1), r(3, 3)]), [(r(2, 2), false), (r(3, 3), true), (r(4, u64::MAX - 1), false)]);
     }
 }

@@ -59,11 +59,17 @@ pub fn links(station: &Station) -> String {
     } else if station.breaks.is_empty() {
         format!("ok over {} records", station.sealed)
     } else {
-        let breaks: Vec<String> = station.breaks.iter().map(LinkBreak::to_string).collect();
+        let mut breaks: Vec<String> = station.breaks.iter().map(LinkBreak::to_string).collect();
+        if station.more_breaks > 0 {
+            breaks.push(format!("and {} more break(s)", station.more_breaks));
+        }
         format!("BROKEN: {}", breaks.join("; "))
     };
     if !station.explained.is_empty() {
-        let ranges: Vec<String> = station.explained.iter().map(ToString::to_string).collect();
+        let mut ranges: Vec<String> = station.explained.iter().map(ToString::to_string).collect();
+        if station.more_explained > 0 {
+            ranges.push(format!("{} more range(s)", station.more_explained));
+        }
         let _ = write!(text, " (challenge {} not used, recorded)", ranges.join(", "));
     }
     text
@@ -85,13 +91,14 @@ pub fn state(station: &Station) -> String {
     }
     if station.hosts.len() > 1 {
         let hosts: Vec<String> = station.hosts.iter().map(|h| shown(h)).collect();
-        parts.push(format!("records from {} hosts: {}", hosts.len(), hosts.join(", ")));
+        let more = if station.more_hosts > 0 { format!(" and {} entries from more", station.more_hosts) } else { String::new() };
+        parts.push(format!("records from {} hosts: {}{more}", hosts.len(), hosts.join(", ")));
     }
     match (station.warnings.last(), &station.service) {
         (None, _) => {}
         // The out-of-service reason, already said.
-        (Some((_, last)), Service::Out(why)) if last == why => parts.push(format!("{} warning(s)", station.warnings.len())),
-        (Some((_, last)), _) => parts.push(format!("{} warning(s), last: {}", station.warnings.len(), shown(last))),
+        (Some((_, last)), Service::Out(why)) if last == why => parts.push(format!("{} warning(s)", station.warnings_total)),
+        (Some((_, last)), _) => parts.push(format!("{} warning(s), last: {}", station.warnings_total, shown(last))),
     }
     parts.join("; ")
 }

@@ -20,11 +20,14 @@
 //! takes the stick to each station twice (request, then certificate), and
 //! a copied stick holds nothing secret. The CA's own key stays on the laptop.
 //!
-//! This module only reads and checks what is on the stick; making keys and
-//! signing is [`super::ca`]'s.
+//! This module reads and checks what is on the stick: its folders only as
+//! real folders, never through a link ([`real_folder`]), its files at most
+//! [`MAX_STICK_FILE`] bytes, and the pairing code a request's key is known
+//! by ([`key_code`]); making keys and signing is [`super::ca`]'s.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// The folder on the stick, from its top.
 pub const FOLDER: &str = "wordjudge/fleet";
@@ -82,7 +85,8 @@ impl fmt::Display for StickError {
             StickError::Toml(e) => write!(f, "{FLEET_FILE} is not valid: {e}"),
             StickError::BadEvent(e) => write!(
                 f,
-                "the event's name {} must be 1 to 64 printable characters",
+                "the event's name {} must be 1 to 64 printable characters, not only spaces, without a control or \
+                 text-direction character (such as U+202E, which would reorder it on the stations' screens)",
                 crate::word::quote(e)
             ),
             StickError::BadUrl(u) => write!(
@@ -129,7 +133,7 @@ impl FleetFile {
 
     /// Every field in its form.
     pub fn check(&self) -> Result<(), StickError> {
-        if self.event.is_empty() || self.event.chars().count() > 64 || self.event.chars().any(char::is_control) {
+        if self.event.trim().is_empty() || self.event.chars().count() > 64 || !self.event.chars().all(event_name_char_allowed) {
             return Err(StickError::BadEvent(self.event.clone()));
         }
         upload_host_port(&self.upload_url)?;
@@ -148,6 +152,112 @@ impl FleetFile {
         }
         Ok(())
     }
+}
+
+/// Most bytes a fleet stick's file may have (a certificate or a request is
+/// about 1 KB, `fleet.toml` a few hundred bytes): a larger one is refused
+/// before a byte of it is read, on the laptop and on the station alike.
+pub const MAX_STICK_FILE: u64 = 64 * 1024;
+
+/// Why a folder on the stick is not one to read from or write into.
+#[derive(Debug)]
+pub enum StickFolderError {
+    /// A symbolic link in the folder's place (or in one of its parents'
+    /// under the stick): it could send every write anywhere, as the
+    /// laptop's user (root, often) or the station's.
+    Link(PathBuf),
+    /// A file, FIFO or device where the folder should be.
+    NotAFolder(PathBuf),
+    /// The folder is not there (and was not to be made).
+    Missing(PathBuf),
+    /// It could not be looked at or made.
+    Io(PathBuf, std::io::Error),
+}
+
+impl fmt::Display for StickFolderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = |p: &Path| crate::word::printable(&p.to_string_lossy(), 200);
+        match self {
+            StickFolderError::Link(p) => write!(
+                f,
+                "the stick's {} is a symbolic link, not a real folder: nothing is read from it or written through it",
+                shown(p)
+            ),
+            StickFolderError::NotAFolder(p) => write!(f, "the stick's {} is not a folder", shown(p)),
+            StickFolderError::Missing(p) => write!(f, "the stick has no {}", shown(p)),
+            StickFolderError::Io(p, e) => write!(f, "the stick's {}: {e}", shown(p)),
+        }
+    }
+}
+
+impl std::error::Error for StickFolderError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StickFolderError::Io(_, e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// `stick`/`relative` as a real folder: each part of `relative` under the
+/// stick's top, in turn, looked at without following it (`lstat`) and made
+/// when `create` and missing (`mkdir` makes no link's target either). The
+/// stick's top itself is the caller's (the director named it). A link or a
+/// file anywhere on the way is refused, so nothing is ever read through a
+/// link on a stick or written outside the stick's `wordjudge/` folder.
+pub fn real_folder(stick: &Path, relative: &str, create: bool) -> Result<PathBuf, StickFolderError> {
+    let mut path = stick.to_path_buf();
+    for part in relative.split('/').filter(|p| !p.is_empty()) {
+        path.push(part);
+        let mut made = false;
+        loop {
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.file_type().is_dir() => break,
+                Ok(m) if m.file_type().is_symlink() => return Err(StickFolderError::Link(path)),
+                Ok(_) => return Err(StickFolderError::NotAFolder(path)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && create && !made => {
+                    made = true;
+                    match std::fs::create_dir(&path) {
+                        Ok(()) => {}
+                        // Made meanwhile (or a dangling link): looked at again.
+                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                        Err(e) => return Err(StickFolderError::Io(path, e)),
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(StickFolderError::Missing(path)),
+                Err(e) => return Err(StickFolderError::Io(path, e)),
+            }
+        }
+    }
+    Ok(path)
+}
+
+/// The public key of a certificate request or certificate in PEM
+/// (`-----BEGIN PUBLIC KEY-----`, as `openssl … -pubkey` prints it) as its
+/// DER bytes; `None` if the text holds no such block.
+pub fn public_key_der(pem: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    let start = pem.find("-----BEGIN PUBLIC KEY-----")? + "-----BEGIN PUBLIC KEY-----".len();
+    let end = start + pem[start..].find("-----END PUBLIC KEY-----")?;
+    let body: String = pem[start..end].chars().filter(|c| !c.is_whitespace()).collect();
+    base64::engine::general_purpose::STANDARD.decode(body).ok()
+}
+
+/// A key's pairing code: the first 16 hex digits of the SHA-256 of its
+/// public key (DER), in groups of four (`3f9a-0c21-77de-b410`). The laptop
+/// lists each request with it, so the director can match a request with
+/// the station that made it.
+pub fn key_code(public_key_der: &[u8]) -> String {
+    let hex = crate::digest::sha256_hex(public_key_der);
+    [&hex[0..4], &hex[4..8], &hex[8..12], &hex[12..16]].join("-")
+}
+
+/// Whether `c` may be in an event's name: what a station's name allows
+/// ([`crate::config::station_name_char_allowed`]: no control character, no
+/// character that changes the direction of text), since the event's name is
+/// on the station's screen and in its audit records the same way.
+pub fn event_name_char_allowed(c: char) -> bool {
+    crate::config::station_name_char_allowed(c)
 }
 
 /// The host and port of an upload address `https://HOST:PORT`.
@@ -221,6 +331,10 @@ mod tests {
     fn each_field_out_of_form_is_refused_with_its_reason() {
         let cases: Vec<(FleetFile, &str)> = vec![
             (FleetFile { event: String::new(), ..sample() }, "the event's name"),
+            (FleetFile { event: "   ".into(), ..sample() }, "the event's name"),
+            (FleetFile { event: "Nationals \u{202E}6202".into(), ..sample() }, "text-direction character"),
+            (FleetFile { event: "Nat\u{2066}ionals".into(), ..sample() }, "text-direction character"),
+            (FleetFile { event: "Nat\u{1b}[2Jionals".into(), ..sample() }, "text-direction character"),
             (FleetFile { upload_url: "http://192.168.10.2:19532".into(), ..sample() }, "must be https://HOST:PORT"),
             (FleetFile { upload_url: "https://laptop".into(), ..sample() }, "must be https://HOST:PORT"),
             (FleetFile { upload_url: "https://laptop:19532/x".into(), ..sample() }, "must be https://HOST:PORT"),
@@ -238,6 +352,32 @@ mod tests {
         }
         let e = FleetFile::parse("event = \"x\"\nupload_url = \"https://a:1\"\nca_sha256 = \"\"\nport = 1\n").unwrap_err();
         assert!(matches!(e, StickError::Toml(_)), "{e}");
+    }
+
+    #[test]
+    fn pairing_codes_are_sixteen_hex_digits_of_the_public_keys_sha256_in_groups() {
+        let pem = "-----BEGIN PUBLIC KEY-----\nAAEC\nAw==\n-----END PUBLIC KEY-----\n";
+        let der = public_key_der(pem).unwrap();
+        assert_eq!(der, [0, 1, 2, 3]);
+        let hex = crate::digest::sha256_hex(&der);
+        assert_eq!(key_code(&der), format!("{}-{}-{}-{}", &hex[0..4], &hex[4..8], &hex[8..12], &hex[12..16]));
+        assert_eq!(public_key_der("no key here"), None);
+    }
+
+    #[test]
+    fn real_folders_are_made_and_links_on_the_way_refused() {
+        let stick = tempfile::tempdir().unwrap();
+        let made = real_folder(stick.path(), "wordjudge/fleet/requests", true).unwrap();
+        assert!(made.is_dir());
+        assert!(matches!(real_folder(stick.path(), "wordjudge/fleet/certificates", false), Err(StickFolderError::Missing(_))));
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), stick.path().join("wordjudge/fleet/certificates")).unwrap();
+        for create in [false, true] {
+            let e = real_folder(stick.path(), "wordjudge/fleet/certificates", create).unwrap_err();
+            assert!(matches!(e, StickFolderError::Link(_)), "{e}");
+            assert!(e.to_string().contains("symbolic link"), "{e}");
+        }
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0, "nothing made through the link");
     }
 
     #[test]

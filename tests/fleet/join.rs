@@ -14,14 +14,40 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+/// The station's config beside its fleet folder (as on the appliance), its
+/// audit folder made: `fleet join` and `leave` record in that log, and are
+/// refused where there is none.
+pub(crate) fn station_config(fleet_dir: &Path) -> PathBuf {
+    let home = fleet_dir.parent().unwrap();
+    let config = home.join("config.toml");
+    if !config.exists() {
+        let audit = home.join("audit");
+        std::fs::create_dir_all(&audit).unwrap();
+        std::fs::write(&config, format!("station_name = \"Table 1\"\naudit_dir = {:?}\n", audit.to_str().unwrap())).unwrap();
+    }
+    config
+}
+
 fn join(event: &Event, fleet_dir: &Path, station: &str) -> Output {
+    let config = station_config(fleet_dir);
     wordjudge(&[
-        "fleet", "join", "--stick", &event.path(&event.stick), "--station", station, "--fleet-dir", fleet_dir.to_str().unwrap(),
+        "--config", config.to_str().unwrap(), "fleet", "join", "--stick", &event.path(&event.stick), "--station", station,
+        "--fleet-dir", fleet_dir.to_str().unwrap(),
     ])
 }
 
+pub(crate) fn leave(fleet_dir: &Path) -> Output {
+    let config = station_config(fleet_dir);
+    wordjudge(&["--config", config.to_str().unwrap(), "fleet", "leave", "--fleet-dir", fleet_dir.to_str().unwrap()])
+}
+
+/// `fleet sign`, the director confirming every request's code.
 fn sign(event: &Event) -> Output {
-    wordjudge(&["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)])
+    crate::setup::sign_event(event, &[])
+}
+
+fn sign_replacing(event: &Event, name: &str) -> Output {
+    crate::setup::sign_event(event, &["--replace", name])
 }
 
 /// Every file in the station's fleet folder, with its bytes.
@@ -56,6 +82,9 @@ fn a_station_joins_in_two_visits_and_its_key_never_leaves_it() {
         assert!(!std::fs::read_to_string(f).unwrap_or_default().contains("PRIVATE KEY"), "{} holds a key", f.display());
     }
     assert!(!fleet_dir.join("upload.env").exists(), "no uploader before the certificate");
+    // The pairing code the station shows is the one the laptop lists the request with.
+    let code = crate::setup::key_code_of(&request).unwrap();
+    assert!(text(&first.stdout).contains(&format!("pairing code: {code}")), "{}", text(&first.stdout));
 
     // Back before the laptop signed: the same request, not written again.
     let modified = std::fs::metadata(&request).unwrap().modified().unwrap();
@@ -89,6 +118,10 @@ fn a_station_joins_in_two_visits_and_its_key_never_leaves_it() {
     assert!(joined.contains(&format!("laptop_sha256 = \"{laptop_fp}\"")), "{joined}");
     assert!(report.contains(&format!("laptop sha256 {laptop_fp}")), "{report}");
     assert!(!fleet_dir.join("station.csr").exists() && !fleet_dir.join("pending.toml").exists());
+    // Recorded in the station's audit log, as the menu records it.
+    let log = audit_text(&fleet_dir);
+    assert_eq!(log.matches("\"fleet_joined\"").count(), 1, "{log}");
+    assert!(log.contains(ca_line.split('"').nth(1).unwrap()), "the CA's fingerprint recorded: {log}");
 
     // A third visit changes nothing.
     let before = snapshot(&fleet_dir);
@@ -97,10 +130,54 @@ fn a_station_joins_in_two_visits_and_its_key_never_leaves_it() {
     assert_eq!(snapshot(&fleet_dir), before);
 
     // Leaving takes the uploader's settings, the certificates and the key.
-    let left = wordjudge(&["fleet", "leave", "--fleet-dir", fleet_dir.to_str().unwrap()]);
+    let left = leave(&fleet_dir);
     assert!(left.status.success(), "{}", text(&left.stderr));
     assert!(text(&left.stdout).contains("left the fleet of Nationals 2026"), "{}", text(&left.stdout));
     assert_eq!(snapshot(&fleet_dir), vec![], "nothing of the fleet is left");
+    assert_eq!(audit_text(&fleet_dir).matches("\"fleet_left\"").count(), 1, "{}", audit_text(&fleet_dir));
+}
+
+/// Every record of the station's audit log (beside its fleet folder).
+fn audit_text(fleet_dir: &Path) -> String {
+    let mut files = Vec::new();
+    every_file(&fleet_dir.parent().unwrap().join("audit"), &mut files);
+    files.sort();
+    files.iter().map(|f| String::from_utf8_lossy(&std::fs::read(f).unwrap()).into_owned()).collect()
+}
+
+/// Item 8 of issue 40: `fleet join` and `leave` on the command line where
+/// there is no station (no audit folder to record in) are refused, and
+/// change nothing; a visit refused is recorded as the menu records it.
+#[test]
+fn join_and_leave_on_the_command_line_are_refused_where_no_station_records_them() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let home = tempfile::tempdir().unwrap();
+    let fleet_dir = home.path().join("fleet");
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, format!("audit_dir = {:?}\n", home.path().join("no-audit").to_str().unwrap())).unwrap();
+    let (config_s, fleet_s) = (config.to_str().unwrap(), fleet_dir.to_str().unwrap());
+    for args in [
+        vec!["--config", config_s, "fleet", "join", "--stick", &event.path(&event.stick), "--station", "wj-01", "--fleet-dir", fleet_s],
+        vec!["--config", config_s, "fleet", "leave", "--fleet-dir", fleet_s],
+    ] {
+        let out = wordjudge(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stdout));
+        let e = text(&out.stderr);
+        assert!(e.contains("this is no station") && e.contains("nothing changed"), "{args:?}: {e}");
+        assert!(!fleet_dir.exists(), "{args:?} made the fleet folder");
+    }
+    assert!(!home.path().join("no-audit").exists());
+    // A station: a refused stick is recorded (`fleet_refused`), as from the menu.
+    std::fs::remove_file(&config).unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let config = station_config(&fleet_dir);
+    let out = wordjudge(&[
+        "--config", config.to_str().unwrap(), "fleet", "join", "--stick", empty.path().to_str().unwrap(), "--station", "wj-01",
+        "--fleet-dir", fleet_s,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(audit_text(&fleet_dir).matches("\"fleet_refused\"").count(), 1, "{}", audit_text(&fleet_dir));
 }
 
 #[test]
@@ -142,7 +219,11 @@ fn a_wrong_stick_or_certificate_changes_nothing() {
 
     // No fleet folder at all.
     let empty = tempfile::tempdir().unwrap();
-    let out = wordjudge(&["fleet", "join", "--stick", empty.path().to_str().unwrap(), "--station", "wj-01", "--fleet-dir", fleet_dir.to_str().unwrap()]);
+    let config = station_config(&fleet_dir);
+    let out = wordjudge(&[
+        "--config", config.to_str().unwrap(), "fleet", "join", "--stick", empty.path().to_str().unwrap(), "--station", "wj-01",
+        "--fleet-dir", fleet_dir.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("has no fleet folder"), "{}", text(&out.stderr));
     assert!(!fleet_dir.exists());
@@ -190,18 +271,23 @@ fn a_wrong_stick_or_certificate_changes_nothing() {
     let stale_dir = tempfile::tempdir().unwrap();
     let stale = station_request(stale_dir.path(), "wj-01", "wj-01");
     std::fs::copy(&stale, event.folder().join("requests/wj-01.csr")).unwrap();
-    assert!(sign(&event).status.success());
+    // The name has a certificate of the station's key: another key is
+    // signed only when the director says so.
+    let out = sign(&event);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("already has a certificate of another key"), "{}", text(&out.stdout));
+    assert!(sign_replacing(&event, "wj-01").status.success());
     let out = join(&event, &fleet_dir, "wj-01");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("for another key of this station"), "{}", text(&out.stdout));
     assert!(!fleet_dir.join("upload.env").exists());
-    assert!(sign(&event).status.success(), "the station's own request is signed now");
+    assert!(sign_replacing(&event, "wj-01").status.success(), "the station's own request is signed now");
     let out = join(&event, &fleet_dir, "wj-01");
     assert!(text(&out.stdout).contains("joined the fleet"), "{}{}", text(&out.stdout), text(&out.stderr));
 
     // Joined: another event's stick is refused until the station leaves.
     refused(&other, "wj-01", "leave it first");
-    assert!(wordjudge(&["fleet", "leave", "--fleet-dir", fleet_dir.to_str().unwrap()]).status.success());
+    assert!(leave(&fleet_dir).status.success());
     let out = join(&other, &fleet_dir, "wj-01");
     assert!(out.status.success() && text(&out.stdout).contains("request left"), "{}", text(&out.stderr));
 }
@@ -235,7 +321,7 @@ fn needs_journal_remote_what_a_station_installs_is_what_the_uploader_sends_with(
     assert_eq!(entries_received(&received), one.entries.len());
 
     // After leaving, the station has nothing to send with.
-    assert!(wordjudge(&["fleet", "leave", "--fleet-dir", fleet_dir.to_str().unwrap()]).status.success());
+    assert!(leave(&fleet_dir).status.success());
     for f in ["station.key", "station.pem", "ca.pem", "upload.env"] {
         assert!(!fleet_dir.join(f).exists(), "{f} is left");
     }

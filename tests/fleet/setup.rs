@@ -159,8 +159,8 @@ fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
     station_request(&requests, "wj-02", "someone-else");
     std::fs::write(requests.join("wj-03.csr"), "not a request").unwrap();
     station_request(&requests, "bad name", "bad name");
-    let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
-    let out = wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &stick_s]);
+    let ca_s = event.path(&event.ca);
+    let out = sign_event(&event, &[]);
     let report = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{report}");
     assert!(text(&out.stderr).contains("3 request(s) refused"), "{}", text(&out.stderr));
@@ -183,7 +183,7 @@ fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
     for f in ["wj-02.csr", "wj-03.csr", "bad name.csr"] {
         std::fs::remove_file(requests.join(f)).unwrap();
     }
-    let out = wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &stick_s]);
+    let out = sign_event(&event, &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("kept     wj-01: signed before"), "{}", text(&out.stdout));
 
@@ -191,7 +191,9 @@ fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
     let (other, out) = setup("192.168.10.3", &[]);
     assert!(out.status.success());
     station_request(&other.folder().join("requests"), "wj-09", "wj-09");
-    let out = wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &other.path(&other.stick)]);
+    let mut args = vec!["fleet".to_string(), "sign".into(), "--ca-dir".into(), ca_s.clone(), "--stick".into(), other.path(&other.stick)];
+    args.extend(accept_args(&other.folder()));
+    let out = wordjudge(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("belongs to another event"), "{}", text(&out.stderr));
     assert!(!other.folder().join("certificates/wj-09.pem").exists());
@@ -230,9 +232,15 @@ impl Serving {
     /// `fleet serve` with the CA in `ca`, once it listens on `port` (its
     /// private folder made under `tmp`).
     pub(crate) fn listening(ca: &Path, port: u16, received: &Path, tmp: &Path) -> Serving {
+        Serving::listening_on(ca, port, received, tmp, "127.0.0.1", &[])
+    }
+
+    /// The same, waiting for it on `address`, with `extra` arguments.
+    pub(crate) fn listening_on(ca: &Path, port: u16, received: &Path, tmp: &Path, address: &str, extra: &[&str]) -> Serving {
         let mut serve = Serving(
             Command::new(crate::built::wordjudge())
                 .args(["fleet", "serve", "--port", &port.to_string()])
+                .args(extra)
                 .arg("--ca-dir")
                 .arg(ca)
                 .arg("--output")
@@ -244,7 +252,7 @@ impl Serving {
                 .unwrap(),
         );
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while std::net::TcpStream::connect((address, port)).is_err() {
             assert!(std::time::Instant::now() < deadline, "fleet serve never listened on {port}");
             assert!(serve.0.try_wait().unwrap().is_none(), "fleet serve ended");
             std::thread::sleep(std::time::Duration::from_millis(100));
@@ -268,8 +276,7 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let requests = event.folder().join("requests");
     station_request(&requests, "wj-01", "wj-01");
-    let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
-    assert!(wordjudge(&["fleet", "sign", "--ca-dir", &ca_s, "--stick", &stick_s]).status.success());
+    assert!(sign_event(&event, &[]).status.success());
 
     let work = tempfile::tempdir().unwrap();
     let received = work.path().join("received");
@@ -292,9 +299,7 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     assert!(out.status.success());
     let stranger_requests = stranger.folder().join("requests");
     station_request(&stranger_requests, "wj-01", "wj-01");
-    assert!(wordjudge(&["fleet", "sign", "--ca-dir", &stranger.path(&stranger.ca), "--stick", &stranger.path(&stranger.stick)])
-        .status
-        .success());
+    assert!(sign_event(&stranger, &[]).status.success());
     let refused = upload(&url, &stranger_requests.join("wj-01.key"), &stranger.folder().join("certificates/wj-01.pem"), &trust, &journal);
     assert!(!refused.status.success(), "an upload signed by another CA was taken: {}", text(&refused.stderr));
     assert_eq!(entries_received(&received), 0);
@@ -359,4 +364,298 @@ fn needs_journal_remote_status_watch_writes_the_page_again_until_stopped() {
     assert!(watch.0.try_wait().unwrap().is_none(), "--watch goes on until stopped");
     let out = wordjudge(&["fleet", "status", "--watch", "0", "--dir", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "--watch 0 is refused");
+}
+
+/// `wordjudge fleet …` that must end by itself within `limit`: killed and
+/// failed otherwise (a FIFO on the stick once hung `fleet sign` for ever).
+pub(crate) fn wordjudge_within(args: &[&str], limit: std::time::Duration) -> Output {
+    let mut child = Command::new(crate::built::wordjudge())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("wordjudge runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("wordjudge {args:?} still ran after {limit:?}: {}", text(&out.stdout));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn sign_args(event: &Event) -> Vec<String> {
+    ["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)].map(String::from).to_vec()
+}
+
+/// A request's key code, as the station shows it and `fleet sign` lists it.
+pub(crate) fn key_code_of(request: &Path) -> Option<String> {
+    let out = Command::new("openssl").args(["req", "-noout", "-pubkey", "-in"]).arg(request).output().ok()?;
+    let der = wordjudge::fleet::stick::public_key_der(&text(&out.stdout))?;
+    Some(wordjudge::fleet::stick::key_code(&der))
+}
+
+/// `--accept NAME=CODE` for every request on the stick that is a request:
+/// the director confirming each with the code its station shows.
+pub(crate) fn accept_args(folder: &Path) -> Vec<String> {
+    let mut args = Vec::new();
+    for entry in std::fs::read_dir(folder.join("requests")).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(station) = name.strip_suffix(".csr") else { continue };
+        let small_file = std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_file() && m.len() < 65536);
+        if !small_file || !wordjudge::fleet::stick::station_name_is_valid(station) {
+            continue;
+        }
+        if let Some(code) = key_code_of(&entry.path()) {
+            args.extend(["--accept".to_string(), format!("{station}={code}")]);
+        }
+    }
+    args
+}
+
+/// `fleet sign`, the director accepting every request on the stick.
+pub(crate) fn sign_event(event: &Event, extra: &[&str]) -> Output {
+    let mut args = sign_args(event);
+    args.extend(accept_args(&event.folder()));
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    wordjudge_within(&args, std::time::Duration::from_secs(20))
+}
+
+/// Every file under `dir` with its bytes (links as their targets' names).
+fn contents(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    every_file(dir, &mut files);
+    files.sort();
+    files.into_iter().map(|f| (f.clone(), std::fs::read(&f).unwrap_or_default())).collect()
+}
+
+/// Attack 2 of issue 40: links on the stick pointing at the laptop's own
+/// files. `certificates/.NAME.pem.new` (the partial name `fleet sign` once
+/// wrote through) linked to the CA's key, and a station's certificate
+/// linked to a file outside the stick: `fleet sign` writes through
+/// neither; openssl writes in a private folder of the laptop and only the
+/// finished certificate is renamed onto the stick, replacing a link.
+#[test]
+fn sign_writes_through_no_link_on_the_stick_and_the_ca_key_stays_whole() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    let certificates = event.folder().join("certificates");
+    station_request(&requests, "table-5", "table-5");
+    station_request(&requests, "table-6", "table-6");
+    let ca_key = event.ca.join("ca.key");
+    let key_before = std::fs::read(&ca_key).unwrap();
+    std::os::unix::fs::symlink(&ca_key, certificates.join(".table-5.pem.new")).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let root_only = outside.path().join("root-only");
+    std::fs::write(&root_only, "a file of the laptop's").unwrap();
+    std::os::unix::fs::symlink(&root_only, certificates.join("table-6.pem")).unwrap();
+    let out = sign_event(&event, &[]);
+    let report = text(&out.stdout);
+    assert_eq!(std::fs::read(&ca_key).unwrap(), key_before, "the CA's key is whole: {report}");
+    assert_eq!(std::fs::read_to_string(&root_only).unwrap(), "a file of the laptop's", "{report}");
+    assert!(report.contains("signed   table-5:") && report.contains("signed   table-6:"), "{report}");
+    assert!(report.contains("planted  table-6:") && report.contains("symbolic link"), "the link is named: {report}");
+    assert_eq!(out.status.code(), Some(2), "a planted file is a refusal: {report}");
+    for name in ["table-5.pem", "table-6.pem"] {
+        let cert = certificates.join(name);
+        assert!(std::fs::symlink_metadata(&cert).unwrap().file_type().is_file(), "{name} is a file of its own");
+        let verified = openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), cert.to_str().unwrap()]);
+        assert!(verified.contains(": OK"), "{verified}");
+    }
+    // The link at the old partial name is left as it was, never opened.
+    assert!(std::fs::symlink_metadata(certificates.join(".table-5.pem.new")).unwrap().file_type().is_symlink());
+    // A second run: both kept, and the CA key still whole.
+    let again = sign_event(&event, &[]);
+    assert!(again.status.success(), "{}{}", text(&again.stdout), text(&again.stderr));
+    assert!(text(&again.stdout).contains("kept     table-6: signed before"), "{}", text(&again.stdout));
+    assert_eq!(std::fs::read(&ca_key).unwrap(), key_before);
+}
+
+/// A `wordjudge/`, `wordjudge/fleet`, `certificates/` or `requests/` on the
+/// stick that is a link to a folder elsewhere: `fleet setup` and `fleet
+/// sign` refuse it with the reason and write nothing anywhere.
+#[test]
+fn setup_and_sign_refuse_a_linked_stick_folder_and_write_nothing_through_it() {
+    for linked in ["wordjudge", "wordjudge/fleet", "wordjudge/fleet/certificates", "wordjudge/fleet/requests"] {
+        let (event, out) = setup("192.168.10.2", &[]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        station_request(&event.folder().join("requests"), "wj-01", "wj-01");
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("moved");
+        let place = event.stick.join(linked);
+        std::fs::rename(&place, &target).unwrap();
+        std::os::unix::fs::symlink(&target, &place).unwrap();
+        let before = contents(elsewhere.path());
+        let out = sign_event(&event, &[]);
+        assert_eq!(out.status.code(), Some(2), "sign, {linked} linked: {}", text(&out.stdout));
+        assert!(text(&out.stderr).contains("symbolic link"), "sign, {linked} linked: {}", text(&out.stderr));
+        assert_eq!(contents(elsewhere.path()), before, "sign wrote through the linked {linked}");
+        let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
+        let out = wordjudge(&["fleet", "setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--ca-dir", &ca_s, "--stick", &stick_s]);
+        assert_eq!(out.status.code(), Some(2), "setup, {linked} linked: {}", text(&out.stdout));
+        assert!(text(&out.stderr).contains("symbolic link"), "setup, {linked} linked: {}", text(&out.stderr));
+        assert_eq!(contents(elsewhere.path()), before, "setup wrote through the linked {linked}");
+    }
+}
+
+/// A FIFO, a link to /dev/zero and a 100 MB file as a request: each refused
+/// at once with its reason, the other requests still signed.
+#[test]
+fn sign_refuses_a_fifo_a_device_link_and_a_huge_request_at_once() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    station_request(&requests, "wj-01", "wj-01");
+    let fifo = requests.join("wj-02.csr");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    std::os::unix::fs::symlink("/dev/zero", requests.join("wj-03.csr")).unwrap();
+    let huge = std::fs::File::create(requests.join("wj-04.csr")).unwrap();
+    huge.set_len(100 * 1024 * 1024).unwrap();
+    let out = sign_event(&event, &[]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(text(&out.stderr).contains("3 request(s) refused"), "{}", text(&out.stderr));
+    assert!(report.contains("signed   wj-01:"), "{report}");
+    let line = |name: &str| report.lines().find(|l| l.starts_with(&format!("refused  {name}:"))).unwrap_or_default().to_string();
+    assert!(line("wj-02").contains("FIFO"), "{report}");
+    assert!(line("wj-03").contains("symbolic link"), "{report}");
+    assert!(line("wj-04").contains("bytes such a file may have"), "{report}");
+    assert!(!event.folder().join("certificates/wj-02.pem").exists());
+}
+
+/// Item 2 of issue 40, in part: a request with another key for a name that
+/// already has a certificate is refused unless the director says
+/// `--replace NAME`; a certificate on the stick that this CA did not issue
+/// is named as planted, never "kept: signed before"; a file name with an
+/// escape sequence reaches the terminal escaped.
+#[test]
+fn a_replacement_request_needs_replace_and_a_planted_certificate_is_named() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    let certificates = event.folder().join("certificates");
+    station_request(&requests, "table-2", "table-2");
+    assert!(sign_event(&event, &[]).status.success());
+    let signed = std::fs::read(certificates.join("table-2.pem")).unwrap();
+    let public_key = |cert: &Path| openssl(&["x509", "-in", cert.to_str().unwrap(), "-noout", "-pubkey"]);
+    let station_key = public_key(&certificates.join("table-2.pem"));
+
+    // An attacker's newer request for table-2, with a key of their own.
+    let attacker = tempfile::tempdir().unwrap();
+    let theirs = station_request(attacker.path(), "table-2", "table-2");
+    std::fs::copy(&theirs, requests.join("table-2.csr")).unwrap();
+    let out = sign_event(&event, &[]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(report.contains("refused  table-2: table-2 already has a certificate of another key"), "{report}");
+    assert!(report.contains("--replace table-2"), "{report}");
+    assert_eq!(std::fs::read(certificates.join("table-2.pem")).unwrap(), signed, "table-2's certificate unchanged");
+    // The director says so: the new key is signed.
+    let out = sign_event(&event, &["--replace", "table-2"]);
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_ne!(public_key(&certificates.join("table-2.pem")), station_key);
+
+    // A certificate of another CA planted for a station's request.
+    let (other, out) = setup("192.168.10.3", &[]);
+    assert!(out.status.success());
+    station_request(&other.folder().join("requests"), "table-3", "table-3");
+    station_request(&other.folder().join("requests"), "table-4", "table-4");
+    assert!(sign_event(&other, &[]).status.success());
+    station_request(&requests, "table-3", "table-3");
+    std::fs::copy(other.folder().join("certificates/table-3.pem"), certificates.join("table-3.pem")).unwrap();
+    // …and one with no request at all, under a name with an escape sequence.
+    std::fs::copy(other.folder().join("certificates/table-4.pem"), certificates.join("table-4.pem")).unwrap();
+    std::fs::copy(other.folder().join("certificates/table-4.pem"), certificates.join("x\u{1b}[2Jy.pem")).unwrap();
+    let out = sign_event(&event, &[]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(!report.contains("kept     table-3"), "{report}");
+    assert!(report.contains("planted  table-3:") && report.contains("signed   table-3:"), "{report}");
+    assert!(report.contains("planted  table-4.pem:"), "{report}");
+    assert!(report.contains("planted  x\\u{1b}[2Jy.pem:") && !report.contains('\u{1b}'), "{report}");
+    let verified = openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), certificates.join("table-3.pem").to_str().unwrap()]);
+    assert!(verified.contains(": OK"), "the planted certificate is replaced by the CA's: {verified}");
+    assert!(!certificates.join("table-4.pem").exists(), "a planted certificate with no request is removed");
+}
+
+/// Item 2 of issue 40: pairing, not trust on first sight. `fleet sign`
+/// lists each request with its key's code and signs only what the director
+/// confirms: without `--accept NAME=CODE` (and no terminal to ask at) the
+/// request waits; a code that is not the request's key's is refused.
+#[test]
+fn sign_signs_only_a_request_whose_code_the_director_confirms() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    let csr = station_request(&requests, "table-3", "table-3");
+    let code = key_code_of(&csr).unwrap();
+    assert_eq!(code.len(), 19, "{code}");
+    let certificate = event.folder().join("certificates/table-3.pem");
+    let mut plain = sign_args(&event);
+    let out = wordjudge(&plain.iter().map(String::as_str).collect::<Vec<_>>());
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(report.contains(&format!("waiting  table-3: key {code}")) && report.contains(&format!("--accept table-3={code}")), "{report}");
+    assert!(text(&out.stderr).contains("1 request(s) wait for the director's confirmation"), "{}", text(&out.stderr));
+    assert!(!certificate.exists(), "nothing signed without the director's word");
+    // The code of another key (an attacker's request in its place): refused.
+    let attacker = tempfile::tempdir().unwrap();
+    let other = station_request(attacker.path(), "table-3", "table-3");
+    let wrong = key_code_of(&other).unwrap();
+    plain.extend(["--accept".into(), format!("table-3={wrong}")]);
+    let out = wordjudge(&plain.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("refused  table-3: --accept gives the code"), "{}", text(&out.stdout));
+    assert!(!certificate.exists());
+    // The right code, typed in capitals without hyphens: signed.
+    let mut args = sign_args(&event);
+    args.extend(["--accept".into(), format!("table-3={}", code.replace('-', "").to_uppercase())]);
+    let out = wordjudge(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(text(&out.stdout).contains("signed   table-3:") && text(&out.stdout).contains(&code), "{}", text(&out.stdout));
+    assert!(certificate.exists());
+    // A code out of form is a usage error.
+    let mut bad = sign_args(&event);
+    bad.extend(["--accept".into(), "table-3=12345".into()]);
+    let out = wordjudge(&bad.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("is not 16 hex digits"), "{}", text(&out.stderr));
+}
+
+/// Issue 40: `socat` listened on every address of the laptop. `fleet serve`
+/// listens on the laptop's address `fleet setup` was given (its
+/// certificate's), or on `--listen`'s: another address of the same
+/// machine (here 127.0.0.2, loopback too) gets no answer.
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_serve_listens_on_the_laptops_address_only() {
+    let port = free_port();
+    let (event, out) = setup(&format!("127.0.0.1:{port}"), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let work = tempfile::tempdir().unwrap();
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    {
+        let _serve = Serving::listening(&event.ca, port, &work.path().join("received"), &tmp);
+        assert!(std::net::TcpStream::connect(("127.0.0.2", port)).is_err(), "serve answers on another address");
+    }
+    let port = free_port();
+    let _serve = Serving::listening_on(&event.ca, port, &work.path().join("received-2"), &tmp, "127.0.0.2", &["--listen", "127.0.0.2"]);
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "--listen 127.0.0.2 answers on 127.0.0.1");
+    // A laptop certificate for a host name: serve asks for the address.
+    let (named, out) = setup("laptop.local", &[]);
+    assert!(out.status.success());
+    let out = wordjudge_within(
+        &["fleet", "serve", "--port", &free_port().to_string(), "--ca-dir", &named.path(&named.ca), "--output", work.path().join("r3").to_str().unwrap()],
+        std::time::Duration::from_secs(20),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("give the laptop's address on the stations' network with --listen"), "{}", text(&out.stderr));
 }

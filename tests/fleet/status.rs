@@ -244,3 +244,53 @@ fn the_page_escapes_every_journal_string_and_needs_nothing_outside() {
     assert!(page.contains("Verdicts per hour") && page.contains("11-22 14:00"), "{page}");
     assert!(page.contains("✓ 1</td><td>✗ 1"), "{page}");
 }
+
+/// Attack 5 of issue 40: challenge 1, then challenge 10^15. The gap is one
+/// range, found at once (the old walk went number by number: days).
+#[test]
+fn a_gap_of_ten_to_the_fifteen_challenges_is_one_range_found_at_once() {
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified");
+    let mut s = Station::new("t", "h");
+    s.judge(&csw, &["QI"], true);
+    // The station said it skipped a few in the middle of the gap.
+    s.challenge = 1_000_000_000_000_000;
+    s.record(Body::Adjudication(AdjudicationRecord {
+        challenge: 1_000_000_000_000_000,
+        lexicon: csw.clone(),
+        words: vec!["ZA".into()],
+        verdict: Verdict::Acceptable,
+        per_word: vec![true],
+        trigger: Trigger::Button,
+        repeat_of: None,
+        profile: None,
+        skipped: vec![[500, 600], [601, 700], [999_999_999_999_999, 999_999_999_999_999]],
+    }));
+    let status = status(&[&s]).unwrap();
+    let t = &status.stations[0];
+    assert_eq!(
+        t.breaks,
+        [LinkBreak::ChallengesMissing(Range(2, 499)), LinkBreak::ChallengesMissing(Range(701, 999_999_999_999_998))]
+    );
+    assert_eq!(t.explained, [Range(500, 700), Range(999_999_999_999_999, 999_999_999_999_999)]);
+    assert!(render::links(t).contains("challenge 701-999999999999998 missing"), "{}", render::links(t));
+}
+
+/// A journal of thousands of breaks: the first ones are named, the rest
+/// counted, in a line of bounded length.
+#[test]
+fn breaks_per_station_are_capped_and_summarised() {
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified");
+    let mut s = Station::new("t", "h");
+    for _ in 0..2000 {
+        s.judge(&csw, &["QI"], true);
+        s.challenge += 1; // one number never arrives
+    }
+    let status = status(&[&s]).unwrap();
+    let t = &status.stations[0];
+    assert_eq!(t.breaks.len(), wordjudge::fleet::MAX_BREAKS);
+    assert_eq!(t.breaks[0], LinkBreak::ChallengesMissing(Range(2, 2)), "the first break is kept");
+    assert_eq!(t.more_breaks, 1999 - wordjudge::fleet::MAX_BREAKS as u64);
+    let links = render::links(t);
+    assert!(links.contains(&format!("and {} more break(s)", t.more_breaks)), "{links}");
+    assert!(links.len() < 2000, "{} bytes", links.len());
+}

@@ -5,6 +5,7 @@
 //! One binary per subject links wordjudge (and Slint) once instead of once per file.
 
 mod boot_counter_pi;
+mod installed_units;
 mod pi_boot_hook;
 mod script_run;
 mod update_backend;
