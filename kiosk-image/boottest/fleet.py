@@ -14,8 +14,10 @@ can reach is the laptop's, 10.0.2.100:19532, forwarded (guestfwd) to the host's
 arrive; the laptop down, two challenges judged, the laptop up: they arrive, in order, with
 none missing; a laptop with another event's CA receives nothing; nothing listens while
 the station sends; leaving the fleet stops the uploader."""
+import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -257,7 +259,25 @@ def fleet_upload(vm, judge):
           "station (the kiosk's, 600)",
           "fleet request for boot-test left on it" in first and requested and key.startswith("wordjudge 600"),
           f"{first} | key: {key}".replace("\n", " | "))
-    sign = subprocess.run([wj, "fleet", "sign", "--ca-dir", ca, "--stick", stick_dir], capture_output=True, text=True)
+    # Pairing: the code the station showed and recorded is the one the laptop computes from
+    # the request on the stick; the director confirms it (`--accept`), nothing is signed
+    # without it.
+    csr = os.path.join(stick_dir, "wordjudge", "fleet", "requests", "boot-test.csr")
+    pem = subprocess.run(["openssl", "req", "-in", csr, "-noout", "-pubkey"], capture_output=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=pem, capture_output=True).stdout
+    digest = hashlib.sha256(der).hexdigest()
+    code = "-".join([digest[0:4], digest[4:8], digest[8:12], digest[12:16]])
+    shown = re.search(r"pairing code ([0-9a-f]{4}(?:-[0-9a-f]{4}){3})", first)
+    check("fleet: the station shows and records the request's pairing code, the one the laptop computes from it",
+          shown is not None and shown.group(1) == code, f"station: {shown.group(1) if shown else first} | laptop: {code}")
+    unconfirmed = subprocess.run([wj, "fleet", "sign", "--ca-dir", ca, "--stick", stick_dir], capture_output=True, text=True,
+                                 stdin=subprocess.DEVNULL)
+    check("fleet: `fleet sign` without the director's confirmation signs nothing",
+          unconfirmed.returncode != 0 and "waiting" in unconfirmed.stdout + unconfirmed.stderr
+          and not os.path.exists(os.path.join(stick_dir, "wordjudge", "fleet", "certificates", "boot-test.pem")),
+          (unconfirmed.stdout + unconfirmed.stderr).replace("\n", " | ")[:300])
+    sign = subprocess.run([wj, "fleet", "sign", "--ca-dir", ca, "--stick", stick_dir, "--accept", f"boot-test={code}"],
+                          capture_output=True, text=True)
     subprocess.run(["mcopy", "-s", "-o", "-m", "-i", image, os.path.join(stick_dir, "wordjudge"), "::/"], check=True,
                    capture_output=True)
     # Visit 2: the certificate is checked and installed, and the kiosk starts the units

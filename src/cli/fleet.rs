@@ -329,7 +329,7 @@ fn terminal_safe(text: &str) -> String {
 /// What a visit of the fleet stick did, in the words the director reads.
 fn join_report(step: &JoinStep) -> String {
     match step {
-        JoinStep::Requested { request, replaced } => format!(
+        JoinStep::Requested { request, replaced, .. } => format!(
             "request left on the stick: {}{}\nnext: on the laptop `wordjudge fleet sign --stick DIR`, then bring the stick back here\n",
             request.display(),
             if *replaced { " (the certificate there was for another key of this station: it is signed again)" } else { "" }
@@ -754,13 +754,14 @@ fn join_here(context: &super::Context, args: &JoinArgs) -> ExitCode {
                         stick: stick_name,
                     },
                 ),
-                JoinStep::Requested { replaced, .. } => record(
+                JoinStep::Requested { replaced, code, .. } => record(
                     &mut log,
                     AuditEvent::UsbStick {
                         action: format!(
-                            "fleet request for {} left on it{}",
+                            "fleet request for {} left on it{}{}",
                             args.station,
-                            if *replaced { " (the certificate there was for another key)" } else { "" }
+                            if *replaced { " (the certificate there was for another key)" } else { "" },
+                            code.as_deref().map(|c| format!(", pairing code {c}")).unwrap_or_default()
                         ),
                         stick: stick_name,
                     },
@@ -771,11 +772,10 @@ fn join_here(context: &super::Context, args: &JoinArgs) -> ExitCode {
                 ),
             }
             print!("{}", join_report(&step));
-            if matches!(step, JoinStep::Requested { .. }) {
-                match join::pending_code(&args.fleet_dir) {
-                    Ok(Some(code)) => println!("pairing code: {code} (the laptop's `fleet sign` lists the request with it)"),
-                    Ok(None) => {}
-                    Err(e) => eprintln!("wordjudge: the pairing code cannot be shown: {e}"),
+            if let JoinStep::Requested { code, .. } = &step {
+                match code {
+                    Some(code) => println!("pairing code: {code} (the laptop's `fleet sign` lists the request with it)"),
+                    None => eprintln!("wordjudge: the pairing code cannot be shown"),
                 }
             }
             ExitCode::SUCCESS

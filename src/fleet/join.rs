@@ -103,7 +103,10 @@ pub enum JoinStep {
     /// laptop and bring the stick back. `replaced` says why a certificate on
     /// the stick for this name was not taken: it is for another key (the
     /// station made a new one, after a reflash or a change of event).
-    Requested { request: PathBuf, replaced: bool },
+    /// `code`: the request's pairing code ([`pending_code`]), which the
+    /// station shows and `fleet sign` asks the director to confirm (`None`
+    /// when it cannot be computed: the request is on the stick all the same).
+    Requested { request: PathBuf, replaced: bool, code: Option<String> },
     /// Joined: the certificate is installed and the uploader may run.
     Joined(Joined),
     /// Already a member of this event's fleet: nothing changed.
@@ -419,7 +422,8 @@ fn leave_request(stick_folder: &Path, request: &Path, station: &str, replaced: b
     if stick_bytes(&on_stick).ok().as_deref() != Some(&bytes[..]) {
         write_atomically(&on_stick, &bytes).map_err(|e| JoinError::Io(on_stick.clone(), e))?;
     }
-    Ok(JoinStep::Requested { request: on_stick, replaced })
+    let code = request.parent().and_then(|dir| pending_code(dir).ok().flatten());
+    Ok(JoinStep::Requested { request: on_stick, replaced, code })
 }
 
 /// Checks the certificate the laptop signed and installs it. `None` if it

@@ -357,7 +357,7 @@ impl FakeStation {
                     }
                     None => {
                         self.fleet_requested = true;
-                        FleetVisit::Requested { station: "table-3".into(), replaced: false }
+                        FleetVisit::Requested { station: "table-3".into(), replaced: false, code: Some("3f9a-0c21-77de-b410".into()) }
                     }
                 })
             }

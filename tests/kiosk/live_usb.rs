@@ -422,16 +422,21 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     fleet_cli(&["setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--stick", stick_s, "--ca-dir", ca_s]);
     let fleet_dir = rig.dir.path().join("fleet");
 
-    // First visit: the request on the stick, recorded as the stick's use.
-    assert_eq!(join_from_menu(&mut rig), "You may remove the stick: take it to the laptop.");
+    // First visit: the request on the stick, recorded as the stick's use,
+    // and its pairing code on the screen.
+    let first = join_from_menu(&mut rig);
+    let code = wordjudge::fleet::join::pending_code(&fleet_dir).unwrap().expect("a request waits");
+    assert_eq!(first, format!("Pairing code {code}. You may remove the stick: take it to the laptop."));
     assert!(stick.join("wordjudge/fleet/requests/table-3.csr").is_file());
     assert!(fleet_dir.join("station.key").is_file() && !fleet_dir.join("upload.env").exists());
-    assert!(rig.audit_text().contains("fleet request for table-3 left on it"), "{}", rig.audit_text());
+    assert!(rig.audit_text().contains(&format!("fleet request for table-3 left on it, pairing code {code}")), "{}", rig.audit_text());
     let fact = status_lines(&mut rig).into_iter().find(|l| l.starts_with("Fleet: ")).unwrap_or_default();
     assert!(fact.contains("request for table-3 on the stick of Nationals 2026"), "{fact}");
 
     // Signed on the laptop; the second visit joins, recorded with the CA's fingerprint.
-    assert!(fleet_cli(&["sign", "--ca-dir", ca_s, "--stick", stick_s]).contains("signed   table-3"));
+    // The director confirms on the laptop the code the station showed.
+    let accept = format!("table-3={code}");
+    assert!(fleet_cli(&["sign", "--ca-dir", ca_s, "--stick", stick_s, "--accept", &accept]).contains("signed   table-3"));
     assert_eq!(join_from_menu(&mut rig), "Joined the fleet of Nationals 2026. You may remove the stick.");
     let fleet_toml = std::fs::read_to_string(stick.join("wordjudge/fleet/fleet.toml")).unwrap();
     let ca_sha256 = fleet_toml.lines().find_map(|l| l.strip_prefix("ca_sha256 = ")).unwrap().trim_matches('"').to_string();

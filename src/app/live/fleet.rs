@@ -42,11 +42,12 @@ impl LiveStation {
     /// Records a fleet stick's visit, and starts the uploader on joining.
     pub(super) fn record_fleet(&mut self, stick: &Stick, result: Result<JoinStep, String>) {
         match result {
-            Ok(JoinStep::Requested { replaced, .. }) => {
+            Ok(JoinStep::Requested { replaced, code, .. }) => {
                 let action = format!(
-                    "fleet request for {} left on it{}",
+                    "fleet request for {} left on it{}{}",
                     self.fleet_station_name(),
-                    if replaced { " (the certificate there was for another key)" } else { "" }
+                    if replaced { " (the certificate there was for another key)" } else { "" },
+                    code.map(|c| format!(", pairing code {c}")).unwrap_or_default()
                 );
                 tracing::info!("fleet: {action}");
                 self.record(AuditEvent::UsbStick { action, stick: stick.describe() });
