@@ -114,9 +114,12 @@ done
 for unit in wordjudge-fleet-network.service wordjudge-fleet-upload.service; do
     [ -f "$REPO/systemd/$unit" ] || { rc=1; why+=" no systemd/$unit;"; }
 done
+grep -q 'installed-units.sh' "$REPO/kiosk-image/customize.sh" || { rc=1; why+=" customize.sh does not install the list of units;"; }
 for mode in import export; do
     [ -f "$REPO/systemd/wordjudge-stick-$mode@.service" ] || { rc=1; why+=" no systemd/wordjudge-stick-$mode@.service;"; }
-    grep -q "wordjudge-stick-$mode@.service" "$REPO/kiosk-image/customize.sh" || { rc=1; why+=" wordjudge-stick-$mode@.service not installed by the image;"; }
+    # The image installs the units of the one list (kiosk-image/installed-units.sh).
+    bash "$REPO/kiosk-image/installed-units.sh" "$REPO/Cargo.toml" | grep -q "^systemd/wordjudge-stick-$mode@.service " \
+        || { rc=1; why+=" wordjudge-stick-$mode@.service not on the list of installed units;"; }
 done
 result $rc "polkit rule: user wordjudge may start/stop exactly wordjudge-stick-(import|export)@DEVICE.service and the two fleet units, nothing else of systemd's" "pattern ${pat:-none}:$why"
 

@@ -148,10 +148,12 @@ fn read_stick(sticks: &dyn Sticks, stick: &Stick, root: &Path, lexicon_dir: &Pat
 /// What the screen says of a fleet stick's visit.
 fn fleet_visit(step: &JoinStep) -> FleetVisit {
     match step {
-        JoinStep::Requested { request, replaced, code } => FleetVisit::Requested {
+        JoinStep::Requested { request, replaced, code, event, ca } => FleetVisit::Requested {
             station: request.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
             replaced: *replaced,
             code: code.clone(),
+            event: crate::word::printable(event, 64),
+            ca: ca.clone(),
         },
         JoinStep::Joined(j) => FleetVisit::Joined { event: j.event.clone(), upload_url: j.upload_url.clone() },
         JoinStep::AlreadyJoined(j) => FleetVisit::AlreadyJoined { event: j.event.clone(), upload_url: j.upload_url.clone() },

@@ -407,6 +407,7 @@ fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
         if created { "made now" } else { "kept: made before" }
     ));
     text.push_str(&format!("fingerprint: {fingerprint}\n"));
+    text.push_str(&format!("             (stations show it as {})\n", stick::grouped(&fingerprint)));
     text.push_str(&format!("upload to:   {}\n", file.upload_url));
     text.push_str(&format!("network:     {network}\n"));
     text.push_str(&format!("stick:       {} (no private key is on it)\n", folder.display()));

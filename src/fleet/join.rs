@@ -106,7 +106,10 @@ pub enum JoinStep {
     /// `code`: the request's pairing code ([`pending_code`]), which the
     /// station shows and `fleet sign` asks the director to confirm (`None`
     /// when it cannot be computed: the request is on the stick all the same).
-    Requested { request: PathBuf, replaced: bool, code: Option<String> },
+    /// `event` and `ca`: the event and its CA's fingerprint as the stick
+    /// named them (grouped, [`stick::grouped`]), for the director to compare
+    /// with what `fleet setup` printed.
+    Requested { request: PathBuf, replaced: bool, code: Option<String>, event: String, ca: String },
     /// Joined: the certificate is installed and the uploader may run.
     Joined(Joined),
     /// Already a member of this event's fleet: nothing changed.
@@ -298,9 +301,9 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<Joi
             if let Some(joined) = take_certificate(stick_folder, &answered, &copies, fleet_dir, &fleet, station)? {
                 return Ok(JoinStep::Joined(joined));
             }
-            return leave_request(stick_folder, &request, station, true);
+            return leave_request(stick_folder, &request, station, true, &fleet);
         }
-        return leave_request(stick_folder, &request, station, false);
+        return leave_request(stick_folder, &request, station, false, &fleet);
     }
     // A new key and request: the first visit, or a request for another CA
     // or name. The pending file is written last, so a request half made
@@ -318,7 +321,7 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<Joi
     let text = toml::to_string(&pending).expect("plain strings serialize");
     let pending_path = fleet_dir.join(PENDING_FILE);
     write_atomically(&pending_path, text.as_bytes()).map_err(|e| JoinError::Io(pending_path, e))?;
-    leave_request(stick_folder, &request, station, answered_here)
+    leave_request(stick_folder, &request, station, answered_here, &fleet)
 }
 
 /// Leaves the fleet: the certificate, the CA, [`UPLOAD_ENV`] and the key
@@ -408,7 +411,13 @@ fn read_stick(stick_folder: &Path, copies: &StickCopies) -> Result<FleetFile, Jo
 /// Copies the request onto the stick unless the same bytes are there (a
 /// request rewritten at every visit would look new to `fleet sign` and be
 /// signed again).
-fn leave_request(stick_folder: &Path, request: &Path, station: &str, replaced: bool) -> Result<JoinStep, JoinError> {
+fn leave_request(
+    stick_folder: &Path,
+    request: &Path,
+    station: &str,
+    replaced: bool,
+    fleet: &FleetFile,
+) -> Result<JoinStep, JoinError> {
     let bytes = own_bytes(request)?;
     let requests = stick_folder.join(stick::REQUESTS);
     make_dir(&requests)?;
@@ -423,7 +432,13 @@ fn leave_request(stick_folder: &Path, request: &Path, station: &str, replaced: b
         write_atomically(&on_stick, &bytes).map_err(|e| JoinError::Io(on_stick.clone(), e))?;
     }
     let code = request.parent().and_then(|dir| pending_code(dir).ok().flatten());
-    Ok(JoinStep::Requested { request: on_stick, replaced, code })
+    Ok(JoinStep::Requested {
+        request: on_stick,
+        replaced,
+        code,
+        event: fleet.event.clone(),
+        ca: stick::grouped(&fleet.ca_sha256),
+    })
 }
 
 /// Checks the certificate the laptop signed and installs it. `None` if it

@@ -248,8 +248,15 @@ pub fn public_key_der(pem: &str) -> Option<Vec<u8>> {
 /// lists each request with it, so the director can match a request with
 /// the station that made it.
 pub fn key_code(public_key_der: &[u8]) -> String {
-    let hex = crate::digest::sha256_hex(public_key_der);
-    [&hex[0..4], &hex[4..8], &hex[8..12], &hex[12..16]].join("-")
+    grouped(&crate::digest::sha256_hex(public_key_der))
+}
+
+/// The first 16 hex digits of a SHA-256 in groups of four, as screens show
+/// a fingerprint (`fleet setup` prints the event CA's this way too, so the
+/// director can see a station was given the event's own stick).
+pub fn grouped(sha256_hex: &str) -> String {
+    let hex: String = sha256_hex.chars().filter(|c| c.is_ascii_hexdigit()).take(16).collect::<String>().to_ascii_lowercase();
+    hex.as_bytes().chunks(4).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>().join("-")
 }
 
 /// Whether `c` may be in an event's name: what a station's name allows

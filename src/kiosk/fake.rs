@@ -357,7 +357,13 @@ impl FakeStation {
                     }
                     None => {
                         self.fleet_requested = true;
-                        FleetVisit::Requested { station: "table-3".into(), replaced: false, code: Some("3f9a-0c21-77de-b410".into()) }
+                        FleetVisit::Requested {
+                            station: "table-3".into(),
+                            replaced: false,
+                            code: Some("3f9a-0c21-77de-b410".into()),
+                            event: "Nationals 2026".into(),
+                            ca: "abab-abab-abab-abab".into(),
+                        }
                     }
                 })
             }

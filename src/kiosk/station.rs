@@ -443,7 +443,9 @@ pub enum FleetVisit {
     /// The station's request is on the stick: sign it on the laptop
     /// (`wordjudge fleet sign`) and bring the stick back. `replaced`: a
     /// certificate there was for another key of this station.
-    Requested { station: String, replaced: bool, code: Option<String> },
+    /// `event` and `ca`: the event and its CA's grouped fingerprint, as the
+    /// stick named them (`fleet setup` printed the same on the laptop).
+    Requested { station: String, replaced: bool, code: Option<String>, event: String, ca: String },
     /// Joined: the station sends its journal to `upload_url` from now on.
     Joined { event: String, upload_url: String },
     /// Already in this event's fleet: nothing changed.

@@ -419,14 +419,20 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     let ca = laptop.path().join("ca");
     let stick = plug(&rig, "fleet", &[]);
     let (ca_s, stick_s) = (ca.to_str().unwrap(), stick.to_str().unwrap());
-    fleet_cli(&["setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--stick", stick_s, "--ca-dir", ca_s]);
+    let printed = fleet_cli(&["setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--stick", stick_s, "--ca-dir", ca_s]);
     let fleet_dir = rig.dir.path().join("fleet");
 
-    // First visit: the request on the stick, recorded as the stick's use,
-    // and its pairing code on the screen.
-    let first = join_from_menu(&mut rig);
+    // First visit: the request on the stick, recorded as the stick's use;
+    // its pairing code and the event CA's fingerprint on the screen.
+    let ca_grouped =
+        printed.lines().find_map(|l| l.trim().strip_prefix("(stations show it as ")).map(|l| l.trim_end_matches(')').to_string());
+    open_usb(&mut rig, "Join the event's fleet");
+    let (first, detail) = (rig.view().usb.status, rig.view().usb.detail);
+    rig.key(Key::Enter); // back to the menu
     let code = wordjudge::fleet::join::pending_code(&fleet_dir).unwrap().expect("a request waits");
     assert_eq!(first, format!("Pairing code {code}. You may remove the stick: take it to the laptop."));
+    let ca_grouped = ca_grouped.expect("setup prints the fingerprint as stations show it");
+    assert!(detail.contains(&format!("whose fingerprint is {ca_grouped}")), "the CA's fingerprint as setup printed it: {detail}");
     assert!(stick.join("wordjudge/fleet/requests/table-3.csr").is_file());
     assert!(fleet_dir.join("station.key").is_file() && !fleet_dir.join("upload.env").exists());
     assert!(rig.audit_text().contains(&format!("fleet request for table-3 left on it, pairing code {code}")), "{}", rig.audit_text());

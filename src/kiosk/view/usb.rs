@@ -99,13 +99,14 @@ fn usb_message(message: &UsbMessage) -> String {
 /// What a fleet stick's visit came to: the status line and what to do next.
 fn fleet_visit(visit: &FleetVisit) -> (String, String) {
     match visit {
-        FleetVisit::Requested { station, replaced, code } => (
+        FleetVisit::Requested { station, replaced, code, event, ca } => (
             match code {
                 Some(code) => format!("Pairing code {code}. You may remove the stick: take it to the laptop."),
                 None => "You may remove the stick: take it to the laptop.".into(),
             },
             format!(
-                "This station's request ({station}) is on the stick{}. Sign it on the event's laptop{}, \
+                "The stick is for {event}, whose fingerprint is {ca}: it must be the one the event's laptop printed. \
+                 This station's request ({station}) is on the stick{}. Sign it on the event's laptop{}, \
                  then bring the stick back here and choose \"Join the event's fleet\" again.",
                 if *replaced { " again: the certificate there was for another key of this station" } else { "" },
                 if code.is_some() { " when it shows the same pairing code" } else { "" }
