@@ -386,9 +386,23 @@ fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     let folder = args.stick.join(stick::FOLDER);
     let ca_pem = laptop_file(&ca.ca_pem())?;
     let laptop_pem = laptop_file(&ca.laptop_pem())?;
-    for (name, bytes) in
-        [(stick::CA_FILE, ca_pem), (stick::LAPTOP_FILE, laptop_pem), (stick::FLEET_FILE, file.to_text().into_bytes())]
-    {
+    // fleet.toml signed by the CA (a station uses no field of it before it
+    // checks the signature): signed as a private copy, then both moved on.
+    let fleet_text = file.to_text().into_bytes();
+    let private = tempfile::Builder::new()
+        .prefix("wordjudge-fleet-setup-")
+        .tempdir()
+        .map_err(|e| FleetSetupError::StickIo(std::env::temp_dir(), e))?;
+    let (unsigned, signature) = (private.path().join(stick::FLEET_FILE), private.path().join(stick::FLEET_SIGNATURE));
+    outside_files::write_atomically(&unsigned, &fleet_text).map_err(|e| FleetSetupError::StickIo(unsigned.clone(), e))?;
+    ca.sign_file(&unsigned, &signature).map_err(FleetSetupError::Ca)?;
+    let signature = laptop_file(&signature)?;
+    for (name, bytes) in [
+        (stick::CA_FILE, ca_pem),
+        (stick::LAPTOP_FILE, laptop_pem),
+        (stick::FLEET_FILE, fleet_text),
+        (stick::FLEET_SIGNATURE, signature),
+    ] {
         // A fresh temporary file renamed into place: a link in the name's
         // place is replaced, never written through.
         let path = folder.join(name);

@@ -239,6 +239,19 @@ impl EventCa {
 }
 
 /// Runs openssl; its standard output, or why not.
+impl EventCa {
+    /// Signs the file at `file` (a private copy on the laptop) with the
+    /// CA's key: the DER signature of its SHA-256, written to `out` (also
+    /// private; the caller moves finished files onto the stick).
+    pub fn sign_file(&self, file: &Path, out: &Path) -> Result<(), CaError> {
+        openssl(
+            "sign fleet.toml",
+            &["dgst", "-sha256", "-sign", path_str(&self.ca_key())?, "-out", path_str(out)?, path_str(file)?],
+        )
+        .map(|_| ())
+    }
+}
+
 pub(crate) fn openssl(step: &'static str, args: &[&str]) -> Result<String, CaError> {
     let out = Command::new("openssl").args(args).output().map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => CaError::OpensslMissing,

@@ -145,6 +145,10 @@ pub enum JoinError {
     /// The stick's `ca.pem` holds more than the one certificate `fleet.toml`
     /// names (a second CA appended would be trusted by openssl too).
     CaNotAlone { certificates: usize },
+    /// `fleet.toml` has no signature of the event's CA beside it, or one
+    /// that does not hold: someone edited it, or the stick is not one
+    /// `fleet setup` made.
+    FleetUnsigned { problem: String },
     /// openssl could not make the key or request, or read a certificate.
     Openssl(CaError),
     /// A file of the station's own fleet folder could not be read (read
@@ -191,6 +195,11 @@ impl fmt::Display for JoinError {
             JoinError::StickFolder(path) => {
                 write!(f, "the fleet stick's {} is not a real folder (a link): nothing is read from it or written to it", path.display())
             }
+            JoinError::FleetUnsigned { problem } => write!(
+                f,
+                "the stick's fleet.toml is not signed by its event's CA ({problem}): make the stick again with \
+                 `wordjudge fleet setup`"
+            ),
             JoinError::CaNotAlone { certificates } => write!(
                 f,
                 "the stick's ca.pem holds {certificates} certificates, not the event's one: make the stick again with \
@@ -388,7 +397,23 @@ fn read_stick(stick_folder: &Path, copies: &StickCopies) -> Result<FleetFile, Jo
         });
     }
     let path = stick_folder.join(stick::FLEET_FILE);
-    let bytes = stick_bytes(&path)?;
+    // Copied once, then checked: the CA's one certificate, and its
+    // signature over the copied bytes of fleet.toml, before any field of it
+    // is read.
+    let (fleet_copy, bytes) = copies.take(&path, stick::FLEET_FILE)?;
+    let (ca, ca_bytes) = copies.take(&stick_folder.join(stick::CA_FILE), stick::CA_FILE)?;
+    let certificates = certificates_in(&ca_bytes);
+    if certificates != 1 {
+        return Err(JoinError::CaNotAlone { certificates });
+    }
+    let signature = match copies.take(&stick_folder.join(stick::FLEET_SIGNATURE), stick::FLEET_SIGNATURE) {
+        Ok((signature, _)) => signature,
+        Err(JoinError::StickFile(e)) if e.is_not_found() => {
+            return Err(JoinError::FleetUnsigned { problem: "no fleet.toml.sig beside it".into() })
+        }
+        Err(e) => return Err(e),
+    };
+    check_fleet_signature(&fleet_copy, &signature, &ca, copies)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| JoinError::FleetFile(path.clone(), StickError::Toml("it is not text".into())))?;
     let fleet = FleetFile::parse(&text).map_err(|e| JoinError::FleetFile(path.clone(), e))?;
@@ -396,16 +421,31 @@ fn read_stick(stick_folder: &Path, copies: &StickCopies) -> Result<FleetFile, Jo
     if host.parse::<std::net::Ipv4Addr>().is_err() {
         return Err(JoinError::LaptopByName(host));
     }
-    let (ca, ca_bytes) = copies.take(&stick_folder.join(stick::CA_FILE), stick::CA_FILE)?;
-    let certificates = certificates_in(&ca_bytes);
-    if certificates != 1 {
-        return Err(JoinError::CaNotAlone { certificates });
-    }
     let found = EventCa::fingerprint(&ca).map_err(|e| JoinError::Certificate { file: ca.clone(), problem: e.to_string() })?;
     if found != fleet.ca_sha256 {
         return Err(JoinError::CaSwapped { named: fleet.ca_sha256, found });
     }
     Ok(fleet)
+}
+
+/// Checks `signature` (copied off the stick) is the CA's in `ca` over the
+/// copied `fleet.toml`: its public key taken out of the certificate, then
+/// `openssl dgst -verify`.
+fn check_fleet_signature(fleet: &Path, signature: &Path, ca: &Path, copies: &StickCopies) -> Result<(), JoinError> {
+    let unsigned = |problem: String| JoinError::FleetUnsigned { problem };
+    let pem = openssl("read the CA's public key", &["x509", "-in", path_str(ca).map_err(JoinError::Openssl)?, "-noout", "-pubkey"])
+        .map_err(|e| unsigned(e.to_string()))?;
+    let key = copies.dir.path().join("ca.pub.pem");
+    write_atomically(&key, pem.as_bytes()).map_err(|e| JoinError::Io(key.clone(), e))?;
+    let args = [
+        "dgst", "-sha256", "-verify", path_str(&key).map_err(JoinError::Openssl)?, "-signature",
+        path_str(signature).map_err(JoinError::Openssl)?, path_str(fleet).map_err(JoinError::Openssl)?,
+    ];
+    match openssl("check fleet.toml's signature", &args) {
+        Ok(out) if out.trim() == "Verified OK" => Ok(()),
+        Ok(out) => Err(unsigned(crate::word::printable(out.trim(), 80))),
+        Err(_) => Err(unsigned("the signature does not hold".into())),
+    }
 }
 
 /// Copies the request onto the stick unless the same bytes are there (a

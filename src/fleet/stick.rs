@@ -38,6 +38,10 @@ pub const FOLDER_IN_EXPORT: &str = "fleet";
 pub const FLEET_FILE: &str = "fleet.toml";
 /// The event's CA certificate in it.
 pub const CA_FILE: &str = "ca.pem";
+/// The event CA's signature of `fleet.toml`'s bytes (SHA-256, DER, as
+/// `openssl dgst -sign` writes it): `fleet setup` makes it, and a station
+/// uses no field of `fleet.toml` before it checks it with `ca.pem`.
+pub const FLEET_SIGNATURE: &str = "fleet.toml.sig";
 /// The laptop's certificate in it.
 pub const LAPTOP_FILE: &str = "laptop.pem";
 /// Where stations put their requests.

@@ -196,21 +196,40 @@ fn a_wrong_stick_or_certificate_changes_nothing() {
     };
     refused(&event, "wj 01", "the station name");
 
-    // The stick's ca.pem swapped for another CA's: fleet.toml names the event's.
+    // The stick's ca.pem swapped for another CA's: the event's signature of
+    // fleet.toml no longer holds.
     let (other, out) = setup("192.168.10.3", &[]);
     assert!(out.status.success());
     let ca_on_stick = event.folder().join("ca.pem");
     let original = std::fs::read(&ca_on_stick).unwrap();
     std::fs::copy(other.folder().join("ca.pem"), &ca_on_stick).unwrap();
+    refused(&event, "wj-01", "not signed by its event's CA");
+    // ...and fleet.toml signed again with that other CA, still naming the
+    // event's: the CA on the stick is not the one fleet.toml names.
+    let toml_path = event.folder().join("fleet.toml");
+    let signature = event.folder().join("fleet.toml.sig");
+    let original_signature = std::fs::read(&signature).unwrap();
+    resign(&other.ca, &toml_path, &signature);
     refused(&event, "wj-01", "is not the event's CA");
     std::fs::write(&ca_on_stick, &original).unwrap();
+    std::fs::write(&signature, &original_signature).unwrap();
 
-    // fleet.toml out of form.
-    let toml_path = event.folder().join("fleet.toml");
+    // fleet.toml edited on the stick (the upload address changed, say):
+    // refused before any field is used; without its signature file, too.
     let toml_text = std::fs::read_to_string(&toml_path).unwrap();
+    std::fs::write(&toml_path, toml_text.replace("192.168.10.2", "203.0.113.9")).unwrap();
+    refused(&event, "wj-01", "not signed by its event's CA (the signature does not hold)");
+    std::fs::write(&toml_path, &toml_text).unwrap();
+    std::fs::remove_file(&signature).unwrap();
+    refused(&event, "wj-01", "not signed by its event's CA (no fleet.toml.sig beside it)");
+    std::fs::write(&signature, &original_signature).unwrap();
+
+    // fleet.toml out of form, even when the event's CA signed it.
     std::fs::write(&toml_path, toml_text.replace("https://", "http://")).unwrap();
+    resign(&event.ca, &toml_path, &signature);
     refused(&event, "wj-01", "must be https://HOST:PORT");
     std::fs::write(&toml_path, &toml_text).unwrap();
+    std::fs::write(&signature, &original_signature).unwrap();
 
     // The laptop named by a host name: a station resolves none.
     let (named, out) = setup("laptop.local", &[]);
@@ -328,7 +347,7 @@ fn needs_journal_remote_what_a_station_installs_is_what_the_uploader_sends_with(
 }
 
 /// What an outsider with the stick controls, in every hostile form, at every
-/// path the station reads or writes there: `fleet.toml`, `ca.pem`,
+/// path the station reads or writes there: `fleet.toml` and its signature, `ca.pem`,
 /// `laptop.pem`, `certificates/NAME.pem`, and the `requests/` and fleet
 /// folders. A FIFO, a link to /dev/zero, a 100 MB file, a link out of the
 /// stick: each refused at once (never waited on, never read past 64 KB,
@@ -364,7 +383,7 @@ fn every_stick_path_in_every_hostile_form_is_refused_at_once_and_changes_nothing
         assert_eq!(snapshot(&fleet_dir), before, "{what}");
         assert!(!fleet_dir.join("upload.env").exists(), "{what}: never joined");
     };
-    for name in ["fleet.toml", "ca.pem", "laptop.pem", "certificates/wj-01.pem"] {
+    for name in ["fleet.toml", "fleet.toml.sig", "ca.pem", "laptop.pem", "certificates/wj-01.pem"] {
         let path = folder.join(name);
         let good = std::fs::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
@@ -417,4 +436,17 @@ fn every_stick_path_in_every_hostile_form_is_refused_at_once_and_changes_nothing
     std::fs::rename(&folder, &real).unwrap();
     std::os::unix::fs::symlink(&real, &folder).unwrap();
     refused_at_once("the fleet folder a link", "not a real folder");
+}
+
+/// Signs `file` with the CA in `ca_dir` as `fleet setup` does, into `out`.
+fn resign(ca_dir: &std::path::Path, file: &std::path::Path, out: &std::path::Path) {
+    let status = std::process::Command::new("openssl")
+        .args(["dgst", "-sha256", "-sign"])
+        .arg(ca_dir.join("ca.key"))
+        .arg("-out")
+        .arg(out)
+        .arg(file)
+        .status()
+        .unwrap();
+    assert!(status.success());
 }
