@@ -2,8 +2,10 @@
 # Builds the wordjudge appliance disk image from Debian 13 "trixie" packages.
 #
 #   kiosk-image/build.sh                      # ARCH=amd64: PC image, also used by test-boot.sh
-#   ARCH=arm64 kiosk-image/build.sh           # Raspberry Pi image: one card for the Pi 4, 400, CM4 and
-#                                             # Pi 5 (cross-builds wordjudge on amd64)
+#   ARCH=arm64 kiosk-image/build.sh           # Raspberry Pi image: one card for the Pi 3 and Pi 4
+#                                             # families, built for the Pi 5 too (not yet for an event:
+#                                             # docs/operators.md, "Which Raspberry Pi"); cross-builds
+#                                             # wordjudge on amd64
 #
 # Settings (environment):
 #   ARCH=amd64|arm64         target architecture (default amd64)
