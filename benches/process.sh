@@ -121,7 +121,11 @@ xdotool key ctrl+alt+shift+d
 xdotool type --delay 30 2468
 xdotool key Return
 sleep 1.5
-for _ in $(seq 1 40); do xdotool key Up; done
+# The menu's first page opens on Station status: the USB stick page is two
+# down; it opens on Back, then Install, Export, Join.
+xdotool key Down Down Return
+sleep 0.5
+xdotool key Down
 start=$(date +%s%N)
 xdotool key Return
 wait_for "usb: import list ready"
@@ -130,7 +134,9 @@ xdotool key Down Return Return
 wait_for "usb: installed NWL2018"
 xdotool key Escape
 wait_for "usb: ejected"
-xdotool key Return Down Return
+xdotool key Return
+sleep 0.5
+xdotool key Down Down Return
 wait_for "usb: exported"
 ls "$work/sticks/usb1/wordjudge/" | grep -q wordjudge-export- || { echo "no export folder on the stick"; exit 1; }
 echo "peak RSS after the USB import (two lists previewed, one installed) and an export: $(grep VmHWM /proc/$pid/status); resident now: $(grep VmRSS /proc/$pid/status)"
@@ -147,7 +153,8 @@ done
 sleep 2
 before=$(grep VmRSS /proc/$pid/status | awk '{print $2}')
 hwm_before=$(grep VmHWM /proc/$pid/status | awk '{print $2}')
-for _ in $(seq 1 40); do xdotool key Up; done
+# Back on the USB stick page, which now offers usb2 (its cursor on Back).
+xdotool key Down
 lists_before=$(grep -c "usb: import list ready" "$work/err.txt" || true)
 start=$(date +%s%N)
 xdotool key Return
