@@ -4,7 +4,11 @@
 //! wiring; the UI nothing of the wiring. This test reads every source file's
 //! code lines (comments skipped) and names each reference that runs upward.
 
-use std::path::{Path, PathBuf};
+#[path = "common/sources.rs"]
+mod sources;
+
+use sources::rust_files;
+use std::path::Path;
 
 /// Top-level modules by layer, lowest first. A module imports only from
 /// layers below its own, never from a neighbour in its layer: the audit
@@ -36,16 +40,6 @@ fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|layer| layer.contains(&module))
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// Every `crate::NAME` in the code lines of `text`, with its line number.
 fn crate_references(text: &str) -> Vec<(usize, String)> {

@@ -6,7 +6,11 @@
 //! call that bypasses it, apart from the short allow-list below, each entry
 //! with its reason.
 
-use std::path::{Path, PathBuf};
+#[path = "common/sources.rs"]
+mod sources;
+
+use sources::rust_files;
+use std::path::Path;
 
 /// Calls that open, read or write a file by name.
 const FORBIDDEN: &[&str] = &[
@@ -35,16 +39,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("src/usb/helper.rs", "std::fs::read_to_string(\"/proc/self/mountinfo\")", "/proc: the kernel's mount table"),
 ];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// Each direct call in `text` (file `name`): `(line number, the line)`, the
 /// allowed ones left out. Stops at a `#[cfg(test)]` at the start of a line:

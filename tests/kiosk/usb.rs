@@ -216,18 +216,25 @@ fn an_idle_list_unmounts_the_stick_before_the_screen_goes_home() {
     }
 }
 
-/// ESC while a stick is read: the station stops waiting at once, says so,
-/// and players judge again as soon as the director leaves. The held answer
-/// of the stopped work never reaches a screen, not even the next one that
-/// waits for an answer.
-#[test]
-fn esc_while_a_stick_is_read_stops_waiting_at_once_and_players_judge_again() {
+/// The menu's "Install lexicons from" chosen on a stick whose answer the
+/// fake holds back: the station is reading it.
+fn reading_a_held_stick() -> Rig<wordjudge::kiosk::fake::FakeStation> {
     let mut rig = Rig::fake("SMALL");
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     menu(&mut rig);
     select_menu(&mut rig, "Install lexicons from");
     rig.station.usb_hold = true;
     rig.key(Key::Enter);
+    rig
+}
+
+/// ESC while a stick is read: the station stops waiting at once, says so,
+/// and players judge again as soon as the director leaves. The held answer
+/// of the stopped work never reaches a screen, not even the next one that
+/// waits for an answer.
+#[test]
+fn esc_while_a_stick_is_read_stops_waiting_at_once_and_players_judge_again() {
+    let mut rig = reading_a_held_stick();
     assert!(rig.view().usb.detail.ends_with("ESC: stop waiting."), "{}", rig.view().usb.detail);
     rig.key(Key::Escape);
     assert_eq!(phase(&rig), UsbPhase::Done(UsbDone::Stopped { work: UsbWork::Reading, why: StopReason::Escape }));
@@ -268,12 +275,7 @@ fn a_fleet_stick_that_never_answers_is_given_up_at_its_deadline() {
 /// A stick pulled out while it is read ends the wait within a second.
 #[test]
 fn a_stick_pulled_out_while_it_is_read_ends_the_wait() {
-    let mut rig = Rig::fake("SMALL");
-    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
-    menu(&mut rig);
-    select_menu(&mut rig, "Install lexicons from");
-    rig.station.usb_hold = true;
-    rig.key(Key::Enter);
+    let mut rig = reading_a_held_stick();
     rig.advance(1_500);
     assert!(matches!(phase(&rig), UsbPhase::Working(_)));
     rig.station.sticks.clear();
