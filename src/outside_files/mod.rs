@@ -16,16 +16,18 @@
 //!   rename, `fsync` of the folder.
 //! * [`walk`]: a folder's entries, listed without following a link and
 //!   without leaving the folder, bounded in count.
-//! * [`deadline`]: work that can block on a device that stops answering (a
-//!   stick's I/O hangs in the kernel, where no flag helps) runs against a
-//!   deadline, so the caller always gets an answer in time.
+//!
+//! What no flag can cut short, a stick whose I/O hangs in the kernel, is
+//! never waited on by the screen: stick and update work runs on the desks'
+//! own threads (`app::usb`, `app::update`), and the flow gives each job a
+//! deadline and lets ESC or the stick pulled out end the wait
+//! (`kiosk::flow`: `UsbWork::deadline`, `UPDATE_CHECK_DEADLINE`); a thread
+//! left blocked is recorded when it ends and holds back new stick work.
 
-pub mod deadline;
 pub mod read;
 pub mod walk;
 pub mod write;
 
-pub use deadline::{with_deadline, TimedOut};
 pub use read::*;
 pub use walk::{list_folder, list_named_folder, open_folder, Entry, EntryKind, Listing};
 pub use write::{create_new_file, sync_folder, write_atomically, write_atomically_with_mode, write_new_file};
