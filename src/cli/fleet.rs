@@ -880,24 +880,7 @@ fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
     // could only tell them apart by socat's process; `fleet status` tells
     // them apart by their records.
     let output = args.output.join(RECEIVED_FILE);
-    let mut receiver = Command::new(program);
-    receiver
-        .arg(format!("--listen-http={}", socket.display()))
-        .arg("--split-mode=none")
-        .arg(format!("--output={}", output.display()));
-    let mut receiver = match ends_with_us(&mut receiver).spawn() {
-        Ok(c) => c,
-        Err(e) => return Err(FleetSetupError::Serve("start systemd-journal-remote", e)),
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !socket.exists() {
-        if std::time::Instant::now() > deadline || !matches!(receiver.try_wait(), Ok(None)) {
-            let _ = receiver.kill();
-            let status = receiver.wait().map(|s| s.to_string()).unwrap_or_default();
-            return Err(FleetSetupError::Stopped("systemd-journal-remote", status));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    let mut receiver = start_receiver(&program, &socket, &output)?;
     let socat_listen = format!(
         "OPENSSL-LISTEN:{},bind={listen},reuseaddr,fork,cert={},key={},cafile={},verify=1,openssl-min-proto-version=TLS1.2",
         args.port,
@@ -923,25 +906,73 @@ fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
         args.port,
         output.display()
     );
-    // Until either ends, or a signal asks us to: then both end here, and
-    // `private` (the socket's folder) goes when this returns.
-    let mut children = [("socat", front), ("systemd-journal-remote", receiver)];
+    // Until socat ends, or a signal asks us to: then both end here, and
+    // `private` (the socket's folder) goes when this returns. A receiver
+    // that dies (an upload crashed it) is started again at once, and said
+    // so: one station must not stop the laptop receiving from the others.
+    let (mut front, mut receiver) = (front, receiver);
+    let mut restarts: std::collections::VecDeque<std::time::Instant> = std::collections::VecDeque::new();
     loop {
         if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            for (_, child) in &mut children {
-                end_gently(child);
-            }
+            end_gently(&mut front);
+            end_gently(&mut receiver);
             eprintln!("wordjudge: stopped receiving; what arrived is in {}", output.display());
             return Ok(());
         }
-        for i in 0..children.len() {
-            if let Ok(Some(status)) = children[i].1.try_wait() {
-                end_gently(&mut children[1 - i].1);
-                return Err(FleetSetupError::Stopped(children[i].0, status.to_string()));
+        if let Ok(Some(status)) = front.try_wait() {
+            end_gently(&mut receiver);
+            return Err(FleetSetupError::Stopped("socat", status.to_string()));
+        }
+        if let Ok(Some(status)) = receiver.try_wait() {
+            let now = std::time::Instant::now();
+            restarts.retain(|at| now.duration_since(*at) < RESTART_WINDOW);
+            if restarts.len() >= MAX_RESTARTS {
+                end_gently(&mut front);
+                return Err(FleetSetupError::Stopped("systemd-journal-remote", format!("{status}, {MAX_RESTARTS} times within a minute")));
             }
+            restarts.push_back(now);
+            eprintln!("wordjudge: systemd-journal-remote stopped ({status}); starting it again");
+            let _ = std::fs::remove_file(&socket);
+            receiver = match start_receiver(&program, &socket, &output) {
+                Ok(child) => child,
+                Err(e) => {
+                    end_gently(&mut front);
+                    return Err(e);
+                }
+            };
+            eprintln!("wordjudge: receiving again into {}", output.display());
         }
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
+}
+
+/// Receivers started again within [`RESTART_WINDOW`] before `serve` gives
+/// up: a receiver that cannot stay up is a problem to show, not to hide.
+const MAX_RESTARTS: usize = 5;
+const RESTART_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// `systemd-journal-remote` on the unix socket `socket`, writing to
+/// `output`, once it listens (at most 10 s).
+fn start_receiver(program: &Path, socket: &Path, output: &Path) -> Result<std::process::Child, FleetSetupError> {
+    let mut receiver = Command::new(program);
+    receiver
+        .arg(format!("--listen-http={}", socket.display()))
+        .arg("--split-mode=none")
+        .arg(format!("--output={}", output.display()));
+    let mut receiver = match ends_with_us(&mut receiver).spawn() {
+        Ok(c) => c,
+        Err(e) => return Err(FleetSetupError::Serve("start systemd-journal-remote", e)),
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !socket.exists() {
+        if std::time::Instant::now() > deadline || !matches!(receiver.try_wait(), Ok(None)) {
+            let _ = receiver.kill();
+            let status = receiver.wait().map(|s| s.to_string()).unwrap_or_default();
+            return Err(FleetSetupError::Stopped("systemd-journal-remote", status));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    Ok(receiver)
 }
 
 /// SIGTERM, so the receiver closes its journal file whole; SIGKILL if it

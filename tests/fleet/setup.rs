@@ -659,3 +659,63 @@ fn needs_journal_remote_serve_listens_on_the_laptops_address_only() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("give the laptop's address on the stations' network with --listen"), "{}", text(&out.stderr));
 }
+
+/// The receiver's children of `fleet serve` (pid `serve`): `(pid, comm)`.
+fn children_of(serve: u32) -> Vec<(i32, String)> {
+    let list = std::fs::read_to_string(format!("/proc/{serve}/task/{serve}/children")).unwrap_or_default();
+    list.split_whitespace()
+        .filter_map(|p| p.parse::<i32>().ok())
+        .map(|pid| (pid, std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default().trim().to_string()))
+        .collect()
+}
+
+/// The receiver killed (as an endless upload once crashed it): `fleet serve`
+/// starts it again at once and an honest station's upload after it is
+/// received; before, `serve` ended with it and the laptop stopped receiving.
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_a_receiver_that_dies_is_started_again_and_receives() {
+    let port = free_port();
+    let (event, out) = setup(&format!("127.0.0.1:{port}"), &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    station_request(&requests, "wj-01", "wj-01");
+    assert!(sign_event(&event, &[]).status.success());
+    let work = tempfile::tempdir().unwrap();
+    let received = work.path().join("received");
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut serve = Serving::listening(&event.ca, port, &received, &tmp);
+    let receiver = |serve: &Serving| {
+        children_of(serve.0.id()).into_iter().find(|(_, comm)| comm.starts_with("systemd-journal")).map(|(pid, _)| pid)
+    };
+    let first = receiver(&serve).expect("a receiver runs");
+    // SAFETY: kill(2) on a grandchild of this test, by the pid just read.
+    assert_eq!(unsafe { libc::kill(first, libc::SIGKILL) }, 0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let second = loop {
+        assert!(serve.0.try_wait().unwrap().is_none(), "fleet serve ended with its receiver");
+        if let Some(pid) = receiver(&serve).filter(|pid| *pid != first) {
+            break pid;
+        }
+        assert!(std::time::Instant::now() < deadline, "no new receiver");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_ne!(second, first);
+    let (one, _) = two_stations();
+    let local = work.path().join("local");
+    std::fs::create_dir(&local).unwrap();
+    let journal = write_journal(&local, &one);
+    let sent = upload(
+        &format!("https://127.0.0.1:{port}"),
+        &requests.join("wj-01.key"),
+        &event.folder().join("certificates/wj-01.pem"),
+        &event.folder().join("ca.pem"),
+        &journal,
+    );
+    assert!(sent.status.success(), "{}", text(&sent.stderr));
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(serve.0.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    let _ = serve.0.wait();
+    assert_eq!(entries_received(&received), one.entries.len(), "the honest station's entries, after the restart");
+}
