@@ -128,8 +128,10 @@ class Laptop:
 
     def __init__(self, ca_dir, out):
         self.out = out
+        # The guest reaches the laptop's address (10.0.2.100) through QEMU's forward to the
+        # host's loopback: the host has no such address, so serve listens on loopback.
         self.proc = subprocess.Popen([host_binary(), "fleet", "serve", "--ca-dir", ca_dir, "--port", str(FLEET_PORT),
-                                      "--output", out], stdout=subprocess.DEVNULL,
+                                      "--listen", "127.0.0.1", "--output", out], stdout=subprocess.DEVNULL,
                                      stderr=open(os.path.join(common.WORK, "fleet-serve.log"), "ab"))
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and self.proc.poll() is None:
