@@ -268,15 +268,23 @@ impl Drop for Serving {
     }
 }
 
-#[test]
-#[ignore = "needs systemd-journal-remote"]
-fn needs_journal_remote_serve_receives_the_events_stations_only() {
+/// An event whose laptop is on a free loopback port, with station `wj-01`
+/// signed: the port, the event, and the stick's `requests/` (where the
+/// station's key is).
+fn event_with_a_signed_station() -> (u16, Event, PathBuf) {
     let port = free_port();
     let (event, out) = setup(&format!("127.0.0.1:{port}"), &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let requests = event.folder().join("requests");
     station_request(&requests, "wj-01", "wj-01");
     assert!(sign_event(&event, &[]).status.success());
+    (port, event, requests)
+}
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_serve_receives_the_events_stations_only() {
+    let (port, event, requests) = event_with_a_signed_station();
 
     let work = tempfile::tempdir().unwrap();
     let received = work.path().join("received");
@@ -675,12 +683,7 @@ fn children_of(serve: u32) -> Vec<(i32, String)> {
 #[test]
 #[ignore = "needs systemd-journal-remote"]
 fn needs_journal_remote_a_receiver_that_dies_is_started_again_and_receives() {
-    let port = free_port();
-    let (event, out) = setup(&format!("127.0.0.1:{port}"), &[]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let requests = event.folder().join("requests");
-    station_request(&requests, "wj-01", "wj-01");
-    assert!(sign_event(&event, &[]).status.success());
+    let (port, event, requests) = event_with_a_signed_station();
     let work = tempfile::tempdir().unwrap();
     let received = work.path().join("received");
     let tmp = work.path().join("tmp");

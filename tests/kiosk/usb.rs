@@ -187,12 +187,7 @@ fn an_export_says_where_it_went_and_when_the_stick_may_be_removed() {
 
 #[test]
 fn an_idle_list_unmounts_the_stick_before_the_screen_goes_home() {
-    let mut rig = Rig::fake("SMALL");
-    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
-    menu(&mut rig);
-    select_menu(&mut rig, "Install lexicons from");
-    rig.key(Key::Enter);
-    settle(&mut rig);
+    let mut rig = a_stick_listed();
     assert_eq!(phase(&rig), UsbPhase::List);
     rig.advance(59_000);
     assert_eq!(phase(&rig), UsbPhase::List);
@@ -214,6 +209,18 @@ fn an_idle_list_unmounts_the_stick_before_the_screen_goes_home() {
         Screen::Usb(usb) => assert!(matches!(usb.rows[0].state, ImportState::Would { installable: true, .. })),
         other => panic!("{other:?}"),
     }
+}
+
+/// The menu's "Install lexicons from" chosen on a stick with NWL2018.txt,
+/// its list shown.
+fn a_stick_listed() -> Rig<wordjudge::kiosk::fake::FakeStation> {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
+    menu(&mut rig);
+    select_menu(&mut rig, "Install lexicons from");
+    rig.key(Key::Enter);
+    settle(&mut rig);
+    rig
 }
 
 /// The menu's "Install lexicons from" chosen on a stick whose answer the
@@ -288,12 +295,7 @@ fn a_stick_pulled_out_while_it_is_read_ends_the_wait() {
 /// does not stop it halfway, and it has no deadline.
 #[test]
 fn an_install_is_never_stopped_halfway() {
-    let mut rig = Rig::fake("SMALL");
-    rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
-    menu(&mut rig);
-    select_menu(&mut rig, "Install lexicons from");
-    rig.key(Key::Enter);
-    settle(&mut rig);
+    let mut rig = a_stick_listed();
     rig.key(Key::Enter);
     rig.station.usb_hold = true;
     rig.key(Key::Enter);
