@@ -115,10 +115,13 @@ for unit in wordjudge-fleet-network.service wordjudge-fleet-upload.service; do
     [ -f "$REPO/systemd/$unit" ] || { rc=1; why+=" no systemd/$unit;"; }
 done
 grep -q 'installed-units.sh' "$REPO/kiosk-image/customize.sh" || { rc=1; why+=" customize.sh does not install the list of units;"; }
+# The image installs the units of the one list (kiosk-image/installed-units.sh). Read
+# whole first: `| grep -q` would close the pipe at its first match, and under pipefail
+# the list's SIGPIPE would fail the check now and then.
+installed=$(bash "$REPO/kiosk-image/installed-units.sh" "$REPO/Cargo.toml") || { rc=1; why+=" the list of installed units cannot be read;"; }
 for mode in import export; do
     [ -f "$REPO/systemd/wordjudge-stick-$mode@.service" ] || { rc=1; why+=" no systemd/wordjudge-stick-$mode@.service;"; }
-    # The image installs the units of the one list (kiosk-image/installed-units.sh).
-    bash "$REPO/kiosk-image/installed-units.sh" "$REPO/Cargo.toml" | grep -q "^systemd/wordjudge-stick-$mode@.service " \
+    grep -q "^systemd/wordjudge-stick-$mode@.service " <<<"$installed" \
         || { rc=1; why+=" wordjudge-stick-$mode@.service not on the list of installed units;"; }
 done
 result $rc "polkit rule: user wordjudge may start/stop exactly wordjudge-stick-(import|export)@DEVICE.service and the two fleet units, nothing else of systemd's" "pattern ${pat:-none}:$why"
