@@ -97,6 +97,12 @@ pub(crate) struct Entry {
     pub problem: Option<String>,
     /// The record as JSON (without the chain fields).
     pub record: String,
+    /// The whole line as written to the audit file, seal included: what the
+    /// laptop recomputes `line_sha256` and the chain from.
+    pub line: Option<String>,
+    /// A signed checkpoint (a C2SP signed note, [`crate::audit::checkpoint`])
+    /// of the log up to this line: count = `seq`, head = `line_sha256`.
+    pub checkpoint: Option<String>,
 }
 
 impl Entry {
@@ -191,6 +197,8 @@ macro_rules! emit_at {
             problem = $e.problem.as_deref(),
             journal_dropped = $dropped,
             record = $e.record.as_str(),
+            line = $e.line.as_deref(),
+            checkpoint = $e.checkpoint.as_deref(),
             "{}",
             $e.message
         )
@@ -236,6 +244,13 @@ impl Journal {
         // Without a worker thread, events are emitted inline (still correct,
         // only no longer shielded from a hung journald).
         Journal { tx: spawned.ok().map(|_| tx), sent: 0, shared }
+    }
+
+    /// Whether a copy sent now would go anywhere: a `tracing` subscriber is
+    /// set for the calling thread. What costs something to make (a
+    /// signature) is made only then.
+    pub fn listening(&self) -> bool {
+        !tracing::dispatcher::get_default(|d| d.is::<tracing::subscriber::NoSubscriber>())
     }
 
     /// Hands `entry` on without waiting. Nothing is sent when no `tracing`

@@ -178,6 +178,9 @@ pub enum CheckpointReason {
     Export,
     /// Asked for explicitly (director menu, tests).
     Requested,
+    /// Not a record: the checkpoint each journald copy of a line carries,
+    /// which a fleet's laptop verifies ([`crate::recorder::journal`]).
+    Journal,
 }
 
 impl CheckpointReason {
@@ -187,6 +190,7 @@ impl CheckpointReason {
             CheckpointReason::NewDay => "new_day",
             CheckpointReason::Export => "export",
             CheckpointReason::Requested => "requested",
+            CheckpointReason::Journal => "journal",
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::audit::clock::Stamp;
 use crate::audit::format::{self, LogName};
+use crate::audit::checkpoint::Checkpoint;
 use crate::audit::record::{AuditEvent, Body, CheckpointReason, Record};
 use crate::recorder::AuditError;
 use jiff::civil::Date;
@@ -40,7 +41,7 @@ impl AuditLog {
             }
         }
         let line = if rotate.is_some() { self.encode(stamp, body, delayed)? } else { line };
-        self.write_line(line)
+        self.write_line(line, body)
     }
 
     /// Starts the next file: created (and its directory entry synced) first,
@@ -49,9 +50,9 @@ impl AuditLog {
     pub(super) fn rotate(&mut self, stamp: &Stamp, date: Date, reason: &str) -> Result<(), AuditError> {
         let index = self.out.as_ref().map_or(0, |o| o.name.index) + 1;
         let next = self.create_file(LogName { index, date })?;
-        let event = AuditEvent::Rotated { next_file: next.name.file_name(), reason: reason.to_string() };
-        let line = self.encode(stamp, &Body::Event(event), false)?;
-        self.write_line(line)?;
+        let event = Body::Event(AuditEvent::Rotated { next_file: next.name.file_name(), reason: reason.to_string() });
+        let line = self.encode(stamp, &event, false)?;
+        self.write_line(line, &event)?;
         self.out = Some(next);
         Ok(())
     }
@@ -75,10 +76,15 @@ impl AuditLog {
         Ok(format::seal(&escape_c1(json)))
     }
 
-    /// Appends `line` and a newline in one write, then `fdatasync`. On any
-    /// error the file is cut back to its last good length, so a half-written
-    /// line never stays in front of later ones.
-    pub(super) fn write_line(&mut self, line: String) -> Result<String, AuditError> {
+    /// Appends `line` (the record `body`, encoded) and a newline in one
+    /// write, then `fdatasync`. On any error the file is cut back to its last
+    /// good length, so a half-written line never stays in front of later ones.
+    ///
+    /// Every line that reaches the file goes through here, and so does its
+    /// journald copy ([`Self::send_written`]): a fleet's laptop that checks
+    /// the chain needs every line, the `rotated` ones and those written late
+    /// from the backlog included.
+    pub(super) fn write_line(&mut self, line: String, body: &Body) -> Result<String, AuditError> {
         let out = self.out.as_mut().ok_or_else(|| AuditError::Encode("no audit file is open".into()))?;
         let mut bytes = line.into_bytes();
         let hash = format::line_hash(&bytes);
@@ -89,11 +95,39 @@ impl AuditLog {
             return Err(AuditError::Write { path: out.path.clone(), source });
         }
         out.len += bytes.len() as u64;
+        let seq = self.chain.as_ref().map(|c| c.next_seq);
         if let Some(chain) = &mut self.chain {
             chain.next_seq = chain.next_seq.saturating_add(1);
             chain.prev = hash.clone();
         }
+        bytes.pop();
+        self.send_written(body, seq, &hash, bytes);
         Ok(hash)
+    }
+
+    /// The journald copy of a line just written: the record's fields, the
+    /// line itself and a checkpoint of the log up to it, signed with the
+    /// station's key, so that a copy that left the station proves on its own
+    /// that this station wrote this line at this place in its chain
+    /// ([`crate::fleet`] checks it on the laptop). Nothing is signed when no
+    /// `tracing` subscriber would take the copy.
+    fn send_written(&mut self, body: &Body, seq: Option<u64>, hash: &str, line: Vec<u8>) {
+        if !self.journal.listening() {
+            return;
+        }
+        let mut entry = self.journal_entry(body, seq, Some(hash.to_string()));
+        if let (Some(key), Some(count)) = (&self.key, seq) {
+            let checkpoint = Checkpoint {
+                count,
+                head: hash.to_string(),
+                time: Stamp::take(self.options.clock.as_ref()).rfc3339(),
+                station: self.station.clone(),
+                reason: CheckpointReason::Journal.as_str().to_string(),
+            };
+            entry.checkpoint = Some(key.sign(&checkpoint));
+        }
+        entry.line = String::from_utf8(line).ok();
+        self.journal.send(entry);
     }
 
 }

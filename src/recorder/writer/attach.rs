@@ -131,11 +131,7 @@ impl AuditLog {
         while let Some(event) = events.next() {
             let body = Body::Event(event);
             match self.append(stamp, stamp, &body, false) {
-                Ok(hash) => {
-                    let seq = self.chain.as_ref().map(|c| c.next_seq - 1);
-                    let entry = self.journal_entry(&body, seq, Some(hash));
-                    self.journal.send(entry);
-                }
+                Ok(_) => {}
                 Err(e) => {
                     // The torn bytes are already aside: keep the event for later.
                     self.hold(*stamp, body);

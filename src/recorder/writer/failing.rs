@@ -68,11 +68,8 @@ impl AuditLog {
                 note,
             };
             let body = Body::Event(event);
-            let hash = self.append(stamp, stamp, &body, false)?;
+            self.append(stamp, stamp, &body, false)?;
             self.backlog.failure = None;
-            let seq = self.chain.as_ref().map(|c| c.next_seq - 1);
-            let entry = self.journal_entry(&body, seq, Some(hash));
-            self.journal.send(entry);
         }
         if self.backlog.queue.is_empty() {
             return Ok(());

@@ -440,13 +440,16 @@ impl AuditLog {
         if !attached {
             self.hold(stamp, body.clone());
         }
-        let seq = written.as_ref().and_then(|_| self.chain.as_ref()).map(|c| c.next_seq - 1);
-        let entry = self.journal_entry(&body, seq, written.clone());
-        self.journal.send(entry);
+        // A written line's copy went out with it (`write_line`); a held
+        // record's goes now, without a seq, and again once it is written.
+        if written.is_none() {
+            let entry = self.journal_entry(&body, None, None);
+            self.journal.send(entry);
+        }
         written
     }
 
-    fn journal_entry(&self, body: &Body, seq: Option<u64>, line_sha256: Option<String>) -> journal::Entry {
+    pub(super) fn journal_entry(&self, body: &Body, seq: Option<u64>, line_sha256: Option<String>) -> journal::Entry {
         let problem = match (&line_sha256, &self.backlog.failure) {
             (None, Some(f)) => Some(format!("not in the audit file yet: {}", f.error)),
             _ => None,
