@@ -158,7 +158,7 @@ fn the_update_folders_marks_and_raucs_answers() {
 fn the_journal_lines_fleet_status_reads() {
     let line = b"{\"_HOSTNAME\":\"wj-01\",\"WORDJUDGE_STATION\":\"Table 1\",\"WORDJUDGE_EVENT\":\"adjudication\",\"WORDJUDGE_CHALLENGE\":\"3\",\"WORDJUDGE_SEQ\":\"9\",\"__REALTIME_TIMESTAMP\":\"1764260000000000\",\"MESSAGE\":\"ACCEPTABLE\"}";
     never_panics("fleet status line", line, |b| {
-        let mut fleet = wordjudge::fleet::Fleet::new();
+        let mut fleet = wordjudge::fleet::Fleet::new(Vec::new());
         let _ = fleet.add_line(&text(b));
         let _ = fleet.finish();
     });

@@ -14,6 +14,7 @@ can reach is the laptop's, 10.0.2.100:19532, forwarded (guestfwd) to the host's
 arrive; the laptop down, two challenges judged, the laptop up: they arrive, in order, with
 none missing; a laptop with another event's CA receives nothing; nothing listens while
 the station sends; leaving the fleet stops the uploader."""
+import base64
 import hashlib
 import json
 import os
@@ -264,11 +265,20 @@ def fleet_upload(vm, judge):
     # Pairing: the code the station showed and recorded is the one the laptop computes from
     # the request on the stick; the director confirms it (`--accept`), nothing is signed
     # without it.
-    csr = os.path.join(stick_dir, "wordjudge", "fleet", "requests", "boot-test.csr")
-    pem = subprocess.run(["openssl", "req", "-in", csr, "-noout", "-pubkey"], capture_output=True).stdout
-    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "DER"], input=pem, capture_output=True).stdout
-    digest = hashlib.sha256(der).hexdigest()
-    code = "-".join([digest[0:4], digest[4:8], digest[8:12], digest[12:16]])
+    # The code is the station's audit key's: the first line of the request's binding
+    # (requests/boot-test.bind) is that key as a note verifier key,
+    # name+keyid+base64(0x01 || 32-byte Ed25519 key); the code is the first 16 hex
+    # digits of the key's SHA-256, in groups of four.
+    binding = os.path.join(stick_dir, "wordjudge", "fleet", "requests", "boot-test.bind")
+    try:
+        with open(binding) as f:
+            verifier = f.readline().strip()
+        raw = base64.b64decode(verifier.split("+", 2)[2])[1:]
+        digest = hashlib.sha256(raw).hexdigest()
+        code = "-".join([digest[0:4], digest[4:8], digest[8:12], digest[12:16]])
+    except (OSError, IndexError, ValueError) as e:
+        code = f"(no binding: {e})"
+
     shown = re.search(r"pairing code ([0-9a-f]{4}(?:-[0-9a-f]{4}){3})", first)
     check("fleet: the station shows and records the request's pairing code, the one the laptop computes from it",
           shown is not None and shown.group(1) == code, f"station: {shown.group(1) if shown else first} | laptop: {code}")
@@ -332,15 +342,18 @@ def fleet_upload(vm, judge):
         # The director's view of what arrived: `fleet status` on the received journal, and
         # its page as a browser would be given it.
         page = os.path.join(work, "fleet.html")
-        status = subprocess.run([wj, "fleet", "status", "--dir", laptop.out, "--html", page],
+        status = subprocess.run([wj, "fleet", "status", "--dir", laptop.out, "--html", page, "--ca-dir", ca],
                                 capture_output=True, text=True)
         row = next((l for l in status.stdout.splitlines() if l.startswith("Boot test")), "")
         last = max((n for _, n in after), default=None)
         rc, active = vm.sh(f"{WJ_CONFIG} config show 2>/dev/null | sed -n 's/^active_lexicon = \"\\(.*\\)\"$/\\1/p'")
         active = active.strip()
-        check("fleet: `wordjudge fleet status` on what arrived names the station, its lexicon and its last challenge",
+        # Shown only because every record verified under the audit key `fleet sign` paired
+        # with the station: its line, sealed, with a checkpoint signed by that key.
+        check("fleet: `wordjudge fleet status` on what arrived names the station, its lexicon and its last challenge, "
+              "every record verified under the paired audit key",
               status.returncode == 0 and f"#{last} at" in row and active and f" {active} " in row
-              and os.path.isfile(page),
+              and "NOT ITS RECORDS" not in row and "REFUSED" not in status.stdout and os.path.isfile(page),
               f"exit {status.returncode}: {row or (status.stdout + status.stderr)[-300:]}")
 
         # A laptop with another event's CA: the station does not send to it.

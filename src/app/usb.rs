@@ -339,7 +339,9 @@ impl UsbDesk {
     /// folder: [`crate::usb::Mode::Export`]), visits its fleet folder
     /// ([`crate::fleet::join::visit`]: the request left, or the certificate
     /// taken into `fleet_dir`), unmounts.
-    pub fn join_fleet(&mut self, stick: Stick, fleet_dir: PathBuf, station: String) -> Result<(), UsbError> {
+    /// `audit_dir` is the station's audit folder, whose key the request is
+    /// bound to.
+    pub fn join_fleet(&mut self, stick: Stick, fleet_dir: PathBuf, station: String, audit_dir: PathBuf) -> Result<(), UsbError> {
         if self.open.is_some() {
             return Err(UsbError::Busy);
         }
@@ -352,7 +354,9 @@ impl UsbDesk {
                     Err(e) => return Outcome::Failed { stick: s, work: UsbWork::JoiningFleet, problem: e.to_string() },
                 };
                 let folder = parent.join(crate::fleet::stick::FOLDER_IN_EXPORT);
-                let result = crate::fleet::join::visit(&folder, &fleet_dir, &station).map_err(|e| e.to_string());
+                let result = crate::fleet::join::station_audit_key(&audit_dir)
+                    .and_then(|key| crate::fleet::join::visit(&folder, &fleet_dir, &station, &key))
+                    .map_err(|e| e.to_string());
                 let ejected = sticks.detach(&s).map_err(|e| e.to_string());
                 Outcome::Fleet { stick: s, result, ejected }
             },

@@ -5,32 +5,22 @@
 //! - `sign`: the stations' certificates, from the requests they left on the
 //!   stick, each signed only once the director confirms its key's code; no
 //!   link on the stick followed, openssl working in a private folder;
-//! - `serve`: `systemd-journal-remote` with those, in the foreground, on the
-//!   laptop's one address;
+//! - `serve`: the stations' uploads received, each station's apart, on the
+//!   laptop's one address ([`super::serve`]);
 //! - `join`, `leave`: a station's visit of the fleet stick from a shell,
 //!   recorded in its audit log as the menu records it;
 //! - `status`: the stations' state from the journal files it received
-//!   (SplitMode=host), read with `journalctl -o json` (the journal's binary
-//!   format is journalctl's to read) and summed up by [`wordjudge::fleet`].
+//!   ([`super::status`]).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use wordjudge::fleet::ca::{CaError, EventCa};
 use wordjudge::fleet::join::{self, JoinStep};
 use wordjudge::fleet::stick::{self, FleetFile, StickError, StickFolderError};
 use wordjudge::outside_files::{self, BoundedReadError};
-use wordjudge::fleet::{self, render, FleetError};
-use wordjudge::recorder::journal::SYSLOG_IDENTIFIER;
 
-/// Where `systemd-journal-remote` writes by default.
-pub const DEFAULT_DIR: &str = "/var/log/journal/remote";
-
-/// A journal entry line longer than this is refused.
-const LINE_LIMIT: usize = 1024 * 1024;
-
-/// Where `setup` keeps the event's CA, and `sign` and `serve` find it.
-pub const DEFAULT_CA_DIR: &str = "/var/lib/wordjudge-fleet";
+/// Where `setup` keeps the event's CA, and `sign`, `serve` and `status` find it.
+pub const DEFAULT_CA_DIR: &str = wordjudge::fleet::DEFAULT_CA_DIR;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum FleetCommand {
@@ -38,10 +28,13 @@ pub enum FleetCommand {
     Setup(SetupArgs),
     /// Sign the certificate requests the stations left on the fleet stick
     Sign(SignArgs),
-    /// Receive the stations' journals: systemd-journal-remote in the foreground
-    Serve(ServeArgs),
+    /// Receive the stations' journals: one systemd-journal-remote per station, in the foreground
+    Serve(super::serve::ServeArgs),
+    /// (Run by `fleet serve` for each connection: joins it to its station's receiver)
+    #[command(hide = true)]
+    Route,
     /// One line per station from the journal files received from the stations
-    Status(StatusArgs),
+    Status(super::status::StatusArgs),
     /// On a station: join the event's fleet with the fleet stick (run it twice: request, then certificate)
     Join(JoinArgs),
     /// On a station: leave the event's fleet (the uploader stops sending)
@@ -121,41 +114,6 @@ fn normal_code(code: &str) -> Option<String> {
     (hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hex)
 }
 
-#[derive(clap::Args, Debug)]
-pub struct ServeArgs {
-    /// Where the event's CA is kept
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_CA_DIR)]
-    ca_dir: PathBuf,
-    /// The port to listen on (HTTPS)
-    #[arg(long, default_value_t = stick::DEFAULT_PORT)]
-    port: u16,
-    /// The laptop's address to listen on [default: the address `fleet setup` was given for the laptop, which its certificate names]
-    #[arg(long, value_name = "ADDRESS")]
-    listen: Option<std::net::Ipv4Addr>,
-    /// Where the stations' journal goes (stations.journal; `fleet status` reads the folder)
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_DIR)]
-    output: PathBuf,
-}
-
-#[derive(clap::Args, Debug)]
-pub struct StatusArgs {
-    /// Folder of the received journal files, remote-<host>.journal [default: /var/log/journal/remote]
-    #[arg(long, value_name = "DIR", conflicts_with = "file")]
-    dir: Option<PathBuf>,
-    /// Read these journal files instead of a folder (repeatable)
-    #[arg(long, value_name = "FILE")]
-    file: Vec<PathBuf>,
-    /// Also write a one-page HTML view to FILE (atomically)
-    #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
-    /// The time to show "last seen" against, RFC 3339 [default: now]
-    #[arg(long, value_name = "TIME", conflicts_with = "watch")]
-    now: Option<String>,
-    /// Read again every SECONDS (1 to 3600), printing the table and writing the page each time, until stopped
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
-    watch: Option<u64>,
-}
-
 /// Why `fleet setup`, `sign` or `serve` did nothing.
 #[derive(Debug)]
 pub enum FleetSetupError {
@@ -169,12 +127,8 @@ pub enum FleetSetupError {
     StickFile(BoundedReadError),
     StickIo(PathBuf, std::io::Error),
     OtherEvent { stick: String, ours: String },
-    JournalRemoteMissing,
-    SocatMissing,
-    /// The laptop's certificate names a host, not an address to listen on.
-    NoListenAddress(String),
-    Serve(&'static str, std::io::Error),
-    Stopped(&'static str, String),
+    /// A private folder of the laptop could not be made.
+    Private(std::io::Error),
 }
 
 impl std::fmt::Display for FleetSetupError {
@@ -192,22 +146,7 @@ impl std::fmt::Display for FleetSetupError {
                 f,
                 "this stick's CA ({stick}) is not this laptop's ({ours}): it belongs to another event, or to another CA folder (--ca-dir)"
             ),
-            FleetSetupError::JournalRemoteMissing => write!(
-                f,
-                "systemd-journal-remote is not installed here (Debian and Ubuntu: the systemd-journal-remote package)"
-            ),
-            FleetSetupError::NoListenAddress(host) => write!(
-                f,
-                "the laptop's certificate names {}, not an IPv4 address to listen on: give the laptop's address on the \
-                 stations' network with --listen",
-                wordjudge::word::quote(host)
-            ),
-            FleetSetupError::SocatMissing => write!(
-                f,
-                "socat is not installed here; it checks the stations' certificates in front of systemd-journal-remote (Debian and Ubuntu: the socat package)"
-            ),
-            FleetSetupError::Serve(step, e) => write!(f, "could not {step}: {e}"),
-            FleetSetupError::Stopped(name, status) => write!(f, "{name} stopped ({status}): nothing is received now"),
+            FleetSetupError::Private(e) => write!(f, "could not make a private folder: {e}"),
         }
     }
 }
@@ -219,51 +158,8 @@ impl std::error::Error for FleetSetupError {
             FleetSetupError::Ca(e) => Some(e),
             FleetSetupError::StickFolder(e) => Some(e),
             FleetSetupError::StickFile(e) => Some(e),
-            FleetSetupError::StickIo(_, e) | FleetSetupError::Serve(_, e) => Some(e),
+            FleetSetupError::StickIo(_, e) | FleetSetupError::Private(e) => Some(e),
             _ => None,
-        }
-    }
-}
-
-/// Why `fleet status` gave no status.
-#[derive(Debug)]
-pub enum StatusError {
-    NoJournalFiles(PathBuf),
-    Unreadable(PathBuf, std::io::Error),
-    NotAFile(PathBuf),
-    JournalctlMissing,
-    JournalctlFailed { status: String, stderr: String },
-    LineTooLong { entry: usize, len: u64 },
-    BadNow(String),
-    Entries(FleetError),
-    WriteHtml(PathBuf, std::io::Error),
-}
-
-impl std::fmt::Display for StatusError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StatusError::NoJournalFiles(dir) => write!(
-                f,
-                "{} holds no journal files (*.journal): has systemd-journal-remote received anything yet? Give the folder it writes to (--dir) or the files (--file)",
-                dir.display()
-            ),
-            StatusError::Unreadable(path, e) => write!(f, "cannot read {}: {e}", path.display()),
-            StatusError::NotAFile(path) => write!(f, "{} is not a journal file", path.display()),
-            StatusError::JournalctlMissing => write!(
-                f,
-                "journalctl is not installed here; it reads the journal files (Debian and Ubuntu: the systemd package)"
-            ),
-            StatusError::JournalctlFailed { status, stderr } => {
-                write!(f, "journalctl could not read the journal ({status}): {}", stderr.trim())
-            }
-            StatusError::LineTooLong { entry, len } => {
-                write!(f, "journal entry {entry} is {len} bytes long, more than a wordjudge record can be")
-            }
-            StatusError::BadNow(text) => {
-                write!(f, "--now {} is not an RFC 3339 time (2026-11-22T14:02:11Z)", wordjudge::word::quote(text))
-            }
-            StatusError::Entries(e) => e.fmt(f),
-            StatusError::WriteHtml(path, e) => write!(f, "cannot write {}: {e}", path.display()),
         }
     }
 }
@@ -293,14 +189,18 @@ pub fn run(context: &super::Context, command: FleetCommand) -> ExitCode {
             }
             Err(e) => super::fail(e),
         },
-        FleetCommand::Serve(args) => match serve(&args) {
+        FleetCommand::Serve(args) => match super::serve::serve(&args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => super::fail(e),
+        },
+        FleetCommand::Route => match super::serve::route() {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => super::fail(e),
         },
         FleetCommand::Join(args) => join_here(context, &args),
         FleetCommand::Leave(args) => leave_here(context, &args),
-        FleetCommand::Status(args) if args.watch.is_some() => watch(&args),
-        FleetCommand::Status(args) => match status(&args) {
+        FleetCommand::Status(args) if args.watch.is_some() => super::status::watch(&args),
+        FleetCommand::Status(args) => match super::status::status(&args) {
             Ok(text) => {
                 print!("{text}");
                 ExitCode::SUCCESS
@@ -472,7 +372,7 @@ fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> {
     let private = tempfile::Builder::new()
         .prefix("wordjudge-fleet-sign-")
         .tempdir()
-        .map_err(|e| FleetSetupError::Serve("make a private folder", e))?;
+        .map_err(FleetSetupError::Private)?;
     let stick_ca = private.path().join("stick-ca.pem");
     match outside_files::read_small_file_nofollow(&folder.join(stick::CA_FILE), stick::MAX_STICK_FILE) {
         Ok(bytes) => outside_files::write_atomically(&stick_ca, &bytes).map_err(|e| FleetSetupError::StickIo(stick_ca.clone(), e))?,
@@ -593,7 +493,26 @@ impl Place<'_> {
             Err(e) => return refuse(e.to_string()),
         };
         let Some(key) = stick::public_key_der(&key) else { return refuse("its public key cannot be read".into()) };
-        let code = stick::key_code(&key);
+        // The binding beside it ties the request to the station's audit
+        // key: the key paired with the certificate, whose code the
+        // director confirms.
+        let binding_path = request.with_file_name(format!("{name}{}", stick::BINDING_SUFFIX));
+        let audit_key = match outside_files::read_small_text_nofollow(&binding_path, stick::MAX_STICK_FILE) {
+            Ok(text) => match stick::RequestBinding::check(&text, name, &key) {
+                Ok(verifier) => verifier,
+                Err(e) => return refuse(format!("{}: {e}", binding_path.display())),
+            },
+            Err(e) if e.is_not_found() => {
+                return refuse(format!(
+                    "no {name}{} beside it: the request is not bound to a station's audit key (made by an older \
+                     wordjudge, or not by a station); the station makes both at its next visit",
+                    stick::BINDING_SUFFIX
+                ))
+            }
+            Err(e) => return refuse(e.to_string()),
+        };
+        let code = stick::pairing_code(&audit_key);
+        let paired = self.ca.paired_key(name).map_err(FleetSetupError::Ca)?;
         let issued = self.ca.issued(name).map_err(FleetSetupError::Ca)?;
         let issued_key = match &issued {
             Some((path, _)) => {
@@ -620,7 +539,7 @@ impl Place<'_> {
         }
         let put = |bytes: &[u8]| outside_files::write_atomically(&on_stick, bytes).map_err(|e| FleetSetupError::StickIo(on_stick.clone(), e));
         match (&issued, issued_key) {
-            (Some((_, ours)), Some(k)) if k == key => {
+            (Some((_, ours)), Some(k)) if k == key && paired.as_ref() == Some(&audit_key) => {
                 if there && planted.is_none() {
                     report.push_str(&format!("kept     {name}: signed before (key {code})\n"));
                 } else {
@@ -630,7 +549,11 @@ impl Place<'_> {
             }
             (Some(_), k) if !self.replace.iter().any(|r| r == name) => {
                 tally.refused += 1;
-                let old = k.map(|k| stick::key_code(&k)).unwrap_or_else(|| "unreadable".into());
+                let old = match (&paired, k) {
+                    (Some(paired), _) => stick::pairing_code(paired),
+                    (None, Some(_)) => "no audit key paired".to_string(),
+                    (None, None) => "unreadable".to_string(),
+                };
                 report.push_str(&format!(
                     "refused  {name}: {name} already has a certificate of another key ({old}); this request's key is {code}. \
                      If that station made a new key (reflashed, or left the fleet), sign it with --replace {name}\n"
@@ -663,7 +586,7 @@ impl Place<'_> {
                 let out = self.private.join(format!("{name}.pem"));
                 let failed = match unsigned {
                     Some(line) => Some(line),
-                    None => self.ca.sign_station(&copy, name, &out).err().map(|e| {
+                    None => self.ca.sign_station(&copy, name, &audit_key, &out).err().map(|e| {
                         tally.refused += 1;
                         format!("refused  {name}: {e}\n")
                     }),
@@ -754,7 +677,9 @@ fn join_here(context: &super::Context, args: &JoinArgs) -> ExitCode {
     };
     let stick_name = format!("command line, {}", wordjudge::word::printable(&args.stick.to_string_lossy(), 120));
     use wordjudge::audit::AuditEvent;
-    match join::visit(&args.stick.join(stick::FOLDER), &args.fleet_dir, &args.station) {
+    let visited = join::station_audit_key(&context.loaded.config.audit_dir)
+        .and_then(|key| join::visit(&args.stick.join(stick::FOLDER), &args.fleet_dir, &args.station, &key));
+    match visited {
         Ok(step) => {
             match &step {
                 JoinStep::Joined(j) => record(
@@ -831,286 +756,4 @@ fn leave_here(context: &super::Context, args: &LeaveArgs) -> ExitCode {
         }
         Err(e) => super::fail(e),
     }
-}
-
-/// `fleet serve`: the stations' uploads received until stopped. Two
-/// existing programs, because Debian's `systemd-journal-remote` is built
-/// without GnuTLS (`systemd-journal-remote --version`: `-GNUTLS`), so it
-/// cannot check a client's certificate (`--trust` is "not available"):
-/// - `socat` holds the port: TLS with the laptop's certificate, and only a
-///   client whose certificate the event's CA signed gets through (`verify=1`);
-/// - `systemd-journal-remote` receives plain HTTP from it on a unix socket
-///   in a private folder, writing every station's entries into one journal
-///   file in `--output` ([`RECEIVED_FILE`]).
-/// Runs until SIGINT, SIGTERM or SIGHUP (then both end and the private
-/// folder goes: `Ok`), or until either program stops by itself (`Err`, why).
-fn serve(args: &ServeArgs) -> Result<(), FleetSetupError> {
-    let stop = wordjudge::shutdown::stop_flag();
-    let ca = match EventCa::open(&args.ca_dir) {
-        Ok(ca) => ca,
-        Err(e) => return Err(FleetSetupError::Ca(e)),
-    };
-    // One address, the laptop's on the stations' network, never every
-    // address the laptop has (a café's Wi-Fi, a phone's hotspot).
-    let listen = match args.listen {
-        Some(address) => address,
-        None => {
-            let host = ca.laptop_host().map_err(FleetSetupError::Ca)?.unwrap_or_default();
-            host.parse::<std::net::Ipv4Addr>().map_err(|_| FleetSetupError::NoListenAddress(host))?
-        }
-    };
-    let Some(program) = ["/usr/lib/systemd/systemd-journal-remote", "/lib/systemd/systemd-journal-remote"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-    else {
-        return Err(FleetSetupError::JournalRemoteMissing);
-    };
-    if let Err(e) = std::fs::create_dir_all(&args.output) {
-        return Err(FleetSetupError::StickIo(args.output.clone(), e));
-    }
-    // journal-remote listens on a unix socket in a folder only this user
-    // enters: nothing but socat can reach it.
-    let private = match tempfile::Builder::new().prefix("wordjudge-fleet-").tempdir() {
-        Ok(d) => d,
-        Err(e) => return Err(FleetSetupError::Serve("make a private folder", e)),
-    };
-    let socket = private.path().join("journal-remote.sock");
-    // One file for every station: all come through socat, so journal-remote
-    // could only tell them apart by socat's process; `fleet status` tells
-    // them apart by their records.
-    let output = args.output.join(RECEIVED_FILE);
-    let mut receiver = start_receiver(&program, &socket, &output)?;
-    let socat_listen = format!(
-        "OPENSSL-LISTEN:{},bind={listen},reuseaddr,fork,cert={},key={},cafile={},verify=1,openssl-min-proto-version=TLS1.2",
-        args.port,
-        ca.laptop_pem().display(),
-        ca.laptop_key().display(),
-        ca.ca_pem().display()
-    );
-    let mut front = Command::new("socat");
-    front.arg(socat_listen).arg(format!("UNIX-CONNECT:{}", socket.display()));
-    let front = match ends_with_us(&mut front).spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            let _ = receiver.kill();
-            let _ = receiver.wait();
-            return Err(match e.kind() {
-                std::io::ErrorKind::NotFound => FleetSetupError::SocatMissing,
-                _ => FleetSetupError::Serve("start socat", e),
-            });
-        }
-    };
-    eprintln!(
-        "wordjudge: receiving on {listen}:{} (TLS: only stations whose certificate the event's CA signed) into {}",
-        args.port,
-        output.display()
-    );
-    // Until socat ends, or a signal asks us to: then both end here, and
-    // `private` (the socket's folder) goes when this returns. A receiver
-    // that dies (an upload crashed it) is started again at once, and said
-    // so: one station must not stop the laptop receiving from the others.
-    let (mut front, mut receiver) = (front, receiver);
-    let mut restarts: std::collections::VecDeque<std::time::Instant> = std::collections::VecDeque::new();
-    loop {
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
-            end_gently(&mut front);
-            end_gently(&mut receiver);
-            eprintln!("wordjudge: stopped receiving; what arrived is in {}", output.display());
-            return Ok(());
-        }
-        if let Ok(Some(status)) = front.try_wait() {
-            end_gently(&mut receiver);
-            return Err(FleetSetupError::Stopped("socat", status.to_string()));
-        }
-        if let Ok(Some(status)) = receiver.try_wait() {
-            let now = std::time::Instant::now();
-            restarts.retain(|at| now.duration_since(*at) < RESTART_WINDOW);
-            if restarts.len() >= MAX_RESTARTS {
-                end_gently(&mut front);
-                return Err(FleetSetupError::Stopped("systemd-journal-remote", format!("{status}, {MAX_RESTARTS} times within a minute")));
-            }
-            restarts.push_back(now);
-            eprintln!("wordjudge: systemd-journal-remote stopped ({status}); starting it again");
-            let _ = std::fs::remove_file(&socket);
-            receiver = match start_receiver(&program, &socket, &output) {
-                Ok(child) => child,
-                Err(e) => {
-                    end_gently(&mut front);
-                    return Err(e);
-                }
-            };
-            eprintln!("wordjudge: receiving again into {}", output.display());
-        }
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    }
-}
-
-/// Receivers started again within [`RESTART_WINDOW`] before `serve` gives
-/// up: a receiver that cannot stay up is a problem to show, not to hide.
-const MAX_RESTARTS: usize = 5;
-const RESTART_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// `systemd-journal-remote` on the unix socket `socket`, writing to
-/// `output`, once it listens (at most 10 s).
-fn start_receiver(program: &Path, socket: &Path, output: &Path) -> Result<std::process::Child, FleetSetupError> {
-    let mut receiver = Command::new(program);
-    receiver
-        .arg(format!("--listen-http={}", socket.display()))
-        .arg("--split-mode=none")
-        .arg(format!("--output={}", output.display()));
-    let mut receiver = match ends_with_us(&mut receiver).spawn() {
-        Ok(c) => c,
-        Err(e) => return Err(FleetSetupError::Serve("start systemd-journal-remote", e)),
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !socket.exists() {
-        if std::time::Instant::now() > deadline || !matches!(receiver.try_wait(), Ok(None)) {
-            let _ = receiver.kill();
-            let status = receiver.wait().map(|s| s.to_string()).unwrap_or_default();
-            return Err(FleetSetupError::Stopped("systemd-journal-remote", status));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    Ok(receiver)
-}
-
-/// SIGTERM, so the receiver closes its journal file whole; SIGKILL if it
-/// has not ended 5 s later.
-fn end_gently(child: &mut std::process::Child) {
-    // SAFETY: kill(2) on a child this process started and has not reaped.
-    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-/// The journal file `fleet serve` writes in its output folder.
-pub const RECEIVED_FILE: &str = "stations.journal";
-
-/// A child that gets SIGTERM when this process ends, however it ends: the
-/// receiver and its front never outlive `fleet serve`.
-fn ends_with_us(command: &mut Command) -> &mut Command {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: between fork and exec only prctl(2), a plain system call.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        })
-    }
-}
-
-/// `fleet status --watch`: the table and the page again every SECONDS until
-/// stopped; a round that cannot read says why and the next one tries again.
-fn watch(args: &StatusArgs) -> ExitCode {
-    let every = std::time::Duration::from_secs(args.watch.unwrap_or(10));
-    loop {
-        match status(args) {
-            Ok(text) => print!("\x1b[2J\x1b[H{text}"),
-            Err(e) => eprintln!("wordjudge: {e} (trying again in {} s)", every.as_secs()),
-        }
-        use std::io::Write as _;
-        let _ = std::io::stdout().flush();
-        std::thread::sleep(every);
-    }
-}
-
-fn status(args: &StatusArgs) -> Result<String, StatusError> {
-    let now = match &args.now {
-        Some(text) => text.parse::<jiff::Timestamp>().map_err(|_| StatusError::BadNow(text.clone()))?,
-        None => jiff::Timestamp::now(),
-    };
-    let source = source_args(args)?;
-    let status = read_journal(&source)?;
-    let tz = jiff::tz::TimeZone::system();
-    if let Some(path) = &args.html {
-        let page = render::html(&status, now, &tz);
-        outside_files::write_atomically(path, page.as_bytes())
-            .map_err(|e| StatusError::WriteHtml(path.clone(), e))?;
-    }
-    Ok(render::text(&status, now, &tz))
-}
-
-/// journalctl's arguments naming what to read, checked first so a wrong
-/// folder gets its own message.
-fn source_args(args: &StatusArgs) -> Result<Vec<String>, StatusError> {
-    if !args.file.is_empty() {
-        let mut out = Vec::new();
-        for file in &args.file {
-            let meta = std::fs::metadata(file).map_err(|e| StatusError::Unreadable(file.clone(), e))?;
-            if !meta.is_file() {
-                return Err(StatusError::NotAFile(file.clone()));
-            }
-            out.push(format!("--file={}", file.display()));
-        }
-        return Ok(out);
-    }
-    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_DIR));
-    // The folder the director named, a link or not (resolved first); its
-    // entries listed the one bounded way.
-    let real = std::fs::canonicalize(&dir).map_err(|e| StatusError::Unreadable(dir.clone(), e))?;
-    let listing = outside_files::list_folder(&real, 100_000).map_err(|e| StatusError::Unreadable(dir.clone(), e))?;
-    let journal = |n: &str| n.ends_with(".journal") || n.ends_with(".journal~");
-    if !listing.entries.iter().any(|e| e.kind == outside_files::EntryKind::File && journal(&e.name)) {
-        return Err(StatusError::NoJournalFiles(dir));
-    }
-    Ok(vec![format!("--directory={}", dir.display())])
-}
-
-/// Runs journalctl over `source` and sums its lines up, one at a time.
-fn read_journal(source: &[String]) -> Result<fleet::Status, StatusError> {
-    let mut child = Command::new("journalctl")
-        .args(["--no-pager", "--all", "-o", "json"])
-        .arg(format!("--output-fields={}", fleet::output_fields().join(",")))
-        .args(source)
-        .arg(format!("SYSLOG_IDENTIFIER={SYSLOG_IDENTIFIER}"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => StatusError::JournalctlMissing,
-            _ => StatusError::JournalctlFailed { status: e.to_string(), stderr: String::new() },
-        })?;
-    let mut stderr = child.stderr.take().expect("piped");
-    let errors = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut reader = std::io::BufReader::new(child.stdout.take().expect("piped"));
-    let mut fleet = fleet::Fleet::new();
-    let mut line = Vec::new();
-    let mut entry = 0;
-    let result = loop {
-        entry += 1;
-        match wordjudge::outside_files::read_line_bounded(&mut reader, LINE_LIMIT, &mut line) {
-            Ok(wordjudge::outside_files::Line::Complete) => {
-                if let Err(e) = fleet.add_line(&String::from_utf8_lossy(&line)) {
-                    break Err(StatusError::Entries(e));
-                }
-            }
-            Ok(wordjudge::outside_files::Line::TooLong { len }) => break Err(StatusError::LineTooLong { entry, len }),
-            Ok(wordjudge::outside_files::Line::End) => break Ok(()),
-            Err(e) => break Err(StatusError::JournalctlFailed { status: e.to_string(), stderr: String::new() }),
-        }
-    };
-    if result.is_err() {
-        let _ = child.kill();
-    }
-    let exit = child.wait();
-    let stderr = errors.join().unwrap_or_default();
-    result?;
-    match exit {
-        Ok(s) if s.success() => {}
-        Ok(s) => return Err(StatusError::JournalctlFailed { status: s.to_string(), stderr }),
-        Err(e) => return Err(StatusError::JournalctlFailed { status: e.to_string(), stderr }),
-    }
-    fleet.finish().map_err(StatusError::Entries)
 }

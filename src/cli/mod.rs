@@ -27,6 +27,8 @@ mod gpio;
 mod judge;
 pub mod kiosk;
 mod lexicon;
+mod serve;
+mod status;
 pub(crate) mod stick;
 
 use clap::{Parser, Subcommand};

@@ -12,10 +12,14 @@
 //! | `laptop.key`, `laptop.pem` | the laptop's key and certificate (serverAuth, named for the upload address's host) |
 //! | `ca.srl` | openssl's serial counter |
 //! | `signed/NAME.pem` | the last certificate signed for each station: what `fleet sign` tells a certificate this CA issued from a planted one by, and a key already paired with a name from a new one |
+//! | `signed/NAME.audit.pub` | the station's audit key (a note verifier key), paired with its certificate at `fleet sign`: what `fleet status` proves the station's records with |
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+/// What follows a station's name in `signed/` for its paired audit key.
+pub const PAIRED_KEY_SUFFIX: &str = ".audit.pub";
 
 /// Days a certificate is valid: an event's season, not a decade.
 pub const VALID_DAYS: u32 = 400;
@@ -204,17 +208,90 @@ impl EventCa {
         }
     }
 
+    /// The stations this CA signed a certificate for (`signed/NAME.pem`):
+    /// those `fleet serve` receives from.
+    pub fn signed_stations(&self) -> Result<Vec<String>, CaError> {
+        let kept = self.dir.join("signed");
+        let listing = match crate::outside_files::list_folder(&kept, 100_000) {
+            Ok(listing) => listing,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(CaError::Io(kept, e)),
+        };
+        let mut names: Vec<String> = listing
+            .entries
+            .iter()
+            .filter(|e| e.kind == crate::outside_files::EntryKind::File)
+            .filter_map(|e| e.name.strip_suffix(".pem"))
+            .filter(|name| super::stick::station_name_is_valid(name))
+            .map(str::to_string)
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// The audit keys paired with the stations at `fleet sign`, one per
+    /// station name; a key file that cannot be read is an error that names
+    /// it (a station silently without its key would show no record).
+    pub fn paired_keys(&self) -> Result<Vec<super::PairedKey>, CaError> {
+        Self::paired_keys_in(&self.dir)
+    }
+
+    /// [`Self::paired_keys`] of the CA folder `dir`, which needs only its
+    /// `signed/` folder (a copy of it on another machine reads the same).
+    pub fn paired_keys_in(dir: &Path) -> Result<Vec<super::PairedKey>, CaError> {
+        let kept = dir.join("signed");
+        let listing = match crate::outside_files::list_folder(&kept, 100_000) {
+            Ok(listing) => listing,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(CaError::Io(kept, e)),
+        };
+        let mut keys = Vec::new();
+        for entry in &listing.entries {
+            let Some(station) = entry.name.strip_suffix(PAIRED_KEY_SUFFIX) else { continue };
+            if super::stick::check_station_name(station).is_err() {
+                continue;
+            }
+            let path = kept.join(&entry.name);
+            let text = crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE).map_err(CaError::Read)?;
+            let verifier = crate::audit::NoteVerifier::parse(&text)
+                .map_err(|problem| CaError::Request { file: path.clone(), problem: format!("not a paired audit key: {problem}") })?;
+            keys.push(super::PairedKey { station: station.to_string(), verifier });
+        }
+        keys.sort_by(|a, b| a.station.cmp(&b.station));
+        Ok(keys)
+    }
+
+    /// The audit key paired with station `name`, if one was.
+    pub fn paired_key(&self, name: &str) -> Result<Option<crate::audit::NoteVerifier>, CaError> {
+        let path = self.dir.join("signed").join(format!("{name}{PAIRED_KEY_SUFFIX}"));
+        match crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE) {
+            Ok(text) => crate::audit::NoteVerifier::parse(&text)
+                .map(Some)
+                .map_err(|problem| CaError::Request { file: path, problem: format!("not a paired audit key: {problem}") }),
+            Err(e) if e.is_not_found() => Ok(None),
+            Err(e) => Err(CaError::Read(e)),
+        }
+    }
+
     /// Signs a station's request: its signature checked, its subject one
     /// CN that is `name`, a client certificate written to `out` (a file of
     /// the laptop's private folder, never one on a stick) and a copy kept
     /// in `signed/` (what [`Self::issued`] reads).
-    pub fn sign_station(&self, request: &Path, name: &str, out: &Path) -> Result<(), CaError> {
+    /// `audit_key` is the station's audit key the request was bound to
+    /// ([`super::stick::RequestBinding`]), kept beside the copy: the key
+    /// `fleet status` proves this station's records with.
+    pub fn sign_station(&self, request: &Path, name: &str, audit_key: &crate::audit::NoteVerifier, out: &Path) -> Result<(), CaError> {
         Self::check_request(request, name)?;
         let extensions = "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=critical,CA:FALSE\n";
         self.sign_request(request, extensions, out)?;
         let kept = self.dir.join("signed");
         std::fs::create_dir_all(&kept).map_err(|e| CaError::Io(kept.clone(), e))?;
         let bytes = crate::outside_files::read_small_file_nofollow(out, super::stick::MAX_STICK_FILE).map_err(CaError::Read)?;
+        // The key first: a certificate kept without its key would be a
+        // station whose records nothing proves.
+        let paired = kept.join(format!("{name}{PAIRED_KEY_SUFFIX}"));
+        crate::outside_files::write_atomically(&paired, format!("{}\n", audit_key.to_text()).as_bytes())
+            .map_err(|e| CaError::Io(paired.clone(), e))?;
         let copy = kept.join(format!("{name}.pem"));
         crate::outside_files::write_atomically(&copy, &bytes).map_err(|e| CaError::Io(copy.clone(), e))?;
         Ok(())

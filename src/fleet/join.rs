@@ -26,6 +26,7 @@
 
 use super::ca::{openssl, path_str, CaError, EventCa};
 use super::stick::{self, FleetFile, StickError};
+use crate::audit::checkpoint::StationKey;
 use crate::outside_files::write_atomically;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -37,6 +38,9 @@ pub const DEFAULT_FLEET_DIR: &str = "/var/lib/wordjudge/fleet";
 pub const KEY_FILE: &str = "station.key";
 /// Its certificate request, kept until the certificate comes.
 pub const REQUEST_FILE: &str = "station.csr";
+/// The request's binding to the station's audit key
+/// ([`stick::RequestBinding`]), left on the stick beside it.
+pub const BINDING_FILE: &str = "station.bind";
 /// What the request was made for: [`Pending`].
 pub const PENDING_FILE: &str = "pending.toml";
 /// The station's certificate, signed by the event's CA.
@@ -156,6 +160,9 @@ pub enum JoinError {
     Read(crate::outside_files::BoundedReadError),
     /// The fleet folder holds a file this module did not write in that form.
     Damaged(PathBuf, String),
+    /// The station's audit key cannot be read: the laptop could prove none
+    /// of its records, so it does not join.
+    NoAuditKey(String),
 }
 
 impl fmt::Display for JoinError {
@@ -208,6 +215,11 @@ impl fmt::Display for JoinError {
             JoinError::Openssl(e) => write!(f, "{e}"),
             JoinError::Read(e) => write!(f, "{e}"),
             JoinError::Damaged(path, problem) => write!(f, "{} is damaged: {problem}", path.display()),
+            JoinError::NoAuditKey(why) => write!(
+                f,
+                "the station's audit key cannot be read ({why}): the laptop could prove none of its records; \
+                 the station makes its key when its audit log starts"
+            ),
         }
     }
 }
@@ -282,7 +294,11 @@ fn certificates_in(pem: &[u8]) -> usize {
 /// One visit of the fleet stick. `stick_folder` is the stick's fleet folder
 /// ([`stick::FOLDER`] on the mounted stick), `fleet_dir` the station's own
 /// fleet folder, `station` its name in the fleet (one DNS label).
-pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<JoinStep, JoinError> {
+///
+/// `audit_key` is the station's audit signing key: the request is bound to
+/// it ([`stick::RequestBinding`]), so the laptop pairs this station's
+/// certificate with the key its records are signed with.
+pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str, audit_key: &StationKey) -> Result<JoinStep, JoinError> {
     stick::check_station_name(station).map_err(JoinError::StationName)?;
     let copies = StickCopies::new()?;
     let fleet = read_stick(stick_folder, &copies)?;
@@ -310,9 +326,9 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<Joi
             if let Some(joined) = take_certificate(stick_folder, &answered, &copies, fleet_dir, &fleet, station)? {
                 return Ok(JoinStep::Joined(joined));
             }
-            return leave_request(stick_folder, &request, station, true, &fleet);
+            return leave_request(stick_folder, &request, station, true, &fleet, audit_key);
         }
-        return leave_request(stick_folder, &request, station, false, &fleet);
+        return leave_request(stick_folder, &request, station, false, &fleet, audit_key);
     }
     // A new key and request: the first visit, or a request for another CA
     // or name. The pending file is written last, so a request half made
@@ -327,10 +343,23 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<Joi
     )
     .map_err(JoinError::Openssl)?;
     set_private(&key)?;
+    // A binding of an earlier request would name its key, not this one's.
+    let _ = std::fs::remove_file(fleet_dir.join(BINDING_FILE));
     let text = toml::to_string(&pending).expect("plain strings serialize");
     let pending_path = fleet_dir.join(PENDING_FILE);
     write_atomically(&pending_path, text.as_bytes()).map_err(|e| JoinError::Io(pending_path, e))?;
-    leave_request(stick_folder, &request, station, answered_here, &fleet)
+    leave_request(stick_folder, &request, station, answered_here, &fleet, audit_key)
+}
+
+/// The station's audit signing key, read from its audit folder (it is
+/// made there when the audit log first starts): what a request is bound to.
+pub fn station_audit_key(audit_dir: &Path) -> Result<StationKey, JoinError> {
+    let key_dir = audit_dir.join(crate::audit::checkpoint::KEY_DIR);
+    match StationKey::load_or_create(&key_dir, "", false) {
+        Ok(Some((key, _))) => Ok(key),
+        Ok(None) => Err(JoinError::NoAuditKey(format!("there is none in {}", key_dir.display()))),
+        Err(e) => Err(JoinError::NoAuditKey(e.to_string())),
+    }
 }
 
 /// Leaves the fleet: the certificate, the CA, [`UPLOAD_ENV`] and the key
@@ -339,7 +368,7 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str) -> Result<Joi
 pub fn leave(fleet_dir: &Path) -> Result<Option<Joined>, JoinError> {
     let was = joined(fleet_dir)?;
     // The switch first: without upload.env the uploader does not start.
-    for name in [UPLOAD_ENV, NETWORK_FILE, JOINED_FILE, CERTIFICATE_FILE, CA_FILE, KEY_FILE, REQUEST_FILE, PENDING_FILE] {
+    for name in [UPLOAD_ENV, NETWORK_FILE, JOINED_FILE, CERTIFICATE_FILE, CA_FILE, KEY_FILE, REQUEST_FILE, BINDING_FILE, PENDING_FILE] {
         let path = fleet_dir.join(name);
         match std::fs::remove_file(&path) {
             Ok(()) => {}
@@ -365,25 +394,35 @@ pub fn read_pending(fleet_dir: &Path) -> Result<Option<Pending>, JoinError> {
     Ok(own_text(&path)?.and_then(|text| toml::from_str(&text).ok()))
 }
 
-/// The pairing code of the request waiting in the station's fleet folder
-/// (`station.csr`): the first 16 hex digits of the SHA-256 of its public
-/// key, grouped ([`stick::key_code`]), the code `fleet sign` lists the
-/// request with on the laptop. The station shows it after the first visit,
-/// so the director signs only the request this station made. `None` when
-/// no request waits.
+/// The pairing code of the request waiting in the station's fleet folder:
+/// [`stick::pairing_code`] of the audit key its binding names, the code
+/// `fleet sign` lists the request with on the laptop. The station shows it
+/// after the first visit, so the director signs only the request this
+/// station made. `None` when no request (or no binding yet) waits.
 pub fn pending_code(fleet_dir: &Path) -> Result<Option<String>, JoinError> {
-    let request = fleet_dir.join(REQUEST_FILE);
-    if std::fs::symlink_metadata(&request).is_err() {
-        return Ok(None);
+    let binding = fleet_dir.join(BINDING_FILE);
+    let Some(text) = own_text(&binding)? else { return Ok(None) };
+    match stick::RequestBinding::key_of(&text) {
+        Ok(key) => Ok(Some(stick::pairing_code(&key))),
+        Err(e) => Err(JoinError::Damaged(binding, e.to_string())),
     }
-    // Read the one bounded way first: a link or a FIFO there is refused.
-    own_bytes(&request)?;
-    let pem = openssl("read the request's public key", &["req", "-in", path_str(&request).map_err(JoinError::Openssl)?, "-noout", "-pubkey"])
+}
+
+/// The request's binding in the fleet folder, made (and kept) the first
+/// time it is needed: a request made by an earlier version has none yet.
+fn binding(fleet_dir: &Path, request: &Path, station: &str, audit_key: &StationKey) -> Result<Vec<u8>, JoinError> {
+    let path = fleet_dir.join(BINDING_FILE);
+    if let Some(text) = own_text(&path)? {
+        return Ok(text.into_bytes());
+    }
+    own_bytes(request)?;
+    let pem = openssl("read the request's public key", &["req", "-in", path_str(request).map_err(JoinError::Openssl)?, "-noout", "-pubkey"])
         .map_err(JoinError::Openssl)?;
-    match stick::public_key_der(&pem) {
-        Some(der) => Ok(Some(stick::key_code(&der))),
-        None => Err(JoinError::Damaged(request, "it holds no public key".into())),
-    }
+    let der = stick::public_key_der(&pem).ok_or_else(|| JoinError::Damaged(request.to_path_buf(), "it holds no public key".into()))?;
+    let time = jiff::Timestamp::now().to_string();
+    let text = stick::RequestBinding::make(audit_key, station, &der, time);
+    write_atomically(&path, text.as_bytes()).map_err(|e| JoinError::Io(path.clone(), e))?;
+    Ok(text.into_bytes())
 }
 
 /// The stick's `fleet.toml`, checked, and its `ca.pem` checked against it:
@@ -457,8 +496,11 @@ fn leave_request(
     station: &str,
     replaced: bool,
     fleet: &FleetFile,
+    audit_key: &StationKey,
 ) -> Result<JoinStep, JoinError> {
     let bytes = own_bytes(request)?;
+    let fleet_dir = request.parent().unwrap_or(Path::new("."));
+    let bound = binding(fleet_dir, request, station, audit_key)?;
     let requests = stick_folder.join(stick::REQUESTS);
     make_dir(&requests)?;
     // The request goes into the stick's own folder, never through a link
@@ -467,11 +509,16 @@ fn leave_request(
     if !crate::outside_files::is_real_dir(&requests) {
         return Err(JoinError::StickFolder(requests));
     }
+    // The binding first: a request without one is refused on the laptop.
+    let binding_on_stick = requests.join(format!("{station}{}", stick::BINDING_SUFFIX));
+    if stick_bytes(&binding_on_stick).ok().as_deref() != Some(&bound[..]) {
+        write_atomically(&binding_on_stick, &bound).map_err(|e| JoinError::Io(binding_on_stick.clone(), e))?;
+    }
     let on_stick = requests.join(format!("{station}.csr"));
     if stick_bytes(&on_stick).ok().as_deref() != Some(&bytes[..]) {
         write_atomically(&on_stick, &bytes).map_err(|e| JoinError::Io(on_stick.clone(), e))?;
     }
-    let code = request.parent().and_then(|dir| pending_code(dir).ok().flatten());
+    let code = pending_code(fleet_dir).ok().flatten();
     Ok(JoinStep::Requested {
         request: on_stick,
         replaced,

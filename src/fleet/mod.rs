@@ -10,22 +10,39 @@
 //! nothing else of the journal: it sums them up per station ([`Station`])
 //! and says what it found ([`render`]: a text table, a one-page HTML view).
 //!
-//! What the received records can prove. A journal copy carries the record's
-//! `seq` and `line_sha256` (and its slip `code`) but not `prev`, the hash of
-//! the line before it, nor the line's time and boot fields, so the hash
-//! chain itself is checked only by `wordjudge audit verify` on the station's
-//! audit folder. Checked here, over the records that arrived: no `seq`
-//! missing between two received records, each slip code is the one of its
-//! `line_sha256`, no `seq` received with two different hashes, and no
-//! challenge number missing between two received adjudications unless the
-//! station recorded why (`skipped`, `challenges_lost`).
+//! What the received records can prove. Any holder of an event
+//! certificate can send any journal entry, so no field an entry carries is
+//! believed by itself: a record counts as station X's only when the entry
+//! carries the line X wrote in its audit log and a checkpoint of X's log up
+//! to that line, signed by the audit key the laptop paired with X at `fleet
+//! sign` ([`proof`]). Its verdict, lexicon and challenge number are then
+//! read from that line. Every other wordjudge entry that names a station
+//! (or carries its signature under another name: an impersonation) is
+//! refused and named on that station's line, and one that names none is
+//! named on the fleet's. Checked over the verified records: each line's
+//! `prev` is the hash of the line before it when both arrived, no `seq`
+//! missing between two of them, no `seq` with two different lines, and no
+//! challenge number missing unless the station recorded why (`skipped`,
+//! `challenges_lost`).
 
 pub mod ca;
 pub mod join;
+pub mod proof;
 pub mod render;
+pub mod sender;
 pub mod stick;
 
-use crate::audit::{Body, EventKind, SlipCode};
+pub use proof::PairedKey;
+
+/// Where the laptop keeps the event's CA (`fleet setup`), and where `fleet
+/// sign`, `serve` and `status` find it.
+pub const DEFAULT_CA_DIR: &str = "/var/lib/wordjudge-fleet";
+
+/// Where `fleet serve` writes the stations' journals, and `fleet status`
+/// reads them.
+pub const DEFAULT_RECEIVED_DIR: &str = "/var/log/journal/remote";
+
+use crate::audit::{AuditEvent, Body};
 use crate::recorder::journal::{AUDIT_FAILING, SYSLOG_IDENTIFIER};
 use crate::recorder::journal_field_name;
 use std::collections::BTreeMap;
@@ -49,6 +66,8 @@ pub fn output_fields() -> Vec<String> {
         "code",
         "problem",
         "record",
+        "line",
+        "checkpoint",
     ] {
         fields.push(journal_field_name(name));
     }
@@ -117,8 +136,10 @@ pub enum LinkBreak {
     SeqWentBack { from: u64, to: u64 },
     /// One `seq` received with two different `line_sha256`.
     TwoHashes { seq: u64 },
-    /// A slip code that is not the one of its `line_sha256`.
-    CodeMismatch { seq: u64 },
+    /// A verified line whose `prev` is not the hash of the verified line
+    /// before it: the station's log forked (restored from a copy, or two
+    /// logs under one key).
+    ChainBroken { seq: u64 },
 }
 
 impl fmt::Display for LinkBreak {
@@ -129,7 +150,7 @@ impl fmt::Display for LinkBreak {
             LinkBreak::RecordsMissing(r) => write!(f, "record seq {r} missing"),
             LinkBreak::SeqWentBack { from, to } => write!(f, "record seq went back from {from} to {to}"),
             LinkBreak::TwoHashes { seq } => write!(f, "record seq {seq} arrived with two different hashes"),
-            LinkBreak::CodeMismatch { seq } => write!(f, "record seq {seq}: its slip code is not its hash's"),
+            LinkBreak::ChainBroken { seq } => write!(f, "record seq {seq} does not follow the one before it (its prev is another hash)"),
         }
     }
 }
@@ -151,8 +172,16 @@ pub type HourCounts = (u64, u64);
 /// One station's summary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Station {
-    /// `WORDJUDGE_STATION`, else the journal's `_HOSTNAME`.
+    /// The name the station's verified records give it.
     pub name: String,
+    /// Its name in the fleet: the certificate's CN its audit key was paired
+    /// with at `fleet sign`.
+    pub fleet_name: String,
+    /// Entries that named this station (or carried its signature) and were
+    /// not its records, with why: the first [`MAX_BREAKS`].
+    pub refused: Vec<(i64, String)>,
+    /// Refused entries beyond those kept.
+    pub more_refused: u64,
     /// The hosts its entries came from (more than one is a warning).
     pub hosts: Vec<String>,
     /// Wordjudge records received.
@@ -193,6 +222,8 @@ pub struct Station {
     pub mismatch: Vec<(String, String)>,
     // Chain-check state.
     last_seq: Option<(u64, String)>,
+    /// Every verified line's hash by seq.
+    seen: std::collections::HashMap<u64, String>,
     last_number: Option<u64>,
     lost: Vec<Range>,
 }
@@ -200,7 +231,10 @@ pub struct Station {
 impl Station {
     fn new(name: String) -> Station {
         Station {
+            fleet_name: name.clone(),
             name,
+            refused: Vec::new(),
+            more_refused: 0,
             hosts: Vec::new(),
             records: 0,
             last_seen_us: 0,
@@ -221,6 +255,7 @@ impl Station {
             per_hour: BTreeMap::new(),
             mismatch: Vec::new(),
             last_seq: None,
+            seen: std::collections::HashMap::new(),
             last_number: None,
             lost: Vec::new(),
         }
@@ -237,28 +272,52 @@ impl Station {
 
     /// Whether the tile is red.
     pub fn alarm(&self) -> bool {
-        matches!(self.service, Service::Out(_)) || self.wrong_lexicon()
+        matches!(self.service, Service::Out(_)) || self.wrong_lexicon() || self.forged()
     }
 
-    fn seal(&mut self, seq: u64, hash: &str, code: Option<&str>) {
-        self.sealed += 1;
-        if let Some(code) = code {
-            if SlipCode::of_line_hash(hash).map(|c| c.to_string()).as_deref() != Some(code) {
-                self.push_break(LinkBreak::CodeMismatch { seq });
+    /// Whether an entry that named this station, or carried its
+    /// signature, was refused: a forgery, an edit or an impersonation.
+    pub fn forged(&self) -> bool {
+        !self.refused.is_empty() || self.more_refused > 0
+    }
+
+    /// An entry refused, kept up to [`MAX_BREAKS`]; beyond, only counted.
+    fn refuse(&mut self, at: i64, what: String) {
+        if self.refused.len() < MAX_BREAKS {
+            self.refused.push((at, what));
+        } else {
+            self.more_refused += 1;
+        }
+    }
+
+    /// A verified line at `seq`: whether it is new. The same line again (an
+    /// upload cut and sent twice, a replay) is not; another line at a seq
+    /// already seen is a break (the station's log forked) and not counted
+    /// either. A new line must follow the line before it (its `prev`) when
+    /// that arrived.
+    fn seal(&mut self, seq: u64, hash: &str, prev: &str) -> bool {
+        match self.seen.get(&seq) {
+            Some(seen) if seen == hash => return false,
+            Some(_) => {
+                self.push_break(LinkBreak::TwoHashes { seq });
+                return false;
             }
+            None => {}
+        }
+        self.seen.insert(seq, hash.to_string());
+        self.sealed += 1;
+        if seq > 1 && self.seen.get(&(seq - 1)).is_some_and(|before| before != prev) {
+            self.push_break(LinkBreak::ChainBroken { seq });
         }
         match &self.last_seq {
-            Some((last, last_hash)) if *last == seq => {
-                if last_hash != hash {
-                    self.push_break(LinkBreak::TwoHashes { seq });
-                }
-                return;
-            }
             Some((last, _)) if seq < *last => self.push_break(LinkBreak::SeqWentBack { from: *last, to: seq }),
             Some((last, _)) if seq > last + 1 => self.push_break(LinkBreak::RecordsMissing(Range(last + 1, seq - 1))),
             _ => {}
         }
-        self.last_seq = Some((seq, hash.to_string()));
+        if self.last_seq.as_ref().is_none_or(|(last, _)| seq > *last) {
+            self.last_seq = Some((seq, hash.to_string()));
+        }
+        true
     }
 
     fn number(&mut self, n: u64, skipped: &[[u64; 2]]) {
@@ -350,6 +409,11 @@ fn split_gap(gap: Range, mut said: Vec<Range>) -> Vec<(Range, bool)> {
     out
 }
 
+/// A record's `time` (RFC 3339) in microseconds since the epoch.
+fn record_time(time: &str) -> Option<i64> {
+    time.parse::<jiff::Timestamp>().ok().map(|t| t.as_microsecond())
+}
+
 /// Breaks (and explained gaps) kept per station: the first ones name where
 /// it went wrong; the rest are counted ([`Station::more_breaks`]), so a
 /// journal of a million breaks costs a bounded memory and a bounded line.
@@ -362,9 +426,17 @@ pub const MAX_HOSTS: usize = 16;
 /// The fleet as the entries given so far describe it.
 #[derive(Debug, Default)]
 pub struct Fleet {
+    /// By name in the fleet (the paired key's station).
     stations: BTreeMap<String, Station>,
+    keys: Vec<PairedKey>,
+    /// Who sent the entries being added, when the transport says so.
+    sender: Option<String>,
     entries: usize,
     lines: usize,
+    /// Wordjudge audit entries, proven or not.
+    records_seen: usize,
+    unattributed: Vec<String>,
+    more_unattributed: u64,
 }
 
 /// Every station, by name, with the lexicon mismatches marked.
@@ -373,6 +445,12 @@ pub struct Status {
     pub stations: Vec<Station>,
     /// Journal entries read (wordjudge's and others).
     pub entries: usize,
+    /// Wordjudge entries that no paired station signed and that name none:
+    /// what is wrong with each (the first [`MAX_BREAKS`]), and how many more.
+    pub unattributed: Vec<String>,
+    pub more_unattributed: u64,
+    /// Stations whose audit key the laptop holds.
+    pub paired: usize,
 }
 
 /// A journal field's value as text: journalctl writes a string, an array
@@ -391,12 +469,16 @@ fn text(value: &serde_json::Value) -> Option<String> {
 }
 
 impl Fleet {
-    pub fn new() -> Fleet {
-        Fleet::default()
+    /// A fleet whose stations' records are proven with `keys`, the audit
+    /// keys paired at `fleet sign` ([`read_paired_keys`]).
+    pub fn new(keys: Vec<PairedKey>) -> Fleet {
+        Fleet { keys, ..Fleet::default() }
     }
 
     /// Adds one `journalctl -o json` line. Entries that are not wordjudge
-    /// audit records are counted and passed over.
+    /// audit records are counted and passed over; a wordjudge entry that is
+    /// not a paired station's signed line ([`proof::check`]) changes no
+    /// station's state and is an alert on the station it names.
     pub fn add_line(&mut self, line: &str) -> Result<(), FleetError> {
         self.lines += 1;
         let number = self.lines;
@@ -412,58 +494,94 @@ impl Fleet {
             return Ok(());
         }
         let Some(event) = wj("event") else { return Ok(()) };
-        let name = wj("station").filter(|s| !s.is_empty()).or_else(|| field("_HOSTNAME")).unwrap_or_else(|| "(no name)".into());
-        let bad = |field: &str, value: String, expected: &'static str| FleetError::BadField {
-            line: number,
-            station: name.clone(),
-            field: field.to_string(),
-            value,
-            expected,
-        };
-        let num = |n: &str, what: &'static str| -> Result<Option<u64>, FleetError> {
-            match wj(n) {
-                None => Ok(None),
-                Some(v) => v.parse().map(Some).map_err(|_| bad(&journal_field_name(n), v, what)),
-            }
-        };
-        let time = match field("__REALTIME_TIMESTAMP") {
-            None => return Err(bad("__REALTIME_TIMESTAMP", String::new(), "a time in microseconds")),
-            Some(v) => v.parse::<i64>().map_err(|_| bad("__REALTIME_TIMESTAMP", v, "a time in microseconds"))?,
-        };
-        let seq = num("seq", "a record number")?;
-        let challenge = num("challenge", "a challenge number")?;
-        let hash = wj("line_sha256");
-        if let Some(h) = &hash {
-            if h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return Err(bad(&journal_field_name("line_sha256"), h.clone(), "a SHA-256 in hex"));
-            }
-        }
-        let body = match wj("record").filter(|r| !r.is_empty()) {
-            None => None,
-            Some(r) => {
-                Some(serde_json::from_str::<Body>(&r).map_err(|_| bad(&journal_field_name("record"), r, "a record in JSON"))?)
-            }
-        };
-        let adjudication = body.as_ref().and_then(Body::adjudication);
-        let verdict = wj("verdict");
-        if event == EventKind::Adjudication.as_str() {
-            if challenge.is_none() {
-                return Err(bad(&journal_field_name("challenge"), String::new(), "a challenge number"));
-            }
-            if let Some(v) = &verdict {
-                if v != "ACCEPTABLE" && v != "UNACCEPTABLE" {
-                    return Err(bad(&journal_field_name("verdict"), v.clone(), "ACCEPTABLE or UNACCEPTABLE"));
-                }
-            }
-        }
-        let priority = field("PRIORITY").and_then(|p| p.parse::<u8>().ok());
+        self.records_seen += 1;
+        let claimed = wj("station").filter(|s| !s.is_empty()).or_else(|| field("_HOSTNAME")).unwrap_or_else(|| "(no name)".into());
+        let journal_time = field("__REALTIME_TIMESTAMP").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
         let message = field("MESSAGE").unwrap_or_else(|| event.clone());
-        let problem = wj("problem");
-
-        let station = self.stations.entry(name.clone()).or_insert_with(|| Station::new(name.clone()));
+        // A copy of a record not (yet) in the file, or the warning that the
+        // log fails: nothing to verify, so only a warning, marked unsigned.
+        if event == AUDIT_FAILING || (wj("audit_written").as_deref() == Some("false") && wj("line").is_none()) {
+            let what = format!("unsigned, the log was failing: {message}");
+            if let Some(sender) = self.sender.clone() {
+                self.station_for_key(&sender, None).warn(journal_time, what);
+                return Ok(());
+            }
+            match self.station_named(&claimed) {
+                Some(station) => station.warn(journal_time, what),
+                None => self.unattributed(format!("entry naming {}: {what}", crate::word::printable(&claimed, 60))),
+            }
+            return Ok(());
+        }
+        let proven = proof::check(&self.keys, wj("line").as_deref(), wj("checkpoint").as_deref()).and_then(|p| {
+            // The sender's own copies of the fields, where it gives them,
+            // must be the line's: a signed line of one station sent under
+            // another station's name is an impersonation, not a record.
+            let differs = |name: &'static str, value: String| {
+                wj(name).is_some_and(|v| v != value).then_some(proof::Refusal::FieldDiffers { field: name })
+            };
+            let fleet_name = &self.keys[p.key].station;
+            if self.sender.as_ref().is_some_and(|s| s != fleet_name) {
+                return Err(proof::Refusal::SentByOther { signer: fleet_name.clone() });
+            }
+            let claims_other = wj("station").is_some_and(|c| c != p.record.station && self.is_other_station(&c, fleet_name));
+            if claims_other {
+                return Err(proof::Refusal::FieldDiffers { field: "station" });
+            }
+            if let Some(refusal) = differs("seq", p.record.seq.to_string())
+                .or_else(|| differs("line_sha256", p.hash.clone()))
+                .or_else(|| differs("event", p.record.body.name().to_string()))
+            {
+                return Err(refusal);
+            }
+            Ok(p)
+        });
+        let proven = match proven {
+            Ok(p) => p,
+            Err(refusal) if self.sender.is_some() => {
+                // The transport names who sent it: the sender's line.
+                let sender = self.sender.clone().unwrap_or_default();
+                let seq = wj("seq").unwrap_or_else(|| "?".into());
+                let what = if matches!(refusal, proof::Refusal::SentByOther { .. }) || claimed == sender {
+                    format!("seq {seq}: {refusal}")
+                } else {
+                    format!("an entry naming {} (seq {seq}): {refusal}", crate::word::quote(&claimed))
+                };
+                self.station_for_key(&sender, None).refuse(journal_time, what);
+                return Ok(());
+            }
+            Err(refusal) => {
+                // Under the key that signed it (an impersonation by that
+                // station), else under the station the entry names.
+                let signer = proof::check(&self.keys, wj("line").as_deref(), wj("checkpoint").as_deref())
+                    .ok()
+                    .map(|p| self.keys[p.key].station.clone());
+                let seq = wj("seq").unwrap_or_else(|| "?".into());
+                let what = match &signer {
+                    Some(_) => format!("an entry naming {} with this station's signed line (seq {seq}): {refusal}", crate::word::quote(&claimed)),
+                    None => format!("seq {seq}: {refusal}"),
+                };
+                match signer {
+                    Some(fleet_name) => self.station_for_key(&fleet_name, None).refuse(journal_time, what),
+                    None => match self.station_named(&claimed) {
+                        Some(station) => station.refuse(journal_time, what),
+                        None => self.unattributed(format!("entry naming {}: {what}", crate::word::printable(&claimed, 60))),
+                    },
+                }
+                return Ok(());
+            }
+        };
+        let record = proven.record;
+        let fleet_name = self.keys[proven.key].station.clone();
+        let time = record_time(&record.time).unwrap_or(journal_time);
+        let body = record.body.clone();
+        let host = field("_HOSTNAME");
+        let station = self.station_for_key(&fleet_name, Some(&record.station));
+        if !station.seal(record.seq, &proven.hash, &record.prev) {
+            return Ok(());
+        }
         station.records += 1;
         station.last_seen_us = station.last_seen_us.max(time);
-        if let Some(host) = field("_HOSTNAME") {
+        if let Some(host) = host {
             if !station.hosts.contains(&host) {
                 if station.hosts.len() < MAX_HOSTS {
                     station.hosts.push(host);
@@ -472,83 +590,140 @@ impl Fleet {
                 }
             }
         }
-        if let (Some(seq), Some(hash)) = (seq, &hash) {
-            station.seal(seq, hash, wj("code").as_deref());
+        if record.delayed {
+            station.warn(time, format!("written late (the log was failing): {}", body.describe()));
         }
-        if wj("audit_written").as_deref() == Some("false") && event != AUDIT_FAILING {
-            station.warn(time, format!("not in the audit file (the log was failing): {message}"));
+        let problem_event = body.event().is_some_and(|e| e.is_problem());
+        if problem_event {
+            station.warn(time, body.describe());
         }
-        let problem_event = body.as_ref().and_then(Body::event).is_some_and(|e| e.is_problem());
-        if problem_event || priority.is_some_and(|p| p <= 4) || event == AUDIT_FAILING {
-            station.warn(time, message.clone());
-        }
-        match EventKind::parse(&event) {
-            Some(EventKind::Adjudication) => {
-                let n = challenge.unwrap_or_default();
-                let skipped = adjudication.map(|a| a.skipped.clone()).unwrap_or_default();
-                station.number(n, &skipped);
+        match &body {
+            Body::Adjudication(a) => {
+                let n = a.challenge;
+                station.number(n, &a.skipped);
                 if station.last_challenge.is_none_or(|(last, _)| n >= last) {
                     station.last_challenge = Some((n, time));
                 }
-                station.lexicon = wj("lexicon").or(station.lexicon.take());
-                station.fingerprint = wj("lexicon_fingerprint").or(station.fingerprint.take());
-                station.lexicon_status = wj("lexicon_status").or(station.lexicon_status.take());
-                if let Some(profile) = adjudication.and_then(|a| a.profile.clone()) {
-                    station.profile = Some(profile);
+                station.lexicon = Some(a.lexicon.id.clone());
+                station.fingerprint = Some(a.lexicon.fingerprint.clone());
+                station.lexicon_status = Some(a.lexicon.status.clone());
+                if let Some(profile) = &a.profile {
+                    station.profile = Some(profile.clone());
                 }
                 let hour = time.div_euclid(3_600_000_000) * 3600;
                 let counts = station.per_hour.entry(hour).or_default();
-                match verdict.as_deref() {
-                    Some("ACCEPTABLE") => counts.0 += 1,
-                    Some(_) => counts.1 += 1,
-                    None => {}
+                match a.verdict {
+                    crate::judge::Verdict::Acceptable => counts.0 += 1,
+                    _ => counts.1 += 1,
                 }
                 station.service = Service::In;
             }
-            Some(EventKind::LexiconOpened) => {
-                station.lexicon = wj("lexicon");
-                station.fingerprint = wj("lexicon_fingerprint");
-                station.lexicon_status = wj("lexicon_status");
-                station.service = match &problem {
-                    Some(p) => Service::Out(format!("lexicon {}: {p}", station.lexicon.as_deref().unwrap_or("?"))),
-                    None => Service::In,
-                };
-            }
-            Some(EventKind::LexiconSwitched) => {
-                station.lexicon = wj("lexicon");
-                station.fingerprint = None;
-                station.lexicon_status = None;
-            }
-            Some(EventKind::ProfileSwitched) => {
-                if let Some(crate::audit::AuditEvent::ProfileSwitched { to, .. }) = body.as_ref().and_then(Body::event) {
-                    station.profile = Some(to.clone());
+            Body::Event(e) => match e {
+                AuditEvent::LexiconOpened { id, status, fingerprint, problem } => {
+                    station.lexicon = Some(id.clone());
+                    station.fingerprint = fingerprint.clone();
+                    station.lexicon_status = Some(status.clone());
+                    station.service = match problem {
+                        Some(p) => Service::Out(format!("lexicon {id}: {p}")),
+                        None => Service::In,
+                    };
                 }
-            }
-            Some(EventKind::ChallengesLost) => {
-                if let Some(crate::audit::AuditEvent::ChallengesLost { first, last, .. }) = body.as_ref().and_then(Body::event) {
+                AuditEvent::LexiconSwitched { to, .. } => {
+                    station.lexicon = Some(to.clone());
+                    station.fingerprint = None;
+                    station.lexicon_status = None;
+                }
+                AuditEvent::ProfileSwitched { to, .. } => station.profile = Some(to.clone()),
+                AuditEvent::ChallengesLost { first, last, .. } => {
                     if station.lost.len() >= MAX_BREAKS * 50 {
                         station.lost.remove(0);
                     }
                     station.lost.push(Range(*first.min(last), *first.max(last)));
                 }
-            }
-            Some(EventKind::DisplayProblem) | Some(EventKind::JudgingFault) => {
-                station.service = Service::Out(message.clone());
-            }
-            Some(EventKind::Startup) => station.service = Service::In,
-            Some(EventKind::Shutdown) => station.service = Service::Stopped,
-            _ => {}
+                AuditEvent::DisplayProblem { .. } | AuditEvent::JudgingFault { .. } => {
+                    station.service = Service::Out(body.describe());
+                }
+                AuditEvent::Startup { .. } => station.service = Service::In,
+                AuditEvent::Shutdown => station.service = Service::Stopped,
+                _ => {}
+            },
+            Body::Unknown { .. } | Body::Invalid { .. } => {}
         }
         Ok(())
+    }
+
+    /// Journal entries given so far (wordjudge's and others).
+    pub fn entries(&self) -> usize {
+        self.entries
+    }
+
+    /// The station whose certificate sent the entries added from now on
+    /// (`fleet serve` keeps each station's in a file of its own:
+    /// [`sender::sender_of`]), or `None` where that is not known (a journal
+    /// file of another origin): then only the signature attributes them.
+    pub fn from_sender(&mut self, sender: Option<String>) {
+        self.sender = sender;
+    }
+
+    /// The station paired under `fleet_name`, made at its first record;
+    /// `shown_as` is the name its verified records give it.
+    fn station_for_key(&mut self, fleet_name: &str, shown_as: Option<&str>) -> &mut Station {
+        let station = self.stations.entry(fleet_name.to_string()).or_insert_with(|| {
+            let mut s = Station::new(shown_as.filter(|n| !n.is_empty()).unwrap_or(fleet_name).to_string());
+            s.fleet_name = fleet_name.to_string();
+            s
+        });
+        if let Some(name) = shown_as.filter(|n| !n.is_empty()) {
+            if station.name != name {
+                station.name = name.to_string();
+            }
+        }
+        station
+    }
+
+    /// The paired station an unproven entry names: by the name its
+    /// verified records show, or by its name in the fleet.
+    fn station_named(&mut self, claimed: &str) -> Option<&mut Station> {
+        let slug = join::fleet_name(claimed);
+        let fleet_name = self
+            .stations
+            .values()
+            .find(|s| s.name == claimed || s.fleet_name == claimed)
+            .map(|s| s.fleet_name.clone())
+            .or_else(|| self.keys.iter().find(|k| k.station == claimed || k.station == slug).map(|k| k.station.clone()))?;
+        Some(self.station_for_key(&fleet_name, None))
+    }
+
+    /// Whether `claimed` names a paired station other than `fleet_name`.
+    fn is_other_station(&self, claimed: &str, fleet_name: &str) -> bool {
+        let slug = join::fleet_name(claimed);
+        self.stations.values().any(|s| s.fleet_name != fleet_name && (s.name == claimed || s.fleet_name == claimed))
+            || self.keys.iter().any(|k| k.station != fleet_name && (k.station == claimed || k.station == slug))
+    }
+
+    /// An entry no paired station signed and none is named by: kept for the
+    /// fleet's own line, the first [`MAX_BREAKS`], the rest counted.
+    fn unattributed(&mut self, what: String) {
+        if self.unattributed.len() < MAX_BREAKS {
+            self.unattributed.push(what);
+        } else {
+            self.more_unattributed += 1;
+        }
     }
 
     /// The summary, with the lexicon mismatches between stations marked; an
     /// error when no wordjudge record was among the entries.
     pub fn finish(self) -> Result<Status, FleetError> {
-        let mut stations: Vec<Station> = self.stations.into_values().collect();
-        if stations.is_empty() {
+        self.status()
+    }
+
+    /// [`Self::finish`] without ending the summary: more entries may be
+    /// added after it (`fleet status --watch` adds what arrived since).
+    pub fn status(&self) -> Result<Status, FleetError> {
+        if self.records_seen == 0 {
             return Err(FleetError::NoRecords { entries: self.entries });
         }
+        let mut stations: Vec<Station> = self.stations.values().cloned().collect();
         let seen: Vec<(String, String, String)> = stations
             .iter()
             .filter_map(|s| Some((s.name.clone(), s.lexicon.clone()?, s.fingerprint.clone()?)))
@@ -561,13 +736,20 @@ impl Fleet {
                 .map(|(name, _, fingerprint)| (name.clone(), fingerprint.clone()))
                 .collect();
         }
-        Ok(Status { stations, entries: self.entries })
+        Ok(Status {
+            stations,
+            entries: self.entries,
+            unattributed: self.unattributed.clone(),
+            more_unattributed: self.more_unattributed,
+            paired: self.keys.len(),
+        })
     }
 }
 
-/// Sums up `lines` of `journalctl -o json` output.
-pub fn status_of<'a>(lines: impl IntoIterator<Item = &'a str>) -> Result<Status, FleetError> {
-    let mut fleet = Fleet::new();
+/// Sums up `lines` of `journalctl -o json` output, with the stations' paired
+/// audit keys.
+pub fn status_of<'a>(lines: impl IntoIterator<Item = &'a str>, keys: Vec<PairedKey>) -> Result<Status, FleetError> {
+    let mut fleet = Fleet::new(keys);
     for line in lines {
         fleet.add_line(line)?;
     }

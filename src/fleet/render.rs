@@ -78,11 +78,16 @@ pub fn links(station: &Station) -> String {
 /// What the STATE column says: in service or why not, lexicon problems,
 /// warnings.
 pub fn state(station: &Station) -> String {
-    let mut parts = vec![match &station.service {
+    let mut parts = Vec::new();
+    if let Some((_, first)) = station.refused.first() {
+        let count = station.refused.len() as u64 + station.more_refused;
+        parts.push(format!("NOT ITS RECORDS: {count} entr{} refused, the first: {}", if count == 1 { "y" } else { "ies" }, shown(first)));
+    }
+    parts.push(match &station.service {
         Service::In => "in service".to_string(),
         Service::Out(why) => format!("OUT OF SERVICE: {}", crate::word::printable(why, 2 * SHOWN)),
         Service::Stopped => "shut down".to_string(),
-    }];
+    });
     for (other, fingerprint) in &station.mismatch {
         parts.push(format!("LEXICON MISMATCH: {} has {}", shown(other), shown(fingerprint)));
     }
@@ -127,9 +132,29 @@ fn columns(station: &Station, now: Timestamp, tz: &TimeZone) -> [String; 8] {
 const HEADINGS: [&str; 8] = ["STATION", "LAST SEEN", "LEXICON", "FINGERPRINT", "PROFILE", "LAST CHALLENGE", "LINKS", "STATE"];
 
 /// The note under the table: what the link check covers.
-pub const LINKS_NOTE: &str = "LINKS checks the records that arrived: no record (seq) and no challenge number missing \
-between two of them, each slip code the one of its line hash, no seq with two hashes. The journal copy has no `prev` \
-hash: `wordjudge audit verify` on the station's audit folder checks the chain itself.";
+pub const LINKS_NOTE: &str = "A record is shown as a station's only when it carries the line the station wrote in its \
+audit log, with a checkpoint signed by the audit key paired with that station at `fleet sign`; anything else that \
+names a station is refused and named on its line. LINKS checks the records that arrived: each line follows the one \
+before it (its prev hash), no record (seq) and no challenge number missing between two of them, no seq with two \
+hashes.";
+
+/// The lines about entries no paired station signed and none is named by.
+pub fn unattributed(status: &Status) -> Vec<String> {
+    let mut out: Vec<String> = status
+        .unattributed
+        .iter()
+        .map(|what| format!("REFUSED, NO PAIRED STATION: {}", crate::word::printable(what, 4 * SHOWN).replace("\\\"", "\"")))
+        .collect();
+    if status.more_unattributed > 0 {
+        out.push(format!("REFUSED, NO PAIRED STATION: and {} more entries", status.more_unattributed));
+    }
+    if status.paired == 0 {
+        out.push("NO PAIRED STATION: the CA folder holds no station's audit key (`fleet sign` pairs them; give the \
+                  event's CA folder with --ca-dir)"
+            .to_string());
+    }
+    out
+}
 
 /// The text view: a heading line, one line per station, the mismatches and
 /// the note.
@@ -162,7 +187,7 @@ pub fn text(status: &Status, now: Timestamp, tz: &TimeZone) -> String {
     for row in &rows {
         out.push_str(&line(row));
     }
-    for m in mismatches(status) {
+    for m in mismatches(status).into_iter().chain(unattributed(status)) {
         let _ = writeln!(out, "{m}");
     }
     let _ = writeln!(out, "{LINKS_NOTE}");
@@ -196,17 +221,25 @@ p.note,p.mm{max-width:60em;color:#444}p.mm{color:#c62828;font-weight:bold}";
 
 /// The HTML view: one self-contained page.
 pub fn html(status: &Status, now: Timestamp, tz: &TimeZone) -> String {
+    html_reloading(status, now, tz, None)
+}
+
+/// [`html`], with the browser told to load the page again every `seconds`
+/// (while `fleet status --watch` writes it again): a director leaves the
+/// page open and it stays current without a script.
+pub fn html_reloading(status: &Status, now: Timestamp, tz: &TimeZone, seconds: Option<u64>) -> String {
     let e = |s: &str| html_escape(s);
     let mut out = String::new();
     let at = now.to_zoned(tz.clone()).strftime("%Y-%m-%d %H:%M:%S %Z").to_string();
+    let refresh = seconds.map(|s| format!("<meta http-equiv=\"refresh\" content=\"{s}\">")).unwrap_or_default();
     let _ = write!(
         out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>wordjudge fleet status</title>\
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{refresh}<title>wordjudge fleet status</title>\
          <style>{CSS}</style></head><body>\n<h1>Fleet status</h1><p class=\"at\">at {}: {} station(s)</p>\n",
         e(&at),
         status.stations.len()
     );
-    for m in mismatches(status) {
+    for m in mismatches(status).into_iter().chain(unattributed(status)) {
         let _ = writeln!(out, "<p class=\"mm\">{}</p>", e(&m));
     }
     out.push_str("<div class=\"tiles\">\n");

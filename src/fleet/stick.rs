@@ -247,7 +247,96 @@ pub fn public_key_der(pem: &str) -> Option<Vec<u8>> {
     base64::engine::general_purpose::STANDARD.decode(body).ok()
 }
 
-/// A key's pairing code: the first 16 hex digits of the SHA-256 of its
+/// What follows a station's name in `requests/` for its request's binding
+/// ([`RequestBinding`]), beside `NAME.csr`.
+pub const BINDING_SUFFIX: &str = ".bind";
+
+/// The checkpoint reason that marks a note as a request's binding, never a
+/// log's checkpoint.
+const BINDING_REASON: &str = "fleet_request";
+
+/// What ties a station's certificate request to its audit key, so that the
+/// laptop pairs the one with the other and the director confirms both with
+/// one code: the audit key (a note verifier key, first line), then a signed
+/// note in the checkpoint's form, by that key, whose head is the SHA-256 of
+/// the request's public key (DER), count 0, station the name in the fleet,
+/// reason `fleet_request`. A request swapped on the stick no longer matches
+/// its binding, and a binding cannot be made without the station's audit key.
+pub struct RequestBinding;
+
+/// Why a binding does not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BindingError {
+    /// No first line that is a verifier key.
+    NoKey(String),
+    /// The note does not verify under that key.
+    Signature(String),
+    /// The note binds another request key, another name, or is not a binding.
+    OtherRequest,
+}
+
+impl fmt::Display for BindingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BindingError::NoKey(why) => write!(f, "its binding names no audit key ({why})"),
+            BindingError::Signature(why) => write!(f, "its binding is not signed by the audit key it names ({why})"),
+            BindingError::OtherRequest => write!(f, "its binding is for another request or another name"),
+        }
+    }
+}
+
+impl std::error::Error for BindingError {}
+
+impl RequestBinding {
+    /// The binding file's text for the request whose public key (DER) is
+    /// `request_key`, signed with the station's audit `key`.
+    pub fn make(key: &crate::audit::checkpoint::StationKey, station: &str, request_key: &[u8], time: String) -> String {
+        let note = key.sign(&crate::audit::checkpoint::Checkpoint {
+            count: 0,
+            head: crate::digest::sha256_hex(request_key),
+            time,
+            station: station.to_string(),
+            reason: BINDING_REASON.to_string(),
+        });
+        format!("{}\n{note}", key.verifier().to_text())
+    }
+
+    /// The audit key a binding names, unchecked: what the station shows
+    /// the code of while its request waits.
+    pub fn key_of(text: &str) -> Result<crate::audit::NoteVerifier, BindingError> {
+        crate::audit::NoteVerifier::parse(text.lines().next().unwrap_or("")).map_err(BindingError::NoKey)
+    }
+
+    /// Checks a binding against the request's public key (DER) and name:
+    /// the audit key to pair, or why not.
+    pub fn check(text: &str, station: &str, request_key: &[u8]) -> Result<crate::audit::NoteVerifier, BindingError> {
+        let verifier = Self::key_of(text)?;
+        let note = text.split_once('\n').map(|(_, rest)| rest).unwrap_or("");
+        let checkpoint =
+            crate::audit::checkpoint::open_note(note, &verifier).map_err(|e| BindingError::Signature(e.to_string()))?;
+        let binds = checkpoint.count == 0
+            && checkpoint.reason == BINDING_REASON
+            && checkpoint.station == station
+            && checkpoint.head == crate::digest::sha256_hex(request_key);
+        if binds {
+            Ok(verifier)
+        } else {
+            Err(BindingError::OtherRequest)
+        }
+    }
+}
+
+/// A request's pairing code: the first 16 hex digits of the SHA-256 of the
+/// station's audit key (the fingerprint the director menu shows of it), in
+/// groups of four (`3f9a-0c21-77de-b410`). The station shows it after its
+/// first visit; `fleet sign` lists the request with it and signs only what
+/// the director confirms. Since the binding ties the request's TLS key to
+/// that audit key, one code confirms both.
+pub fn pairing_code(audit_key: &crate::audit::NoteVerifier) -> String {
+    grouped(&audit_key.fingerprint().0)
+}
+
+/// A key's code: the first 16 hex digits of the SHA-256 of its
 /// public key (DER), in groups of four (`3f9a-0c21-77de-b410`). The laptop
 /// lists each request with it, so the director can match a request with
 /// the station that made it.

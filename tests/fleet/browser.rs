@@ -20,11 +20,15 @@ const GREEN: [u8; 3] = [0x2e, 0x7d, 0x32];
 fn needs_chromium_the_page_renders_with_red_and_green_tiles() {
     let dir = tempfile::tempdir().unwrap();
     let (one, two) = two_stations();
-    write_journal(dir.path(), &one);
-    write_journal(dir.path(), &two);
-    write_journal(dir.path(), &crate::recorded::recorded_station());
+    let recorded = crate::recorded::recorded_station();
+    let journals = dir.path().join("received");
+    std::fs::create_dir(&journals).unwrap();
+    write_journal(&journals, &one);
+    write_journal(&journals, &two);
+    write_journal(&journals, &recorded);
+    let ca = crate::journal_files::paired_ca(dir.path(), &[&one, &two, &recorded]);
     let page = dir.path().join("fleet.html");
-    let out = fleet_status(&["--dir", dir.path().to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--html", page.to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     let shot = dir.path().join("fleet.png");

@@ -289,7 +289,7 @@ fn a_wrong_stick_or_certificate_changes_nothing() {
     std::fs::remove_file(&answer).unwrap();
     let stale_dir = tempfile::tempdir().unwrap();
     let stale = station_request(stale_dir.path(), "wj-01", "wj-01");
-    std::fs::copy(&stale, event.folder().join("requests/wj-01.csr")).unwrap();
+    crate::setup::put_request(&stale, &event.folder().join("requests"), "wj-01");
     // The name has a certificate of the station's key: another key is
     // signed only when the director says so.
     let out = sign(&event);

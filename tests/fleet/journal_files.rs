@@ -36,6 +36,18 @@ pub fn write_journal(dir: &Path, station: &Station) -> PathBuf {
     file
 }
 
+/// A CA folder in `dir` whose `signed/` holds the stations' paired audit
+/// keys, as `fleet sign` leaves it: what `fleet status --ca-dir` reads.
+pub fn paired_ca(dir: &Path, stations: &[&Station]) -> PathBuf {
+    let ca = dir.join("ca");
+    std::fs::create_dir_all(ca.join("signed")).unwrap();
+    for s in stations {
+        let file = ca.join("signed").join(format!("{}{}", s.fleet_name(), wordjudge::fleet::ca::PAIRED_KEY_SUFFIX));
+        std::fs::write(file, format!("{}\n", s.verifier.to_text())).unwrap();
+    }
+    ca
+}
+
 pub fn fleet_status(args: &[&str]) -> Output {
     Command::new(crate::built::wordjudge())
         .args(["fleet", "status", "--now", "2026-11-22T16:00:00Z"])
@@ -54,10 +66,13 @@ fn text(bytes: &[u8]) -> String {
 fn needs_journal_remote_two_stations_from_their_journal_files() {
     let dir = tempfile::tempdir().unwrap();
     let (one, two) = two_stations();
-    write_journal(dir.path(), &one);
-    write_journal(dir.path(), &two);
+    let journals = dir.path().join("received");
+    std::fs::create_dir(&journals).unwrap();
+    write_journal(&journals, &one);
+    write_journal(&journals, &two);
+    let ca = paired_ca(dir.path(), &[&one, &two]);
     let html = dir.path().join("fleet.html");
-    let out = fleet_status(&["--dir", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()]);
+    let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--html", html.to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
     let stdout = text(&out.stdout);
     println!("{stdout}");
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
@@ -92,7 +107,7 @@ fn needs_journal_remote_two_stations_from_their_journal_files() {
     assert!(page.contains("table-1") && page.contains("table-2"));
 
     // One file on its own.
-    let out = fleet_status(&["--file", dir.path().join("remote-wj-02.journal").to_str().unwrap()]);
+    let out = fleet_status(&["--file", journals.join("remote-wj-02.journal").to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("1 station(s)") && stdout.contains("table-2 ") && !stdout.contains("table-1 "), "{stdout}");
@@ -117,36 +132,42 @@ fn needs_journal_remote_a_journal_without_wordjudge_records_is_refused() {
 
 #[test]
 #[ignore = "needs systemd-journal-remote"]
-fn needs_journal_remote_a_malformed_field_is_refused_and_nothing_written() {
+fn needs_journal_remote_a_field_beside_the_signed_line_changes_nothing_shown() {
     let dir = tempfile::tempdir().unwrap();
-    let (one, _) = two_stations();
-    write_journal(dir.path(), &one);
+    let journals = dir.path().join("received");
+    std::fs::create_dir(&journals).unwrap();
     let mut bad = Station::new("table-9", "wj-09");
     bad.event(AuditEvent::Startup { version: "0.1.0".into() });
     bad.judge(&lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified"), &["QI"], true)
-        .set_last("WORDJUDGE_CHALLENGE", "forty-two\nand more");
-    write_journal(dir.path(), &bad);
-    let html = dir.path().join("fleet.html");
-    let out = fleet_status(&["--dir", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
-    assert!(out.stdout.is_empty());
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.contains("(station \"table-9\") has WORDJUDGE_CHALLENGE=\"forty-two\\nand more\", which is not a challenge number"),
-        "{stderr}"
-    );
-    assert!(!html.exists(), "nothing written");
+        .set_last("WORDJUDGE_CHALLENGE", "forty-two\nand more")
+        .set_last("WORDJUDGE_VERDICT", "UNACCEPTABLE");
+    write_journal(&journals, &bad);
+    let ca = paired_ca(dir.path(), &[&bad]);
+    let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    let line = stdout.lines().find(|l| l.starts_with("table-9 ")).expect("a line for table-9");
+    assert!(line.contains("#1 at 13:00:01") && line.contains("ok over 2 records") && !line.contains("NOT ITS"), "{line}");
+    // The same journal read with no key paired: nobody's records.
+    let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--ca-dir", dir.path().join("none").to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("0 station(s)") && stdout.contains("NO PAIRED STATION"), "{stdout}");
 }
 
 #[test]
 #[ignore = "needs systemd-journal-remote"]
 fn needs_journal_remote_the_real_recorders_records_link_up_through_a_journal_file() {
     let dir = tempfile::tempdir().unwrap();
-    write_journal(dir.path(), &crate::recorded::recorded_station());
-    let out = fleet_status(&["--dir", dir.path().to_str().unwrap()]);
+    let journals = dir.path().join("received");
+    std::fs::create_dir(&journals).unwrap();
+    let station = crate::recorded::recorded_station();
+    write_journal(&journals, &station);
+    let ca = paired_ca(dir.path(), &[&station]);
+    let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let line = stdout.lines().find(|l| l.starts_with("Table 7 ")).expect("a line for Table 7");
-    assert!(line.contains(" DEMO ") && line.contains("#3 at 13:00:") && line.contains("ok over 5 records"), "{line}");
+    assert!(line.contains(" DEMO ") && line.contains("#3 at 13:02:00") && line.contains("ok over 6 records"), "{line}");
     assert!(line.contains("in service; 1 warning(s), last: director PIN refused (1 failures)"), "{line}");
 }

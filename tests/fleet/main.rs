@@ -4,7 +4,8 @@
 //! `status` tests the pure summary (`wordjudge::fleet`) on `journalctl -o
 //! json` lines; `journal_files` writes real journal files with
 //! `systemd-journal-remote` and runs the built program over them; `cli`
-//! checks what it refuses; `setup` the laptop's CA, stick and receiver;
+//! checks what it refuses; `proof` that only a paired station's signed lines
+//! count as its records; `setup` the laptop's CA, stick and receiver;
 //! `join` a station joining with the stick and sending to the receiver.
 
 #[path = "../common/built.rs"]
@@ -15,6 +16,8 @@ mod browser;
 mod cli;
 mod join;
 mod journal_files;
+mod proof;
+mod receive;
 mod recorded;
 mod setup;
 mod status;

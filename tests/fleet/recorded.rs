@@ -37,7 +37,7 @@ pub fn recorded_station() -> Station {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-22T13:00:00Z".parse().unwrap(), "boot-a"));
     let options =
-        AuditOptions { clock: clock.clone(), time_zone: jiff::tz::TimeZone::UTC, signing_key: false, ..AuditOptions::default() };
+        AuditOptions { clock: clock.clone(), time_zone: jiff::tz::TimeZone::UTC, signing_key: true, ..AuditOptions::default() };
     let lexicon = catalog::open_demo().unwrap();
     let identity = LexiconIdentity::of(&lexicon);
     let mut log = AuditLog::open_with(dir.path(), "Table 7", options).unwrap();
@@ -60,6 +60,9 @@ pub fn recorded_station() -> Station {
     log.record_event(AuditEvent::PinRefused { failures: 1 });
     assert!(log.flush_journal(Duration::from_secs(5)));
     let mut station = Station::new("Table 7", "wj-07");
+    // The key the laptop pairs: the one the real log made and signs with.
+    let public = std::fs::read_to_string(wordjudge::audit::checkpoint::public_key_path(dir.path())).unwrap();
+    station.verifier = wordjudge::audit::NoteVerifier::parse(&public).unwrap();
     for mut fields in capture.0.lock().unwrap().drain(..) {
         let priority = match fields.remove("LEVEL").as_deref() {
             Some("ERROR") => 3,
@@ -76,11 +79,13 @@ pub fn recorded_station() -> Station {
 fn the_recorders_own_fields_are_read_and_link_up() {
     let station = recorded_station();
     let lines = station.json_lines();
-    let status = status_of(lines.iter().map(String::as_str)).unwrap();
+    let status = status_of(lines.iter().map(String::as_str), vec![station.paired()]).unwrap();
     let [t] = &status.stations[..] else { panic!("{status:?}") };
     assert_eq!(t.name, "Table 7");
-    assert_eq!(t.records, 5);
-    assert_eq!(t.sealed, 5, "every copy has its seq and line hash");
+    assert_eq!(t.fleet_name, "table-7");
+    assert!(!t.forged(), "every copy carries its line, signed: {:?}", t.refused);
+    assert_eq!(t.records, 6, "the key's record, the lexicon, three verdicts, the refused PIN");
+    assert_eq!(t.sealed, 6, "every line written reached the journal");
     assert!(t.breaks.is_empty(), "{:?}", t.breaks);
     assert_eq!(t.last_challenge.map(|(n, _)| n), Some(3));
     assert_eq!(t.lexicon.as_deref(), Some("DEMO"));

@@ -4,7 +4,7 @@
 //! upload signed by the event's CA and refusing one that is not.
 
 use crate::journal_files::{write_journal, JOURNAL_REMOTE};
-use crate::support::two_stations;
+use crate::support::{two_stations, Station};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -51,7 +51,8 @@ pub(crate) fn setup(laptop: &str, extra: &[&str]) -> (Event, Output) {
     (Event { _dir: dir, ca, stick }, out)
 }
 
-/// A station's key and request, made as a station makes them.
+/// A station's key and request, made as a station makes them, and the
+/// request's binding to a fresh audit key beside it (`FILE_NAME.bind`).
 pub(crate) fn station_request(dir: &Path, file_name: &str, cn: &str) -> PathBuf {
     let key = dir.join(format!("{file_name}.key"));
     let csr = dir.join(format!("{file_name}.csr"));
@@ -59,7 +60,32 @@ pub(crate) fn station_request(dir: &Path, file_name: &str, cn: &str) -> PathBuf 
         "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", &format!("/CN={cn}"),
         "-keyout", key.to_str().unwrap(), "-out", csr.to_str().unwrap(),
     ]);
+    bind(&csr, cn, &crate::support::new_key(cn));
     csr
+}
+
+/// The request `csr` bound to the audit key `key`, as a station binds it.
+fn bind(csr: &Path, cn: &str, key: &wordjudge::audit::checkpoint::StationKey) {
+    let pem = openssl(&["req", "-in", csr.to_str().unwrap(), "-noout", "-pubkey"]);
+    let der = wordjudge::fleet::stick::public_key_der(&pem).unwrap();
+    let binding = wordjudge::fleet::stick::RequestBinding::make(key, cn, &der, "2026-11-22T13:00:00Z".into());
+    std::fs::write(csr.with_extension("bind"), binding).unwrap();
+}
+
+/// `station`'s request in `dir` (`NAME.csr`, `NAME.key`), bound to the
+/// audit key its records are signed with: what the laptop pairs.
+pub(crate) fn station_request_for(dir: &Path, station: &Station) -> PathBuf {
+    let name = station.fleet_name();
+    let csr = station_request(dir, &name, &name);
+    bind(&csr, &name, station.key());
+    csr
+}
+
+/// A request and its binding copied to `requests/NAME.*` (an attacker's
+/// put in a station's place).
+pub(crate) fn put_request(csr: &Path, requests: &Path, name: &str) {
+    std::fs::copy(csr, requests.join(format!("{name}.csr"))).unwrap();
+    std::fs::copy(csr.with_extension("bind"), requests.join(format!("{name}.bind"))).unwrap();
 }
 
 pub(crate) fn every_file(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -269,22 +295,26 @@ impl Drop for Serving {
 }
 
 /// An event whose laptop is on a free loopback port, with station `wj-01`
-/// signed: the port, the event, and the stick's `requests/` (where the
-/// station's key is).
-fn event_with_a_signed_station() -> (u16, Event, PathBuf) {
+/// signed, its audit key paired: the port, the event, the stick's
+/// `requests/` (where the station's TLS key is), and the station (two
+/// verdicts in its journal, signed with that audit key).
+fn event_with_a_signed_station() -> (u16, Event, PathBuf, Station) {
     let port = free_port();
     let (event, out) = setup(&format!("127.0.0.1:{port}"), &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let requests = event.folder().join("requests");
-    station_request(&requests, "wj-01", "wj-01");
+    let mut station = Station::new("wj-01", "wj-01");
+    let csw = crate::support::lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    station.judge(&csw, &["QI"], true).judge(&csw, &["ZA"], true);
+    station_request_for(&requests, &station);
     assert!(sign_event(&event, &[]).status.success());
-    (port, event, requests)
+    (port, event, requests, station)
 }
 
 #[test]
 #[ignore = "needs systemd-journal-remote"]
 fn needs_journal_remote_serve_receives_the_events_stations_only() {
-    let (port, event, requests) = event_with_a_signed_station();
+    let (port, event, requests, one) = event_with_a_signed_station();
 
     let work = tempfile::tempdir().unwrap();
     let received = work.path().join("received");
@@ -293,7 +323,6 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     std::fs::create_dir(&private_parent).unwrap();
     let mut serve = Serving::listening(&event.ca, port, &received, &private_parent);
     // One station's journal, as its uploader would read it.
-    let (one, _) = two_stations();
     let local = work.path().join("local");
     std::fs::create_dir(&local).unwrap();
     let journal = write_journal(&local, &one);
@@ -336,10 +365,12 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     assert!(left.is_empty(), "left behind: {left:?}");
     drop(serve);
     assert_eq!(entries_received(&received), one.entries.len(), "every entry of the station's journal, once");
-    let status = crate::journal_files::fleet_status(&["--dir", received.to_str().unwrap()]);
+    assert!(received.join("from-wj-01.journal").is_file(), "kept as the certificate's station's");
+    let status = crate::journal_files::fleet_status(&["--dir", received.to_str().unwrap(), "--ca-dir", event.ca.to_str().unwrap()]);
     assert!(status.status.success(), "{}", text(&status.stderr));
     let table = text(&status.stdout);
-    assert!(table.contains("table-1"), "{table}");
+    let line = table.lines().find(|l| l.starts_with("wj-01 ")).unwrap_or_else(|| panic!("{table}"));
+    assert!(line.contains("#2 at") && line.contains("ok over 2 records") && !line.contains("NOT ITS"), "{line}");
     assert!(Path::new(JOURNAL_REMOTE).exists());
 }
 
@@ -347,28 +378,48 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
 #[ignore = "needs systemd-journal-remote"]
 fn needs_journal_remote_status_watch_writes_the_page_again_until_stopped() {
     let dir = tempfile::tempdir().unwrap();
-    let (one, _) = two_stations();
+    let (mut one, _) = two_stations();
     write_journal(dir.path(), &one);
+    let ca = crate::journal_files::paired_ca(dir.path(), &[&one]);
     let html = dir.path().join("fleet.html");
+    let table = dir.path().join("table.txt");
     let mut watch = Serving(
         Command::new(crate::built::wordjudge())
             .args(["fleet", "status", "--watch", "1", "--dir", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()])
-            .stdout(Stdio::null())
+            .args(["--ca-dir", ca.to_str().unwrap()])
+            .stdout(std::fs::File::create(&table).unwrap())
             .stderr(Stdio::null())
             .spawn()
             .unwrap(),
     );
-    let wait_for_page = |what: &str| {
+    let wait_for = |what: &str, done: &dyn Fn() -> bool| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-        while !html.exists() {
-            assert!(std::time::Instant::now() < deadline, "no page {what}");
+        while !done() {
+            assert!(std::time::Instant::now() < deadline, "not {what}: {}", std::fs::read_to_string(&table).unwrap_or_default());
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
     };
-    wait_for_page("at first");
-    assert!(std::fs::read_to_string(&html).unwrap().contains("table-1"));
+    wait_for("a page at first", &|| html.exists());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("table-1"), "{page}");
+    assert!(page.contains("<meta http-equiv=\"refresh\" content=\"1\">"), "the browser loads it again as often: {page}");
+    let first = one.entries.len();
+    wait_for("the first round said", &|| {
+        std::fs::read_to_string(&table).unwrap_or_default().contains(&format!("refreshed: {first} new journal entries read in"))
+    });
+    // One more verdict arrives, in a file of its own: the next round reads
+    // that entry alone (after each file group's cursor), and shows it.
+    one.entries.clear();
+    one.host = "wj-01-later".into();
+    one.wait_minutes(5).judge(&crate::support::lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official"), &["QI"], true);
+    write_journal(dir.path(), &one);
+    wait_for("the new verdict read alone", &|| {
+        let said = std::fs::read_to_string(&table).unwrap_or_default();
+        let last_round = said.rsplit("fleet status at").next().unwrap_or_default().to_string();
+        last_round.contains("refreshed: 1 new journal entries read in") && last_round.contains("#7 at")
+    });
     std::fs::remove_file(&html).unwrap();
-    wait_for_page("written again");
+    wait_for("the page written again", &|| html.exists());
     assert!(watch.0.try_wait().unwrap().is_none(), "--watch goes on until stopped");
     let out = wordjudge(&["fleet", "status", "--watch", "0", "--dir", dir.path().to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "--watch 0 is refused");
@@ -400,11 +451,12 @@ fn sign_args(event: &Event) -> Vec<String> {
     ["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)].map(String::from).to_vec()
 }
 
-/// A request's key code, as the station shows it and `fleet sign` lists it.
+/// A request's pairing code, as the station shows it and `fleet sign` lists
+/// it: its audit key's, from the binding beside it.
 pub(crate) fn key_code_of(request: &Path) -> Option<String> {
-    let out = Command::new("openssl").args(["req", "-noout", "-pubkey", "-in"]).arg(request).output().ok()?;
-    let der = wordjudge::fleet::stick::public_key_der(&text(&out.stdout))?;
-    Some(wordjudge::fleet::stick::key_code(&der))
+    let binding = std::fs::read_to_string(request.with_extension("bind")).ok()?;
+    let key = wordjudge::fleet::stick::RequestBinding::key_of(&binding).ok()?;
+    Some(wordjudge::fleet::stick::pairing_code(&key))
 }
 
 /// `--accept NAME=CODE` for every request on the stick that is a request:
@@ -558,7 +610,7 @@ fn a_replacement_request_needs_replace_and_a_planted_certificate_is_named() {
     // An attacker's newer request for table-2, with a key of their own.
     let attacker = tempfile::tempdir().unwrap();
     let theirs = station_request(attacker.path(), "table-2", "table-2");
-    std::fs::copy(&theirs, requests.join("table-2.csr")).unwrap();
+    put_request(&theirs, &requests, "table-2");
     let out = sign_event(&event, &[]);
     let report = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{report}");
@@ -683,7 +735,7 @@ fn children_of(serve: u32) -> Vec<(i32, String)> {
 #[test]
 #[ignore = "needs systemd-journal-remote"]
 fn needs_journal_remote_a_receiver_that_dies_is_started_again_and_receives() {
-    let (port, event, requests) = event_with_a_signed_station();
+    let (port, event, requests, one) = event_with_a_signed_station();
     let work = tempfile::tempdir().unwrap();
     let received = work.path().join("received");
     let tmp = work.path().join("tmp");
@@ -705,7 +757,6 @@ fn needs_journal_remote_a_receiver_that_dies_is_started_again_and_receives() {
         std::thread::sleep(std::time::Duration::from_millis(100));
     };
     assert_ne!(second, first);
-    let (one, _) = two_stations();
     let local = work.path().join("local");
     std::fs::create_dir(&local).unwrap();
     let journal = write_journal(&local, &one);
@@ -721,4 +772,42 @@ fn needs_journal_remote_a_receiver_that_dies_is_started_again_and_receives() {
     assert_eq!(unsafe { libc::kill(serve.0.id() as libc::pid_t, libc::SIGTERM) }, 0);
     let _ = serve.0.wait();
     assert_eq!(entries_received(&received), one.entries.len(), "the honest station's entries, after the restart");
+}
+
+/// Issue 40, item 1: a station's certificate is paired with its audit key
+/// through the binding it leaves beside its request. A request without
+/// one, one whose request was swapped under it, and one that names a key
+/// it was not signed by are refused, and nothing is signed for them.
+#[test]
+fn a_request_without_its_binding_or_with_another_requests_is_refused() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    let bare = station_request(&requests, "table-5", "table-5");
+    std::fs::remove_file(bare.with_extension("bind")).unwrap();
+    station_request(&requests, "table-6", "table-6");
+    let attacker = tempfile::tempdir().unwrap();
+    let theirs = station_request(attacker.path(), "table-6", "table-6");
+    std::fs::copy(&theirs, requests.join("table-6.csr")).unwrap();
+    let forged = station_request(&requests, "table-7", "table-7").with_extension("bind");
+    let other_key = crate::support::new_key("table-7").verifier().to_text();
+    let binding = std::fs::read_to_string(&forged).unwrap();
+    let rest = binding.split_once('\n').unwrap().1;
+    std::fs::write(&forged, format!("{other_key}\n{rest}")).unwrap();
+    let good = station_request(&requests, "table-8", "table-8");
+    let out = sign_event(&event, &[]);
+    let report = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{report}");
+    assert!(report.contains("refused  table-5: no table-5.bind beside it"), "{report}");
+    assert!(report.contains("refused  table-6:") && report.contains("its binding is for another request"), "{report}");
+    assert!(report.contains("refused  table-7:") && report.contains("not signed by the audit key it names"), "{report}");
+    let code = key_code_of(&good).unwrap();
+    assert!(report.contains(&format!("signed   table-8:")) && report.contains(&code), "{report}");
+    for name in ["table-5", "table-6", "table-7"] {
+        assert!(!event.folder().join(format!("certificates/{name}.pem")).exists(), "{name}");
+    }
+    // table-8's audit key is kept beside its certificate: what `fleet status` proves its records with.
+    let paired = std::fs::read_to_string(event.ca.join("signed/table-8.audit.pub")).unwrap();
+    let binding = std::fs::read_to_string(good.with_extension("bind")).unwrap();
+    assert_eq!(paired.trim(), binding.lines().next().unwrap());
 }

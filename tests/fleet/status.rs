@@ -6,9 +6,10 @@ use wordjudge::fleet::{render, status_of, FleetError, LinkBreak, Range, Service,
 use wordjudge::judge::Verdict;
 use wordjudge::panel::Trigger;
 
+/// The summary of the stations' entries, every station paired.
 fn status(stations: &[&Station]) -> Result<Status, FleetError> {
     let lines: Vec<String> = stations.iter().flat_map(|s| s.json_lines()).collect();
-    status_of(lines.iter().map(String::as_str))
+    status_of(lines.iter().map(String::as_str), stations.iter().map(|s| s.paired()).collect())
 }
 
 fn now() -> jiff::Timestamp {
@@ -69,7 +70,7 @@ fn the_text_has_a_line_per_station_and_says_what_is_wrong() {
     assert!(b.contains("OUT OF SERVICE: judging with CSW21 failed unexpectedly"), "{b}");
     assert!(b.contains("1 warning(s)"), "{b}");
     assert!(text.contains("LEXICON MISMATCH: CSW21 is judged with different word lists: 0123456789abcdef0123456789abcdef at table-1, fedcba9876543210fedcba9876543210 at table-2"), "{text}");
-    assert!(text.contains("The journal copy has no `prev` hash"), "{text}");
+    assert!(text.contains("signed by the audit key paired with that station"), "{text}");
 }
 
 #[test]
@@ -105,27 +106,20 @@ fn a_gap_the_station_recorded_is_no_break() {
 }
 
 #[test]
-fn a_wrong_code_a_second_hash_and_a_seq_going_back_are_breaks() {
+fn a_copy_sent_twice_is_one_record_and_a_second_log_under_one_key_is_a_break() {
     let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified");
     let mut s = Station::new("t", "h");
-    s.judge(&csw, &["QI"], true).set_last("WORDJUDGE_CODE", "AAAAAAAA");
+    s.judge(&csw, &["QI"], true);
     s.judge(&csw, &["ZA"], true);
     let again = s.entries.last().unwrap().clone();
-    s.entries.push(again.clone());
     s.entries.push(again);
-    s.set_last("WORDJUDGE_LINE_SHA256", &"ab".repeat(32)).set_last("WORDJUDGE_CODE", "");
+    // The station's log restored from an old copy: seq 1 again, another line.
     s.seq = 1;
     s.judge(&csw, &["XU"], true);
     let t = &status(&[&s]).unwrap().stations[0];
-    assert_eq!(
-        t.breaks,
-        [
-            LinkBreak::CodeMismatch { seq: 1 },
-            LinkBreak::CodeMismatch { seq: 2 },
-            LinkBreak::TwoHashes { seq: 2 },
-            LinkBreak::SeqWentBack { from: 2, to: 1 },
-        ]
-    );
+    assert_eq!(t.breaks, [LinkBreak::TwoHashes { seq: 1 }]);
+    assert_eq!(t.records, 2, "the copy sent twice and the second log's line are not counted");
+    assert!(!t.forged(), "{:?}", t.refused);
 }
 
 #[test]
@@ -152,23 +146,24 @@ fn a_lexicon_that_failed_its_check_is_out_of_service_until_one_opens() {
 }
 
 #[test]
-fn the_station_name_falls_back_to_the_host_and_odd_values_are_read() {
-    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified");
-    let mut s = Station::new("", "wj-07");
+fn the_name_and_lexicon_come_from_the_signed_line_and_odd_values_are_read() {
+    let csw = lexicon("CSW21\u{1b}", "0123456789abcdef0123456789abcdef", "Verified");
+    let mut s = Station::new("table-7", "wj-07");
     s.judge(&csw, &["QI"], true);
     s.entries.last_mut().unwrap().retain(|(n, _)| n != "WORDJUDGE_STATION");
     let mut lines = s.json_lines();
     // journalctl writes a value that is not printable text as an array of
     // bytes, and a field given twice as an array of values.
     let mut entry: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
-    entry["WORDJUDGE_LEXICON"] = serde_json::json!([67, 83, 87, 50, 49, 27]);
+    entry["WORDJUDGE_LEXICON"] = serde_json::json!([67, 83, 87, 50, 49]);
     entry["WORDJUDGE_PROFILE_UNKNOWN"] = serde_json::json!(["a", "b"]);
     entry["_HOSTNAME"] = serde_json::json!(["old", "wj-07"]);
     lines[0] = entry.to_string();
-    let status = status_of(lines.iter().map(String::as_str)).unwrap();
+    let status = status_of(lines.iter().map(String::as_str), vec![s.paired()]).unwrap();
     let t = &status.stations[0];
-    assert_eq!(t.name, "wj-07");
-    assert_eq!(t.lexicon.as_deref(), Some("CSW21\u{1b}"));
+    assert_eq!(t.name, "table-7");
+    assert_eq!(t.hosts, ["wj-07"]);
+    assert_eq!(t.lexicon.as_deref(), Some("CSW21\u{1b}"), "the signed line's, not the entry's field");
     let text = render::text(&status, now(), &jiff::tz::TimeZone::UTC);
     assert!(text.contains("CSW21\\u{1b}") && !text.contains('\u{1b}'), "escaped, never sent to the terminal: {text}");
 }
@@ -176,7 +171,7 @@ fn the_station_name_falls_back_to_the_host_and_odd_values_are_read() {
 #[test]
 fn bad_input_is_refused_with_what_is_wrong() {
     let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified");
-    let err = status_of(["{\"MESSAGE\":\"x\"", ""]).unwrap_err();
+    let err = status_of(["{\"MESSAGE\":\"x\"", ""], Vec::new()).unwrap_err();
     assert!(matches!(err, FleetError::NotJson { line: 1, .. }), "{err:?}");
     assert!(err.to_string().contains("journalctl -o json"), "{err}");
 
@@ -185,53 +180,50 @@ fn bad_input_is_refused_with_what_is_wrong() {
     let err = status(&[&s]).unwrap_err();
     assert_eq!(err, FleetError::NoRecords { entries: 2 });
     assert!(err.to_string().contains("no wordjudge audit record among the 2 journal entries"), "{err}");
-    assert_eq!(status_of([]).unwrap_err(), FleetError::NoRecords { entries: 0 });
+    assert_eq!(status_of([], Vec::new()).unwrap_err(), FleetError::NoRecords { entries: 0 });
     // A wordjudge entry that is not an audit record (no WORDJUDGE_EVENT).
     s.other("wordjudge", "kiosk started");
     assert_eq!(status(&[&s]).unwrap_err(), FleetError::NoRecords { entries: 3 });
 
-    for (field, value, expected) in [
-        ("WORDJUDGE_CHALLENGE", "seven", "a challenge number"),
-        ("WORDJUDGE_SEQ", "-1", "a record number"),
-        ("WORDJUDGE_LINE_SHA256", "abc", "a SHA-256 in hex"),
-        ("WORDJUDGE_VERDICT", "MAYBE", "ACCEPTABLE or UNACCEPTABLE"),
-        ("WORDJUDGE_RECORD", "{\"event\":", "a record in JSON"),
-        ("__REALTIME_TIMESTAMP", "yesterday", "a time in microseconds"),
+    // Fields beside the signed line say nothing: what is shown comes from
+    // the line. Those the line also has must agree with it.
+    for (field, value) in [
+        ("WORDJUDGE_CHALLENGE", "seven"),
+        ("WORDJUDGE_VERDICT", "MAYBE"),
+        ("WORDJUDGE_RECORD", "{\"event\":"),
+        ("__REALTIME_TIMESTAMP", "yesterday"),
+        ("WORDJUDGE_LEXICON", "TWL06"),
     ] {
-        let mut s = Station::new("t<1>", "h");
+        let mut s = Station::new("t", "h");
         s.judge(&csw, &["QI"], true).set_last(field, value);
-        let err = status(&[&s]).unwrap_err();
-        assert_eq!(
-            err,
-            FleetError::BadField {
-                line: 1,
-                station: "t<1>".into(),
-                field: field.into(),
-                value: value.into(),
-                expected
-            }
-        );
-        assert!(err.to_string().contains(&format!("has {field}=")), "{err}");
+        let status = status(&[&s]).unwrap();
+        let t = &status.stations[0];
+        assert!(!t.forged(), "{field}: {:?}", t.refused);
+        assert_eq!((t.last_challenge.map(|c| c.0), t.lexicon.as_deref()), (Some(1), Some("CSW21")), "{field}");
+        assert_eq!(t.per_hour.values().copied().collect::<Vec<_>>(), [(1, 0)], "{field}");
     }
-    let mut s = Station::new("t", "h");
-    s.judge(&csw, &["QI"], true);
-    s.entries[0].retain(|(n, _)| n != "WORDJUDGE_CHALLENGE");
-    assert!(matches!(status(&[&s]).unwrap_err(), FleetError::BadField { expected: "a challenge number", .. }));
+    for (field, value, refusal) in [
+        ("WORDJUDGE_SEQ", "7", "its seq is not the signed line's"),
+        ("WORDJUDGE_LINE_SHA256", &"ab".repeat(32)[..], "its line_sha256 is not the signed line's"),
+        ("WORDJUDGE_EVENT", "shutdown", "its event is not the signed line's"),
+    ] {
+        let mut s = Station::new("t", "h");
+        s.judge(&csw, &["QI"], true).set_last(field, value);
+        let status = status(&[&s]).unwrap();
+        let t = &status.stations[0];
+        assert_eq!(t.records, 0, "{field}");
+        assert!(t.refused.iter().any(|(_, why)| why.contains(refusal)), "{field}: {:?}", t.refused);
+        assert!(t.alarm(), "{field}");
+    }
 }
 
 #[test]
 fn the_page_escapes_every_journal_string_and_needs_nothing_outside() {
-    let (mut one, two) = two_stations();
-    one.name = "<script>alert('x')</script>".into();
-    for fields in &mut one.entries {
-        for (name, value) in fields.iter_mut() {
-            if name == "WORDJUDGE_STATION" {
-                *value = one.name.clone();
-            }
-        }
-    }
-    one.wait_minutes(1).event(AuditEvent::DisplayProblem { problem: "<img src=http://evil/x.png> & co".into() });
-    let status = status(&[&one, &two]).unwrap();
+    let (one, two) = two_stations();
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    let mut evil = Station::new("<script>alert('x')</script>", "wj-09");
+    evil.judge(&csw, &["QI"], true).event(AuditEvent::DisplayProblem { problem: "<img src=http://evil/x.png> & co".into() });
+    let status = status(&[&one, &two, &evil]).unwrap();
     let page = render::html(&status, now(), &jiff::tz::TimeZone::UTC);
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(!page.contains("<script") && !page.contains("<img"), "{page}");
@@ -240,7 +232,7 @@ fn the_page_escapes_every_journal_string_and_needs_nothing_outside() {
     // Self-contained: the only address is the one escaped from the journal.
     assert_eq!(page.matches("http").count(), 1, "{page}");
     assert!(!page.contains("<link") && !page.contains("url("), "{page}");
-    assert_eq!(page.matches("<section class=\"tile alarm\">").count(), 2, "both red: out of service, mismatch: {page}");
+    assert_eq!(page.matches("<section class=\"tile alarm\">").count(), 3, "all red: mismatch, out of service twice: {page}");
     assert!(page.contains("Verdicts per hour") && page.contains("11-22 14:00"), "{page}");
     assert!(page.contains("✓ 1</td><td>✗ 1"), "{page}");
 }

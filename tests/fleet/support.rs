@@ -1,11 +1,15 @@
 //! Journal entries as a station sends them: the fields
 //! `src/recorder/journal.rs` gives each audit record (`WORDJUDGE_*`, with
-//! `SYSLOG_IDENTIFIER=wordjudge`), the journal's own (`_HOSTNAME`, the
-//! timestamps, `_BOOT_ID`), written as `journalctl -o json` lines or as the
-//! Journal Export Format that `systemd-journal-remote` reads.
+//! `SYSLOG_IDENTIFIER=wordjudge`; the sealed line and a checkpoint of it
+//! signed with the station's own audit key), the journal's own
+//! (`_HOSTNAME`, the timestamps, `_BOOT_ID`), written as `journalctl -o
+//! json` lines or as the Journal Export Format that `systemd-journal-remote`
+//! reads.
 #![allow(dead_code)]
 
-use wordjudge::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, SlipCode};
+use wordjudge::audit::checkpoint::{Checkpoint, StationKey};
+use wordjudge::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, NoteVerifier, Record, SlipCode};
+use wordjudge::fleet::PairedKey;
 use wordjudge::digest::sha256_hex;
 use wordjudge::judge::Verdict;
 use wordjudge::panel::Trigger;
@@ -27,6 +31,19 @@ pub struct Station {
     pub time_us: i64,
     pub profile: Option<String>,
     pub entries: Vec<Fields>,
+    /// The station's audit key: every written record's copy is signed with
+    /// it (`None`: copies made elsewhere, [`Self::verifier`] set by hand).
+    key: Option<StationKey>,
+    /// What the laptop pairs with this station.
+    pub verifier: NoteVerifier,
+    /// The hash of the last line written (the next line's `prev`).
+    prev: String,
+}
+
+/// A fresh audit key, as a station makes its own.
+pub fn new_key(station: &str) -> StationKey {
+    let dir = tempfile::tempdir().unwrap();
+    StationKey::load_or_create(&dir.path().join("key"), station, true).unwrap().unwrap().0
 }
 
 pub fn lexicon(id: &str, fingerprint: &str, status: &str) -> LexiconIdentity {
@@ -43,6 +60,7 @@ pub fn lexicon(id: &str, fingerprint: &str, status: &str) -> LexiconIdentity {
 
 impl Station {
     pub fn new(name: &str, host: &str) -> Station {
+        let key = new_key(name);
         Station {
             name: name.into(),
             host: host.into(),
@@ -52,7 +70,33 @@ impl Station {
             time_us: START_US,
             profile: None,
             entries: Vec::new(),
+            verifier: key.verifier(),
+            key: Some(key),
+            prev: wordjudge::audit::format::GENESIS.to_string(),
         }
+    }
+
+    /// The station's name in the fleet, made from its name as the director
+    /// menu makes it.
+    pub fn fleet_name(&self) -> String {
+        wordjudge::fleet::join::fleet_name(&self.name)
+    }
+
+    /// The audit key the laptop paired with this station at `fleet sign`.
+    pub fn paired(&self) -> PairedKey {
+        PairedKey { station: self.fleet_name(), verifier: self.verifier.clone() }
+    }
+
+    /// The audit key this station signs its copies with.
+    pub fn key(&self) -> &StationKey {
+        self.key.as_ref().expect("a station of the tests has its key")
+    }
+
+    /// Signs this station's copies with `key` from now on (an attacker's,
+    /// or a station's second log), the laptop still pairing the old one.
+    pub fn sign_with(&mut self, key: StationKey) -> &mut Self {
+        self.key = Some(key);
+        self
     }
 
     /// Moves the clock on.
@@ -87,16 +131,20 @@ impl Station {
 
     fn fields_of(&mut self, body: &Body, written: bool) -> Fields {
         let warn = body.event().is_some_and(|e| e.is_problem());
+        let at = self.time_us;
         let mut fields = self.base("wordjudge", if warn { 4 } else { 6 }, &body.describe());
+        let signed = written.then(|| self.seal(body, at));
         let mut wj = |name: &str, value: String| fields.push((format!("WORDJUDGE_{name}"), value));
         wj("EVENT", body.name().into());
         wj("STATION", self.name.clone());
-        if written {
-            let hash = sha256_hex(format!("{}/{}", self.name, self.seq).as_bytes());
-            wj("SEQ", self.seq.to_string());
+        if let Some((seq, hash, line, checkpoint)) = signed {
+            wj("SEQ", seq.to_string());
             wj("CODE", SlipCode::of_line_hash(&hash).unwrap().to_string());
             wj("LINE_SHA256", hash);
-            self.seq += 1;
+            wj("LINE", line);
+            if let Some(checkpoint) = checkpoint {
+                wj("CHECKPOINT", checkpoint);
+            }
         }
         wj("AUDIT_WRITTEN", written.to_string());
         match body {
@@ -129,6 +177,34 @@ impl Station {
         fields
     }
 
+    /// The next line of this station's log holding `body`, made at `at`:
+    /// (seq, its hash, the line, the signed checkpoint of it).
+    fn seal(&mut self, body: &Body, at: i64) -> (u64, String, String, Option<String>) {
+        let time = jiff::Timestamp::from_microsecond(at).unwrap().to_string();
+        let record = Record {
+            seq: self.seq,
+            prev: self.prev.clone(),
+            time: time.clone(),
+            boot_id: self.boot_id.clone(),
+            mono_ns: (at - START_US) as u64,
+            clock_synced: true,
+            station: self.name.clone(),
+            delayed: false,
+            body: body.clone(),
+            line_sha256: None,
+            code: None,
+        };
+        let line = wordjudge::audit::format::seal(&serde_json::to_string(&record).unwrap());
+        let hash = wordjudge::audit::format::line_hash(line.as_bytes());
+        let checkpoint = self.key.as_ref().map(|key| {
+            key.sign(&Checkpoint { count: self.seq, head: hash.clone(), time, station: self.name.clone(), reason: "journal".into() })
+        });
+        let seq = self.seq;
+        self.seq += 1;
+        self.prev = hash.clone();
+        (seq, hash, line, checkpoint)
+    }
+
     pub fn event(&mut self, event: AuditEvent) -> &mut Self {
         self.record(Body::Event(event))
     }
@@ -154,8 +230,17 @@ impl Station {
     /// laptop: their seq and challenge numbers are used up.
     pub fn lose(&mut self, n: u64) -> &mut Self {
         self.seq += n;
+        // The line before the next one is one the laptop never saw.
+        self.prev = sha256_hex(format!("lost before {}", self.seq).as_bytes());
         self.challenge += n;
         self.time_us += n as i64 * 1_000_000;
+        self
+    }
+
+    /// The next line's `prev` is not the last line's hash: the station's
+    /// log forked (restored from an old copy, or a second log under the key).
+    pub fn fork_chain(&mut self) -> &mut Self {
+        self.prev = sha256_hex(format!("fork before {}", self.seq).as_bytes());
         self
     }
 

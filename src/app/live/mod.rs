@@ -316,7 +316,7 @@ impl LiveStation {
             UsbRequest::JoinFleet { device } => {
                 let stick = self.stick(&device);
                 let described = stick.describe();
-                self.usb.join_fleet(stick, self.fleet_dir(), self.fleet_station_name())?;
+                self.usb.join_fleet(stick, self.fleet_dir(), self.fleet_station_name(), self.config.audit_dir.clone())?;
                 self.record(AuditEvent::UsbStick { action: "opened to join the event's fleet".into(), stick: described });
                 Ok(())
             }
