@@ -30,6 +30,7 @@ pub mod fleet;
 pub mod gpio;
 pub mod guard;
 pub mod judge;
+pub mod keyboard;
 pub mod kiosk;
 pub mod lexicon;
 pub mod outside_files;

@@ -21,7 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["word", "fingerprint", "digest", "panel", "profile", "pin", "outside_files", "shutdown"],
     // The word lists, the GPIO panel, the USB sticks, updates of the station,
     // the director's guard kept beside the config.
-    &["lexicon", "gpio", "usb", "update", "guard"],
+    &["lexicon", "gpio", "usb", "update", "guard", "keyboard"],
     // Judging words; the station's config.
     &["judge", "config"],
     // The audit log's format.

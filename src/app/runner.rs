@@ -148,6 +148,13 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         appliance: options.appliance,
         sticks: std::sync::Arc::from(crate::usb::open(&options.usb)),
         updates: std::sync::Arc::from(crate::update::open(&options.updates)),
+        // On the station's own screen udev says what is plugged in; a
+        // desktop window gets its keys from the desktop.
+        keyboards: if options.windowed {
+            std::sync::Arc::new(crate::keyboard::NoKeyboardCheck)
+        } else {
+            std::sync::Arc::new(crate::keyboard::UdevKeyboards)
+        },
     });
     station.screen_in_use(screen.description, screen.problem);
     let lexicon = station.lexicon();

@@ -60,6 +60,7 @@ impl ScratchStation {
             appliance: false,
             sticks: std::sync::Arc::new(crate::usb::NoSticks),
             updates: std::sync::Arc::new(crate::update::NoUpdates),
+            keyboards: std::sync::Arc::new(crate::keyboard::NoKeyboardCheck),
         });
         Ok(Controller::new(
             Box::new(station),

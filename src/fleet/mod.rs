@@ -640,9 +640,10 @@ impl Fleet {
                     }
                     station.lost.push(Range(*first.min(last), *first.max(last)));
                 }
-                AuditEvent::DisplayProblem { .. } | AuditEvent::JudgingFault { .. } => {
+                AuditEvent::DisplayProblem { .. } | AuditEvent::JudgingFault { .. } | AuditEvent::KeyboardMissing => {
                     station.service = Service::Out(body.describe());
                 }
+                AuditEvent::KeyboardFound { .. } => station.service = Service::In,
                 AuditEvent::Startup { .. } => station.service = Service::In,
                 AuditEvent::Shutdown => station.service = Service::Stopped,
                 _ => {}

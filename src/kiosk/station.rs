@@ -267,6 +267,8 @@ pub enum Warning {
     /// Wrong PINs and lockouts cannot be kept across a restart (the PIN
     /// guard is damaged or cannot be written).
     PinGuard(String),
+    /// No keyboard is plugged in: players cannot type the words.
+    NoKeyboard,
 }
 
 /// Why an adjudication did not happen. Nothing was recorded or shown.

@@ -72,11 +72,21 @@ pub(crate) fn start_station_with(path: &Path, sticks: std::sync::Arc<dyn wordjud
     start_station_updating(path, sticks, std::sync::Arc::new(wordjudge::update::NoUpdates))
 }
 
-/// A live station with `sticks` and `updates`.
+/// A live station with `sticks` and `updates` (and one keyboard).
 pub(crate) fn start_station_updating(
     path: &Path,
     sticks: std::sync::Arc<dyn wordjudge::usb::Sticks>,
     updates: std::sync::Arc<dyn wordjudge::update::Updates>,
+) -> LiveStation {
+    start_station_typing(path, sticks, updates, std::sync::Arc::new(wordjudge::keyboard::SimKeyboards::new(1)))
+}
+
+/// A live station with `sticks`, `updates` and `keyboards`.
+pub(crate) fn start_station_typing(
+    path: &Path,
+    sticks: std::sync::Arc<dyn wordjudge::usb::Sticks>,
+    updates: std::sync::Arc<dyn wordjudge::update::Updates>,
+    keyboards: std::sync::Arc<dyn wordjudge::keyboard::Keyboards>,
 ) -> LiveStation {
     let loaded = Config::load(path);
     let config = loaded.config.clone();
@@ -94,6 +104,7 @@ pub(crate) fn start_station_updating(
         appliance: false,
         sticks,
         updates,
+        keyboards,
     })
 }
 
@@ -111,6 +122,7 @@ pub(crate) fn start_station_with_log(path: &Path, audit: AuditLog) -> LiveStatio
         appliance: false,
         sticks: std::sync::Arc::new(wordjudge::usb::NoSticks),
         updates: std::sync::Arc::new(wordjudge::update::NoUpdates),
+        keyboards: std::sync::Arc::new(wordjudge::keyboard::SimKeyboards::new(1)),
     })
 }
 
@@ -545,4 +557,41 @@ pub(crate) fn to_letters(mut n: usize) -> String {
         n /= 26;
     }
     s
+}
+
+/// Issue 43, item 3: a station with no keyboard says so on READY and in its
+/// audit log (once), instead of waiting for players who cannot type; a
+/// keyboard plugged in is noticed within seconds and recorded.
+#[test]
+fn a_station_without_a_keyboard_says_so_and_notices_one_plugged_in() {
+    use wordjudge::kiosk::station::Station as _;
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), "SMALL");
+    let path = dir.path().join("config.toml");
+    config.save(&path).unwrap();
+    let keyboards = wordjudge::keyboard::SimKeyboards::new(0);
+    let station = start_station_typing(
+        &path,
+        std::sync::Arc::new(wordjudge::usb::NoSticks),
+        std::sync::Arc::new(wordjudge::update::NoUpdates),
+        std::sync::Arc::new(keyboards.clone()),
+    );
+    let mut rig = Live { rig: Rig::with(station, &config.timeouts), dir };
+    assert!(matches!(rig.screen(), Screen::Ready { .. }));
+    let v = rig.view();
+    assert_eq!(v.ready.hint, "No keyboard is plugged in: call the director.");
+    assert!(v.bar.warning, "the director is told too");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    rig.station.poll();
+    assert_eq!(rig.audit_text().matches("\"event\":\"keyboard_missing\"").count(), 1, "recorded once");
+    keyboards.set(1);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    rig.station.poll();
+    let audit = rig.audit_text();
+    assert!(audit.contains("\"event\":\"keyboard_found\",\"keyboards\":1"), "{audit}");
+    let v = rig.view();
+    assert_eq!(v.ready.hint, "", "the notice goes once a keyboard is in");
+    assert!(!v.bar.warning);
+    rig.keys("1");
+    assert!(matches!(rig.screen(), Screen::Entry(_)), "and players type");
 }

@@ -72,6 +72,9 @@ pub struct StationSetup {
     /// Updates of the whole station from a stick (RAUC on the appliance's
     /// PC image; none elsewhere).
     pub updates: Arc<dyn Updates>,
+    /// Whether a keyboard is plugged in (udev's on the appliance's screen;
+    /// a desktop window cannot tell).
+    pub keyboards: Arc<dyn crate::keyboard::Keyboards>,
 }
 
 /// The station as the kiosk runs it.
@@ -120,6 +123,11 @@ pub struct LiveStation {
     /// Which screen shows the kiosk and how it is turned, for the director
     /// menu (the runner says, [`LiveStation::screen_in_use`]).
     screen: Option<String>,
+    keyboards: Arc<dyn crate::keyboard::Keyboards>,
+    /// No keyboard was plugged in at the last look (recorded once).
+    keyboard_missing: bool,
+    /// When the keyboards were last counted.
+    keyboards_counted: Option<std::time::Instant>,
 }
 
 /// Where the chosen lexicons' digests are kept: beside the config.
@@ -133,7 +141,30 @@ fn open_active(catalog: &Catalog, id: &str) -> Result<Lexicon, LexiconError> {
     catalog.open(id)
 }
 
+/// How often the live station counts the keyboards plugged in.
+const KEYBOARD_LOOK: std::time::Duration = std::time::Duration::from_secs(1);
+
 impl LiveStation {
+    /// Counts the keyboards: none is said on screen and recorded once
+    /// (`keyboard_missing`), and one plugged in again is recorded
+    /// (`keyboard_found`). A station that cannot tell says nothing.
+    fn count_keyboards(&mut self) {
+        self.keyboards_counted = Some(std::time::Instant::now());
+        match self.keyboards.count() {
+            Some(0) if !self.keyboard_missing => {
+                tracing::warn!("no keyboard is plugged in: players cannot type the words");
+                self.keyboard_missing = true;
+                self.record(AuditEvent::KeyboardMissing);
+            }
+            Some(n) if n > 0 && self.keyboard_missing => {
+                tracing::info!("a keyboard is plugged in again");
+                self.keyboard_missing = false;
+                self.record(AuditEvent::KeyboardFound { keyboards: n as u32 });
+            }
+            _ => {}
+        }
+    }
+
     /// Starts the station: opens the active lexicon and records start-up.
     pub fn start(setup: StationSetup) -> LiveStation {
         let StationSetup {
@@ -146,6 +177,7 @@ impl LiveStation {
             pin_checker,
             sticks,
             updates,
+            keyboards,
         } = setup;
         let Loaded { config, path, source, problem } = loaded;
         let catalog = Catalog::load(&lexicon_dir);
@@ -177,8 +209,12 @@ impl LiveStation {
             update_state,
             boot_check: Default::default(),
             deferred_usb: None,
+            keyboards,
+            keyboard_missing: false,
+            keyboards_counted: None,
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
+        station.count_keyboards();
         // The first record made the audit key on a new station: from now on
         // the guard names it, so a guard copied from another station is
         // known for what it is (`crate::guard`).
@@ -491,6 +527,9 @@ impl Station for LiveStation {
         if self.settings_held() {
             warnings.push(Warning::SettingsHeld);
         }
+        if self.keyboard_missing {
+            warnings.push(Warning::NoKeyboard);
+        }
         if let Some(fault) = &self.judging_fault {
             warnings.push(Warning::JudgingFault(fault.clone()));
         } else if let Active::Failed { problem, .. } = &self.active {
@@ -645,6 +684,9 @@ impl Station for LiveStation {
 
     fn poll(&mut self) -> bool {
         self.record_boot_check();
+        if self.keyboards_counted.is_none_or(|at| at.elapsed() >= KEYBOARD_LOOK) {
+            self.count_keyboards();
+        }
         // A file changed under the active lexicon never changes a verdict
         // (the verified bytes are a private copy); the director is told once
         // per change, and it is recorded.

@@ -19,6 +19,8 @@ pub enum EventKind {
     DirectorLeft,
     ConfigProblem,
     GpioProblem,
+    KeyboardMissing,
+    KeyboardFound,
     DisplayProblem,
     Recovered,
     WriteFailed,
@@ -62,6 +64,8 @@ impl EventKind {
         EventKind::DirectorLeft,
         EventKind::ConfigProblem,
         EventKind::GpioProblem,
+        EventKind::KeyboardMissing,
+        EventKind::KeyboardFound,
         EventKind::DisplayProblem,
         EventKind::Recovered,
         EventKind::WriteFailed,
@@ -106,6 +110,8 @@ impl EventKind {
             EventKind::DirectorLeft => "director_left",
             EventKind::ConfigProblem => "config_problem",
             EventKind::GpioProblem => "gpio_problem",
+            EventKind::KeyboardMissing => "keyboard_missing",
+            EventKind::KeyboardFound => "keyboard_found",
             EventKind::DisplayProblem => "display_problem",
             EventKind::Recovered => "recovered",
             EventKind::WriteFailed => "write_failed",
@@ -235,6 +241,13 @@ pub enum AuditEvent {
     },
     GpioProblem {
         problem: String,
+    },
+    /// No keyboard is plugged in (at start, or one was pulled out): players
+    /// cannot type the words. Recorded once until one is plugged in again.
+    KeyboardMissing,
+    /// A keyboard is plugged in again after [`AuditEvent::KeyboardMissing`].
+    KeyboardFound {
+        keyboards: u32,
     },
     /// The kiosk found no screen it could draw on (no DRM device, no
     /// connected display): the station stays out of service, calmly, until
@@ -466,6 +479,8 @@ impl AuditEvent {
             AuditEvent::DirectorLeft => EventKind::DirectorLeft,
             AuditEvent::ConfigProblem { .. } => EventKind::ConfigProblem,
             AuditEvent::GpioProblem { .. } => EventKind::GpioProblem,
+            AuditEvent::KeyboardMissing => EventKind::KeyboardMissing,
+            AuditEvent::KeyboardFound { .. } => EventKind::KeyboardFound,
             AuditEvent::DisplayProblem { .. } => EventKind::DisplayProblem,
             AuditEvent::Recovered { .. } => EventKind::Recovered,
             AuditEvent::WriteFailed { .. } => EventKind::WriteFailed,
@@ -507,6 +522,7 @@ impl AuditEvent {
             self,
             AuditEvent::ConfigProblem { .. }
                 | AuditEvent::GpioProblem { .. }
+                | AuditEvent::KeyboardMissing
                 | AuditEvent::DisplayProblem { .. }
                 | AuditEvent::Recovered { .. }
                 | AuditEvent::WriteFailed { .. }
@@ -547,6 +563,8 @@ impl AuditEvent {
             AuditEvent::DirectorLeft => "director left the menu".into(),
             AuditEvent::ConfigProblem { problem } => format!("config problem: {problem}"),
             AuditEvent::GpioProblem { problem } => format!("GPIO problem: {problem}"),
+            AuditEvent::KeyboardMissing => "no keyboard is plugged in: players cannot type the words".into(),
+            AuditEvent::KeyboardFound { keyboards } => format!("a keyboard is plugged in again ({keyboards} in all)"),
             AuditEvent::DisplayProblem { problem } => format!("no screen, out of service: {problem}"),
             AuditEvent::Recovered { file, torn_bytes, moved_to, .. } => {
                 format!("audit log recovered: torn last line of {file} ({torn_bytes} bytes) moved to {moved_to}")

@@ -332,6 +332,9 @@ pub fn warning(warning: &Warning) -> String {
         Warning::PinGuard(_) => "The record of wrong PINs kept beside the settings is damaged or cannot be written: \
              wrong PINs and lockouts are not kept across a restart. An operator can restore it."
             .into(),
+        Warning::NoKeyboard => "No keyboard is plugged in: players cannot type the challenged words. Plug one into a \
+             USB port; the station notices it within a few seconds."
+            .into(),
         Warning::SigningKey(p) => {
             format!("The audit log's signing key: {p}. The log goes on, but no signed summary is made until it is fixed.")
         }
@@ -437,7 +440,7 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
         ..ViewModel::default()
     };
     match kiosk.screen() {
-        Screen::Ready { hint } => player::ready(&mut v, kiosk, hint),
+        Screen::Ready { hint } => player::ready(&mut v, kiosk, hint, info),
         Screen::Entry(entry) => player::entry(&mut v, kiosk, now, entry),
         Screen::Verdict(verdict) => player::verdict(&mut v, kiosk, verdict),
         Screen::OutOfService => player::out_of_service(&mut v, kiosk, info),

@@ -103,12 +103,16 @@ pub fn consequence(judged: &Judged, words: usize) -> String {
     }
 }
 
-pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>) {
+pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>, info: &StationInfo) {
         v.screen = ScreenKind::Ready;
         v.ready.heading = "CHALLENGER:".into();
         v.ready.question = "How many words are you challenging?".into();
         v.ready.instruction = format!("Press a number key, 1 to {MAX_WORDS}");
         v.ready.hint = hint.map(ready_hint).unwrap_or_default();
+        // Players who cannot type are told so, instead of a READY that waits.
+        if v.ready.hint.is_empty() && info.warnings.contains(&Warning::NoKeyboard) {
+            v.ready.hint = "No keyboard is plugged in: call the director.".into();
+        }
         if let Some(slip) = kiosk.last_slip() {
             v.ready.slip_label = "Last challenge, for the slip:".into();
             v.ready.slip = slip_text(slip.challenge_number, slip.slip_code.as_ref().map(|c| c.as_str()));
