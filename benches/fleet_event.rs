@@ -24,7 +24,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use wordjudge::audit::checkpoint::{Checkpoint, StationKey};
+use wordjudge::audit::checkpoint::StationKey;
 use wordjudge::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, Record};
 use wordjudge::judge::Verdict;
 use wordjudge::panel::Trigger;
@@ -45,7 +45,10 @@ struct Station {
     lexicon: LexiconIdentity,
 }
 
-type Entry = Vec<(String, String)>;
+#[path = "../tests/common/journal_export.rs"]
+mod journal_export;
+
+use journal_export::Fields as Entry;
 
 impl Station {
     fn new(n: usize, dir: &Path) -> Station {
@@ -99,15 +102,7 @@ impl Station {
             line_sha256: None,
             code: None,
         };
-        let line = wordjudge::audit::format::seal(&serde_json::to_string(&record).unwrap());
-        let hash = wordjudge::audit::format::line_hash(line.as_bytes());
-        let note = self.key.sign(&Checkpoint {
-            count: self.seq,
-            head: hash.clone(),
-            time,
-            station: self.name.clone(),
-            reason: "journal".into(),
-        });
+        let (line, hash, note) = journal_export::signed_line(&self.key, &record);
         let mut entry = self.base(at, "wordjudge", 6, body.describe());
         for (name, value) in [
             ("EVENT", body.name().to_string()),
@@ -184,26 +179,6 @@ impl Station {
     }
 }
 
-/// The entries in the Journal Export Format.
-fn export(entries: &[Entry]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for fields in entries {
-        for (name, value) in fields {
-            if value.contains('\n') {
-                out.extend_from_slice(name.as_bytes());
-                out.push(b'\n');
-                out.extend_from_slice(&(value.len() as u64).to_le_bytes());
-                out.extend_from_slice(value.as_bytes());
-                out.push(b'\n');
-            } else {
-                out.extend_from_slice(format!("{name}={value}\n").as_bytes());
-            }
-        }
-        out.push(b'\n');
-    }
-    out
-}
-
 /// Appends `entries` to the journal file `file` (made if missing), as the
 /// laptop's receiver does.
 fn receive(file: &Path, entries: &[Entry]) {
@@ -215,7 +190,7 @@ fn receive(file: &Path, entries: &[Entry]) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("systemd-journal-remote runs (.ci/install-deps installs it)");
-    child.stdin.take().unwrap().write_all(&export(entries)).unwrap();
+    child.stdin.take().unwrap().write_all(&journal_export::export(entries)).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "systemd-journal-remote: {}", String::from_utf8_lossy(&out.stderr));
 }

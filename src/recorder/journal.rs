@@ -37,6 +37,19 @@ pub const TARGET: &str = "wordjudge::audit";
 /// record in the file: there is no file to write it to).
 pub const AUDIT_FAILING: &str = "audit_failing";
 
+/// The checkpoint a journald copy of line `seq` (whose `line_sha256` is
+/// `hash`) carries: the log up to that line, signed with the station's
+/// `key`. [`crate::fleet::proof`] checks it on the laptop.
+pub fn line_checkpoint(key: &crate::audit::checkpoint::StationKey, seq: u64, hash: &str, time: String, station: &str) -> String {
+    key.sign(&crate::audit::checkpoint::Checkpoint {
+        count: seq,
+        head: hash.to_string(),
+        time,
+        station: station.to_string(),
+        reason: crate::audit::CheckpointReason::Journal.as_str().to_string(),
+    })
+}
+
 /// Records waiting for the worker beyond which copies are dropped.
 const QUEUE: usize = 4096;
 

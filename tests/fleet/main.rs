@@ -12,6 +12,8 @@
 mod built;
 #[path = "../common/journal_fields.rs"]
 mod journal_fields;
+#[path = "../common/journal_export.rs"]
+mod journal_export;
 mod browser;
 mod cli;
 mod join;

@@ -7,7 +7,7 @@
 //! reads.
 #![allow(dead_code)]
 
-use wordjudge::audit::checkpoint::{Checkpoint, StationKey};
+use wordjudge::audit::checkpoint::StationKey;
 use wordjudge::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, NoteVerifier, Record, SlipCode};
 use wordjudge::fleet::PairedKey;
 use wordjudge::digest::sha256_hex;
@@ -17,7 +17,7 @@ use wordjudge::panel::Trigger;
 /// 2026-11-22T13:00:00Z in microseconds.
 pub const START_US: i64 = 1_795_352_400_000_000;
 
-pub type Fields = Vec<(String, String)>;
+pub use crate::journal_export::Fields;
 
 /// A station's journal as the tests write it.
 pub struct Station {
@@ -194,11 +194,17 @@ impl Station {
             line_sha256: None,
             code: None,
         };
-        let line = wordjudge::audit::format::seal(&serde_json::to_string(&record).unwrap());
-        let hash = wordjudge::audit::format::line_hash(line.as_bytes());
-        let checkpoint = self.key.as_ref().map(|key| {
-            key.sign(&Checkpoint { count: self.seq, head: hash.clone(), time, station: self.name.clone(), reason: "journal".into() })
-        });
+        let (line, hash, checkpoint) = match &self.key {
+            Some(key) => {
+                let (line, hash, note) = crate::journal_export::signed_line(key, &record);
+                (line, hash, Some(note))
+            }
+            None => {
+                let line = wordjudge::audit::format::seal(&serde_json::to_string(&record).unwrap());
+                let hash = wordjudge::audit::format::line_hash(line.as_bytes());
+                (line, hash, None)
+            }
+        };
         let seq = self.seq;
         self.seq += 1;
         self.prev = hash.clone();
@@ -281,26 +287,9 @@ impl Station {
             .collect()
     }
 
-    /// The entries in the Journal Export Format: `NAME=value` lines, or for
-    /// a value with a newline the name, a little-endian 64-bit length and
-    /// the bytes; a blank line after each entry.
+    /// The entries in the Journal Export Format.
     pub fn export(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        for fields in &self.entries {
-            for (name, value) in fields {
-                if value.contains('\n') {
-                    out.extend_from_slice(name.as_bytes());
-                    out.push(b'\n');
-                    out.extend_from_slice(&(value.len() as u64).to_le_bytes());
-                    out.extend_from_slice(value.as_bytes());
-                    out.push(b'\n');
-                } else {
-                    out.extend_from_slice(format!("{name}={value}\n").as_bytes());
-                }
-            }
-            out.push(b'\n');
-        }
-        out
+        crate::journal_export::export(&self.entries)
     }
 }
 

@@ -3,7 +3,6 @@
 
 use crate::audit::clock::Stamp;
 use crate::audit::format::{self, LogName};
-use crate::audit::checkpoint::Checkpoint;
 use crate::audit::record::{AuditEvent, Body, CheckpointReason, Record};
 use crate::recorder::AuditError;
 use jiff::civil::Date;
@@ -117,14 +116,8 @@ impl AuditLog {
         }
         let mut entry = self.journal_entry(body, seq, Some(hash.to_string()));
         if let (Some(key), Some(count)) = (&self.key, seq) {
-            let checkpoint = Checkpoint {
-                count,
-                head: hash.to_string(),
-                time: Stamp::take(self.options.clock.as_ref()).rfc3339(),
-                station: self.station.clone(),
-                reason: CheckpointReason::Journal.as_str().to_string(),
-            };
-            entry.checkpoint = Some(key.sign(&checkpoint));
+            let time = Stamp::take(self.options.clock.as_ref()).rfc3339();
+            entry.checkpoint = Some(crate::recorder::journal::line_checkpoint(key, count, hash, time, &self.station));
         }
         entry.line = String::from_utf8(line).ok();
         self.journal.send(entry);
