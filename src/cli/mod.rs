@@ -23,6 +23,7 @@
 mod audit;
 mod config;
 mod fleet;
+mod fleet_stick;
 mod gpio;
 mod judge;
 pub mod kiosk;
