@@ -236,7 +236,7 @@ impl Fleet {
                 let what = if matches!(refusal, proof::Refusal::SentByOther { .. }) || claimed == sender {
                     format!("seq {seq}: {refusal}")
                 } else {
-                    format!("an entry naming {} (seq {seq}): {refusal}", crate::word::quote(&claimed))
+                    format!("seq {seq} naming {}: {refusal}", crate::word::printable(&claimed, 60))
                 };
                 self.station_for_key(&sender, None).refuse(journal_time, what);
                 return Ok(());
@@ -249,7 +249,7 @@ impl Fleet {
                     .map(|p| self.keys[p.key].station.clone());
                 let seq = wj("seq").unwrap_or_else(|| "?".into());
                 let what = match &signer {
-                    Some(_) => format!("an entry naming {} with this station's signed line (seq {seq}): {refusal}", crate::word::quote(&claimed)),
+                    Some(_) => format!("seq {seq} naming {}: {refusal}", crate::word::printable(&claimed, 60)),
                     None => format!("seq {seq}: {refusal}"),
                 };
                 match signer {

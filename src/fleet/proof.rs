@@ -60,19 +60,22 @@ pub enum Refusal {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Refusal::Unsigned => write!(f, "no signed line: not the station's record"),
+            Refusal::Unsigned => write!(f, "unsigned: no signed line, not the station's record"),
             Refusal::UnknownKey { key_name } => {
-                write!(f, "signed by {}, a key no station was paired with", crate::word::printable(key_name, 60))
+                write!(f, "signed by a key no station was paired with ({})", crate::word::printable(key_name, 60))
             }
-            Refusal::BadSignature(e) => write!(f, "{e}"),
-            Refusal::LineEdited => write!(f, "the line's seal is not its hash: the line was edited"),
-            Refusal::NotARecord(why) => write!(f, "the signed line is not a record ({})", crate::word::printable(why, 60)),
-            Refusal::NotThisLine => write!(f, "the signature is for another line or another place in the log"),
+            Refusal::BadSignature(e) => write!(f, "forged: {e}"),
+            Refusal::LineEdited => write!(f, "edited: the line's seal is not its hash, the line was edited"),
+            Refusal::NotARecord(why) => write!(f, "not a record: {}", crate::word::printable(why, 60)),
+            Refusal::NotThisLine => write!(f, "edited: the signature is for another line or another place in the log"),
+            Refusal::FieldDiffers { field: "station" } => {
+                write!(f, "impersonation: the station's own signed line, sent as another station's")
+            }
             Refusal::FieldDiffers { field } => write!(f, "its {field} is not the signed line's"),
             Refusal::SentByOther { signer } => write!(
                 f,
-                "a line signed by {}, sent with this station's certificate: an impersonation by this station",
-                crate::word::quote(signer)
+                "impersonation: a line signed by {}, sent with this station's certificate",
+                crate::word::printable(signer, 60)
             ),
         }
     }

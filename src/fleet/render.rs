@@ -81,7 +81,8 @@ pub fn state(station: &Station) -> String {
     let mut parts = Vec::new();
     if let Some((_, first)) = station.refused.first() {
         let count = station.refused.len() as u64 + station.more_refused;
-        parts.push(format!("NOT ITS RECORDS: {count} entr{} refused, the first: {}", if count == 1 { "y" } else { "ies" }, shown(first)));
+        let first = crate::word::printable(first, 2 * SHOWN);
+        parts.push(format!("NOT ITS RECORDS: {count} entr{} refused, the first: {first}", if count == 1 { "y" } else { "ies" }));
     }
     parts.push(match &station.service {
         Service::In => "in service".to_string(),
