@@ -178,9 +178,10 @@ impl Station {
         !self.mismatch.is_empty() || self.lexicon_status.as_deref().is_some_and(|s| failed.contains(&s))
     }
 
-    /// Whether the tile is red.
+    /// Whether the tile is red: out of service, a wrong lexicon, an entry
+    /// refused, or records that do not link up (missing, reordered, a fork).
     pub fn alarm(&self) -> bool {
-        matches!(self.service, Service::Out(_)) || self.wrong_lexicon() || self.forged()
+        matches!(self.service, Service::Out(_)) || self.wrong_lexicon() || self.forged() || !self.breaks.is_empty()
     }
 
     /// Whether an entry that named this station, or carried its

@@ -122,6 +122,7 @@ fn a_replayed_line_counts_once_and_reordered_or_forked_lines_are_breaks() {
     let status = summary(&[&one, &two], &[&one, &two]);
     let t1 = named(&status, "table-1");
     assert!(t1.breaks.is_empty(), "a line seen before is the same record: {:?}", t1.breaks);
+    assert!(!t1.alarm(), "a copy sent twice is no alarm");
     assert_eq!((t1.records, t1.last_challenge.map(|c| c.0)), (3, Some(3)));
     assert_eq!(t1.per_hour.values().map(|(a, u)| a + u).sum::<u64>(), 3);
 
@@ -130,12 +131,14 @@ fn a_replayed_line_counts_once_and_reordered_or_forked_lines_are_breaks() {
     one.entries.swap(0, 1);
     let t1 = named(&summary(&[&one, &two], &[&one, &two]), "table-1").clone();
     assert_eq!(t1.breaks, [LinkBreak::SeqWentBack { from: 2, to: 1 }, LinkBreak::ChallengeWentBack { from: 2, to: 1 }]);
+    assert!(t1.alarm(), "reordered records turn the tile red");
 
     // Forked: a signed line whose prev is not the line before it.
     let (mut one, two) = honest();
     one.fork_chain().judge(&csw(), &["XU"], true);
     let t1 = named(&summary(&[&one, &two], &[&one, &two]), "table-1").clone();
     assert_eq!(t1.breaks, [LinkBreak::ChainBroken { seq: 3 }]);
+    assert!(t1.alarm(), "a fork turns the tile red");
     assert!(wordjudge::fleet::render::links(&t1).contains("record seq 3 does not follow the one before it"));
 }
 
