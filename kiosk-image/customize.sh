@@ -218,6 +218,16 @@ case "$WJ_ARCH" in
     *) DISPLAY_DRIVERS="" ;;
 esac
 STICK_MODULES="xhci-pci usb-storage uas sd_mod vfat exfat ext4 nls_cp437 nls_ascii nls_utf8"
+# A keyboard: players type the words. The USB HID core and its generic driver everywhere;
+# the PC's PS/2 keyboard (atkbd, built into Debian's kernel); on the Pi, the host
+# controllers its USB ports hang from besides the Pi 4's VL805 (xhci-pci, above): the Pi 3
+# family's dwc2 and the Pi 5's RP1 (dwc3 with xhci-plat-hcd). The kiosk says on READY when
+# none is plugged in; this makes sure one that is plugged in can work.
+case "$WJ_ARCH" in
+    amd64) KEYBOARD_MODULES="usbhid hid-generic atkbd" ;;
+    arm64) KEYBOARD_MODULES="usbhid hid-generic dwc2 dwc3 xhci-plat-hcd" ;;
+    *) KEYBOARD_MODULES="" ;;
+esac
 # Wired Ethernet, for a station that joins an event's fleet (wordjudge-fleet-network.service
 # brings it up; a station in no fleet leaves it down): the boards' own controllers and their
 # PHYs, USB adapters (the Zero 2 W and 3 A+ have no Ethernet port), and QEMU's virtio-net
@@ -287,6 +297,7 @@ must_load() {  # must_load WHAT MODULE...: each loads with all its modules, or t
 }
 must_load "display drivers" $DISPLAY_DRIVERS
 must_load "USB stick modules" $STICK_MODULES
+must_load "keyboard modules" $KEYBOARD_MODULES
 must_load "wired Ethernet modules" $NET_MODULES
 # An update bundle is a squashfs on a loop device behind dm-verity (RAUC's verity format).
 must_load "update bundle modules" dm-verity squashfs loop
