@@ -276,7 +276,10 @@ fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: 
     let destination = out.as_ref().map_or("standard output".to_string(), |p| p.display().to_string());
     // Sign first, so the export contains the export and checkpoint records.
     let signed = match station {
-        Some(station) => sign_for_export(&dir, station, format_name, &destination),
+        // The export's records reach the journal as the menu's do.
+        Some(station) => {
+            wordjudge::recorder::journal::with_journald(|| sign_for_export(&dir, station, format_name, &destination))
+        }
         None => Err(format!(
             "{} is not the audit folder of this station's config: exported read-only, nothing recorded, no checkpoint",
             dir.display()

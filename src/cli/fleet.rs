@@ -181,6 +181,11 @@ fn record(log: &mut wordjudge::recorder::AuditLog, event: wordjudge::audit::Audi
 
 /// `fleet join` on a station: one visit of the stick, recorded.
 fn join_here(context: &super::Context, args: &JoinArgs) -> ExitCode {
+    // Its records reach the journal (and a fleet's laptop) as the menu's do.
+    wordjudge::recorder::journal::with_journald(|| join_recorded(context, args))
+}
+
+fn join_recorded(context: &super::Context, args: &JoinArgs) -> ExitCode {
     let mut log = match station_log(context) {
         Ok(log) => log,
         Err(why) => return super::fail(format!("{why}; nothing changed")),
@@ -239,6 +244,10 @@ fn join_here(context: &super::Context, args: &JoinArgs) -> ExitCode {
 
 /// `fleet leave` on a station, recorded.
 fn leave_here(context: &super::Context, args: &LeaveArgs) -> ExitCode {
+    wordjudge::recorder::journal::with_journald(|| leave_recorded(context, args))
+}
+
+fn leave_recorded(context: &super::Context, args: &LeaveArgs) -> ExitCode {
     let mut log = match station_log(context) {
         Ok(log) => log,
         Err(why) => return super::fail(format!("{why}; nothing changed")),

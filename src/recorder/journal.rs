@@ -66,6 +66,24 @@ pub fn journald_layer() -> Option<tracing_journald::Layer> {
     })
 }
 
+/// Runs `f` with journald, when it listens, as this thread's `tracing`
+/// subscriber for audit records alone: the records a command-line run writes
+/// into a station's log (an export, a fleet visit) get their journald copies
+/// as the kiosk's do, so a fleet's laptop sees no hole in the station's
+/// chain where the command line wrote. Nothing else the command logs goes
+/// to journald.
+pub fn with_journald<T>(f: impl FnOnce() -> T) -> T {
+    use tracing_subscriber::prelude::*;
+    match journald_layer() {
+        Some(layer) => {
+            let audit_only = tracing_subscriber::filter::filter_fn(|meta| meta.target() == TARGET);
+            let subscriber = tracing_subscriber::registry().with(layer.with_filter(audit_only));
+            tracing::subscriber::with_default(subscriber, f)
+        }
+        None => f(),
+    }
+}
+
 /// The journal field name tracing-journald makes of a `tracing` field name
 /// with [`journald_layer`]'s settings (`message` stays `MESSAGE`).
 pub fn journal_field_name(field: &str) -> String {
