@@ -304,6 +304,39 @@ must_load "update bundle modules" dm-verity squashfs loop
 # The Pi card's initrd modules (kiosk-image/pi-boot/initramfs-hook): root from the SD card
 # on the Pi 3, Pi 4 and Pi 5 families, RP1, the watchdog.
 [ "$WJ_ARCH" = arm64 ] && must_load "Raspberry Pi modules" $PI_MODULES bcm2835_wdt
+# The Pi 5's one-shot try: wordjudge_tryboot (kiosk-image/pi-boot/tryboot/wordjudge_tryboot.c
+# says why), built here against this image's kernel with that kernel's own headers and
+# Debian's compiler, which leave the image again afterwards: every update bundle is made
+# from this root, so each kernel a station runs brings the module built for it. A module
+# that does not build cleanly, is not this kernel's, or cannot load fails the build.
+build_tryboot_module() {
+    local src=$WJ_REPO/kiosk-image/pi-boot/tryboot build=/tmp/wordjudge-tryboot before added out vermagic
+    local ko=$R/lib/modules/$KVER/updates/wordjudge_tryboot.ko
+    before=$(chroot "$R" dpkg-query -W -f '${Package}\n' | sort)
+    DEBIAN_FRONTEND=noninteractive chroot "$R" apt-get install -y -q --no-install-recommends \
+        "linux-headers-$KVER" gcc make >/dev/null ||
+        { say "tryboot module: linux-headers-$KVER, gcc or make could not be installed"; exit 1; }
+    added=$(comm -13 <(printf '%s\n' "$before") <(chroot "$R" dpkg-query -W -f '${Package}\n' | sort))
+    rm -rf "$R$build" && cp -r "$src" "$R$build"
+    if ! out=$(chroot "$R" make -C "/lib/modules/$KVER/build" M="$build" modules 2>&1) || grep -q 'warning:' <<<"$out"; then
+        say "tryboot module: the build against $KVER failed or warned:"; printf '%s\n' "$out" >&2; exit 1
+    fi
+    chroot "$R" strip --strip-debug "$build/wordjudge_tryboot.ko"
+    install -D -m0644 "$R$build/wordjudge_tryboot.ko" "$ko"
+    rm -rf "$R$build"
+    # shellcheck disable=SC2086 # one package name a word
+    DEBIAN_FRONTEND=noninteractive chroot "$R" apt-get purge -y -q $added >/dev/null ||
+        { say "tryboot module: could not remove the build's packages: $added"; exit 1; }
+    [ ! -e "$R/usr/src/linux-headers-$KVER" ] || { say "tryboot module: the kernel headers stayed in the image"; exit 1; }
+    depmod -b "$R" -a "$KVER"
+    vermagic=$(modinfo -F vermagic "$ko")
+    [ "${vermagic%% *}" = "$KVER" ] || { say "tryboot module: built for '${vermagic%% *}', not $KVER"; exit 1; }
+    say "tryboot module: built for $KVER ($(stat -c %s "$ko") bytes), its build's $(wc -w <<<"$added") packages removed"
+}
+if [ "$WJ_ARCH" = arm64 ]; then
+    build_tryboot_module
+    must_load "tryboot module" wordjudge_tryboot
+fi
 [ -z "$new_unresolved" ] || say "note: $(printf '%s\n' "$new_unresolved" | wc -l) symbols unresolved after pruning in modules neither list needs"
 echo 'COMPRESS=zstd' >"$R/etc/initramfs-tools/conf.d/wordjudge"
 if [ "$WJ_ARCH" = arm64 ]; then

@@ -200,6 +200,12 @@ def main():
         n_boots, ready_prev = (out.split() + ["0", "0"])[:2]
         check("persistent journal on the data partition kept boot 1", int(n_boots) >= 2 and int(ready_prev) >= 1,
               f"{n_boots} boots listed, {ready_prev} READY lines in boot -1")
+        if ARCH == "arm64":
+            # The Pi 5's tryboot module (kiosk-image/pi-boot/tryboot) on a board without the
+            # Raspberry Pi firmware: it refuses to load rather than pretend to set a flag.
+            rc, out = vm.sh("modprobe wordjudge_tryboot; echo rc=$?; test -e /sys/module/wordjudge_tryboot && echo loaded")
+            check("tryboot module: refuses to load where there is no Raspberry Pi firmware (virt: No such device)",
+                  "No such device" in out and "rc=1" in out and "loaded" not in out, out.replace("\n", " | "))
         # USB sticks from the director menu; it ends on the Ready screen with nothing plugged in.
         usb_stick(vm)
         if ARCH == "amd64":

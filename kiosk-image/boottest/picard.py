@@ -27,7 +27,8 @@ trees); nothing is mounted.
   consoles     the alias each command line's console comes from (Pi 4 serial1: the mini
                UART; Pi 5 serial10: uart10, the debug connector)
   modules      RP1, sdhci-brcmstb, xhci and vc4 (and the Pi 4's sdhci-iproc) in the
-               initrd, built for the card's kernel
+               initrd, built for the card's kernel; the tryboot module (the Pi 5's
+               one-shot try, pi-boot/tryboot) in the root, built for it too
   GPIO wiring  the Pi 5's header is RP1 bank 0: the trees' RP1 pinctrl node, the driver
                that binds to it (its of: alias) registering the chip label the kiosk looks
                for (src/gpio/config.rs HEADER_CHIP_LABELS), lines by BCM number
@@ -279,11 +280,35 @@ def pi_card(img):
           all(nodes.values()) and b"alias=of:N*T*Craspberrypi,rp1-gpio" in module and b"pinctrl-rp1\x00" in module
           and "pinctrl-rp1" in kiosk_labels,
           f"trees {[n for n, ok in nodes.items() if ok]}, module {len(module)} bytes, kiosk looks for {kiosk_labels}")
+    tryboot_module(fs, kver)
     seven_inch_panel(boot, fs, kver, config)
     pi3_family(img, boot, config)
     sd_numbering(boot)
     log(f"Pi card: kernel {kver}; boot partition {sorted(os.listdir(boot))[:12]}...")
     os.unlink(fs)
+
+
+def tryboot_module(fs, kver):
+    """The Pi 5's one-shot try (kiosk-image/pi-boot/tryboot): the module is in the root,
+    built for the card's own kernel, known to modprobe, and calls the mainline firmware
+    driver's property interface; the headers and compiler that built it left again."""
+    dumped = os.path.join(common.WORK, "wordjudge_tryboot.ko")
+    rel = "updates/wordjudge_tryboot.ko"
+    debugfs(fs, f"dump /usr/lib/modules/{kver}/{rel} {dumped}")
+    module = open(dumped, "rb").read() if os.path.exists(dumped) else b""
+    deps = debugfs(fs, f"cat /usr/lib/modules/{kver}/modules.dep")
+    listed = any(l.startswith(f"{rel}:") for l in deps.splitlines())
+    vermagic = re.search(rb"vermagic=(\S+)", module)
+    src = debugfs(fs, "ls -p /usr/src")
+    headers = [l for l in src.splitlines() if "linux-headers" in l]
+    check("Pi card: the tryboot module (wordjudge_tryboot) is in the root, built for the card's kernel (vermagic), "
+          "listed for modprobe, calling the firmware driver's property interface; no kernel headers left in the image",
+          bool(module) and vermagic is not None and vermagic.group(1).decode() == kver and listed
+          and b"rpi_firmware_property" in module and b"parm=tryboot:" in module and not headers,
+          f"{len(module)} bytes, vermagic {vermagic.group(1).decode() if vermagic else None} (kernel {kver}), "
+          f"modules.dep {listed}, headers left {headers}")
+    if os.path.exists(dumped):
+        os.unlink(dumped)
 
 
 def fdt(path):
