@@ -79,7 +79,7 @@ impl Station {
     /// The boot check as wordjudge-boot-check.service runs it at boot.
     fn boot_check(&self) -> (bool, String) {
         let path = format!("{}:{}", self.path("bin").display(), std::env::var("PATH").unwrap_or_default());
-        let env: [(&str, OsString); 7] = [
+        let env: [(&str, OsString); 8] = [
             ("PATH", path.into()),
             ("WJ_TEST_COUNTER", self.path("counter").into_os_string()),
             ("WJ_TEST_LOG", self.path("rauc.log").into_os_string()),
@@ -87,6 +87,7 @@ impl Station {
             ("WJ_RELEASE_FILE", self.path("release").into_os_string()),
             ("WJ_UPDATE_STATE", self.path("update-state").into_os_string()),
             ("WJ_FW_ENV_CONFIG", self.path("fw_env.config").into_os_string()),
+            ("WJ_BOOTLOADER_DT", self.path("bootloader").into_os_string()),
         ];
         let (ok, out, err) = run_script(BOOT_CHECK, &[], env);
         (ok, format!("{out}\n{err}"))
@@ -95,6 +96,27 @@ impl Station {
     fn counter(&self, name: &str) -> String {
         self.read("counter").lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap_or("").to_string()
     }
+}
+
+#[test]
+fn the_boot_check_records_the_bootloader_the_device_tree_names() {
+    let s = Station::new("BOOT_ORDER=A B\nBOOT_A_LEFT=3\nBOOT_B_LEFT=3\n", "A");
+    let (_, log) = s.boot_check();
+    assert!(log.contains("bootloader: none named in the device tree"), "{log}");
+    // A Pi 5's EEPROM as its firmware describes it: big-endian cells, the version a
+    // NUL-terminated string.
+    fs::create_dir_all(s.path("bootloader")).unwrap();
+    fs::write(s.path("bootloader/build-timestamp"), 1_746_700_000u32.to_be_bytes()).unwrap();
+    fs::write(s.path("bootloader/version"), b"8ba17717fbcedd4c3b6d4bce7e50c7af4155cba9\0").unwrap();
+    fs::write(s.path("bootloader/tryboot"), 1u32.to_be_bytes()).unwrap();
+    let (_, log) = s.boot_check();
+    assert!(
+        log.contains(
+            "bootloader: built 2025-05-08 (build-timestamp 1746700000), \
+             version 8ba17717fbcedd4c3b6d4bce7e50c7af4155cba9, this boot a try: 1"
+        ),
+        "{log}"
+    );
 }
 
 #[test]
