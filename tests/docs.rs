@@ -1,7 +1,7 @@
 //! The documentation's links and example commands work.
 //!
-//! Reads README.md, every docs/*.md, kiosk-image/README.md and
-//! lexicons/README.md, and checks:
+//! Reads README.md, every docs/*.md and docs/decisions/*.md,
+//! kiosk-image/README.md and lexicons/README.md, and checks:
 //! - every relative Markdown link and image, `[text](path)` and `![alt](path)`,
 //!   names a file (or folder) that exists; with `path#anchor` (or `#anchor`
 //!   alone), that the anchor is a heading of that Markdown file, by GitHub's
@@ -14,6 +14,9 @@
 //!   subcommands the built binary has, and `wordjudge <subcommands> --help`
 //!   exits 0; every line that runs a script (`bash PATH`, `PATH.sh`,
 //!   `kiosk-image/…`, `.ci/…`): the file exists and `bash -n` parses it.
+//!
+//! - docs/measured.md's figures about the code are what `.ci/code-figures`
+//!   prints now.
 //!
 //! Lines ending in `\` are joined with the next before they are read.
 //! Standard library only.
@@ -37,8 +40,9 @@ fn documents() -> Vec<PathBuf> {
         PathBuf::from("kiosk-image/README.md"),
         PathBuf::from("lexicons/README.md"),
     ];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
-        .expect("docs/ is readable")
+    let mut docs: Vec<PathBuf> = ["docs", "docs/decisions"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(root.join(dir)).unwrap_or_else(|e| panic!("{dir}/ is readable: {e}")))
         .map(|entry| entry.expect("docs/ entry").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
         .map(|path| path.strip_prefix(&root).expect("under the repository").to_path_buf())
@@ -595,4 +599,19 @@ fn links_in_code_spans_are_not_links() {
     assert_eq!(link_target("b.md \"title\") rest"), "b.md");
     assert_eq!(link_target("<a b.md>)"), "a b.md");
     assert_eq!(link_target("w/Foo_(bar))"), "w/Foo_(bar)");
+}
+
+/// The `text` block of docs/measured.md that follows the line naming
+/// `bash .ci/code-figures` must be that command's output now: a figure about
+/// the code is produced by a command, never typed in and left to drift.
+#[test]
+fn the_code_figures_in_measured_md_are_what_the_script_prints_now() {
+    let doc = std::fs::read_to_string(repo().join("docs/measured.md")).expect("docs/measured.md");
+    let after = doc.split_once("`bash .ci/code-figures`").expect("docs/measured.md names `bash .ci/code-figures`").1;
+    let block = after.split_once("```text\n").expect("a ```text block after it").1;
+    let shown = block.split_once("```").expect("the block ends").0;
+    let out = Command::new("bash").arg(repo().join(".ci/code-figures")).output().expect("bash runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let now = String::from_utf8(out.stdout).expect("UTF-8");
+    assert_eq!(shown, now, "docs/measured.md's code figures are not `bash .ci/code-figures`'s output: paste it in");
 }
