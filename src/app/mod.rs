@@ -9,6 +9,7 @@
 
 pub mod boot_check;
 pub mod display;
+pub mod job;
 pub mod live;
 pub mod no_screen;
 pub mod pin_check;

@@ -2,8 +2,8 @@
 //! bundles, one copied onto the station, checked and previewed, and that
 //! copy installed with its progress.
 //!
-//! Like the USB desk (`super::usb`), every piece of work runs on a thread of
-//! its own, one at a time, and reports through a channel the kiosk polls on
+//! Like the USB desk (`super::usb`), every piece of work runs on the desk's
+//! job thread ([`super::job`]), one at a time, and reports through a channel the kiosk polls on
 //! each tick: copying a bundle from a slow stick, `rauc info` checking its
 //! signature and `rauc install` writing a whole system slot take seconds to
 //! minutes, and the screen must never freeze nor the watchdog go hungry.
@@ -16,8 +16,8 @@ use crate::kiosk::station::{UpdateOffer, UpdatePreview, UpdateReport, UsbError};
 use crate::update::staged::{self, Staged};
 use crate::update::{install_started, shown, BundleInfo, InstallState, Refusals, StationRelease, UpdateError, UpdateKind, Updates};
 use crate::usb::{Mode, Stick, Sticks};
+use super::job::{Busy, Heard, JobDesk};
 use std::collections::VecDeque;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -45,6 +45,13 @@ enum Message {
     /// How the install of `version` the last kiosk started and did not see
     /// end has ended.
     Resumed { version: String, result: Result<(), UpdateError> },
+}
+
+impl Message {
+    /// Whether the work that sent it ends with it: all but progress do.
+    fn ends_work(&self) -> bool {
+        !matches!(self, Message::Progress(_))
+    }
 }
 
 /// How often RAUC is asked whether the install the last kiosk left still runs.
@@ -83,17 +90,16 @@ pub struct UpdateDesk {
     scanned: Vec<(String, Vec<Looked>)>,
     /// Bundles refused, not offered again until the sticks change.
     refusals: Refusals,
-    running: Option<mpsc::Receiver<Message>>,
+    /// The work running, and checks or scans the flow stopped waiting for (a
+    /// stick that stopped answering): their answers are dropped and a copy
+    /// they made is removed; no new work starts while one lives.
+    jobs: JobDesk<(), Message>,
     /// The running work is the menu's background look at a stick.
     scanning: bool,
     open: Option<OpenBundle>,
     /// The bundle being installed.
     installing: Option<OpenBundle>,
     reports: VecDeque<(UpdateReport, Option<Finished>)>,
-    /// Checks or scans the flow stopped waiting for (a stick that stopped
-    /// answering): their answers are dropped and a copy they made is
-    /// removed; no new work starts while one lives.
-    abandoned: Vec<mpsc::Receiver<Message>>,
 }
 
 /// The bundle to offer among those looked at.
@@ -124,12 +130,11 @@ impl UpdateDesk {
             staging,
             scanned: Vec::new(),
             refusals: Refusals::default(),
-            running: None,
+            jobs: JobDesk::new("wordjudge-update"),
             scanning: false,
             open: None,
             installing: None,
             reports: VecDeque::new(),
-            abandoned: Vec::new(),
         };
         if let Some(version) = interrupted {
             desk.resume(version);
@@ -181,7 +186,7 @@ impl UpdateDesk {
 
     /// Whether it works now (running, or a bundle open).
     pub fn busy(&self) -> bool {
-        self.running.is_some() || self.open.is_some() || !self.abandoned.is_empty()
+        self.jobs.busy() || self.open.is_some()
     }
 
     /// Stops waiting for the check or scan running (never an install,
@@ -190,8 +195,9 @@ impl UpdateDesk {
         if self.installing.is_some() {
             return false;
         }
-        let Some(running) = self.running.take() else { return false };
-        self.abandoned.push(running);
+        if self.jobs.abandon().is_none() {
+            return false;
+        }
         self.scanning = false;
         true
     }
@@ -199,37 +205,17 @@ impl UpdateDesk {
     /// Ends what stopped work left: a bundle copied for a check nobody
     /// waits for any more is removed.
     fn drain_abandoned(&mut self) {
-        self.abandoned.retain(|rx| loop {
-            match rx.try_recv() {
-                Err(mpsc::TryRecvError::Empty) => return true,
-                Err(mpsc::TryRecvError::Disconnected) => return false,
-                Ok(Message::Checked { result: Ok((staged, _)), .. }) => {
-                    staged.remove();
-                    return false;
-                }
-                Ok(Message::Checked { .. } | Message::Scanned { .. }) => return false,
-                Ok(_) => {}
+        for ((), message) in self.jobs.drain_abandoned(Message::ends_work) {
+            if let Message::Checked { result: Ok((staged, _)), .. } = message {
+                staged.remove();
             }
-        });
+        }
     }
 
+    /// Starts `job` unless work runs; a bug in it must end as failed work
+    /// (`on_panic`), never as a dead kiosk.
     fn start(&mut self, job: impl FnOnce(&mpsc::Sender<Message>) -> Message + Send + 'static, on_panic: Message) -> Result<(), UsbError> {
-        if self.running.is_some() || !self.abandoned.is_empty() {
-            return Err(UsbError::Busy);
-        }
-        let (tx, rx) = mpsc::channel();
-        let spawned = std::thread::Builder::new().name("wordjudge-update".into()).spawn(move || {
-            // A bug below must end as failed work, never as a dead kiosk.
-            let last = catch_unwind(AssertUnwindSafe(|| job(&tx))).unwrap_or(on_panic);
-            let _ = tx.send(last);
-        });
-        match spawned {
-            Ok(_) => {
-                self.running = Some(rx);
-                Ok(())
-            }
-            Err(_) => Err(UsbError::Busy),
-        }
+        self.jobs.start((), job, on_panic).map_err(|Busy| UsbError::Busy)
     }
 
     /// The offer for the director menu, given the sticks plugged in now;
@@ -346,12 +332,10 @@ impl UpdateDesk {
     /// Takes what the worker said into reports, in order.
     fn drain(&mut self) {
         loop {
-            let Some(rx) = self.running.as_ref() else { return };
-            let message = match rx.try_recv() {
-                Ok(message) => message,
-                Err(mpsc::TryRecvError::Empty) => return,
-                Err(mpsc::TryRecvError::Disconnected) => {
-                    self.running = None;
+            let message = match self.jobs.poll(Message::ends_work) {
+                None => return,
+                Some(((), Heard::Message(message))) => message,
+                Some(((), Heard::Silent)) => {
                     if let Some(bundle) = self.installing.take() {
                         let reason = UpdateError::InstallFailed("the install stopped without an answer".into());
                         let version = bundle.preview.version;
@@ -363,9 +347,6 @@ impl UpdateDesk {
                     return;
                 }
             };
-            if !matches!(message, Message::Progress(_)) {
-                self.running = None;
-            }
             self.apply(message);
         }
     }

@@ -1,8 +1,8 @@
 //! The real station's USB work: a stick opened for import, its word lists
 //! read and previewed, one installed, the log exported, the stick unmounted.
 //!
-//! Every piece of work runs on a thread of its own, one at a time, and
-//! reports back through a channel the kiosk polls on each tick: a stick can
+//! Every piece of work runs on the desk's job thread ([`super::job`]), one at
+//! a time, and reports back through a channel the kiosk polls on each tick: a stick can
 //! take seconds (a Pi reading and compiling CSW21 from a slow stick), and the
 //! screen must never freeze nor the watchdog go hungry. The thread owns
 //! copies of what it needs; the station's state changes only on the UI
@@ -22,9 +22,8 @@ use crate::lexicon::build::{BuildError, InstallReport};
 use crate::lexicon::catalog::Catalog;
 use crate::lexicon::import::{self, Preview};
 use crate::usb::{Mode, Stick, Sticks};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use super::job::{Busy, Heard, JobDesk};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::sync::Arc;
 
 /// A stick open for import and what was read from it.
@@ -76,13 +75,11 @@ pub enum Finished {
 pub struct UsbDesk {
     sticks: Arc<dyn Sticks>,
     lexicon_dir: PathBuf,
-    running: Option<(UsbWork, mpsc::Receiver<Outcome>)>,
+    /// The work running, and work the flow stopped waiting for
+    /// ([`UsbDesk::abandon`]) that has not ended yet: its end is recorded,
+    /// never shown, and no new stick work starts while it lives.
+    jobs: JobDesk<UsbWork, Outcome>,
     open: Option<OpenStick>,
-    /// Work the flow stopped waiting for ([`UsbDesk::abandon`]) that has not
-    /// ended yet: its end is recorded, never shown, and no new stick work
-    /// starts while it lives (a thread blocked on a stick cannot be
-    /// stopped, and a second one on the same stick would block too).
-    abandoned: Vec<(UsbWork, mpsc::Receiver<Outcome>)>,
 }
 
 fn row_of(path: &Path, preview: &Result<Preview, String>) -> ImportRow {
@@ -195,7 +192,7 @@ fn installed_facts(dir: &Path, id: &str) -> InstalledFacts {
 
 impl UsbDesk {
     pub fn new(sticks: Arc<dyn Sticks>, lexicon_dir: PathBuf) -> UsbDesk {
-        UsbDesk { sticks, lexicon_dir, running: None, open: None, abandoned: Vec::new() }
+        UsbDesk { sticks, lexicon_dir, jobs: JobDesk::new("wordjudge-usb"), open: None }
     }
 
     /// The sticks plugged in now.
@@ -204,26 +201,9 @@ impl UsbDesk {
     }
 
     fn start(&mut self, work: UsbWork, job: impl FnOnce() -> Outcome + Send + 'static, stick: Stick) -> Result<(), UsbError> {
-        if self.running.is_some() || !self.abandoned.is_empty() {
-            return Err(UsbError::Busy);
-        }
-        let (tx, rx) = mpsc::channel();
-        let spawned = std::thread::Builder::new().name("wordjudge-usb".into()).spawn(move || {
-            // A bug below must end as a failed import, never as a dead kiosk.
-            let outcome = catch_unwind(AssertUnwindSafe(job)).unwrap_or_else(|_| Outcome::Failed {
-                stick,
-                work,
-                problem: "an internal error stopped the work (see the journal)".into(),
-            });
-            let _ = tx.send(outcome);
-        });
-        match spawned {
-            Ok(_) => {
-                self.running = Some((work, rx));
-                Ok(())
-            }
-            Err(_) => Err(UsbError::Busy),
-        }
+        // A bug in the job must end as failed work, never as a dead kiosk.
+        let on_panic = Outcome::Failed { stick, work, problem: "an internal error stopped the work (see the journal)".into() };
+        self.jobs.start(work, move |_| job(), on_panic).map_err(|Busy| UsbError::Busy)
     }
 
     /// Mounts `stick` read-only and previews its word lists.
@@ -366,7 +346,7 @@ impl UsbDesk {
 
     /// Whether work is running (stopped work that has not ended counts).
     pub fn busy(&self) -> bool {
-        self.running.is_some() || !self.abandoned.is_empty()
+        self.jobs.busy()
     }
 
     /// Whether no stick is in use here: no work running, no stick open
@@ -385,12 +365,10 @@ impl UsbDesk {
     /// a stick open for import. What the work still does is recorded when
     /// it ends ([`UsbDesk::poll_abandoned`]). Returns the work stopped.
     pub fn abandon(&mut self) -> Option<UsbWork> {
-        if matches!(self.running, Some((UsbWork::Installing, _))) {
+        if self.jobs.running() == Some(UsbWork::Installing) {
             return None;
         }
-        let running = self.running.take();
-        let work = running.as_ref().map(|(w, _)| *w);
-        self.abandoned.extend(running);
+        let work = self.jobs.abandon();
         if let Some(open) = self.open.take() {
             self.let_go(open.stick);
         }
@@ -399,16 +377,13 @@ impl UsbDesk {
 
     /// Unmounts `stick` in the background, as stopped work.
     fn let_go(&mut self, stick: Stick) {
-        let (tx, rx) = mpsc::channel();
-        let sticks = self.sticks.clone();
-        let spawned = std::thread::Builder::new().name("wordjudge-usb".into()).spawn(move || {
-            let result = catch_unwind(AssertUnwindSafe(|| sticks.detach(&stick).map_err(|e| e.to_string())))
-                .unwrap_or_else(|_| Err("an internal error stopped the unmount".into()));
-            let _ = tx.send(Outcome::Ejected { stick, result });
-        });
-        if spawned.is_ok() {
-            self.abandoned.push((UsbWork::Ejecting, rx));
-        }
+        let (sticks, s) = (self.sticks.clone(), stick.clone());
+        let on_panic = Outcome::Ejected { stick, result: Err("an internal error stopped the unmount".into()) };
+        self.jobs.start_unwaited(
+            UsbWork::Ejecting,
+            move |_| Outcome::Ejected { result: sticks.detach(&s).map_err(|e| e.to_string()), stick: s },
+            on_panic,
+        );
     }
 
     /// Stopped work that ended since the last call: what it did, for the
@@ -416,30 +391,24 @@ impl UsbDesk {
     /// screen.
     pub fn poll_abandoned(&mut self) -> Vec<Finished> {
         let mut finished = Vec::new();
-        let mut still = Vec::new();
-        for (work, rx) in std::mem::take(&mut self.abandoned) {
-            match rx.try_recv() {
-                Err(mpsc::TryRecvError::Empty) => still.push((work, rx)),
-                Err(mpsc::TryRecvError::Disconnected) => {}
+        for (_, outcome) in self.jobs.drain_abandoned(|_| true) {
+            match outcome {
                 // The stick it mounted is unmounted in its turn.
-                Ok(Outcome::Opened { stick, .. }) => self.let_go(stick),
-                Ok(Outcome::Renamed { .. } | Outcome::Installed { .. }) => {}
-                Ok(outcome) => finished.push(self.apply(outcome).1),
+                Outcome::Opened { stick, .. } => self.let_go(stick),
+                Outcome::Renamed { .. } | Outcome::Installed { .. } => {}
+                outcome => finished.push(self.apply(outcome).1),
             }
         }
-        self.abandoned.extend(still);
         finished
     }
 
     /// The work that finished, if any: what the flow is told, and what
     /// happened (for the audit log and the journal).
     pub fn poll(&mut self) -> Option<(UsbUpdate, Finished)> {
-        let (work, rx) = self.running.as_ref()?;
-        let work = *work;
-        let outcome = match rx.try_recv() {
-            Ok(outcome) => outcome,
-            Err(mpsc::TryRecvError::Empty) => return None,
-            Err(mpsc::TryRecvError::Disconnected) => {
+        let (work, heard) = self.jobs.poll(|_| true)?;
+        let outcome = match heard {
+            Heard::Message(outcome) => outcome,
+            Heard::Silent => {
                 let stick = self.open.as_ref().map(|o| o.stick.clone()).unwrap_or_else(|| Stick {
                     device: "?".into(),
                     label: String::new(),
@@ -449,7 +418,6 @@ impl UsbDesk {
                 Outcome::Failed { stick, work, problem: "the work stopped without an answer".into() }
             }
         };
-        self.running = None;
         Some(self.apply(outcome))
     }
 
@@ -597,9 +565,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (sticks, _release) = HangingSticks::new(dir.path().to_path_buf());
         let mut desk = UsbDesk::new(Arc::new(sticks), dir.path().join("lexicons"));
-        let (_hold, held) = mpsc::channel::<Outcome>();
-        desk.running = Some((UsbWork::Installing, held));
+        let (_hold, held) = std::sync::mpsc::channel::<()>();
+        let (s, work) = (stick(), UsbWork::Installing);
+        let ends = move |_: &_| {
+            let _ = held.recv();
+            Outcome::Failed { stick: s, work, problem: String::new() }
+        };
+        desk.jobs.start(work, ends, Outcome::Failed { stick: stick(), work, problem: String::new() }).unwrap();
         assert_eq!(desk.abandon(), None);
-        assert!(desk.running.is_some());
+        assert!(desk.jobs.running().is_some());
     }
 }
