@@ -22,6 +22,10 @@
 //! `<name>+<key id hex>+<base64(0x01 || public key)>` (the format Go's
 //! `golang.org/x/mod/sumdb/note` reads), in a `.pub` file.
 //!
+//! The signed-note format itself (key IDs, verifier keys, the signature
+//! block, what a verifier accepts) is Cloudflare's `signed_note` crate's
+//! job; this module owns the station's key and the checkpoint's text.
+//!
 //! The key is made at the station's first start, in `key/` inside the audit
 //! folder: `key/ed25519.key` (the private seed; mode 0600, folder 0700) and
 //! `key/ed25519.pub`. It is on the same card as the log, so a checkpoint only
@@ -31,8 +35,7 @@
 use crate::digest::sha256_hex;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
-use ed25519_dalek::{Signature, Signer, SigningKey, Verifier as _, VerifyingKey};
-use sha2::{Digest, Sha256};
+use ed25519_dalek::{Signer as _, SigningKey, Verifier as _, VerifyingKey};
 use std::fmt;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
@@ -45,6 +48,13 @@ const PRIVATE_HEADER: &str = "wordjudge audit signing key (Ed25519 seed, base64)
 
 /// Signature type byte of Ed25519 in signed notes.
 const ED25519: u8 = 0x01;
+
+/// The note key ID of `name` with Ed25519 public key `key`.
+fn key_id(name: &str, key: &VerifyingKey) -> u32 {
+    let mut encoded = vec![ED25519];
+    encoded.extend_from_slice(key.as_bytes());
+    signed_note::key_id(name, &encoded)
+}
 
 /// Why a key could not be made or read, or a note not checked.
 #[derive(Debug)]
@@ -172,15 +182,6 @@ impl fmt::Display for KeyFingerprint {
     }
 }
 
-fn key_id(name: &str, key: &VerifyingKey) -> [u8; 4] {
-    let mut hash = Sha256::new();
-    hash.update(name.as_bytes());
-    hash.update([b'\n', ED25519]);
-    hash.update(key.as_bytes());
-    let digest = hash.finalize();
-    [digest[0], digest[1], digest[2], digest[3]]
-}
-
 /// A key name for `station`: `wordjudge.audit/<slug>-<8 hex of the key>`
 /// (no spaces or `+`, as signed notes require).
 fn key_name(station: &str, key: &VerifyingKey) -> String {
@@ -206,29 +207,27 @@ pub struct NoteVerifier {
 impl NoteVerifier {
     /// `<name>+<key id hex>+<base64(0x01 || key)>`.
     pub fn to_text(&self) -> String {
-        let mut bytes = vec![ED25519];
-        bytes.extend_from_slice(self.key.as_bytes());
-        format!("{}+{}+{}", self.name, hex4(key_id(&self.name, &self.key)), BASE64.encode(bytes))
+        signed_note::new_ed25519_verifier_key(&self.name, &self.key)
     }
 
     /// Reads a verifier key (first non-empty line of a `.pub` file).
     pub fn parse(text: &str) -> Result<NoteVerifier, String> {
         let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
-        // Names never contain '+'; base64 may.
+        // The format, the key id and the algorithm are signed_note's to check.
+        signed_note::StandardVerifier::new(line).map_err(|e| match e {
+            signed_note::VerifierError::Format => "not a verifier key (expected name+keyid+base64 of an Ed25519 key)".to_string(),
+            signed_note::VerifierError::Alg => "not an Ed25519 verifier key".to_string(),
+            signed_note::VerifierError::Id => "the key id does not match the name and key".to_string(),
+        })?;
+        // What it accepted, read again for the key itself (its fingerprint).
         let mut parts = line.splitn(3, '+');
-        let (Some(name), Some(id), Some(b64)) = (parts.next(), parts.next(), parts.next()) else {
+        let (Some(name), Some(_), Some(b64)) = (parts.next(), parts.next(), parts.next()) else {
             return Err("not a verifier key (expected name+keyid+base64)".into());
         };
         let bytes = BASE64.decode(b64).map_err(|e| format!("the key is not base64: {e}"))?;
-        let (Some(&ED25519), Ok(raw)) = (bytes.first(), <[u8; 32]>::try_from(&bytes[1.min(bytes.len())..])) else {
-            return Err("not an Ed25519 verifier key".into());
-        };
+        let raw = <[u8; 32]>::try_from(bytes.get(1..).unwrap_or_default()).map_err(|_| "not an Ed25519 verifier key")?;
         let key = VerifyingKey::from_bytes(&raw).map_err(|e| format!("not an Ed25519 public key: {e}"))?;
-        let verifier = NoteVerifier { name: name.to_string(), key };
-        if hex4(key_id(name, &key)) != id {
-            return Err("the key id does not match the name and key".into());
-        }
-        Ok(verifier)
+        Ok(NoteVerifier { name: name.to_string(), key })
     }
 
     pub fn fingerprint(&self) -> KeyFingerprint {
@@ -236,8 +235,16 @@ impl NoteVerifier {
     }
 }
 
-fn hex4(id: [u8; 4]) -> String {
-    id.iter().map(|b| format!("{b:02x}")).collect()
+impl signed_note::Verifier for NoteVerifier {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn key_id(&self) -> u32 {
+        key_id(&self.name, &self.key)
+    }
+    fn verify(&self, msg: &[u8], sig: &[u8]) -> bool {
+        ed25519_dalek::Signature::from_slice(sig).is_ok_and(|sig| self.key.verify(msg, &sig).is_ok())
+    }
 }
 
 /// The station's signing key.
@@ -301,18 +308,44 @@ impl StationKey {
             return Err(damaged("unexpected first line"));
         }
         let name = lines.next().ok_or_else(|| damaged("no key name"))?.to_string();
+        if !signed_note::is_key_name_valid(&name) {
+            return Err(damaged("the key name is not a signed-note key name"));
+        }
         let seed = BASE64.decode(lines.next().unwrap_or("")).map_err(|_| damaged("the seed is not base64"))?;
         let seed: [u8; 32] = seed.try_into().map_err(|_| damaged("the seed is not 32 bytes"))?;
         Ok(StationKey { signing: SigningKey::from_bytes(&seed), name })
     }
 
-    /// Signs a checkpoint: the whole signed note's text.
+    /// Signs a checkpoint: the whole signed note's text. The text is made
+    /// clean of control characters and the key name is checked when the key
+    /// is read, so signing cannot fail; if it ever did, the note goes out
+    /// unsigned (never a panic), and every verifier refuses it.
     pub fn sign(&self, checkpoint: &Checkpoint) -> String {
         let text = checkpoint.note_text(&self.name);
-        let signature = self.signing.sign(text.as_bytes());
-        let mut bytes = key_id(&self.name, &self.signing.verifying_key()).to_vec();
-        bytes.extend_from_slice(&signature.to_bytes());
-        format!("{text}\n\u{2014} {} {}\n", self.name, BASE64.encode(bytes))
+        let signed = signed_note::Note::new(text.as_bytes(), &[]).and_then(|mut note| {
+            let signer: &dyn signed_note::Signer = self;
+            note.add_sigs(&[signer])?;
+            Ok(note.to_bytes())
+        });
+        match signed {
+            Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(e) => {
+                tracing::error!("checkpoint {} could not be signed: {e}", checkpoint.count);
+                text
+            }
+        }
+    }
+}
+
+impl signed_note::Signer for StationKey {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn key_id(&self) -> u32 {
+        key_id(&self.name, &self.signing.verifying_key())
+    }
+    fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, ed25519_dalek::SignatureError> {
+        Ok(self.signing.sign(msg).to_bytes().to_vec())
     }
 }
 
@@ -380,27 +413,22 @@ impl std::error::Error for NoteError {}
 /// Checks a signed note against `verifier` and reads the checkpoint in it.
 pub fn open_note(note: &str, verifier: &NoteVerifier) -> Result<Checkpoint, NoteError> {
     let bad = |p: &str| NoteError::Malformed(p.to_string());
+    // Stricter than the format: no DEL or C1 controls either.
     if note.chars().any(|c| c.is_control() && c != '\n') {
         return Err(bad("control characters"));
     }
-    let split = note.rfind("\n\n").ok_or_else(|| bad("no blank line before the signatures"))?;
-    let (text, signatures) = (&note[..split + 1], &note[split + 2..]);
-    let id = key_id(&verifier.name, &verifier.key);
-    let mut found = false;
-    for line in signatures.lines().filter(|l| !l.is_empty()) {
-        let rest = line.strip_prefix("\u{2014} ").ok_or_else(|| bad("a signature line does not start with '— '"))?;
-        let (name, b64) = rest.split_once(' ').ok_or_else(|| bad("a signature line has no signature"))?;
-        let bytes = BASE64.decode(b64).map_err(|_| bad("a signature is not base64"))?;
-        if name != verifier.name || bytes.len() < 4 || bytes[..4] != id {
-            continue; // another key's signature: ignored, as the spec says
-        }
-        found = true;
-        let signature = Signature::from_slice(&bytes[4..]).map_err(|_| NoteError::BadSignature)?;
-        verifier.key.verify(text.as_bytes(), &signature).map_err(|_| NoteError::BadSignature)?;
-    }
-    if !found {
-        return Err(NoteError::NotSignedByKey { key: verifier.name.clone() });
-    }
+    // A copy that lost its last newline (a field trimmed on the way) is the
+    // same note: the signatures cover the text above the blank line.
+    let note = if note.ends_with('\n') { note.to_string() } else { format!("{note}\n") };
+    let parsed = signed_note::Note::from_bytes(note.as_bytes()).map_err(|e| bad(&e.to_string()))?;
+    let known = signed_note::VerifierList::new(vec![Box::new(verifier.clone())]);
+    parsed.verify(&known).map_err(|e| match e {
+        // Other keys' signatures are ignored, as the spec says.
+        signed_note::NoteError::UnverifiedNote => NoteError::NotSignedByKey { key: verifier.name.clone() },
+        signed_note::NoteError::InvalidSignature { .. } => NoteError::BadSignature,
+        other => bad(&other.to_string()),
+    })?;
+    let text = std::str::from_utf8(parsed.text()).map_err(|_| bad("not UTF-8"))?;
     let lines: Vec<&str> = text.lines().collect();
     let [origin, count, head, extensions @ ..] = &lines[..] else { return Err(bad("fewer than three lines")) };
     if *origin != verifier.name {
