@@ -333,7 +333,7 @@ def tryboot_on_board(board):
                        f"runuser -u wordjudge -- sh -c 'echo 1 >{p}' 2>/dev/null; echo kiosk_user_rc=$?; "
                        f"echo 1 >{p}; echo rc=$?; dmesg | grep -o 'wordjudge_tryboot: .*' | tail -n1; echo 0 >{p}")
     try:
-        with open(board.unimp_log, errors="replace") as f:
+        with open(board.mbox_log, errors="replace") as f:
             sent = f.read().count("tag:0x00038064")
     except OSError:
         sent = 0
