@@ -22,6 +22,7 @@
 pub mod checkpoint;
 pub mod clock;
 pub mod format;
+pub mod key_fingerprint;
 pub mod lock;
 pub mod numbering;
 pub mod record;
