@@ -68,7 +68,6 @@ pub(super) type Logs = [(LogName, PathBuf)];
 
 /// Pass 1: each line alone.
 pub(super) fn check_lines(logs: &Logs, report: &mut VerifyReport) -> Vec<Checked> {
-    // Pass 1: each line alone.
     let mut lines: Vec<Checked> = Vec::new();
     for (file_index, (name, path)) in logs.iter().enumerate() {
         let file = name.file_name();
