@@ -3,8 +3,8 @@
 //! copy installed with its progress.
 //!
 //! Like the USB desk (`super::usb`), every piece of work runs on the desk's
-//! job thread ([`super::job`]), one at a time, and reports through a channel the kiosk polls on
-//! each tick: copying a bundle from a slow stick, `rauc info` checking its
+//! job thread ([`super::job`]), one at a time, and reports through a channel
+//! the kiosk polls on each tick: copying a bundle from a slow stick, `rauc info` checking its
 //! signature and `rauc install` writing a whole system slot take seconds to
 //! minutes, and the screen must never freeze nor the watchdog go hungry.
 //! The stick is mounted read-only through the same [`Sticks::attach`] as a

@@ -2,8 +2,8 @@
 //! read and previewed, one installed, the log exported, the stick unmounted.
 //!
 //! Every piece of work runs on the desk's job thread ([`super::job`]), one at
-//! a time, and reports back through a channel the kiosk polls on each tick: a stick can
-//! take seconds (a Pi reading and compiling CSW21 from a slow stick), and the
+//! a time, and reports back through a channel the kiosk polls on each tick: a
+//! stick can take seconds (a Pi reading and compiling CSW21 from a slow stick), and the
 //! screen must never freeze nor the watchdog go hungry. The thread owns
 //! copies of what it needs; the station's state changes only on the UI
 //! thread, when a result arrives ([`UsbDesk::poll`]), which is also where
