@@ -2,8 +2,8 @@
 # Builds the wordjudge appliance disk image from Debian 13 "trixie" packages.
 #
 #   kiosk-image/build.sh                      # ARCH=amd64: PC image, also used by test-boot.sh
-#   ARCH=arm64 kiosk-image/build.sh           # Raspberry Pi image: one card for the Pi 3 and Pi 4
-#                                             # families, built for the Pi 5 too (not yet for an event:
+#   ARCH=arm64 kiosk-image/build.sh           # Raspberry Pi image: one card for the Pi 3, Pi 4 and
+#                                             # Pi 5 families (a Pi 5 once tried on the board:
 #                                             # docs/operators.md, "Which Raspberry Pi"); cross-builds
 #                                             # wordjudge on amd64
 #
@@ -332,15 +332,17 @@ if [ "$ARCH" = amd64 ]; then
     # name:type:MiB:file of each partition before the root slots
     PRE_PARTS=("wjboot:C12A7328-F81F-11D2-BA4B-00A0C93EC3B8:$BOOT_MB:$FAT")
 else
-    # Raspberry Pi (Pi 4 and Pi 5 families), GPT (the Pi 4's EEPROM boots GPT since 2020;
-    # the Pi 5's always has):
+    # Raspberry Pi (Pi 3, Pi 4 and Pi 5 families), GPT (the Pi 4's EEPROM boots GPT since
+    # 2020; the Pi 5's always has; the Pi 3's boot ROM reads the hybrid MBR below):
     #   1 wjboot: FAT, what the firmware reads (config.txt, its own files, the device
-    #     trees and overlays, each family's command line) and what it starts: U-Boot,
-    #     whose script (boot.scr, kiosk-image/pi-boot/boot.cmd) counts the A/B tries in
-    #     wjboot.env beside it and loads the chosen root slot's own kernel and initrd.
-    #     The kernel hook (kiosk-image/pi-boot/wordjudge-pi-boot) filled /boot/firmware in
-    #     the tree with all of it; this partition gets all but the kernel and initrd,
-    #     which stay in each slot. It is no slot: an update leaves it as it is.
+    #     trees and overlays, each family's command line) and what it starts on the Pi 3
+    #     and Pi 4 families: U-Boot, whose script (boot.scr, kiosk-image/pi-boot/boot.cmd)
+    #     counts the A/B tries in wjboot.env beside it and loads the chosen root slot's own
+    #     kernel and initrd. The kernel hook (kiosk-image/pi-boot/wordjudge-pi-boot) filled
+    #     /boot/firmware in the tree with all of it; this partition gets all but the kernel
+    #     and initrd, which stay in each slot. The Pi 5 family's firmware starts the
+    #     kernel itself, from the slot's folder here (wordjudge-a/, made below; an update
+    #     adds wordjudge-b/: kiosk-image/update/rauc-pi-tryboot).
     #   then root A and B (each with its /boot/firmware) and data.
     # - No cma= override: Debian's raspi-firmware deliberately leaves it out on a Pi 4
     #   ("might render your system unbootable"); the device tree's CMA is used.
@@ -354,13 +356,22 @@ else
         [ -s "$ROOT/boot/firmware/$f" ] || die "the kernel hook left no $f in $ROOT/boot/firmware"
     done
     cp "$ROOT/boot/firmware/cmdline-pi4.txt" "$BOOT/cmdline"
-    BOOT_MB=64
+    # 256 MiB: the firmware files, trees and U-Boot (about 30 MB), and for the Pi 5 family,
+    # which the firmware starts with no U-Boot, each slot's kernel (an uncompressed
+    # Image, about 52 MB), initrd and BCM2712 trees in its folder (about 75 MB a slot).
+    BOOT_MB=256
     export MTOOLS_SKIP_CHECK=1
     mkfs.vfat -n WJBOOT -F 32 -C "$FAT" $((BOOT_MB * 1024)) >/dev/null
     for f in "$ROOT"/boot/firmware/*; do
         case "${f##*/}" in vmlinuz|initrd.img) continue ;; esac
         mcopy -s -i "$FAT" "$f" ::/
     done
+    # Slot A's folder for the Pi 5 family (config.txt [pi5] os_prefix=wordjudge-a/), made
+    # by the update back-end that makes slot B's at its first update.
+    rm -rf "$WORK/pi5-boot"; mkdir -p "$WORK/pi5-boot"
+    WJ_PI_BOOT="$WORK/pi5-boot" WJ_SLOT_TREE_A="$ROOT" WJ_PROC_CMDLINE=/dev/null \
+        sh "$HERE/update/rauc-pi-tryboot" install-slot A || die "slot A's Pi 5 boot folder could not be made"
+    mcopy -s -i "$FAT" "$WORK/pi5-boot/wordjudge-a" ::/
     # The counter as built: slot A, three tries; B holds nothing yet.
     printf 'BOOT_ORDER=A\nBOOT_A_LEFT=3\nBOOT_B_LEFT=0\n' >"$WORK/wjboot.txt"
     mkenvimage -s 0x4000 -o "$WORK/wjboot.env" "$WORK/wjboot.txt"

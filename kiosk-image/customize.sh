@@ -69,11 +69,23 @@ else
         "/boot/pi/wjboot.env 0x0000 0x4000" >"$R/etc/fw_env.config"
     mkdir -p "$R/boot/pi"
 fi
-sed -e "s/@COMPATIBLE@/wordjudge-$WJ_ARCH/" "$U/system.conf" |
-    WJ_BL=$BOOTLOADER WJ_HANDLERS=$HANDLERS awk '$0 == "@BOOTLOADER@" { print ENVIRON["WJ_BL"]; next }
-        $0 == "@HANDLERS@" { if (ENVIRON["WJ_HANDLERS"] != "") print ENVIRON["WJ_HANDLERS"]; next } { print }' |
-    install -D -m0644 /dev/stdin "$R/etc/rauc/system.conf"
-grep -q '@[A-Z]*@' "$R/etc/rauc/system.conf" && { say "system.conf: a placeholder was left unfilled"; exit 1; }
+rauc_conf() {  # rauc_conf BOOTLOADER HANDLERS DEST: system.conf with them filled in
+    sed -e "s/@COMPATIBLE@/wordjudge-$WJ_ARCH/" "$U/system.conf" |
+        WJ_BL=$1 WJ_HANDLERS=$2 awk '$0 == "@BOOTLOADER@" { print ENVIRON["WJ_BL"]; next }
+            $0 == "@HANDLERS@" { if (ENVIRON["WJ_HANDLERS"] != "") print ENVIRON["WJ_HANDLERS"]; next } { print }' |
+        install -D -m0644 /dev/stdin "$3"
+    if grep -q '@[A-Z]*@' "$3"; then say "$3: a placeholder was left unfilled"; exit 1; fi
+}
+rauc_conf "$BOOTLOADER" "$HANDLERS" "$R/etc/rauc/system.conf"
+if [ "$WJ_ARCH" = arm64 ]; then
+    # The Pi 5 family: the firmware's own A/B through our custom back-end, laid over
+    # /etc/rauc/system.conf on a BCM2712 only (etc-rauc-system.conf.mount).
+    install -D -m0755 "$U/rauc-pi-tryboot" "$R/usr/lib/wordjudge/rauc-pi-tryboot"
+    rauc_conf "bootloader=custom" $'[handlers]\nbootloader-custom-backend=/usr/lib/wordjudge/rauc-pi-tryboot' \
+        "$R/usr/lib/wordjudge/rauc/system-pi5.conf"
+    install -D -m0644 "$U/etc-rauc-system.conf.mount" "$R/usr/lib/systemd/system/etc-rauc-system.conf.mount"
+    quietly chroot "$R" systemctl enable etc-rauc-system.conf.mount
+fi
 install -D -m0644 "$WJ_UPDATE_CERT" "$R/etc/rauc/keyring.pem"
 install -D -m0755 "$U/boot-check" "$R/usr/lib/wordjudge/boot-check"
 install -D -m0644 "$U/wordjudge-boot-check.service" "$R/usr/lib/systemd/system/wordjudge-boot-check.service"

@@ -136,9 +136,15 @@ fn a_kernel_update_moves_every_boot_file_to_the_newest_kernel_with_an_initrd() {
     assert!(pi4.ends_with("console=ttyS1,115200 root=PARTLABEL=wjroot-a rauc.slot=A ro quiet\n"), "{pi4}");
     assert!(pi5.ends_with("console=ttyAMA10,115200 root=PARTLABEL=wjroot-a rauc.slot=A ro quiet\n"), "{pi5}");
     let config = boot(r, "config.txt").unwrap();
-    assert!(config.contains("[pi5]") && config.contains("cmdline=cmdline-pi5.txt"), "{config}");
-    // The firmware starts U-Boot, whose script loads the slot's kernel and initrd.
-    assert!(config.contains("\nkernel=u-boot.bin\n") && !config.contains("initramfs "), "{config}");
+    // The Pi 3 and Pi 4 families' firmware starts U-Boot, whose script loads the slot's
+    // kernel and initrd; the Pi 5's loads them itself from the slot's folder.
+    let (before_pi5, pi5_section) = config.split_once("\n[pi5]\n").expect("a [pi5] section");
+    let pi5_section = pi5_section.split("\n[").next().unwrap();
+    assert!(before_pi5.contains("\nkernel=u-boot.bin\n") && !before_pi5.contains("initramfs "), "{config}");
+    for line in ["kernel=vmlinuz", "initramfs initrd.img followkernel", "os_prefix=wordjudge-a/", "cmdline=cmdline.txt"] {
+        assert!(pi5_section.lines().any(|l| l == line), "[pi5] has {line}: {pi5_section}");
+    }
+    assert_eq!(config.matches("\nos_prefix=").count(), 1, "one os_prefix line, the one the update back-end rewrites");
     assert_eq!(boot(r, "u-boot.bin").as_deref(), Some("U-Boot"));
     assert_eq!(boot(r, "boot.scr").as_deref(), Some("the A/B script"));
 
