@@ -22,4 +22,6 @@ Modules, one subject each:
   picard   the Pi card checked in the image: boot files per model, Pi 5 trees, initrd, RP1 GPIO
   pi3      the same card on QEMU's Pi 3 board model (-M raspi3b)
   pi4      the Pi card on QEMU's Pi 4 board model (-M raspi4b)
+  pi5      the Pi card as the Pi 5 family starts it (no U-Boot, the firmware's one-shot try),
+           on -M virt with the Pi 5 firmware emulated (pifirmware.pi5_start)
 """

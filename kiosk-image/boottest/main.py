@@ -67,14 +67,18 @@ printing one line per check (see docs/architecture.md, "The boot test"):
           pifirmware); (arm64) a release whose kernel panics before user space, installed
           from the director menu, and the station's own restart ends the -M virt run.
 ARCH=arm64 then checks the card itself: picard.py (the boot partition, config.txt per
-model, the Pi 3 family's hybrid MBR, firmware and trees, both Pi 5 device trees, the
-initrd's modules, the RP1 GPIO wiring), pi3.py (the same card as pi4.py's on QEMU's Pi 3
+model, the Pi 3 family's hybrid MBR, firmware and trees, both Pi 5 device trees and the
+Pi 5 start as its C1 and D0 firmware reads config.txt, the initrd's modules, the RP1 GPIO
+wiring), pi3.py (the same card as pi4.py's on QEMU's Pi 3
 board model, -M raspi3b, beside it: U-Boot, the rollback with no hands, root from the SD
 host, out of service with no screen) and pi4.py (that
 card on QEMU's Pi 4 board model, -M raspi4b, through the card's own U-Boot, hands off:
 the new slot's one try spent, its panic resetting the board, U-Boot back on the previous
 slot, the rollback recorded once; then root from the SD card, the kiosk out of service
-calmly with no screen, GPIO on the bcm2711 chip, the watchdog).
+calmly with no screen, GPIO on the bcm2711 chip, the watchdog); then pi5.py (a fresh copy
+of the card as the Pi 5 family starts it, on -M virt with its firmware emulated: no
+U-Boot, a release whose kernel panics tried once from tryboot.txt, hands off back on
+slot A, the rollback recorded once).
 """
 import os
 import shutil
@@ -82,7 +86,7 @@ import subprocess
 import sys
 import time
 
-from . import common, pi3
+from . import common, pi3, pi5
 from .common import ARCH, GREEN, HERE, NAVY, OVMF_VARS, READY, RED, T0, WJ, WJ_CONFIG, check, log
 from .fleet import fleet_upload, nothing_listens
 from .gpio import gpio_chardev
@@ -276,6 +280,10 @@ def main():
             pi4_board(card, rollback=versions if panicked else None)
         finally:
             pi3.check_board(pi3_run, rollback=versions if panicked else None)
+        # The Pi 5 family's path (no U-Boot, the firmware's one-shot try) on -M virt with
+        # its firmware emulated: a fresh copy of the card as built.
+        if updates:
+            pi5.pi5_rollback(common.IMG, updates[2], updates[1])
 
     firmware = "UEFI firmware included" if ARCH == "amd64" else "U-Boot included"
     summary = f"{ARCH} boot to READY: {boot_ready:.1f} s from power-on ({firmware}), {kernel_ready} s from kernel start"

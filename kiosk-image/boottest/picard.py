@@ -17,10 +17,13 @@ trees); nothing is mounted.
                tree's MMC controllers (U-Boot's mmc 0, where its environment is read)
   SD numbering on the Pi 4 family, config.txt's wordjudge-sd-mmc0 overlay makes emmc2
                (the SD card) mmc0 in every bcm2711 tree (fdtoverlay)
-  boot files   config.txt with [pi3], [pi02], [pi4] and [pi5] sections, U-Boot as its kernel=, each
-               family's command line with its serial console, the Pi 4
-               family's firmware, and one kernel version everywhere (boot partition,
-               root's modules, initrd)
+  boot files   config.txt with [pi3], [pi02], [pi4] and [pi5] sections, U-Boot as its kernel=
+               for the Pi 3 and Pi 4 families, each family's command line with its serial
+               console, the Pi 4 family's firmware, and one kernel version everywhere (boot
+               partition, root's modules, initrd)
+  Pi 5 family  config.txt read as its firmware reads it on C1 and D0 boards: no U-Boot;
+               slot A's kernel, initrd, command line and the stepping's tree from its
+               folder (os_prefix wordjudge-a/), the same files as the slot's own
   trees        every Pi 4 family tree and both Pi 5 steppings' (C1 bcm2712-rpi-5-b, D0
                bcm2712-d-rpi-5-b, also as bcm2712d0-rpi-5-b), each decompiling with dtc
                and naming its board
@@ -201,13 +204,12 @@ def pi_card(img):
     pi5 = pifirmware.section(config, "pi5")
     common_ok = ("kernel=u-boot.bin" in allsec and not any(l.startswith("initramfs") for l in allsec) and "arm_64bit=1" in allsec
                  and all(os.path.getsize(os.path.join(carried, f)) > 0 for f in ("vmlinuz", "initrd.img")))
-    check("Pi card: config.txt starts U-Boot for every model ([all]); the kernel and initrd are slot A's own "
-          "(its /boot/firmware), which U-Boot's script loads", common_ok, f"[all] {allsec}")
+    check("Pi card: config.txt starts U-Boot for the Pi 3 and Pi 4 families ([all]); the kernel and initrd are slot A's "
+          "own (its /boot/firmware), which U-Boot's script loads", common_ok, f"[all] {allsec}")
     fw = all(os.path.exists(os.path.join(boot, f)) for f in ("start4.elf", "fixup4.dat"))
     check("Pi card: [pi4] section (mini UART console, its command line) and the Pi 4 family's firmware (start4.elf, fixup4.dat)",
           "cmdline=cmdline-pi4.txt" in pi4 and "enable_uart=1" in pi4 and fw, f"[pi4] {pi4}; start4/fixup4: {fw}")
-    check("Pi card: [pi5] section (its command line; the EEPROM firmware needs no files here)",
-          "cmdline=cmdline-pi5.txt" in pi5, f"[pi5] {pi5}")
+    pi5_firmware_boot(img, boot, config, carried)
     with open(os.path.join(carried, "vmlinuz"), "rb") as f:
         head = f.read(64)
     # arm64 Image header: magic "ARM\x64" at 0x38; flags at 0x18 (after code0, code1, text_offset, image_size), bits 1-2 the page size (1 = 4K).
@@ -242,11 +244,11 @@ def pi_card(img):
     # One kernel version: the partition's stamp, the root's modules, the initrd's modules.
     # Every file, those in folders (overlays/) too.
     tree_files = lambda top: sorted(os.path.relpath(os.path.join(d, n), top) for d, _, ns in os.walk(top) for n in ns)
-    on_part = [n for n in tree_files(boot) if n not in ("wjboot.env", "uboot.env")]
+    on_part = [n for n in tree_files(boot) if n not in ("wjboot.env", "uboot.env") and not n.startswith("wordjudge-a/")]
     in_root = [n for n in (tree_files(carried) if os.path.isdir(carried) else []) if n not in ("vmlinuz", "initrd.img")]
     same = on_part == in_root and all(filecmp.cmp(os.path.join(boot, n), os.path.join(carried, n), shallow=False) for n in on_part)
     check("Pi card: the boot partition holds exactly what the kernel hook wrote into slot A's /boot/firmware, "
-          "but the kernel and initrd (which stay in the slot), and the two U-Boot environments",
+          "but the kernel and initrd (which stay in the slot), the two U-Boot environments and the Pi 5's slot folder",
           same and on_part, f"{len(on_part)} files on the partition, {len(in_root)} in the root"
           + ("" if same else f"; differ: {sorted(set(on_part) ^ set(in_root))[:6]}"))
     mods = debugfs(fs, "ls -p /usr/lib/modules")
@@ -286,6 +288,38 @@ def pi_card(img):
     sd_numbering(boot)
     log(f"Pi card: kernel {kver}; boot partition {sorted(os.listdir(boot))[:12]}...")
     os.unlink(fs)
+
+
+def pi5_firmware_boot(img, boot, config, carried):
+    """The Pi 5 family's start, read as its firmware reads config.txt (pifirmware.pi5_plan)
+    on a C1 and a D0 board: no U-Boot; the kernel, initrd (followkernel), command line and
+    the stepping's tree all under os_prefix wordjudge-a/ (the firmware would drop a prefix
+    whose kernel or tree is missing); os_check=0 for Debian's kernel; the folder's kernel,
+    initrd and trees the slot's own (its /boot/firmware), its command line slot A's with
+    the debug UART last; no tryboot.txt on a card as built. The initrd's Pi 5 modules are
+    checked with the rest (INITRD_MODULES)."""
+    files = pifirmware.fat_files(img, pifirmware.boot_partition(img))
+    plans = {s: pifirmware.pi5_plan(config, files, stepping=s) for s in pifirmware.PI5_STEPPING_TREES}
+    folder = os.path.join(boot, "wordjudge-a")
+    same = {n: filecmp.cmp(os.path.join(folder, n), os.path.join(carried, n), shallow=False)
+            if os.path.exists(os.path.join(folder, n)) else False
+            for n in ["vmlinuz", "initrd.img", *pifirmware.PI5_STEPPING_TREES.values()]}
+    cmdline = read(os.path.join(folder, "cmdline.txt")).split()
+    consoles = [a for a in cmdline if a.startswith("console=")]
+    ok = all(p["os_prefix"] == "wordjudge-a/" and not p["missing"] and p["kernel"] == "wordjudge-a/vmlinuz"
+             and p["initramfs"] == "wordjudge-a/initrd.img" and p["followkernel"] and p["cmdline"] == "wordjudge-a/cmdline.txt"
+             and p["settings"].get("os_check") == "0" and "u-boot" not in p["kernel"] for p in plans.values())
+    check("Pi card: the Pi 5 family's firmware, C1 and D0 boards, reads config.txt's [pi5] to start slot A's own "
+          "kernel, initrd (followkernel), command line and the stepping's tree from wordjudge-a/: no U-Boot, os_check=0",
+          ok and plans["C1"]["tree"] == "wordjudge-a/bcm2712-rpi-5-b.dtb"
+          and plans["D0"]["tree"] == "wordjudge-a/bcm2712d0-rpi-5-b.dtb",
+          "; ".join(f"{s}: {p['kernel']}, {p['initramfs']}, {p['cmdline']}, {p['tree']}, missing {p['missing']}"
+                    for s, p in plans.items()))
+    check("Pi card: the Pi 5 slot folder holds slot A's own kernel, initrd and trees (its /boot/firmware), and its "
+          "command line names slot A's root with the debug UART (ttyAMA10) last; no try pending (no tryboot.txt)",
+          all(same.values()) and consoles[-1:] == ["console=ttyAMA10,115200"] and "root=PARTLABEL=wjroot-a" in cmdline
+          and "rauc.slot=A" in cmdline and "tryboot.txt" not in files and pifirmware.EMULATED_FLAG not in files,
+          f"same as the slot's: {same}; {' '.join(cmdline)}")
 
 
 def tryboot_module(fs, kver):
@@ -484,7 +518,7 @@ def seven_inch_panel(boot, fs, kver, config):
     check("Pi card: config.txt as the firmware reads it applies the panel's overlay on a Pi 4 with the panel only "
           "(Pi 4 without, Pi 400, CM4: no display detection there; Pi 5: DSI on RP1, which Debian's kernel cannot "
           "drive; Pi 3 family: the overlay is the Pi 4's: none), the SD numbering overlay on every Pi 4 family "
-          "board and nowhere else, from the partition's overlays/ (no os_prefix, no overlay_map)",
+          "board and nowhere else, from the partition's overlays/ (no overlay_map)",
           not problems and all(got.get(k) == v for k, v in want.items()),
           "; ".join(f"{m}{' +panel' if p else ''}: {got.get((m, p))}" for m, p in want) + (f"; {problems}" if problems else ""))
 

@@ -96,15 +96,24 @@ def uboot_choices(console):
         rb"wordjudge-boot: slot ([AB]) \(partition \S+\), tries left after this one: A=(\w+) B=(\w+)", console)]
 
 
-def virt_dtb(machine, cmdline, dest):
+def virt_dtb(machine, cmdline, dest, pi5_tryboot=None):
     """QEMU's own device tree for the -M virt machine MACHINE (its QEMU arguments, firmware
     included: the tree depends on them) with CMDLINE in /chosen/bootargs, where the Pi
-    firmware puts cmdline-pi4.txt for U-Boot's script to read."""
+    firmware puts cmdline-pi4.txt for U-Boot's script to read. PI5_TRYBOOT (True or False:
+    the machine plays a Pi 5): the root also says brcm,bcm2712, as a Pi 5's tree does (the
+    card's Pi 5 units look for it), and /chosen/bootloader/tryboot says whether this start
+    is the tryboot flag's, as the Pi 5 firmware's tree does."""
     args = list(machine)
     i = args.index("-machine") + 1
     args[i] += f",dumpdtb={dest}"
     subprocess.run([*args, "-display", "none", "-nic", "none"], check=True, capture_output=True)
     subprocess.run(["fdtput", "-t", "s", dest, "/chosen", "bootargs", cmdline], check=True, capture_output=True)
+    if pi5_tryboot is not None:
+        subprocess.run(["fdtput", "-t", "s", dest, "/", "compatible", "linux,dummy-virt", "brcm,bcm2712"],
+                       check=True, capture_output=True)
+        subprocess.run(["fdtput", "-c", dest, "/chosen/bootloader"], check=True, capture_output=True)
+        subprocess.run(["fdtput", "-t", "u", dest, "/chosen/bootloader", "tryboot", "1" if pi5_tryboot else "0"],
+                       check=True, capture_output=True)
     return dest
 
 
@@ -112,7 +121,8 @@ def virt_dtb(machine, cmdline, dest):
 # Far enough for this card's config.txt (config_txt/conditional.adoc): model filters
 # ([pi3], [pi3+], [pi02], [pi4], [pi400], [cm4], [pi5], ...), each replacing the last model
 # filter; [board-type=0xNN] filters, a second type that combines with a model filter (both
-# must match) and replaces the last board-type filter; [none] and [tryboot] (never here);
+# must match) and replaces the last board-type filter; [none]; [tryboot] (true only on the
+# start the tryboot flag asked for);
 # [all] ends every filter. Settings: dtoverlay= and dtparam=, upstream_kernel, os_prefix
 # and overlay_prefix (config_txt/boot.adoc) and display_auto_detect (config_txt/common.adoc).
 # Anything else in a section header is refused rather than guessed, so a config.txt this
@@ -141,8 +151,10 @@ DSI_7INCH_OVERLAY = "vc4-kms-dsi-7inch"
 NO_DISPLAY_DETECT = {"cm3", "cm3+", "cm4", "cm5", "pi400", "pi500"}
 
 
-def config_lines(text, model):
-    """The (key, value) settings of config.txt that apply to MODEL, in order."""
+def config_lines(text, model, tryboot=False):
+    """The (key, value) settings of config.txt (or tryboot.txt) that apply to MODEL, in
+    order; TRYBOOT: this start is the one the firmware's tryboot flag asked for, where
+    [tryboot] applies."""
     if model not in MODEL_TREES and model not in {"pi500", "cm5"}:
         raise ValueError(f"model {model} is not emulated")
     model_ok, board_ok = True, True   # no filter of either type: everything applies
@@ -160,6 +172,8 @@ def config_lines(text, model):
                     board_ok = BOARD_TYPES.get(int(name.partition("=")[2], 16)) == model
                 except ValueError:
                     raise ValueError(f"config.txt section [{name}] is not a board type")
+            elif name == "tryboot":
+                model_ok = tryboot
             elif name in SECTION_MODELS:
                 model_ok = model in SECTION_MODELS[name]
             else:
@@ -206,3 +220,75 @@ def firmware_overlays(text, model, panel, files):
     overlays = [(f"{odir}{n}.dtbo", p) for n, p in names]
     return {"overlays": overlays, "dtparams": dtparams, "os_prefix": prefix,
             "missing": [p for p, _ in overlays if p not in files], "overlay_map": f"{odir}overlay_map.dtb" in files}
+
+
+# --- the Pi 5 family: the firmware starts the kernel itself ------------------------------
+# config_txt/boot.adoc and raspberry-pi/boot-eeprom ("tryboot"): with the tryboot flag set
+# (a reboot flag the kernel sets through the firmware's set-reboot-flags property), the
+# next start reads tryboot.txt instead of config.txt, and the flag is cleared as it does.
+# os_prefix is put before every OS file the firmware loads (kernel, initramfs, the
+# command line, the trees) and dropped when the kernel and the board's tree are not both
+# under it. The Pi 5's tree by stepping (upstream_kernel=1): C1 bcm2712-rpi-5-b.dtb, D0
+# bcm2712d0-rpi-5-b.dtb.
+PI5_STEPPING_TREES = {"C1": "bcm2712-rpi-5-b.dtb", "D0": "bcm2712d0-rpi-5-b.dtb"}
+# The -M virt run has no firmware mailbox: the card's update back-end (rauc-pi-tryboot),
+# told so on the command line, keeps the flag in this file, which the emulation below
+# reads and clears as the firmware does its own.
+EMULATED_FLAG = "wordjudge-emulated-tryboot.flag"
+EMULATED_WORD = "wordjudge.firmware=emulated"
+
+
+def fat_files(img, number):
+    """Every file on FAT partition NUMBER, as paths relative to its root (folders too)."""
+    p = partitions(img)[number - 1]
+    out = subprocess.run(["mdir", "-/", "-b", "-i", f"{img}@@{p['start'] * 512}", "::/"],
+                         capture_output=True, text=True, check=True, env=MTOOLS_ENV).stdout
+    return {l.strip()[3:] for l in out.splitlines() if l.strip().startswith("::/")}
+
+
+def pi5_plan(text, files, stepping="C1", tryboot=False):
+    """What a Pi 5 of STEPPING starts from this config.txt (or tryboot.txt) with these files
+    on the partition: {"kernel", "initramfs", "cmdline", "tree": paths or None, "os_prefix",
+    "settings": {key: last value}, "missing": [paths it would look for and not find]}."""
+    settings = config_lines(text, "pi5", tryboot)
+    get = lambda k, d=None: next((v for key, v in reversed(settings) if key == k), d)
+    kernel = get("kernel", "kernel_2712.img")
+    tree = PI5_STEPPING_TREES[stepping]
+    prefix = get("os_prefix", "upstream/" if get("upstream_kernel") == "1" else "")
+    if prefix and not (prefix + kernel in files and prefix + tree in files):
+        prefix = ""
+    initramfs = get("initramfs")
+    initrd = initramfs.split()[0] if initramfs else None
+    paths = {"kernel": prefix + kernel, "initramfs": prefix + initrd if initrd else None,
+             "cmdline": prefix + get("cmdline", "cmdline.txt"), "tree": prefix + tree}
+    return {**paths, "os_prefix": prefix, "settings": dict(settings),
+            "followkernel": bool(initramfs) and initramfs.split()[-1] == "followkernel",
+            "missing": [p for p in paths.values() if p and p not in files]}
+
+
+def pi5_start(img, dest):
+    """One power-on of a Pi 5 with this card, as far as the firmware goes: the tryboot flag
+    read and cleared (the emulated one: EMULATED_FLAG), tryboot.txt or config.txt read, the
+    slot's kernel, initrd and command line copied to DEST. Returns the plan (pi5_plan) with
+    "config" (the file read), "kernel_file", "initrd_file" and "cmdline_text"."""
+    number = boot_partition(img)
+    flag = (fat_read(img, number, EMULATED_FLAG) or b"").strip() == b"1"
+    if flag:
+        p = partitions(img)[number - 1]
+        subprocess.run(["mdel", "-i", f"{img}@@{p['start'] * 512}", f"::/{EMULATED_FLAG}"],
+                       check=True, capture_output=True, env=MTOOLS_ENV)
+    name = "tryboot.txt" if flag else "config.txt"
+    text = (fat_read(img, number, name) or b"").decode(errors="replace")
+    plan = pi5_plan(text, fat_files(img, number), tryboot=flag)
+    if plan["missing"]:
+        raise RuntimeError(f"the Pi 5 firmware would not find {plan['missing']} ({name})")
+    os.makedirs(dest, exist_ok=True)
+    out = {}
+    for key in ("kernel", "initramfs"):
+        target = os.path.join(dest, key)
+        data = fat_read(img, number, plan[key])
+        with open(target, "wb") as f:
+            f.write(data)
+        out[key + "_file"] = target
+    return {**plan, "config": name, "kernel_file": out["kernel_file"], "initrd_file": out["initramfs_file"],
+            "cmdline_text": fat_read(img, number, plan["cmdline"]).decode().strip()}

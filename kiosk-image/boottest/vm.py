@@ -95,9 +95,14 @@ class VM(SerialConsole):
     console log (appended), the same sticks plugged in, unless self.restart is False (the
     card then moves to another board: pi4.py)."""
 
-    def __init__(self, disk, tag):
+    def __init__(self, disk, tag, firmware="pi4"):
         self.tag = tag
         self.disk = disk
+        # arm64: whose firmware the -M virt machine plays: "pi4" (U-Boot's script counts the
+        # A/B tries, as on the Pi 3 and Pi 4 families) or "pi5" (the Pi 5 firmware starts the
+        # kernel itself, its tryboot flag the one-shot: pifirmware.pi5_start).
+        self.firmware = firmware
+        self.pi5_starts = []  # firmware "pi5": (file read, os_prefix) at each start
         self.console = os.path.join(common.WORK, f"console-{tag}.log")
         self.qmp_path = os.path.join(common.WORK, "qmp.sock")
         self.qga_path = os.path.join(common.WORK, "qga.sock")
@@ -124,6 +129,22 @@ class VM(SerialConsole):
                        "-vga", "std",
                        # q35 has no USB controller: the USB sticks plug into this one (bus xhci.0).
                        "-device", "qemu-xhci,id=xhci"]
+        elif self.firmware == "pi5":
+            if ACCEL != "kvm":
+                accel += ["-cpu", "cortex-a72"]
+            start = pifirmware.pi5_start(self.disk, os.path.join(common.WORK, f"pi5-start-{self.tag}"))
+            self.pi5_starts.append((start["config"], start["os_prefix"]))
+            common.log(f"{self.tag}: Pi 5 firmware (emulated) read {start['config']}: {start['kernel']}, "
+                       f"{start['initramfs']}, {start['cmdline']}")
+            # The Pi 5's debug UART is ttyAMA10; the virt board's is the PL011, ttyAMA0. The
+            # emulated firmware says so on the command line (its flag is on the card).
+            cmdline = start["cmdline_text"].replace("console=ttyAMA10,", "console=ttyAMA0,") + " " + pifirmware.EMULATED_WORD
+            machine = ["qemu-system-aarch64", *accel, "-machine", "virt", "-smp", "2", "-m", "1024",
+                       "-device", "virtio-gpu-pci", "-device", "qemu-xhci,id=xhci", "-device", "usb-kbd"]
+            dtb = pifirmware.virt_dtb(machine, cmdline, os.path.join(common.WORK, f"virt-{self.tag}.dtb"),
+                                      pi5_tryboot=start["config"] == "tryboot.txt")
+            machine += ["-dtb", dtb, "-kernel", start["kernel_file"], "-initrd", start["initrd_file"],
+                        "-append", cmdline, "-no-reboot"]
         else:
             if ACCEL != "kvm":
                 accel += ["-cpu", "cortex-a72"]
@@ -161,7 +182,8 @@ class VM(SerialConsole):
         self.plugged, self.images = [], {}
         self._launch()
         self.resets += 1
-        common.log(f"{self.tag}: the guest reset the machine; started again (U-Boot chooses the slot)")
+        chooser = "the Pi 5 firmware reads config.txt or tryboot.txt" if self.firmware == "pi5" else "U-Boot chooses the slot"
+        common.log(f"{self.tag}: the guest reset the machine; started again ({chooser})")
         for node, image in images:
             self.plug(node, image)
         return True
