@@ -7,9 +7,8 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 
-use crate::script_run::{run_script, run_script_ok, Scratch};
+use crate::script_run::{run_script, run_script_ok, scratch_station, Scratch};
 
 const BOOT_CHECK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/update/boot-check");
 const BACKEND: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/update/rauc-pi-tryboot");
@@ -35,16 +34,7 @@ case "$*" in
 esac
 "##;
 
-struct Station {
-    scratch: Scratch,
-}
-
-impl std::ops::Deref for Station {
-    type Target = Scratch;
-    fn deref(&self) -> &Scratch {
-        &self.scratch
-    }
-}
+scratch_station!(Station);
 
 impl Station {
     /// A Pi 5 card as built, booted A, with B installed (0.2.0) and its one try pending.
@@ -52,8 +42,7 @@ impl Station {
     /// which must not be read on a Pi 5.
     fn after_an_install_into_b() -> Station {
         let s = Station { scratch: Scratch::new() };
-        s.write("bin/rauc", RAUC);
-        fs::set_permissions(s.path("bin/rauc"), fs::Permissions::from_mode(0o755)).unwrap();
+        s.write_executable("bin/rauc", RAUC);
         s.write("boot/config.txt", &fs::read_to_string(CONFIG).unwrap());
         for slot in ["A", "B"] {
             for f in ["vmlinuz", "initrd.img", "bcm2712-rpi-5-b.dtb"] {
@@ -63,10 +52,15 @@ impl Station {
         }
         s.write("versions/A", "0.1.0");
         s.write("versions/B", "0.2.0");
-        s.write("rauc.conf", "[system]\nbootloader=custom\n[handlers]\nbootloader-custom-backend=/usr/lib/wordjudge/rauc-pi-tryboot\n");
+        s.write(
+            "rauc.conf",
+            "[system]\nbootloader=custom\n[handlers]\nbootloader-custom-backend=/usr/lib/wordjudge/rauc-pi-tryboot\n",
+        );
         s.write("fw_env.config", "/boot/pi/wjboot.env 0x0000 0x4000\n");
-        s.write("bin/fw_printenv", "#!/bin/sh\n[ \"$1\" = -n ] && shift\ncase $1 in BOOT_ORDER) echo 'B A' ;; *) echo 0 ;; esac\n");
-        fs::set_permissions(s.path("bin/fw_printenv"), fs::Permissions::from_mode(0o755)).unwrap();
+        s.write_executable(
+            "bin/fw_printenv",
+            "#!/bin/sh\n[ \"$1\" = -n ] && shift\ncase $1 in BOOT_ORDER) echo 'B A' ;; *) echo 0 ;; esac\n",
+        );
         s.write("proc-cmdline", "root=PARTLABEL=wjroot-a rauc.slot=A ro\n");
         s.write("release", "VERSION=0.1.0\nARCH=arm64\n");
         run_script_ok(BACKEND, &["install-slot", "A"], s.env());
@@ -148,9 +142,7 @@ fn the_trial_boot_waits_for_the_kiosk_and_the_default_boot_has_nothing_to_assess
     // waits for the kiosk; with no systemd here it gives up at once (0 s) and marks B bad.
     let mut env = s.env();
     env.push(("WJ_BOOT_CHECK_SECONDS", "0".into()));
-    let path = s.path("bin/systemctl");
-    s.write("bin/systemctl", "#!/bin/sh\ncase \"$*\" in *ActiveState*) echo failed ;; *NRestarts*) echo 0 ;; *reboot*) echo reboot >>\"$WJ_TEST_LOG\" ;; esac\n");
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    s.write_executable("bin/systemctl", "#!/bin/sh\ncase \"$*\" in *ActiveState*) echo failed ;; *NRestarts*) echo 0 ;; *reboot*) echo reboot >>\"$WJ_TEST_LOG\" ;; esac\n");
     let (ok, out, err) = run_script(BOOT_CHECK, &[], env);
     let log = format!("{out}\n{err}");
     assert!(!ok, "a failed trial ends the check with a reboot: {log}");
@@ -161,5 +153,9 @@ fn the_trial_boot_waits_for_the_kiosk_and_the_default_boot_has_nothing_to_assess
     assert!(s.read("proc-cmdline").contains("rauc.slot=A"), "back on A");
     let (ok, log) = s.boot_check();
     assert!(ok && log.contains("slot A is the default"), "{log}");
-    assert_eq!(s.read("update-state/boot-check").lines().nth(2), Some("outcome=rolled-back"), "the trial's own record stays");
+    assert_eq!(
+        s.read("update-state/boot-check").lines().nth(2),
+        Some("outcome=rolled-back"),
+        "the trial's own record stays"
+    );
 }

@@ -9,9 +9,8 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 
-use crate::script_run::{run_script, Scratch};
+use crate::script_run::{run_script, scratch_station, Scratch};
 
 const BOOT_CHECK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/update/boot-check");
 
@@ -50,24 +49,16 @@ case "$*" in
 esac
 "##;
 
-/// A station with the Pi card's counter: COUNTER's lines, booted into BOOTED.
-struct Station {
-    scratch: Scratch,
-}
-
-impl std::ops::Deref for Station {
-    type Target = Scratch;
-    fn deref(&self) -> &Scratch {
-        &self.scratch
-    }
-}
+scratch_station!(
+    /// A station with the Pi card's counter: COUNTER's lines, booted into BOOTED.
+    Station
+);
 
 impl Station {
     fn new(counter: &str, booted: &str) -> Station {
         let s = Station { scratch: Scratch::new() };
         for (name, text) in [("bin/fw_printenv", FW_PRINTENV), ("bin/rauc", RAUC)] {
-            s.write(name, text);
-            fs::set_permissions(s.path(name), fs::Permissions::from_mode(0o755)).unwrap();
+            s.write_executable(name, text);
         }
         s.write("counter", counter);
         s.write("fw_env.config", "/boot/pi/wjboot.env 0x0000 0x4000\n");

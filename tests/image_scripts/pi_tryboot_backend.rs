@@ -9,22 +9,12 @@
 use std::ffi::OsString;
 use std::fs;
 
-use crate::script_run::{run_script, run_script_ok, Scratch};
+use crate::script_run::{run_script, run_script_ok, scratch_station, Scratch};
 
 const BACKEND: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/update/rauc-pi-tryboot");
 const CONFIG: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/pi-boot/config.txt");
 
-struct Station {
-    scratch: Scratch,
-}
-
-/// The scratch folder's path, write and read.
-impl std::ops::Deref for Station {
-    type Target = Scratch;
-    fn deref(&self) -> &Scratch {
-        &self.scratch
-    }
-}
+scratch_station!(Station);
 
 impl Station {
     /// A card as built: the shipped config.txt (slot A), slot A's folder, booted A, flag clear.

@@ -29,6 +29,13 @@ impl Scratch {
         fs::write(p, text).unwrap();
     }
 
+    /// Writes TEXT to REL as a program (mode 755): a stand-in for a tool a script runs.
+    pub fn write_executable(&self, rel: &str, text: &str) {
+        use std::os::unix::fs::PermissionsExt;
+        self.write(rel, text);
+        fs::set_permissions(self.path(rel), fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
     /// REL's text, or "" if it cannot be read.
     pub fn read(&self, rel: &str) -> String {
         fs::read_to_string(self.path(rel)).unwrap_or_default()
@@ -59,3 +66,22 @@ where
     assert!(ok, "{script} {args:?} failed: {err}");
     out
 }
+
+/// Declares a test file's `Station`: a struct over the `Scratch` standing in for its
+/// partitions and files, which it derefs to, so each file writes only its own methods.
+macro_rules! scratch_station {
+    ($(#[$meta:meta])* $name:ident) => {
+        $(#[$meta])*
+        struct $name {
+            scratch: $crate::script_run::Scratch,
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = $crate::script_run::Scratch;
+            fn deref(&self) -> &Self::Target {
+                &self.scratch
+            }
+        }
+    };
+}
+pub(crate) use scratch_station;

@@ -8,22 +8,12 @@
 use std::ffi::OsString;
 use std::fs;
 
-use crate::script_run::{run_script, run_script_ok, Scratch};
+use crate::script_run::{run_script, run_script_ok, scratch_station, Scratch};
 
 const BACKEND: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/kiosk-image/update/rauc-systemd-boot");
 const ONESHOT: &str = "LoaderEntryOneShot-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
 
-struct Station {
-    scratch: Scratch,
-}
-
-/// The scratch folder's path, write and read.
-impl std::ops::Deref for Station {
-    type Target = Scratch;
-    fn deref(&self) -> &Scratch {
-        &self.scratch
-    }
-}
+scratch_station!(Station);
 
 impl Station {
     /// A station as built: slot A's entry and kernel on the ESP, A the default, booted A.
