@@ -131,9 +131,7 @@ def test_dtb(img, card_dtb, dest):
     overlays config.txt applies on a Pi 4 without the 7" panel, with fdtoverlay), then with
     NOT_EMULATED and QEMU_SD_ALIASES applied (fdtput). Returns (dest, overlays applied)."""
     config = (pifirmware.fat_read(img, pifirmware.boot_partition(img), "config.txt") or b"").decode(errors="replace")
-    listing = subprocess.run(["mdir", "-b", "-i", f"{img}@@{pifirmware.partition(img, 'wjboot')[1]['start'] * 512}",
-                              "::/overlays"], capture_output=True, text=True, env=pifirmware.MTOOLS_ENV).stdout
-    files = {"overlays/" + os.path.basename(l.strip()) for l in listing.splitlines() if l.strip()}
+    files = pifirmware.fat_files(img, pifirmware.boot_partition(img))
     wanted = pifirmware.firmware_overlays(config, "pi4", False, files)
     if wanted["missing"] or wanted["dtparams"]:
         raise RuntimeError(f"the Pi 4's config.txt: missing overlays {wanted['missing']}, dtparams {wanted['dtparams']}"

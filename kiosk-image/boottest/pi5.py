@@ -15,11 +15,10 @@ looks for brcm,bcm2712 in the tree, which the emulation adds), RAUC, the boot ch
                 the rollback once and marks B bad, and tryboot.txt is gone."""
 import os
 import subprocess
-import time
 
 from . import common
 from .common import READY, WJ_CONFIG, check, log
-from .update import menu_confirm_install, rauc_status
+from .update import menu_confirm_install, rauc_status, wait_audit
 from .vm import VM
 
 STATE = ("cat /proc/cmdline; echo; findmnt -no SOURCE,TARGET /etc/rauc/system.conf; "
@@ -64,13 +63,9 @@ def pi5_rollback(img, sticks, versions):
               f"READY again {round(t_back - (entered - vm.started)) if t_back else 'never'} s after the director confirmed")
         if not t_back:
             return
-        deadline = time.monotonic() + 240
-        out = ""
-        while time.monotonic() < deadline:
-            rc, out = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"update_outcome\"'")
-            if "rolled-back" in out:
-                break
-            time.sleep(5)
+        # The kiosk turns the boot check's record into update_outcome at its next start.
+        wait_audit(vm, "update_outcome", 1, 240)
+        rc, out = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"update_outcome\"'")
         outcomes = [l for l in out.splitlines() if l.strip()]
         st = rauc_status(vm)
         states = {k: v.get("boot_status") for s in st.get("slots", []) for k, v in s.items()}

@@ -31,21 +31,23 @@ def partition(img, name):
     raise RuntimeError(f"{img} has no partition named {name}")
 
 
+def fat_at(img, number):
+    """mtools' name for FAT partition NUMBER of the disk image IMG (its byte offset)."""
+    return f"{img}@@{partitions(img)[number - 1]['start'] * 512}"
+
+
 def fat_read(img, number, name):
     """One file's bytes from FAT partition NUMBER (None if it is not there)."""
-    p = partitions(img)[number - 1]
-    r = subprocess.run(["mcopy", "-n", "-i", f"{img}@@{p['start'] * 512}", f"::/{name}", "-"],
-                       capture_output=True, env=MTOOLS_ENV)
+    r = subprocess.run(["mcopy", "-n", "-i", fat_at(img, number), f"::/{name}", "-"], capture_output=True, env=MTOOLS_ENV)
     return r.stdout if r.returncode == 0 else None
 
 
 def fat_copy(img, number, name, dest):
     """Copies NAME (a file, or "*" with dest a directory) out of FAT partition NUMBER."""
-    p = partitions(img)[number - 1]
     args = ["-s", "-o", "-n"] if name == "*" else ["-o", "-n"]
     if name == "*":
         os.makedirs(dest, exist_ok=True)
-    subprocess.run(["mcopy", *args, "-i", f"{img}@@{p['start'] * 512}", f"::/{name}", dest],
+    subprocess.run(["mcopy", *args, "-i", fat_at(img, number), f"::/{name}", dest],
                    check=True, env=MTOOLS_ENV, capture_output=True)
     return dest
 
@@ -240,8 +242,7 @@ EMULATED_WORD = "wordjudge.firmware=emulated"
 
 def fat_files(img, number):
     """Every file on FAT partition NUMBER, as paths relative to its root (folders too)."""
-    p = partitions(img)[number - 1]
-    out = subprocess.run(["mdir", "-/", "-b", "-i", f"{img}@@{p['start'] * 512}", "::/"],
+    out = subprocess.run(["mdir", "-/", "-b", "-i", fat_at(img, number), "::/"],
                          capture_output=True, text=True, check=True, env=MTOOLS_ENV).stdout
     return {l.strip()[3:] for l in out.splitlines() if l.strip().startswith("::/")}
 
@@ -273,9 +274,8 @@ def pi5_start(img, dest):
     "config" (the file read), "kernel_file", "initrd_file" and "cmdline_text"."""
     number = boot_partition(img)
     flag = (fat_read(img, number, EMULATED_FLAG) or b"").strip() == b"1"
-    if flag:
-        p = partitions(img)[number - 1]
-        subprocess.run(["mdel", "-i", f"{img}@@{p['start'] * 512}", f"::/{EMULATED_FLAG}"],
+    if fat_read(img, number, EMULATED_FLAG) is not None:  # spent, or written 0: gone either way
+        subprocess.run(["mdel", "-i", fat_at(img, number), f"::/{EMULATED_FLAG}"],
                        check=True, capture_output=True, env=MTOOLS_ENV)
     name = "tryboot.txt" if flag else "config.txt"
     text = (fat_read(img, number, name) or b"").decode(errors="replace")
