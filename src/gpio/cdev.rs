@@ -30,10 +30,14 @@
 //! two backends read and drive the same physical levels for the same config.
 //!
 //! **Lamps.** Each lamp line is requested as an output already driving "off",
-//! so nothing flashes at start; [`Drop`] drives them off again before the
-//! lines are released.
+//! so nothing flashes at start; the lamp set (`LampSet`, shared with the
+//! rppal back-end) drives them off again when dropped, before the lines are
+//! released.
 
-use super::{HEADER_CHIP_LABELS, pin_label, Debouncer, GpioConfig, GpioError, Hardware, LampPin, Lamps, Pull, Role};
+use super::{
+    pin_label, Debouncer, GpioConfig, GpioError, Hardware, LampLine, LampPin, LampSet, Lamps, Pull, Role,
+    HEADER_CHIP_LABELS,
+};
 use gpiocdev::line::{Bias, EdgeDetection, EdgeKind, Value};
 use gpiocdev::Request;
 use std::path::{Path, PathBuf};
@@ -41,7 +45,6 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
-
 
 /// How long the button thread waits for an edge before checking whether it
 /// should stop.
@@ -100,9 +103,10 @@ impl Lamp {
             Value::Inactive
         }
     }
+}
 
-    fn set(&self, on: bool) {
-        // A failed write leaves the lamp as it was; the screen is the verdict.
+impl LampLine for Lamp {
+    fn set(&mut self, on: bool) {
         let _ = self.request.set_lone_value(Lamp::value(on, self.active_low));
     }
 }
@@ -128,9 +132,8 @@ impl Drop for ButtonWatch {
 pub(crate) struct CdevHardware {
     _button: Option<ButtonWatch>,
     presses: Arc<AtomicU32>,
-    green: Option<Lamp>,
-    red: Option<Lamp>,
-    service: Option<Lamp>,
+    /// All off when dropped, before their lines are released.
+    lamps: LampSet<Lamp>,
     description: String,
 }
 
@@ -187,7 +190,7 @@ impl CdevHardware {
             parts.join(", "),
             config.debounce_ms
         );
-        Ok(CdevHardware { _button: button, presses, green, red, service, description })
+        Ok(CdevHardware { _button: button, presses, lamps: LampSet { green, red, service }, description })
     }
 }
 
@@ -269,22 +272,11 @@ impl Hardware for CdevHardware {
     }
 
     fn set_lamps(&mut self, lamps: Lamps) {
-        for (lamp, on) in [(&self.green, lamps.green), (&self.red, lamps.red), (&self.service, lamps.service)] {
-            if let Some(lamp) = lamp {
-                lamp.set(on);
-            }
-        }
+        self.lamps.show(lamps);
     }
 
     fn describe(&self) -> String {
         self.description.clone()
-    }
-}
-
-impl Drop for CdevHardware {
-    /// All lamps off before the lines are released.
-    fn drop(&mut self) {
-        self.set_lamps(Lamps::OFF);
     }
 }
 

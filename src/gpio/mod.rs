@@ -37,6 +37,7 @@ pub use config::*;
 pub use debounce::Debouncer;
 pub use error::GpioError;
 pub use hardware::{Hardware, NoHardware};
+use hardware::{LampLine, LampSet};
 pub use open::{open, try_open, Backend};
 pub use sim::{SimHandle, SimHardware};
 

@@ -25,10 +25,11 @@
 //! **Lamps.** Each lamp pin is switched to an output already driving "off"
 //! (so nothing flashes at start), and `reset_on_drop` is turned off: rppal's
 //! reset would return the pin to an input, leaving a transistor's base or a
-//! relay board's input floating. Instead [`Drop`] drives every lamp off,
-//! honouring `active_low`, and leaves the pin driving off after exit.
+//! relay board's input floating. Instead the lamp set (`LampSet`, shared with
+//! the character-device back-end) drives every lamp off when dropped,
+//! honouring `active_low`, and the pin keeps driving off after exit.
 
-use super::{pin_label, Debouncer, GpioConfig, GpioError, Hardware, LampPin, Lamps, Pull, Role};
+use super::{pin_label, Debouncer, GpioConfig, GpioError, Hardware, LampLine, LampPin, LampSet, Lamps, Pull, Role};
 use rppal::gpio::{Event, Gpio, InputPin, Level, OutputPin, Trigger};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -45,7 +46,9 @@ impl Lamp {
     fn level(on: bool, active_low: bool) -> Level {
         Level::from(on != active_low)
     }
+}
 
+impl LampLine for Lamp {
     fn set(&mut self, on: bool) {
         self.pin.write(Lamp::level(on, self.active_low));
     }
@@ -57,9 +60,8 @@ pub(crate) struct PiHardware {
     /// Kept for its interrupt: dropping the pin stops rppal's callback thread.
     _button: Option<InputPin>,
     presses: Arc<AtomicU32>,
-    green: Option<Lamp>,
-    red: Option<Lamp>,
-    service: Option<Lamp>,
+    /// All off when dropped; the pins keep driving "off" after it.
+    lamps: LampSet<Lamp>,
     description: String,
 }
 
@@ -125,7 +127,7 @@ impl PiHardware {
         let service = lamp(Role::ServiceLamp, config.service_lamp, &mut parts)?;
 
         let description = format!("rppal: {}; debounce {} ms", parts.join(", "), config.debounce_ms);
-        Ok(PiHardware { _button: button, presses, green, red, service, description })
+        Ok(PiHardware { _button: button, presses, lamps: LampSet { green, red, service }, description })
     }
 }
 
@@ -156,24 +158,11 @@ impl Hardware for PiHardware {
     }
 
     fn set_lamps(&mut self, lamps: Lamps) {
-        for (lamp, on) in
-            [(&mut self.green, lamps.green), (&mut self.red, lamps.red), (&mut self.service, lamps.service)]
-        {
-            if let Some(lamp) = lamp {
-                lamp.set(on);
-            }
-        }
+        self.lamps.show(lamps);
     }
 
     fn describe(&self) -> String {
         self.description.clone()
-    }
-}
-
-impl Drop for PiHardware {
-    /// All lamps off on a clean exit; the pins keep driving "off" after it.
-    fn drop(&mut self) {
-        self.set_lamps(Lamps::OFF);
     }
 }
 
