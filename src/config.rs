@@ -257,6 +257,8 @@ impl fmt::Display for ConfigProblem {
     }
 }
 
+impl std::error::Error for ConfigProblem {}
+
 /// Which config is in force.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConfigSource {
@@ -349,9 +351,9 @@ impl Config {
         Ok(config)
     }
 
-    /// Parses and checks config text.
-    pub fn from_toml(text: &str) -> Result<Config, String> {
-        Config::parse(text, Path::new("(text)")).map_err(|e| e.to_string())
+    /// Parses and checks config text (its problems name the file "(text)").
+    pub fn from_toml(text: &str) -> Result<Config, ConfigProblem> {
+        Config::parse(text, Path::new("(text)"))
     }
 
     fn check(&self) -> Result<(), String> {
@@ -588,11 +590,11 @@ mod tests {
             assert_eq!(check_display_output(ok), Ok(()), "{ok}");
         }
         for bad in ["rotation = 45", "rotation = -90", "rotation = 360", "rotation = \"90\""] {
-            let e = Config::from_toml(bad).unwrap_err();
+            let e = Config::from_toml(bad).unwrap_err().to_string();
             assert!(e.contains("is not one of 0, 90, 180, 270"), "{bad}: {e}");
         }
         for bad in ["HDMI1", "hdmi-a-1", "HDMI-A", "HDMI-A-", "list", "", "DSI-1x", "Writeback-1", "HDMI-A-1\n"] {
-            let e = Config::from_toml(&format!("display_output = {bad:?}\n")).unwrap_err();
+            let e = Config::from_toml(&format!("display_output = {bad:?}\n")).unwrap_err().to_string();
             assert!(e.contains("HDMI-A-1") && e.contains("DSI"), "{bad}: {e}");
         }
     }

@@ -50,18 +50,50 @@ pub struct Manifest {
     pub tool_version: String,
 }
 
+/// Why a manifest's text was not read. It is informative only, so this is
+/// shown, never acted on; the TOML error stays the cause.
+#[derive(Debug)]
+pub enum ManifestError {
+    /// Not TOML, or not a manifest's fields.
+    Toml(toml::de::Error),
+    /// A format version this wordjudge does not read.
+    Format { found: u32 },
+    /// `count_by_length` without one entry per length 0..=MAX_LEN.
+    Counts { found: usize },
+}
+
+impl std::fmt::Display for ManifestError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ManifestError::Toml(e) => f.write_str(e.message()),
+            ManifestError::Format { found } => {
+                write!(f, "manifest format {found} is not the format {MANIFEST_FORMAT} this wordjudge reads")
+            }
+            ManifestError::Counts { .. } => {
+                write!(f, "count_by_length must have {} entries (lengths 0 to {MAX_LEN})", MAX_LEN + 1)
+            }
+        }
+    }
+}
+
+impl std::error::Error for ManifestError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ManifestError::Toml(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl Manifest {
     /// Parses a manifest's text.
-    pub fn from_toml(text: &str) -> Result<Manifest, String> {
-        let manifest: Manifest = toml::from_str(text).map_err(|e| e.message().to_string())?;
+    pub fn from_toml(text: &str) -> Result<Manifest, ManifestError> {
+        let manifest: Manifest = toml::from_str(text).map_err(ManifestError::Toml)?;
         if manifest.format != MANIFEST_FORMAT {
-            return Err(format!(
-                "manifest format {} is not the format {MANIFEST_FORMAT} this wordjudge reads",
-                manifest.format
-            ));
+            return Err(ManifestError::Format { found: manifest.format });
         }
         if manifest.count_by_length.len() != MAX_LEN + 1 {
-            return Err(format!("count_by_length must have {} entries (lengths 0 to {MAX_LEN})", MAX_LEN + 1));
+            return Err(ManifestError::Counts { found: manifest.count_by_length.len() });
         }
         Ok(manifest)
     }
