@@ -22,8 +22,7 @@ from .update import menu_confirm_install, rauc_status, wait_audit
 from .vm import VM
 
 STATE = ("cat /proc/cmdline; echo; findmnt -no SOURCE,TARGET /etc/rauc/system.conf; "
-         "grep -E '^(bootloader|bootloader-custom-backend)=' /etc/rauc/system.conf; "
-         "rauc status --output-format=shell | grep -E '^RAUC_(BOOT_PRIMARY|SYSTEM_BOOTED_BOOTNAME)='")
+         "grep -E '^(bootloader|bootloader-custom-backend)=' /etc/rauc/system.conf")
 
 
 def pi5_rollback(img, sticks, versions):
@@ -33,14 +32,16 @@ def pi5_rollback(img, sticks, versions):
     try:
         t, detail = vm.wait_ready("pi5")
         rc, state = vm.sh(STATE)
+        st = rauc_status(vm)
         console = vm.console_text()
         check("Pi 5 (its firmware emulated on -M virt): the card starts slot A's kernel from config.txt's [pi5] "
               "(os_prefix wordjudge-a/, no U-Boot), kiosk READY; RAUC drives the firmware's A/B "
               "(etc-rauc-system.conf.mount: bootloader=custom, rauc-pi-tryboot), booted A, A primary",
               t and vm.pi5_starts == [("config.txt", "wordjudge-a/")] and b"U-Boot" not in console
               and "rauc.slot=A" in state and "bootloader=custom" in state and "rauc-pi-tryboot" in state
-              and "RAUC_BOOT_PRIMARY='rootfs.0'" in state,
-              f"{detail}; starts {vm.pi5_starts}; " + state.replace("\n", " | ")[-400:])
+              and st.get("booted") == "A" and st.get("boot_primary") == "rootfs.0",
+              f"{detail}; starts {vm.pi5_starts}; booted {st.get('booted')}, primary {st.get('boot_primary')}; "
+              + state.replace("\n", " | ")[-400:])
         if not t:
             return
         n_ready = vm.console_text().count(READY)
