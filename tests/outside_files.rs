@@ -1,10 +1,11 @@
 //! The rule behind `src/outside_files`: every read, open and write of a file
 //! in `src/` goes through that one module, which never follows a link where
 //! it must not, never waits on a FIFO, bounds every size and writes
-//! atomically. This test reads every source file's code lines (comments and
-//! the `#[cfg(test)]` module at a file's end skipped) and names each direct
-//! call that bypasses it, apart from the short allow-list below, each entry
-//! with its reason.
+//! atomically. This test reads every source file's code lines (comments, the
+//! `#[cfg(test)]` module at a file's end and a folder's `tests.rs` that its
+//! `mod.rs` declares under `#[cfg(test)]` skipped) and names each direct call
+//! that bypasses it, apart from the short allow-list below, each entry with
+//! its reason.
 
 #[path = "common/sources.rs"]
 mod sources;
@@ -64,6 +65,15 @@ fn direct_calls(name: &str, text: &str) -> Vec<(usize, String)> {
     found
 }
 
+/// Whether `path` is a folder's `tests.rs` that the folder's `mod.rs` compiles
+/// only for tests (`#[cfg(test)]` on the line before `mod tests;`): tests make
+/// their own fixtures. Any other `tests.rs` is code like the rest.
+fn test_only_module(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "tests.rs")
+        && std::fs::read_to_string(path.with_file_name("mod.rs"))
+            .is_ok_and(|parent| parent.contains("\n#[cfg(test)]\nmod tests;\n"))
+}
+
 #[test]
 fn every_file_access_in_src_goes_through_the_one_module() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -73,7 +83,7 @@ fn every_file_access_in_src_goes_through_the_one_module() {
     let mut bypasses = Vec::new();
     for path in &files {
         let name = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-        if name.starts_with("src/outside_files/") {
+        if name.starts_with("src/outside_files/") || test_only_module(path) {
             continue;
         }
         let text = std::fs::read_to_string(path).unwrap();
@@ -111,4 +121,25 @@ fn the_rule_sees_a_direct_read_a_direct_write_and_an_open() {
     let proc_read = "fn f() { std::fs::read_to_string(\"/proc/self/mountinfo\") }\n";
     assert!(direct_calls("src/usb/helper.rs", proc_read).is_empty());
     assert_eq!(direct_calls("src/config.rs", proc_read).len(), 1);
+}
+
+#[test]
+fn only_a_tests_rs_declared_for_tests_is_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let tests = dir.path().join("tests.rs");
+    std::fs::write(&tests, "fn e() { std::fs::read(\"fixture\"); }\n").unwrap();
+    // No mod.rs, or one that compiles it always: scanned.
+    assert!(!test_only_module(&tests));
+    std::fs::write(dir.path().join("mod.rs"), "pub fn f() {}\n\nmod tests;\n").unwrap();
+    assert!(!test_only_module(&tests));
+    // Declared under #[cfg(test)]: skipped, as a test module at a file's end is.
+    std::fs::write(dir.path().join("mod.rs"), "pub fn f() {}\n\n#[cfg(test)]\nmod tests;\n").unwrap();
+    assert!(test_only_module(&tests));
+    // Another file in that folder is scanned.
+    assert!(!test_only_module(&dir.path().join("other.rs")));
+    // The three folders whose tests moved out are seen as such.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for folder in ["src/app/update", "src/profile", "src/update"] {
+        assert!(test_only_module(&root.join(folder).join("tests.rs")), "{folder}");
+    }
 }
