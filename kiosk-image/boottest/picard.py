@@ -599,7 +599,7 @@ def pi3_family(img, boot, config):
     good, detail = True, []
     for model in pifirmware.PI3_FAMILY:
         settings = pifirmware.config_lines(config, model)
-        get = lambda k: next((v for key, v in reversed(settings) if key == k), None)
+        get = pifirmware.setting_of(settings)
         suffix = PI3_TREE_SUFFIX[model]
         tree_name = f"bcm2837-rpi-{suffix}.dtb"
         path = os.path.join(boot, tree_name)

@@ -153,6 +153,19 @@ DSI_7INCH_OVERLAY = "vc4-kms-dsi-7inch"
 NO_DISPLAY_DETECT = {"cm3", "cm3+", "cm4", "cm5", "pi400", "pi500"}
 
 
+def setting_of(settings):
+    """get(key, default): the last value KEY has in SETTINGS (config_lines), as the
+    firmware reads a setting given twice."""
+    return lambda key, default=None: next((v for k, v in reversed(settings) if k == key), default)
+
+
+def os_prefix(get, kernel, tree, files):
+    """The os_prefix the firmware uses: the setting, or "upstream/" when upstream_kernel=1
+    sets none; dropped when the kernel and the board's tree are not both under it."""
+    prefix = get("os_prefix", "upstream/" if get("upstream_kernel") == "1" else "")
+    return prefix if not prefix or (prefix + kernel in files and prefix + tree in files) else ""
+
+
 def config_lines(text, model, tryboot=False):
     """The (key, value) settings of config.txt (or tryboot.txt) that apply to MODEL, in
     order; TRYBOOT: this start is the one the firmware's tryboot flag asked for, where
@@ -197,14 +210,8 @@ def firmware_overlays(text, model, panel, files):
     {"overlays": [(path, params)], "dtparams": [...], "os_prefix", "missing": [paths the
     firmware would look for and not find], "overlay_map": bool}."""
     settings = config_lines(text, model)
-    get = lambda k, d=None: next((v for key, v in reversed(settings) if key == k), d)
-    kernel = get("kernel", "kernel8.img")
-    tree = MODEL_TREES[model]
-    # upstream_kernel=1 means os_prefix "upstream/" unless set; any prefix is dropped when
-    # the kernel and the tree are not both under it.
-    prefix = get("os_prefix", "upstream/" if get("upstream_kernel") == "1" else "")
-    if prefix and not (prefix + kernel in files and prefix + tree in files):
-        prefix = ""
+    get = setting_of(settings)
+    prefix = os_prefix(get, get("kernel", "kernel8.img"), MODEL_TREES[model], files)
     overlay_prefix = get("overlay_prefix", "overlays/")
     # Overlays come from ${os_prefix}${overlay_prefix} only if a README is there.
     odir = prefix + overlay_prefix if prefix + overlay_prefix + "README" in files else overlay_prefix
@@ -252,12 +259,10 @@ def pi5_plan(text, files, stepping="C1", tryboot=False):
     on the partition: {"kernel", "initramfs", "cmdline", "tree": paths or None, "os_prefix",
     "settings": {key: last value}, "missing": [paths it would look for and not find]}."""
     settings = config_lines(text, "pi5", tryboot)
-    get = lambda k, d=None: next((v for key, v in reversed(settings) if key == k), d)
+    get = setting_of(settings)
     kernel = get("kernel", "kernel_2712.img")
     tree = PI5_STEPPING_TREES[stepping]
-    prefix = get("os_prefix", "upstream/" if get("upstream_kernel") == "1" else "")
-    if prefix and not (prefix + kernel in files and prefix + tree in files):
-        prefix = ""
+    prefix = os_prefix(get, kernel, tree, files)
     initramfs = get("initramfs")
     initrd = initramfs.split()[0] if initramfs else None
     paths = {"kernel": prefix + kernel, "initramfs": prefix + initrd if initrd else None,
