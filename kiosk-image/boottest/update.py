@@ -277,17 +277,32 @@ def update_power_cut(vm, sticks):
                  "an install that had already ended would prove nothing" if progress in ("?", "100%") else "")
 
 
+# The kiosk's journal line once it has looked at a stick for update bundles (in the
+# background, with `rauc info`, while the director menu is open): only then is one offered.
+LOOKED_AT = "update: looked at"
+
+
+def wait_offered(vm, before):
+    """After the director menu opens with a stick plugged in: waits for the kiosk to say it
+    looked at the stick for bundles (more than `before` such lines), then for the menu's
+    next refresh to offer what it found."""
+    waited, line = wait_journal(vm, LOOKED_AT, before, timeout=120, every=1)
+    log(f"stick looked at for bundles after {waited if waited is None else round(waited)} s: {line[-120:]}")
+    time.sleep(1.5)
+
+
 def menu_confirm_install(vm, node, stick, label):
     """The director's way, up to the install: plug the stick in, open the director menu,
     open its USB stick page and choose "Install update: version X" (row 4 with one stick:
     Back, install, export, join, update), look at the preview, confirm with ENTER. Returns
     the time of the ENTER, or None when the stick was not seen."""
+    n_looked = journal_count(vm, LOOKED_AT)
     vm.plug(node, stick)
     seen, props = wait_stick_seen(vm, label)
     if not check(f"stick {label} plugged in: udev marks it WORDJUDGE_STICK=1", seen, props):
         return None
     open_director_menu(vm)
-    time.sleep(12)  # the menu reads the stick's bundle in the background (rauc info) and offers it
+    wait_offered(vm, n_looked)
     vm.screen(f"update-menu-{label}")
     n_checked = journal_count(vm, "copied and checked")
     choose_stick_item(vm, STICK_UPDATE)
@@ -528,6 +543,7 @@ def downgrade_with_pin(vm, stick, versions):
     wrong PIN installs nothing (a pin_refused record, no update_started); the right one
     installs it (update_started with downgrade true, then update_installed), and the
     station restarts into slot A on the older release."""
+    n_looked = journal_count(vm, LOOKED_AT)
     vm.plug("upd6", stick)
     seen, props = wait_stick_seen(vm, "WJOLD")
     if not check("stick WJOLD plugged in: udev marks it WORDJUDGE_STICK=1", seen, props):
@@ -535,7 +551,7 @@ def downgrade_with_pin(vm, stick, versions):
     refused, started, installed = (audit_count(vm, e) for e in ("pin_refused", "update_started", "update_installed"))
     n_ready = vm.console_text().count(READY)
     open_director_menu(vm)
-    time.sleep(12)  # the menu reads the stick's bundle in the background and offers it
+    wait_offered(vm, n_looked)
     n_checked = journal_count(vm, "copied and checked")
     choose_stick_item(vm, STICK_UPDATE)  # USB stick page, "Install update: version X"
     waited, line = wait_journal(vm, "copied and checked", n_checked, timeout=300)

@@ -355,6 +355,13 @@ impl UpdateDesk {
         match message {
             Message::Scanned { device, looked } => {
                 self.scanning = false;
+                // Said once per stick plugged in: what the director menu can offer
+                // from it (a bundle RAUC could not read has no version).
+                let bundles: Vec<String> = looked
+                    .iter()
+                    .map(|(file, version)| format!("{file} ({})", version.as_deref().unwrap_or("unreadable")))
+                    .collect();
+                tracing::info!("update: looked at {device} for update bundles: {} found {}", bundles.len(), bundles.join(", "));
                 if let Some(entry) = self.scanned.iter_mut().find(|(d, _)| *d == device) {
                     entry.1 = looked;
                 }
