@@ -15,6 +15,9 @@
 #                            target/aarch64-unknown-linux-gnu/release/wordjudge)
 #   PROFILE=release|dev      cargo profile of the default binaries (default release; CI uses dev:
 #                            the same code, built faster, stripped before it goes in)
+#   BIN_STATUS=FILE          the binaries are still being built beside this build (CI cross-
+#                            builds the Pi's meanwhile): FILE receives that build's exit status,
+#                            and the binaries are checked and installed once it says 0
 #   HOST_WORDJUDGE=PATH      a wordjudge runnable on this machine, used to compile word lists
 #                            and hash the PIN (default: WORDJUDGE_BIN when it runs here,
 #                            else target/release/wordjudge)
@@ -119,7 +122,9 @@ esac
 # --- the wordjudge binary -------------------------------------------------------------
 if [ -z "${WORDJUDGE_BIN:-}" ]; then
     WORDJUDGE_BIN=$DEFAULT_BIN
-    if [ "$DEFAULT_BIN" = "$REPO/target/$PDIR/wordjudge" ]; then
+    if [ -n "${BIN_STATUS:-}" ]; then
+        :   # being built beside this build: stage_binaries below waits for it
+    elif [ "$DEFAULT_BIN" = "$REPO/target/$PDIR/wordjudge" ]; then
         say "cargo build --profile $PROFILE"
         (cd "$REPO" && cargo build --profile "$PROFILE" --quiet) || die "cargo build --profile $PROFILE failed"
     elif [ "$ARCH" = arm64 ] && [ "$(dpkg --print-architecture)" = amd64 ]; then
@@ -134,33 +139,54 @@ if [ -z "${WORDJUDGE_BIN:-}" ]; then
 fi
 # The kiosk program is built beside it (src/cli/mod.rs: two programs).
 WORDJUDGE_KIOSK_BIN=${WORDJUDGE_KIOSK_BIN:-$(dirname "$WORDJUDGE_BIN")/wordjudge-kiosk}
-[ -f "$WORDJUDGE_KIOSK_BIN" ] || die "no wordjudge-kiosk binary at $WORDJUDGE_KIOSK_BIN (cargo builds it beside wordjudge)"
-[ -f "$WORDJUDGE_BIN" ] || die "no wordjudge binary at $WORDJUDGE_BIN.
-  For ARCH=arm64, build an aarch64 wordjudge first (on an arm64 machine: cargo build --release;
-  on amd64: cargo build --release --target aarch64-unknown-linux-gnu with the cross tools), or
-  set WORDJUDGE_BIN=PATH: see docs/operators.md, 'Raspberry Pi (ARCH=arm64)'."
-BIN_ARCH=$(elf_arch "$WORDJUDGE_BIN")
-[ "$BIN_ARCH" = "$ARCH" ] || die "$WORDJUDGE_BIN is a $BIN_ARCH binary, but ARCH=$ARCH: the image would not run it"
-"$WORDJUDGE_BIN" --help 2>/dev/null | grep -qw kiosk || [ "$BIN_ARCH" != "$(dpkg --print-architecture)" ] ||
-    say "WARNING: $WORDJUDGE_BIN has no 'kiosk' subcommand yet: the image will boot but the kiosk unit will fail"
-
+# The image runs the binary only if it is an ARCH one (stage_binaries checks), so a host
+# binary compiles word lists and hashes the PIN only where ARCH is this machine's.
 if [ -z "${HOST_WORDJUDGE:-}" ]; then
-    if [ "$BIN_ARCH" = "$(dpkg --print-architecture)" ]; then HOST_WORDJUDGE=$WORDJUDGE_BIN
+    if [ "$ARCH" = "$(dpkg --print-architecture)" ]; then HOST_WORDJUDGE=$WORDJUDGE_BIN
     else HOST_WORDJUDGE=$REPO/target/$PDIR/wordjudge; fi
 fi
 
 need_tools
 # Installed stripped of debug sections (a dev-profile build carries ~100 MB of line tables).
-STRIPPED=$(mktemp); STRIPPED_KIOSK=$(mktemp); trap 'rm -f "$STRIPPED" "$STRIPPED_KIOSK"' EXIT
-case "$BIN_ARCH" in
-    amd64) OBJCOPY=objcopy; [ "$(dpkg --print-architecture)" = amd64 ] || OBJCOPY=x86_64-linux-gnu-objcopy ;;
-    arm64) OBJCOPY=aarch64-linux-gnu-objcopy; [ "$(dpkg --print-architecture)" = arm64 ] && OBJCOPY=objcopy ;;
-esac
-command -v "$OBJCOPY" >/dev/null || die "$OBJCOPY is missing (apt-get install binutils$([ "$OBJCOPY" = objcopy ] || echo "-${OBJCOPY%-objcopy}" | tr _ -))"
-"$OBJCOPY" --strip-debug "$WORDJUDGE_BIN" "$STRIPPED" || die "cannot strip $WORDJUDGE_BIN"
-chmod 0755 "$STRIPPED"
-"$OBJCOPY" --strip-debug "$WORDJUDGE_KIOSK_BIN" "$STRIPPED_KIOSK" || die "cannot strip $WORDJUDGE_KIOSK_BIN"
-chmod 0755 "$STRIPPED_KIOSK"
+# BIN_STAGED holds stage_binaries' exit status once it has run (empty until then), and
+# BIN_STAGED.log what it said: customize.sh waits for it before it installs the binaries.
+STRIPPED=$(mktemp); STRIPPED_KIOSK=$(mktemp); BIN_STAGED=$(mktemp); STAGER=
+trap '[ -z "$STAGER" ] || kill "$STAGER" 2>/dev/null || true; rm -f "$STRIPPED" "$STRIPPED_KIOSK" "$BIN_STAGED" "$BIN_STAGED.log"' EXIT
+stage_binaries() {  # checks both binaries, then strips them into STRIPPED and STRIPPED_KIOSK
+    [ -f "$WORDJUDGE_KIOSK_BIN" ] || die "no wordjudge-kiosk binary at $WORDJUDGE_KIOSK_BIN (cargo builds it beside wordjudge)"
+    [ -f "$WORDJUDGE_BIN" ] || die "no wordjudge binary at $WORDJUDGE_BIN.
+  For ARCH=arm64, build an aarch64 wordjudge first (on an arm64 machine: cargo build --release;
+  on amd64: cargo build --release --target aarch64-unknown-linux-gnu with the cross tools), or
+  set WORDJUDGE_BIN=PATH: see docs/operators.md, 'Raspberry Pi (ARCH=arm64)'."
+    local bin_arch objcopy
+    bin_arch=$(elf_arch "$WORDJUDGE_BIN")
+    [ "$bin_arch" = "$ARCH" ] || die "$WORDJUDGE_BIN is a $bin_arch binary, but ARCH=$ARCH: the image would not run it"
+    "$WORDJUDGE_BIN" --help 2>/dev/null | grep -qw kiosk || [ "$bin_arch" != "$(dpkg --print-architecture)" ] ||
+        say "WARNING: $WORDJUDGE_BIN has no 'kiosk' subcommand yet: the image will boot but the kiosk unit will fail"
+    case "$bin_arch" in
+        amd64) objcopy=objcopy; [ "$(dpkg --print-architecture)" = amd64 ] || objcopy=x86_64-linux-gnu-objcopy ;;
+        arm64) objcopy=aarch64-linux-gnu-objcopy; [ "$(dpkg --print-architecture)" = arm64 ] && objcopy=objcopy ;;
+    esac
+    command -v "$objcopy" >/dev/null || die "$objcopy is missing (apt-get install binutils$([ "$objcopy" = objcopy ] || echo "-${objcopy%-objcopy}" | tr _ -))"
+    "$objcopy" --strip-debug "$WORDJUDGE_BIN" "$STRIPPED" || die "cannot strip $WORDJUDGE_BIN"
+    chmod 0755 "$STRIPPED"
+    "$objcopy" --strip-debug "$WORDJUDGE_KIOSK_BIN" "$STRIPPED_KIOSK" || die "cannot strip $WORDJUDGE_KIOSK_BIN"
+    chmod 0755 "$STRIPPED_KIOSK"
+}
+if [ -z "${BIN_STATUS:-}" ]; then
+    stage_binaries
+    echo 0 >"$BIN_STAGED"
+else
+    # CI cross-builds the Pi's binaries while this build makes the root tree: the tree's
+    # packages take minutes under qemu-user, and customize.sh installs the binaries last.
+    # BIN_STATUS receives that build's exit status; three hours is longer than any build.
+    say "the binaries are being built beside this build: they go in once $BIN_STATUS says 0"
+    ( ( for ((i = 0; i < 5400; i++)); do [ -s "$BIN_STATUS" ] && break; sleep 2; done
+        [ "$(cat "$BIN_STATUS" 2>/dev/null)" = 0 ] ||
+            die "the binaries' build failed or never ended ($BIN_STATUS: '$(cat "$BIN_STATUS" 2>/dev/null)')"
+        stage_binaries ) 2>"$BIN_STAGED.log" && echo 0 >"$BIN_STAGED" || echo 1 >"$BIN_STAGED" ) &
+    STAGER=$!
+fi
 if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
     # The new tree's maintainer scripts are $ARCH programs: run them through qemu-user.
     [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
@@ -233,7 +259,7 @@ say "mmdebstrap $SUITE $ARCH ($MIRROR)"
 # The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
 # pruning modules (under qemu-user each mkinitramfs takes minutes).
 export INITRD=No
-export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_KIOSK_BIN=$STRIPPED_KIOSK WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
+export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_KIOSK_BIN=$STRIPPED_KIOSK WJ_BIN_STAGED=$BIN_STAGED WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
 export WJ_VERSION=$VERSION WJ_UPDATE_CERT=$UPDATE_CERT
 # The Pi kernel hook writes slot A's command lines (the build machine runs no slot).
 export WJ_PI_BOOT_SLOT=A
@@ -248,6 +274,7 @@ for attempt in 1 2; do   # a second try rides out a mirror hiccup
         --setup-hook="$PIN_HOOK" \
         --customize-hook="\"$HERE/customize.sh\" \"\$1\"" \
         "$SUITE" "$ROOT" "${SOURCES[@]}" && break
+    [ "$(cat "$BIN_STAGED")" = 1 ] && die "the binaries could not be installed: $(cat "$BIN_STAGED.log")"
     [ $attempt = 2 ] && die "mmdebstrap failed"
     say "mmdebstrap failed; trying once more"
     grep -q " $ROOT/" /proc/mounts && umount -R "$ROOT"/* 2>/dev/null

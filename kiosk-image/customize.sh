@@ -14,10 +14,7 @@ quietly() {
     fi
 }
 
-# --- program, units, drop-ins -----------------------------------------------------------
-install -D -m0755 "$WJ_BIN" "$R/usr/bin/wordjudge"
-# The kiosk, screenshots and the USB helper: the program that links the GUI and input stack.
-install -D -m0755 "$WJ_KIOSK_BIN" "$R/usr/bin/wordjudge-kiosk"
+# --- units, drop-ins (the programs go in last, below) ------------------------------------
 # The units, from the one list the .deb installs too (Cargo.toml's assets, read by
 # installed-units.sh): the kiosk's; the root units that mount a director's USB stick
 # (started by the kiosk through polkit); the fleet's wired network and uploader, which run
@@ -394,6 +391,21 @@ if [ "$WJ_ARCH" = arm64 ]; then
     [ -z "$missing" ] || { say "the initrd lacks:$missing"; exit 1; }
     say "initrd holds the Pi modules: $PI_MODULES"
 fi
+
+# --- the programs -------------------------------------------------------------------------
+# build.sh checks and strips them, possibly while this tree is being made (BIN_STATUS: CI
+# cross-builds them meanwhile); WJ_BIN_STAGED holds how that ended, once it has.
+if [ ! -s "$WJ_BIN_STAGED" ]; then
+    say "waiting for the wordjudge binaries (being built beside this build)"
+    for ((i = 0; i < 5400; i++)); do [ -s "$WJ_BIN_STAGED" ] && break; sleep 2; done
+fi
+if [ "$(cat "$WJ_BIN_STAGED" 2>/dev/null)" != 0 ]; then
+    cat "$WJ_BIN_STAGED.log" >&2 2>/dev/null
+    say "the wordjudge binaries could not be installed"; exit 1
+fi
+install -D -m0755 "$WJ_BIN" "$R/usr/bin/wordjudge"
+# The kiosk, screenshots and the USB helper: the program that links the GUI and input stack.
+install -D -m0755 "$WJ_KIOSK_BIN" "$R/usr/bin/wordjudge-kiosk"
 
 # --- check the units as installed ---------------------------------------------------------
 # Whatever verify says is shown (a failure inside mmdebstrap's hook is otherwise silent).
