@@ -3,7 +3,6 @@
 # appliance's read-only root. Called by build.sh (which exports the WJ_* settings).
 set -euo pipefail
 R=$1
-S=$WJ_REPO/systemd
 say() { printf '[customize %(%H:%M:%S)T] %s\n' -1 "$*" >&2; }
 # Runs a command whose chatter is not wanted, and shows that chatter when it fails (inside
 # mmdebstrap's hook a silenced failure would otherwise leave only "mmdebstrap failed").
@@ -14,33 +13,19 @@ quietly() {
     fi
 }
 
-# --- units, drop-ins (the programs go in last, below) ------------------------------------
-# The units, from the one list the .deb installs too (Cargo.toml's assets, read by
-# installed-units.sh): the kiosk's; the root units that mount a director's USB stick
-# (started by the kiosk through polkit); the fleet's wired network and uploader, which run
-# only on a station that joined an event's fleet (their ConditionPathExists=), enabled
-# below so that a joined station sends again after every boot.
-units=$("$WJ_REPO/kiosk-image/installed-units.sh" "$WJ_REPO/Cargo.toml")
-[ -n "$units" ] || { say "installed-units.sh listed no unit"; exit 1; }
-while read -r src dest; do
-    install -D -m0644 "$WJ_REPO/$src" "$R/$dest"
-done <<<"$units"
-install -D -m0644 "$S/sysusers.d/wordjudge.conf"         "$R/usr/lib/sysusers.d/wordjudge.conf"
-install -D -m0644 "$S/tmpfiles.d/wordjudge.conf"         "$R/usr/lib/tmpfiles.d/wordjudge.conf"
-install -D -m0644 "$S/logind.conf.d/wordjudge-kiosk.conf" "$R/etc/systemd/logind.conf.d/wordjudge-kiosk.conf"
-install -D -m0644 "$S/journald.conf.d/wordjudge.conf"    "$R/etc/systemd/journald.conf.d/wordjudge.conf"
-install -D -m0644 "$S/system.conf.d/wordjudge.conf"      "$R/etc/systemd/system.conf.d/wordjudge.conf"
-install -D -m0644 "$S/sysctl.d/90-wordjudge.conf"        "$R/etc/sysctl.d/90-wordjudge.conf"
-install -D -m0644 "$S/udev/rules.d/60-wordjudge-gpio.rules" "$R/etc/udev/rules.d/60-wordjudge-gpio.rules"
-install -D -m0644 "$S/udev/rules.d/70-wordjudge-usb.rules" "$R/etc/udev/rules.d/70-wordjudge-usb.rules"
-install -D -m0644 "$S/polkit-1/rules.d/50-wordjudge.rules" "$R/etc/polkit-1/rules.d/50-wordjudge.rules"
-[ -f "$WJ_REPO/README.md" ] && install -D -m0644 "$WJ_REPO/README.md" "$R/usr/share/doc/wordjudge/README.md"
-[ -f "$WJ_REPO/kiosk-image/README.md" ] && install -D -m0644 "$WJ_REPO/kiosk-image/README.md" "$R/usr/share/doc/wordjudge/kiosk-image.md"
-[ -f "$WJ_REPO/lexicons/README.md" ] && install -D -m0644 "$WJ_REPO/lexicons/README.md" "$R/usr/share/doc/wordjudge/lexicons.md"
-# docs/ beside README.md, so that its links resolve (the same files as the .deb's assets).
-for doc in "$WJ_REPO"/docs/*.md; do
-    [ -f "$doc" ] && install -D -m0644 "$doc" "$R/usr/share/doc/wordjudge/docs/${doc##*/}"
-done
+# --- units, drop-ins, rules, docs (the programs go in last, below) -------------------------
+# Every file of the one list the .deb installs too (Cargo.toml's assets, read by
+# installed-files.sh), where the package puts it: the kiosk's unit; the root units that
+# mount a director's USB stick (started by the kiosk through polkit); the fleet's wired
+# network and uploader, which run only on a station that joined an event's fleet (their
+# ConditionPathExists=), enabled below so that a joined station sends again after every
+# boot; systemd's drop-ins and the udev and polkit rules, in the vendor places (/usr/lib,
+# /usr/share); the docs beside README.md, so that its links resolve.
+files=$("$WJ_REPO/kiosk-image/installed-files.sh" "$WJ_REPO/Cargo.toml")
+[ -n "$files" ] || { say "installed-files.sh listed nothing"; exit 1; }
+while read -r src dest mode; do
+    install -D -m"0$mode" "$WJ_REPO/$src" "$R/$dest"
+done <<<"$files"
 
 # --- release and updates -----------------------------------------------------------------
 # The release this root filesystem is: shown by the director menu, compared by an update.

@@ -5,6 +5,10 @@
 # the polkit rule's USB stick part. Prints "N passed, N failed"; exit 0 only if all passed.
 set -uo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+# The one list of installed files (kiosk-image/installed-files.sh), read whole: `| grep -q`
+# would close the pipe at its first match, and under pipefail the list's SIGPIPE would
+# fail a check now and then.
+installed=$(bash "$REPO/kiosk-image/installed-files.sh" "$REPO/Cargo.toml")
 command -v systemd-analyze >/dev/null || { echo "systemd-analyze is missing (apt-get install systemd)" >&2; exit 1; }
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 pass=0; fail=0
@@ -83,7 +87,9 @@ for key in HandlePowerKey HandleRebootKey HandleSuspendKey HandleHibernateKey Ha
   grep -qx "$key=ignore" "$REPO/systemd/logind.conf.d/wordjudge-kiosk.conf" || { rc=1; missing+=" $key"; }
 done
 grep -qx "CtrlAltDelBurstAction=none" "$REPO/systemd/system.conf.d/wordjudge.conf" || { rc=1; missing+=" CtrlAltDelBurstAction"; }
-grep -q 'system.conf.d/wordjudge.conf' "$REPO/kiosk-image/customize.sh" || { rc=1; missing+=" (system.conf.d not installed by the image)"; }
+for dropin in logind.conf.d/wordjudge-kiosk.conf system.conf.d/wordjudge.conf; do
+  grep -q "^systemd/$dropin " <<<"$installed" || { rc=1; missing+=" (systemd/$dropin not on the list of installed files)"; }
+done
 result $rc "logind ignores the Power/Reboot/Suspend/Hibernate keys; Ctrl+Alt+Del bursts do nothing" "not set:$missing"
 
 # polkit: user wordjudge may start and stop the two USB stick units and the two fleet
@@ -114,15 +120,12 @@ done
 for unit in wordjudge-fleet-network.service wordjudge-fleet-upload.service; do
     [ -f "$REPO/systemd/$unit" ] || { rc=1; why+=" no systemd/$unit;"; }
 done
-grep -q 'installed-units.sh' "$REPO/kiosk-image/customize.sh" || { rc=1; why+=" customize.sh does not install the list of units;"; }
-# The image installs the units of the one list (kiosk-image/installed-units.sh). Read
-# whole first: `| grep -q` would close the pipe at its first match, and under pipefail
-# the list's SIGPIPE would fail the check now and then.
-installed=$(bash "$REPO/kiosk-image/installed-units.sh" "$REPO/Cargo.toml") || { rc=1; why+=" the list of installed units cannot be read;"; }
+grep -q 'installed-files.sh' "$REPO/kiosk-image/customize.sh" || { rc=1; why+=" customize.sh does not install the list of files;"; }
+[ -n "$installed" ] || { rc=1; why+=" the list of installed files cannot be read;"; }
 for mode in import export; do
     [ -f "$REPO/systemd/wordjudge-stick-$mode@.service" ] || { rc=1; why+=" no systemd/wordjudge-stick-$mode@.service;"; }
     grep -q "^systemd/wordjudge-stick-$mode@.service " <<<"$installed" \
-        || { rc=1; why+=" wordjudge-stick-$mode@.service not on the list of installed units;"; }
+        || { rc=1; why+=" wordjudge-stick-$mode@.service not on the list of installed files;"; }
 done
 result $rc "polkit rule: user wordjudge may start/stop exactly wordjudge-stick-(import|export)@DEVICE.service and the two fleet units, nothing else of systemd's" "pattern ${pat:-none}:$why"
 

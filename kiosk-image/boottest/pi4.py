@@ -413,7 +413,7 @@ def pi4_board(img, rollback=None):
         rc, out = board.sh(f"{WJ_CONFIG} audit show 2>/dev/null | grep -c display_problem")
         check("Pi 4 board: the missing screen is one audit record (display_problem)", out.strip() == "1", out)
         rc, out = board.sh("cat /sys/class/watchdog/watchdog0/identity 2>&1; "
-                           "systemctl show -p RuntimeWatchdogUSec; grep -h RuntimeWatchdogSec /etc/systemd/system.conf.d/*.conf")
+                           "systemctl show -p RuntimeWatchdogUSec; systemd-analyze cat-config systemd/system.conf | grep RuntimeWatchdogSec")
         check("Pi 4 board: the BCM2835 watchdog is there for systemd (bcm2835-wdt as watchdog0; the card sets "
               "RuntimeWatchdogSec; this test turns it off: TEST_CMDLINE)",
               "BCM2835" in out.upper() and "RuntimeWatchdogSec=" in out, out.replace("\n", " | "))

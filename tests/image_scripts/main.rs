@@ -6,7 +6,7 @@
 
 mod boot_check_pi5;
 mod boot_counter_pi;
-mod installed_units;
+mod installed_files;
 mod pi_boot_hook;
 mod pi_tryboot_backend;
 mod script_run;
