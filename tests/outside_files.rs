@@ -65,13 +65,17 @@ fn direct_calls(name: &str, text: &str) -> Vec<(usize, String)> {
     found
 }
 
-/// Whether `path` is a folder's `tests.rs` that the folder's `mod.rs` compiles
-/// only for tests (`#[cfg(test)]` on the line before `mod tests;`): tests make
-/// their own fixtures. Any other `tests.rs` is code like the rest.
+/// Whether `path` is a folder's `tests.rs` that its parent module (the
+/// folder's `mod.rs`, or `folder.rs` beside the folder) compiles only for
+/// tests (`#[cfg(test)]` on the line before `mod tests;`): tests make their
+/// own fixtures. Any other `tests.rs` is code like the rest.
 fn test_only_module(path: &Path) -> bool {
+    let declared = |parent: &Path| {
+        std::fs::read_to_string(parent).is_ok_and(|parent| parent.contains("\n#[cfg(test)]\nmod tests;\n"))
+    };
     path.file_name().is_some_and(|n| n == "tests.rs")
-        && std::fs::read_to_string(path.with_file_name("mod.rs"))
-            .is_ok_and(|parent| parent.contains("\n#[cfg(test)]\nmod tests;\n"))
+        && (declared(&path.with_file_name("mod.rs"))
+            || path.parent().is_some_and(|folder| declared(&folder.with_extension("rs"))))
 }
 
 #[test]
@@ -137,9 +141,17 @@ fn only_a_tests_rs_declared_for_tests_is_skipped() {
     assert!(test_only_module(&tests));
     // Another file in that folder is scanned.
     assert!(!test_only_module(&dir.path().join("other.rs")));
-    // The three folders whose tests moved out are seen as such.
+    // Or by the file beside the folder (folder.rs, with no mod.rs).
+    let inner = dir.path().join("inner");
+    std::fs::create_dir(&inner).unwrap();
+    std::fs::write(inner.join("tests.rs"), "fn e() {}\n").unwrap();
+    std::fs::write(dir.path().join("inner.rs"), "pub fn f() {}\n\nmod tests;\n").unwrap();
+    assert!(!test_only_module(&inner.join("tests.rs")));
+    std::fs::write(dir.path().join("inner.rs"), "pub fn f() {}\n\n#[cfg(test)]\nmod tests;\n").unwrap();
+    assert!(test_only_module(&inner.join("tests.rs")));
+    // The folders whose tests moved out are seen as such.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for folder in ["src/app/update", "src/profile", "src/update"] {
+    for folder in ["src/app/update", "src/profile", "src/update", "src/fleet/stick"] {
         assert!(test_only_module(&root.join(folder).join("tests.rs")), "{folder}");
     }
 }

@@ -75,7 +75,7 @@ impl ScratchStation {
 /// Renders every screen into `out` as PNG files; returns their paths.
 pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
-    let screen = HeadlessScreen::install(width, height)?;
+    let screen = HeadlessScreen::install(width, height).map_err(|e| e.to_string())?;
     let window = AppWindow::new().map_err(|e| e.to_string())?;
     window.show().map_err(|e| e.to_string())?;
     screen.resize();
@@ -460,7 +460,7 @@ fn capture(screen: &HeadlessScreen, out: &Path, name: &str, written: &mut Vec<Pa
     screen.request_redraw();
     screen.render();
     let path = out.join(format!("{name}.png"));
-    screen.write_png(&path)?;
+    screen.write_png(&path).map_err(|e| e.to_string())?;
     written.push(path);
     Ok(())
 }

@@ -100,6 +100,42 @@ fn key_name(station: &str, key: &VerifyingKey) -> String {
     format!("wordjudge.audit/{slug}-{}", &sha256_hex(key.as_bytes())[..8])
 }
 
+/// Why a text is not an audit verifier key (`name+keyid+base64`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VerifierKeyError {
+    /// Not `name+keyid+base64` of a key.
+    Format,
+    /// A key, but not an Ed25519 one.
+    NotEd25519,
+    /// The key id is not the one its name and key give.
+    KeyId,
+    /// The key part is not base64.
+    Base64(base64::DecodeError),
+    /// 32 bytes that are not an Ed25519 public key (no point of the curve).
+    NotAPoint,
+}
+
+impl fmt::Display for VerifierKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VerifierKeyError::Format => f.write_str("not a verifier key (expected name+keyid+base64 of an Ed25519 key)"),
+            VerifierKeyError::NotEd25519 => f.write_str("not an Ed25519 verifier key"),
+            VerifierKeyError::KeyId => f.write_str("the key id does not match the name and key"),
+            VerifierKeyError::Base64(e) => write!(f, "the key is not base64: {e}"),
+            VerifierKeyError::NotAPoint => f.write_str("not an Ed25519 public key"),
+        }
+    }
+}
+
+impl std::error::Error for VerifierKeyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            VerifierKeyError::Base64(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// The public half: a key name and an Ed25519 public key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NoteVerifier {
@@ -114,22 +150,22 @@ impl NoteVerifier {
     }
 
     /// Reads a verifier key (first non-empty line of a `.pub` file).
-    pub fn parse(text: &str) -> Result<NoteVerifier, String> {
+    pub fn parse(text: &str) -> Result<NoteVerifier, VerifierKeyError> {
         let line = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
         // The format, the key id and the algorithm are signed_note's to check.
         signed_note::StandardVerifier::new(line).map_err(|e| match e {
-            signed_note::VerifierError::Format => "not a verifier key (expected name+keyid+base64 of an Ed25519 key)".to_string(),
-            signed_note::VerifierError::Alg => "not an Ed25519 verifier key".to_string(),
-            signed_note::VerifierError::Id => "the key id does not match the name and key".to_string(),
+            signed_note::VerifierError::Format => VerifierKeyError::Format,
+            signed_note::VerifierError::Alg => VerifierKeyError::NotEd25519,
+            signed_note::VerifierError::Id => VerifierKeyError::KeyId,
         })?;
         // What it accepted, read again for the key itself (its fingerprint).
         let mut parts = line.splitn(3, '+');
         let (Some(name), Some(_), Some(b64)) = (parts.next(), parts.next(), parts.next()) else {
-            return Err("not a verifier key (expected name+keyid+base64)".into());
+            return Err(VerifierKeyError::Format);
         };
-        let bytes = BASE64.decode(b64).map_err(|e| format!("the key is not base64: {e}"))?;
-        let raw = <[u8; 32]>::try_from(bytes.get(1..).unwrap_or_default()).map_err(|_| "not an Ed25519 verifier key")?;
-        let key = VerifyingKey::from_bytes(&raw).map_err(|e| format!("not an Ed25519 public key: {e}"))?;
+        let bytes = BASE64.decode(b64).map_err(VerifierKeyError::Base64)?;
+        let raw = <[u8; 32]>::try_from(bytes.get(1..).unwrap_or_default()).map_err(|_| VerifierKeyError::NotEd25519)?;
+        let key = VerifyingKey::from_bytes(&raw).map_err(|_| VerifierKeyError::NotAPoint)?;
         Ok(NoteVerifier { name: name.to_string(), key })
     }
 

@@ -28,7 +28,7 @@ pub mod numbering;
 pub mod record;
 pub mod slip;
 
-pub use checkpoint::{FingerprintError, KeyFingerprint, NoteVerifier, NotedFingerprint};
+pub use checkpoint::{FingerprintError, KeyFingerprint, NoteVerifier, NotedFingerprint, VerifierKeyError};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use lock::WriterBusy;
 pub use record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind, LexiconIdentity, Record};

@@ -32,6 +32,8 @@ pub enum CaError {
     Io(PathBuf, std::io::Error),
     NotACa(PathBuf),
     Request { file: PathBuf, problem: String },
+    /// A paired audit key that is not a verifier key.
+    PairedKey { file: PathBuf, source: crate::audit::VerifierKeyError },
     /// A file could not be read (missing, a link, not a regular file, too large).
     Read(crate::outside_files::BoundedReadError),
 }
@@ -50,6 +52,7 @@ impl fmt::Display for CaError {
                 dir.display()
             ),
             CaError::Request { file, problem } => write!(f, "{}: {problem}", file.display()),
+            CaError::PairedKey { file, source } => write!(f, "{}: not a paired audit key: {source}", file.display()),
             CaError::Read(e) => write!(f, "{e}"),
         }
     }
@@ -60,6 +63,7 @@ impl std::error::Error for CaError {
         match self {
             CaError::Io(_, e) => Some(e),
             CaError::Read(e) => Some(e),
+            CaError::PairedKey { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -253,8 +257,8 @@ impl EventCa {
             }
             let path = kept.join(&entry.name);
             let text = crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE).map_err(CaError::Read)?;
-            let verifier = crate::audit::NoteVerifier::parse(&text)
-                .map_err(|problem| CaError::Request { file: path.clone(), problem: format!("not a paired audit key: {problem}") })?;
+            let verifier =
+                crate::audit::NoteVerifier::parse(&text).map_err(|source| CaError::PairedKey { file: path.clone(), source })?;
             keys.push(super::PairedKey { station: station.to_string(), verifier });
         }
         keys.sort_by(|a, b| a.station.cmp(&b.station));
@@ -267,7 +271,7 @@ impl EventCa {
         match crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE) {
             Ok(text) => crate::audit::NoteVerifier::parse(&text)
                 .map(Some)
-                .map_err(|problem| CaError::Request { file: path, problem: format!("not a paired audit key: {problem}") }),
+                .map_err(|source| CaError::PairedKey { file: path, source }),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(CaError::Read(e)),
         }

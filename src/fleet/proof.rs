@@ -101,7 +101,7 @@ pub fn check(keys: &[PairedKey], line: Option<&str>, checkpoint: Option<&str>) -
             Ok(checkpoint) => {
                 check_seal(line.as_bytes()).map_err(|_| Refusal::LineEdited)?;
                 let hash = line_hash(line.as_bytes());
-                let record = Record::parse(line.as_bytes()).map_err(Refusal::NotARecord)?;
+                let record = Record::parse(line.as_bytes()).map_err(|e| Refusal::NotARecord(e.to_string()))?;
                 if checkpoint.head != hash
                     || checkpoint.count != record.seq
                     || checkpoint.reason != CheckpointReason::Journal.as_str()

@@ -8,7 +8,8 @@ use slint::Rgb8Pixel;
 use slint::platform::{Platform, WindowAdapter};
 use slint::PhysicalSize;
 use std::cell::RefCell;
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
@@ -37,10 +38,10 @@ pub struct HeadlessScreen {
 impl HeadlessScreen {
     /// Makes this process draw into memory at `width`×`height`. Once per
     /// process, before any window is created.
-    pub fn install(width: u32, height: u32) -> Result<HeadlessScreen, String> {
+    pub fn install(width: u32, height: u32) -> Result<HeadlessScreen, HeadlessError> {
         let window = MinimalSoftwareWindow::new(RepaintBufferType::NewBuffer);
         slint::platform::set_platform(Box::new(HeadlessPlatform { window: window.clone(), start: Instant::now() }))
-            .map_err(|e| format!("cannot set up headless rendering: {e}"))?;
+            .map_err(HeadlessError::Platform)?;
         Ok(HeadlessScreen {
             window,
             width,
@@ -113,17 +114,50 @@ impl HeadlessScreen {
     }
 
     /// Writes the last frame as a PNG.
-    pub fn write_png(&self, path: &Path) -> Result<(), String> {
+    pub fn write_png(&self, path: &Path) -> Result<(), HeadlessError> {
         let bytes: Vec<u8> = self.buffer.borrow().iter().flat_map(|p| [p.r, p.g, p.b]).collect();
         let mut png_bytes = Vec::new();
         {
+            let encoding = |source| HeadlessError::Png { path: path.to_path_buf(), source };
             let mut encoder = png::Encoder::new(&mut png_bytes, self.width, self.height);
             encoder.set_color(png::ColorType::Rgb);
             encoder.set_depth(png::BitDepth::Eight);
-            let mut writer = encoder.write_header().map_err(|e| format!("{}: {e}", path.display()))?;
-            writer.write_image_data(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            let mut writer = encoder.write_header().map_err(encoding)?;
+            writer.write_image_data(&bytes).map_err(encoding)?;
         }
-        crate::outside_files::write_atomically(path, &png_bytes).map_err(|e| format!("{}: {e}", path.display()))
+        crate::outside_files::write_atomically(path, &png_bytes)
+            .map_err(|source| HeadlessError::Write { path: path.to_path_buf(), source })
+    }
+}
+
+/// Why drawing without a display could not start, or a frame not be saved.
+#[derive(Debug)]
+pub enum HeadlessError {
+    /// Slint refused the in-memory platform (one was already set up).
+    Platform(slint::platform::SetPlatformError),
+    /// The frame could not be encoded as a PNG.
+    Png { path: PathBuf, source: png::EncodingError },
+    /// The PNG could not be written.
+    Write { path: PathBuf, source: std::io::Error },
+}
+
+impl fmt::Display for HeadlessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeadlessError::Platform(e) => write!(f, "cannot set up headless rendering: {e}"),
+            HeadlessError::Png { path, source } => write!(f, "{}: {source}", path.display()),
+            HeadlessError::Write { path, source } => write!(f, "{}: {source}", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for HeadlessError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            HeadlessError::Platform(e) => Some(e),
+            HeadlessError::Png { source, .. } => Some(source),
+            HeadlessError::Write { source, .. } => Some(source),
+        }
     }
 }
 

@@ -58,19 +58,57 @@ fn udev_sticks() -> std::io::Result<Vec<Stick>> {
     Ok(sticks)
 }
 
+/// Why `systemctl` did not do what it was asked.
+#[derive(Debug)]
+pub enum SystemctlError {
+    /// It could not be started.
+    Spawn(std::io::Error),
+    /// Waiting for it failed.
+    Wait { verb: String, source: std::io::Error },
+    /// It ended with a failure status, saying `stderr` (at most 2000 bytes).
+    Failed { verb: String, status: std::process::ExitStatus, stderr: String },
+    /// It did not end within [`SYSTEMCTL_TIMEOUT`], and was killed.
+    TimedOut { verb: String },
+}
+
+impl std::fmt::Display for SystemctlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SystemctlError::Spawn(e) => write!(f, "cannot run systemctl: {e}"),
+            SystemctlError::Wait { verb, source } => write!(f, "systemctl {verb}: {source}"),
+            SystemctlError::Failed { verb, status, stderr } if stderr.is_empty() => {
+                write!(f, "systemctl {verb} failed ({status})")
+            }
+            SystemctlError::Failed { verb, status, stderr } => write!(f, "systemctl {verb} failed ({status}): {stderr}"),
+            SystemctlError::TimedOut { verb } => {
+                write!(f, "systemctl {verb} did not finish in {} s", SYSTEMCTL_TIMEOUT.as_secs())
+            }
+        }
+    }
+}
+
+impl std::error::Error for SystemctlError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SystemctlError::Spawn(e) | SystemctlError::Wait { source: e, .. } => Some(e),
+            _ => None,
+        }
+    }
+}
+
 /// Runs `systemctl VERB UNITS…` and waits at most [`SYSTEMCTL_TIMEOUT`].
-pub(crate) fn systemctl(verb: &str, units: &[String]) -> Result<(), String> {
+pub(crate) fn systemctl(verb: &str, units: &[String]) -> Result<(), SystemctlError> {
     run_systemctl(verb, &[], units)
 }
 
 /// Runs `systemctl --no-block VERB UNITS…`: systemd (and polkit) accept or
 /// refuse the jobs, and it returns without waiting for them to run, so the
 /// kiosk's own thread can call it.
-pub(crate) fn systemctl_no_block(verb: &str, units: &[String]) -> Result<(), String> {
+pub(crate) fn systemctl_no_block(verb: &str, units: &[String]) -> Result<(), SystemctlError> {
     run_systemctl(verb, &["--no-block"], units)
 }
 
-fn run_systemctl(verb: &str, flags: &[&str], units: &[String]) -> Result<(), String> {
+fn run_systemctl(verb: &str, flags: &[&str], units: &[String]) -> Result<(), SystemctlError> {
     let mut child = Command::new("systemctl")
         .arg(verb)
         .arg("--no-ask-password")
@@ -80,7 +118,7 @@ fn run_systemctl(verb: &str, flags: &[&str], units: &[String]) -> Result<(), Str
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run systemctl: {e}"))?;
+        .map_err(SystemctlError::Spawn)?;
     let deadline = Instant::now() + SYSTEMCTL_TIMEOUT;
     loop {
         match child.try_wait() {
@@ -91,20 +129,15 @@ fn run_systemctl(verb: &str, flags: &[&str], units: &[String]) -> Result<(), Str
                     use std::io::Read;
                     let _ = (&mut stderr).take(2000).read_to_string(&mut err);
                 }
-                let err = err.trim();
-                return Err(if err.is_empty() {
-                    format!("systemctl {verb} failed ({status})")
-                } else {
-                    format!("systemctl {verb} failed ({status}): {err}")
-                });
+                return Err(SystemctlError::Failed { verb: verb.to_string(), status, stderr: err.trim().to_string() });
             }
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("systemctl {verb} did not finish in {} s", SYSTEMCTL_TIMEOUT.as_secs()));
+                return Err(SystemctlError::TimedOut { verb: verb.to_string() });
             }
-            Err(e) => return Err(format!("systemctl {verb}: {e}")),
+            Err(source) => return Err(SystemctlError::Wait { verb: verb.to_string(), source }),
         }
     }
 }
@@ -118,10 +151,10 @@ impl Sticks for SystemSticks {
         if !valid_device_name(&stick.device) {
             return Err(StickError::NotAStick { device: stick.device.clone(), why: "not a USB disk name".into() });
         }
-        systemctl("start", &[unit_name(mode, &stick.device)]).map_err(|why| StickError::System {
+        systemctl("start", &[unit_name(mode, &stick.device)]).map_err(|e| StickError::System {
             action: format!("mount ({})", mode.as_str()),
             device: stick.device.clone(),
-            why,
+            why: e.to_string(),
         })?;
         Ok(PathBuf::from(STICK_PATH))
     }
@@ -131,10 +164,10 @@ impl Sticks for SystemSticks {
             return Ok(());
         }
         let units = [unit_name(Mode::Import, &stick.device), unit_name(Mode::Export, &stick.device)];
-        systemctl("stop", &units).map_err(|why| StickError::System {
+        systemctl("stop", &units).map_err(|e| StickError::System {
             action: "unmount".into(),
             device: stick.device.clone(),
-            why,
+            why: e.to_string(),
         })
     }
 }

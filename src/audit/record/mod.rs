@@ -267,8 +267,8 @@ pub struct Record {
 
 impl Record {
     /// Parses a line (without its newline). The seal is not checked here.
-    pub fn parse(line: &[u8]) -> Result<Record, String> {
-        serde_json::from_slice(line).map_err(|e| e.to_string())
+    pub fn parse(line: &[u8]) -> Result<Record, serde_json::Error> {
+        serde_json::from_slice(line)
     }
 
     pub fn kind(&self) -> Option<EventKind> {
