@@ -10,7 +10,7 @@
 use super::station::{
     parse_clock, AdjudicateError, Counts, DirectorEvent, FleetVisit, ImportRow, ImportState, Judged, LexiconChoice, LexiconView,
     PinCheck, ProfileChoice, SecondOpinion, SettingsError, Station, StickChoice, SwitchError, SystemAction,
-    SystemError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbError, UsbRequest, UsbUpdate, UsbWork,
+    SystemError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbError, UsbRequest, UsbUpdate,
     Warning,
 };
 use crate::update::{BootCheck, Refusals, UpdateError, UpdateKind};
@@ -279,13 +279,7 @@ impl FakeStation {
     }
 
     fn usb_work(&mut self, request: &UsbRequest) -> UsbUpdate {
-        let work = match request {
-            UsbRequest::OpenForImport { .. } | UsbRequest::Rename { .. } => UsbWork::Reading,
-            UsbRequest::Install { .. } => UsbWork::Installing,
-            UsbRequest::Eject => UsbWork::Ejecting,
-            UsbRequest::Export { .. } => UsbWork::Exporting,
-            UsbRequest::JoinFleet { .. } => UsbWork::JoiningFleet,
-        };
+        let work = request.work();
         if let Some(problem) = self.usb_fail_next.take() {
             self.usb_rows.clear();
             return UsbUpdate::Failed { work, problem };

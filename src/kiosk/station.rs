@@ -385,6 +385,21 @@ pub enum UsbRequest {
     JoinFleet { device: String },
 }
 
+impl UsbRequest {
+    /// What the screen shows while this request's work runs (both stations
+    /// ask here, so a new request cannot show one thing in tests and
+    /// another on the station).
+    pub fn work(&self) -> UsbWork {
+        match self {
+            UsbRequest::OpenForImport { .. } | UsbRequest::Rename { .. } => UsbWork::Reading,
+            UsbRequest::Install { .. } => UsbWork::Installing,
+            UsbRequest::Eject => UsbWork::Ejecting,
+            UsbRequest::Export { .. } => UsbWork::Exporting,
+            UsbRequest::JoinFleet { .. } => UsbWork::JoiningFleet,
+        }
+    }
+}
+
 /// What USB work is doing, for the screen while it runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UsbWork {

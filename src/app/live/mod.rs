@@ -33,7 +33,7 @@ use crate::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::kiosk::station::{
     AdjudicateError, Counts, DirectorEvent, Judged, LexiconChoice, LexiconView, PinCheck, PinGuard, ProfileChoice,
     Rotation, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UpdateOffer, UpdateReport,
-    UpdateRequest, UsbError, UsbRequest, UsbUpdate, UsbWork, Warning,
+    UpdateRequest, UsbError, UsbRequest, UsbUpdate, Warning,
 };
 use crate::update::{BootCheck, Updates};
 use crate::usb::Sticks;
@@ -647,13 +647,7 @@ impl Station for LiveStation {
         }
         if !self.update.busy() {
             if let Some(request) = self.deferred_usb.take() {
-                let work = match request {
-                    UsbRequest::OpenForImport { .. } | UsbRequest::Rename { .. } => UsbWork::Reading,
-                    UsbRequest::Install { .. } => UsbWork::Installing,
-                    UsbRequest::Eject => UsbWork::Ejecting,
-                    UsbRequest::Export { .. } => UsbWork::Exporting,
-                    UsbRequest::JoinFleet { .. } => UsbWork::JoiningFleet,
-                };
+                let work = request.work();
                 if let Err(e) = self.start_usb_request(request) {
                     return Some(UsbUpdate::Failed { work, problem: e.to_string() });
                 }
