@@ -18,13 +18,15 @@ use crate::inspect::export::{self, FolderExport};
 use crate::audit::NoteVerifier;
 use crate::fleet::join::JoinStep;
 use crate::kiosk::station::{FleetVisit, ImportRow, ImportState, UsbError, UsbUpdate, UsbWork};
-use crate::lexicon::build::{BuildError, InstallReport};
-use crate::lexicon::catalog::Catalog;
+use crate::lexicon::build::InstallReport;
 use crate::lexicon::import::{self, Preview};
 use crate::usb::{Mode, Stick, Sticks};
 use super::job::{Busy, Heard, JobDesk};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
+
+mod read;
+use read::{installed_facts, read_stick, row_of};
 
 /// A stick open for import and what was read from it.
 struct OpenStick {
@@ -82,66 +84,6 @@ pub struct UsbDesk {
     open: Option<OpenStick>,
 }
 
-fn row_of(path: &Path, preview: &Result<Preview, String>) -> ImportRow {
-    let file = path.file_name().map(|n| crate::word::printable(&n.to_string_lossy(), 64)).unwrap_or_default();
-    match preview {
-        Err(why) => ImportRow { file, name: None, state: ImportState::Unusable(why.clone()) },
-        Ok(Preview::Unnamed(compiled)) => ImportRow {
-            file,
-            name: None,
-            state: ImportState::Unnamed {
-                fingerprint: compiled.manifest.fingerprint.short(),
-                words: compiled.manifest.word_count,
-            },
-        },
-        Ok(Preview::Named(named)) => {
-            let manifest = &named.prepared.compiled.manifest;
-            let name = named.prepared.layer.fst.trim_end_matches(".fst").to_string();
-            ImportRow {
-                file,
-                name: Some(name),
-                state: ImportState::Would {
-                    lexicon: named.lexicon.clone(),
-                    status: named.status.label().to_string(),
-                    fingerprint: manifest.fingerprint.short(),
-                    words: manifest.word_count,
-                    installable: named.installable,
-                    note: named.note.clone(),
-                },
-            }
-        }
-    }
-}
-
-/// Reads and previews every word list on the stick mounted at `root`.
-/// A read that fails because the stick is gone fails the whole import.
-fn read_stick(sticks: &dyn Sticks, stick: &Stick, root: &Path, lexicon_dir: &Path) -> Result<Outcome, String> {
-    let gone = || !sticks.list().iter().any(|s| s.device == stick.device);
-    let found = import::find_word_lists(root).map_err(|e| format!("cannot list the stick: {e}"))?;
-    let left_out = found.left_out;
-    let mut files = Vec::with_capacity(found.lists.len() + found.refused.len());
-    for path in found.lists {
-        let preview = match crate::lexicon::build::compile_file(&path, false) {
-            Ok(compiled) => {
-                import::preview(compiled, import::name_from_file(&path).as_deref(), lexicon_dir).map_err(|e| e.to_string())
-            }
-            Err(BuildError::ReadSource(e)) if gone() => {
-                return Err(format!("the stick was removed while it was being read ({e})"))
-            }
-            Err(e) => Err(e.to_string()),
-        };
-        files.push((path, preview));
-    }
-    // Links, FIFOs and folders named like lists: shown refused, never opened.
-    files.extend(found.refused.into_iter().map(|(path, why)| (path, Err(why))));
-    // Pulled out after its last file was read: nothing it showed can be
-    // trusted to be on it, so nothing is shown.
-    if gone() {
-        return Err("the stick was removed while it was being read".into());
-    }
-    Ok(Outcome::Opened { stick: stick.clone(), files, left_out })
-}
-
 /// What the screen says of a fleet stick's visit.
 fn fleet_visit(step: &JoinStep) -> FleetVisit {
     match step {
@@ -164,29 +106,6 @@ fn visit_words(visit: &FleetVisit) -> String {
         FleetVisit::Joined { event, .. } => format!("joined the fleet of {event}"),
         FleetVisit::AlreadyJoined { event, .. } => format!("already in the fleet of {event}"),
         FleetVisit::Refused(reason) => format!("not joined: {reason}"),
-    }
-}
-
-fn installed_facts(dir: &Path, id: &str) -> InstalledFacts {
-    match Catalog::load(dir).open(id) {
-        Ok(lexicon) => {
-            let identity = crate::audit::LexiconIdentity::of(&lexicon);
-            let words = lexicon.layers().iter().map(|l| l.facts().word_count).sum();
-            InstalledFacts {
-                status: identity.status,
-                fingerprint: identity.fingerprint,
-                content_sha256: Some(identity.content_sha256.join(" ")),
-                fst_sha256: identity.fst_sha256.join(" "),
-                words,
-            }
-        }
-        Err(e) => InstalledFacts {
-            status: e.status().to_string(),
-            fingerprint: String::new(),
-            content_sha256: None,
-            fst_sha256: String::new(),
-            words: 0,
-        },
     }
 }
 

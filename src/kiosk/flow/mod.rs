@@ -8,11 +8,12 @@
 //! [`super::view`] is the one place that decides what a player reads. The
 //! tests drive it with a fake clock and [`super::fake::FakeStation`].
 //!
-//! This file owns the events, the screens' shared types, the [`Kiosk`]
-//! state and its dispatcher (Ready, Verdict, ticks, going home); each group
-//! of screens has its own file: `entry` (the challenger's words),
-//! `director` (PIN prompt and menu), `edit` (a setting being typed) and
-//! `usb` (a director's stick) and `update` (the station updated from a stick).
+//! This file owns the screens' shared types, the [`Kiosk`] state and its
+//! dispatcher (Ready, Verdict, ticks, going home); `events` has the keys and
+//! events that drive it, and each group of screens has its own file: `entry`
+//! (the challenger's words), `director` (PIN prompt and menu), `edit` (a
+//! setting being typed), `usb` (a director's stick) and `update` (the
+//! station updated from a stick).
 
 use super::station::{
     AdjudicateError, FleetVisit, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
@@ -28,6 +29,7 @@ use std::time::Duration;
 mod director;
 mod edit;
 mod entry;
+mod events;
 mod update;
 mod usb;
 
@@ -35,6 +37,7 @@ use director::PinVerdict;
 pub use director::{Change, ConfirmScreen, DirectorMenu, MenuItem, MenuMessage, MenuPage, PinMessage, PinPrompt, CONFIRM_SETTLE};
 pub use edit::{EditField, EditMessage, EditPrompt, PinStep};
 pub use entry::{Entry, EntryHint};
+pub use events::{Event, Key};
 use entry::entry_idle_limit;
 pub use update::{UpdateDone, UpdatePhase, UpdateScreen, UPDATE_CHECK_DEADLINE};
 pub use usb::{StopReason, UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen};
@@ -64,67 +67,6 @@ pub const ENTRY_COUNTDOWN: Duration = Duration::from_secs(10);
 /// Most keys remembered as held down (a backend that loses releases must
 /// not grow the set without bound).
 const MAX_HELD: usize = 16;
-
-/// A key as the flow sees it (the UI maps real key events to these).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Key {
-    /// A printable character (letters, digits, punctuation, space).
-    Char(char),
-    Tab,
-    Enter,
-    Backspace,
-    Escape,
-    Up,
-    Down,
-    Left,
-    Right,
-    /// The director chord, Ctrl+Alt+Shift+D: opens the PIN prompt from Ready
-    /// or Out of service.
-    DirectorChord,
-    /// Any other key (function keys, modifiers with letters, …): ignored.
-    Other,
-}
-
-impl Key {
-    /// The key as remembered while held: letters without case, since a
-    /// release may carry other text than its press once Shift changed.
-    fn held_form(self) -> Key {
-        match self {
-            Key::Char(c) => Key::Char(c.to_ascii_uppercase()),
-            other => other,
-        }
-    }
-
-    /// Whether a fresh press of this key may end a verdict: ENTER, ESC or
-    /// SPACE, deliberate keys nobody types into the next challenge. Never
-    /// TAB, which judged it (a challenged player pressing it twice, or
-    /// holding it, must not wipe the verdict), never a letter or a digit.
-    pub fn dismisses_verdict(self) -> bool {
-        matches!(self, Key::Enter | Key::Escape | Key::Char(' '))
-    }
-}
-
-/// Something that happened.
-///
-/// Keys carry their kind: a fresh press, the backend's auto-repeat of a key
-/// held down, or a release. Slint's winit backend (desktops, X11) reports
-/// auto-repeats as repeats; its linuxkms backend (the appliance, libinput)
-/// generates none: a held key is one press and one release there. The flow
-/// acts on fresh presses only, so a held key acts once on every backend.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
-    /// A key went down.
-    Key(Key),
-    /// The key is still held and the backend repeated it: never acts (it
-    /// only tells that someone is at the keyboard).
-    Repeat(Key),
-    /// A key went up.
-    Release(Key),
-    /// The physical judge button: exactly TAB in Entry, ignored elsewhere.
-    JudgeButton,
-    /// Time passed (timeouts are checked against `now`).
-    Tick,
-}
 
 /// What the Ready screen answers a key that is not a word count, or says
 /// about the challenge that just ended without a verdict.
