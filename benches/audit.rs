@@ -8,11 +8,11 @@
 
 use criterion::{criterion_group, Criterion};
 use std::time::{Duration, Instant};
-use wordjudge::audit::LexiconIdentity;
-use wordjudge::recorder::{AdjudicationInput, AuditLog};
-use wordjudge::judge::{judge, Challenge};
-use wordjudge::panel::Trigger;
-use wordjudge::lexicon::catalog;
+use wordjudge_core::audit::LexiconIdentity;
+use wordjudge_core::recorder::{AdjudicationInput, AuditLog};
+use wordjudge_core::judge::{judge, Challenge};
+use wordjudge_core::panel::Trigger;
+use wordjudge_core::lexicon::catalog;
 
 fn bench_dir() -> tempfile::TempDir {
     let base = std::env::var_os("WORDJUDGE_BENCH_DIR").unwrap_or_else(|| "/var/tmp".into());
@@ -64,7 +64,7 @@ fn audit(c: &mut Criterion) {
         at(0.99),
         times[samples - 1]
     );
-    let report = wordjudge::inspect::verify(dir.path()).expect("verify");
+    let report = wordjudge_core::inspect::verify(dir.path()).expect("verify");
     assert!(report.ok(), "{report}");
 }
 

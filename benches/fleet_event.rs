@@ -24,10 +24,10 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use wordjudge::audit::checkpoint::StationKey;
-use wordjudge::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, Record};
-use wordjudge::judge::Verdict;
-use wordjudge::panel::Trigger;
+use wordjudge_core::audit::checkpoint::StationKey;
+use wordjudge_core::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, Record};
+use wordjudge_core::judge::Verdict;
+use wordjudge_core::panel::Trigger;
 
 /// 2026-11-20T08:00:00Z, the first morning, in microseconds.
 const START_US: i64 = 1_795_161_600_000_000;
@@ -59,7 +59,7 @@ impl Station {
             name,
             key,
             seq: 1,
-            prev: wordjudge::audit::format::GENESIS.to_string(),
+            prev: wordjudge_core::audit::format::GENESIS.to_string(),
             challenge: 1,
             lexicon: LexiconIdentity {
                 id: "CSW21".into(),
@@ -86,7 +86,7 @@ impl Station {
     }
 
     /// An audit record's entry, with its sealed line and signed checkpoint,
-    /// as src/recorder/journal.rs sends it.
+    /// as crates/core/src/recorder/journal.rs sends it.
     fn record(&mut self, at: i64, body: Body) -> Entry {
         let time = jiff::Timestamp::from_microsecond(at).unwrap().to_string();
         let record = Record {

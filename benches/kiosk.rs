@@ -10,10 +10,10 @@ use std::cell::Cell;
 use std::path::Path;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use wordjudge::ui::headless::{key_text, press_key, type_text, HeadlessScreen};
-use wordjudge::app::screenshots::ScratchStation;
-use wordjudge::app::{attach, tick};
-use wordjudge::ui::AppWindow;
+use wordjudge_station::ui::headless::{key_text, press_key, type_text, HeadlessScreen};
+use wordjudge_station::app::screenshots::ScratchStation;
+use wordjudge_station::app::{attach, tick};
+use wordjudge_station::ui::AppWindow;
 
 fn benches(c: &mut Criterion) {
     let screen = HeadlessScreen::install(1920, 1080).unwrap();
@@ -25,7 +25,7 @@ fn benches(c: &mut Criterion) {
     let scratch = ScratchStation::new(active).unwrap();
     if active == "CSW15" {
         let lexicons = scratch.dir.path().join("lexicons");
-        wordjudge::lexicon::build::install_official(&csw, &lexicons, None, false).unwrap();
+        wordjudge_core::lexicon::build::install_official(&csw, &lexicons, None, false).unwrap();
     }
     eprintln!("judging with {active}; audit log on {}", scratch.dir.path().display());
     let clock = Rc::new(Cell::new(Duration::from_secs(10)));
@@ -43,7 +43,7 @@ fn benches(c: &mut Criterion) {
                 press_key(w, &key_text(Key::Tab));
                 assert!(screen.render(), "a frame was drawn");
                 total += start.elapsed();
-                assert_eq!(window.get_view().screen, wordjudge::ui::Screen::Verdict);
+                assert_eq!(window.get_view().screen, wordjudge_station::ui::Screen::Verdict);
                 clock.set(clock.get() + Duration::from_secs(11));
                 tick(&window, &controller);
                 screen.render();

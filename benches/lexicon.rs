@@ -7,10 +7,10 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use std::path::{Path, PathBuf};
-use wordjudge::judge::{judge, Challenge};
-use wordjudge::lexicon::build::{build_lexicon, install_official};
-use wordjudge::lexicon::catalog::Catalog;
-use wordjudge::lexicon::Status;
+use wordjudge_core::judge::{judge, Challenge};
+use wordjudge_core::lexicon::build::{build_lexicon, install_official};
+use wordjudge_core::lexicon::catalog::Catalog;
+use wordjudge_core::lexicon::Status;
 
 fn source() -> (PathBuf, &'static str) {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/lexicons/CSW15.txt");

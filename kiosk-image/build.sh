@@ -137,7 +137,7 @@ if [ -z "${WORDJUDGE_BIN:-}" ]; then
         fi
     fi
 fi
-# The kiosk program is built beside it (src/cli/mod.rs: two programs).
+# The kiosk program is built beside it (crates/cli/src/lib.rs: two programs).
 WORDJUDGE_KIOSK_BIN=${WORDJUDGE_KIOSK_BIN:-$(dirname "$WORDJUDGE_BIN")/wordjudge-kiosk}
 # The image runs the binary only if it is an ARCH one (stage_binaries checks), so a host
 # binary compiles word lists and hashes the PIN only where ARCH is this machine's.

@@ -1,20 +1,28 @@
-//! The crate's layers import only downward (see `src/lib.rs`): the core and
-//! the station's records and devices know nothing of the kiosk, the UI, the
-//! wiring or the command line; the kiosk knows nothing of the UI or the
-//! wiring; the UI nothing of the wiring. This test reads every source file's
-//! code lines (comments skipped) and names each reference that runs upward.
+//! The layers inside each crate import only downward (see each crate's
+//! `lib.rs`). Between crates Cargo keeps the order: the core
+//! (`crates/core`) cannot name the station or the command line, and the
+//! command line (`crates/cli`) cannot name the station. Inside a crate it is
+//! this test's job: the core's rows import only from rows below, never
+//! sideways; in the station the kiosk knows nothing of the UI or the wiring,
+//! the UI nothing of the wiring. It reads every source file's code lines
+//! (comments skipped) and names each reference that runs upward.
 
 #[path = "common/sources.rs"]
 mod sources;
 
 use sources::rust_files;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Top-level modules by layer, lowest first. A module imports only from
-/// layers below its own, never from a neighbour in its layer: the audit
-/// log's writer (`recorder`) and its readers (`inspect`) share the format
-/// (`audit`) and nothing else.
-const LAYERS: &[&[&str]] = &[
+/// Each crate's folder and its top-level modules by layer, lowest first.
+/// The command line's crate has no layers: its modules are one per
+/// subcommand group, over the core.
+const CRATES: &[(&str, &[&[&str]])] = &[("crates/core", CORE_LAYERS), ("crates/station", STATION_LAYERS)];
+
+/// The core's top-level modules by layer, lowest first. A module imports
+/// only from layers below its own, never from a neighbour in its layer: the
+/// audit log's writer (`recorder`) and its readers (`inspect`) share the
+/// format (`audit`) and nothing else.
+const CORE_LAYERS: &[&[&str]] = &[
     // The one reading of the `--usb` and `--updates` values: imports nothing.
     &["backend_spec"],
     // Foundations: import nothing of the crate.
@@ -31,13 +39,22 @@ const LAYERS: &[&[&str]] = &[
     // The fleet's status from the records' journal copies (their fields, as
     // the recorder names them).
     &["fleet"],
-    &["kiosk"],
-    &["ui"],
-    &["app"],
 ];
 
-fn layer_of(module: &str) -> Option<usize> {
-    LAYERS.iter().position(|layer| layer.contains(&module))
+/// The station's: the flow, the window that shows it, the wiring.
+const STATION_LAYERS: &[&[&str]] = &[&["kiosk"], &["ui"], &["app"]];
+
+fn layer_of(layers: &[&[&str]], module: &str) -> Option<usize> {
+    layers.iter().position(|layer| layer.contains(&module))
+}
+
+/// Every `.rs` file under a crate's `src`, sorted, with that folder.
+fn crate_files(folder: &str) -> (PathBuf, Vec<PathBuf>) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files.sort();
+    (src, files)
 }
 
 
@@ -62,29 +79,27 @@ fn crate_references(text: &str) -> Vec<(usize, String)> {
 
 #[test]
 fn no_module_imports_from_a_layer_above_it() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
     let mut upward = Vec::new();
     let mut checked = 0;
-    for file in &files {
-        let relative = file.strip_prefix(&src).unwrap();
-        let top = relative.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
-        if top == "cli" || top == "bin" || top == "main" || top == "lib" {
-            continue; // the two programs sit above every layer
-        }
-        let own = layer_of(&top).unwrap_or_else(|| panic!("src/{top} is in no layer: add it to LAYERS"));
-        let text = std::fs::read_to_string(file).unwrap();
-        for (line, name) in crate_references(&text) {
-            checked += 1;
-            if name == "cli" {
-                upward.push(format!("src/{}:{line}: crate::cli", relative.display()));
-            } else if let Some(theirs) = layer_of(&name) {
-                if theirs > own {
-                    upward.push(format!("src/{}:{line}: crate::{name} (layer {theirs} above {own})", relative.display()));
-                } else if theirs == own && name != top {
-                    upward.push(format!("src/{}:{line}: crate::{name} (a neighbour in layer {own})", relative.display()));
+    for (folder, layers) in CRATES {
+        let (src, files) = crate_files(folder);
+        for file in &files {
+            let relative = file.strip_prefix(&src).unwrap();
+            let top = relative.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
+            if top == "lib" {
+                continue; // declares the modules
+            }
+            let own = layer_of(layers, &top).unwrap_or_else(|| panic!("{folder}/src/{top} is in no layer: add it to its crate's layers"));
+            let text = std::fs::read_to_string(file).unwrap();
+            for (line, name) in crate_references(&text) {
+                checked += 1;
+                let at = format!("{folder}/src/{}:{line}", relative.display());
+                if let Some(theirs) = layer_of(layers, &name) {
+                    if theirs > own {
+                        upward.push(format!("{at}: crate::{name} (layer {theirs} above {own})"));
+                    } else if theirs == own && name != top {
+                        upward.push(format!("{at}: crate::{name} (a neighbour in layer {own})"));
+                    }
                 }
             }
         }
@@ -98,12 +113,12 @@ fn the_scan_sees_an_upward_reference() {
     // The check above must be able to fail: a kiosk line naming the app.
     let refs = crate_references("use crate::app::Controller;\n// crate::ui in a comment\nlet x = crate::ui::show;");
     assert_eq!(refs, [(1, "app".to_string()), (3, "ui".to_string())]);
-    assert!(layer_of("app") > layer_of("kiosk"));
-    assert_eq!(layer_of("recorder"), layer_of("inspect"), "neighbours: neither may name the other");
+    assert!(layer_of(STATION_LAYERS, "app") > layer_of(STATION_LAYERS, "kiosk"));
+    assert_eq!(layer_of(CORE_LAYERS, "recorder"), layer_of(CORE_LAYERS, "inspect"), "neighbours: neither may name the other");
 }
 
-/// A source file's module path: `src/audit/scan.rs` → `audit::scan`,
-/// `src/audit/mod.rs` → `audit`.
+/// A source file's module path in its crate: `crates/core/src/audit/scan.rs` →
+/// `audit::scan`, `crates/core/src/audit/mod.rs` → `audit`.
 fn module_of(src: &Path, file: &Path) -> Vec<String> {
     let relative = file.strip_prefix(src).unwrap().with_extension("");
     let mut path: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
@@ -164,19 +179,22 @@ fn file_references(text: &str, own: &[String], known: &[Vec<String>]) -> Vec<Vec
 fn no_two_files_of_one_folder_reach_into_each_other() {
     // Between files of one folder the arrows run one way only: a circle
     // (scan.rs uses writer.rs, which uses scan.rs) makes two rooms one.
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    let known: Vec<Vec<String>> = files.iter().map(|f| module_of(&src, f)).collect();
     let mut edges: Vec<(Vec<String>, Vec<String>)> = Vec::new();
-    for file in &files {
-        let own = module_of(&src, file);
-        let text = std::fs::read_to_string(file).unwrap();
-        for target in file_references(&text, &own, &known) {
-            // Siblings only: a folder's mod.rs naming its files (and they
-            // its shared items) is how Rust lays out a folder.
-            if !own.is_empty() && target.len() == own.len() && target[..own.len() - 1] == own[..own.len() - 1] {
-                edges.push((own.clone(), target));
+    for folder in ["crates/core", "crates/station", "crates/cli"] {
+        let (src, files) = crate_files(folder);
+        let known: Vec<Vec<String>> = files.iter().map(|f| module_of(&src, f)).collect();
+        for file in &files {
+            let own = module_of(&src, file);
+            let text = std::fs::read_to_string(file).unwrap();
+            for target in file_references(&text, &own, &known) {
+                // Siblings only: a folder's mod.rs naming its files (and they
+                // its shared items) is how Rust lays out a folder. Module
+                // paths are the crate's own, so each crate's arrows are its
+                // own: the folder's name leads them.
+                if !own.is_empty() && target.len() == own.len() && target[..own.len() - 1] == own[..own.len() - 1] {
+                    let tag = |m: Vec<String>| [vec![folder.to_string()], m].concat();
+                    edges.push((tag(own.clone()), tag(target)));
+                }
             }
         }
     }

@@ -29,16 +29,16 @@ fn contains_allocates_nothing() {
     let d = dir.path();
     std::fs::write(d.join("a.txt"), "CAT\nDOG\nZEBRAS\n").unwrap();
     std::fs::write(d.join("b.txt"), "ABANDONMENT\nCATS\n").unwrap();
-    wordjudge::lexicon::build::build_lexicon(&d.join("a.txt"), &d.join("A.fst"), false).unwrap();
-    wordjudge::lexicon::build::build_lexicon(&d.join("b.txt"), &d.join("B.fst"), false).unwrap();
+    wordjudge_core::lexicon::build::build_lexicon(&d.join("a.txt"), &d.join("A.fst"), false).unwrap();
+    wordjudge_core::lexicon::build::build_lexicon(&d.join("b.txt"), &d.join("B.fst"), false).unwrap();
     std::fs::write(
         d.join("L.toml"),
         "id = \"L\"\nname = \"l\"\nedition = \"e\"\nadd = [\"EW\"]\nremove = [\"DOG\"]\n\
          [[layer]]\nfst = \"A.fst\"\n[[layer]]\nfst = \"B.fst\"\nmin_len = 9\n",
     )
     .unwrap();
-    let lexicon = wordjudge::lexicon::catalog::Catalog::load(d).open("L").unwrap();
-    let demo = wordjudge::lexicon::catalog::open_demo().unwrap();
+    let lexicon = wordjudge_core::lexicon::catalog::Catalog::load(d).open("L").unwrap();
+    let demo = wordjudge_core::lexicon::catalog::open_demo().unwrap();
     let words = ["CAT", "DOG", "EW", "ABANDONMENT", "CATS", "ZEBRAS", "QQ", "ZZZZZZZZZZZZZZZ"];
     let before = ALLOCATIONS.load(Ordering::SeqCst);
     let mut found = 0;

@@ -1,5 +1,6 @@
-//! The rule behind `src/outside_files`: every read, open and write of a file
-//! in `src/` goes through that one module, which never follows a link where
+//! The rule behind `crates/core/src/outside_files`: every read, open and
+//! write of a file in the sources (every crate's `src/`, and the kiosk
+//! program's) goes through that one module, which never follows a link where
 //! it must not, never waits on a FIFO, bounds every size and writes
 //! atomically. This test reads every source file's code lines (comments, the
 //! `#[cfg(test)]` module at a file's end and a folder's `tests.rs` that its
@@ -12,6 +13,9 @@ mod sources;
 
 use sources::rust_files;
 use std::path::Path;
+
+/// Where the sources are: the three crates and the kiosk's program.
+const SOURCES: &[&str] = &["crates/core/src", "crates/station/src", "crates/cli/src", "src"];
 
 /// Calls that open, read or write a file by name.
 const FORBIDDEN: &[&str] = &[
@@ -31,13 +35,13 @@ const FORBIDDEN: &[&str] = &[
 /// `(file, the call's text on its line, why it may stay)`. Each entry
 /// reads something no outsider names or controls.
 const ALLOWED: &[(&str, &str, &str)] = &[
-    ("src/app/display.rs", "std::fs::read_dir(sys_drm)", "/sys/class/drm: the kernel's own connector list"),
-    ("src/app/display.rs", "std::fs::read_to_string(entry.path().join(\"status\"))", "a /sys connector's status, written by the kernel"),
-    ("src/app/no_screen.rs", "std::fs::read_dir(dev_dri)", "/dev/dri: the kernel's device nodes, names only"),
-    ("src/app/no_screen.rs", "std::fs::read_dir(sys_drm)", "/sys/class/drm: the kernel's own connector list"),
-    ("src/app/no_screen.rs", "std::fs::read_to_string(entry.path().join(\"status\"))", "a /sys connector's status, written by the kernel"),
-    ("src/audit/clock.rs", "std::fs::read_to_string(\"/proc/sys/kernel/random/boot_id\")", "/proc: the kernel's boot id"),
-    ("src/usb/helper.rs", "std::fs::read_to_string(\"/proc/self/mountinfo\")", "/proc: the kernel's mount table"),
+    ("crates/station/src/app/display.rs", "std::fs::read_dir(sys_drm)", "/sys/class/drm: the kernel's own connector list"),
+    ("crates/station/src/app/display.rs", "std::fs::read_to_string(entry.path().join(\"status\"))", "a /sys connector's status, written by the kernel"),
+    ("crates/station/src/app/no_screen.rs", "std::fs::read_dir(dev_dri)", "/dev/dri: the kernel's device nodes, names only"),
+    ("crates/station/src/app/no_screen.rs", "std::fs::read_dir(sys_drm)", "/sys/class/drm: the kernel's own connector list"),
+    ("crates/station/src/app/no_screen.rs", "std::fs::read_to_string(entry.path().join(\"status\"))", "a /sys connector's status, written by the kernel"),
+    ("crates/core/src/audit/clock.rs", "std::fs::read_to_string(\"/proc/sys/kernel/random/boot_id\")", "/proc: the kernel's boot id"),
+    ("crates/core/src/usb/helper.rs", "std::fs::read_to_string(\"/proc/self/mountinfo\")", "/proc: the kernel's mount table"),
 ];
 
 
@@ -82,12 +86,14 @@ fn test_only_module(path: &Path) -> bool {
 fn every_file_access_in_src_goes_through_the_one_module() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    for folder in SOURCES {
+        rust_files(&root.join(folder), &mut files);
+    }
     files.sort();
     let mut bypasses = Vec::new();
     for path in &files {
         let name = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-        if name.starts_with("src/outside_files/") || test_only_module(path) {
+        if name.starts_with("crates/core/src/outside_files/") || test_only_module(path) {
             continue;
         }
         let text = std::fs::read_to_string(path).unwrap();
@@ -98,7 +104,7 @@ fn every_file_access_in_src_goes_through_the_one_module() {
     assert!(files.len() > 50, "the sources were not found ({} files)", files.len());
     assert!(
         bypasses.is_empty(),
-        "files read or written around src/outside_files (use its functions, or add an allow-list entry with a reason):\n{}",
+        "files read or written around crates/core/src/outside_files (use its functions, or add an allow-list entry with a reason):\n{}",
         bypasses.join("\n")
     );
 }
@@ -119,12 +125,12 @@ fn the_rule_sees_a_direct_read_a_direct_write_and_an_open() {
     // The check itself can fail: each form of bypass is named, a comment
     // and the test module at the end are not.
     let text = "use std::fs;\nfn a() { let _ = std::fs::read(\"x\"); }\n// std::fs::read(\"comment\")\nfn b() { fs::write(p, b) }\nfn c() { File::open(p) }\nfn d() { std::fs::OpenOptions::new().open(p) }\n#[cfg(test)]\nmod tests { fn e() { std::fs::read(\"fixture\"); } }\n";
-    let lines: Vec<usize> = direct_calls("src/example.rs", text).into_iter().map(|(n, _)| n).collect();
+    let lines: Vec<usize> = direct_calls("crates/core/src/example.rs", text).into_iter().map(|(n, _)| n).collect();
     assert_eq!(lines, [2, 4, 5, 6]);
     // The allow-list is per file: the same call elsewhere is a bypass.
     let proc_read = "fn f() { std::fs::read_to_string(\"/proc/self/mountinfo\") }\n";
-    assert!(direct_calls("src/usb/helper.rs", proc_read).is_empty());
-    assert_eq!(direct_calls("src/config.rs", proc_read).len(), 1);
+    assert!(direct_calls("crates/core/src/usb/helper.rs", proc_read).is_empty());
+    assert_eq!(direct_calls("crates/core/src/config.rs", proc_read).len(), 1);
 }
 
 #[test]
@@ -151,7 +157,7 @@ fn only_a_tests_rs_declared_for_tests_is_skipped() {
     assert!(test_only_module(&inner.join("tests.rs")));
     // The folders whose tests moved out are seen as such.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for folder in ["src/app/update", "src/profile", "src/update", "src/fleet/stick"] {
+    for folder in ["crates/station/src/app/update", "crates/core/src/profile", "crates/core/src/update", "crates/core/src/fleet/stick"] {
         assert!(test_only_module(&root.join(folder).join("tests.rs")), "{folder}");
     }
 }

@@ -70,7 +70,7 @@ fn text(bytes: &[u8]) -> String {
 fn the_config_and_its_last_good_copy() {
     let example = b"station_name = \"Table 3\"\nactive_lexicon = \"CSW15\"\naudit_dir = \"/var/lib/wordjudge/audit\"\nprofile = \"NASPA-CSW-5\"\nrotation = 90\ndirector_pin_hash = \"$argon2id$v=19$m=19456,t=2,p=1$abc$def\"\n[timeouts]\nverdict_seconds = 10.0\n[gpio]\ndebounce_ms = 30\n";
     never_panics("config", example, |b| {
-        let _ = wordjudge::config::Config::parse(&text(b), Path::new("config.toml"));
+        let _ = wordjudge_core::config::Config::parse(&text(b), Path::new("config.toml"));
     });
 }
 
@@ -78,9 +78,9 @@ fn the_config_and_its_last_good_copy() {
 fn the_pin_guard() {
     let example = b"# guard\nfailures 2\nlockouts 1\nlocked_left_ms 30000\nboot_id 3a52\nsince_boot_ms 1200\npin_hash $argon2id$v=19$x\naudit_dir /var/lib/wordjudge/audit\n";
     never_panics("PIN guard", example, |b| {
-        let guard = wordjudge::guard::Guard::parse(&text(b));
+        let guard = wordjudge_core::guard::Guard::parse(&text(b));
         // Whatever it says, a lockout it gives is never longer than the cap.
-        let now = wordjudge::guard::BootInstant { boot_id: "3a52".into(), since_boot: Duration::from_secs(5) };
+        let now = wordjudge_core::guard::BootInstant { boot_id: "3a52".into(), since_boot: Duration::from_secs(5) };
         assert!(guard.remaining(&now, Duration::from_secs(3600)).locked_for <= Duration::from_secs(3600));
     });
 }
@@ -88,20 +88,20 @@ fn the_pin_guard() {
 #[test]
 fn lexicon_definitions_and_manifests() {
     never_panics("definition", include_bytes!("../lexicons/demo/DEMO.toml"), |b| {
-        let _ = wordjudge::lexicon::definition::Definition::from_toml(&text(b));
+        let _ = wordjudge_core::lexicon::definition::Definition::from_toml(&text(b));
     });
     never_panics("manifest", include_bytes!("../lexicons/demo/DEMO.fst.toml"), |b| {
-        let _ = wordjudge::lexicon::manifest::Manifest::from_toml(&text(b));
+        let _ = wordjudge_core::lexicon::manifest::Manifest::from_toml(&text(b));
     });
 }
 
 #[test]
 fn word_lists() {
     never_panics("word list", b"# a list\nCAT\ndog\r\nZEBRA # a comment\n\nqi\nABANDONMENT\n", |b| {
-        if let Ok(list) = wordjudge::word::parse_word_list(b, "list.txt", false) {
+        if let Ok(list) = wordjudge_core::word::parse_word_list(b, "list.txt", false) {
             assert!(list.words.iter().all(|w| (2..=15).contains(&w.len())), "only words are kept");
         }
-        let _ = wordjudge::word::parse_word_list(b, "list.txt", true);
+        let _ = wordjudge_core::word::parse_word_list(b, "list.txt", true);
     });
 }
 
@@ -109,7 +109,7 @@ fn word_lists() {
 fn the_fleet_stick_file() {
     let example = b"event = \"Nationals 2026\"\nupload_url = \"https://192.168.10.2:19532\"\nca_sha256 = \"abababababababababababababababababababababababababababababababab\"\naddress = \"192.168.10.21/24\"\ngateway = \"192.168.10.1\"\n";
     never_panics("fleet.toml", example, |b| {
-        let _ = wordjudge::fleet::stick::FleetFile::parse(&text(b));
+        let _ = wordjudge_core::fleet::stick::FleetFile::parse(&text(b));
     });
 }
 
@@ -117,40 +117,40 @@ fn the_fleet_stick_file() {
 fn audit_records_slips_and_keys() {
     let record = b"{\"seq\":9,\"prev\":\"d92c816b1b3d699a69384e6238f48ad05319bde07fa49c4357b15363e0e546f2\",\"time\":\"2026-11-27T17:34:55.264Z\",\"boot_id\":\"3a52\",\"mono_ns\":2386940762087,\"clock_synced\":false,\"station\":\"Table 3\",\"event\":\"lexicon_switched\",\"from\":\"DEMO\",\"to\":\"CSW15\",\"line_sha256\":\"0c1e1d664fe8d7a220fb524bbea72bda29c87a02b1e44e0bc84178e4b2f452e9\"}";
     never_panics("audit JSONL line", record, |b| {
-        let _ = wordjudge::audit::Record::parse(b);
+        let _ = wordjudge_core::audit::Record::parse(b);
     });
     never_panics("slip list", b"3=T3AS849W\n# note\n12 = 8P1E8JXN\n", |b| {
-        let _ = wordjudge::audit::Slip::parse_list(&text(b));
-        let _ = wordjudge::audit::SlipCode::parse(&text(b));
+        let _ = wordjudge_core::audit::Slip::parse_list(&text(b));
+        let _ = wordjudge_core::audit::SlipCode::parse(&text(b));
     });
     never_panics("noted fingerprint", b"4F2A-91C0-7D3E-B6A8", |b| {
-        let _ = wordjudge::audit::NotedFingerprint::parse(&text(b));
+        let _ = wordjudge_core::audit::NotedFingerprint::parse(&text(b));
     });
     never_panics("verifier key", b"wordjudge.audit/table-3-adbbcbc0+70a38fb7+AQvoQk+SPDs7ix28y4yT6TnkR25Wsl6xPIwcytrLqIbS", |b| {
-        let _ = wordjudge::audit::NoteVerifier::parse(&text(b));
+        let _ = wordjudge_core::audit::NoteVerifier::parse(&text(b));
     });
 }
 
 #[test]
 fn a_signed_checkpoint_note() {
     let verifier =
-        wordjudge::audit::NoteVerifier::parse("wordjudge.audit/table-3-adbbcbc0+70a38fb7+AQvoQk+SPDs7ix28y4yT6TnkR25Wsl6xPIwcytrLqIbS")
+        wordjudge_core::audit::NoteVerifier::parse("wordjudge.audit/table-3-adbbcbc0+70a38fb7+AQvoQk+SPDs7ix28y4yT6TnkR25Wsl6xPIwcytrLqIbS")
             .unwrap();
     let note = b"wordjudge.audit/table-3-adbbcbc0\n42\nq1bBL8mT4h6EhK0tLsLqf0Wk0l5yX7ZQx9F8T3N5Zy0=\n\n\xe2\x80\x94 wordjudge.audit/table-3-adbbcbc0 cKOPt1QwZm1n9Wv0zq2Y4S3w8Qk3mF6e0W5Y2p1Z4Q6kq8f3J8F7n2l0X9eR1c5T6Z2Q==\n";
     never_panics("checkpoint note", note, |b| {
-        let _ = wordjudge::audit::checkpoint::open_note(&text(b), &verifier);
+        let _ = wordjudge_core::audit::checkpoint::open_note(&text(b), &verifier);
     });
 }
 
 #[test]
 fn the_update_folders_marks_and_raucs_answers() {
     never_panics("boot-check mark", b"slot=B\nversion=0.1.1\noutcome=marked-good\ndetail=READY in 9 s\n", |b| {
-        let _ = wordjudge::update::parse_boot_check(&text(b));
+        let _ = wordjudge_core::update::parse_boot_check(&text(b));
     });
     never_panics("rauc info", b"{\"compatible\":\"wordjudge-amd64\",\"version\":\"0.1.1\",\"description\":\"x\"}", |b| {
-        let _ = wordjudge::update::parse_info_json(&text(b));
-        let _ = wordjudge::update::parse_signer(&text(b));
-        let _ = wordjudge::update::parse_progress(&text(b));
+        let _ = wordjudge_core::update::parse_info_json(&text(b));
+        let _ = wordjudge_core::update::parse_signer(&text(b));
+        let _ = wordjudge_core::update::parse_progress(&text(b));
     });
 }
 
@@ -158,7 +158,7 @@ fn the_update_folders_marks_and_raucs_answers() {
 fn the_journal_lines_fleet_status_reads() {
     let line = b"{\"_HOSTNAME\":\"wj-01\",\"WORDJUDGE_STATION\":\"Table 1\",\"WORDJUDGE_EVENT\":\"adjudication\",\"WORDJUDGE_CHALLENGE\":\"3\",\"WORDJUDGE_SEQ\":\"9\",\"__REALTIME_TIMESTAMP\":\"1764260000000000\",\"MESSAGE\":\"ACCEPTABLE\"}";
     never_panics("fleet status line", line, |b| {
-        let mut fleet = wordjudge::fleet::Fleet::new(Vec::new());
+        let mut fleet = wordjudge_core::fleet::Fleet::new(Vec::new());
         let _ = fleet.add_line(&text(b));
         let _ = fleet.finish();
     });
@@ -173,10 +173,10 @@ fn the_challenge_counter() {
     let slot = "wordjudge-challenge-counter-1 7 48 0 0 0123456789abcdef";
     let example: &'static [u8] = Box::leak(format!("{slot:<127}\n{slot:<127}\n").into_bytes().into_boxed_slice());
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join(wordjudge::audit::numbering::COUNTER_FILE);
+    let path = dir.path().join(wordjudge_core::audit::numbering::COUNTER_FILE);
     never_panics("challenge-counter", example, |b| {
         std::fs::write(&path, b).unwrap();
-        if let Ok(counter) = wordjudge::audit::numbering::Counter::open(dir.path()) {
+        if let Ok(counter) = wordjudge_core::audit::numbering::Counter::open(dir.path()) {
             let _ = counter.state();
         }
     });
@@ -188,8 +188,8 @@ fn certificate_request_names() {
     // fleet name, checked before anything is signed for it.
     never_panics("request name", b"table-3", |b| {
         let name = text(b);
-        if wordjudge::fleet::stick::check_station_name(&name).is_ok() {
-            let fleet = wordjudge::fleet::join::fleet_name(&name);
+        if wordjudge_core::fleet::stick::check_station_name(&name).is_ok() {
+            let fleet = wordjudge_core::fleet::join::fleet_name(&name);
             assert!(!fleet.is_empty() && fleet.len() <= 63 && fleet.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-'), "{fleet:?}");
         }
     });

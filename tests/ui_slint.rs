@@ -11,10 +11,10 @@ use slint::ComponentHandle;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
-use wordjudge::ui::headless::{key_text, press_chord, press_key, type_text};
-use wordjudge::app::screenshots::{ScratchStation, SCREENSHOT_PIN};
-use wordjudge::app::{attach, Controller};
-use wordjudge::ui::AppWindow;
+use wordjudge_station::ui::headless::{key_text, press_chord, press_key, type_text};
+use wordjudge_station::app::screenshots::{ScratchStation, SCREENSHOT_PIN};
+use wordjudge_station::app::{attach, Controller};
+use wordjudge_station::ui::AppWindow;
 
 struct Ui {
     window: AppWindow,
@@ -56,7 +56,7 @@ impl Ui {
     }
     fn advance(&self, ms: u64) {
         self.clock.set(self.clock.get() + Duration::from_millis(ms));
-        wordjudge::app::tick(&self.window, &self.controller);
+        wordjudge_station::app::tick(&self.window, &self.controller);
     }
 }
 
@@ -263,16 +263,16 @@ fn every_screen_fits_every_screen_size_and_the_verdict_keeps_its_lines() {
     // On a desktop the simulated lamps show, labelled: never over a line.
     let mut with_lamps = ui.controller.borrow().view();
     with_lamps.lamps.show = true;
-    wordjudge::ui::show(&ui.window, &with_lamps);
+    wordjudge_station::ui::show(&ui.window, &with_lamps);
     ui.fits_everywhere("entry, eight words, the simulated lamps shown", true);
-    wordjudge::ui::show(&ui.window, &ui.controller.borrow().view());
+    wordjudge_station::ui::show(&ui.window, &ui.controller.borrow().view());
     ui.key(&key_text(Key::Tab));
     assert!(ui.shows("✗ UNACCEPTABLE"), "{:?}", ui.texts());
 
     // The verdict with the widest slip, and each line against the same
     // line holding one short word: as tall means one line.
     let mut widest = ui.controller.borrow().view();
-    widest.verdict.slip = wordjudge::kiosk::view::slip_text(99_999, Some("WWWWWWWW"));
+    widest.verdict.slip = wordjudge_station::kiosk::view::slip_text(99_999, Some("WWWWWWWW"));
     widest.verdict.words = "WWWWWWWWWWWWWWW".into();
     let mut short = widest.clone();
     short.verdict.label = "A".into();
@@ -280,9 +280,9 @@ fn every_screen_fits_every_screen_size_and_the_verdict_keeps_its_lines() {
     short.verdict.words = "QI".into();
     for size in SIZES {
         ui.resize(size);
-        wordjudge::ui::show(&ui.window, &short);
+        wordjudge_station::ui::show(&ui.window, &short);
         let one_line = [ui.height_of("✗ A"), ui.height_of("#1"), ui.height_of("QI")];
-        wordjudge::ui::show(&ui.window, &widest);
+        wordjudge_station::ui::show(&ui.window, &widest);
         let heights = [ui.height_of("✗ UNACCEPTABLE"), ui.height_of(&widest.verdict.slip), ui.height_of("WWWWWWWWWWWWWWW")];
         assert_eq!(heights, one_line, "at {size:?}: the verdict, the widest slip and a 15-letter word each keep one line");
     }
@@ -297,7 +297,7 @@ fn every_screen_fits_every_screen_size_and_the_verdict_keeps_its_lines() {
     full_bar.bar.demo_label = "DEMO — not a tournament lexicon".into();
     full_bar.bar.warning = true;
     full_bar.bar.warning_label = "⚠ director".into();
-    wordjudge::ui::show(&ui.window, &full_bar);
+    wordjudge_station::ui::show(&ui.window, &full_bar);
     ui.fits_everywhere("the fullest top bar", true);
     ui.resize(SIZES[0]);
     ui.advance(600);
@@ -331,9 +331,9 @@ mod support;
 /// reason among them), a 40-character name, the longest event name in its
 /// fleet, a stick with a long label and an update of the longest version
 /// form, and the warnings and facts of a station in trouble.
-fn fullest_station() -> wordjudge::kiosk::fake::FakeStation {
-    use wordjudge::kiosk::fake::{FakeLexicon, FakeStation};
-    use wordjudge::kiosk::station::Warning;
+fn fullest_station() -> wordjudge_station::kiosk::fake::FakeStation {
+    use wordjudge_station::kiosk::fake::{FakeLexicon, FakeStation};
+    use wordjudge_station::kiosk::station::Warning;
     let ids = [
         "CSW07", "CSW12", "CSW15", "CSW19", "CSW21", "CSW24", "NSWL2018", "NSWL2020", "NSWL2023", "NWL2018", "NWL2020",
         "NWL2023", "OSPD4+MW11", "OTCWL2014", "SSWL2016", "TWL2016", "TWL06", "CLUB-2024-EXTENDED", "SCHOOL-LOCAL", "DEMO",
@@ -348,8 +348,8 @@ fn fullest_station() -> wordjudge::kiosk::fake::FakeStation {
         })
         .collect();
     let mut station = FakeStation::new(lexicons, support::PIN).with_active("NWL2023");
-    station.profiles = wordjudge::profile::BUILT_IN.iter().collect();
-    station.profile = wordjudge::profile::find("NASPA-NWL-CHANGEOVER");
+    station.profiles = wordjudge_core::profile::BUILT_IN.iter().collect();
+    station.profile = wordjudge_core::profile::find("NASPA-NWL-CHANGEOVER");
     station.station_name = "Main hall, north wall — Table 112 (by th".into();
     station.appliance = true;
     station.fleet = Some("National School Scrabble Championship 2026 — Division B, day 2".into());
@@ -375,8 +375,8 @@ fn fullest_station() -> wordjudge::kiosk::fake::FakeStation {
 impl Ui {
     /// Shows a view, then checks it at every size; on the director's lists,
     /// that no row needs more than its two lines either.
-    fn shows_and_fits(&self, name: &str, v: &wordjudge::kiosk::view::ViewModel) {
-        wordjudge::ui::show(&self.window, v);
+    fn shows_and_fits(&self, name: &str, v: &wordjudge_station::kiosk::view::ViewModel) {
+        wordjudge_station::ui::show(&self.window, v);
         self.fits_everywhere(name, true);
         if v.menu.items.is_empty() {
             return;
@@ -400,7 +400,7 @@ impl Ui {
 #[test]
 fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     use support::{select_menu, Rig};
-    use wordjudge::kiosk::flow::{Key as K, MenuItem, MenuPage, Screen};
+    use wordjudge_station::kiosk::flow::{Key as K, MenuItem, MenuPage, Screen};
     let ui = start("DEMO");
     let mut rig = Rig::with(fullest_station(), &Default::default());
     rig.advance(100);
@@ -461,7 +461,7 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     // A damaged config: the repair and its confirmation.
     let mut station = fullest_station();
     station.held = true;
-    station.warnings.push(wordjudge::kiosk::station::Warning::Config(wordjudge::config::ConfigProblem::LostSettings {
+    station.warnings.push(wordjudge_station::kiosk::station::Warning::Config(wordjudge_core::config::ConfigProblem::LostSettings {
         path: "config.toml".into(),
         lost: vec!["director_pin_hash", "active_lexicon", "audit_dir", "station_name", "profile"],
     }));
@@ -482,8 +482,8 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
 }
 
 /// The first page's text for `page` (its entry's words).
-fn page_entry_text(rig: &support::Rig<wordjudge::kiosk::fake::FakeStation>, page: wordjudge::kiosk::flow::MenuPage) -> String {
-    let wordjudge::kiosk::flow::Screen::Director(menu) = rig.screen() else { panic!() };
-    let at = menu.items.iter().position(|i| *i == wordjudge::kiosk::flow::MenuItem::Open(page)).unwrap();
+fn page_entry_text(rig: &support::Rig<wordjudge_station::kiosk::fake::FakeStation>, page: wordjudge_station::kiosk::flow::MenuPage) -> String {
+    let wordjudge_station::kiosk::flow::Screen::Director(menu) = rig.screen() else { panic!() };
+    let at = menu.items.iter().position(|i| *i == wordjudge_station::kiosk::flow::MenuItem::Open(page)).unwrap();
     rig.view().menu.items[at].clone()
 }

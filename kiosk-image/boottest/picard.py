@@ -34,7 +34,7 @@ trees); nothing is mounted.
                one-shot try, pi-boot/tryboot) in the root, built for it too
   GPIO wiring  the Pi 5's header is RP1 bank 0: the trees' RP1 pinctrl node, the driver
                that binds to it (its of: alias) registering the chip label the kiosk looks
-               for (src/gpio/config.rs HEADER_CHIP_LABELS), lines by BCM number
+               for (crates/core/src/gpio/config.rs HEADER_CHIP_LABELS), lines by BCM number
   7" panel     our overlay (pi-boot/overlays) applies to every Pi 4 family tree
                (fdtoverlay); the result has dsi1 on, wired to a panel on the display I2C
                whose compatible, like every part on the way, a module on the card serves
@@ -275,7 +275,7 @@ def pi_card(img):
             module = lzma.decompress(f.read())
     except (OSError, lzma.LZMAError):
         module = b""
-    labels = re.search(r"HEADER_CHIP_LABELS: \[&str; \d+\] = \[([^\]]*)\]", read(os.path.join(common.REPO, "src/gpio/config.rs")))
+    labels = re.search(r"HEADER_CHIP_LABELS: \[&str; \d+\] = \[([^\]]*)\]", read(os.path.join(common.REPO, "crates/core/src/gpio/config.rs")))
     kiosk_labels = re.findall(r'"([^"]+)"', labels.group(1)) if labels else []
     check("Pi card: the Pi 5 header's GPIO is RP1's pinctrl (both trees), whose driver binds to it and registers "
           "a chip label the kiosk looks for (lines by BCM number)",

@@ -3,9 +3,9 @@
 
 use crate::support::*;
 use std::time::Duration;
-use wordjudge::audit::AuditEvent;
-use wordjudge::panel::Trigger;
-use wordjudge::recorder::{AdjudicationInput, AuditLog};
+use wordjudge_core::audit::AuditEvent;
+use wordjudge_core::panel::Trigger;
+use wordjudge_core::recorder::{AdjudicationInput, AuditLog};
 
 /// A log over two days with two lexicons' worth of events; the config
 /// points at it.
@@ -107,7 +107,7 @@ fn export_csv_and_jsonl() {
     let copy = base.path().join("copy");
     std::fs::create_dir_all(&copy).unwrap();
     std::fs::write(copy.join("audit-000001-2025-05-01.jsonl"), &exported).unwrap();
-    let report = wordjudge::inspect::verify(&copy).unwrap();
+    let report = wordjudge_core::inspect::verify(&copy).unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!(report.records, 6);
 

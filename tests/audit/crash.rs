@@ -17,9 +17,9 @@ use crate::support::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use wordjudge::audit::AuditEvent;
-use wordjudge::recorder::{AuditLog, AuditOptions};
-use wordjudge::inspect::{verify, BreakKind};
+use wordjudge_core::audit::AuditEvent;
+use wordjudge_core::recorder::{AuditLog, AuditOptions};
+use wordjudge_core::inspect::{verify, BreakKind};
 
 const CHILD_DIR: &str = "WORDJUDGE_AUDIT_TEST_CHILD_DIR";
 

@@ -15,9 +15,9 @@ use std::collections::{BTreeSet, HashSet};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use wordjudge::inspect::read::read_all;
-use wordjudge::recorder::{AuditLog, AuditOptions};
-use wordjudge::inspect::{verify, BreakKind};
+use wordjudge_core::inspect::read::read_all;
+use wordjudge_core::recorder::{AuditLog, AuditOptions};
+use wordjudge_core::inspect::{verify, BreakKind};
 
 const CHILD_DIR: &str = "WORDJUDGE_FAULT_CHILD_DIR";
 const CHILD_COUNT: &str = "WORDJUDGE_FAULT_CHILD_COUNT";
@@ -73,7 +73,7 @@ fn child_fault_round() {
 }
 
 /// Numbers named by `verify` as shown without a record or missing.
-fn named_missing(report: &wordjudge::inspect::VerifyReport) -> Vec<(u64, u64)> {
+fn named_missing(report: &wordjudge_core::inspect::VerifyReport) -> Vec<(u64, u64)> {
     report
         .breaks
         .iter()

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::prelude::*;
-use wordjudge::audit::format::line_hash;
-use wordjudge::audit::AuditEvent;
-use wordjudge::recorder::{journald_layer, AuditLog, SYSLOG_IDENTIFIER};
+use wordjudge_core::audit::format::line_hash;
+use wordjudge_core::audit::AuditEvent;
+use wordjudge_core::recorder::{journald_layer, AuditLog, SYSLOG_IDENTIFIER};
 
 
 /// Records every event's fields under their journal names.

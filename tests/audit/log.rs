@@ -4,10 +4,10 @@
 
 use crate::support::*;
 use std::time::{Duration, Instant};
-use wordjudge::audit::format::{line_hash, GENESIS};
-use wordjudge::audit::AuditEvent;
-use wordjudge::recorder::{AuditLog, AuditOptions};
-use wordjudge::inspect::{verify, BreakKind};
+use wordjudge_core::audit::format::{line_hash, GENESIS};
+use wordjudge_core::audit::AuditEvent;
+use wordjudge_core::recorder::{AuditLog, AuditOptions};
+use wordjudge_core::inspect::{verify, BreakKind};
 
 #[test]
 fn a_record_per_adjudication_with_every_field() {
@@ -20,10 +20,10 @@ fn a_record_per_adjudication_with_every_field() {
     let adjudication = adjudication(&lexicon, &["cat", "xqzt"]);
     assert_eq!(adjudication.per_word_for_audit(), [true, false], "CAT is in the demo list, XQZT is not");
     clock.advance(Duration::from_millis(1500));
-    let n = log.record_adjudication(&wordjudge::recorder::AdjudicationInput {
+    let n = log.record_adjudication(&wordjudge_core::recorder::AdjudicationInput {
         lexicon: &identity,
         adjudication: &adjudication,
-        trigger: wordjudge::panel::Trigger::Button,
+        trigger: wordjudge_core::panel::Trigger::Button,
         profile: Some("NASPA-CSW-5"),
     });
     let n = n.challenge;
@@ -330,7 +330,7 @@ fn deleting_swapping_truncating_and_resealing_are_named() {
     let object = record.as_object_mut().unwrap();
     object.remove("line_sha256");
     object.remove("code"); // the seal is line_sha256 and the code derived from it
-    let resealed = wordjudge::audit::format::seal(&serde_json::to_string(&record).unwrap());
+    let resealed = wordjudge_core::audit::format::seal(&serde_json::to_string(&record).unwrap());
     rewrite(&file, &[lines[0], lines[1], &resealed, lines[3], lines[4]]);
     let (kind, text) = first_break(4);
     assert_eq!(kind, BreakKind::Rewritten);
@@ -348,7 +348,7 @@ fn text_of(lines: &[&str]) -> String {
 #[test]
 fn garbage_gives_a_clear_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(matches!(verify(&dir.path().join("nope")), Err(wordjudge::inspect::VerifyError::Missing { .. })));
+    assert!(matches!(verify(&dir.path().join("nope")), Err(wordjudge_core::inspect::VerifyError::Missing { .. })));
     let report = verify(dir.path()).unwrap();
     assert!(!report.ok() && report.to_string().contains("no audit records"), "{report}");
 
@@ -383,7 +383,7 @@ fn garbage_gives_a_clear_error_not_a_panic() {
     }
     // Crafted, sealed records with absurd numbers: named, no overflow, no endless scan.
     let sealed = |seq: u64, prev: &str| {
-        wordjudge::audit::format::seal(&format!(
+        wordjudge_core::audit::format::seal(&format!(
             r#"{{"seq":{seq},"prev":"{prev}","time":"2025-05-01T12:00:00.000Z","event":"adjudication","challenge":{seq}}}"#
         ))
     };
@@ -447,7 +447,7 @@ fn a_torn_last_line_is_moved_aside_and_the_chain_continues() {
     let report = verify(dir.path()).unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!(report.recoveries.len(), 1);
-    assert_eq!(report.recoveries[0].aside, wordjudge::inspect::verify::AsideState::Present);
+    assert_eq!(report.recoveries[0].aside, wordjudge_core::inspect::verify::AsideState::Present);
     let shown = report.to_string();
     assert!(
         shown.contains("recovery at") && shown.contains("kept, SHA-256 matches") && shown.starts_with("Audit log"),
@@ -460,10 +460,10 @@ fn a_torn_last_line_is_moved_aside_and_the_chain_continues() {
     zeros.extend_from_slice(&[0u8; 300]);
     std::fs::write(&file, &zeros).unwrap();
     // A crash during recovery (aside written, log not yet cut) is redone.
-    let aside_name = wordjudge::audit::format::torn_aside_name(
+    let aside_name = wordjudge_core::audit::format::torn_aside_name(
         &name(&file),
         before.len() as u64,
-        &wordjudge::digest::sha256_hex(&[0u8; 300]),
+        &wordjudge_core::digest::sha256_hex(&[0u8; 300]),
     );
     std::fs::write(dir.path().join(&aside_name), [0u8; 300]).unwrap();
     let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
@@ -582,13 +582,13 @@ fn a_power_cut_while_rotating_is_recovered() {
 #[test]
 fn a_folder_has_a_chain_only_once_it_holds_log_files() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(!wordjudge::audit::has_chain(&dir.path().join("none")), "no folder");
-    assert!(!wordjudge::audit::has_chain(dir.path()), "an empty folder");
+    assert!(!wordjudge_core::audit::has_chain(&dir.path().join("none")), "no folder");
+    assert!(!wordjudge_core::audit::has_chain(dir.path()), "an empty folder");
     std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
-    assert!(!wordjudge::audit::has_chain(dir.path()), "other files are no chain");
+    assert!(!wordjudge_core::audit::has_chain(dir.path()), "other files are no chain");
     let clock = clock();
     let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
     log.record_event(AuditEvent::Shutdown);
     drop(log);
-    assert!(wordjudge::audit::has_chain(dir.path()));
+    assert!(wordjudge_core::audit::has_chain(dir.path()));
 }

@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use wordjudge::audit::{LexiconIdentity, ManualClock};
-use wordjudge::recorder::{AdjudicationInput, AuditLog, AuditOptions, Recorded};
-use wordjudge::judge::{judge, Adjudication, Challenge};
-use wordjudge::panel::Trigger;
-use wordjudge::lexicon::{catalog, Lexicon};
+use wordjudge_core::audit::{LexiconIdentity, ManualClock};
+use wordjudge_core::recorder::{AdjudicationInput, AuditLog, AuditOptions, Recorded};
+use wordjudge_core::judge::{judge, Adjudication, Challenge};
+use wordjudge_core::panel::Trigger;
+use wordjudge_core::lexicon::{catalog, Lexicon};
 
 pub fn demo() -> (Lexicon, LexiconIdentity) {
     let lexicon = catalog::open_demo().expect("the built-in demo lexicon opens");

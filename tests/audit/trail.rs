@@ -7,11 +7,11 @@
 use crate::support::*;
 use std::path::Path;
 use std::process::Output;
-use wordjudge::audit::checkpoint::{self, NoteVerifier};
-use wordjudge::audit::format::{line_hash, seal};
-use wordjudge::audit::{AuditEvent, CheckpointReason, Slip, SlipCode};
-use wordjudge::recorder::AuditLog;
-use wordjudge::inspect::{verify, verify_with, BreakKind, VerifyOptions};
+use wordjudge_core::audit::checkpoint::{self, NoteVerifier};
+use wordjudge_core::audit::format::{line_hash, seal};
+use wordjudge_core::audit::{AuditEvent, CheckpointReason, Slip, SlipCode};
+use wordjudge_core::recorder::AuditLog;
+use wordjudge_core::inspect::{verify, verify_with, BreakKind, VerifyOptions};
 
 fn wordjudge(args: &[&str]) -> Output {
     wordjudge_with(std::path::Path::new("/nonexistent/wordjudge-test-config.toml"), args)
@@ -300,9 +300,9 @@ fn shown_without_a_record_then_killed_is_named_and_numbers_continue_above() {
         record(&mut log, &lexicon, &identity, &["CAT"]);
     }
     drop(log);
-    let mut counter = wordjudge::audit::numbering::Counter::open(dir.path()).unwrap();
+    let mut counter = wordjudge_core::audit::numbering::Counter::open(dir.path()).unwrap();
     counter
-        .store(wordjudge::audit::numbering::CounterState { reserved: 48, unrecorded: Some((35, 36)) })
+        .store(wordjudge_core::audit::numbering::CounterState { reserved: 48, unrecorded: Some((35, 36)) })
         .unwrap();
     drop(counter);
     // Before any restart, verify already names them from the counter.
@@ -334,7 +334,7 @@ fn shown_without_a_record_then_killed_is_named_and_numbers_continue_above() {
     let file = log_files(dir2.path()).remove(0);
     let lines: Vec<String> = std::fs::read_to_string(&file).unwrap().lines().map(String::from).collect();
     let mut out = String::new();
-    let mut prev = wordjudge::audit::format::GENESIS.to_string();
+    let mut prev = wordjudge_core::audit::format::GENESIS.to_string();
     for (seq, line) in lines.iter().enumerate().filter(|(i, _)| *i != 2).map(|(_, l)| l).enumerate() {
         let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
         v["seq"] = (seq as u64 + 1).into();
@@ -477,9 +477,9 @@ fn records_cut_with_the_counter_deleted_are_caught_by_the_journald_copies() {
     }
     drop(log);
     // What journald was sent: each record's seq, challenge and line hash.
-    let copies: Vec<wordjudge::inspect::JournalCopy> = records(dir.path())
+    let copies: Vec<wordjudge_core::inspect::JournalCopy> = records(dir.path())
         .iter()
-        .map(|r| wordjudge::inspect::JournalCopy {
+        .map(|r| wordjudge_core::inspect::JournalCopy {
             seq: r["seq"].as_u64().unwrap(),
             challenge: r["challenge"].as_u64(),
             line_sha256: r["line_sha256"].as_str().unwrap().to_string(),
@@ -491,9 +491,9 @@ fn records_cut_with_the_counter_deleted_are_caught_by_the_journald_copies() {
     let kept: Vec<&str> = text.lines().collect();
     std::fs::write(&file, kept[..kept.len() - 2].join("\n") + "\n").unwrap();
     std::fs::remove_file(dir.path().join("challenge-counter")).unwrap();
-    assert!(wordjudge::inspect::verify(dir.path()).unwrap().ok(), "the file alone cannot tell");
-    let options = wordjudge::inspect::VerifyOptions { journal: Some(copies), ..Default::default() };
-    let report = wordjudge::inspect::verify_with(dir.path(), &options).unwrap();
+    assert!(wordjudge_core::inspect::verify(dir.path()).unwrap().ok(), "the file alone cannot tell");
+    let options = wordjudge_core::inspect::VerifyOptions { journal: Some(copies), ..Default::default() };
+    let report = wordjudge_core::inspect::verify_with(dir.path(), &options).unwrap();
     assert!(!report.ok(), "{report}");
     let text = report.to_string();
     assert!(text.contains("is in journald's copy of this log but not in the file: cut") && text.contains("challenge #0005"), "{text}");

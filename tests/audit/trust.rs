@@ -6,9 +6,9 @@
 use crate::support::*;
 use std::path::Path;
 use std::time::Duration;
-use wordjudge::audit::{AuditEvent, CheckpointReason, NoteVerifier};
-use wordjudge::inspect::{verify, verify_with, BreakKind, VerifyOptions};
-use wordjudge::recorder::AuditLog;
+use wordjudge_core::audit::{AuditEvent, CheckpointReason, NoteVerifier};
+use wordjudge_core::inspect::{verify, verify_with, BreakKind, VerifyOptions};
+use wordjudge_core::recorder::AuditLog;
 
 fn events(dir: &Path) -> Vec<String> {
     records(dir).iter().map(|r| r["event"].as_str().unwrap().to_string()).collect()
@@ -144,7 +144,7 @@ fn a_clock_set_while_the_station_was_stopped_is_recorded_at_the_next_start() {
 /// Seals `bodies` into a chain written as if by a station that recorded no
 /// clock jumps: each with its wall time, boot id and boot time.
 fn crafted_log(dir: &Path, lines: &[(&str, &str, u64)]) {
-    use wordjudge::audit::format::{line_hash, seal, GENESIS};
+    use wordjudge_core::audit::format::{line_hash, seal, GENESIS};
     let mut prev = GENESIS.to_string();
     let mut text = String::new();
     for (i, (time, boot, mono_s)) in lines.iter().enumerate() {
@@ -326,8 +326,8 @@ fn the_export_s_verify_txt_names_its_final_folder_never_the_partial_one() {
     drop(log);
     let stick = base.path().join("stick");
     std::fs::create_dir(&stick).unwrap();
-    let name = wordjudge::inspect::export::folder_name("Table 7", "2026-11-23");
-    let export = wordjudge::inspect::export::write_folder(&audit, &stick, &name, None).unwrap();
+    let name = wordjudge_core::inspect::export::folder_name("Table 7", "2026-11-23");
+    let export = wordjudge_core::inspect::export::write_folder(&audit, &stick, &name, None).unwrap();
     let text = std::fs::read_to_string(export.folder.join("verify.txt")).unwrap();
     assert!(!text.contains(".partial"), "{text}");
     assert!(text.starts_with(&format!("Audit log {name}/audit\n")), "{text}");

@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use wordjudge::app::pin_check::PinChecker;
+use wordjudge_station::app::pin_check::PinChecker;
 
 fn program() -> PathBuf {
     crate::built::wordjudge()
@@ -15,7 +15,7 @@ fn program() -> PathBuf {
 
 #[test]
 fn the_child_agrees_with_the_in_process_check() {
-    let hash = wordjudge::pin::hash_pin("2468").unwrap();
+    let hash = wordjudge_core::pin::hash_pin("2468").unwrap();
     // The kiosk runs its own program as the child (`/proc/self/exe`):
     // `wordjudge-kiosk`; `wordjudge` answers the same.
     for program in [program(), crate::built::kiosk()] {
@@ -34,7 +34,7 @@ fn the_child_agrees_with_the_in_process_check() {
 
 #[test]
 fn a_child_that_cannot_run_falls_back_to_the_kiosk() {
-    let hash = wordjudge::pin::hash_pin("1357").unwrap();
+    let hash = wordjudge_core::pin::hash_pin("1357").unwrap();
     let missing = PinChecker::Child(PathBuf::from("/nonexistent/wordjudge"));
     assert!(missing.verify("1357", &hash));
     assert!(!missing.verify("1358", &hash));
@@ -49,13 +49,13 @@ fn a_child_that_cannot_run_falls_back_to_the_kiosk() {
 
 #[test]
 fn a_newline_in_the_pin_cannot_smuggle_a_second_line() {
-    let hash = wordjudge::pin::hash_pin("2468").unwrap();
+    let hash = wordjudge_core::pin::hash_pin("2468").unwrap();
     assert!(!PinChecker::Child(program()).verify("0000\n2468", &hash));
 }
 
 #[test]
 fn the_child_refuses_input_that_is_not_one_hash_and_one_pin() {
-    let hash = wordjudge::pin::hash_pin("2468").unwrap();
+    let hash = wordjudge_core::pin::hash_pin("2468").unwrap();
     for input in [String::new(), format!("{hash}\n"), format!("{hash}\n2468\nextra\n"), "x".repeat(10_000)] {
         let mut child = Command::new(program())
             .arg("check-pin-child")

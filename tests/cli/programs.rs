@@ -1,5 +1,5 @@
-//! Two programs (src/cli/mod.rs): `wordjudge`, the command line, links no
-//! GUI or input library; `wordjudge-kiosk` runs the kiosk, screenshots and
+//! Two programs (crates/cli/src/lib.rs): `wordjudge`, the command line, has
+//! no GUI or input crate in its graph and links no GUI or input library; `wordjudge-kiosk` runs the kiosk, screenshots and
 //! the USB helper, and `wordjudge kiosk …` still reaches it.
 
 use std::path::Path;
@@ -15,6 +15,44 @@ fn needed(program: &Path) -> Vec<String> {
         .filter_map(|l| l.split_whitespace().next())
         .map(|name| name.rsplit('/').next().unwrap_or(name).to_string())
         .collect()
+}
+
+/// The crates of a package's graph as `cargo tree` lists them (normal
+/// dependencies, which are what its programs link), names only.
+fn crate_graph(package: &str) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["tree", "--locked", "--offline", "-e", "normal", "--prefix", "none", "-p", package])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree");
+    assert!(out.status.success(), "cargo tree -p {package}: {}", String::from_utf8_lossy(&out.stderr));
+    let mut names: Vec<String> =
+        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// A crate of the GUI or input stack: Slint's, the window systems', libinput's.
+fn is_gui_crate(name: &str) -> bool {
+    ["slint", "i-slint", "winit", "input", "input-sys", "xkbcommon", "x11rb", "x11-dl", "tiny-xlib", "softbuffer", "wayland", "drm", "gbm"]
+        .iter()
+        .any(|gui| name == *gui || name.starts_with(&format!("{gui}-")))
+}
+
+#[test]
+fn the_command_lines_crate_graph_holds_no_gui_crate() {
+    // Cargo's own answer: the command line's package names the core alone,
+    // and the core no GUI crate; the station's graph, for contrast, has them.
+    let cli = crate_graph("wordjudge-cli");
+    assert!(cli.iter().any(|c| c == "wordjudge-core"), "the command line is built on the core: {cli:?}");
+    let gui: Vec<&String> = cli.iter().filter(|c| is_gui_crate(c)).collect();
+    assert!(gui.is_empty(), "wordjudge-cli's graph holds GUI crates: {gui:?}");
+    let station = crate_graph("wordjudge-station");
+    for expected in ["slint", "winit", "input"] {
+        assert!(station.iter().any(|c| c == expected), "the check must see {expected} in the station's graph: {station:?}");
+    }
 }
 
 #[test]

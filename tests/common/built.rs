@@ -1,7 +1,7 @@
 //! The two programs the tests run. `wordjudge-kiosk` is this package's, so
 //! Cargo names it (`CARGO_BIN_EXE_…`); `wordjudge`, the command line, is
-//! the workspace's other package (`src/cli/Cargo.toml`: it must not share
-//! the kiosk's crate graph) and is built beside it by `cargo build` or
+//! the `wordjudge-cli` package's (`crates/cli`: it must not share the
+//! kiosk's crate graph) and is built beside it by `cargo build` or
 //! `cargo test` at the top of the workspace, where the kiosk finds it too.
 
 #![allow(dead_code)] // each test crate uses what it needs
@@ -29,8 +29,9 @@ fn checked_wordjudge() -> PathBuf {
     let built = std::fs::metadata(&path).and_then(|m| m.modified()).unwrap_or_else(|_| {
         panic!("{} is not built: run `cargo build` at the top of the workspace, which builds both programs", path.display())
     });
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    if let Some(newer) = newest_source(&src).filter(|(when, _)| *when > built) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let newest = ["crates/core", "crates/cli"].iter().filter_map(|folder| newest_source(&root.join(folder))).max();
+    if let Some(newer) = newest.filter(|(when, _)| *when > built) {
         panic!(
             "{} is older than {}: run `cargo build` at the top of the workspace first (`cargo test` alone does not rebuild the command line)",
             path.display(),
@@ -40,17 +41,14 @@ fn checked_wordjudge() -> PathBuf {
     path
 }
 
-/// The newest `.rs` or `Cargo.toml` under `dir` that the command line is
-/// built from: all of `src` but the kiosk's own parts.
+/// The newest `.rs` or `Cargo.toml` under `dir`, one of the two crates the
+/// command line is built from.
 fn newest_source(dir: &Path) -> Option<(SystemTime, PathBuf)> {
     let mut newest: Option<(SystemTime, PathBuf)> = None;
     for entry in std::fs::read_dir(dir).ok()?.flatten() {
         let path = entry.path();
         let name = entry.file_name();
         let found = if path.is_dir() {
-            if ["app", "ui", "bin", "kiosk"].iter().any(|kiosk_only| name == *kiosk_only) {
-                continue;
-            }
             newest_source(&path)
         } else if path.extension().is_some_and(|e| e == "rs") || name == "Cargo.toml" {
             entry.metadata().and_then(|m| m.modified()).ok().map(|when| (when, path))

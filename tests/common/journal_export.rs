@@ -3,8 +3,8 @@
 //! record's sealed line with the checkpoint a station signs for its copy.
 #![allow(dead_code)] // each test crate uses what it needs
 
-use wordjudge::audit::checkpoint::StationKey;
-use wordjudge::audit::Record;
+use wordjudge_core::audit::checkpoint::StationKey;
+use wordjudge_core::audit::Record;
 
 /// One journal entry: its fields in order.
 pub type Fields = Vec<(String, String)>;
@@ -35,8 +35,8 @@ pub fn export(entries: &[Fields]) -> Vec<u8> {
 /// carries, signed with `key` (as the station's writer makes them): (line,
 /// its hash, the signed checkpoint).
 pub fn signed_line(key: &StationKey, record: &Record) -> (String, String, String) {
-    let line = wordjudge::audit::format::seal(&serde_json::to_string(record).unwrap());
-    let hash = wordjudge::audit::format::line_hash(line.as_bytes());
-    let note = wordjudge::recorder::journal::line_checkpoint(key, record.seq, &hash, record.time.clone(), &record.station);
+    let line = wordjudge_core::audit::format::seal(&serde_json::to_string(record).unwrap());
+    let hash = wordjudge_core::audit::format::line_hash(line.as_bytes());
+    let note = wordjudge_core::recorder::journal::line_checkpoint(key, record.seq, &hash, record.time.clone(), &record.station);
     (line, hash, note)
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use tracing::field::{Field, Visit};
-use wordjudge::recorder::journal_field_name;
+use wordjudge_core::recorder::journal_field_name;
 
 /// Journal field name → value.
 pub type Fields = BTreeMap<String, String>;

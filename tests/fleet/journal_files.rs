@@ -9,7 +9,7 @@
 use crate::support::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use wordjudge::audit::AuditEvent;
+use wordjudge_core::audit::AuditEvent;
 
 pub const JOURNAL_REMOTE: &str = "/usr/lib/systemd/systemd-journal-remote";
 
@@ -42,7 +42,7 @@ pub fn paired_ca(dir: &Path, stations: &[&Station]) -> PathBuf {
     let ca = dir.join("ca");
     std::fs::create_dir_all(ca.join("signed")).unwrap();
     for s in stations {
-        let file = ca.join("signed").join(format!("{}{}", s.fleet_name(), wordjudge::fleet::ca::PAIRED_KEY_SUFFIX));
+        let file = ca.join("signed").join(format!("{}{}", s.fleet_name(), wordjudge_core::fleet::ca::PAIRED_KEY_SUFFIX));
         std::fs::write(file, format!("{}\n", s.verifier.to_text())).unwrap();
     }
     ca

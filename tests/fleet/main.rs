@@ -1,7 +1,7 @@
 //! `wordjudge fleet status`: the stations' state from the journal copies of
 //! their audit records, on the director's laptop.
 //!
-//! `status` tests the pure summary (`wordjudge::fleet`) on `journalctl -o
+//! `status` tests the pure summary (`wordjudge_core::fleet`) on `journalctl -o
 //! json` lines; `journal_files` writes real journal files with
 //! `systemd-journal-remote` and runs the built program over them; `cli`
 //! checks what it refuses; `proof` that only a paired station's signed lines

@@ -5,10 +5,10 @@
 //! are named in red on the line of the station they name (or sign for).
 
 use crate::support::*;
-use wordjudge::audit::format;
-use wordjudge::fleet::{render, status_of, LinkBreak, Status};
+use wordjudge_core::audit::format;
+use wordjudge_core::fleet::{render, status_of, LinkBreak, Status};
 
-fn csw() -> wordjudge::audit::LexiconIdentity {
+fn csw() -> wordjudge_core::audit::LexiconIdentity {
     lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official")
 }
 
@@ -18,7 +18,7 @@ fn summary(stations: &[&Station], paired: &[&Station]) -> Status {
     status_of(lines.iter().map(String::as_str), paired.iter().map(|s| s.paired()).collect()).unwrap()
 }
 
-fn named<'a>(status: &'a Status, name: &str) -> &'a wordjudge::fleet::Station {
+fn named<'a>(status: &'a Status, name: &str) -> &'a wordjudge_core::fleet::Station {
     status.stations.iter().find(|s| s.name == name).unwrap_or_else(|| panic!("{name} in {status:?}"))
 }
 
@@ -139,7 +139,7 @@ fn a_replayed_line_counts_once_and_reordered_or_forked_lines_are_breaks() {
     let t1 = named(&summary(&[&one, &two], &[&one, &two]), "table-1").clone();
     assert_eq!(t1.breaks, [LinkBreak::ChainBroken { seq: 3 }]);
     assert!(t1.alarm(), "a fork turns the tile red");
-    assert!(wordjudge::fleet::render::links(&t1).contains("record seq 3 does not follow the one before it"));
+    assert!(wordjudge_core::fleet::render::links(&t1).contains("record seq 3 does not follow the one before it"));
 }
 
 #[test]
@@ -151,8 +151,8 @@ fn a_flood_of_refused_entries_costs_a_bounded_line() {
     }
     let status = summary(&[&one, &two, &forger], &[&one, &two]);
     let t2 = named(&status, "table-2");
-    assert_eq!(t2.refused.len(), wordjudge::fleet::MAX_BREAKS);
-    assert_eq!(t2.more_refused, 3000 - wordjudge::fleet::MAX_BREAKS as u64);
+    assert_eq!(t2.refused.len(), wordjudge_core::fleet::MAX_BREAKS);
+    assert_eq!(t2.more_refused, 3000 - wordjudge_core::fleet::MAX_BREAKS as u64);
     assert!(render::state(t2).len() < 400, "{}", render::state(t2));
     assert!(render::state(t2).contains("NOT ITS RECORDS: 3000 entries refused"));
 }

@@ -1,5 +1,5 @@
 //! The fields the real recorder hands to the journald layer
-//! (`src/recorder/journal.rs`), captured as tracing-journald would send
+//! (`crates/core/src/recorder/journal.rs`), captured as tracing-journald would send
 //! them, read by the fleet summary: the names it reads are the names the
 //! station sends, and a healthy log's copies link up with no break.
 
@@ -9,12 +9,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tracing_subscriber::layer::{Context, Layer};
 use tracing_subscriber::prelude::*;
-use wordjudge::audit::{AuditEvent, LexiconIdentity, ManualClock};
-use wordjudge::fleet::{status_of, Service};
-use wordjudge::judge::{judge, Challenge};
-use wordjudge::lexicon::catalog;
-use wordjudge::panel::Trigger;
-use wordjudge::recorder::{AdjudicationInput, AuditLog, AuditOptions};
+use wordjudge_core::audit::{AuditEvent, LexiconIdentity, ManualClock};
+use wordjudge_core::fleet::{status_of, Service};
+use wordjudge_core::judge::{judge, Challenge};
+use wordjudge_core::lexicon::catalog;
+use wordjudge_core::panel::Trigger;
+use wordjudge_core::recorder::{AdjudicationInput, AuditLog, AuditOptions};
 
 
 #[derive(Clone, Default)]
@@ -61,8 +61,8 @@ pub fn recorded_station() -> Station {
     assert!(log.flush_journal(Duration::from_secs(5)));
     let mut station = Station::new("Table 7", "wj-07");
     // The key the laptop pairs: the one the real log made and signs with.
-    let public = std::fs::read_to_string(wordjudge::audit::checkpoint::public_key_path(dir.path())).unwrap();
-    station.verifier = wordjudge::audit::NoteVerifier::parse(&public).unwrap();
+    let public = std::fs::read_to_string(wordjudge_core::audit::checkpoint::public_key_path(dir.path())).unwrap();
+    station.verifier = wordjudge_core::audit::NoteVerifier::parse(&public).unwrap();
     for mut fields in capture.0.lock().unwrap().drain(..) {
         let priority = match fields.remove("LEVEL").as_deref() {
             Some("ERROR") => 3,

@@ -8,7 +8,7 @@ use crate::support::{two_stations, Station};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use wordjudge::fleet::stick::FleetFile;
+use wordjudge_core::fleet::stick::FleetFile;
 
 pub(crate) fn wordjudge(args: &[&str]) -> Output {
     Command::new(crate::built::wordjudge()).args(args).output().expect("wordjudge runs")
@@ -65,10 +65,10 @@ pub(crate) fn station_request(dir: &Path, file_name: &str, cn: &str) -> PathBuf 
 }
 
 /// The request `csr` bound to the audit key `key`, as a station binds it.
-fn bind(csr: &Path, cn: &str, key: &wordjudge::audit::checkpoint::StationKey) {
+fn bind(csr: &Path, cn: &str, key: &wordjudge_core::audit::checkpoint::StationKey) {
     let pem = openssl(&["req", "-in", csr.to_str().unwrap(), "-noout", "-pubkey"]);
-    let der = wordjudge::fleet::stick::public_key_der(&pem).unwrap();
-    let binding = wordjudge::fleet::stick::RequestBinding::make(key, cn, &der, "2026-11-22T13:00:00Z".into());
+    let der = wordjudge_core::fleet::stick::public_key_der(&pem).unwrap();
+    let binding = wordjudge_core::fleet::stick::RequestBinding::make(key, cn, &der, "2026-11-22T13:00:00Z".into());
     std::fs::write(csr.with_extension("bind"), binding).unwrap();
 }
 
@@ -455,8 +455,8 @@ fn sign_args(event: &Event) -> Vec<String> {
 /// it: its audit key's, from the binding beside it.
 pub(crate) fn key_code_of(request: &Path) -> Option<String> {
     let binding = std::fs::read_to_string(request.with_extension("bind")).ok()?;
-    let key = wordjudge::fleet::stick::RequestBinding::key_of(&binding).ok()?;
-    Some(wordjudge::fleet::stick::pairing_code(&key))
+    let key = wordjudge_core::fleet::stick::RequestBinding::key_of(&binding).ok()?;
+    Some(wordjudge_core::fleet::stick::pairing_code(&key))
 }
 
 /// `--accept NAME=CODE` for every request on the stick that is a request:
@@ -467,7 +467,7 @@ pub(crate) fn accept_args(folder: &Path) -> Vec<String> {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Some(station) = name.strip_suffix(".csr") else { continue };
         let small_file = std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_file() && m.len() < 65536);
-        if !small_file || !wordjudge::fleet::stick::station_name_is_valid(station) {
+        if !small_file || !wordjudge_core::fleet::stick::station_name_is_valid(station) {
             continue;
         }
         if let Some(code) = key_code_of(&entry.path()) {

@@ -1,10 +1,10 @@
-//! The pure summary (`wordjudge::fleet`) on `journalctl -o json` lines.
+//! The pure summary (`wordjudge_core::fleet`) on `journalctl -o json` lines.
 
 use crate::support::*;
-use wordjudge::audit::{AdjudicationRecord, AuditEvent, Body};
-use wordjudge::fleet::{render, status_of, FleetError, LinkBreak, Range, Service, Status};
-use wordjudge::judge::Verdict;
-use wordjudge::panel::Trigger;
+use wordjudge_core::audit::{AdjudicationRecord, AuditEvent, Body};
+use wordjudge_core::fleet::{render, status_of, FleetError, LinkBreak, Range, Service, Status};
+use wordjudge_core::judge::Verdict;
+use wordjudge_core::panel::Trigger;
 
 /// The summary of the stations' entries, every station paired.
 fn status(stations: &[&Station]) -> Result<Status, FleetError> {
@@ -279,9 +279,9 @@ fn breaks_per_station_are_capped_and_summarised() {
     }
     let status = status(&[&s]).unwrap();
     let t = &status.stations[0];
-    assert_eq!(t.breaks.len(), wordjudge::fleet::MAX_BREAKS);
+    assert_eq!(t.breaks.len(), wordjudge_core::fleet::MAX_BREAKS);
     assert_eq!(t.breaks[0], LinkBreak::ChallengesMissing(Range(2, 2)), "the first break is kept");
-    assert_eq!(t.more_breaks, 1999 - wordjudge::fleet::MAX_BREAKS as u64);
+    assert_eq!(t.more_breaks, 1999 - wordjudge_core::fleet::MAX_BREAKS as u64);
     let links = render::links(t);
     assert!(links.contains(&format!("and {} more break(s)", t.more_breaks)), "{links}");
     assert!(links.len() < 2000, "{} bytes", links.len());

@@ -1,5 +1,5 @@
 //! Journal entries as a station sends them: the fields
-//! `src/recorder/journal.rs` gives each audit record (`WORDJUDGE_*`, with
+//! `crates/core/src/recorder/journal.rs` gives each audit record (`WORDJUDGE_*`, with
 //! `SYSLOG_IDENTIFIER=wordjudge`; the sealed line and a checkpoint of it
 //! signed with the station's own audit key), the journal's own
 //! (`_HOSTNAME`, the timestamps, `_BOOT_ID`), written as `journalctl -o
@@ -7,12 +7,12 @@
 //! reads.
 #![allow(dead_code)]
 
-use wordjudge::audit::checkpoint::StationKey;
-use wordjudge::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, NoteVerifier, Record, SlipCode};
-use wordjudge::fleet::PairedKey;
-use wordjudge::digest::sha256_hex;
-use wordjudge::judge::Verdict;
-use wordjudge::panel::Trigger;
+use wordjudge_core::audit::checkpoint::StationKey;
+use wordjudge_core::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, NoteVerifier, Record, SlipCode};
+use wordjudge_core::fleet::PairedKey;
+use wordjudge_core::digest::sha256_hex;
+use wordjudge_core::judge::Verdict;
+use wordjudge_core::panel::Trigger;
 
 /// 2026-11-22T13:00:00Z in microseconds.
 pub const START_US: i64 = 1_795_352_400_000_000;
@@ -72,14 +72,14 @@ impl Station {
             entries: Vec::new(),
             verifier: key.verifier(),
             key: Some(key),
-            prev: wordjudge::audit::format::GENESIS.to_string(),
+            prev: wordjudge_core::audit::format::GENESIS.to_string(),
         }
     }
 
     /// The station's name in the fleet, made from its name as the director
     /// menu makes it.
     pub fn fleet_name(&self) -> String {
-        wordjudge::fleet::join::fleet_name(&self.name)
+        wordjudge_core::fleet::join::fleet_name(&self.name)
     }
 
     /// The audit key the laptop paired with this station at `fleet sign`.
@@ -121,7 +121,7 @@ impl Station {
         ]
     }
 
-    /// An audit record's entry, as `Entry::of` in src/recorder/journal.rs
+    /// An audit record's entry, as `Entry::of` in crates/core/src/recorder/journal.rs
     /// makes it: written to the audit file (a seq, a line hash, its code).
     pub fn record(&mut self, body: Body) -> &mut Self {
         let fields = self.fields_of(&body, true);
@@ -200,8 +200,8 @@ impl Station {
                 (line, hash, Some(note))
             }
             None => {
-                let line = wordjudge::audit::format::seal(&serde_json::to_string(&record).unwrap());
-                let hash = wordjudge::audit::format::line_hash(line.as_bytes());
+                let line = wordjudge_core::audit::format::seal(&serde_json::to_string(&record).unwrap());
+                let hash = wordjudge_core::audit::format::line_hash(line.as_bytes());
                 (line, hash, None)
             }
         };

@@ -1,8 +1,8 @@
 //! The `[gpio]` table inside the station config: parsed, checked by serde,
 //! and written back by `Config::save` unchanged.
 
-use wordjudge::config::Config;
-use wordjudge::gpio::{ButtonPin, GpioConfig, LampPin, Pull};
+use wordjudge_core::config::Config;
+use wordjudge_core::gpio::{ButtonPin, GpioConfig, LampPin, Pull};
 
 #[test]
 fn the_gpio_table_parses_with_documented_defaults() {

@@ -2,8 +2,8 @@
 //! leaves a working no-op hardware and a message for the director.
 
 use std::path::Path;
-use wordjudge::gpio::{self, Backend, GpioConfig, GpioError, Hardware, LampPin, Role};
-use wordjudge::panel::Lamps;
+use wordjudge_core::gpio::{self, Backend, GpioConfig, GpioError, Hardware, LampPin, Role};
+use wordjudge_core::panel::Lamps;
 
 /// The no-op hardware behaves: no presses, lamps ignored, says "none".
 fn assert_usable_no_op(hardware: &mut dyn Hardware) {

@@ -2,8 +2,8 @@
 //! Raw edges go through the same debouncer as the Pi's pins.
 
 use std::time::Duration;
-use wordjudge::gpio::{self, Backend, GpioConfig, Hardware, SimHardware};
-use wordjudge::panel::Lamps;
+use wordjudge_core::gpio::{self, Backend, GpioConfig, Hardware, SimHardware};
+use wordjudge_core::panel::Lamps;
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)

@@ -18,8 +18,8 @@ use crate::live::{config_for, start_station_updating};
 use crate::support::{enter_pin, select_menu, Rig, PIN};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use wordjudge::kiosk::flow::Screen;
-use wordjudge::kiosk::view::ScreenKind;
+use wordjudge_station::kiosk::flow::Screen;
+use wordjudge_station::kiosk::view::ScreenKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Damage {
@@ -60,7 +60,7 @@ const FILES: &[CardFile] = &[
     // (it is written again from the config).
     CardFile {
         name: "config.toml.last-good",
-        place: |config, _| wordjudge::config::last_good_path(config) ,
+        place: |config, _| wordjudge_core::config::last_good_path(config) ,
     },
     // The audit key: without a usable key no checkpoint is signed (a
     // warning and a `key_problem` record); judging goes on.
@@ -69,7 +69,7 @@ const FILES: &[CardFile] = &[
     // The guard beside a whole config: written again from it.
     CardFile {
         name: "config.toml.pin-guard",
-        place: |config, _| wordjudge::guard::path_for(config) ,
+        place: |config, _| wordjudge_core::guard::path_for(config) ,
     },
     // The fleet's state as the menu reads it.
     CardFile { name: "fleet/joined.toml", place: |config, _| config.parent().unwrap().join("fleet/joined.toml") },
@@ -86,9 +86,9 @@ fn updates_dir(config: &Path) -> PathBuf {
 
 /// The station at `path`, with its sticks beside it and simulated updates
 /// whose folder is [`updates_dir`].
-fn station(path: &Path) -> wordjudge::app::live::LiveStation {
-    let sticks = std::sync::Arc::new(wordjudge::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
-    let updates = wordjudge::update::sim::SimUpdates::new("0.1.0", updates_dir(path));
+fn station(path: &Path) -> wordjudge_station::app::live::LiveStation {
+    let sticks = std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
+    let updates = wordjudge_core::update::sim::SimUpdates::new("0.1.0", updates_dir(path));
     start_station_updating(path, sticks, std::sync::Arc::new(updates))
 }
 
@@ -181,7 +181,7 @@ struct After {
 }
 
 fn restart(path: PathBuf) -> After {
-    let config = wordjudge::config::Config::load(&path).config;
+    let config = wordjudge_core::config::Config::load(&path).config;
     let mut rig = Rig::with(station(&path), &config.timeouts);
     let judges = crate::support::is_ready(rig.screen());
     assert!(judges || rig.screen() == &Screen::OutOfService, "{:?}", rig.screen());
@@ -192,7 +192,7 @@ fn restart(path: PathBuf) -> After {
     } else {
         (false, None)
     };
-    rig.key(wordjudge::kiosk::flow::Key::DirectorChord);
+    rig.key(wordjudge_station::kiosk::flow::Key::DirectorChord);
     let first_pin_asked = !matches!(rig.screen(), Screen::Pin(_));
     if first_pin_asked {
         return After { judges, number, acceptable, menu_opened: false, first_pin_asked };
@@ -201,7 +201,7 @@ fn restart(path: PathBuf) -> After {
     let menu_opened = rig.view().screen == ScreenKind::Director;
     if menu_opened {
         select_menu(&mut rig, "Station status");
-        rig.key(wordjudge::kiosk::flow::Key::Enter);
+        rig.key(wordjudge_station::kiosk::flow::Key::Enter);
         assert!(!rig.view().menu.lines.is_empty(), "the status page shows its facts");
     }
     After { judges, number, acceptable, menu_opened, first_pin_asked }

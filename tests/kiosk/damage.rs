@@ -7,9 +7,9 @@
 use crate::live::{audit_text, config_for, start_station};
 use crate::support::{choose, enter_pin, leave_menu, open_pin, Rig, PIN};
 use std::path::{Path, PathBuf};
-use wordjudge::config::{Config, ConfigProblem, ConfigSource};
-use wordjudge::kiosk::flow::{Key, Screen};
-use wordjudge::kiosk::view::ScreenKind;
+use wordjudge_core::config::{Config, ConfigProblem, ConfigSource};
+use wordjudge_station::kiosk::flow::{Key, Screen};
+use wordjudge_station::kiosk::view::ScreenKind;
 
 /// A station with a PIN, a licensed-looking lexicon and its audit log in a
 /// folder that is not the default; one challenge judged. Returns the
@@ -26,7 +26,7 @@ fn used_station(dir: &Path) -> (PathBuf, Config, u64) {
 
 /// After a restart over damaged files: players cannot judge, the chord asks
 /// for the existing PIN (never a new one), and that PIN opens the menu.
-fn asks_the_existing_pin(path: &Path, config: &Config) -> Rig<wordjudge::app::live::LiveStation> {
+fn asks_the_existing_pin(path: &Path, config: &Config) -> Rig<wordjudge_station::app::live::LiveStation> {
     let mut rig = Rig::with(start_station(path), &config.timeouts);
     assert_eq!(rig.screen(), &Screen::OutOfService, "no player judges on a damaged card");
     rig.keys("1");
@@ -83,7 +83,7 @@ fn a_deleted_config_and_copy_with_the_log_elsewhere_is_not_a_fresh_station() {
     let dir = tempfile::tempdir().unwrap();
     let (path, config, _) = used_station(dir.path());
     std::fs::remove_file(&path).unwrap();
-    std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
+    std::fs::remove_file(wordjudge_core::config::last_good_path(&path)).unwrap();
     let loaded = Config::load(&path);
     assert_eq!(loaded.source, ConfigSource::Unusable, "{:?}", loaded.problem);
     assert_eq!(loaded.config.audit_dir, config.audit_dir, "the guard names the station's own chain");
@@ -112,7 +112,7 @@ fn a_lockout_taken_while_the_clock_said_2099_lasts_at_most_an_hour() {
     let dir = tempfile::tempdir().unwrap();
     let (path, config, _) = used_station(dir.path());
     // The guard as the old wall-clock lockout left it: locked until 2099.
-    let guard = wordjudge::guard::path_for(&path);
+    let guard = wordjudge_core::guard::path_for(&path);
     let mut text = std::fs::read_to_string(&guard).unwrap();
     text.push_str("failures 3\nlockouts 1\nlocked_until 4102444800\n");
     std::fs::write(&guard, text).unwrap();
@@ -153,14 +153,14 @@ fn blank_pins_are_not_attempts() {
 fn a_padded_guard_with_the_pin_line_and_copy_deleted_never_offers_a_first_pin() {
     let dir = tempfile::tempdir().unwrap();
     let (path, config, _) = used_station(dir.path());
-    let guard = wordjudge::guard::path_for(&path);
+    let guard = wordjudge_core::guard::path_for(&path);
     let mut padded = std::fs::read_to_string(&guard).unwrap();
     padded.push_str(&"# padding\n".repeat(500));
     std::fs::write(&guard, padded).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let cut: String = text.lines().filter(|l| !l.starts_with("director_pin_hash")).map(|l| format!("{l}\n")).collect();
     std::fs::write(&path, cut).unwrap();
-    std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
+    std::fs::remove_file(wordjudge_core::config::last_good_path(&path)).unwrap();
 
     let mut rig = Rig::with(start_station(&path), &config.timeouts);
     assert_eq!(rig.screen(), &Screen::OutOfService);
@@ -183,7 +183,7 @@ fn a_guard_that_cannot_be_written_is_a_warning_and_a_record_never_silence() {
     for damage in ["directory"] {
         let dir = tempfile::tempdir().unwrap();
         let (path, config, _) = used_station(dir.path());
-        let guard = wordjudge::guard::path_for(&path);
+        let guard = wordjudge_core::guard::path_for(&path);
         std::fs::remove_file(&guard).unwrap();
         if damage == "directory" {
             std::fs::create_dir(&guard).unwrap();
@@ -215,19 +215,19 @@ fn another_stations_guard_copied_in_never_lets_its_pin_open_this_station() {
     let dir = tempfile::tempdir().unwrap();
     let (path, config, _) = used_station(&dir.path().join("this").tap_dir());
     let (other_path, _, _) = used_station(&dir.path().join("other").tap_dir());
-    let guard = wordjudge::guard::path_for(&path);
+    let guard = wordjudge_core::guard::path_for(&path);
     let ours = std::fs::read_to_string(&guard).unwrap();
     assert!(ours.contains("audit_key "), "a used station's guard names its audit key:\n{ours}");
     // The other station's guard as it would be on an identical card: its
     // own PIN and key, this station's folder path.
-    let theirs = std::fs::read_to_string(wordjudge::guard::path_for(&other_path)).unwrap();
+    let theirs = std::fs::read_to_string(wordjudge_core::guard::path_for(&other_path)).unwrap();
     let other_dir = dir.path().join("other").join("audit-elsewhere");
     let copied = theirs.replace(other_dir.to_str().unwrap(), config.audit_dir.to_str().unwrap());
     std::fs::write(&guard, &copied).unwrap();
     assert!(
-        wordjudge::guard::Guard::read(&guard).damaged.is_some_and(|d| d.contains("another station")),
+        wordjudge_core::guard::Guard::read(&guard).damaged.is_some_and(|d| d.contains("another station")),
         "{:?}",
-        wordjudge::guard::Guard::read(&guard)
+        wordjudge_core::guard::Guard::read(&guard)
     );
     // With the config whole, the station judges on and its own PIN works.
     let mut rig = Rig::with(start_station(&path), &config.timeouts);
@@ -239,7 +239,7 @@ fn another_stations_guard_copied_in_never_lets_its_pin_open_this_station() {
     let text = std::fs::read_to_string(&path).unwrap();
     let cut: String = text.lines().filter(|l| !l.starts_with("director_pin_hash")).map(|l| format!("{l}\n")).collect();
     std::fs::write(&path, cut).unwrap();
-    std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
+    std::fs::remove_file(wordjudge_core::config::last_good_path(&path)).unwrap();
     rig = Rig::with(start_station(&path), &config.timeouts);
     assert_eq!(rig.screen(), &Screen::OutOfService);
     rig.key(Key::DirectorChord);
@@ -270,13 +270,13 @@ impl TapDir for PathBuf {
 fn a_damaged_guard_beside_a_whole_config_is_written_again_and_recorded() {
     let dir = tempfile::tempdir().unwrap();
     let (path, config, _) = used_station(dir.path());
-    let guard = wordjudge::guard::path_for(&path);
+    let guard = wordjudge_core::guard::path_for(&path);
     std::fs::remove_file(&guard).unwrap();
     let fifo = std::ffi::CString::new(guard.as_os_str().as_encoded_bytes()).unwrap();
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
     let mut rig = Rig::with(start_station(&path), &config.timeouts);
     assert!(crate::support::is_ready(rig.screen()));
-    let read = wordjudge::guard::Guard::read(&guard);
+    let read = wordjudge_core::guard::Guard::read(&guard);
     assert!(read.damaged.is_none() && read.pin_hash.is_some() && read.audit_key.is_some(), "{read:?}");
     let log = audit_text(&config.audit_dir);
     assert!(log.contains("the PIN guard was damaged") && log.contains("FIFO"), "{log}");

@@ -4,11 +4,11 @@
 
 
 use crate::support::{choose, confirm, enter_pin, fake_station, is_ready, leave_menu, menu_home, open_pin, select_menu, Rig, PIN};
-use wordjudge::config::Timeouts;
-use wordjudge::kiosk::fake::FakeRecord;
-use wordjudge::kiosk::flow::{Key, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
-use wordjudge::kiosk::station::{DirectorEvent, Station, SystemAction, Warning};
-use wordjudge::kiosk::view::ScreenKind;
+use wordjudge_core::config::Timeouts;
+use wordjudge_station::kiosk::fake::FakeRecord;
+use wordjudge_station::kiosk::flow::{Key, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
+use wordjudge_station::kiosk::station::{DirectorEvent, Station, SystemAction, Warning};
+use wordjudge_station::kiosk::view::ScreenKind;
 
 #[test]
 fn director_pin_success_failure_and_lockout() {
@@ -176,7 +176,7 @@ fn director_menu_closes_after_idle_and_offers_quit_only_when_allowed() {
 }
 
 /// Opens the director menu and moves to the item starting with `prefix`.
-fn director_at(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>, prefix: &str) {
+fn director_at(rig: &mut Rig<wordjudge_station::kiosk::fake::FakeStation>, prefix: &str) {
     if !matches!(rig.screen(), Screen::Director(_)) {
         open_pin(rig);
         enter_pin(rig, PIN);
@@ -294,15 +294,15 @@ fn the_director_sets_the_clock_on_the_appliance_only() {
 
 /// A fake station with CSW24, NWL2023, NWL2020 and OSPD4+MW11 installed, on
 /// which the director chose `profile` with `edition` from the menu.
-fn profile_rig(profile: &str, edition: &str) -> Rig<wordjudge::kiosk::fake::FakeStation> {
+fn profile_rig(profile: &str, edition: &str) -> Rig<wordjudge_station::kiosk::fake::FakeStation> {
     let mut station = fake_station("SMALL");
-    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("CSW24", "cat dog qi za zebra xu"));
-    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("NWL2023", "cat dog qi za zebra ok"));
-    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("NWL2020", "cat dog qi za zebra"));
-    station.lexicons.push(wordjudge::kiosk::fake::FakeLexicon::usable("OSPD4+MW11", "cat dog zebra abandonment"));
-    station.profiles = wordjudge::profile::BUILT_IN.iter().collect();
+    station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("CSW24", "cat dog qi za zebra xu"));
+    station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("NWL2023", "cat dog qi za zebra ok"));
+    station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("NWL2020", "cat dog qi za zebra"));
+    station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("OSPD4+MW11", "cat dog zebra abandonment"));
+    station.profiles = wordjudge_core::profile::BUILT_IN.iter().collect();
     let mut rig = Rig::with(station, &Timeouts::default());
-    let name = wordjudge::profile::find(profile).unwrap().name;
+    let name = wordjudge_core::profile::find(profile).unwrap().name;
     director_at(&mut rig, &format!("Profile: {name} — {edition}"));
     rig.key(Key::Enter);
     assert_eq!(rig.view().confirm.question, format!("Use the profile {name}?"));
@@ -458,7 +458,7 @@ fn the_cursor_stays_on_its_item_when_a_stick_comes_and_goes() {
 fn no_screen_names_a_file_path_or_a_shell_command() {
     let mut station = fake_station("BROKEN");
     station.warnings = vec![
-        Warning::Config(wordjudge::config::ConfigProblem::Syntax {
+        Warning::Config(wordjudge_core::config::ConfigProblem::Syntax {
             path: "/var/lib/wordjudge/config.toml".into(),
             line: 3,
             column: 1,
@@ -520,7 +520,7 @@ fn a_pin_lockout_survives_a_restart_and_grows_each_time() {
     enter_pin(&mut rig, PIN);
     assert_eq!(rig.view().screen, ScreenKind::Director);
     assert_eq!(rig.station.pin_guard, Default::default(), "a right PIN clears the guard");
-    assert_eq!(wordjudge::kiosk::flow::pin_lockout(20), std::time::Duration::from_secs(3600), "at most an hour");
+    assert_eq!(wordjudge_station::kiosk::flow::pin_lockout(20), std::time::Duration::from_secs(3600), "at most an hour");
 }
 
 #[test]
@@ -553,7 +553,7 @@ fn the_director_turns_the_screen_90_degrees_a_confirmation_and_it_waits_for_a_re
 fn a_damaged_config_opens_the_menu_on_its_repair_and_nothing_else_repairs_it() {
     let mut station = fake_station("SMALL");
     station.held = true;
-    station.warnings.push(Warning::Config(wordjudge::config::ConfigProblem::LostSettings {
+    station.warnings.push(Warning::Config(wordjudge_core::config::ConfigProblem::LostSettings {
         path: "/var/lib/wordjudge/config.toml".into(),
         lost: vec!["director_pin_hash", "audit_dir"],
     }));

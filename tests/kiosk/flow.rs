@@ -1,20 +1,20 @@
 //! The players' flow, driven without any display or file: real key events,
 //! the judge button and a fake clock, against the fake station
-//! (`wordjudge::kiosk::fake`): Ready, Entry, Verdict, out of service, lamps.
+//! (`wordjudge_station::kiosk::fake`): Ready, Entry, Verdict, out of service, lamps.
 //! The director's screens are in `director.rs`; what must reach the audit
 //! log and the config is tested against the live station in `live.rs`.
 
 
 use crate::support::{enter_pin, fake_station, is_ready, one_verdict_per_play, open_pin, Rig, PIN};
 use std::time::Duration;
-use wordjudge::app::Controller;
-use wordjudge::config::Timeouts;
-use wordjudge::gpio::{Hardware, SimHardware};
-use wordjudge::kiosk::fake::FakeRecord;
-use wordjudge::kiosk::flow::{EntryHint, Event, Key, Screen};
-use wordjudge::kiosk::station::{AdjudicateError, Station, Warning};
-use wordjudge::kiosk::view::ScreenKind;
-use wordjudge::panel::{Lamps, Trigger};
+use wordjudge_station::app::Controller;
+use wordjudge_core::config::Timeouts;
+use wordjudge_core::gpio::{Hardware, SimHardware};
+use wordjudge_station::kiosk::fake::FakeRecord;
+use wordjudge_station::kiosk::flow::{EntryHint, Event, Key, Screen};
+use wordjudge_station::kiosk::station::{AdjudicateError, Station, Warning};
+use wordjudge_station::kiosk::view::ScreenKind;
+use wordjudge_core::panel::{Lamps, Trigger};
 
 #[test]
 fn ready_takes_only_a_count_from_1_to_8() {
@@ -479,7 +479,7 @@ fn a_panic_below_the_kiosk_is_caught_at_its_boundary_and_the_station_goes_out_of
     let c = clock.clone();
     let mut controller = Controller::new(
         Box::new(station),
-        Box::new(wordjudge::gpio::NoHardware::new("test")),
+        Box::new(wordjudge_core::gpio::NoHardware::new("test")),
         &Timeouts::default(),
         Box::new(move || c.get()),
         false,

@@ -10,12 +10,12 @@
 
 use proptest::prelude::*;
 use std::time::Duration;
-use wordjudge::config::Timeouts;
-use wordjudge::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
-use wordjudge::kiosk::flow::{Event, Key, Kiosk, Screen};
-use wordjudge::kiosk::station::Station;
-use wordjudge::kiosk::view::{view, StationInfo, ViewModel};
-use wordjudge::profile;
+use wordjudge_core::config::Timeouts;
+use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge_station::kiosk::flow::{Event, Key, Kiosk, Screen};
+use wordjudge_station::kiosk::station::Station;
+use wordjudge_station::kiosk::view::{view, StationInfo, ViewModel};
+use wordjudge_core::profile;
 
 /// What the test does at one step.
 #[derive(Debug, Clone)]
@@ -326,7 +326,7 @@ impl Harness {
         let count = |f: fn(&FakeRecord) -> bool| self.station.records.iter().filter(|r| f(r)).count();
         let started = count(|r| matches!(r, FakeRecord::UpdateStarted { .. }));
         let ended = count(|r| matches!(r, FakeRecord::UpdateInstalled { .. } | FakeRecord::UpdateFailed { .. }));
-        let asked = count(|r| matches!(r, FakeRecord::Update(wordjudge::kiosk::station::UpdateRequest::Install)));
+        let asked = count(|r| matches!(r, FakeRecord::Update(wordjudge_station::kiosk::station::UpdateRequest::Install)));
         prop_assert!(ended <= started && started == asked, "update records out of order: {:?}", self.station.records);
         match (&before, &after) {
             (Screen::Ready { .. }, Screen::Entry(e)) => {

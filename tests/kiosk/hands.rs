@@ -4,9 +4,9 @@
 //! director.
 
 use crate::support::{choose, enter_pin, leave_menu, open_pin, select_menu, Rig, PIN};
-use wordjudge::kiosk::fake::FakeRecord;
-use wordjudge::kiosk::flow::{Key, MenuItem, Screen};
-use wordjudge::kiosk::view::ScreenKind;
+use wordjudge_station::kiosk::fake::FakeRecord;
+use wordjudge_station::kiosk::flow::{Key, MenuItem, Screen};
+use wordjudge_station::kiosk::view::ScreenKind;
 
 #[test]
 fn a_refused_extra_word_makes_tab_ask_before_it_judges() {
@@ -113,7 +113,7 @@ fn a_stick_plugged_in_keeps_the_cursor_on_its_item() {
 fn a_damaged_card_is_held_until_the_director_restores_it() {
     let mut rig = Rig::fake("SMALL");
     rig.station.held = true;
-    rig.kiosk = wordjudge::kiosk::flow::Kiosk::new(&rig.station, &Default::default());
+    rig.kiosk = wordjudge_station::kiosk::flow::Kiosk::new(&rig.station, &Default::default());
     assert_eq!(rig.screen(), &Screen::OutOfService);
     assert_eq!(rig.view().service.detail, "Its settings are damaged.");
     open_pin(&mut rig);

@@ -6,12 +6,12 @@
 
 use crate::support::{choose, enter_pin, leave_menu, one_verdict_per_play, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
-use wordjudge::app::live::{LiveStation, StationSetup};
-use wordjudge::recorder::AuditLog;
-use wordjudge::config::{Config, ConfigSource};
-use wordjudge::kiosk::flow::{Event, Key, MenuItem, Screen};
-use wordjudge::kiosk::view::ScreenKind;
-use wordjudge::lexicon::build::build_lexicon;
+use wordjudge_station::app::live::{LiveStation, StationSetup};
+use wordjudge_core::recorder::AuditLog;
+use wordjudge_core::config::{Config, ConfigSource};
+use wordjudge_station::kiosk::flow::{Event, Key, MenuItem, Screen};
+use wordjudge_station::kiosk::view::ScreenKind;
+use wordjudge_core::lexicon::build::build_lexicon;
 
 pub(crate) struct Live {
     pub(crate) rig: Rig<LiveStation>,
@@ -58,41 +58,41 @@ pub(crate) fn config_for(dir: &Path, active: &str) -> Config {
     config.lexicon_dir = lexicons;
     config.audit_dir = dir.join("audit");
     config.active_lexicon = active.into();
-    config.director_pin_hash = Some(wordjudge::pin::hash_pin(PIN).unwrap());
+    config.director_pin_hash = Some(wordjudge_core::pin::hash_pin(PIN).unwrap());
     config
 }
 
 pub(crate) fn start_station(path: &Path) -> LiveStation {
     // Each folder of `sticks/` beside the config is a plugged-in stick.
-    let sticks = std::sync::Arc::new(wordjudge::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
+    let sticks = std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
     start_station_with(path, sticks)
 }
 
-pub(crate) fn start_station_with(path: &Path, sticks: std::sync::Arc<dyn wordjudge::usb::Sticks>) -> LiveStation {
-    start_station_updating(path, sticks, std::sync::Arc::new(wordjudge::update::NoUpdates))
+pub(crate) fn start_station_with(path: &Path, sticks: std::sync::Arc<dyn wordjudge_core::usb::Sticks>) -> LiveStation {
+    start_station_updating(path, sticks, std::sync::Arc::new(wordjudge_core::update::NoUpdates))
 }
 
 /// A live station with `sticks` and `updates` (and one keyboard).
 pub(crate) fn start_station_updating(
     path: &Path,
-    sticks: std::sync::Arc<dyn wordjudge::usb::Sticks>,
-    updates: std::sync::Arc<dyn wordjudge::update::Updates>,
+    sticks: std::sync::Arc<dyn wordjudge_core::usb::Sticks>,
+    updates: std::sync::Arc<dyn wordjudge_core::update::Updates>,
 ) -> LiveStation {
-    start_station_typing(path, sticks, updates, std::sync::Arc::new(wordjudge::keyboard::SimKeyboards::new(1)))
+    start_station_typing(path, sticks, updates, std::sync::Arc::new(wordjudge_core::keyboard::SimKeyboards::new(1)))
 }
 
 /// A live station with `sticks`, `updates` and `keyboards`.
 pub(crate) fn start_station_typing(
     path: &Path,
-    sticks: std::sync::Arc<dyn wordjudge::usb::Sticks>,
-    updates: std::sync::Arc<dyn wordjudge::update::Updates>,
-    keyboards: std::sync::Arc<dyn wordjudge::keyboard::Keyboards>,
+    sticks: std::sync::Arc<dyn wordjudge_core::usb::Sticks>,
+    updates: std::sync::Arc<dyn wordjudge_core::update::Updates>,
+    keyboards: std::sync::Arc<dyn wordjudge_core::keyboard::Keyboards>,
 ) -> LiveStation {
     let loaded = Config::load(path);
     let config = loaded.config.clone();
     // As the kiosk's runner does: with no config in force, only a chain the
     // folder already holds (the guard's, or the default) takes the record.
-    let audit = (loaded.usable() || wordjudge::audit::has_chain(&config.audit_dir))
+    let audit = (loaded.usable() || wordjudge_core::audit::has_chain(&config.audit_dir))
         .then(|| AuditLog::open(&config.audit_dir, &config.station_name).unwrap());
     LiveStation::start(StationSetup {
         loaded,
@@ -100,7 +100,7 @@ pub(crate) fn start_station_typing(
         audit,
         gpio_problem: None,
         gpio_description: "none (test)".into(),
-        pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
+        pin_checker: wordjudge_station::app::pin_check::PinChecker::InProcess,
         appliance: false,
         sticks,
         updates,
@@ -118,11 +118,11 @@ pub(crate) fn start_station_with_log(path: &Path, audit: AuditLog) -> LiveStatio
         audit: Some(audit),
         gpio_problem: None,
         gpio_description: "none (test)".into(),
-        pin_checker: wordjudge::app::pin_check::PinChecker::InProcess,
+        pin_checker: wordjudge_station::app::pin_check::PinChecker::InProcess,
         appliance: false,
-        sticks: std::sync::Arc::new(wordjudge::usb::NoSticks),
-        updates: std::sync::Arc::new(wordjudge::update::NoUpdates),
-        keyboards: std::sync::Arc::new(wordjudge::keyboard::SimKeyboards::new(1)),
+        sticks: std::sync::Arc::new(wordjudge_core::usb::NoSticks),
+        updates: std::sync::Arc::new(wordjudge_core::update::NoUpdates),
+        keyboards: std::sync::Arc::new(wordjudge_core::keyboard::SimKeyboards::new(1)),
     })
 }
 
@@ -296,7 +296,7 @@ fn a_typo_in_the_config_never_changes_who_judges() {
     std::fs::write(&path, text).unwrap();
 
     // With no last good copy, a broken config is out of service, saying why.
-    std::fs::remove_file(wordjudge::config::last_good_path(&path)).unwrap();
+    std::fs::remove_file(wordjudge_core::config::last_good_path(&path)).unwrap();
     let rig = Rig::with(start_station(&path), &config.timeouts);
     assert_eq!(rig.screen(), &Screen::OutOfService);
     assert_eq!(rig.view().service.detail, "Its settings are damaged.", "a short reason, naming no key or file");
@@ -304,7 +304,7 @@ fn a_typo_in_the_config_never_changes_who_judges() {
 
 #[test]
 fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
-    use wordjudge::kiosk::station::Station;
+    use wordjudge_station::kiosk::station::Station;
     let mut rig = Live::new("SMALL");
     let path = rig.dir.path().join("config.toml");
     assert!(rig.station.switch_profile("DEMO").is_ok());
@@ -316,7 +316,7 @@ fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
     assert_eq!(saved.config.profile.as_deref(), Some("DEMO"), "the refused switch changed nothing");
     assert_eq!(saved.config.active_lexicon, "DEMO");
     assert_eq!(saved.config.station_name, "Hall B");
-    assert!(wordjudge::pin::verify_pin("97531", saved.config.director_pin_hash.as_deref().unwrap()));
+    assert!(wordjudge_core::pin::verify_pin("97531", saved.config.director_pin_hash.as_deref().unwrap()));
     assert!(rig.station.set_clock("2026-11-23 14:05").is_err(), "a desktop never sets the system clock");
     // After a restart, the same (the first station lets go of the audit
     // folder; the temporary directory stays).
@@ -329,7 +329,7 @@ fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
 
 #[test]
 fn the_screen_rotation_is_saved_recorded_and_in_force_from_the_next_start() {
-    use wordjudge::kiosk::station::{Rotation, Station};
+    use wordjudge_station::kiosk::station::{Rotation, Station};
     let rig = Live::new("SMALL");
     let path = rig.dir.path().join("config.toml");
     let Live { rig: mut live, dir: _dir } = rig;
@@ -351,9 +351,9 @@ fn the_screen_rotation_is_saved_recorded_and_in_force_from_the_next_start() {
 /// nothing panics, and the director is told (and it is recorded).
 #[test]
 fn a_lexicon_file_changed_under_the_running_kiosk_changes_no_verdict() {
-    use wordjudge::app::Controller;
-    use wordjudge::gpio::NoHardware;
-    use wordjudge::kiosk::view::ScreenKind;
+    use wordjudge_station::app::Controller;
+    use wordjudge_core::gpio::NoHardware;
+    use wordjudge_station::kiosk::view::ScreenKind;
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), "SMALL");
     let path = dir.path().join("config.toml");
@@ -390,7 +390,7 @@ fn a_lexicon_file_changed_under_the_running_kiosk_changes_no_verdict() {
         controller.tick();
         let count = words.split(' ').count().to_string();
         for key in count.chars().chain(words.chars()).map(Key::Char).chain([Key::Tab]) {
-            controller.input(wordjudge::kiosk::flow::Event::Key(key));
+            controller.input(wordjudge_station::kiosk::flow::Event::Key(key));
         }
         let v = controller.view();
         assert_eq!(v.screen, ScreenKind::Verdict, "{words}: {v:?}");
@@ -401,7 +401,7 @@ fn a_lexicon_file_changed_under_the_running_kiosk_changes_no_verdict() {
         controller.poll();
         let told = |controller: &Controller| {
             controller.station().warnings().iter().any(
-                |w| matches!(w, wordjudge::kiosk::station::Warning::LexiconFileChanged { id, .. } if id == "SMALL"),
+                |w| matches!(w, wordjudge_station::kiosk::station::Warning::LexiconFileChanged { id, .. } if id == "SMALL"),
             )
         };
         assert!(!told(&controller), "{what}: the same bytes back again are no change");
@@ -466,7 +466,7 @@ fn the_last_code_survives_a_restart_and_a_fresh_station_sets_its_pin_on_screen()
 
 #[test]
 fn a_lexicon_switch_away_from_the_profile_clears_it_in_the_config_and_the_record() {
-    use wordjudge::kiosk::station::Station;
+    use wordjudge_station::kiosk::station::Station;
     let mut rig = Live::new("SMALL");
     assert!(rig.station.switch_profile("DEMO").is_ok());
     let path = rig.dir.path().join("config.toml");
@@ -535,8 +535,8 @@ fn the_verdict_shows_the_time_and_code_of_its_own_record() {
     let path = dir.path().join("config.toml");
     config.save(&path).unwrap();
     let at: jiff::Timestamp = "2025-05-01T07:08:09Z".parse().unwrap();
-    let clock = std::sync::Arc::new(wordjudge::audit::ManualClock::new(at, "boot-a"));
-    let options = wordjudge::recorder::AuditOptions { clock, ..Default::default() };
+    let clock = std::sync::Arc::new(wordjudge_core::audit::ManualClock::new(at, "boot-a"));
+    let options = wordjudge_core::recorder::AuditOptions { clock, ..Default::default() };
     let audit = AuditLog::open_with(&config.audit_dir, &config.station_name, options).unwrap();
     let station = start_station_with_log(&path, audit);
     let mut rig = Rig::with(station, &config.timeouts);
@@ -564,16 +564,16 @@ pub(crate) fn to_letters(mut n: usize) -> String {
 /// keyboard plugged in is noticed within seconds and recorded.
 #[test]
 fn a_station_without_a_keyboard_says_so_and_notices_one_plugged_in() {
-    use wordjudge::kiosk::station::Station as _;
+    use wordjudge_station::kiosk::station::Station as _;
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), "SMALL");
     let path = dir.path().join("config.toml");
     config.save(&path).unwrap();
-    let keyboards = wordjudge::keyboard::SimKeyboards::new(0);
+    let keyboards = wordjudge_core::keyboard::SimKeyboards::new(0);
     let station = start_station_typing(
         &path,
-        std::sync::Arc::new(wordjudge::usb::NoSticks),
-        std::sync::Arc::new(wordjudge::update::NoUpdates),
+        std::sync::Arc::new(wordjudge_core::usb::NoSticks),
+        std::sync::Arc::new(wordjudge_core::update::NoUpdates),
         std::sync::Arc::new(keyboards.clone()),
     );
     let mut rig = Live { rig: Rig::with(station, &config.timeouts), dir };

@@ -5,10 +5,10 @@
 
 use crate::live::{config_for, start_station, Live};
 use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
-use wordjudge::config::Config;
-use wordjudge::kiosk::flow::{Key, Screen};
-use wordjudge::kiosk::station::Station;
-use wordjudge::recorder::AuditLog;
+use wordjudge_core::config::Config;
+use wordjudge_station::kiosk::flow::{Key, Screen};
+use wordjudge_station::kiosk::station::Station;
+use wordjudge_core::recorder::AuditLog;
 
 /// Judges `n` one-word plays and comes back to Ready after each.
 fn judge_n<S: Station>(rig: &mut Rig<S>, n: usize) {
@@ -63,7 +63,7 @@ fn a_station_renamed_from_the_menu_is_named_in_every_later_record_checkpoint_and
     assert!(checkpoint["note"].as_str().unwrap().contains("\nstation Table 7\n"), "{checkpoint}");
 
     let seq = all[rename]["seq"].as_u64().unwrap();
-    let report = wordjudge::inspect::verify(&audit).unwrap();
+    let report = wordjudge_core::inspect::verify(&audit).unwrap();
     assert!(report.ok(), "{report}");
     assert!(report.to_string().contains(&format!("station: Table 7 (was Table 3 until record #{seq})")), "{report}");
 }
@@ -74,8 +74,8 @@ fn clock_jumps_on_the_live_station_are_recorded_and_listed_by_verify() {
     let config = config_for(dir.path(), "SMALL");
     let path = dir.path().join("config.toml");
     config.save(&path).unwrap();
-    let clock = std::sync::Arc::new(wordjudge::audit::ManualClock::new("2026-05-01T10:00:00Z".parse().unwrap(), "boot-a"));
-    let options = wordjudge::recorder::AuditOptions { clock: clock.clone(), ..Default::default() };
+    let clock = std::sync::Arc::new(wordjudge_core::audit::ManualClock::new("2026-05-01T10:00:00Z".parse().unwrap(), "boot-a"));
+    let options = wordjudge_core::recorder::AuditOptions { clock: clock.clone(), ..Default::default() };
     let audit = AuditLog::open_with(&config.audit_dir, &config.station_name, options).unwrap();
     let station = crate::live::start_station_with_log(&path, audit);
     let mut rig = Rig::with(station, &config.timeouts);
@@ -95,7 +95,7 @@ fn clock_jumps_on_the_live_station_are_recorded_and_listed_by_verify() {
     assert_eq!((jumps[0]["from"].as_str(), jumps[0]["to"].as_str()), (Some("2026-05-01T10:01:00.000Z"), Some("2099-05-01T10:01:00.000Z")));
     assert_eq!(jumps[1]["to"], "2026-05-01T10:02:00.000Z");
     assert!(all.iter().any(|r| r["event"] == "setting_refused" && r["setting"] == "clock"));
-    let report = wordjudge::inspect::verify(&config.audit_dir).unwrap();
+    let report = wordjudge_core::inspect::verify(&config.audit_dir).unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!(report.clock_jumps.len(), 2, "{report}");
     assert!(report.to_string().contains("WARNING: the wall clock jumped 2 time(s)"), "{report}");
@@ -137,12 +137,12 @@ fn text_direction_and_control_characters_are_refused_in_station_names() {
     ];
     for c in hidden {
         let name = format!("Table {c}7");
-        let refused = wordjudge::config::check_station_name(&name).unwrap_err();
+        let refused = wordjudge_core::config::check_station_name(&name).unwrap_err();
         assert!(refused.contains(&format!("U+{:04X}", c as u32)), "{refused}");
         assert!(!refused.contains(c), "the refusal quotes the name escaped: {refused:?}");
-        assert!(!wordjudge::config::station_name_char_allowed(c));
+        assert!(!wordjudge_core::config::station_name_char_allowed(c));
     }
-    assert!(wordjudge::config::check_station_name("Salle 7 — Zürich, table «A»").is_ok());
+    assert!(wordjudge_core::config::check_station_name("Salle 7 — Zürich, table «A»").is_ok());
     let toml = "station_name = \"Table \\u202E7\"\n";
     assert!(Config::from_toml(toml).is_err(), "a config file cannot bring one in either");
 

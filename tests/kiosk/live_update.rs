@@ -11,10 +11,10 @@ use crate::support::*;
 use crate::update::phase;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use wordjudge::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase, UsbPhase};
-use wordjudge::kiosk::station::Station;
-use wordjudge::update::sim::SIM_SLOT_FILE;
-use wordjudge::update::staged::STAGED_FILE;
+use wordjudge_station::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase, UsbPhase};
+use wordjudge_station::kiosk::station::Station;
+use wordjudge_core::update::sim::SIM_SLOT_FILE;
+use wordjudge_core::update::staged::STAGED_FILE;
 
 /// A live station whose sticks are folders of `sticks/` and whose updates
 /// are the simulated twin's (station at 0.1.0, boot checks in `update/`).
@@ -30,8 +30,8 @@ fn live_updating_with(step_ms: u64, inspect_ms: u64) -> Live {
     config.save(&path).unwrap();
     std::fs::create_dir_all(dir.path().join("sticks")).unwrap();
     std::fs::create_dir_all(dir.path().join("update")).unwrap();
-    let sticks = std::sync::Arc::new(wordjudge::usb::sim::FolderSticks::new(dir.path().join("sticks")));
-    let mut updates = wordjudge::update::sim::SimUpdates::new("0.1.0", dir.path().join("update"));
+    let sticks = std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(dir.path().join("sticks")));
+    let mut updates = wordjudge_core::update::sim::SimUpdates::new("0.1.0", dir.path().join("update"));
     updates.step = Duration::from_millis(step_ms);
     updates.inspect_time = Duration::from_millis(inspect_ms);
     let station = start_station_updating(&path, sticks, std::sync::Arc::new(updates));
@@ -79,7 +79,7 @@ fn live_a_bundle_is_checked_installed_and_recorded_in_order_then_the_station_res
     select_menu(&mut *live, "Install update: version 0.1.1 (this station runs 0.1.0)");
     live.key(Key::Enter);
     wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
-    live.advance(wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
+    live.advance(wordjudge_station::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     assert!(live.view().usb.detail.contains("Signed by: CN = test signer"), "{}", live.view().usb.detail);
     live.key(Key::Enter);
     wait_until(&mut live, "the end", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
@@ -134,7 +134,7 @@ fn live_a_bundle_for_another_station_is_refused_and_one_checked_installs_without
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
     wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
-    live.advance(wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
+    live.advance(wordjudge_station::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     std::fs::remove_dir_all(&stick).unwrap();
     live.key(Key::Enter);
     wait_until(&mut live, "the end", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
@@ -167,8 +167,8 @@ fn live_the_boot_checks_verdict_is_recorded_exactly_once_and_renamed() {
     let path = live.dir.path().join("config.toml");
     let Live { rig, dir } = live;
     drop(rig);
-    let sticks = std::sync::Arc::new(wordjudge::usb::NoSticks);
-    let updates = wordjudge::update::sim::SimUpdates::new("0.1.1", dir.path().join("update"));
+    let sticks = std::sync::Arc::new(wordjudge_core::usb::NoSticks);
+    let updates = wordjudge_core::update::sim::SimUpdates::new("0.1.1", dir.path().join("update"));
     let station = start_station_updating(&path, sticks, std::sync::Arc::new(updates));
     assert_eq!(station.last_update().map(|c| c.version), Some("0.1.1".into()));
     drop(station);
@@ -211,11 +211,11 @@ fn bundle(version: &str, payload: &[u8]) -> Vec<u8> {
 /// What the simulated slot holds: (version, SHA-256), if anything installed.
 fn installed(dir: &Path) -> Option<(String, String)> {
     let text = std::fs::read_to_string(dir.join("update").join(SIM_SLOT_FILE)).ok()?;
-    Some((wordjudge::update::key_value(&text, "version")?, wordjudge::update::key_value(&text, "sha256")?))
+    Some((wordjudge_core::update::key_value(&text, "version")?, wordjudge_core::update::key_value(&text, "sha256")?))
 }
 
 fn sha256(bytes: &[u8]) -> String {
-    wordjudge::digest::sha256_hex(bytes)
+    wordjudge_core::digest::sha256_hex(bytes)
 }
 
 /// A live station with `file` on stick sdb1, the director at its preview.
@@ -236,7 +236,7 @@ fn previewed_with(step_ms: u64, file: &str, bytes: &[u8]) -> (Live, PathBuf) {
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
     wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
-    live.advance(wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
+    live.advance(wordjudge_station::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     let path = stick.join(file);
     (live, path)
 }
@@ -290,7 +290,7 @@ fn live_the_stations_copy_changed_after_its_check_is_refused_and_recorded() {
     std::fs::write(&copy, bundle("0.0.1", b"the 0.2.0 system imagf")).unwrap();
     live.key(Key::Enter);
     wait_until(&mut live, "the end", done);
-    assert_eq!(phase(&live), UpdatePhase::Done(UpdateDone::Failed(wordjudge::update::UpdateError::Changed)));
+    assert_eq!(phase(&live), UpdatePhase::Done(UpdateDone::Failed(wordjudge_core::update::UpdateError::Changed)));
     let v = live.view();
     assert_eq!(v.usb.status, "The update did not finish.");
     assert_eq!(v.usb.alert, "The station's copy of this update changed after it was checked, so it was not installed.");
@@ -386,7 +386,7 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
     wait_for(&mut live, "the preview", Duration::from_secs(120), |l| {
         matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_)))
     });
-    live.advance(wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
+    live.advance(wordjudge_station::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     live.key(Key::Enter);
     wait_for(&mut live, "the end", Duration::from_secs(120), done);
     assert!(matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { .. })), "{:?}", phase(&live));
@@ -396,7 +396,7 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
     assert!(grew_mb < 64, "the peak grew by {grew_mb} MB for a 1024 MB bundle");
     let header = bundle("0.2.0", b"");
     let zeros = std::io::Read::take(std::io::repeat(0), GIB - header.len() as u64);
-    let (size, digest) = wordjudge::update::staged::sha256_of(std::io::Read::chain(header.as_slice(), zeros)).unwrap();
+    let (size, digest) = wordjudge_core::update::staged::sha256_of(std::io::Read::chain(header.as_slice(), zeros)).unwrap();
     assert_eq!(size, GIB);
     assert_eq!(installed(live.dir.path()), Some(("0.2.0".to_string(), digest)), "every byte went through the install");
 }
@@ -404,9 +404,9 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
 /// Starts the simulated station again on `dir` (the kiosk restarted), waits
 /// for the end of the install the last one left, and returns what was
 /// reported and the audit log's text.
-fn restart_and_wait_for_the_install(dir: &Path, version: &str) -> (wordjudge::kiosk::station::UpdateReport, String) {
-    let sticks = std::sync::Arc::new(wordjudge::usb::NoSticks);
-    let updates = wordjudge::update::sim::SimUpdates::new(version, dir.join("update"));
+fn restart_and_wait_for_the_install(dir: &Path, version: &str) -> (wordjudge_station::kiosk::station::UpdateReport, String) {
+    let sticks = std::sync::Arc::new(wordjudge_core::usb::NoSticks);
+    let updates = wordjudge_core::update::sim::SimUpdates::new(version, dir.join("update"));
     let mut station = start_station_updating(&dir.join("config.toml"), sticks, std::sync::Arc::new(updates));
     let started = Instant::now();
     let report = loop {
@@ -440,7 +440,7 @@ fn live_a_kiosk_stopped_mid_install_leaves_the_next_start_to_record_how_it_ended
     let (mut live, _) = previewed_with(2000, "u.raucb", &bundle("0.2.0", b"a system image"));
     live.key(Key::Enter);
     assert!(matches!(phase(&live), UpdatePhase::Installing { .. }), "{:?}", phase(&live));
-    let marker = live.dir.path().join("update").join(wordjudge::update::INSTALL_MARKER);
+    let marker = live.dir.path().join("update").join(wordjudge_core::update::INSTALL_MARKER);
     assert!(marker.exists(), "the install is marked as started before RAUC is asked");
     assert_eq!(events_from_update(&live.audit_text()), ["update_started"]);
     let Live { rig, dir } = live;
@@ -451,7 +451,7 @@ fn live_a_kiosk_stopped_mid_install_leaves_the_next_start_to_record_how_it_ended
     // with update_started.
     let (report, text) = restart_and_wait_for_the_install(dir.path(), "0.1.0");
     assert!(
-        matches!(&report, wordjudge::kiosk::station::UpdateReport::Failed(why) if why.to_string().contains("the kiosk stopped during the install")),
+        matches!(&report, wordjudge_station::kiosk::station::UpdateReport::Failed(why) if why.to_string().contains("the kiosk stopped during the install")),
         "{report:?}"
     );
     assert_eq!(events_from_update(&text), ["update_started", "startup", "update_failed"], "{text}");
@@ -460,17 +460,17 @@ fn live_a_kiosk_stopped_mid_install_leaves_the_next_start_to_record_how_it_ended
 
     // An install that RAUC finished while the kiosk was down: recorded as
     // installed, once; a further restart records nothing more.
-    wordjudge::update::mark_install_started(&dir.path().join("update"), "0.2.0").unwrap();
+    wordjudge_core::update::mark_install_started(&dir.path().join("update"), "0.2.0").unwrap();
     std::fs::write(dir.path().join("update").join(SIM_SLOT_FILE), "version=0.2.0\nsha256=00\n").unwrap();
     let (report, text) = restart_and_wait_for_the_install(dir.path(), "0.1.0");
     assert!(
-        matches!(&report, wordjudge::kiosk::station::UpdateReport::Installed { version } if version == "0.2.0"),
+        matches!(&report, wordjudge_station::kiosk::station::UpdateReport::Installed { version } if version == "0.2.0"),
         "{report:?}"
     );
     assert_eq!(text.matches("\"event\":\"update_installed\"").count(), 1, "{text}");
     assert!(!marker.exists());
-    let sticks = std::sync::Arc::new(wordjudge::usb::NoSticks);
-    let updates = wordjudge::update::sim::SimUpdates::new("0.1.0", dir.path().join("update"));
+    let sticks = std::sync::Arc::new(wordjudge_core::usb::NoSticks);
+    let updates = wordjudge_core::update::sim::SimUpdates::new("0.1.0", dir.path().join("update"));
     let mut station = start_station_updating(&dir.path().join("config.toml"), sticks, std::sync::Arc::new(updates));
     std::thread::sleep(Duration::from_millis(200));
     assert!(station.update_report().is_none());
@@ -507,9 +507,9 @@ fn child_update_with_a_full_audit_log() {
     }
     live.key(Key::Enter);
     let phase = format!("{:?}", phase(&live));
-    let restart = format!("{:?}", live.station.system(wordjudge::kiosk::station::SystemAction::Reboot));
+    let restart = format!("{:?}", live.station.system(wordjudge_station::kiosk::station::SystemAction::Reboot));
     let slot = installed(live.dir.path()).is_some();
-    let marked = live.dir.path().join("update").join(wordjudge::update::INSTALL_MARKER).exists();
+    let marked = live.dir.path().join("update").join(wordjudge_core::update::INSTALL_MARKER).exists();
     // SAFETY: as above.
     unsafe {
         let limit = libc::rlimit { rlim_cur: libc::RLIM_INFINITY, rlim_max: libc::RLIM_INFINITY };
@@ -557,7 +557,7 @@ fn live_an_install_that_cannot_be_noted_does_not_start_and_says_why() {
     // its place: root writes anywhere else): nothing installs, the screen
     // says why, and the log has the request and why it did not start.
     let (mut live, _) = previewed("u.raucb", &bundle("0.2.0", b"a system image"));
-    std::fs::create_dir(live.dir.path().join("update").join(wordjudge::update::INSTALL_MARKER)).unwrap();
+    std::fs::create_dir(live.dir.path().join("update").join(wordjudge_core::update::INSTALL_MARKER)).unwrap();
     live.key(Key::Enter);
     let shown = format!("{:?}", phase(&live));
     assert!(shown.contains("NotStarted(NotNoted("), "{shown}");

@@ -6,8 +6,8 @@
 use crate::live::{audit_text, config_for, start_station_with, Live};
 use crate::support::{choose, confirm, enter_pin, leave_menu, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
-use wordjudge::kiosk::flow::{Key, Screen};
-use wordjudge::kiosk::view::ScreenKind;
+use wordjudge_station::kiosk::flow::{Key, Screen};
+use wordjudge_station::kiosk::view::ScreenKind;
 
 // ---- USB sticks (folders standing in for them; the QEMU boot test mounts real ones) ----
 
@@ -25,7 +25,7 @@ fn plug(rig: &Live, name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
 fn wait_usb(rig: &mut Live) {
     for _ in 0..1000 {
         if let Screen::Usb(usb) = rig.screen() {
-            if !matches!(usb.phase, wordjudge::kiosk::flow::UsbPhase::Working(_)) {
+            if !matches!(usb.phase, wordjudge_station::kiosk::flow::UsbPhase::Working(_)) {
                 return;
             }
         }
@@ -107,7 +107,7 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     rig.key(Key::Enter);
     assert_eq!(rig.view().menu.message, "This file is not a word list that can be installed.");
     rig.key(Key::Right);
-    assert!(matches!(rig.screen(), Screen::Usb(u) if u.phase == wordjudge::kiosk::flow::UsbPhase::List), "nothing asked of it");
+    assert!(matches!(rig.screen(), Screen::Usb(u) if u.phase == wordjudge_station::kiosk::flow::UsbPhase::List), "nothing asked of it");
     for _ in 0..4 {
         rig.key(Key::Up);
     }
@@ -126,11 +126,11 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     rig.key(Key::Enter);
     rig.key(Key::Enter);
     wait_usb(&mut rig);
-    let unverified = wordjudge::lexicon::Status::Unverified.label();
+    let unverified = wordjudge_core::lexicon::Status::Unverified.label();
     assert_eq!(rig.view().menu.items[1], format!("MW11 → OSPD4+MW11 (MW11-long) — installed: {unverified}"));
     // What was installed is exactly what the list compiles to.
     for (txt, fst) in [("OSPD4.txt", "OSPD4.fst"), ("MW11.txt", "MW11-long.fst")] {
-        let compiled = wordjudge::lexicon::build::compile_file(&stick.join(txt), false).unwrap();
+        let compiled = wordjudge_core::lexicon::build::compile_file(&stick.join(txt), false).unwrap();
         assert_eq!(std::fs::read(lexicons.join(fst)).unwrap(), compiled.bytes, "{fst}");
     }
     let audit = rig.audit_text();
@@ -162,20 +162,20 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
 /// A stick that is gone the moment it was mounted: udev no longer lists it
 /// and its files cannot be read.
 struct PulledAtOnce {
-    inner: wordjudge::usb::sim::FolderSticks,
+    inner: wordjudge_core::usb::sim::FolderSticks,
     root: std::path::PathBuf,
 }
 
-impl wordjudge::usb::Sticks for PulledAtOnce {
-    fn list(&self) -> Vec<wordjudge::usb::Stick> {
+impl wordjudge_core::usb::Sticks for PulledAtOnce {
+    fn list(&self) -> Vec<wordjudge_core::usb::Stick> {
         self.inner.list()
     }
-    fn attach(&self, stick: &wordjudge::usb::Stick, mode: wordjudge::usb::Mode) -> Result<std::path::PathBuf, wordjudge::usb::StickError> {
+    fn attach(&self, stick: &wordjudge_core::usb::Stick, mode: wordjudge_core::usb::Mode) -> Result<std::path::PathBuf, wordjudge_core::usb::StickError> {
         let path = self.inner.attach(stick, mode)?;
         std::fs::rename(self.root.join(&stick.device), self.root.join(".pulled")).unwrap();
         Ok(path)
     }
-    fn detach(&self, stick: &wordjudge::usb::Stick) -> Result<(), wordjudge::usb::StickError> {
+    fn detach(&self, stick: &wordjudge_core::usb::Stick) -> Result<(), wordjudge_core::usb::StickError> {
         self.inner.detach(stick)
     }
 }
@@ -187,7 +187,7 @@ fn live_with_pulled_sticks() -> Live {
     let path = dir.path().join("config.toml");
     config.save(&path).unwrap();
     let root = dir.path().join("sticks");
-    let sticks = PulledAtOnce { inner: wordjudge::usb::sim::FolderSticks::new(root.clone()), root };
+    let sticks = PulledAtOnce { inner: wordjudge_core::usb::sim::FolderSticks::new(root.clone()), root };
     let station = start_station_with(&path, std::sync::Arc::new(sticks));
     Live { rig: Rig::with(station, &config.timeouts), dir }
 }
@@ -207,7 +207,7 @@ fn a_stick_pulled_mid_export_leaves_the_log_intact_and_says_so() {
     assert!(!pulled.join("wordjudge").exists() || std::fs::read_dir(pulled.join("wordjudge")).unwrap().count() == 0);
     let text = audit_text(&audit_dir);
     assert!(text.contains("\"event\":\"usb_failed\"") && text.contains("\"action\":\"export\""), "recorded");
-    assert!(wordjudge::inspect::verify(&audit_dir).unwrap().ok(), "the log verifies");
+    assert!(wordjudge_core::inspect::verify(&audit_dir).unwrap().ok(), "the log verifies");
     rig.key(Key::Enter);
     leave_menu(&mut rig);
     assert!(rig.challenge(&["cat"]).0);
@@ -226,7 +226,7 @@ fn a_stick_pulled_mid_import_changes_nothing_and_the_station_judges_on() {
     assert_eq!(snapshot(&lexicons), before, "the lexicon directory is byte for byte as it was");
     let audit_dir = rig.dir.path().join("audit");
     assert!(audit_text(&audit_dir).contains("\"event\":\"usb_failed\""));
-    assert!(wordjudge::inspect::verify(&audit_dir).unwrap().ok());
+    assert!(wordjudge_core::inspect::verify(&audit_dir).unwrap().ok());
     rig.key(Key::Enter);
     assert!(matches!(rig.screen(), Screen::Director(_)));
     leave_menu(&mut rig);
@@ -256,10 +256,10 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     }
     assert_eq!(std::fs::read_to_string(stick.join("other.txt")).unwrap(), "the director's own file");
     // Off the station: the copy, its key and its checkpoint.
-    let key = wordjudge::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
+    let key = wordjudge_core::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
     let note = std::fs::read_to_string(folder.join("checkpoint.txt")).unwrap();
-    let options = wordjudge::inspect::VerifyOptions { checkpoint: Some((note, key.clone())), ..Default::default() };
-    let report = wordjudge::inspect::verify_with(&folder.join("audit"), &options).unwrap();
+    let options = wordjudge_core::inspect::VerifyOptions { checkpoint: Some((note, key.clone())), ..Default::default() };
+    let report = wordjudge_core::inspect::verify_with(&folder.join("audit"), &options).unwrap();
     assert!(report.ok(), "{report}");
     let copy = audit_text(&folder.join("audit"));
     assert!(copy.contains("XYZZY") && copy.contains("\"event\":\"export\""), "the export holds its own record");
@@ -275,7 +275,7 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
             assert!(live.starts_with(&copied) && !copied.is_empty(), "{name}: the export never alters the log");
         }
     }
-    assert!(wordjudge::inspect::verify(&audit_dir).unwrap().ok());
+    assert!(wordjudge_core::inspect::verify(&audit_dir).unwrap().ok());
 
     // A forger flips the UNACCEPTABLE verdict, reseals the whole chain, and
     // signs a new checkpoint with a fresh key under the station's key name.
@@ -306,25 +306,25 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
 }
 
 /// Verifies an export folder with its own key and checkpoint, and the noted fingerprint.
-fn forged_report(folder: &Path, noted: Option<String>) -> wordjudge::inspect::VerifyReport {
-    let key = wordjudge::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
+fn forged_report(folder: &Path, noted: Option<String>) -> wordjudge_core::inspect::VerifyReport {
+    let key = wordjudge_core::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
     let note = std::fs::read_to_string(folder.join("checkpoint.txt")).unwrap();
     let options =
-        wordjudge::inspect::VerifyOptions { checkpoint: Some((note, key)), key_fingerprint: noted, ..Default::default() };
-    wordjudge::inspect::verify_with(&folder.join("audit"), &options).unwrap()
+        wordjudge_core::inspect::VerifyOptions { checkpoint: Some((note, key)), key_fingerprint: noted, ..Default::default() };
+    wordjudge_core::inspect::verify_with(&folder.join("audit"), &options).unwrap()
 }
 
 /// A forged copy of an export folder: every UNACCEPTABLE made ACCEPTABLE,
 /// the chain resealed, a checkpoint signed by a new key under the station's
 /// key name (and, with `key_record`, the key_created record rewritten too).
 fn forge_export(folder: &Path, key_record: bool) -> std::path::PathBuf {
-    use wordjudge::audit::format::{line_hash, seal, SEAL_KEY};
+    use wordjudge_core::audit::format::{line_hash, seal, SEAL_KEY};
     let out = folder.with_file_name(format!("forged-{key_record}"));
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(out.join("audit")).unwrap();
-    let real = wordjudge::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
+    let real = wordjudge_core::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
     let keys = tempfile::tempdir().unwrap();
-    let (forger, _) = wordjudge::audit::checkpoint::StationKey::load_or_create(keys.path(), "Table 3", true).unwrap().unwrap();
+    let (forger, _) = wordjudge_core::audit::checkpoint::StationKey::load_or_create(keys.path(), "Table 3", true).unwrap().unwrap();
     let fake = forger.verifier();
     let mut files: Vec<_> = std::fs::read_dir(folder.join("audit")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
@@ -355,7 +355,7 @@ fn forge_export(folder: &Path, key_record: bool) -> std::path::PathBuf {
         }
         std::fs::write(out.join("audit").join(&name), text).unwrap();
     }
-    let checkpoint = wordjudge::audit::checkpoint::Checkpoint {
+    let checkpoint = wordjudge_core::audit::checkpoint::Checkpoint {
         count,
         head: prev_new,
         time: "2026-11-25T12:00:00Z".into(),
@@ -429,7 +429,7 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     open_usb(&mut rig, "Join the event's fleet");
     let (first, detail) = (rig.view().usb.status, rig.view().usb.detail);
     rig.key(Key::Enter); // back to the menu
-    let code = wordjudge::fleet::join::pending_code(&fleet_dir).unwrap().expect("a request waits");
+    let code = wordjudge_core::fleet::join::pending_code(&fleet_dir).unwrap().expect("a request waits");
     assert_eq!(first, format!("Pairing code {code}. You may remove the stick: take it to the laptop."));
     let ca_grouped = ca_grouped.expect("setup prints the fingerprint as stations show it");
     assert!(detail.contains(&format!("whose fingerprint is {ca_grouped}")), "the CA's fingerprint as setup printed it: {detail}");

@@ -26,12 +26,12 @@ use crate::support::{seeded_runner, FORBIDDEN};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::time::Duration;
-use wordjudge::config::{ConfigProblem, Timeouts};
-use wordjudge::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
-use wordjudge::kiosk::flow::{Change, Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
-use wordjudge::kiosk::station::{Station, SystemAction, UsbRequest, Warning};
-use wordjudge::kiosk::view::{view, StationInfo};
-use wordjudge::profile;
+use wordjudge_core::config::{ConfigProblem, Timeouts};
+use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge_station::kiosk::flow::{Change, Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
+use wordjudge_station::kiosk::station::{Station, SystemAction, UsbRequest, Warning};
+use wordjudge_station::kiosk::view::{view, StationInfo};
+use wordjudge_core::profile;
 
 #[derive(Debug, Clone)]
 enum Action {
@@ -324,7 +324,7 @@ impl Harness {
             }
             Action::RefuseUpdates => {
                 self.station.update_check =
-                    Err(wordjudge::kiosk::station::UpdateError::Refused("it is not signed by this station's update key".into()));
+                    Err(wordjudge_station::kiosk::station::UpdateError::Refused("it is not signed by this station's update key".into()));
                 Ok(())
             }
             Action::Unplug => {

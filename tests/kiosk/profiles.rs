@@ -6,11 +6,11 @@
 use crate::live::{config_for, Live};
 use crate::support::{choose, enter_pin, fake_station, leave_menu, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
-use wordjudge::config::{Config, Timeouts};
-use wordjudge::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
-use wordjudge::kiosk::flow::{Key, Screen};
-use wordjudge::kiosk::station::Station;
-use wordjudge::lexicon::build::build_lexicon;
+use wordjudge_core::config::{Config, Timeouts};
+use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge_station::kiosk::flow::{Key, Screen};
+use wordjudge_station::kiosk::station::Station;
+use wordjudge_core::lexicon::build::build_lexicon;
 
 const CSW_RULES: [(&str, &str); 3] = [
     ("NASPA-CSW-5", "NASPA CSW, 5 points per word"),
@@ -24,7 +24,7 @@ fn fake_with(extra: &[&str]) -> Rig<FakeStation> {
     for id in extra {
         station.lexicons.push(FakeLexicon::usable(id, "cat dog qi za zebra xu ok"));
     }
-    station.profiles = wordjudge::profile::BUILT_IN.iter().collect();
+    station.profiles = wordjudge_core::profile::BUILT_IN.iter().collect();
     Rig::with(station, &Timeouts::default())
 }
 
@@ -145,8 +145,8 @@ fn an_old_profile_id_names_the_rule_over_its_family() {
     let mut station = fake_station("SMALL");
     station.lexicons.push(FakeLexicon::usable("TWL2016", "cat"));
     let mut station = station.with_active("TWL2016");
-    station.profiles = wordjudge::profile::BUILT_IN.iter().collect();
-    station.profile = wordjudge::profile::find("NASPA-TWL");
+    station.profiles = wordjudge_core::profile::BUILT_IN.iter().collect();
+    station.profile = wordjudge_core::profile::find("NASPA-TWL");
     let mut rig = Rig::with(station, &Timeouts::default());
     rig.challenge(&["cat"]);
     assert_eq!(rig.view().verdict.consequence, "The play stands: the challenger loses the turn.");

@@ -4,11 +4,11 @@
 #![allow(dead_code)]
 
 use std::time::Duration;
-use wordjudge::config::Timeouts;
-use wordjudge::kiosk::fake::{FakeLexicon, FakeStation};
-use wordjudge::kiosk::flow::{Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
-use wordjudge::kiosk::station::Station;
-use wordjudge::kiosk::view::{view, StationInfo, ViewModel};
+use wordjudge_core::config::Timeouts;
+use wordjudge_station::kiosk::fake::{FakeLexicon, FakeStation};
+use wordjudge_station::kiosk::flow::{Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
+use wordjudge_station::kiosk::station::Station;
+use wordjudge_station::kiosk::view::{view, StationInfo, ViewModel};
 
 pub const PIN: &str = "2468";
 
@@ -99,7 +99,7 @@ impl<S: Station> Rig<S> {
     pub fn verdict(&self) -> (bool, u64) {
         match self.screen() {
             Screen::Verdict(v) => {
-                (v.judged.verdict == wordjudge::judge::Verdict::Acceptable, v.judged.challenge_number)
+                (v.judged.verdict == wordjudge_core::judge::Verdict::Acceptable, v.judged.challenge_number)
             }
             other => panic!("not a verdict: {other:?}"),
         }
@@ -231,7 +231,7 @@ pub fn enter_pin<S: Station>(rig: &mut Rig<S>, pin: &str) {
 /// lit; the director switches to SMALL from the menu, and it judges again.
 pub fn out_of_service_until_the_director_switches<S: Station>(rig: &mut Rig<S>, what: &str) {
     assert_eq!(rig.screen(), &Screen::OutOfService, "{what}");
-    assert_eq!(rig.view().screen, wordjudge::kiosk::view::ScreenKind::OutOfService);
+    assert_eq!(rig.view().screen, wordjudge_station::kiosk::view::ScreenKind::OutOfService);
     rig.keys("1cat");
     rig.key(Key::Tab);
     rig.event(Event::JudgeButton);
@@ -250,7 +250,7 @@ pub fn out_of_service_until_the_director_switches<S: Station>(rig: &mut Rig<S>, 
 /// shows every word typed, in order and unmarked, and its own slip; nothing
 /// on screen names the word that failed. Returns the two challenge numbers.
 pub fn one_verdict_per_play<S: Station>(rig: &mut Rig<S>, lexicon: &str) -> (u64, u64) {
-    use wordjudge::kiosk::view::ScreenKind;
+    use wordjudge_station::kiosk::view::ScreenKind;
     let (ok, first) = rig.challenge(&["cat", "zebra"]);
     assert!(ok);
     let v = rig.view();

@@ -7,13 +7,13 @@
 //! no path, file name or internal name). The live station: `live_update`.
 
 use crate::support::*;
-use wordjudge::kiosk::fake::{FakeRecord, FakeStation};
-use wordjudge::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase};
-use wordjudge::kiosk::station::{DirectorEvent, SystemAction, UpdateError, UpdateRequest};
-use wordjudge::kiosk::view::{ScreenKind, ViewModel};
+use wordjudge_station::kiosk::fake::{FakeRecord, FakeStation};
+use wordjudge_station::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase};
+use wordjudge_station::kiosk::station::{DirectorEvent, SystemAction, UpdateError, UpdateRequest};
+use wordjudge_station::kiosk::view::{ScreenKind, ViewModel};
 
 /// How long the preview ignores ENTER after it appears.
-const SETTLE_MS: u64 = wordjudge::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64;
+const SETTLE_MS: u64 = wordjudge_station::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64;
 
 fn menu(rig: &mut Rig<FakeStation>) {
     open_pin(rig);
@@ -21,7 +21,7 @@ fn menu(rig: &mut Rig<FakeStation>) {
     assert!(matches!(rig.screen(), Screen::Director(_)));
 }
 
-pub(crate) fn phase<S: wordjudge::kiosk::station::Station>(rig: &Rig<S>) -> UpdatePhase {
+pub(crate) fn phase<S: wordjudge_station::kiosk::station::Station>(rig: &Rig<S>) -> UpdatePhase {
     match rig.screen() {
         Screen::Update(update) => update.phase.clone(),
         other => panic!("not on the update screen: {other:?}"),
@@ -60,7 +60,7 @@ fn the_item_appears_only_with_a_bundle_on_a_stick_of_an_updatable_station() {
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     menu(&mut rig);
     assert!(!rig.view().menu.items.iter().any(|i| i.starts_with("Install update")), "a stick with no bundle");
-    rig.station.update_offer = rig.station.sticks.first().map(|s| wordjudge::kiosk::station::UpdateOffer {
+    rig.station.update_offer = rig.station.sticks.first().map(|s| wordjudge_station::kiosk::station::UpdateOffer {
         device: s.device.clone(),
         file: "wordjudge-0.1.1.raucb".into(),
         version: Some("0.1.1".into()),
@@ -205,7 +205,7 @@ fn a_refused_bundle_leaves_the_menu_until_the_stick_is_plugged_in_again() {
     rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     rig.key(Key::Enter);
     assert!(!offered(&rig));
-    rig.station.sticks.push(wordjudge::kiosk::station::StickChoice { device: "sdc1".into(), name: "OTHER (sdc1, FAT32)".into() });
+    rig.station.sticks.push(wordjudge_station::kiosk::station::StickChoice { device: "sdc1".into(), name: "OTHER (sdc1, FAT32)".into() });
     rig.advance(1100);
     assert!(offered(&rig), "{:?}", rig.view().menu.items);
 }
@@ -402,7 +402,7 @@ fn esc_or_an_idle_preview_cancels_and_unmounts() {
 
 #[test]
 fn the_last_updates_verdict_is_on_the_director_menu() {
-    use wordjudge::update::{BootCheck, BootOutcome};
+    use wordjudge_core::update::{BootCheck, BootOutcome};
     let mut rig = Rig::fake("SMALL");
     rig.station.last_update =
         Some(BootCheck { slot: "B".into(), version: "0.1.1".into(), outcome: BootOutcome::MarkedGood, detail: String::new() });
@@ -448,7 +448,7 @@ fn a_bundle_check_that_never_answers_is_given_up_at_its_deadline() {
     select_menu(&mut rig, "Install update: version 0.1.1");
     rig.station.usb_hold = true;
     rig.key(Key::Enter);
-    rig.advance(wordjudge::kiosk::flow::UPDATE_CHECK_DEADLINE.as_millis() as u64 - 1_000);
+    rig.advance(wordjudge_station::kiosk::flow::UPDATE_CHECK_DEADLINE.as_millis() as u64 - 1_000);
     assert_eq!(phase(&rig), UpdatePhase::Checking);
     rig.advance(1_500);
     assert!(matches!(phase(&rig), UpdatePhase::Done(_)), "{:?}", phase(&rig));

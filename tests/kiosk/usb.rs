@@ -6,23 +6,23 @@
 
 
 use crate::support::*;
-use wordjudge::kiosk::fake::FakeRecord;
-use wordjudge::kiosk::flow::{Key, Screen, StopReason, UsbDone, UsbPhase};
-use wordjudge::kiosk::station::{ImportState, UsbRequest, UsbWork};
-use wordjudge::kiosk::view::ScreenKind;
+use wordjudge_station::kiosk::fake::FakeRecord;
+use wordjudge_station::kiosk::flow::{Key, Screen, StopReason, UsbDone, UsbPhase};
+use wordjudge_station::kiosk::station::{ImportState, UsbRequest, UsbWork};
+use wordjudge_station::kiosk::view::ScreenKind;
 
-fn menu(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>) {
+fn menu(rig: &mut Rig<wordjudge_station::kiosk::fake::FakeStation>) {
     open_pin(rig);
     enter_pin(rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)));
 }
 
 /// Ticks until background work has answered (the fake answers at once).
-fn settle(rig: &mut Rig<wordjudge::kiosk::fake::FakeStation>) {
+fn settle(rig: &mut Rig<wordjudge_station::kiosk::fake::FakeStation>) {
     rig.advance(50);
 }
 
-fn phase(rig: &Rig<wordjudge::kiosk::fake::FakeStation>) -> UsbPhase {
+fn phase(rig: &Rig<wordjudge_station::kiosk::fake::FakeStation>) -> UsbPhase {
     match rig.screen() {
         Screen::Usb(usb) => usb.phase.clone(),
         other => panic!("not on a USB screen: {other:?}"),
@@ -112,7 +112,7 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     assert_eq!(rig.view().menu.message, "Choose which lexicon this list is with ← and →.");
     rig.key(Key::Right);
     settle(&mut rig);
-    let first = wordjudge::lexicon::import::names()[0];
+    let first = wordjudge_core::lexicon::import::names()[0];
     assert!(matches!(rig.station.usb_requests().last(), Some(UsbRequest::Rename { file: 1, name: Some(n) }) if n == first));
     assert!(rig.view().menu.items[1].contains("Mismatch"), "{}", rig.view().menu.items[1]);
     rig.key(Key::Left);
@@ -213,7 +213,7 @@ fn an_idle_list_unmounts_the_stick_before_the_screen_goes_home() {
 
 /// The menu's "Install lexicons from" chosen on a stick with NWL2018.txt,
 /// its list shown.
-fn a_stick_listed() -> Rig<wordjudge::kiosk::fake::FakeStation> {
+fn a_stick_listed() -> Rig<wordjudge_station::kiosk::fake::FakeStation> {
     let mut rig = Rig::fake("SMALL");
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     menu(&mut rig);
@@ -225,7 +225,7 @@ fn a_stick_listed() -> Rig<wordjudge::kiosk::fake::FakeStation> {
 
 /// The menu's "Install lexicons from" chosen on a stick whose answer the
 /// fake holds back: the station is reading it.
-fn reading_a_held_stick() -> Rig<wordjudge::kiosk::fake::FakeStation> {
+fn reading_a_held_stick() -> Rig<wordjudge_station::kiosk::fake::FakeStation> {
     let mut rig = Rig::fake("SMALL");
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     menu(&mut rig);

@@ -4,12 +4,12 @@
 //! official ids — is in `lexicon_trust.rs`.)
 
 use std::path::{Path, PathBuf};
-use wordjudge::fingerprint::Fingerprint;
-use wordjudge::judge::{judge, Challenge, Verdict};
-use wordjudge::lexicon::build::{build_lexicon, manifest_path_for, BuildError};
-use wordjudge::lexicon::catalog::Catalog;
-use wordjudge::lexicon::{LexiconError, Status};
-use wordjudge::word::WordListError;
+use wordjudge_core::fingerprint::Fingerprint;
+use wordjudge_core::judge::{judge, Challenge, Verdict};
+use wordjudge_core::lexicon::build::{build_lexicon, manifest_path_for, BuildError};
+use wordjudge_core::lexicon::catalog::Catalog;
+use wordjudge_core::lexicon::{LexiconError, Status};
+use wordjudge_core::word::WordListError;
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
@@ -46,14 +46,14 @@ fn build_writes_fst_and_manifest_with_every_field() {
     assert_eq!(report.duplicates, 1);
     assert_eq!(m.fst_file, "SMALL.fst");
     assert_eq!(m.source_file, "small.txt");
-    assert_eq!(m.fst_sha256, wordjudge::digest::sha256_hex(&std::fs::read(&out).unwrap()));
-    assert_eq!(m.source_sha256, wordjudge::digest::sha256_hex(&std::fs::read(&src).unwrap()));
+    assert_eq!(m.fst_sha256, wordjudge_core::digest::sha256_hex(&std::fs::read(&out).unwrap()));
+    assert_eq!(m.source_sha256, wordjudge_core::digest::sha256_hex(&std::fs::read(&src).unwrap()));
     assert_eq!(m.fingerprint, Fingerprint::of_words([b"ABANDONS".as_slice(), b"CAT", b"QI", b"ZEBRA"]));
-    assert_eq!(m.content_sha256.as_deref(), Some(wordjudge::digest::sha256_hex(b"ABANDONS\nCAT\nQI\nZEBRA\n").as_str()));
+    assert_eq!(m.content_sha256.as_deref(), Some(wordjudge_core::digest::sha256_hex(b"ABANDONS\nCAT\nQI\nZEBRA\n").as_str()));
     assert!(m.tool_version.starts_with("wordjudge "));
     assert!(m.built_at.parse::<jiff::Timestamp>().is_ok(), "{}", m.built_at);
     let text = std::fs::read_to_string(manifest_path_for(&out)).unwrap();
-    assert_eq!(&wordjudge::lexicon::manifest::Manifest::from_toml(&text).unwrap(), m);
+    assert_eq!(&wordjudge_core::lexicon::manifest::Manifest::from_toml(&text).unwrap(), m);
 }
 
 #[test]
@@ -103,8 +103,8 @@ fn layers_limit_lengths_and_corrections_win() {
     assert_eq!((identity.corrections.add.as_slice(), identity.corrections.remove.as_slice()), (["EW".to_string()].as_slice(), ["DOG".to_string()].as_slice()));
     assert!(identity.status_text.contains("add EW") && identity.status_text.contains("remove DOG"), "{}", identity.status_text);
     assert_eq!(identity.layers.len(), 2);
-    assert!(matches!(identity.definition, wordjudge::lexicon::DefinitionSource::File { ref sha256, .. }
-        if *sha256 == wordjudge::digest::sha256_hex(&std::fs::read(dir.path().join("school.toml")).unwrap())));
+    assert!(matches!(identity.definition, wordjudge_core::lexicon::DefinitionSource::File { ref sha256, .. }
+        if *sha256 == wordjudge_core::digest::sha256_hex(&std::fs::read(dir.path().join("school.toml")).unwrap())));
     assert!(lexicon.contains("CAT"));
     assert!(lexicon.contains("ZEBRAS"));
     assert!(lexicon.contains("ABANDONMENT"), "9+ letters through the long-word layer");
@@ -232,13 +232,13 @@ fn bad_definitions_are_reported_not_fatal() {
 
 #[test]
 fn shipped_demo_lexicon_is_verified_and_matches_its_source() {
-    let demo = wordjudge::lexicon::catalog::open_demo().unwrap();
+    let demo = wordjudge_core::lexicon::catalog::open_demo().unwrap();
     assert_eq!(demo.status(), Status::Demo);
     assert!(demo.is_demo());
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("lexicons/demo");
     let text = std::fs::read(root.join("DEMO.txt")).unwrap();
-    let list = wordjudge::word::parse_word_list(&text, "DEMO.txt", false).unwrap();
-    let (bytes, manifest) = wordjudge::lexicon::build::compile(&list, "DEMO.fst", "DEMO.txt", "");
+    let list = wordjudge_core::word::parse_word_list(&text, "DEMO.txt", false).unwrap();
+    let (bytes, manifest) = wordjudge_core::lexicon::build::compile(&list, "DEMO.fst", "DEMO.txt", "");
     assert_eq!(bytes, std::fs::read(root.join("DEMO.fst")).unwrap(), "DEMO.fst must be rebuilt from DEMO.txt");
     assert_eq!(manifest.fingerprint, demo.fingerprint());
     assert_eq!(manifest.content_sha256.as_deref(), Some(demo.layers()[0].facts().content_sha256.as_str()));
@@ -278,9 +278,9 @@ fn random_bytes_as_fst_or_word_list_never_panic() {
                 let _ = lexicon.contains(w);
             }
         }
-        let _ = wordjudge::word::parse_word_list(&bytes, "random", false);
-        let _ = wordjudge::word::parse_word_list(&bytes, "random", true);
-        let _ = wordjudge::lexicon::manifest::Manifest::from_toml(&String::from_utf8_lossy(&bytes));
-        let _ = wordjudge::lexicon::definition::Definition::from_toml(&String::from_utf8_lossy(&bytes));
+        let _ = wordjudge_core::word::parse_word_list(&bytes, "random", false);
+        let _ = wordjudge_core::word::parse_word_list(&bytes, "random", true);
+        let _ = wordjudge_core::lexicon::manifest::Manifest::from_toml(&String::from_utf8_lossy(&bytes));
+        let _ = wordjudge_core::lexicon::definition::Definition::from_toml(&String::from_utf8_lossy(&bytes));
     }
 }

@@ -7,9 +7,9 @@ use crate::support::{random_words, write_words};
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use wordjudge::lexicon::catalog::Catalog;
-use wordjudge::lexicon::content::facts_of;
-use wordjudge::lexicon::Status;
+use wordjudge_core::lexicon::catalog::Catalog;
+use wordjudge_core::lexicon::content::facts_of;
+use wordjudge_core::lexicon::Status;
 
 fn has_temporary(dir: &std::path::Path) -> bool {
     std::fs::read_dir(dir).unwrap().any(|e| e.unwrap().file_name().to_string_lossy().starts_with(".wordjudge-"))

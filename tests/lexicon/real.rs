@@ -9,10 +9,10 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
-use wordjudge::judge::{judge, Challenge, Verdict};
-use wordjudge::lexicon::build::{build_lexicon, compile, install_official, BuildError};
-use wordjudge::lexicon::catalog::Catalog;
-use wordjudge::lexicon::{official, Lexicon, Proof, Status};
+use wordjudge_core::judge::{judge, Challenge, Verdict};
+use wordjudge_core::lexicon::build::{build_lexicon, compile, install_official, BuildError};
+use wordjudge_core::lexicon::catalog::Catalog;
+use wordjudge_core::lexicon::{official, Lexicon, Proof, Status};
 
 fn shared() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/lexicons");
@@ -22,7 +22,7 @@ fn shared() -> PathBuf {
 
 fn words_of(path: &Path) -> Vec<String> {
     let text = std::fs::read(path).unwrap();
-    wordjudge::word::parse_word_list(&text, &path.display().to_string(), false).unwrap().words
+    wordjudge_core::word::parse_word_list(&text, &path.display().to_string(), false).unwrap().words
 }
 
 /// Every listed word (or every `step`th) is ACCEPTABLE; a one-letter change
@@ -48,7 +48,7 @@ fn real_data_pins_are_the_shared_lists_built_by_this_builder() {
     let built: Vec<_> = [("CSW15", "CSW15.txt"), ("NWL2018", "NWL2018.txt"), ("TWL06", "TWL06.txt")]
         .into_iter()
         .map(|(id, file)| {
-            let list = wordjudge::word::parse_word_list(&std::fs::read(shared.join(file)).unwrap(), file, false).unwrap();
+            let list = wordjudge_core::word::parse_word_list(&std::fs::read(shared.join(file)).unwrap(), file, false).unwrap();
             let (bytes, manifest) = compile(&list, &format!("{id}.fst"), file, "");
             eprintln!("{id}: content {} fst {} fp {} words {}", manifest.content_sha256.as_deref().unwrap(), manifest.fst_sha256, manifest.fingerprint, manifest.word_count);
             (id, bytes, manifest)
@@ -60,7 +60,7 @@ fn real_data_pins_are_the_shared_lists_built_by_this_builder() {
         assert_eq!(manifest.fst_sha256, pin.fst_sha256, "{id}");
         assert_eq!(manifest.fingerprint.to_string(), pin.fingerprint, "{id}");
         assert_eq!(manifest.word_count, pin.word_count, "{id}");
-        assert_eq!(wordjudge::digest::sha256_hex(&bytes), pin.fst_sha256);
+        assert_eq!(wordjudge_core::digest::sha256_hex(&bytes), pin.fst_sha256);
         // A pinned build is opened without the fst's own checksum pass (the
         // digest says it is this build): this build's checksum holds.
         fst::raw::Fst::new(bytes).unwrap().verify().expect("the pinned build's checksum");

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashSet;
-use wordjudge::fingerprint::Fingerprint;
+use wordjudge_core::fingerprint::Fingerprint;
 
 /// A fingerprint as a 128-bit vector over GF(2) (first hex digit most significant).
 pub fn bits(fp: Fingerprint) -> u128 {

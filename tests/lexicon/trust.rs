@@ -7,10 +7,10 @@ use crate::support::*;
 use std::collections::HashSet;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::Path;
-use wordjudge::judge::{judge, Challenge, Verdict};
-use wordjudge::lexicon::build::{build_lexicon, install_official, BuildError};
-use wordjudge::lexicon::catalog::Catalog;
-use wordjudge::lexicon::{Lexicon, Proof, Status};
+use wordjudge_core::judge::{judge, Challenge, Verdict};
+use wordjudge_core::lexicon::build::{build_lexicon, install_official, BuildError};
+use wordjudge_core::lexicon::catalog::Catalog;
+use wordjudge_core::lexicon::{Lexicon, Proof, Status};
 
 fn custom(dir: &Path, id: &str, fst: &str) {
     std::fs::write(
@@ -224,8 +224,8 @@ fn identity_comes_from_the_bytes_and_is_complete() {
     let id = lexicon.identity();
     assert_eq!(id.id, "W");
     assert_eq!(id.status, Status::Custom);
-    assert_eq!(id.layers[0].fst_sha256, wordjudge::digest::sha256_hex(&std::fs::read(d.join("W.fst")).unwrap()));
-    assert_eq!(id.layers[0].content_sha256, wordjudge::digest::sha256_hex(b"CAT\nDOG\nQI\n"));
+    assert_eq!(id.layers[0].fst_sha256, wordjudge_core::digest::sha256_hex(&std::fs::read(d.join("W.fst")).unwrap()));
+    assert_eq!(id.layers[0].content_sha256, wordjudge_core::digest::sha256_hex(b"CAT\nDOG\nQI\n"));
     assert_eq!(id.layers[0].word_count, 3);
     assert_eq!(id.fingerprint, fingerprint_of(&["CAT", "DOG", "QI"]));
     assert_eq!(id.corrections.add, ["XYZZY"]);

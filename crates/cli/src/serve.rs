@@ -1,0 +1,440 @@
+//! `wordjudge fleet serve`, on the director's laptop: the stations' journal
+//! uploads received, each station's apart from every other's, by the
+//! certificate that sent it; and `fleet route`, the small step between the
+//! TLS front and a station's receiver.
+//!
+//! Why this shape. Debian's `systemd-journal-remote` is built without
+//! GnuTLS (`systemd-journal-remote --version`: `-GNUTLS`), so it cannot check
+//! a client's certificate, and one receiver for everyone could not tell who
+//! sent an entry: any station's certificate could then send entries naming
+//! another station. So:
+//! - `socat` holds the port: TLS with the laptop's certificate, and only a
+//!   client whose certificate the event's CA signed gets through
+//!   (`verify=1`); for each connection it runs `wordjudge fleet route` with
+//!   the verified certificate's subject in its environment
+//!   (`SOCAT_OPENSSL_X509_SUBJECT`);
+//! - `route` takes the station's name from that subject (exactly `CN=NAME`,
+//!   one DNS label: the laptop's own certificate and anything else are
+//!   turned away) and connects the upload to that station's receiver;
+//! - each station signed by the CA (`signed/NAME.pem`) has its own
+//!   `systemd-journal-remote`, on a unix socket in a private folder (mode
+//!   0700: nothing but `route` reaches it), writing `from-NAME.journal` in
+//!   `--output`. What is in a station's file came over that station's
+//!   certificate: `fleet status` reads the file's name as the sender.
+//!
+//! One station cannot stop the others: a receiver that dies is started
+//! again (a station whose receiver dies five times within a minute is
+//! stopped alone, and said so), a station over its disk quota
+//! (`--max-per-station`) is stopped alone, and when the disk's free space
+//! falls under `--keep-free` the station with the most on it is stopped.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+use wordjudge_core::fleet::ca::EventCa;
+use wordjudge_core::fleet::sender::{sender_of, station_of_subject, FILE_PREFIX};
+use wordjudge_core::fleet::stick;
+
+/// The environment variable that tells `fleet route` where the stations'
+/// sockets are (set in socat's environment, which its children inherit).
+const SOCKETS_ENV: &str = "WORDJUDGE_FLEET_SOCKETS";
+
+/// How long `route` waits for a station's receiver to be there (it is
+/// started within two seconds of the station's certificate being signed).
+const ROUTE_WAIT: Duration = Duration::from_secs(5);
+
+/// Receivers started again within [`RESTART_WINDOW`] before that station's
+/// receiver is stopped: a receiver that cannot stay up is a problem to show,
+/// not to hide.
+const MAX_RESTARTS: usize = 5;
+const RESTART_WINDOW: Duration = Duration::from_secs(60);
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// Where the event's CA is kept
+    #[arg(long, value_name = "DIR", default_value = wordjudge_core::fleet::DEFAULT_CA_DIR)]
+    pub ca_dir: PathBuf,
+    /// The port to listen on (HTTPS)
+    #[arg(long, default_value_t = stick::DEFAULT_PORT)]
+    pub port: u16,
+    /// The laptop's address to listen on [default: the address `fleet setup` was given for the laptop, which its certificate names]
+    #[arg(long, value_name = "ADDRESS")]
+    pub listen: Option<std::net::Ipv4Addr>,
+    /// Where the stations' journals go, one file per station (from-NAME.journal; `fleet status` reads the folder)
+    #[arg(long, value_name = "DIR", default_value = wordjudge_core::fleet::DEFAULT_RECEIVED_DIR)]
+    pub output: PathBuf,
+    /// The most one station's journal files may hold, in MiB; a station over it is stopped and said so, the others go on
+    #[arg(long, value_name = "MIB", default_value_t = 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_per_station: u64,
+    /// The free space, in MiB, below which the station with the most on the disk is stopped
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    pub keep_free: u64,
+}
+
+/// Why `fleet serve` did not start, or stopped by itself.
+#[derive(Debug)]
+pub enum ServeError {
+    Ca(wordjudge_core::fleet::ca::CaError),
+    /// No address to listen on: the laptop's certificate names none that is an IPv4 address.
+    NoListenAddress(String),
+    JournalRemoteMissing,
+    SocatMissing,
+    /// A step of starting failed.
+    Serve(&'static str, std::io::Error),
+    /// The output folder cannot be made.
+    Output(PathBuf, std::io::Error),
+    /// A program stopped by itself, with its status.
+    Stopped(&'static str, String),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Ca(e) => e.fmt(f),
+            ServeError::NoListenAddress(host) => write!(
+                f,
+                "the laptop's certificate names {}, not an IPv4 address to listen on: give the laptop's address on the \
+                 stations' network with --listen",
+                wordjudge_core::word::quote(host)
+            ),
+            ServeError::JournalRemoteMissing => {
+                write!(f, "systemd-journal-remote is not installed here (Debian and Ubuntu: the systemd-journal-remote package)")
+            }
+            ServeError::SocatMissing => write!(
+                f,
+                "socat is not installed here; it checks the stations' certificates in front of systemd-journal-remote (Debian and Ubuntu: the socat package)"
+            ),
+            ServeError::Serve(step, e) => write!(f, "could not {step}: {e}"),
+            ServeError::Output(path, e) => write!(f, "{}: {e}", path.display()),
+            ServeError::Stopped(name, status) => write!(f, "{name} stopped ({status}): nothing is received now"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ServeError::Ca(e) => Some(e),
+            ServeError::Serve(_, e) | ServeError::Output(_, e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// One station's receiver and what happened to it.
+struct Receiver {
+    child: Option<Child>,
+    restarts: VecDeque<Instant>,
+    /// Why it was stopped for good (until `serve` starts again).
+    stopped: Option<String>,
+}
+
+/// Every station's receiver, by name.
+struct Receivers {
+    program: PathBuf,
+    sockets: PathBuf,
+    output: PathBuf,
+    by_station: BTreeMap<String, Receiver>,
+}
+
+impl Receivers {
+    fn socket(&self, station: &str) -> PathBuf {
+        self.sockets.join(format!("{station}.sock"))
+    }
+
+    fn file(&self, station: &str) -> PathBuf {
+        self.output.join(format!("{FILE_PREFIX}{station}.journal"))
+    }
+
+    /// A receiver for every station the CA signed that has none yet.
+    fn add_signed(&mut self, ca: &EventCa) {
+        let names = match ca.signed_stations() {
+            Ok(names) => names,
+            Err(e) => {
+                eprintln!("wordjudge: the CA folder's signed stations cannot be read ({e}); trying again");
+                return;
+            }
+        };
+        for name in names {
+            if self.by_station.contains_key(&name) {
+                continue;
+            }
+            let child = match start_receiver(&self.program, &self.socket(&name), &self.file(&name)) {
+                Ok(child) => Some(child),
+                Err(e) => {
+                    eprintln!("wordjudge: {name}: {e}; trying again");
+                    continue;
+                }
+            };
+            eprintln!("wordjudge: receiving from {name} into {}", self.file(&name).display());
+            self.by_station.insert(name, Receiver { child, restarts: VecDeque::new(), stopped: None });
+        }
+    }
+
+    /// Receivers that died started again, each station on its own.
+    fn restart_dead(&mut self) {
+        let names: Vec<String> = self.by_station.keys().cloned().collect();
+        for name in names {
+            let (socket, file) = (self.socket(&name), self.file(&name));
+            let receiver = self.by_station.get_mut(&name).expect("listed");
+            let Some(child) = receiver.child.as_mut() else { continue };
+            let Ok(Some(status)) = child.try_wait() else { continue };
+            receiver.child = None;
+            let _ = std::fs::remove_file(&socket);
+            let now = Instant::now();
+            receiver.restarts.retain(|at| now.duration_since(*at) < RESTART_WINDOW);
+            if receiver.restarts.len() >= MAX_RESTARTS {
+                let why = format!("its receiver stopped {MAX_RESTARTS} times within a minute (last: {status})");
+                eprintln!("wordjudge: {name}: {why}; its uploads are refused until serve starts again, the other stations go on");
+                receiver.stopped = Some(why);
+                continue;
+            }
+            receiver.restarts.push_back(now);
+            eprintln!("wordjudge: {name}: systemd-journal-remote stopped ({status}); starting it again");
+            match start_receiver(&self.program, &socket, &file) {
+                Ok(child) => {
+                    receiver.child = Some(child);
+                    eprintln!("wordjudge: {name}: receiving again into {}", file.display());
+                }
+                Err(e) => eprintln!("wordjudge: {name}: {e}"),
+            }
+        }
+    }
+
+    /// Stations over their quota stopped; when the disk is short of
+    /// `keep_free`, the station with the most on it.
+    fn enforce_quota(&mut self, max_per_station: u64, keep_free: u64) {
+        let sizes = station_sizes(&self.output);
+        for (name, receiver) in &mut self.by_station {
+            let size = sizes.get(name).copied().unwrap_or(0);
+            if receiver.child.is_some() && size > max_per_station {
+                let why = format!("its journal holds {} MiB, over its quota of {} MiB", size >> 20, max_per_station >> 20);
+                stop_receiver(receiver, &self.sockets.join(format!("{name}.sock")), name, why);
+            }
+        }
+        let Some(free) = free_bytes(&self.output) else { return };
+        if free >= keep_free {
+            return;
+        }
+        let largest = self
+            .by_station
+            .iter()
+            .filter(|(_, r)| r.child.is_some())
+            .max_by_key(|(name, _)| sizes.get(*name).copied().unwrap_or(0))
+            .map(|(name, _)| name.clone());
+        if let Some(name) = largest {
+            let why = format!("the disk has {} MiB free, under --keep-free, and this station has the most on it", free >> 20);
+            let socket = self.socket(&name);
+            let receiver = self.by_station.get_mut(&name).expect("listed");
+            stop_receiver(receiver, &socket, &name, why);
+        }
+    }
+
+    fn end_all(&mut self) {
+        for receiver in self.by_station.values_mut() {
+            if let Some(mut child) = receiver.child.take() {
+                end_gently(&mut child);
+            }
+        }
+    }
+}
+
+fn stop_receiver(receiver: &mut Receiver, socket: &Path, name: &str, why: String) {
+    if let Some(mut child) = receiver.child.take() {
+        end_gently(&mut child);
+    }
+    let _ = std::fs::remove_file(socket);
+    eprintln!("wordjudge: {name}: stopped receiving: {why}; the other stations go on");
+    receiver.stopped = Some(why);
+}
+
+/// Bytes in each station's journal files in `output`.
+fn station_sizes(output: &Path) -> BTreeMap<String, u64> {
+    let mut sizes = BTreeMap::new();
+    let Ok(listing) = wordjudge_core::outside_files::list_folder(output, 100_000) else { return sizes };
+    for entry in &listing.entries {
+        let Some(name) = sender_of(&entry.name) else { continue };
+        let size = std::fs::symlink_metadata(&entry.path).map(|m| m.len()).unwrap_or(0);
+        *sizes.entry(name.to_string()).or_insert(0) += size;
+    }
+    sizes
+}
+
+/// Free bytes on the file system of `path` (for an unprivileged user).
+fn free_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: statvfs(3) on a NUL-terminated path into a zeroed struct.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    Some(stat.f_bavail as u64 * stat.f_frsize as u64)
+}
+
+/// `fleet serve`: runs until SIGINT, SIGTERM or SIGHUP (then every program
+/// ends and the private folder goes: `Ok`), or until socat stops by itself
+/// (`Err`, why).
+pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
+    let stop = wordjudge_core::shutdown::stop_flag();
+    let ca = EventCa::open(&args.ca_dir).map_err(ServeError::Ca)?;
+    // One address, the laptop's on the stations' network, never every
+    // address the laptop has (a café's Wi-Fi, a phone's hotspot).
+    let listen = match args.listen {
+        Some(address) => address,
+        None => {
+            let host = ca.laptop_host().map_err(ServeError::Ca)?.unwrap_or_default();
+            host.parse::<std::net::Ipv4Addr>().map_err(|_| ServeError::NoListenAddress(host))?
+        }
+    };
+    let Some(program) = ["/usr/lib/systemd/systemd-journal-remote", "/lib/systemd/systemd-journal-remote"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+    else {
+        return Err(ServeError::JournalRemoteMissing);
+    };
+    let route = std::env::current_exe().map_err(|e| ServeError::Serve("find this program", e))?;
+    let route = route.to_str().filter(|p| !p.contains([' ', ',', '!', '"', '\'', '\\'])).map(str::to_string).ok_or_else(|| {
+        ServeError::Serve(
+            "name this program for socat",
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "its path holds a space or a character socat reads"),
+        )
+    })?;
+    std::fs::create_dir_all(&args.output).map_err(|e| ServeError::Output(args.output.clone(), e))?;
+    // The receivers listen on unix sockets in a folder only this user
+    // enters: nothing but `route` reaches them.
+    let private = tempfile::Builder::new()
+        .prefix("wordjudge-fleet-")
+        .tempdir()
+        .map_err(|e| ServeError::Serve("make a private folder", e))?;
+    let mut receivers =
+        Receivers { program, sockets: private.path().to_path_buf(), output: args.output.clone(), by_station: BTreeMap::new() };
+    receivers.add_signed(&ca);
+    let socat_listen = format!(
+        "OPENSSL-LISTEN:{},bind={listen},reuseaddr,fork,cert={},key={},cafile={},verify=1,openssl-min-proto-version=TLS1.2",
+        args.port,
+        ca.laptop_pem().display(),
+        ca.laptop_key().display(),
+        ca.ca_pem().display()
+    );
+    let mut front = Command::new("socat");
+    front.arg(socat_listen).arg(format!("EXEC:{route} fleet route")).env(SOCKETS_ENV, private.path());
+    let mut front = match ends_with_us(&mut front).spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            receivers.end_all();
+            return Err(match e.kind() {
+                std::io::ErrorKind::NotFound => ServeError::SocatMissing,
+                _ => ServeError::Serve("start socat", e),
+            });
+        }
+    };
+    eprintln!(
+        "wordjudge: receiving on {listen}:{} (TLS: only stations whose certificate the event's CA signed, each into its own file) in {}",
+        args.port,
+        args.output.display()
+    );
+    let (max, keep_free) = (args.max_per_station << 20, args.keep_free << 20);
+    let mut last_scan = Instant::now();
+    loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            end_gently(&mut front);
+            receivers.end_all();
+            eprintln!("wordjudge: stopped receiving; what arrived is in {}", args.output.display());
+            return Ok(());
+        }
+        if let Ok(Some(status)) = front.try_wait() {
+            receivers.end_all();
+            return Err(ServeError::Stopped("socat", status.to_string()));
+        }
+        receivers.restart_dead();
+        receivers.enforce_quota(max, keep_free);
+        if last_scan.elapsed() >= Duration::from_secs(2) {
+            receivers.add_signed(&ca);
+            last_scan = Instant::now();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// `systemd-journal-remote` on the unix socket `socket`, writing to
+/// `output`, once it listens (at most 10 s).
+fn start_receiver(program: &Path, socket: &Path, output: &Path) -> Result<Child, ServeError> {
+    let _ = std::fs::remove_file(socket);
+    let mut receiver = Command::new(program);
+    receiver
+        .arg(format!("--listen-http={}", socket.display()))
+        .arg("--split-mode=none")
+        .arg(format!("--output={}", output.display()))
+        .stdout(std::process::Stdio::null());
+    let mut receiver = ends_with_us(&mut receiver).spawn().map_err(|e| ServeError::Serve("start systemd-journal-remote", e))?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !socket.exists() {
+        if Instant::now() > deadline || !matches!(receiver.try_wait(), Ok(None)) {
+            let _ = receiver.kill();
+            let status = receiver.wait().map(|s| s.to_string()).unwrap_or_default();
+            return Err(ServeError::Stopped("systemd-journal-remote", status));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(receiver)
+}
+
+/// SIGTERM, so the receiver closes its journal file whole; SIGKILL if it
+/// has not ended 5 s later.
+fn end_gently(child: &mut Child) {
+    // SAFETY: kill(2) on a child this process started and has not reaped.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while matches!(child.try_wait(), Ok(None)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A child that gets SIGTERM when this process ends, however it ends: the
+/// receivers and their front never outlive `fleet serve`.
+fn ends_with_us(command: &mut Command) -> &mut Command {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only prctl(2), a plain system call.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        })
+    }
+}
+
+/// `fleet route`, run by socat for each verified connection: the upload on
+/// standard input and output joined to its station's receiver, or refused
+/// (exit 2, said on standard error, which socat logs) when the certificate
+/// names no station or the station has no receiver.
+pub fn route() -> Result<(), String> {
+    let sockets = std::env::var_os(SOCKETS_ENV).ok_or("not run by `fleet serve` (no sockets folder)")?;
+    let subject = std::env::var("SOCAT_OPENSSL_X509_SUBJECT").map_err(|_| "no verified certificate subject")?;
+    let station = station_of_subject(&subject)
+        .ok_or_else(|| format!("the certificate {} names no station: refused", wordjudge_core::word::quote(&subject)))?;
+    let socket = Path::new(&sockets).join(format!("{station}.sock"));
+    let deadline = Instant::now() + ROUTE_WAIT;
+    let stream = loop {
+        match std::os::unix::net::UnixStream::connect(&socket) {
+            Ok(stream) => break stream,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
+            Err(e) => return Err(format!("{station} has no receiver ({e}): not signed by this laptop's CA, stopped, or over its quota")),
+        }
+    };
+    let mut upload = stream.try_clone().map_err(|e| e.to_string())?;
+    let to_receiver = std::thread::spawn(move || {
+        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut upload);
+        let _ = upload.shutdown(std::net::Shutdown::Write);
+    });
+    let mut answers = stream;
+    let _ = std::io::copy(&mut answers, &mut std::io::stdout().lock());
+    let _ = to_receiver.join();
+    Ok(())
+}

@@ -1,0 +1,59 @@
+//! The director's PIN on the live station: checked against the config's
+//! hash, and the count of wrong PINs and lockouts kept in the guard beside
+//! the config ([`wordjudge_core::guard`]) so a restart does not reset them. Lockouts
+//! are measured on the boot clock, so no clock setting lengthens one.
+
+use wordjudge_core::audit::{Clock, SystemClock};
+use wordjudge_core::guard::{BootInstant, Guard, Lockout};
+use crate::kiosk::flow::PIN_LOCKOUT_MAX;
+use crate::kiosk::station::{PinCheck, PinGuard};
+use std::time::Duration;
+
+use super::LiveStation;
+
+/// Now, on the boot clock.
+fn boot_now() -> BootInstant {
+    let clock = SystemClock;
+    BootInstant { boot_id: clock.boot_id(), since_boot: Duration::from_nanos(clock.boottime_ns()) }
+}
+
+impl LiveStation {
+    pub(super) fn verify_pin(&mut self, pin: &str) -> PinCheck {
+        match &self.config.director_pin_hash {
+            None => PinCheck::NotSet,
+            Some(hash) if self.pin_checker.verify(pin, hash) => PinCheck::Accepted,
+            Some(_) => PinCheck::Refused,
+        }
+    }
+
+    pub(super) fn load_pin_guard(&self) -> PinGuard {
+        let guard = Guard::read(&wordjudge_core::guard::path_for(&self.config_path));
+        let Lockout { failures, lockouts, locked_for } = guard.remaining(&boot_now(), PIN_LOCKOUT_MAX);
+        PinGuard { failures, lockouts, locked_for }
+    }
+
+    /// Keeps wrong PINs and lockouts across a restart. A damaged guard is
+    /// not overwritten (it would lose the third copy of the PIN's hash), and
+    /// a guard that cannot be written is a warning on the director's pages
+    /// and one record each time the reason changes: never silence.
+    pub(super) fn store_pin_guard(&mut self, guard: PinGuard) {
+        let path = wordjudge_core::guard::path_for(&self.config_path);
+        let lockout = Lockout { failures: guard.failures, lockouts: guard.lockouts, locked_for: guard.locked_for };
+        let stored = Guard::read(&path);
+        let result = match &stored.damaged {
+            Some(damage) => Err(format!("the PIN guard is damaged ({damage})")),
+            None => stored.with_lockout(lockout, boot_now()).write(&path).map_err(|e| format!("the PIN guard cannot be written: {e}")),
+        };
+        match result {
+            Ok(()) => self.guard_problem = None,
+            Err(why) => {
+                let problem = format!("{why}: wrong PINs and lockouts are not kept across a restart");
+                tracing::warn!("{problem}");
+                if self.guard_problem.as_deref() != Some(problem.as_str()) {
+                    self.record(wordjudge_core::audit::AuditEvent::SettingRefused { setting: "pin_guard".into(), reason: problem.clone() });
+                    self.guard_problem = Some(problem);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,471 @@
+//! The kiosk's port: everything the flow ([`super::flow`]) asks of the world,
+//! as one trait with typed answers and typed errors.
+//!
+//! Why a port: the flow must be testable with no files, no lexicon and no
+//! display ([`super::fake::FakeStation`]), and the real station
+//! (`app::live::LiveStation`) must not be able to smuggle wording or
+//! side-channel state into the flow. Every answer here is data; the words a
+//! player or director reads are chosen by [`super::view`] alone.
+
+use wordjudge_core::config::ConfigProblem;
+use wordjudge_core::judge::Verdict;
+use wordjudge_core::panel::Trigger;
+use wordjudge_core::profile::ChallengeRule;
+use std::fmt;
+
+mod settings;
+mod sticks;
+mod updates;
+
+pub use wordjudge_core::update::{BootCheck, BootOutcome, StationKind, UpdateError, UpdateKind};
+pub use settings::{parse_clock, Rotation, Setting, SettingsError};
+pub use sticks::{FleetVisit, ImportRow, ImportState, StickChoice, UsbError, UsbRequest, UsbUpdate, UsbWork};
+pub use updates::{UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest};
+
+/// What the screens show about the active lexicon.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LexiconView {
+    /// Lexicon id, e.g. `CSW15`.
+    pub id: String,
+    /// The lexicon's status label, computed by the lexicon code from the
+    /// bytes that judge (`Verified official`, `Mismatch`, …).
+    pub status: String,
+    /// Whether it may judge. When false the station is out of service.
+    pub usable: bool,
+    /// Whether it is the built-in demo (every screen then says DEMO).
+    pub demo: bool,
+    /// The lexicon's fingerprint as the publishers give it (its first 8 hex
+    /// digits, the same `wordjudge lexicon` prints), computed from the bytes
+    /// that judge; empty when none judge. Directors and players compare it
+    /// with the published list and between stations at one event.
+    pub fingerprint: String,
+}
+
+/// One adjudication as the screen may show it: no per-word results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judged {
+    pub verdict: Verdict,
+    /// Challenge number for the slip, unique on this station, shown once.
+    pub challenge_number: u64,
+    /// The verification code for the slip (none while the log cannot be
+    /// written: the number still shows, and `audit verify` names it).
+    pub slip_code: Option<wordjudge_core::audit::SlipCode>,
+    /// Local time of the adjudication, as shown (`14:03:27`).
+    pub time: String,
+    /// The event's challenge rule, when a profile is active: the view words
+    /// its consequence under the verdict.
+    pub rule: Option<ChallengeRule>,
+    /// The second-opinion lexicon's single verdict, when the profile has one.
+    pub second_opinion: Option<SecondOpinion>,
+}
+
+/// What a second lexicon says of the whole play: one verdict, never which word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecondOpinion {
+    pub lexicon: String,
+    /// `None` when the second lexicon cannot judge (not installed, failed
+    /// verification): the screen says so instead of guessing.
+    pub verdict: Option<Verdict>,
+}
+
+/// An event profile the director may switch to, with one installed
+/// edition of its family (one row per pair: the director picks the edition
+/// by the row).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileChoice {
+    /// What [`Station::switch_profile`] takes back: the profile id and the
+    /// edition (`NASPA-CSW-5@CSW15`), or the profile id alone on a row with
+    /// no edition to offer.
+    pub id: String,
+    /// The profile's name (its rule), without the edition.
+    pub name: String,
+    /// The lexicon this row judges with; `None` when none can be offered.
+    pub edition: Option<String>,
+    /// A changeover's second-opinion lexicon with this edition.
+    pub second_opinion: Option<String>,
+    /// Whether it is the active profile judging with this edition.
+    pub active: bool,
+    /// Why it cannot be chosen now (no edition installed, or one that may
+    /// not judge), naming no file; `None` when it can.
+    pub unavailable: Option<String>,
+}
+
+impl ProfileChoice {
+    /// The rows for `profiles` over the installed `lexicons`, marking the
+    /// active profile's row for `active_lexicon`.
+    pub fn list(
+        profiles: impl IntoIterator<Item = &'static wordjudge_core::profile::Profile>,
+        active: Option<&wordjudge_core::profile::Profile>,
+        active_lexicon: &str,
+        lexicons: &[LexiconChoice],
+    ) -> Vec<ProfileChoice> {
+        let lexicon = availability(lexicons);
+        profiles
+            .into_iter()
+            .flat_map(|p| wordjudge_core::profile::offers(p, &lexicon))
+            .map(|offer| ProfileChoice {
+                id: offer.id(),
+                name: offer.profile.name.into(),
+                edition: offer.edition.map(str::to_string),
+                second_opinion: offer.second_opinion.map(str::to_string),
+                active: active.is_some_and(|a| a.id == offer.profile.id) && offer.edition == Some(active_lexicon),
+                unavailable: offer.unavailable,
+            })
+            .collect()
+    }
+
+    /// The profile and edition the row `id` names, if the installed
+    /// `lexicons` let it judge (see [`wordjudge_core::profile::choose`]).
+    pub fn choose(id: &str, active_lexicon: &str, lexicons: &[LexiconChoice]) -> Result<wordjudge_core::profile::Chosen, SwitchError> {
+        wordjudge_core::profile::choose(id, active_lexicon, &availability(lexicons))
+            .map_err(|r| SwitchError::ProfileUnavailable { profile: r.profile, reason: r.reason })
+    }
+}
+
+/// What the installed `lexicons` say of one lexicon id.
+fn availability(lexicons: &[LexiconChoice]) -> impl Fn(&str) -> wordjudge_core::profile::Availability + '_ {
+    move |id| match lexicons.iter().find(|l| l.id == id) {
+        None => wordjudge_core::profile::Availability::NotInstalled,
+        Some(l) if !l.usable => wordjudge_core::profile::Availability::Unusable(l.status.clone()),
+        Some(_) => wordjudge_core::profile::Availability::Usable,
+    }
+}
+
+/// A lexicon the director may switch to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LexiconChoice {
+    pub id: String,
+    /// The status label, computed from the lexicon's bytes.
+    pub status: String,
+    /// The short published-style fingerprint, empty when it could not be read.
+    pub fingerprint: String,
+    pub usable: bool,
+}
+
+/// The short content digest of layers' content SHA-256s (see
+/// the content digests the station remembers per lexicon).
+pub fn short_digest<'a>(content_sha256: impl IntoIterator<Item = &'a str>) -> String {
+    content_sha256.into_iter().map(|d| d.get(..8).unwrap_or(d)).collect::<Vec<_>>().join("+")
+}
+
+/// Result of checking a director PIN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinCheck {
+    Accepted,
+    Refused,
+    /// No PIN hash is configured: the director menu cannot be opened.
+    NotSet,
+}
+
+/// The PIN prompt's guard as the station keeps it across restarts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PinGuard {
+    /// Wrong PINs in a row.
+    pub failures: u32,
+    /// Lockouts in a row since the last right PIN.
+    pub lockouts: u32,
+    /// How long the current lockout still runs (zero: none).
+    pub locked_for: std::time::Duration,
+}
+
+/// Director events the flow reports for the audit log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirectorEvent {
+    PinAccepted,
+    PinRefused { failures: u32 },
+    LockedOut { seconds: u32 },
+    Left,
+}
+
+/// Power and process actions offered in the director menu.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SystemAction {
+    Reboot,
+    PowerOff,
+    Quit,
+}
+
+/// Counts for the director menu.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    pub since_boot: u64,
+    pub today: u64,
+}
+
+/// Something the director should see. The view words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Warning {
+    /// The config file is missing, broken or unreadable.
+    Config(ConfigProblem),
+    /// The audit log cannot be written (or opened).
+    AuditLog(String),
+    /// The judge button and lamps are not available.
+    Gpio(String),
+    /// A file in the lexicon directory could not be used.
+    LexiconCatalog(String),
+    /// The active lexicon cannot judge, and why.
+    ActiveLexicon(String),
+    /// The active lexicon's file changed on disk after it was verified; the
+    /// station keeps judging with the verified copy in memory.
+    LexiconFileChanged { id: String, detail: String },
+    /// The judging path failed unexpectedly (a caught panic); the station is
+    /// out of service until the director acts.
+    JudgingFault(String),
+    /// The config was damaged; its last good settings are held and players
+    /// cannot judge until the director restores them.
+    SettingsHeld,
+    /// The checkpoint signing key cannot be made or read: the station judges
+    /// and logs, but signs no checkpoint until it is fixed.
+    SigningKey(String),
+    /// Wrong PINs and lockouts cannot be kept across a restart (the PIN
+    /// guard is damaged or cannot be written).
+    PinGuard(String),
+    /// No keyboard is plugged in: players cannot type the words.
+    NoKeyboard,
+}
+
+/// Why an adjudication did not happen. Nothing was recorded or shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdjudicateError {
+    /// No lexicon may judge (the station is out of service).
+    NoUsableLexicon,
+    /// The words do not make a challenge (the flow checks first, so this
+    /// means the flow and the judge disagree about the rules).
+    BadChallenge(String),
+    /// Judging failed unexpectedly; the station must go out of service.
+    Fault(String),
+}
+
+impl fmt::Display for AdjudicateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AdjudicateError::NoUsableLexicon => f.write_str("no lexicon may judge"),
+            AdjudicateError::BadChallenge(why) => write!(f, "not a challenge: {why}"),
+            AdjudicateError::Fault(why) => write!(f, "judging failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for AdjudicateError {}
+
+/// Why a lexicon switch was refused. Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SwitchError {
+    /// The lexicon failed verification or may not judge.
+    Unusable { id: String, status: String, problem: String },
+    /// The new choice could not be saved in the config.
+    ConfigNotSaved { path: String, error: String },
+    /// The config in force is not the station's own file (it is broken and
+    /// the last good copy is in use); fix the file first.
+    ConfigNotWritable(String),
+    /// The profile cannot judge now (named by its name; the reason names
+    /// editions, never files).
+    ProfileUnavailable { profile: String, reason: String },
+}
+
+impl fmt::Display for SwitchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SwitchError::Unusable { id, status, problem } => write!(f, "{id} is {status}: {problem}"),
+            SwitchError::ConfigNotSaved { path, error } => {
+                write!(f, "cannot save the config {path}: {error}; nothing changed")
+            }
+            SwitchError::ConfigNotWritable(why) => write!(f, "{why}; nothing changed"),
+            SwitchError::ProfileUnavailable { profile, reason } => write!(f, "{profile}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for SwitchError {}
+
+/// Why a system action was not carried out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SystemError {
+    /// Reboot and power-off belong to the appliance only, never to a desktop.
+    NotAppliance,
+    /// Quitting is not allowed by the config.
+    QuitNotAllowed,
+    /// The audit log cannot be written (its problem): records held in
+    /// memory would be lost with a restart or power-off, so there is none.
+    AuditLogFailing(String),
+    /// The system refused (systemctl failed).
+    Failed(String),
+}
+
+impl fmt::Display for SystemError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SystemError::NotAppliance => f.write_str("only the appliance powers itself off or reboots"),
+            SystemError::QuitNotAllowed => f.write_str("quitting is not allowed by the config"),
+            SystemError::AuditLogFailing(problem) => write!(
+                f,
+                "not now: the audit log cannot be written, and what it holds in memory would be lost ({problem}) \
+                 Free space on the data partition first."
+            ),
+            SystemError::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for SystemError {}
+
+/// The world, as the kiosk flow sees it.
+pub trait Station {
+    /// The active lexicon.
+    fn lexicon(&self) -> LexiconView;
+    /// Judges `words` (checked: uppercase, 2–15 letters, the declared count)
+    /// with the active lexicon and records the adjudication before returning.
+    fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError>;
+    /// Checks a director PIN.
+    fn check_pin(&mut self, pin: &str) -> PinCheck;
+    /// Records a director event in the audit log.
+    fn director_event(&mut self, event: DirectorEvent);
+    /// The PIN guard saved before this process started (none saved: all zero).
+    fn pin_guard(&self) -> PinGuard {
+        PinGuard::default()
+    }
+    /// Saves the PIN guard, so a restart keeps wrong PINs and lockouts.
+    fn save_pin_guard(&mut self, _guard: PinGuard) {}
+    /// Every installed lexicon, for the director menu.
+    fn lexicon_choices(&mut self) -> Vec<LexiconChoice>;
+    /// Verifies and activates a lexicon, and saves the choice in the config.
+    /// On `Err` nothing changed (and the refusal is recorded).
+    fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError>;
+    /// The event profiles, for the director menu; `lexicons` (the
+    /// installed ones, as [`Self::lexicon_choices`] gave them) tell which
+    /// profiles can be chosen.
+    /// Records that the director chose a lexicon the menu listed as unable
+    /// to judge: refused in the flow, without asking the station to switch
+    /// (the file might verify by now, and no single key may switch).
+    fn switch_refused(&mut self, _id: &str, _reason: &str) {}
+    /// The same for a profile the menu listed as unavailable (`id` as in
+    /// [`Station::switch_profile`]).
+    fn profile_refused(&mut self, _id: &str, _reason: &str) {}
+    fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice>;
+    /// Activates a profile with the edition its row names
+    /// ([`ProfileChoice::id`]; a profile id alone keeps the active edition
+    /// of its family, else takes the newest that judges), the edition
+    /// verified first, and saves both in the config. On `Err` nothing
+    /// changed (and the refusal is recorded).
+    fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError>;
+    /// Changes the director PIN after checking the old one.
+    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError>;
+    /// Whether this is a fresh station that has never had a director PIN
+    /// (no config, no last good copy): the director chord then asks for
+    /// one, so a new card can be set up at the venue without a shell. A
+    /// station whose config was damaged is never fresh.
+    fn first_pin_needed(&self) -> bool;
+    /// Sets the first director PIN (only while [`Self::first_pin_needed`]),
+    /// recorded in the audit log.
+    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError>;
+    /// Whether the station's config was damaged and its last good settings
+    /// are held for the director: players cannot judge until the director
+    /// restores them (a cut or edited card is looked at before any verdict).
+    fn settings_held(&self) -> bool {
+        false
+    }
+    /// Writes the held last good settings back as the config (recorded);
+    /// the station judges again.
+    fn restore_settings(&mut self) -> Result<(), SettingsError> {
+        Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()))
+    }
+    /// Renames the station.
+    fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError>;
+    /// Sets the local date and time from `YYYY-MM-DD HH:MM`.
+    fn set_clock(&mut self, local: &str) -> Result<(), SettingsError>;
+    /// The screen's rotation, for the director menu; `None`: the station
+    /// cannot turn its picture (no menu item).
+    fn rotation(&self) -> Option<Rotation> {
+        None
+    }
+    /// Saves the screen rotation (0, 90, 180 or 270 degrees clockwise) in
+    /// the config, recorded; it takes effect at the next start.
+    fn set_rotation(&mut self, _degrees: u16) -> Result<(), SettingsError> {
+        Err(SettingsError::Invalid("this station cannot turn its picture".into()))
+    }
+    /// Challenges judged since boot and today.
+    fn counts(&self) -> Counts;
+    /// The last challenge this station recorded, by its audit log: its
+    /// number and slip code (shown on Ready after a restart).
+    fn last_challenge(&self) -> Option<(u64, Option<wordjudge_core::audit::SlipCode>)> {
+        None
+    }
+    /// What the director should see.
+    fn warnings(&self) -> Vec<Warning>;
+    /// Whether the service lamp must be lit although the station judges
+    /// (the audit log is failing).
+    fn needs_service(&self) -> bool;
+    /// The station's name, shown on every screen.
+    fn station_name(&self) -> String;
+    /// Whether the director menu offers Quit (desktop use, by config).
+    fn quit_allowed(&self) -> bool;
+    /// Whether this is the appliance (the systemd service): only then are
+    /// reboot and power-off offered.
+    fn appliance(&self) -> bool;
+    /// Facts for the director menu's right-hand column, e.g. the audit log's
+    /// last slip code and key fingerprint, the GPIO backend: (label, value).
+    fn facts(&self) -> Vec<(String, String)>;
+    /// Reboot, power off or quit.
+    fn system(&mut self, action: SystemAction) -> Result<(), SystemError>;
+    /// The USB sticks plugged in now (asked about once a second while the
+    /// director menu is open).
+    fn sticks(&mut self) -> Vec<StickChoice> {
+        Vec::new()
+    }
+    /// Every catalogue name a word list may be installed as, in order
+    /// (for choosing with LEFT and RIGHT).
+    fn import_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Starts USB work. On `Err` nothing started.
+    fn usb_request(&mut self, _request: UsbRequest) -> Result<(), UsbError> {
+        Err(UsbError::Unavailable)
+    }
+    /// Stops the stick work running, if any: the station no longer waits
+    /// for it, and records whatever it still does when it ends (a thread
+    /// blocked on a stick that stopped answering cannot be stopped, only
+    /// left). New stick work is refused while such work is still alive.
+    fn usb_cancel(&mut self) {}
+    /// The USB work that finished since the last call, if any (polled on
+    /// every tick while it runs).
+    fn usb_update(&mut self) -> Option<UsbUpdate> {
+        None
+    }
+    /// The update bundle on a plugged-in stick, if any and if this station
+    /// takes updates (asked with [`Self::sticks`] while the director menu is
+    /// open; the station looks at a new stick in the background). Never one
+    /// the station refused since the sticks plugged in last changed.
+    fn update_offer(&mut self) -> Option<UpdateOffer> {
+        None
+    }
+    /// Starts update work. On `Err` nothing started.
+    fn update_request(&mut self, _request: UpdateRequest) -> Result<(), UsbError> {
+        Err(UsbError::Unavailable)
+    }
+    /// Update work that moved on since the last call (polled on every tick).
+    fn update_report(&mut self) -> Option<UpdateReport> {
+        None
+    }
+    /// The boot check's verdict on the last update, for the director menu.
+    fn last_update(&self) -> Option<BootCheck> {
+        None
+    }
+    /// The event whose fleet this station is in, if any (the director menu
+    /// then offers to leave it).
+    fn fleet_event(&self) -> Option<String> {
+        None
+    }
+    /// Leaves the event's fleet: the uploader stops, its key and
+    /// certificates go; recorded. The event left.
+    fn leave_fleet(&mut self) -> Result<String, SettingsError> {
+        Err(SettingsError::Invalid("this station is in no fleet".into()))
+    }
+    /// A periodic check (every few seconds): files changed under the active
+    /// lexicon, a log that can be written again. Returns true when the
+    /// lexicon view may have changed.
+    fn poll(&mut self) -> bool {
+        false
+    }
+    /// Records a clean shut-down (the process is about to end).
+    fn shut_down(&mut self);
+}

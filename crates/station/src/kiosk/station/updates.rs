@@ -1,0 +1,65 @@
+//! The update desk of the port: the bundle offered, its preview, what the
+//! director asks of it, and what the install comes to.
+
+use wordjudge_core::update::{UpdateError, UpdateKind};
+
+/// An update bundle on a plugged-in stick, offered in the director menu.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpdateOffer {
+    /// The stick's device (`sdb1`).
+    pub device: String,
+    /// The bundle's file name on the stick (escaped).
+    pub file: String,
+    /// Its version, once its signature verified (escaped); `None` when
+    /// RAUC refused it (its preview then says why).
+    pub version: Option<String>,
+    /// The station's own release.
+    pub current: String,
+}
+
+/// What the director confirms before an update installs: the bundle's
+/// facts, its signature verified and its compatible string matching this
+/// station's. Every text is escaped and cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpdatePreview {
+    pub file: String,
+    pub signer: String,
+    pub version: String,
+    pub current: String,
+    pub compatible: String,
+    pub description: String,
+    pub kind: UpdateKind,
+}
+
+/// What the director asked of an update. The work runs in the background;
+/// what it comes to arrives through [`super::Station::update_report`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateRequest {
+    /// Copy bundle `file` from the stick `device` (mounted read-only) onto
+    /// the station and check the copy: a [`UpdateReport::Preview`] or
+    /// [`UpdateReport::Refused`]. A refused bundle is no longer offered
+    /// until the sticks plugged in change.
+    Check { device: String, file: String },
+    /// Install the bundle previewed, from the station's copy (the director
+    /// confirmed it): exactly the bytes previewed, or nothing.
+    Install,
+    /// Drop the bundle previewed (and the station's copy of it).
+    Cancel,
+}
+
+/// Update work that moved on or finished.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateReport {
+    /// The bundle checked out: its facts, to confirm.
+    Preview(UpdatePreview),
+    /// The bundle will not be installed (unverifiable, incompatible,
+    /// unreadable, no room for the station's copy); nothing changed.
+    Refused(UpdateError),
+    /// The install is this far (percent).
+    Progress(u8),
+    /// The other slot holds `version` and boots next: the station must restart.
+    Installed { version: String },
+    /// The install did not finish, or was refused at its start (the copy
+    /// checked had changed); the station runs as before.
+    Failed(UpdateError),
+}
