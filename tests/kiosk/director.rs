@@ -7,7 +7,8 @@ use crate::support::{choose, confirm, enter_pin, fake_station, is_ready, leave_m
 use wordjudge_core::config::Timeouts;
 use wordjudge_station::kiosk::fake::FakeRecord;
 use wordjudge_station::kiosk::flow::{Key, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
-use wordjudge_station::kiosk::station::{DirectorEvent, Station, SystemAction, Warning};
+use wordjudge_station::kiosk::station::prelude::*;
+use wordjudge_station::kiosk::station::{DirectorEvent, SystemAction, Warning};
 use wordjudge_station::kiosk::view::ScreenKind;
 
 #[test]

@@ -12,7 +12,8 @@ use wordjudge_core::config::Timeouts;
 use wordjudge_core::gpio::{Hardware, SimHardware};
 use wordjudge_station::kiosk::fake::FakeRecord;
 use wordjudge_station::kiosk::flow::{EntryHint, Event, Key, Screen};
-use wordjudge_station::kiosk::station::{AdjudicateError, Station, Warning};
+use wordjudge_station::kiosk::station::prelude::*;
+use wordjudge_station::kiosk::station::{AdjudicateError, Warning};
 use wordjudge_station::kiosk::view::ScreenKind;
 use wordjudge_core::panel::{Lamps, Trigger};
 

@@ -13,7 +13,7 @@ use std::time::Duration;
 use wordjudge_core::config::Timeouts;
 use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
 use wordjudge_station::kiosk::flow::{Event, Key, Kiosk, Screen};
-use wordjudge_station::kiosk::station::Station;
+use wordjudge_station::kiosk::station::prelude::*;
 use wordjudge_station::kiosk::view::{view, StationInfo, ViewModel};
 use wordjudge_core::profile;
 

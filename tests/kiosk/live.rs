@@ -304,7 +304,7 @@ fn a_typo_in_the_config_never_changes_who_judges() {
 
 #[test]
 fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
-    use wordjudge_station::kiosk::station::Station;
+    use wordjudge_station::kiosk::station::prelude::*;
     let mut rig = Live::new("SMALL");
     let path = rig.dir.path().join("config.toml");
     assert!(rig.station.switch_profile("DEMO").is_ok());
@@ -329,7 +329,8 @@ fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
 
 #[test]
 fn the_screen_rotation_is_saved_recorded_and_in_force_from_the_next_start() {
-    use wordjudge_station::kiosk::station::{Rotation, Station};
+    use wordjudge_station::kiosk::station::prelude::*;
+    use wordjudge_station::kiosk::station::Rotation;
     let rig = Live::new("SMALL");
     let path = rig.dir.path().join("config.toml");
     let Live { rig: mut live, dir: _dir } = rig;
@@ -466,7 +467,7 @@ fn the_last_code_survives_a_restart_and_a_fresh_station_sets_its_pin_on_screen()
 
 #[test]
 fn a_lexicon_switch_away_from_the_profile_clears_it_in_the_config_and_the_record() {
-    use wordjudge_station::kiosk::station::Station;
+    use wordjudge_station::kiosk::station::prelude::*;
     let mut rig = Live::new("SMALL");
     assert!(rig.station.switch_profile("DEMO").is_ok());
     let path = rig.dir.path().join("config.toml");
@@ -564,7 +565,7 @@ pub(crate) fn to_letters(mut n: usize) -> String {
 /// keyboard plugged in is noticed within seconds and recorded.
 #[test]
 fn a_station_without_a_keyboard_says_so_and_notices_one_plugged_in() {
-    use wordjudge_station::kiosk::station::Station as _;
+    use wordjudge_station::kiosk::station::prelude::*;
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), "SMALL");
     let path = dir.path().join("config.toml");

@@ -7,7 +7,7 @@ use crate::live::{config_for, start_station, Live};
 use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
 use wordjudge_core::config::Config;
 use wordjudge_station::kiosk::flow::{Key, Screen};
-use wordjudge_station::kiosk::station::Station;
+use wordjudge_station::kiosk::station::prelude::*;
 use wordjudge_core::recorder::AuditLog;
 
 /// Judges `n` one-word plays and comes back to Ready after each.

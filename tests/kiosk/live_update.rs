@@ -12,7 +12,7 @@ use crate::update::phase;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use wordjudge_station::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase, UsbPhase};
-use wordjudge_station::kiosk::station::Station;
+use wordjudge_station::kiosk::station::prelude::*;
 use wordjudge_core::update::sim::SIM_SLOT_FILE;
 use wordjudge_core::update::staged::STAGED_FILE;
 

@@ -29,7 +29,8 @@ use std::time::Duration;
 use wordjudge_core::config::{ConfigProblem, Timeouts};
 use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
 use wordjudge_station::kiosk::flow::{Change, Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
-use wordjudge_station::kiosk::station::{Station, SystemAction, UsbRequest, Warning};
+use wordjudge_station::kiosk::station::prelude::*;
+use wordjudge_station::kiosk::station::{SystemAction, UsbRequest, Warning};
 use wordjudge_station::kiosk::view::{view, StationInfo};
 use wordjudge_core::profile;
 

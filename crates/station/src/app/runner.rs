@@ -12,7 +12,7 @@ use super::{attach, tick, Controller};
 use wordjudge_core::recorder::AuditLog;
 use wordjudge_core::config::Loaded;
 use wordjudge_core::gpio::{self, Backend};
-use crate::kiosk::station::Station;
+use crate::kiosk::station::Judging;
 use crate::ui::AppWindow;
 use slint::ComponentHandle;
 use std::path::PathBuf;

@@ -1,5 +1,8 @@
 //! The kiosk's port: everything the flow ([`super::flow`]) asks of the world,
-//! as one trait with typed answers and typed errors.
+//! as eight desks ([`Judging`], [`DirectorPin`], [`LexiconChoices`],
+//! [`DirectorSettings`], [`PowerActions`], [`StickWork`], [`UpdateWork`],
+//! [`FleetMembership`]), each a small trait with typed answers and its own
+//! typed error, which together make a [`Station`].
 //!
 //! Why a port: the flow must be testable with no files, no lexicon and no
 //! display ([`super::fake::FakeStation`]), and the real station
@@ -18,9 +21,9 @@ mod sticks;
 mod updates;
 
 pub use wordjudge_core::update::{BootCheck, BootOutcome, StationKind, UpdateError, UpdateKind};
-pub use settings::{parse_clock, Rotation, Setting, SettingsError};
-pub use sticks::{FleetVisit, ImportRow, ImportState, StickChoice, UsbError, UsbRequest, UsbUpdate, UsbWork};
-pub use updates::{UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest};
+pub use settings::{parse_clock, DirectorSettings, Rotation, Setting, SettingsError};
+pub use sticks::{FleetVisit, ImportRow, ImportState, StickChoice, StickWork, UsbError, UsbRequest, UsbUpdate, UsbWork};
+pub use updates::{UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UpdateWork};
 
 /// What the screens show about the active lexicon.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -73,7 +76,7 @@ pub struct SecondOpinion {
 /// by the row).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProfileChoice {
-    /// What [`Station::switch_profile`] takes back: the profile id and the
+    /// What [`LexiconChoices::switch_profile`] takes back: the profile id and the
     /// edition (`NASPA-CSW-5@CSW15`), or the profile id alone on a row with
     /// no edition to offer.
     pub id: String,
@@ -309,80 +312,38 @@ impl fmt::Display for SystemError {
 
 impl std::error::Error for SystemError {}
 
-/// The world, as the kiosk flow sees it.
-pub trait Station {
+/// The world, as the kiosk flow sees it: the desks below, each a trait of
+/// a handful of methods with its own answers and error type, so a station
+/// (the live one, the fake) is written desk by desk, each in its own file.
+/// The flow holds a `dyn Station`; every type with all the desks is one.
+pub trait Station:
+    Judging + DirectorPin + LexiconChoices + DirectorSettings + PowerActions + StickWork + UpdateWork + FleetMembership
+{
+}
+
+impl<T> Station for T where
+    T: Judging + DirectorPin + LexiconChoices + DirectorSettings + PowerActions + StickWork + UpdateWork + FleetMembership
+{
+}
+
+/// The desks' traits, for code that holds a concrete station (a test's
+/// `FakeStation` or `LiveStation`) rather than a `dyn Station`: a method is
+/// called through its trait, so `use …::station::prelude::*` brings them all.
+pub mod prelude {
+    pub use super::{
+        DirectorPin, DirectorSettings, FleetMembership, Judging, LexiconChoices, PowerActions, Station, StickWork, UpdateWork,
+    };
+}
+
+/// Judging: the active lexicon, a play judged, what the screens show about
+/// the station (its name, counts, warnings, the service lamp), the periodic
+/// check and the clean shut-down. Errors: [`AdjudicateError`].
+pub trait Judging {
     /// The active lexicon.
     fn lexicon(&self) -> LexiconView;
     /// Judges `words` (checked: uppercase, 2–15 letters, the declared count)
     /// with the active lexicon and records the adjudication before returning.
     fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError>;
-    /// Checks a director PIN.
-    fn check_pin(&mut self, pin: &str) -> PinCheck;
-    /// Records a director event in the audit log.
-    fn director_event(&mut self, event: DirectorEvent);
-    /// The PIN guard saved before this process started (none saved: all zero).
-    fn pin_guard(&self) -> PinGuard {
-        PinGuard::default()
-    }
-    /// Saves the PIN guard, so a restart keeps wrong PINs and lockouts.
-    fn save_pin_guard(&mut self, _guard: PinGuard) {}
-    /// Every installed lexicon, for the director menu.
-    fn lexicon_choices(&mut self) -> Vec<LexiconChoice>;
-    /// Verifies and activates a lexicon, and saves the choice in the config.
-    /// On `Err` nothing changed (and the refusal is recorded).
-    fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError>;
-    /// The event profiles, for the director menu; `lexicons` (the
-    /// installed ones, as [`Self::lexicon_choices`] gave them) tell which
-    /// profiles can be chosen.
-    /// Records that the director chose a lexicon the menu listed as unable
-    /// to judge: refused in the flow, without asking the station to switch
-    /// (the file might verify by now, and no single key may switch).
-    fn switch_refused(&mut self, _id: &str, _reason: &str) {}
-    /// The same for a profile the menu listed as unavailable (`id` as in
-    /// [`Station::switch_profile`]).
-    fn profile_refused(&mut self, _id: &str, _reason: &str) {}
-    fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice>;
-    /// Activates a profile with the edition its row names
-    /// ([`ProfileChoice::id`]; a profile id alone keeps the active edition
-    /// of its family, else takes the newest that judges), the edition
-    /// verified first, and saves both in the config. On `Err` nothing
-    /// changed (and the refusal is recorded).
-    fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError>;
-    /// Changes the director PIN after checking the old one.
-    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError>;
-    /// Whether this is a fresh station that has never had a director PIN
-    /// (no config, no last good copy): the director chord then asks for
-    /// one, so a new card can be set up at the venue without a shell. A
-    /// station whose config was damaged is never fresh.
-    fn first_pin_needed(&self) -> bool;
-    /// Sets the first director PIN (only while [`Self::first_pin_needed`]),
-    /// recorded in the audit log.
-    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError>;
-    /// Whether the station's config was damaged and its last good settings
-    /// are held for the director: players cannot judge until the director
-    /// restores them (a cut or edited card is looked at before any verdict).
-    fn settings_held(&self) -> bool {
-        false
-    }
-    /// Writes the held last good settings back as the config (recorded);
-    /// the station judges again.
-    fn restore_settings(&mut self) -> Result<(), SettingsError> {
-        Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()))
-    }
-    /// Renames the station.
-    fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError>;
-    /// Sets the local date and time from `YYYY-MM-DD HH:MM`.
-    fn set_clock(&mut self, local: &str) -> Result<(), SettingsError>;
-    /// The screen's rotation, for the director menu; `None`: the station
-    /// cannot turn its picture (no menu item).
-    fn rotation(&self) -> Option<Rotation> {
-        None
-    }
-    /// Saves the screen rotation (0, 90, 180 or 270 degrees clockwise) in
-    /// the config, recorded; it takes effect at the next start.
-    fn set_rotation(&mut self, _degrees: u16) -> Result<(), SettingsError> {
-        Err(SettingsError::Invalid("this station cannot turn its picture".into()))
-    }
     /// Challenges judged since boot and today.
     fn counts(&self) -> Counts;
     /// The last challenge this station recorded, by its audit log: its
@@ -397,59 +358,84 @@ pub trait Station {
     fn needs_service(&self) -> bool;
     /// The station's name, shown on every screen.
     fn station_name(&self) -> String;
+    /// A periodic check (every few seconds): files changed under the active
+    /// lexicon, a log that can be written again. Returns true when the
+    /// lexicon view may have changed.
+    fn poll(&mut self) -> bool {
+        false
+    }
+    /// Records a clean shut-down (the process is about to end).
+    fn shut_down(&mut self);
+}
+
+/// The director's PIN and the director's records: the PIN checked, changed
+/// or set first, the wrong-PIN guard kept across restarts, and every
+/// director action written to the audit log. Errors: [`SettingsError`].
+pub trait DirectorPin {
+    /// Checks a director PIN.
+    fn check_pin(&mut self, pin: &str) -> PinCheck;
+    /// Records a director event in the audit log.
+    fn director_event(&mut self, event: DirectorEvent);
+    /// The PIN guard saved before this process started (none saved: all zero).
+    fn pin_guard(&self) -> PinGuard {
+        PinGuard::default()
+    }
+    /// Saves the PIN guard, so a restart keeps wrong PINs and lockouts.
+    fn save_pin_guard(&mut self, _guard: PinGuard) {}
+    /// Changes the director PIN after checking the old one.
+    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError>;
+    /// Whether this is a fresh station that has never had a director PIN
+    /// (no config, no last good copy): the director chord then asks for
+    /// one, so a new card can be set up at the venue without a shell. A
+    /// station whose config was damaged is never fresh.
+    fn first_pin_needed(&self) -> bool;
+    /// Sets the first director PIN (only while [`Self::first_pin_needed`]),
+    /// recorded in the audit log.
+    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError>;
+}
+
+/// The lexicons and event profiles the director may choose, and switching
+/// to one (or recording why a choice was refused). Errors: [`SwitchError`].
+pub trait LexiconChoices {
+    /// Every installed lexicon, for the director menu.
+    fn lexicon_choices(&mut self) -> Vec<LexiconChoice>;
+    /// Verifies and activates a lexicon, and saves the choice in the config.
+    /// On `Err` nothing changed (and the refusal is recorded).
+    fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError>;
+    /// The event profiles, for the director menu; `lexicons` (the
+    /// installed ones, as [`Self::lexicon_choices`] gave them) tell which
+    /// profiles can be chosen.
+    /// Records that the director chose a lexicon the menu listed as unable
+    /// to judge: refused in the flow, without asking the station to switch
+    /// (the file might verify by now, and no single key may switch).
+    fn switch_refused(&mut self, _id: &str, _reason: &str) {}
+    /// The same for a profile the menu listed as unavailable (`id` as in
+    /// [`LexiconChoices::switch_profile`]).
+    fn profile_refused(&mut self, _id: &str, _reason: &str) {}
+    fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice>;
+    /// Activates a profile with the edition its row names
+    /// ([`ProfileChoice::id`]; a profile id alone keeps the active edition
+    /// of its family, else takes the newest that judges), the edition
+    /// verified first, and saves both in the config. On `Err` nothing
+    /// changed (and the refusal is recorded).
+    fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError>;
+}
+
+/// Reboot, power off or quit, and whether the station may offer them.
+/// Errors: [`SystemError`].
+pub trait PowerActions {
     /// Whether the director menu offers Quit (desktop use, by config).
     fn quit_allowed(&self) -> bool;
     /// Whether this is the appliance (the systemd service): only then are
     /// reboot and power-off offered.
     fn appliance(&self) -> bool;
-    /// Facts for the director menu's right-hand column, e.g. the audit log's
-    /// last slip code and key fingerprint, the GPIO backend: (label, value).
-    fn facts(&self) -> Vec<(String, String)>;
     /// Reboot, power off or quit.
     fn system(&mut self, action: SystemAction) -> Result<(), SystemError>;
-    /// The USB sticks plugged in now (asked about once a second while the
-    /// director menu is open).
-    fn sticks(&mut self) -> Vec<StickChoice> {
-        Vec::new()
-    }
-    /// Every catalogue name a word list may be installed as, in order
-    /// (for choosing with LEFT and RIGHT).
-    fn import_names(&self) -> Vec<String> {
-        Vec::new()
-    }
-    /// Starts USB work. On `Err` nothing started.
-    fn usb_request(&mut self, _request: UsbRequest) -> Result<(), UsbError> {
-        Err(UsbError::Unavailable)
-    }
-    /// Stops the stick work running, if any: the station no longer waits
-    /// for it, and records whatever it still does when it ends (a thread
-    /// blocked on a stick that stopped answering cannot be stopped, only
-    /// left). New stick work is refused while such work is still alive.
-    fn usb_cancel(&mut self) {}
-    /// The USB work that finished since the last call, if any (polled on
-    /// every tick while it runs).
-    fn usb_update(&mut self) -> Option<UsbUpdate> {
-        None
-    }
-    /// The update bundle on a plugged-in stick, if any and if this station
-    /// takes updates (asked with [`Self::sticks`] while the director menu is
-    /// open; the station looks at a new stick in the background). Never one
-    /// the station refused since the sticks plugged in last changed.
-    fn update_offer(&mut self) -> Option<UpdateOffer> {
-        None
-    }
-    /// Starts update work. On `Err` nothing started.
-    fn update_request(&mut self, _request: UpdateRequest) -> Result<(), UsbError> {
-        Err(UsbError::Unavailable)
-    }
-    /// Update work that moved on since the last call (polled on every tick).
-    fn update_report(&mut self) -> Option<UpdateReport> {
-        None
-    }
-    /// The boot check's verdict on the last update, for the director menu.
-    fn last_update(&self) -> Option<BootCheck> {
-        None
-    }
+}
+
+/// The event's fleet: the event this station is in, and leaving it.
+/// Errors: [`SettingsError`].
+pub trait FleetMembership {
     /// The event whose fleet this station is in, if any (the director menu
     /// then offers to leave it).
     fn fleet_event(&self) -> Option<String> {
@@ -460,12 +446,4 @@ pub trait Station {
     fn leave_fleet(&mut self) -> Result<String, SettingsError> {
         Err(SettingsError::Invalid("this station is in no fleet".into()))
     }
-    /// A periodic check (every few seconds): files changed under the active
-    /// lexicon, a log that can be written again. Returns true when the
-    /// lexicon view may have changed.
-    fn poll(&mut self) -> bool {
-        false
-    }
-    /// Records a clean shut-down (the process is about to end).
-    fn shut_down(&mut self);
 }

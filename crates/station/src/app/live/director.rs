@@ -3,10 +3,12 @@
 
 use crate::app::usb::Finished;
 use wordjudge_core::audit::AuditEvent;
-use crate::kiosk::station::{parse_clock, SettingsError, UsbWork};
+use crate::kiosk::station::{parse_clock, Rotation, SettingsError, SystemAction, SystemError, UsbWork};
+use wordjudge_core::config::ConfigSource;
 use wordjudge_core::usb::Stick;
 
 use super::LiveStation;
+use crate::kiosk::station::{DirectorSettings, Judging, PowerActions};
 
 impl LiveStation {
     /// The plugged-in stick named `device` (or a bare one: the helper will
@@ -119,4 +121,139 @@ impl LiveStation {
         });
     }
 
+}
+
+impl DirectorSettings for LiveStation {
+
+    fn settings_held(&self) -> bool {
+        self.config_source == ConfigSource::LastGood
+    }
+
+    fn restore_settings(&mut self) -> Result<(), SettingsError> {
+        let result = if self.settings_held() {
+            // The config in force is the last good copy: saving it writes it
+            // back over the damaged file (and refreshes the guard).
+            self.write_config(|_| {}).map_err(SettingsError::Failed)
+        } else {
+            Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()))
+        };
+        self.record_setting("config", Some("restored from the last good copy"), &result);
+        result
+    }
+
+    fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError> {
+        self.rename_station(name)
+    }
+
+    fn set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
+        let result = self.try_set_clock(local);
+        self.record_setting("clock", Some(local), &result);
+        result
+    }
+    fn rotation(&self) -> Option<Rotation> {
+        Some(Rotation { saved: self.config.rotation, in_force: self.rotation_at_start })
+    }
+
+    fn set_rotation(&mut self, degrees: u16) -> Result<(), SettingsError> {
+        let result = if wordjudge_core::config::ROTATIONS.contains(&degrees) {
+            self.save_config(|c| c.rotation = degrees).map_err(SettingsError::Failed)
+        } else {
+            Err(SettingsError::Invalid(format!("{degrees}° is not one of 0, 90, 180, 270")))
+        };
+        self.record_setting("rotation", Some(&degrees.to_string()), &result);
+        result
+    }
+
+    fn facts(&self) -> Vec<(String, String)> {
+        let profile = match self.profile {
+            Some(p) => {
+                let lexicon = self.lexicon().id;
+                match p.second_opinion(&lexicon) {
+                    _ if !p.applies_to(&lexicon) => format!("{} — not applied: {lexicon} is not {}", p.name, p.family.one()),
+                    Some(second) => format!("{} — {lexicon}, second opinion {second}", p.name),
+                    None => format!("{} — {lexicon}", p.name),
+                }
+            }
+            None => "none (no challenge rule shown under verdicts)".into(),
+        };
+        let mut facts = vec![("Profile".into(), profile)];
+        if let Some(audit) = &self.audit {
+            // Noted by the director at the end of a round, the last code
+            // makes any later rewrite of the log up to it detectable.
+            let last = match audit.last_code() {
+                Some((number, code)) => crate::kiosk::view::slip_text(number, Some(code.as_str())),
+                None => "none yet".into(),
+            };
+            facts.push(("Last challenge".into(), last));
+            let key = audit.key_fingerprint().map_or_else(
+                || audit.signing_problem().unwrap_or_else(|| "no signing key".into()),
+                |k| k.short(),
+            );
+            facts.push(("Audit signing code".into(), key));
+        }
+        facts.push(("Judge button and lamps".into(), gpio_for_director(&self.gpio_description)));
+        facts.push(("Fleet".into(), self.fleet_fact()));
+        facts.extend(self.screen.clone().map(|screen| ("Screen".into(), screen)));
+        facts
+    }
+}
+
+impl PowerActions for LiveStation {
+
+    fn quit_allowed(&self) -> bool {
+        self.config.allow_quit
+    }
+
+    fn appliance(&self) -> bool {
+        self.appliance
+    }
+
+    fn system(&mut self, action: SystemAction) -> Result<(), SystemError> {
+        let verb = match action {
+            SystemAction::Quit if self.config.allow_quit => return Ok(()),
+            SystemAction::Quit => return Err(SystemError::QuitNotAllowed),
+            // Only the appliance's service may act on the machine: a desktop
+            // kiosk must never reboot or power off the computer it runs on.
+            // First: a desktop says it too, and so it is tested without a reboot.
+            SystemAction::Reboot | SystemAction::PowerOff if self.audit_problem().is_some() => {
+                let problem = self.audit_problem().unwrap_or_default();
+                tracing::warn!("{action:?} refused: the audit log cannot be written: {problem}");
+                return Err(SystemError::AuditLogFailing(problem));
+            }
+            SystemAction::Reboot | SystemAction::PowerOff if !self.appliance => return Err(SystemError::NotAppliance),
+            SystemAction::Reboot => "reboot",
+            SystemAction::PowerOff => "poweroff",
+        };
+        self.shut_down();
+        match std::process::Command::new("systemctl").arg(verb).status() {
+            Ok(status) if status.success() => Ok(()),
+            Ok(status) => Err(SystemError::Failed(format!("systemctl {verb} failed ({status})"))),
+            Err(e) => Err(SystemError::Failed(format!("cannot run systemctl {verb}: {e}"))),
+        }
+    }
+}
+
+/// The GPIO back-end's description in a director's words: what is wired,
+/// without the driver's name or the debounce window (the command line's
+/// `wordjudge gpio` keeps those).
+fn gpio_for_director(description: &str) -> String {
+    let d = description.split("; debounce").next().unwrap_or(description);
+    let d = d.split(" (debounce").next().unwrap_or(d);
+    let d = d.strip_prefix("rppal: ").unwrap_or(d);
+    match d.find("): ") {
+        Some(at) if d.starts_with("GPIO character device") => d[at + 3..].to_string(),
+        _ => d.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod director_words_tests {
+    #[test]
+    fn gpio_descriptions_lose_the_driver_and_the_debounce() {
+        use super::gpio_for_director as g;
+        assert_eq!(g("simulated button and lamps (debounce 30 ms)"), "simulated button and lamps");
+        assert_eq!(g("rppal: judge button BCM 17; debounce 30 ms"), "judge button BCM 17");
+        assert_eq!(g("GPIO character device /dev/gpiochip0 (pinctrl-bcm2711): judge button 17; debounce 30 ms"), "judge button 17");
+        assert_eq!(g("none configured"), "none configured");
+    }
 }

@@ -19,6 +19,7 @@ use wordjudge_core::fleet::join::{self, JoinStep};
 use crate::kiosk::station::SettingsError;
 use wordjudge_core::usb::Stick;
 use std::path::PathBuf;
+use crate::kiosk::station::FleetMembership;
 
 /// The units a joined station runs: its wired network, then the uploader.
 pub const FLEET_UNITS: [&str; 2] = ["wordjudge-fleet-network.service", "wordjudge-fleet-upload.service"];
@@ -123,5 +124,16 @@ impl LiveStation {
             },
             Err(e) => format!("cannot tell: {e}"),
         }
+    }
+}
+
+impl FleetMembership for LiveStation {
+
+    fn fleet_event(&self) -> Option<String> {
+        wordjudge_core::fleet::join::joined(&self.fleet_dir()).ok().flatten().map(|j| j.event)
+    }
+
+    fn leave_fleet(&mut self) -> Result<String, SettingsError> {
+        self.leave_fleet_now()
     }
 }

@@ -5,14 +5,15 @@
 
 use wordjudge_core::audit::AuditEvent;
 use wordjudge_core::judge::{judge, Challenge};
-use crate::kiosk::station::{AdjudicateError, Judged, SecondOpinion, Station};
+use crate::kiosk::station::{AdjudicateError, Counts, DirectorSettings, Judged, LexiconView, SecondOpinion, Warning};
 use wordjudge_core::lexicon::Lexicon;
 use wordjudge_core::panel::Trigger;
 use wordjudge_core::profile::Profile;
 use wordjudge_core::recorder::AdjudicationInput;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use super::{open_active, Active, LiveStation};
+use super::{open_active, Active, LiveStation, KEYBOARD_LOOK};
+use crate::kiosk::station::Judging;
 
 impl LiveStation {
     /// Opens a profile's second-opinion lexicon while it judges with
@@ -92,4 +93,118 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic".into())
+}
+
+impl Judging for LiveStation {
+    fn lexicon(&self) -> LexiconView {
+        match &self.active {
+            // Held for the director: the lexicon is the agreed one, but
+            // players wait until the director has looked at the damage.
+            Active::Open(_, ident) if self.settings_held() => LexiconView {
+                id: ident.id.clone(),
+                status: "waiting for the director".into(),
+                usable: false,
+                demo: false,
+                fingerprint: String::new(),
+            },
+            Active::Open(lexicon, ident) => {
+                LexiconView {
+                    id: ident.id.clone(),
+                    status: ident.status.clone(),
+                    usable: true,
+                    demo: lexicon.is_demo(),
+                    fingerprint: lexicon.fingerprint().short(),
+                }
+            }
+            Active::Failed { id, status, .. } => {
+                LexiconView { id: id.clone(), status: status.clone(), usable: false, demo: false, fingerprint: String::new() }
+            }
+        }
+    }
+
+    fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError> {
+        if self.settings_held() {
+            return Err(AdjudicateError::NoUsableLexicon);
+        }
+        self.judge_play(words, trigger)
+    }
+
+    fn counts(&self) -> Counts {
+        match &self.audit {
+            Some(audit) => Counts { since_boot: audit.adjudications_since_start(), today: audit.adjudications_today() },
+            None => Counts::default(),
+        }
+    }
+
+    fn warnings(&self) -> Vec<Warning> {
+        let mut warnings: Vec<Warning> = Vec::new();
+        warnings.extend(self.config_problem.clone().map(Warning::Config));
+        match &self.audit {
+            Some(audit) => {
+                warnings.extend(audit.problem().map(|p| Warning::AuditLog(p.to_string())));
+                warnings.extend(audit.signing_problem().map(Warning::SigningKey));
+            }
+            None => warnings.push(Warning::AuditLog("not opened: the config is broken".into())),
+        }
+        warnings.extend(self.gpio_problem.clone().map(Warning::Gpio));
+        warnings.extend(self.guard_problem.clone().map(Warning::PinGuard));
+        warnings.extend(self.catalog.problems().iter().cloned().map(Warning::LexiconCatalog));
+        if let (Some(change), Active::Open(_, ident)) = (&self.file_changed, &self.active) {
+            warnings.push(Warning::LexiconFileChanged { id: ident.id.clone(), detail: change.clone() });
+        }
+        if self.settings_held() {
+            warnings.push(Warning::SettingsHeld);
+        }
+        if self.keyboard_missing {
+            warnings.push(Warning::NoKeyboard);
+        }
+        if let Some(fault) = &self.judging_fault {
+            warnings.push(Warning::JudgingFault(fault.clone()));
+        } else if let Active::Failed { problem, .. } = &self.active {
+            warnings.push(Warning::ActiveLexicon(problem.clone()));
+        }
+        warnings
+    }
+
+    fn needs_service(&self) -> bool {
+        self.audit.as_ref().is_none_or(|a| a.problem().is_some())
+    }
+
+    fn station_name(&self) -> String {
+        self.config.station_name.clone()
+    }
+
+    fn last_challenge(&self) -> Option<(u64, Option<wordjudge_core::audit::SlipCode>)> {
+        let (number, code) = self.audit.as_ref()?.last_code()?;
+        Some((number, Some(code)))
+    }
+
+    fn poll(&mut self) -> bool {
+        self.record_boot_check();
+        if self.keyboards_counted.is_none_or(|at| at.elapsed() >= KEYBOARD_LOOK) {
+            self.count_keyboards();
+        }
+        // A file changed under the active lexicon never changes a verdict
+        // (the verified bytes are a private copy); the director is told once
+        // per change, and it is recorded.
+        let Active::Open(lexicon, ident) = &self.active else { return false };
+        let change = lexicon.source_changed().map(|c| c.to_string());
+        if change != self.file_changed {
+            if let Some(text) = &change {
+                tracing::warn!("lexicon {}: {text}", ident.id);
+                let event = AuditEvent::LexiconFileChanged { lexicon: ident.id.clone(), change: text.clone() };
+                self.record(event);
+            }
+            self.file_changed = change;
+        }
+        false
+    }
+
+    fn shut_down(&mut self) {
+        self.record(AuditEvent::Shutdown);
+        // Give the journald copies a moment to leave before the process ends.
+        if let Some(audit) = &self.audit {
+            audit.flush_journal(std::time::Duration::from_millis(500));
+        }
+    }
 }

@@ -4,10 +4,11 @@
 //! chooses it again), or switched by the director.
 
 use wordjudge_core::audit::{AuditEvent, LexiconIdentity};
-use crate::kiosk::station::{LexiconChoice, ProfileChoice, SettingsError, Station, SwitchError};
+use crate::kiosk::station::{Judging, LexiconChoice, ProfileChoice, SettingsError, SwitchError};
 use wordjudge_core::lexicon::catalog::Catalog;
 
 use super::{digests_path, open_active, Active, LiveStation};
+use crate::kiosk::station::LexiconChoices;
 
 impl LiveStation {
     /// Opens the configured lexicon at start. Its content must be the
@@ -217,5 +218,32 @@ impl LiveStation {
             rule: profile.rule.name(),
         });
         Ok(())
+    }
+}
+
+impl LexiconChoices for LiveStation {
+
+    fn lexicon_choices(&mut self) -> Vec<LexiconChoice> {
+        self.list_lexicons()
+    }
+
+    fn switch_lexicon(&mut self, id: &str) -> Result<(), SwitchError> {
+        self.switch_lexicon_recorded(id)
+    }
+
+    fn profile_choices(&mut self, lexicons: &[LexiconChoice]) -> Vec<ProfileChoice> {
+        ProfileChoice::list(wordjudge_core::profile::BUILT_IN, self.profile, &self.lexicon().id, lexicons)
+    }
+
+    fn switch_profile(&mut self, id: &str) -> Result<(), SwitchError> {
+        self.switch_profile_recorded(id)
+    }
+
+    fn switch_refused(&mut self, id: &str, reason: &str) {
+        self.record_switch_refused(id, reason);
+    }
+
+    fn profile_refused(&mut self, id: &str, reason: &str) {
+        self.record(AuditEvent::SettingRefused { setting: "profile".into(), reason: format!("{id}: {reason}") });
     }
 }

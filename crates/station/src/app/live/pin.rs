@@ -3,13 +3,15 @@
 //! the config ([`wordjudge_core::guard`]) so a restart does not reset them. Lockouts
 //! are measured on the boot clock, so no clock setting lengthens one.
 
-use wordjudge_core::audit::{Clock, SystemClock};
+use wordjudge_core::audit::{AuditEvent, Clock, SystemClock};
+use wordjudge_core::config::ConfigSource;
 use wordjudge_core::guard::{BootInstant, Guard, Lockout};
 use crate::kiosk::flow::PIN_LOCKOUT_MAX;
-use crate::kiosk::station::{PinCheck, PinGuard};
+use crate::kiosk::station::{DirectorEvent, PinCheck, PinGuard, SettingsError};
 use std::time::Duration;
 
 use super::LiveStation;
+use crate::kiosk::station::DirectorPin;
 
 /// Now, on the boot clock.
 fn boot_now() -> BootInstant {
@@ -55,5 +57,60 @@ impl LiveStation {
                 }
             }
         }
+    }
+}
+
+impl DirectorPin for LiveStation {
+
+    fn check_pin(&mut self, pin: &str) -> PinCheck {
+        self.verify_pin(pin)
+    }
+
+    fn director_event(&mut self, event: DirectorEvent) {
+        self.record(match event {
+            DirectorEvent::PinAccepted => AuditEvent::PinAccepted,
+            DirectorEvent::PinRefused { failures } => AuditEvent::PinRefused { failures },
+            DirectorEvent::LockedOut { seconds } => AuditEvent::LockedOut { seconds },
+            DirectorEvent::Left => AuditEvent::DirectorLeft,
+        });
+    }
+
+    fn pin_guard(&self) -> PinGuard {
+        self.load_pin_guard()
+    }
+
+    fn save_pin_guard(&mut self, guard: PinGuard) {
+        self.store_pin_guard(guard)
+    }
+
+    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError> {
+        let result = (|| {
+            if self.check_pin(old) != PinCheck::Accepted {
+                return Err(SettingsError::WrongPin);
+            }
+            let hash = wordjudge_core::pin::hash_pin(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+            self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(SettingsError::Failed)
+        })();
+        self.record_setting("pin", None, &result);
+        result
+    }
+
+    fn first_pin_needed(&self) -> bool {
+        // A station whose config is damaged (last good copy in force, or
+        // none usable) is never fresh: its PIN is not to be replaced here.
+        self.config.director_pin_hash.is_none()
+            && matches!(self.config_source, ConfigSource::File | ConfigSource::Defaults)
+    }
+
+    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError> {
+        let result = (|| {
+            if !self.first_pin_needed() {
+                return Err(SettingsError::Invalid("this station already has a director PIN".into()));
+            }
+            let hash = wordjudge_core::pin::hash_pin(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+            self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(SettingsError::Failed)
+        })();
+        self.record_setting("pin", Some("first PIN, set at the station"), &result);
+        result
     }
 }

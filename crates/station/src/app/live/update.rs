@@ -4,11 +4,13 @@
 
 use crate::app::update::Finished;
 use wordjudge_core::audit::AuditEvent;
-use crate::kiosk::station::{UpdateReport, UpdateRequest, UsbError};
+use crate::kiosk::station::{UpdateOffer, UpdateReport, UpdateRequest, UsbError};
+use wordjudge_core::update::BootCheck;
 use crate::app::boot_check::Looked;
 use wordjudge_core::update::{clear_install_started, mark_install_started};
 
 use super::LiveStation;
+use crate::kiosk::station::UpdateWork;
 
 impl LiveStation {
     pub(super) fn request_update(&mut self, request: UpdateRequest) -> Result<(), UsbError> {
@@ -132,5 +134,26 @@ impl LiveStation {
                 self.update_state = None;
             }
         }
+    }
+}
+
+impl UpdateWork for LiveStation {
+
+    fn update_offer(&mut self) -> Option<UpdateOffer> {
+        let plugged = self.usb.list();
+        let may_mount = self.usb.idle();
+        self.update.offer(&plugged, may_mount)
+    }
+
+    fn update_request(&mut self, request: UpdateRequest) -> Result<(), UsbError> {
+        self.request_update(request)
+    }
+
+    fn update_report(&mut self) -> Option<UpdateReport> {
+        self.next_update_report()
+    }
+
+    fn last_update(&self) -> Option<BootCheck> {
+        self.last_update.clone()
     }
 }

@@ -72,3 +72,37 @@ pub fn parse_clock(text: &str) -> Result<jiff::civil::DateTime, SettingsError> {
     }
     Ok(date.to_datetime(time))
 }
+
+/// The settings the director menu changes: the station's name, the clock,
+/// the screen's rotation, a damaged config's last good settings written
+/// back; and the menu's facts column. Errors: [`SettingsError`].
+pub trait DirectorSettings {
+    /// Whether the station's config was damaged and its last good settings
+    /// are held for the director: players cannot judge until the director
+    /// restores them (a cut or edited card is looked at before any verdict).
+    fn settings_held(&self) -> bool {
+        false
+    }
+    /// Writes the held last good settings back as the config (recorded);
+    /// the station judges again.
+    fn restore_settings(&mut self) -> Result<(), SettingsError> {
+        Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()))
+    }
+    /// Renames the station.
+    fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError>;
+    /// Sets the local date and time from `YYYY-MM-DD HH:MM`.
+    fn set_clock(&mut self, local: &str) -> Result<(), SettingsError>;
+    /// The screen's rotation, for the director menu; `None`: the station
+    /// cannot turn its picture (no menu item).
+    fn rotation(&self) -> Option<Rotation> {
+        None
+    }
+    /// Saves the screen rotation (0, 90, 180 or 270 degrees clockwise) in
+    /// the config, recorded; it takes effect at the next start.
+    fn set_rotation(&mut self, _degrees: u16) -> Result<(), SettingsError> {
+        Err(SettingsError::Invalid("this station cannot turn its picture".into()))
+    }
+    /// Facts for the director menu's right-hand column, e.g. the audit log's
+    /// last slip code and key fingerprint, the GPIO backend: (label, value).
+    fn facts(&self) -> Vec<(String, String)>;
+}

@@ -15,7 +15,7 @@ pub struct StickChoice {
 
 /// What the director asked of a stick. The work runs in the background (a
 /// stick is slow, and the screen must never freeze); its end comes back
-/// through [`super::Station::usb_update`].
+/// through [`StickWork::usb_update`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UsbRequest {
     /// Mount `device` read-only and preview every word list on it.
@@ -150,3 +150,33 @@ impl fmt::Display for UsbError {
 }
 
 impl std::error::Error for UsbError {}
+
+/// The stick desk: the USB sticks plugged in, and work on one (a word
+/// list previewed and installed, the log exported, the fleet's folder
+/// visited) started, polled and cancelled. Errors: [`UsbError`].
+pub trait StickWork {
+    /// The USB sticks plugged in now (asked about once a second while the
+    /// director menu is open).
+    fn sticks(&mut self) -> Vec<StickChoice> {
+        Vec::new()
+    }
+    /// Every catalogue name a word list may be installed as, in order
+    /// (for choosing with LEFT and RIGHT).
+    fn import_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// Starts USB work. On `Err` nothing started.
+    fn usb_request(&mut self, _request: UsbRequest) -> Result<(), UsbError> {
+        Err(UsbError::Unavailable)
+    }
+    /// Stops the stick work running, if any: the station no longer waits
+    /// for it, and records whatever it still does when it ends (a thread
+    /// blocked on a stick that stopped answering cannot be stopped, only
+    /// left). New stick work is refused while such work is still alive.
+    fn usb_cancel(&mut self) {}
+    /// The USB work that finished since the last call, if any (polled on
+    /// every tick while it runs).
+    fn usb_update(&mut self) -> Option<UsbUpdate> {
+        None
+    }
+}

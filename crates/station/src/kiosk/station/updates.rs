@@ -1,7 +1,8 @@
 //! The update desk of the port: the bundle offered, its preview, what the
 //! director asks of it, and what the install comes to.
 
-use wordjudge_core::update::{UpdateError, UpdateKind};
+use super::sticks::UsbError;
+use wordjudge_core::update::{BootCheck, UpdateError, UpdateKind};
 
 /// An update bundle on a plugged-in stick, offered in the director menu.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +33,7 @@ pub struct UpdatePreview {
 }
 
 /// What the director asked of an update. The work runs in the background;
-/// what it comes to arrives through [`super::Station::update_report`].
+/// what it comes to arrives through [`UpdateWork::update_report`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpdateRequest {
     /// Copy bundle `file` from the stick `device` (mounted read-only) onto
@@ -62,4 +63,29 @@ pub enum UpdateReport {
     /// The install did not finish, or was refused at its start (the copy
     /// checked had changed); the station runs as before.
     Failed(UpdateError),
+}
+
+/// The update desk: the update bundle a stick offers, its preview and
+/// install started and polled, and the boot check's verdict on the last
+/// update. Errors: [`UsbError`] (the stick the bundle is on).
+pub trait UpdateWork {
+    /// The update bundle on a plugged-in stick, if any and if this station
+    /// takes updates (asked with [`StickWork::sticks`](super::StickWork::sticks) while the director menu is
+    /// open; the station looks at a new stick in the background). Never one
+    /// the station refused since the sticks plugged in last changed.
+    fn update_offer(&mut self) -> Option<UpdateOffer> {
+        None
+    }
+    /// Starts update work. On `Err` nothing started.
+    fn update_request(&mut self, _request: UpdateRequest) -> Result<(), UsbError> {
+        Err(UsbError::Unavailable)
+    }
+    /// Update work that moved on since the last call (polled on every tick).
+    fn update_report(&mut self) -> Option<UpdateReport> {
+        None
+    }
+    /// The boot check's verdict on the last update, for the director menu.
+    fn last_update(&self) -> Option<BootCheck> {
+        None
+    }
 }

@@ -1,0 +1,58 @@
+//! The live station's stick desk: the sticks plugged in, and the work on
+//! one started, polled and cancelled through the job desk (`app::usb`).
+
+use super::LiveStation;
+use crate::kiosk::station::{StickChoice, UsbError, UsbRequest, UsbUpdate};
+use crate::kiosk::station::StickWork;
+
+impl StickWork for LiveStation {
+    fn sticks(&mut self) -> Vec<StickChoice> {
+        self.usb.list().into_iter().map(|s| StickChoice { name: s.describe(), device: s.device }).collect()
+    }
+
+    fn import_names(&self) -> Vec<String> {
+        wordjudge_core::lexicon::import::names().into_iter().map(str::to_string).collect()
+    }
+
+    fn usb_request(&mut self, request: UsbRequest) -> Result<(), UsbError> {
+        if self.usb.busy() {
+            return Err(UsbError::Busy);
+        }
+        if self.update.busy() {
+            // Plugging a stick in with the menu open starts a look for update
+            // bundles on it (a few seconds): a director who chooses a USB item
+            // then waits for it (the flow shows the work running) rather than
+            // being refused. Anything else holding the stick refuses.
+            if self.update.scanning() && self.deferred_usb.is_none() {
+                self.deferred_usb = Some(request);
+                return Ok(());
+            }
+            return Err(UsbError::Busy);
+        }
+        self.start_usb_request(request)
+    }
+
+    fn usb_cancel(&mut self) {
+        self.deferred_usb = None;
+        if let Some(work) = self.usb.abandon() {
+            tracing::warn!(?work, "stopped waiting for stick work; what it still does is recorded when it ends");
+        }
+    }
+
+    fn usb_update(&mut self) -> Option<UsbUpdate> {
+        for finished in self.usb.poll_abandoned() {
+            self.record_usb(finished);
+        }
+        if !self.update.busy() {
+            if let Some(request) = self.deferred_usb.take() {
+                let work = request.work();
+                if let Err(e) = self.start_usb_request(request) {
+                    return Some(UsbUpdate::Failed { work, problem: e.to_string() });
+                }
+            }
+        }
+        let (update, finished) = self.usb.poll()?;
+        self.record_usb(finished);
+        Some(update)
+    }
+}
