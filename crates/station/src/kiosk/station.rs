@@ -23,7 +23,7 @@ mod updates;
 pub use wordjudge_core::update::{BootCheck, BootOutcome, StationKind, UpdateError, UpdateKind};
 pub use settings::{parse_clock, DirectorSettings, Rotation, Setting, SettingsError};
 pub use sticks::{FleetVisit, ImportRow, ImportState, StickChoice, StickWork, UsbError, UsbRequest, UsbUpdate, UsbWork};
-pub use updates::{UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UpdateWork};
+pub use updates::{UpdateNotStarted, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UpdateWork};
 
 /// What the screens show about the active lexicon.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

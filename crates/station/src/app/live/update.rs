@@ -4,7 +4,7 @@
 
 use crate::app::update::Finished;
 use wordjudge_core::audit::AuditEvent;
-use crate::kiosk::station::{UpdateOffer, UpdateReport, UpdateRequest, UsbError};
+use crate::kiosk::station::{UpdateNotStarted, UpdateOffer, UpdateReport, UpdateRequest};
 use wordjudge_core::update::BootCheck;
 use crate::app::boot_check::Looked;
 use wordjudge_core::update::{clear_install_started, mark_install_started};
@@ -13,26 +13,26 @@ use super::LiveStation;
 use crate::kiosk::station::UpdateWork;
 
 impl LiveStation {
-    pub(super) fn request_update(&mut self, request: UpdateRequest) -> Result<(), UsbError> {
+    pub(super) fn request_update(&mut self, request: UpdateRequest) -> Result<(), UpdateNotStarted> {
         match request {
             UpdateRequest::Check { device, file } => {
                 if self.update.release().is_none() {
-                    return Err(UsbError::Unavailable);
+                    return Err(UpdateNotStarted::Unavailable);
                 }
                 if !self.usb.idle() || self.update.busy() {
-                    return Err(UsbError::Busy);
+                    return Err(UpdateNotStarted::Busy);
                 }
                 let stick = self.stick(&device);
                 self.update.check(stick, &file)
             }
             UpdateRequest::Install => {
                 let current = self.update.release().map(|r| r.version.clone()).unwrap_or_default();
-                let preview = self.update.previewed().ok_or(UsbError::NotOpen)?.preview.clone();
+                let preview = self.update.previewed().ok_or(UpdateNotStarted::NotOpen)?.preview.clone();
                 // An update is recorded before it starts, or it does not start.
                 if let Some(problem) = self.audit_problem() {
                     tracing::warn!("update: {} not installed: the audit log cannot be written: {problem}", preview.version);
                     self.update.cancel();
-                    return Err(UsbError::AuditLogFailing(problem));
+                    return Err(UpdateNotStarted::AuditLogFailing(problem));
                 }
                 let started = AuditEvent::UpdateStarted {
                     version: preview.version.clone(),
@@ -44,14 +44,14 @@ impl LiveStation {
                 let refused = if !self.record_written(started) {
                     // Held in memory: written later, followed by why nothing installed.
                     let problem = self.audit_problem().unwrap_or_else(|| "its record could not be written".into());
-                    Some((format!("the audit log cannot be written: {problem}"), UsbError::AuditLogFailing(problem)))
+                    Some((format!("the audit log cannot be written: {problem}"), UpdateNotStarted::AuditLogFailing(problem)))
                 } else {
                     // Marked before RAUC is asked: a kiosk killed from here on
                     // leaves the next one the question of how the install ended.
                     match self.update_state.as_deref().map(|dir| mark_install_started(dir, &preview.version)) {
                         Some(Err(e)) => {
                             let why = format!("the install could not be noted on the data partition: {e}");
-                            Some((why.clone(), UsbError::NotNoted(why)))
+                            Some((why.clone(), UpdateNotStarted::NotNoted(why)))
                         }
                         _ => None,
                     }
@@ -145,7 +145,7 @@ impl UpdateWork for LiveStation {
         self.update.offer(&plugged, may_mount)
     }
 
-    fn update_request(&mut self, request: UpdateRequest) -> Result<(), UsbError> {
+    fn update_request(&mut self, request: UpdateRequest) -> Result<(), UpdateNotStarted> {
         self.request_update(request)
     }
 

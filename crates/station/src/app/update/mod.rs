@@ -12,7 +12,7 @@
 //! and the install work on the station's own copy ([`wordjudge_core::update::staged`]),
 //! so what was previewed is what installs, whatever becomes of the stick.
 
-use crate::kiosk::station::{UpdateOffer, UpdatePreview, UpdateReport, UsbError};
+use crate::kiosk::station::{UpdateNotStarted, UpdateOffer, UpdatePreview, UpdateReport};
 use wordjudge_core::update::staged::{self, Staged};
 use wordjudge_core::update::{install_started, shown, BundleInfo, InstallState, Refusals, StationRelease, UpdateError, UpdateKind, Updates};
 use wordjudge_core::usb::{Mode, Stick, Sticks};
@@ -214,8 +214,8 @@ impl UpdateDesk {
 
     /// Starts `job` unless work runs; a bug in it must end as failed work
     /// (`on_panic`), never as a dead kiosk.
-    fn start(&mut self, job: impl FnOnce(&mpsc::Sender<Message>) -> Message + Send + 'static, on_panic: Message) -> Result<(), UsbError> {
-        self.jobs.start((), job, on_panic).map_err(|Busy| UsbError::Busy)
+    fn start(&mut self, job: impl FnOnce(&mpsc::Sender<Message>) -> Message + Send + 'static, on_panic: Message) -> Result<(), UpdateNotStarted> {
+        self.jobs.start((), job, on_panic).map_err(|Busy| UpdateNotStarted::Busy)
     }
 
     /// The offer for the director menu, given the sticks plugged in now;
@@ -273,9 +273,9 @@ impl UpdateDesk {
 
     /// Mounts the stick `device`, copies bundle `file` from it onto the
     /// station, unmounts it and checks the copy.
-    pub fn check(&mut self, stick: Stick, file: &str) -> Result<(), UsbError> {
+    pub fn check(&mut self, stick: Stick, file: &str) -> Result<(), UpdateNotStarted> {
         if self.open.is_some() {
-            return Err(UsbError::Busy);
+            return Err(UpdateNotStarted::Busy);
         }
         let (updates, sticks, staging) = (self.updates.clone(), self.sticks.clone(), self.staging.clone());
         let (device, file) = (stick.device.clone(), file.to_string());
@@ -299,8 +299,8 @@ impl UpdateDesk {
     }
 
     /// Installs the bundle previewed, from the station's copy.
-    pub fn install(&mut self) -> Result<&OpenBundle, UsbError> {
-        let open = self.open.clone().ok_or(UsbError::NotOpen)?;
+    pub fn install(&mut self) -> Result<&OpenBundle, UpdateNotStarted> {
+        let open = self.open.clone().ok_or(UpdateNotStarted::NotOpen)?;
         let (updates, bundle) = (self.updates.clone(), open.clone());
         self.start(
             move |tx| {

@@ -29,7 +29,7 @@ fn a_check_on_a_hanging_stick_is_stopped_and_its_copy_removed_when_it_ends() {
     assert!(desk.poll().is_none(), "the mount hangs");
     assert!(desk.abandon_check());
     assert!(desk.busy(), "stopped work that still lives keeps the desk busy");
-    assert!(matches!(desk.check(HangingSticks::stick(), "wordjudge-0.1.1.raucb"), Err(UsbError::Busy)));
+    assert!(matches!(desk.check(HangingSticks::stick(), "wordjudge-0.1.1.raucb"), Err(UpdateNotStarted::Busy)));
     release.send(()).unwrap();
     for _ in 0..500 {
         if desk.poll().is_some() {

@@ -4,7 +4,8 @@
 use super::{FakeRecord, FakeStation};
 use crate::kiosk::station::{FleetMembership, StickWork, UpdateWork};
 use crate::kiosk::station::{
-    SettingsError, StickChoice, UpdateOffer, UpdateReport, UpdateRequest, UsbError, UsbRequest, UsbUpdate,
+    SettingsError, StickChoice, UpdateNotStarted, UpdateOffer, UpdateReport, UpdateRequest, UsbError, UsbRequest,
+    UsbUpdate,
 };
 use wordjudge_core::update::{BootCheck, UpdateError};
 
@@ -57,10 +58,10 @@ impl UpdateWork for FakeStation {
         self.update_offer.clone().filter(|o| !self.refusals.is_refused(&o.device, &o.file))
     }
 
-    fn update_request(&mut self, request: UpdateRequest) -> Result<(), UsbError> {
+    fn update_request(&mut self, request: UpdateRequest) -> Result<(), UpdateNotStarted> {
         match &request {
-            UpdateRequest::Check { .. } if self.update_offer.is_none() => return Err(UsbError::Unavailable),
-            UpdateRequest::Check { .. } if !self.update_reports.is_empty() => return Err(UsbError::Busy),
+            UpdateRequest::Check { .. } if self.update_offer.is_none() => return Err(UpdateNotStarted::Unavailable),
+            UpdateRequest::Check { .. } if !self.update_reports.is_empty() => return Err(UpdateNotStarted::Busy),
             UpdateRequest::Check { device, file } => {
                 self.update_checking = Some((device.clone(), file.clone()));
                 self.update_reports.push_back(match self.update_check.clone() {
@@ -72,7 +73,7 @@ impl UpdateWork for FakeStation {
                 });
             }
             UpdateRequest::Install => {
-                let preview = self.update_checked.take().ok_or(UsbError::NotOpen)?;
+                let preview = self.update_checked.take().ok_or(UpdateNotStarted::NotOpen)?;
                 self.records.push(FakeRecord::Update(request.clone()));
                 self.records.push(FakeRecord::UpdateStarted {
                     version: preview.version.clone(),

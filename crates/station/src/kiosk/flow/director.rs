@@ -42,6 +42,8 @@ pub enum MenuMessage {
     NotPossible(SystemError),
     /// USB work could not start.
     UsbRefused(UsbError),
+    /// Update work the director chose did not start (why).
+    UpdateRefused(UpdateNotStarted),
     /// The item under the cursor went away (its stick was pulled, its offer
     /// withdrawn): the cursor moved to the page's first entry, never onto
     /// another action.

@@ -17,7 +17,7 @@
 
 use super::station::{
     AdjudicateError, FleetVisit, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
-    ProfileChoice, Rotation, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UsbError,
+    ProfileChoice, Rotation, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UpdateNotStarted, UsbError,
     UpdateError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbRequest, UsbUpdate, UsbWork,
 };
 use wordjudge_core::config::Timeouts;

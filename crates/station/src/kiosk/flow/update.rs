@@ -32,7 +32,7 @@ pub enum UpdateDone {
     Refused(UpdateError),
     /// The install could not start (the station was busy, or the bundle
     /// previewed was dropped meanwhile); nothing changed.
-    NotStarted(UsbError),
+    NotStarted(UpdateNotStarted),
     /// The install did not finish, or was refused at its start; the
     /// station runs as before.
     Failed(UpdateError),
@@ -99,7 +99,7 @@ impl Kiosk {
                 self.screen =
                     Screen::Update(UpdateScreen { offer, phase: UpdatePhase::Checking, back, shown_at: now, last_key: now });
             }
-            Err(e) => menu.message = Some(MenuMessage::UsbRefused(e)),
+            Err(e) => menu.message = Some(MenuMessage::UpdateRefused(e)),
         }
     }
 

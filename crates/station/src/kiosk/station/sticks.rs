@@ -128,13 +128,6 @@ pub enum UsbError {
     NotOpen,
     /// The station has no USB support.
     Unavailable,
-    /// The audit log cannot be written (its problem), so an update, which
-    /// must be recorded, does not start.
-    AuditLogFailing(String),
-    /// The station could not note on its data partition that an install
-    /// starts (why), so it does not start: a restart during it would leave
-    /// nothing to say how it ended.
-    NotNoted(String),
 }
 
 impl fmt::Display for UsbError {
@@ -143,8 +136,6 @@ impl fmt::Display for UsbError {
             UsbError::Busy => f.write_str("the station is still working with a stick"),
             UsbError::NotOpen => f.write_str("no stick is open"),
             UsbError::Unavailable => f.write_str("this station has no USB stick support"),
-            UsbError::AuditLogFailing(problem) => write!(f, "the audit log cannot be written, so nothing was installed: {problem}"),
-            UsbError::NotNoted(why) => write!(f, "nothing was installed: {why}"),
         }
     }
 }

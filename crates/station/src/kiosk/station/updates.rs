@@ -1,7 +1,7 @@
 //! The update desk of the port: the bundle offered, its preview, what the
 //! director asks of it, and what the install comes to.
 
-use super::sticks::UsbError;
+use std::fmt;
 use wordjudge_core::update::{BootCheck, UpdateError, UpdateKind};
 
 /// An update bundle on a plugged-in stick, offered in the director menu.
@@ -65,9 +65,43 @@ pub enum UpdateReport {
     Failed(UpdateError),
 }
 
+/// Why update work did not start: nothing was checked or installed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UpdateNotStarted {
+    /// Other stick or update work is still running.
+    Busy,
+    /// No bundle is checked and waiting to install (it was put away).
+    NotOpen,
+    /// The station takes no updates (no stick support, or no bundle offered).
+    Unavailable,
+    /// The audit log cannot be written (its problem), so an update, which
+    /// must be recorded, does not start.
+    AuditLogFailing(String),
+    /// The station could not note on its data partition that an install
+    /// starts (why), so it does not start: a restart during it would leave
+    /// nothing to say how it ended.
+    NotNoted(String),
+}
+
+impl fmt::Display for UpdateNotStarted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UpdateNotStarted::Busy => f.write_str("the station is still working with a stick"),
+            UpdateNotStarted::NotOpen => f.write_str("no stick is open"),
+            UpdateNotStarted::Unavailable => f.write_str("this station has no USB stick support"),
+            UpdateNotStarted::AuditLogFailing(problem) => {
+                write!(f, "the audit log cannot be written, so nothing was installed: {problem}")
+            }
+            UpdateNotStarted::NotNoted(why) => write!(f, "nothing was installed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for UpdateNotStarted {}
+
 /// The update desk: the update bundle a stick offers, its preview and
 /// install started and polled, and the boot check's verdict on the last
-/// update. Errors: [`UsbError`] (the stick the bundle is on).
+/// update. Errors: [`UpdateNotStarted`].
 pub trait UpdateWork {
     /// The update bundle on a plugged-in stick, if any and if this station
     /// takes updates (asked with [`StickWork::sticks`](super::StickWork::sticks) while the director menu is
@@ -77,8 +111,8 @@ pub trait UpdateWork {
         None
     }
     /// Starts update work. On `Err` nothing started.
-    fn update_request(&mut self, _request: UpdateRequest) -> Result<(), UsbError> {
-        Err(UsbError::Unavailable)
+    fn update_request(&mut self, _request: UpdateRequest) -> Result<(), UpdateNotStarted> {
+        Err(UpdateNotStarted::Unavailable)
     }
     /// Update work that moved on since the last call (polled on every tick).
     fn update_report(&mut self) -> Option<UpdateReport> {

@@ -46,6 +46,7 @@ fn menu_message(message: &MenuMessage) -> String {
         MenuMessage::Done => "Done.".into(),
         MenuMessage::NotPossible(reason) => format!("Not possible: {reason}"),
         MenuMessage::UsbRefused(reason) => format!("Not possible: {reason}"),
+        MenuMessage::UpdateRefused(reason) => format!("Not possible: {reason}"),
         MenuMessage::ItemGone(item) => format!(
             "\"{}\" is no longer offered (a stick was pulled or changed): nothing was done.",
             item_text(item, &LexiconView::default())

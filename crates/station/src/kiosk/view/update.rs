@@ -9,7 +9,7 @@
 //! update are the director menu's.)
 
 use super::*;
-use crate::kiosk::station::{StationKind, UpdateError, UsbError};
+use crate::kiosk::station::{StationKind, UpdateError, UpdateNotStarted};
 
 /// How long an update keeps the station from judging, from the director's
 /// ENTER to Ready on the new version, as a director can plan with it. The
@@ -83,13 +83,13 @@ fn install_failed(why: &str) -> String {
 }
 
 /// Why the install did not start.
-fn not_started(error: &UsbError) -> String {
+fn not_started(error: &UpdateNotStarted) -> String {
     match error {
-        UsbError::Busy => "The station is still busy with a stick. Try again in a moment.".into(),
-        UsbError::NotOpen => "The update was put away before it could install. Choose it again in the menu.".into(),
-        UsbError::Unavailable => "This station has no USB stick support.".into(),
-        UsbError::AuditLogFailing(problem) => format!("Nothing was installed: the audit log cannot be written. {problem}"),
-        UsbError::NotNoted(_) => "Nothing was installed: the station could not write to its data partition.".into(),
+        UpdateNotStarted::Busy => "The station is still busy with a stick. Try again in a moment.".into(),
+        UpdateNotStarted::NotOpen => "The update was put away before it could install. Choose it again in the menu.".into(),
+        UpdateNotStarted::Unavailable => "This station has no USB stick support.".into(),
+        UpdateNotStarted::AuditLogFailing(problem) => format!("Nothing was installed: the audit log cannot be written. {problem}"),
+        UpdateNotStarted::NotNoted(_) => "Nothing was installed: the station could not write to its data partition.".into(),
     }
 }
 
