@@ -44,7 +44,6 @@ pub const DEFAULT_CA_DIR: &str = "/var/lib/wordjudge-fleet";
 /// reads them.
 pub const DEFAULT_RECEIVED_DIR: &str = "/var/log/journal/remote";
 
-use crate::audit::{AuditEvent, Body};
 use crate::recorder::journal::{AUDIT_FAILING, SYSLOG_IDENTIFIER};
 use crate::recorder::journal_field_name;
 use std::collections::BTreeMap;
@@ -145,6 +144,20 @@ pub struct Status {
     pub paired: usize,
 }
 
+/// One journal entry's fields (`journalctl -o json`), read as text.
+struct Fields(serde_json::Map<String, serde_json::Value>);
+
+impl Fields {
+    fn get(&self, name: &str) -> Option<String> {
+        self.0.get(name).and_then(text)
+    }
+
+    /// wordjudge's own field `name`, as the recorder names it in the journal.
+    fn wj(&self, name: &str) -> Option<String> {
+        self.get(&journal_field_name(name))
+    }
+}
+
 /// A journal field's value as text: journalctl writes a string, an array
 /// of bytes (a value that is not printable UTF-8) or an array of values (a
 /// field given more than once: the last counts).
@@ -178,171 +191,110 @@ impl Fleet {
             return Ok(());
         }
         self.entries += 1;
-        let entry: serde_json::Map<String, serde_json::Value> =
-            serde_json::from_str(line).map_err(|e| FleetError::NotJson { line: number, problem: e.to_string() })?;
-        let field = |name: &str| entry.get(name).and_then(text);
-        let wj = |name: &str| field(&journal_field_name(name));
-        if field("SYSLOG_IDENTIFIER").as_deref() != Some(SYSLOG_IDENTIFIER) {
+        let entry = Fields(
+            serde_json::from_str(line).map_err(|e| FleetError::NotJson { line: number, problem: e.to_string() })?,
+        );
+        if entry.get("SYSLOG_IDENTIFIER").as_deref() != Some(SYSLOG_IDENTIFIER) {
             return Ok(());
         }
-        let Some(event) = wj("event") else { return Ok(()) };
+        let Some(event) = entry.wj("event") else { return Ok(()) };
         self.records_seen += 1;
-        let claimed = wj("station").filter(|s| !s.is_empty()).or_else(|| field("_HOSTNAME")).unwrap_or_else(|| "(no name)".into());
-        let journal_time = field("__REALTIME_TIMESTAMP").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
-        let message = field("MESSAGE").unwrap_or_else(|| event.clone());
+        let claimed =
+            entry.wj("station").filter(|s| !s.is_empty()).or_else(|| entry.get("_HOSTNAME")).unwrap_or_else(|| "(no name)".into());
+        let journal_time = entry.get("__REALTIME_TIMESTAMP").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
         // A copy of a record not (yet) in the file, or the warning that the
         // log fails: nothing to verify, so only a warning, marked unsigned.
-        if event == AUDIT_FAILING || (wj("audit_written").as_deref() == Some("false") && wj("line").is_none()) {
-            let what = format!("unsigned, the log was failing: {message}");
-            if let Some(sender) = self.sender.clone() {
-                self.station_for_key(&sender, None).warn(journal_time, what);
-                return Ok(());
-            }
-            match self.station_named(&claimed) {
-                Some(station) => station.warn(journal_time, what),
-                None => self.unattributed(format!("entry naming {}: {what}", crate::word::printable(&claimed, 60))),
-            }
+        if event == AUDIT_FAILING || (entry.wj("audit_written").as_deref() == Some("false") && entry.wj("line").is_none()) {
+            let message = entry.get("MESSAGE").unwrap_or_else(|| event.clone());
+            self.warn_unsigned(&claimed, journal_time, format!("unsigned, the log was failing: {message}"));
             return Ok(());
         }
-        let proven = proof::check(&self.keys, wj("line").as_deref(), wj("checkpoint").as_deref()).and_then(|p| {
-            // The sender's own copies of the fields, where it gives them,
-            // must be the line's: a signed line of one station sent under
-            // another station's name is an impersonation, not a record.
-            let differs = |name: &'static str, value: String| {
-                wj(name).is_some_and(|v| v != value).then_some(proof::Refusal::FieldDiffers { field: name })
-            };
-            let fleet_name = &self.keys[p.key].station;
-            if self.sender.as_ref().is_some_and(|s| s != fleet_name) {
-                return Err(proof::Refusal::SentByOther { signer: fleet_name.clone() });
-            }
-            let claims_other = wj("station").is_some_and(|c| c != p.record.station && self.is_other_station(&c, fleet_name));
-            if claims_other {
-                return Err(proof::Refusal::FieldDiffers { field: "station" });
-            }
-            if let Some(refusal) = differs("seq", p.record.seq.to_string())
-                .or_else(|| differs("line_sha256", p.hash.clone()))
-                .or_else(|| differs("event", p.record.body.name().to_string()))
-            {
-                return Err(refusal);
-            }
-            Ok(p)
-        });
-        let proven = match proven {
-            Ok(p) => p,
-            Err(refusal) if self.sender.is_some() => {
-                // The transport names who sent it: the sender's line.
-                let sender = self.sender.clone().unwrap_or_default();
-                let seq = wj("seq").unwrap_or_else(|| "?".into());
-                let what = if matches!(refusal, proof::Refusal::SentByOther { .. }) || claimed == sender {
-                    format!("seq {seq}: {refusal}")
-                } else {
-                    format!("seq {seq} naming {}: {refusal}", crate::word::printable(&claimed, 60))
-                };
-                self.station_for_key(&sender, None).refuse(journal_time, what);
-                return Ok(());
-            }
-            Err(refusal) => {
-                // Under the key that signed it (an impersonation by that
-                // station), else under the station the entry names.
-                let signer = proof::check(&self.keys, wj("line").as_deref(), wj("checkpoint").as_deref())
-                    .ok()
-                    .map(|p| self.keys[p.key].station.clone());
-                let seq = wj("seq").unwrap_or_else(|| "?".into());
-                let what = match &signer {
-                    Some(_) => format!("seq {seq} naming {}: {refusal}", crate::word::printable(&claimed, 60)),
-                    None => format!("seq {seq}: {refusal}"),
-                };
-                match signer {
-                    Some(fleet_name) => self.station_for_key(&fleet_name, None).refuse(journal_time, what),
-                    None => match self.station_named(&claimed) {
-                        Some(station) => station.refuse(journal_time, what),
-                        None => self.unattributed(format!("entry naming {}: {what}", crate::word::printable(&claimed, 60))),
-                    },
-                }
-                return Ok(());
-            }
+        match self.prove(&entry) {
+            Ok(proven) => self.take(proven, entry.get("_HOSTNAME"), journal_time),
+            Err(refusal) => self.refused(&entry, refusal, &claimed, journal_time),
+        }
+        Ok(())
+    }
+
+    /// A warning that carries no signature: under the station that sent it
+    /// when the transport says, else under the station it names.
+    fn warn_unsigned(&mut self, claimed: &str, journal_time: i64, what: String) {
+        if let Some(sender) = self.sender.clone() {
+            self.station_for_key(&sender, None).warn(journal_time, what);
+            return;
+        }
+        match self.station_named(claimed) {
+            Some(station) => station.warn(journal_time, what),
+            None => self.unattributed(format!("entry naming {}: {what}", crate::word::printable(claimed, 60))),
+        }
+    }
+
+    /// The entry's line and checkpoint proven to be a paired station's, and
+    /// the sender's own copies of the fields, where it gives them, the
+    /// line's: a signed line of one station sent under another station's
+    /// name is an impersonation, not a record.
+    fn prove(&self, entry: &Fields) -> Result<proof::Proven, proof::Refusal> {
+        let p = proof::check(&self.keys, entry.wj("line").as_deref(), entry.wj("checkpoint").as_deref())?;
+        let differs = |name: &'static str, value: String| {
+            entry.wj(name).is_some_and(|v| v != value).then_some(proof::Refusal::FieldDiffers { field: name })
         };
+        let fleet_name = &self.keys[p.key].station;
+        if self.sender.as_ref().is_some_and(|s| s != fleet_name) {
+            return Err(proof::Refusal::SentByOther { signer: fleet_name.clone() });
+        }
+        let claims_other = entry.wj("station").is_some_and(|c| c != p.record.station && self.is_other_station(&c, fleet_name));
+        if claims_other {
+            return Err(proof::Refusal::FieldDiffers { field: "station" });
+        }
+        if let Some(refusal) = differs("seq", p.record.seq.to_string())
+            .or_else(|| differs("line_sha256", p.hash.clone()))
+            .or_else(|| differs("event", p.record.body.name().to_string()))
+        {
+            return Err(refusal);
+        }
+        Ok(p)
+    }
+
+    /// An entry refused: under the station that sent it when the transport
+    /// names one; else under the key that signed it (an impersonation by
+    /// that station), else under the station the entry names.
+    fn refused(&mut self, entry: &Fields, refusal: proof::Refusal, claimed: &str, journal_time: i64) {
+        let seq = entry.wj("seq").unwrap_or_else(|| "?".into());
+        if let Some(sender) = self.sender.clone() {
+            let what = if matches!(refusal, proof::Refusal::SentByOther { .. }) || claimed == sender {
+                format!("seq {seq}: {refusal}")
+            } else {
+                format!("seq {seq} naming {}: {refusal}", crate::word::printable(claimed, 60))
+            };
+            self.station_for_key(&sender, None).refuse(journal_time, what);
+            return;
+        }
+        let signer = proof::check(&self.keys, entry.wj("line").as_deref(), entry.wj("checkpoint").as_deref())
+            .ok()
+            .map(|p| self.keys[p.key].station.clone());
+        let what = match &signer {
+            Some(_) => format!("seq {seq} naming {}: {refusal}", crate::word::printable(claimed, 60)),
+            None => format!("seq {seq}: {refusal}"),
+        };
+        match signer {
+            Some(fleet_name) => self.station_for_key(&fleet_name, None).refuse(journal_time, what),
+            None => match self.station_named(claimed) {
+                Some(station) => station.refuse(journal_time, what),
+                None => self.unattributed(format!("entry naming {}: {what}", crate::word::printable(claimed, 60))),
+            },
+        }
+    }
+
+    /// A proven record, taken by the station whose key signed it once its
+    /// seal follows the one before.
+    fn take(&mut self, proven: proof::Proven, host: Option<String>, journal_time: i64) {
         let record = proven.record;
         let fleet_name = self.keys[proven.key].station.clone();
         let time = record_time(&record.time).unwrap_or(journal_time);
-        let body = record.body.clone();
-        let host = field("_HOSTNAME");
         let station = self.station_for_key(&fleet_name, Some(&record.station));
-        if !station.seal(record.seq, &proven.hash, &record.prev) {
-            return Ok(());
+        if station.seal(record.seq, &proven.hash, &record.prev) {
+            station.take(&record.body, record.delayed, host, time);
         }
-        station.records += 1;
-        station.last_seen_us = station.last_seen_us.max(time);
-        if let Some(host) = host {
-            if !station.hosts.contains(&host) {
-                if station.hosts.len() < MAX_HOSTS {
-                    station.hosts.push(host);
-                } else {
-                    station.more_hosts += 1;
-                }
-            }
-        }
-        if record.delayed {
-            station.warn(time, format!("written late (the log was failing): {}", body.describe()));
-        }
-        let problem_event = body.event().is_some_and(|e| e.is_problem());
-        if problem_event {
-            station.warn(time, body.describe());
-        }
-        match &body {
-            Body::Adjudication(a) => {
-                let n = a.challenge;
-                station.number(n, &a.skipped);
-                if station.last_challenge.is_none_or(|(last, _)| n >= last) {
-                    station.last_challenge = Some((n, time));
-                }
-                station.lexicon = Some(a.lexicon.id.clone());
-                station.fingerprint = Some(a.lexicon.fingerprint.clone());
-                station.lexicon_status = Some(a.lexicon.status.clone());
-                if let Some(profile) = &a.profile {
-                    station.profile = Some(profile.clone());
-                }
-                let hour = time.div_euclid(3_600_000_000) * 3600;
-                let counts = station.per_hour.entry(hour).or_default();
-                match a.verdict {
-                    crate::judge::Verdict::Acceptable => counts.0 += 1,
-                    _ => counts.1 += 1,
-                }
-                station.service = Service::In;
-            }
-            Body::Event(e) => match e {
-                AuditEvent::LexiconOpened { id, status, fingerprint, problem } => {
-                    station.lexicon = Some(id.clone());
-                    station.fingerprint = fingerprint.clone();
-                    station.lexicon_status = Some(status.clone());
-                    station.service = match problem {
-                        Some(p) => Service::Out(format!("lexicon {id}: {p}")),
-                        None => Service::In,
-                    };
-                }
-                AuditEvent::LexiconSwitched { to, .. } => {
-                    station.lexicon = Some(to.clone());
-                    station.fingerprint = None;
-                    station.lexicon_status = None;
-                }
-                AuditEvent::ProfileSwitched { to, .. } => station.profile = Some(to.clone()),
-                AuditEvent::ChallengesLost { first, last, .. } => {
-                    if station.lost.len() >= MAX_BREAKS * 50 {
-                        station.lost.remove(0);
-                    }
-                    station.lost.push(Range(*first.min(last), *first.max(last)));
-                }
-                AuditEvent::DisplayProblem { .. } | AuditEvent::JudgingFault { .. } | AuditEvent::KeyboardMissing => {
-                    station.service = Service::Out(body.describe());
-                }
-                AuditEvent::KeyboardFound { .. } => station.service = Service::In,
-                AuditEvent::Startup { .. } => station.service = Service::In,
-                AuditEvent::Shutdown => station.service = Service::Stopped,
-                _ => {}
-            },
-            Body::Unknown { .. } | Body::Invalid { .. } => {}
-        }
-        Ok(())
     }
 
     /// Journal entries given so far (wordjudge's and others).

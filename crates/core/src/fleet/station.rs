@@ -4,6 +4,7 @@
 //! by what the station said of it), the lexicon it judges with, its
 //! warnings and refused entries, each kept in bounded memory.
 
+use crate::audit::{AdjudicationRecord, AuditEvent, Body};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -275,6 +276,88 @@ impl Station {
     }
 
     /// A warning kept, the last [`MAX_WARNINGS`] of them; all are counted.
+    /// A record proven to be this station's, its seal taken: what it says
+    /// about the station (the machine it came from, its counts, lexicon,
+    /// profile and service), at `time`.
+    pub(super) fn take(&mut self, body: &Body, delayed: bool, host: Option<String>, time: i64) {
+        self.records += 1;
+        self.last_seen_us = self.last_seen_us.max(time);
+        if let Some(host) = host {
+            if !self.hosts.contains(&host) {
+                if self.hosts.len() < MAX_HOSTS {
+                    self.hosts.push(host);
+                } else {
+                    self.more_hosts += 1;
+                }
+            }
+        }
+        if delayed {
+            self.warn(time, format!("written late (the log was failing): {}", body.describe()));
+        }
+        if body.event().is_some_and(|e| e.is_problem()) {
+            self.warn(time, body.describe());
+        }
+        match body {
+            Body::Adjudication(a) => self.take_adjudication(a, time),
+            Body::Event(e) => self.take_event(e, body),
+            Body::Unknown { .. } | Body::Invalid { .. } => {}
+        }
+    }
+
+    fn take_adjudication(&mut self, a: &AdjudicationRecord, time: i64) {
+        let n = a.challenge;
+        self.number(n, &a.skipped);
+        if self.last_challenge.is_none_or(|(last, _)| n >= last) {
+            self.last_challenge = Some((n, time));
+        }
+        self.lexicon = Some(a.lexicon.id.clone());
+        self.fingerprint = Some(a.lexicon.fingerprint.clone());
+        self.lexicon_status = Some(a.lexicon.status.clone());
+        if let Some(profile) = &a.profile {
+            self.profile = Some(profile.clone());
+        }
+        let hour = time.div_euclid(3_600_000_000) * 3600;
+        let counts = self.per_hour.entry(hour).or_default();
+        match a.verdict {
+            crate::judge::Verdict::Acceptable => counts.0 += 1,
+            _ => counts.1 += 1,
+        }
+        self.service = Service::In;
+    }
+
+    fn take_event(&mut self, event: &AuditEvent, body: &Body) {
+        match event {
+            AuditEvent::LexiconOpened { id, status, fingerprint, problem } => {
+                self.lexicon = Some(id.clone());
+                self.fingerprint = fingerprint.clone();
+                self.lexicon_status = Some(status.clone());
+                self.service = match problem {
+                    Some(p) => Service::Out(format!("lexicon {id}: {p}")),
+                    None => Service::In,
+                };
+            }
+            AuditEvent::LexiconSwitched { to, .. } => {
+                self.lexicon = Some(to.clone());
+                self.fingerprint = None;
+                self.lexicon_status = None;
+            }
+            AuditEvent::ProfileSwitched { to, .. } => self.profile = Some(to.clone()),
+            AuditEvent::ChallengesLost { first, last, .. } => {
+                if self.lost.len() >= MAX_BREAKS * 50 {
+                    self.lost.remove(0);
+                }
+                self.lost.push(Range(*first.min(last), *first.max(last)));
+            }
+            AuditEvent::DisplayProblem { .. } | AuditEvent::JudgingFault { .. } | AuditEvent::KeyboardMissing => {
+                self.service = Service::Out(body.describe());
+            }
+            AuditEvent::KeyboardFound { .. } => self.service = Service::In,
+            AuditEvent::Startup { .. } => self.service = Service::In,
+            AuditEvent::Shutdown => self.service = Service::Stopped,
+            _ => {}
+        }
+    }
+
     pub(super) fn warn(&mut self, at: i64, what: String) {
         self.warnings_total += 1;
         if self.warnings.len() >= MAX_WARNINGS {
