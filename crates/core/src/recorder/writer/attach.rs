@@ -21,23 +21,7 @@ impl AuditLog {
     /// or showed without records, makes the signing key, and reads today's
     /// count, recent adjudications and the highest challenge number.
     pub(super) fn attach(&mut self, stamp: &Stamp) -> Result<(), AuditError> {
-        std::fs::create_dir_all(&self.dir).map_err(|source| AuditError::CreateDir { dir: self.dir.clone(), source })?;
-        if self.lock.is_none() {
-            self.lock = Some(lock::acquire(&self.dir, &self.station, &stamp.rfc3339()).map_err(|e| match e {
-                LockError::Busy(busy) => AuditError::Busy(busy),
-                LockError::Io { path, source } => AuditError::Open { path, source },
-            })?);
-        }
-        let counter_failed = match &self.counter {
-            Some(_) => None,
-            None => match Counter::open(&self.dir) {
-                Ok(counter) => {
-                    self.counter = Some(counter);
-                    None
-                }
-                Err(source) => Some(AuditError::Counter { path: self.dir.join(crate::audit::numbering::COUNTER_FILE), source }),
-            },
-        };
+        let counter_failed = self.lock_and_open_counter(stamp)?;
         let today = self.local_date(stamp);
         let first = !self.numbering_from_log;
         let scan = scan::scan(&self.dir, &self.options.time_zone, today, first)?;
@@ -65,31 +49,7 @@ impl AuditLog {
             events.extend(lost);
             self.skipped = skipped.into_iter().map(|(a, b)| [a, b]).collect();
             if self.options.signing_key && self.key.is_none() {
-                match StationKey::load_or_create(&self.dir.join(KEY_DIR), &self.station, true) {
-                    Ok(Some((key, created))) => {
-                        if created {
-                            let verifier = key.verifier();
-                            events.push(AuditEvent::KeyCreated {
-                                key_name: key.name().to_string(),
-                                fingerprint: verifier.fingerprint().0,
-                                verifier_key: verifier.to_text(),
-                            });
-                        }
-                        self.key = Some(key);
-                        self.key_problem = None;
-                    }
-                    Ok(None) => {}
-                    Err(e) => {
-                        // Said once per start and problem: a record, the
-                        // director's warning, and no checkpoint until fixed.
-                        let problem = e.to_string();
-                        if self.key_problem.as_deref() != Some(problem.as_str()) {
-                            tracing::warn!("{problem}");
-                            events.push(AuditEvent::KeyProblem { problem: problem.clone() });
-                        }
-                        self.key_problem = Some(problem);
-                    }
-                }
+                events.extend(self.load_signing_key());
             }
         }
         let out = match &scan.last {
@@ -127,19 +87,7 @@ impl AuditLog {
             // A directory without log files: start the first.
             None => Some(self.create_file(LogName { index: 1, date: today })?),
         };
-        let mut events = events.into_iter();
-        while let Some(event) = events.next() {
-            let body = Body::Event(event);
-            match self.append(stamp, stamp, &body, false) {
-                Ok(_) => {}
-                Err(e) => {
-                    // The torn bytes are already aside: keep the event for later.
-                    self.hold(*stamp, body);
-                    events.for_each(|event| self.hold(*stamp, Body::Event(event)));
-                    return Err(e);
-                }
-            }
-        }
+        self.record_attach_events(events, stamp)?;
         if first {
             // The previous process's numbers are accounted for in the log now.
             let unrecorded = self.backlog.held_challenges();
@@ -153,6 +101,75 @@ impl AuditLog {
         Ok(())
     }
 
+    /// Takes the writer lock (once) and opens the numbering counter. A
+    /// counter that cannot be opened is returned, not raised: the log is
+    /// still read so that numbering goes on above every number it holds.
+    fn lock_and_open_counter(&mut self, stamp: &Stamp) -> Result<Option<AuditError>, AuditError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| AuditError::CreateDir { dir: self.dir.clone(), source })?;
+        if self.lock.is_none() {
+            self.lock = Some(lock::acquire(&self.dir, &self.station, &stamp.rfc3339()).map_err(|e| match e {
+                LockError::Busy(busy) => AuditError::Busy(busy),
+                LockError::Io { path, source } => AuditError::Open { path, source },
+            })?);
+        }
+        Ok(match &self.counter {
+            Some(_) => None,
+            None => match Counter::open(&self.dir) {
+                Ok(counter) => {
+                    self.counter = Some(counter);
+                    None
+                }
+                Err(source) => Some(AuditError::Counter { path: self.dir.join(crate::audit::numbering::COUNTER_FILE), source }),
+            },
+        })
+    }
+
+    /// Loads the checkpoint signing key, or makes it: the record of a key
+    /// made, or of why there is none (said once per start and problem: a
+    /// record, the director's warning, and no checkpoint until fixed).
+    fn load_signing_key(&mut self) -> Option<AuditEvent> {
+        match StationKey::load_or_create(&self.dir.join(KEY_DIR), &self.station, true) {
+            Ok(Some((key, created))) => {
+                let made = created.then(|| {
+                    let verifier = key.verifier();
+                    AuditEvent::KeyCreated {
+                        key_name: key.name().to_string(),
+                        fingerprint: verifier.fingerprint().0,
+                        verifier_key: verifier.to_text(),
+                    }
+                });
+                self.key = Some(key);
+                self.key_problem = None;
+                made
+            }
+            Ok(None) => None,
+            Err(e) => {
+                let problem = e.to_string();
+                let said = (self.key_problem.as_deref() != Some(problem.as_str())).then(|| {
+                    tracing::warn!("{problem}");
+                    AuditEvent::KeyProblem { problem: problem.clone() }
+                });
+                self.key_problem = Some(problem);
+                said
+            }
+        }
+    }
+
+    /// Records what attaching found (a clock jump, a torn tail moved aside,
+    /// numbers lost, a key made). On a failure the torn bytes are already
+    /// aside: the event that failed and the rest are held for later.
+    fn record_attach_events(&mut self, events: Vec<AuditEvent>, stamp: &Stamp) -> Result<(), AuditError> {
+        let mut events = events.into_iter();
+        while let Some(event) = events.next() {
+            let body = Body::Event(event);
+            if let Err(e) = self.append(stamp, stamp, &body, false) {
+                self.hold(*stamp, body);
+                events.for_each(|event| self.hold(*stamp, Body::Event(event)));
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What a first attach makes of numbers a previous process left: a
