@@ -12,11 +12,14 @@ use super::{attach, tick, Controller};
 use wordjudge_core::recorder::AuditLog;
 use wordjudge_core::config::Loaded;
 use wordjudge_core::gpio::{self, Backend};
-use crate::kiosk::station::Judging;
+use crate::kiosk::station::{Judging, LexiconView};
 use crate::ui::AppWindow;
 use slint::ComponentHandle;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How often the kiosk ticks.
@@ -72,19 +75,8 @@ fn select_backend(windowed: bool) -> Result<(), String> {
 /// Runs the kiosk until the director quits or systemd stops it.
 pub fn run(options: KioskOptions) -> Result<(), String> {
     let started = Instant::now();
-    // The screen's rotation and connector, from the config, into the
-    // environment the linuxkms backend reads when it makes the window
-    // (before any thread starts). A desktop window is never turned.
     let connectors = super::display::connectors(std::path::Path::new("/sys/class/drm"));
-    let screen = match options.windowed {
-        false => super::display::choose(&options.config.config, &connectors),
-        true => super::display::ScreenChoice {
-            env: Vec::new(),
-            description: "a desktop window (the screen settings apply to a station's own screen only)".into(),
-            problem: None,
-        },
-    };
-    super::display::apply(&screen);
+    let screen = choose_screen(&options, &connectors);
     init_logging();
     tracing::info!("screen: {}", screen.description);
     if let Some(problem) = &screen.problem {
@@ -120,21 +112,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     // (the director menu shows the same line).
     tracing::info!("judge button and lamps: {gpio_description}");
     let show_lamps = options.windowed && options.gpio == Backend::Sim;
-    // A config that is broken with no last good copy names no audit folder
-    // the station may trust: never start a new chain. The reason still goes
-    // into the chain the folder already holds, if it holds one: the folder
-    // the guard remembers (`Config::load` puts it in force), else the
-    // default (on the appliance, the station's own). The station stays out
-    // of service.
-    let audit = match options.config.usable() {
-        // One writer per audit folder: a second kiosk (or anything else that
-        // would write) refuses to start, naming the holder.
-        true => Some(AuditLog::open(&config.audit_dir, &config.station_name).map_err(|busy| busy.to_string())?),
-        false => {
-            let dir = &config.audit_dir;
-            wordjudge_core::audit::has_chain(dir).then(|| AuditLog::open(dir, &config.station_name).ok()).flatten()
-        }
-    };
+    let audit = open_audit(&options.config)?;
     if let Err(e) = options.config.remember_last_good() {
         tracing::warn!("cannot save the last good copy of the config: {e}");
     }
@@ -148,37 +126,95 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
         appliance: options.appliance,
         sticks: std::sync::Arc::from(wordjudge_core::usb::open(&options.usb)),
         updates: std::sync::Arc::from(wordjudge_core::update::open(&options.updates)),
-        // On the station's own screen udev says what is plugged in; a
-        // desktop window gets its keys from the desktop.
-        keyboards: if options.windowed {
-            std::sync::Arc::new(wordjudge_core::keyboard::NoKeyboardCheck)
-        } else {
-            std::sync::Arc::new(wordjudge_core::keyboard::UdevKeyboards)
-        },
+        keyboards: keyboards(options.windowed),
     });
     station.screen_in_use(screen.description, screen.problem);
     let lexicon = station.lexicon();
     let name = station.station_name();
 
-    if !options.windowed {
-        window.window().set_fullscreen(true);
-    } else if let Some(screen) = super::display::desktop_screen_size() {
-        // A desktop window opens at the window's own size (ui/app.slint),
-        // or the screen's when that is smaller (an 800×480 panel): never
-        // cut off. It may be maximised or resized; the UI follows.
-        let (width, height) = super::display::window_size_within(DESKTOP_WINDOW, screen);
-        if (width, height) != DESKTOP_WINDOW {
-            window.window().set_size(slint::PhysicalSize::new(width, height));
-        }
-    }
-    // Alt+F4 and the window manager's close button do nothing.
-    window.window().on_close_requested(|| slint::CloseRequestResponse::KeepWindowShown);
+    size_window(&window, options.windowed);
     let clock = Instant::now();
     let controller = attach(
         &window,
         Controller::new(Box::new(station), hardware, &config.timeouts, Box::new(move || clock.elapsed()), show_lamps),
     );
 
+    let _ticking = start_ticking(&window, &controller, stop);
+    // Ready once the event loop runs with the window shown: the first frame
+    // is drawn in the loop's first iteration.
+    slint::Timer::single_shot(Duration::ZERO, move || announce_ready(&name, &lexicon, started));
+    window.run().map_err(|e| format!("the display event loop failed: {e}"))?;
+    let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
+    let mut controller = controller.borrow_mut();
+    controller.lamps_off();
+    controller.shut_down();
+    Ok(())
+}
+
+/// The screen's rotation and connector, from the config, into the
+/// environment the linuxkms backend reads when it makes the window (before
+/// any thread starts). A desktop window is never turned.
+fn choose_screen(options: &KioskOptions, connectors: &[super::display::Connector]) -> super::display::ScreenChoice {
+    let screen = match options.windowed {
+        false => super::display::choose(&options.config.config, connectors),
+        true => super::display::ScreenChoice {
+            env: Vec::new(),
+            description: "a desktop window (the screen settings apply to a station's own screen only)".into(),
+            problem: None,
+        },
+    };
+    super::display::apply(&screen);
+    screen
+}
+
+/// The audit log the station writes. A config that is broken with no last
+/// good copy names no audit folder the station may trust: never start a
+/// new chain. The reason still goes into the chain the folder already
+/// holds, if it holds one: the folder the guard remembers (`Config::load`
+/// puts it in force), else the default (on the appliance, the station's
+/// own). The station stays out of service.
+fn open_audit(loaded: &Loaded) -> Result<Option<AuditLog>, String> {
+    let config = &loaded.config;
+    Ok(match loaded.usable() {
+        // One writer per audit folder: a second kiosk (or anything else that
+        // would write) refuses to start, naming the holder.
+        true => Some(AuditLog::open(&config.audit_dir, &config.station_name).map_err(|busy| busy.to_string())?),
+        false => {
+            let dir = &config.audit_dir;
+            wordjudge_core::audit::has_chain(dir).then(|| AuditLog::open(dir, &config.station_name).ok()).flatten()
+        }
+    })
+}
+
+/// Which keyboards the station looks for: on its own screen udev says what
+/// is plugged in; a desktop window gets its keys from the desktop.
+fn keyboards(windowed: bool) -> Arc<dyn wordjudge_core::keyboard::Keyboards> {
+    match windowed {
+        true => Arc::new(wordjudge_core::keyboard::NoKeyboardCheck),
+        false => Arc::new(wordjudge_core::keyboard::UdevKeyboards),
+    }
+}
+
+/// Full screen on the station; on a desktop, the window's own size
+/// (ui/app.slint), or the screen's when that is smaller (an 800×480
+/// panel): never cut off. It may be maximised or resized; the UI follows.
+/// Alt+F4 and the window manager's close button do nothing.
+fn size_window(window: &AppWindow, windowed: bool) {
+    if !windowed {
+        window.window().set_fullscreen(true);
+    } else if let Some(screen) = super::display::desktop_screen_size() {
+        let (width, height) = super::display::window_size_within(DESKTOP_WINDOW, screen);
+        if (width, height) != DESKTOP_WINDOW {
+            window.window().set_size(slint::PhysicalSize::new(width, height));
+        }
+    }
+    window.window().on_close_requested(|| slint::CloseRequestResponse::KeepWindowShown);
+}
+
+/// The kiosk's tick: the controller's clock, systemd's watchdog at half
+/// its interval, and the end of the event loop on a stop signal or the
+/// director's Quit. The timer runs while it is kept.
+fn start_ticking(window: &AppWindow, controller: &Rc<RefCell<Controller>>, stop: Arc<AtomicBool>) -> slint::Timer {
     let watchdog = sd_notify::watchdog_enabled();
     let mut last_ping = Instant::now();
     let timer = slint::Timer::default();
@@ -197,20 +233,16 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
             let _ = slint::quit_event_loop();
         }
     });
-    // Ready once the event loop runs with the window shown: the first frame
-    // is drawn in the loop's first iteration.
-    slint::Timer::single_shot(Duration::ZERO, move || {
-        let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
-        // The name and id come from the config (outside text): escaped, so an
-        // escape sequence in them cannot drive the console that shows this.
-        let shown = |text: &str| wordjudge_core::word::printable(text, 80);
-        println!("WORDJUDGE READY station={} lexicon={} status={}", shown(&name), shown(&lexicon.id), shown(&lexicon.status));
-        tracing::info!(startup_ms = started.elapsed().as_millis() as u64, "kiosk ready");
-    });
-    window.run().map_err(|e| format!("the display event loop failed: {e}"))?;
-    let _ = sd_notify::notify(&[sd_notify::NotifyState::Stopping]);
-    let mut controller = controller.borrow_mut();
-    controller.lamps_off();
-    controller.shut_down();
-    Ok(())
+    timer
+}
+
+/// READY for systemd, the console line the boot tests wait for, and the
+/// start-up time in the journal. The name and id come from the config
+/// (outside text): escaped, so an escape sequence in them cannot drive the
+/// console that shows this.
+fn announce_ready(name: &str, lexicon: &LexiconView, started: Instant) {
+    let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
+    let shown = |text: &str| wordjudge_core::word::printable(text, 80);
+    println!("WORDJUDGE READY station={} lexicon={} status={}", shown(name), shown(&lexicon.id), shown(&lexicon.status));
+    tracing::info!(startup_ms = started.elapsed().as_millis() as u64, "kiosk ready");
 }
