@@ -5,19 +5,20 @@
 //! player would see.
 
 use super::live::{LiveStation, StationSetup};
-use super::{attach, Controller};
+use super::Controller;
 use wordjudge_core::recorder::AuditLog;
 use wordjudge_core::config::Config;
 use wordjudge_core::gpio::NoHardware;
-use crate::kiosk::fake::{FakeLexicon, FakeStation};
-use crate::ui::headless::{key_text, press_chord, press_key, type_text, HeadlessScreen};
+use crate::kiosk::fake::FakeStation;
+use crate::ui::headless::HeadlessScreen;
 use crate::ui::AppWindow;
-use slint::platform::Key;
 use slint::ComponentHandle;
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
+
+mod scenes;
 
 /// The PIN of the scratch station the screenshots use.
 pub const SCREENSHOT_PIN: &str = "2468";
@@ -79,286 +80,31 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     let window = AppWindow::new().map_err(|e| e.to_string())?;
     window.show().map_err(|e| e.to_string())?;
     screen.resize();
-    let clock = Rc::new(Cell::new(Duration::from_secs(100)));
+    // The two live stations' folders stay until every picture is taken.
     let scratch = ScratchStation::new(wordjudge_core::lexicon::catalog::DEMO_ID)?;
-    let controller = attach(&window, scratch.controller(clock.clone())?);
-    let mut written = Vec::new();
-    let mut shot = |name: &str| capture(&screen, out, name, &mut written);
-    let w = window.window();
-    let advance = |ms: u64| clock.set(clock.get() + Duration::from_millis(ms));
-
-    shot("01-ready")?;
-    press_key(w, "3");
-    shot("02-entry-count-confirmed")?;
-    advance(2000);
-    type_text(w, "zebra dog");
-    press_key(w, &key_text(Key::Tab));
-    shot("03-entry-tab-too-early")?;
-    type_text(w, " cat");
-    shot("04-entry-ready-to-judge")?;
-    press_key(w, &key_text(Key::Tab));
-    shot("05-verdict-acceptable")?;
-    let (mut legibility, lines) = measure_verdict(&screen, width, height)?;
-    legibility.push_str(&widest_verdict_fits(&window, &controller, &screen, width, height, lines)?);
-    crate::ui::show(&window, &controller.borrow().view());
-    advance(1000);
-    press_key(w, " ");
-    press_key(w, "2");
-    advance(2000);
-    type_text(w, "cat xyzzyq");
-    press_key(w, &key_text(Key::Tab));
-    shot("06-verdict-unacceptable")?;
-    advance(11_000);
-    super::tick(&window, &controller);
-    shot("17-ready-last-slip")?;
-    press_key(w, "2");
-    advance(2000);
-    type_text(w, "zebra cat z");
-    shot("18-entry-extra-word-refused")?;
-    advance(52_000);
-    super::tick(&window, &controller);
-    shot("19-entry-countdown")?;
-    advance(9_000);
-    super::tick(&window, &controller);
-    shot("20-ready-cleared-after-idle")?;
-    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
-    type_text(w, "13");
-    shot("07-director-pin")?;
-    type_text(w, "57");
-    press_key(w, &key_text(Key::Return));
-    shot("08-director-pin-refused")?;
-    type_text(w, SCREENSHOT_PIN);
-    press_key(w, &key_text(Key::Return));
-    shot("09-director-menu")?;
-    press_key(w, &key_text(Key::Escape));
-
-    // A station whose configured lexicon is not installed.
     let missing = ScratchStation::new("TWL2016")?;
-    let _controller = attach(&window, missing.controller(clock.clone())?);
-    capture(&screen, out, "10-out-of-service", &mut written)?;
-
-    // The director menu with 20 lexicons, scrolled to the 15th: the list
-    // scrolls and the cursor stays in view (a station of plain data; the
-    // statuses are what the real catalogue shows).
-    let mut lexicons = vec![FakeLexicon::usable("DEMO", "cat")];
-    for (i, id) in [
-        "CSW07", "CSW12", "CSW15", "CSW19", "CSW21", "CSW24", "NSWL2018", "NSWL2020", "NSWL2023", "NWL2018", "NWL2020",
-        "NWL2023", "OSPD4+MW11", "OTCWL2014", "SSWL2016", "TWL2016", "TWL06", "CLUB-2024", "SCHOOL-LOCAL",
-    ]
-    .iter()
-    .enumerate()
-    {
-        lexicons.push(match i % 4 {
-            3 => FakeLexicon::unusable(id, "Missing"),
-            _ => FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable(id, "cat") },
-        });
-    }
-    let mut fake = FakeStation::new(lexicons, SCREENSHOT_PIN).with_active("CSW21");
-    fake.station_name = "Table 12".into();
-    fake.appliance = true;
-    // What a live station's status page says of itself.
-    fake.facts = vec![
-        ("Profile".into(), "none (no challenge rule shown under verdicts)".into()),
-        ("Last challenge".into(), "#0041 · code T3AS849W".into()),
-        ("Audit signing code".into(), "4F2A-91C0-7D3E-B6A8".into()),
-        ("Judge button and lamps".into(), "judge button GPIO 17, green lamp GPIO 22, red lamp GPIO 23".into()),
-        ("Fleet".into(), "Nationals 2026: sending to the event's laptop (192.168.10.2), last sent 14:02:11".into()),
-        ("Screen".into(), "DSI-1, not turned".into()),
-    ];
-    let _controller = attach(&window, fake_controller(fake, &clock));
-    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
-    type_text(w, SCREENSHOT_PIN);
-    press_key(w, &key_text(Key::Return));
-    // The first page's second entry: Lexicon and event rule.
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::Return));
-    for _ in 0..14 {
-        press_key(w, &key_text(Key::DownArrow));
-    }
-    capture(&screen, out, "11-director-menu-20-lexicons", &mut written)?;
-    // ENTER on a lexicon names the switch in full and waits for a second ENTER.
-    press_key(w, &key_text(Key::Return));
-    capture(&screen, out, "26-director-confirm-switch", &mut written)?;
-    press_key(w, &key_text(Key::Escape));
-    capture(&screen, out, "27-director-nothing-changed", &mut written)?;
-    press_key(w, &key_text(Key::Escape));
-    // The first page's first entry: the station's status in one screen.
-    press_key(w, &key_text(Key::Return));
-    capture(&screen, out, "28-director-status", &mut written)?;
-    press_key(w, &key_text(Key::Escape));
-    press_key(w, &key_text(Key::Escape));
-
-    // A station whose settings lost lines: the menu opens on the repair, which
-    // names what was lost and asks to confirm.
-    let mut fake = FakeStation::new(
-        vec![FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable("CSW21", "cat") }],
-        SCREENSHOT_PIN,
-    )
-    .with_active("CSW21");
-    fake.station_name = "Table 12".into();
-    fake.appliance = true;
-    fake.held = true;
-    fake.warnings.push(crate::kiosk::station::Warning::Config(wordjudge_core::config::ConfigProblem::LostSettings {
-        path: "config.toml".into(),
-        lost: vec!["director_pin_hash", "audit_dir"],
-    }));
-    let _controller = attach(&window, fake_controller(fake, &clock));
-    capture(&screen, out, "29-out-of-service-settings", &mut written)?;
-    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
-    type_text(w, SCREENSHOT_PIN);
-    press_key(w, &key_text(Key::Return));
-    capture(&screen, out, "30-director-repair", &mut written)?;
-    press_key(w, &key_text(Key::Return));
-    capture(&screen, out, "31-director-confirm-restore", &mut written)?;
-    press_key(w, &key_text(Key::Escape));
-    press_key(w, &key_text(Key::Escape));
-
-    // Each shipped profile's verdict screen (the NASPA double challenge
-    // twice: with NWL2023 and with TWL2016): the consequence line under the
-    // verdict, and the changeover profile's second opinion.
-    let profiles = [
-        ("naspa-nwl", "NASPA-NWL", "NWL2023"),
-        ("naspa-twl", "NASPA-NWL", "TWL2016"),
-        ("naspa-nwl-changeover", "NASPA-NWL-CHANGEOVER", "NWL2023"),
-        ("naspa-csw-5", "NASPA-CSW-5", "CSW24"),
-        ("naspa-csw-10", "NASPA-CSW-10", "CSW24"),
-        ("wespa-csw", "WESPA-CSW", "CSW24"),
-        ("school", "SCHOOL", "OSPD4+MW11"),
-        ("demo", "DEMO", "DEMO"),
-    ];
-    for (name, id, edition) in profiles {
-        let profile = wordjudge_core::profile::find(id).ok_or_else(|| format!("no profile {id}"))?;
-        let mut lexicons = vec![FakeLexicon {
-            status: "Verified official".into(),
-            ..FakeLexicon::usable(edition, "cat dog qi za zebra ok xu abandonment")
-        }];
-        let second = profile.second_opinion(edition);
-        if let Some(second) = second {
-            lexicons.push(FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable(second, "cat dog qi za zebra") });
-        }
-        let mut fake = FakeStation::new(lexicons, SCREENSHOT_PIN);
-        fake.station_name = "Table 12".into();
-        fake.profile = Some(profile);
-        let _controller = attach(&window, fake_controller(fake, &clock));
-        let words = if second.is_some() { "2zebra ok" } else { "2zebra cat" };
-        type_text(w, words);
-        press_key(w, &key_text(Key::Tab));
-        capture(&screen, out, &format!("12-profile-{name}"), &mut written)?;
-    }
-
-    // A director's USB stick: offered first in the menu, its word lists
-    // shown with what each would be, then an export done.
-    let mut fake = FakeStation::new(
-        vec![FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable("CSW21", "cat") }],
-        SCREENSHOT_PIN,
-    );
-    fake.station_name = "Table 12".into();
-    fake.appliance = true;
-    fake.plug("sdb1", &[("CSW24.txt", "CSW24"), ("NWL2023.txt", "NWL2023"), ("TWL2016.txt", "NWL2018"), ("club-list.txt", "CSW21")]);
-    fake.sticks[0].name = "DIRECTOR (sdb1, FAT32, 16008 MB)".into();
-    let controller = attach(&window, fake_controller(fake, &clock));
-    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
-    type_text(w, SCREENSHOT_PIN);
-    press_key(w, &key_text(Key::Return));
-    open_usb_page(w);
-    capture(&screen, out, "13-usb-menu", &mut written)?;
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::Return));
-    capture(&screen, out, "14-usb-reading", &mut written)?;
-    super::tick(&window, &controller);
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::Return));
-    capture(&screen, out, "15-usb-import-list", &mut written)?;
-    press_key(w, &key_text(Key::Escape));
-    super::tick(&window, &controller);
-    // The Done screen: any key returns to the stick page, on Back.
-    press_key(w, &key_text(Key::Return));
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::Return));
-    super::tick(&window, &controller);
-    capture(&screen, out, "16-usb-export-done", &mut written)?;
-    press_key(w, &key_text(Key::Return));
-    // Joining the fleet asks first.
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::Return));
-    capture(&screen, out, "32-director-confirm-join-fleet", &mut written)?;
-    press_key(w, &key_text(Key::Escape));
-
-    // An update of the station from a stick: the preview with what happens
-    // next, installing, a refusal and a wrong PIN in the alert band.
-    let updating = |current: &str, offered: &str| {
-        let mut fake = FakeStation::new(
-            vec![FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable("CSW21", "cat") }],
-            SCREENSHOT_PIN,
-        );
-        fake.station_name = "Table 12".into();
-        fake.appliance = true;
-        fake.plug_update("sdb1", "wordjudge-update.raucb", offered, current);
-        fake.sticks[0].name = "DIRECTOR (sdb1, FAT32, 16008 MB)".into();
-        fake
+    let mut cam = scenes::Camera {
+        screen: &screen,
+        window: &window,
+        out,
+        width,
+        height,
+        clock: Rc::new(Cell::new(Duration::from_secs(100))),
+        written: Vec::new(),
     };
-    // Opens the director menu and chooses "Install update" (after import and
-    // export), then lets the check answer.
-    let choose_update = |controller: &Rc<std::cell::RefCell<Controller>>| {
-        press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
-        type_text(w, SCREENSHOT_PIN);
-        press_key(w, &key_text(Key::Return));
-        open_usb_page(w);
-        // Back, then the stick's install, export and fleet: the update is fifth.
-        for _ in 0..4 {
-            press_key(w, &key_text(Key::DownArrow));
-        }
-        press_key(w, &key_text(Key::Return));
-        super::tick(&window, controller);
-    };
-    let mut fake = updating("0.1.0", "0.1.1");
-    fake.update_paused_at = Some(50);
-    let controller = attach(&window, fake_controller(fake, &clock));
-    choose_update(&controller);
-    capture(&screen, out, "22-update-preview", &mut written)?;
-    press_key(w, &key_text(Key::Return));
-    super::tick(&window, &controller);
-    capture(&screen, out, "23-update-installing", &mut written)?;
-    let mut fake = updating("0.1.0", "0.1.1");
-    fake.update_check = Err(wordjudge_core::update::UpdateError::OtherStation {
-        bundle: wordjudge_core::update::PI_COMPATIBLE.into(),
-        station: wordjudge_core::update::PC_COMPATIBLE.into(),
-    });
-    let controller = attach(&window, fake_controller(fake, &clock));
-    choose_update(&controller);
-    capture(&screen, out, "24-update-refused", &mut written)?;
-    let controller = attach(&window, fake_controller(updating("0.2.0", "0.1.0"), &clock));
-    choose_update(&controller);
-    press_key(w, &key_text(Key::Return));
-    type_text(w, "1357");
-    press_key(w, &key_text(Key::Return));
-    capture(&screen, out, "25-update-downgrade-wrong-pin", &mut written)?;
-
-    // A long station name: shortened, while the lexicon and status stay whole.
-    let mut fake = FakeStation::new(
-        vec![FakeLexicon { status: "Demo (built in)".into(), ..FakeLexicon::usable("DEMO", "cat") }],
-        SCREENSHOT_PIN,
-    );
-    fake.station_name = "Main hall, north wall — Table 112 (by the clock)".into();
-    let _controller = attach(&window, fake_controller(fake, &clock));
-    capture(&screen, out, "21-long-station-name", &mut written)?;
-
+    let legibility = scenes::player_scenes(&mut cam, &scratch)?;
+    scenes::out_of_service_scene(&mut cam, &missing)?;
+    scenes::many_lexicons_scenes(&mut cam)?;
+    scenes::settings_repair_scenes(&mut cam)?;
+    scenes::profile_scenes(&mut cam)?;
+    scenes::usb_scenes(&mut cam)?;
+    scenes::update_scenes(&mut cam)?;
+    scenes::long_name_scene(&mut cam)?;
+    let mut written = cam.written;
     let table = out.join("legibility.txt");
     wordjudge_core::outside_files::write_atomically(&table, legibility.as_bytes()).map_err(|e| format!("{}: {e}", table.display()))?;
     written.push(table);
     Ok(written)
-}
-
-/// From the director menu's first page (cursor on its first entry, a stick
-/// plugged in): opens the USB stick page, its third entry (after Station
-/// status and Lexicon and event rule).
-fn open_usb_page(w: &slint::Window) {
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::DownArrow));
-    press_key(w, &key_text(Key::Return));
 }
 
 /// A screen the legibility table assumes for a size: the smallest usual
