@@ -214,38 +214,8 @@ impl LiveStation {
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
         station.count_keyboards();
-        // The first record made the audit key on a new station: from now on
-        // the guard names it, so a guard copied from another station is
-        // known for what it is (`wordjudge_core::guard`).
-        // A damaged guard beside a whole config is written again from it,
-        // and that is recorded: damage is never repaired without a trace.
-        if station.config_source == ConfigSource::File {
-            let guard_path = wordjudge_core::guard::path_for(&station.config_path);
-            let damage = wordjudge_core::guard::Guard::read(&guard_path).damaged;
-            let (pin, dir) = (station.config.director_pin_hash.as_deref(), &station.config.audit_dir);
-            match wordjudge_core::guard::remember_identity(&station.config_path, pin, dir) {
-                Err(e) => tracing::warn!("cannot write the PIN guard: {e}"),
-                Ok(()) => {
-                    if let Some(damage) = damage.filter(|_| wordjudge_core::guard::Guard::read(&guard_path).damaged.is_none()) {
-                        let problem = format!("the PIN guard was damaged ({damage}); written again from the config");
-                        tracing::warn!("{problem}");
-                        station.record(AuditEvent::ConfigProblem { problem });
-                    }
-                }
-            }
-        }
-        if let Some(problem) = &station.config_problem {
-            tracing::warn!("{problem}");
-            let problem = problem.to_string();
-            station.record(AuditEvent::ConfigProblem { problem });
-        }
-        if let Some(problem) = station.gpio_problem.clone() {
-            tracing::warn!("{problem}");
-            station.record(AuditEvent::GpioProblem { problem });
-        }
-        for problem in station.catalog.problems() {
-            tracing::warn!("{problem}");
-        }
+        station.renew_guard();
+        station.record_start_problems();
         station.active = if station.config_source == ConfigSource::Unusable {
             let problem = station.config_problem.as_ref().map(ToString::to_string).unwrap_or_default();
             Active::Failed { id: station.config.active_lexicon.clone(), status: "Not opened".into(), problem }
@@ -259,6 +229,48 @@ impl LiveStation {
         station
     }
 
+
+    /// The first record made the audit key on a new station: from now on
+    /// the guard names it, so a guard copied from another station is known
+    /// for what it is (`wordjudge_core::guard`). A damaged guard beside a
+    /// whole config is written again from it, and that is recorded: damage
+    /// is never repaired without a trace.
+    fn renew_guard(&mut self) {
+        if self.config_source != ConfigSource::File {
+            return;
+        }
+        let guard_path = wordjudge_core::guard::path_for(&self.config_path);
+        let damage = wordjudge_core::guard::Guard::read(&guard_path).damaged;
+        let (pin, dir) = (self.config.director_pin_hash.as_deref(), &self.config.audit_dir);
+        match wordjudge_core::guard::remember_identity(&self.config_path, pin, dir) {
+            Err(e) => tracing::warn!("cannot write the PIN guard: {e}"),
+            Ok(()) => {
+                if let Some(damage) = damage.filter(|_| wordjudge_core::guard::Guard::read(&guard_path).damaged.is_none()) {
+                    let problem = format!("the PIN guard was damaged ({damage}); written again from the config");
+                    tracing::warn!("{problem}");
+                    self.record(AuditEvent::ConfigProblem { problem });
+                }
+            }
+        }
+    }
+
+    /// What was wrong at the start, in the journal and (the config's and
+    /// the GPIO's) in the audit log; a lexicon file the catalogue could not
+    /// use is the journal's and the director's.
+    fn record_start_problems(&mut self) {
+        if let Some(problem) = &self.config_problem {
+            tracing::warn!("{problem}");
+            let problem = problem.to_string();
+            self.record(AuditEvent::ConfigProblem { problem });
+        }
+        if let Some(problem) = self.gpio_problem.clone() {
+            tracing::warn!("{problem}");
+            self.record(AuditEvent::GpioProblem { problem });
+        }
+        for problem in self.catalog.problems() {
+            tracing::warn!("{problem}");
+        }
+    }
 
     /// Says which screen shows the kiosk (for the director menu's facts),
     /// and records why the configured one could not, if it could not.
