@@ -340,6 +340,37 @@ impl UsbDesk {
         Some(self.apply(outcome))
     }
 
+    /// A word list's install ended: its row says what it is now, or why
+    /// it was refused.
+    fn installed(
+        &mut self,
+        index: usize,
+        result: Result<(InstallReport, InstalledFacts), String>,
+    ) -> (UsbUpdate, Finished) {
+        let Some(open) = self.open.as_mut() else {
+            return (UsbUpdate::InstallRefused { index, reason: "no stick is open".into() }, Finished::Quiet);
+        };
+        let stick = open.stick.clone();
+        let file = open.rows[index].file.clone();
+        match result {
+            Ok((report, facts)) => {
+                let row = ImportRow {
+                    state: ImportState::Installed { lexicon: report.lexicon.id.to_string(), status: facts.status.clone() },
+                    ..open.rows[index].clone()
+                };
+                open.rows[index] = row.clone();
+                (UsbUpdate::Row { index, row }, Finished::Installed { stick, file, report, facts })
+            }
+            Err(reason) => {
+                let name = open.rows[index].name.clone();
+                (
+                    UsbUpdate::InstallRefused { index, reason: reason.clone() },
+                    Finished::InstallRefused { stick, file, name, reason },
+                )
+            }
+        }
+    }
+
     fn apply(&mut self, outcome: Outcome) -> (UsbUpdate, Finished) {
         match outcome {
             Outcome::Opened { stick, files, left_out } => {
@@ -357,33 +388,7 @@ impl UsbDesk {
                 open.rows[index] = row.clone();
                 (UsbUpdate::Row { index, row }, Finished::Quiet)
             }
-            Outcome::Installed { index, result } => {
-                let Some(open) = self.open.as_mut() else {
-                    return (UsbUpdate::InstallRefused { index, reason: "no stick is open".into() }, Finished::Quiet);
-                };
-                let stick = open.stick.clone();
-                let file = open.rows[index].file.clone();
-                match result {
-                    Ok((report, facts)) => {
-                        let row = ImportRow {
-                            state: ImportState::Installed {
-                                lexicon: report.lexicon.id.to_string(),
-                                status: facts.status.clone(),
-                            },
-                            ..open.rows[index].clone()
-                        };
-                        open.rows[index] = row.clone();
-                        (UsbUpdate::Row { index, row }, Finished::Installed { stick, file, report, facts })
-                    }
-                    Err(reason) => {
-                        let name = open.rows[index].name.clone();
-                        (
-                            UsbUpdate::InstallRefused { index, reason: reason.clone() },
-                            Finished::InstallRefused { stick, file, name, reason },
-                        )
-                    }
-                }
-            }
+            Outcome::Installed { index, result } => self.installed(index, result),
             Outcome::Ejected { stick, result } => {
                 self.open = None;
                 match result {
