@@ -74,6 +74,32 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// A digit typed while words are typed: the challenger says the play
+    /// has `asked` words after all. Refused below the words already typed;
+    /// a count that drops the empty word under the cursor ends the entry.
+    fn count_key(&mut self, asked: usize, now: Duration) {
+        let typed = self.typed_words().len();
+        if !(1..=MAX_WORDS).contains(&asked) {
+            self.hint = Some(EntryHint::OnlyLetters);
+        } else if asked < typed {
+            self.hint = Some(EntryHint::CountBelowTyped { typed, asked });
+        } else {
+            self.expected = asked;
+            if self.words.len() > asked {
+                // Only an empty word under the cursor can be beyond
+                // the new count: the last typed word is now the last.
+                self.words.pop();
+                self.finished = true;
+            } else if self.finished && self.words.len() < asked {
+                self.words.push(String::new());
+                self.finished = false;
+            }
+            self.confirm_until = now + COUNT_CONFIRMATION;
+            self.hint = Some(EntryHint::CountChanged { expected: asked });
+            self.extra_refused = false;
+        }
+    }
+
     /// Words with at least one letter.
     pub fn typed_words(&self) -> Vec<&str> {
         self.words.iter().map(String::as_str).filter(|w| !w.is_empty()).collect()
@@ -120,29 +146,7 @@ impl Kiosk {
                     entry.words[current].push(c.to_ascii_uppercase());
                 }
             }
-            Key::Char(c) if c.is_ascii_digit() => {
-                let asked = c.to_digit(10).unwrap_or(0) as usize;
-                let typed = entry.typed_words().len();
-                if !(1..=MAX_WORDS).contains(&asked) {
-                    entry.hint = Some(EntryHint::OnlyLetters);
-                } else if asked < typed {
-                    entry.hint = Some(EntryHint::CountBelowTyped { typed, asked });
-                } else {
-                    entry.expected = asked;
-                    if entry.words.len() > asked {
-                        // Only an empty word under the cursor can be beyond
-                        // the new count: the last typed word is now the last.
-                        entry.words.pop();
-                        entry.finished = true;
-                    } else if entry.finished && entry.words.len() < asked {
-                        entry.words.push(String::new());
-                        entry.finished = false;
-                    }
-                    entry.confirm_until = now + COUNT_CONFIRMATION;
-                    entry.hint = Some(EntryHint::CountChanged { expected: asked });
-                    entry.extra_refused = false;
-                }
-            }
+            Key::Char(c) if c.is_ascii_digit() => entry.count_key(c.to_digit(10).unwrap_or(0) as usize, now),
             Key::Char(' ') | Key::Enter => {
                 if entry.words[current].is_empty() {
                     // Nothing to finish: a double space does not make an empty word.
@@ -180,37 +184,42 @@ impl Kiosk {
                     entry.hint = Some(EntryHint::ConfirmClear { typed: entry.typed_words().len() });
                 }
             }
-            Key::Tab => {
-                let typed = entry.typed_words().len();
-                let short = entry.words.iter().position(|w| !w.is_empty() && w.len() < MIN_LEN);
-                if typed != entry.expected {
-                    entry.hint = Some(EntryHint::WordCount { typed, expected: entry.expected });
-                } else if let Some(index) = short {
-                    entry.hint = Some(EntryHint::WordTooShort { index: index + 1 });
-                } else if std::mem::take(&mut entry.extra_refused) {
-                    // A refused extra word means the count may be wrong: a
-                    // phony word left out would stand. Ask once; judge nothing.
-                    entry.hint = Some(EntryHint::ConfirmMiscount { expected: entry.expected });
-                } else {
-                    let words: Vec<String> = entry.typed_words().iter().map(|w| w.to_string()).collect();
-                    match station.adjudicate(&words, trigger) {
-                        Ok(judged) => {
-                            let held_before = self.held.clone();
-                            self.screen = Screen::Verdict(VerdictScreen { judged, words, shown_at: now, held_before })
-                        }
-                        // The flow and the judge disagree about a word: keep
-                        // the entry, say what the rule is; nothing was judged.
-                        Err(AdjudicateError::BadChallenge(_)) => {
-                            entry.hint = Some(EntryHint::OnlyLetters);
-                        }
-                        // No lexicon, or a fault: out of service until the
-                        // director acts. The station has recorded why.
-                        Err(AdjudicateError::NoUsableLexicon | AdjudicateError::Fault(_)) => self.out_of_service(station),
-                    }
-                }
-            }
+            Key::Tab => self.entry_tab(trigger, now, station),
             Key::Char(_) => entry.hint = Some(EntryHint::OnlyLetters),
             Key::Up | Key::Down | Key::Left | Key::Right | Key::DirectorChord | Key::Other => {}
+        }
+    }
+
+    /// TAB on the entry: the play judged once the count, the words' lengths
+    /// and a refused extra word allow it; else what stands in the way.
+    fn entry_tab(&mut self, trigger: Trigger, now: Duration, station: &mut dyn Station) {
+        let Screen::Entry(entry) = &mut self.screen else { return };
+        let typed = entry.typed_words().len();
+        let short = entry.words.iter().position(|w| !w.is_empty() && w.len() < MIN_LEN);
+        if typed != entry.expected {
+            entry.hint = Some(EntryHint::WordCount { typed, expected: entry.expected });
+        } else if let Some(index) = short {
+            entry.hint = Some(EntryHint::WordTooShort { index: index + 1 });
+        } else if std::mem::take(&mut entry.extra_refused) {
+            // A refused extra word means the count may be wrong: a
+            // phony word left out would stand. Ask once; judge nothing.
+            entry.hint = Some(EntryHint::ConfirmMiscount { expected: entry.expected });
+        } else {
+            let words: Vec<String> = entry.typed_words().iter().map(|w| w.to_string()).collect();
+            match station.adjudicate(&words, trigger) {
+                Ok(judged) => {
+                    let held_before = self.held.clone();
+                    self.screen = Screen::Verdict(VerdictScreen { judged, words, shown_at: now, held_before })
+                }
+                // The flow and the judge disagree about a word: keep
+                // the entry, say what the rule is; nothing was judged.
+                Err(AdjudicateError::BadChallenge(_)) => {
+                    entry.hint = Some(EntryHint::OnlyLetters);
+                }
+                // No lexicon, or a fault: out of service until the
+                // director acts. The station has recorded why.
+                Err(AdjudicateError::NoUsableLexicon | AdjudicateError::Fault(_)) => self.out_of_service(station),
+            }
         }
     }
 
