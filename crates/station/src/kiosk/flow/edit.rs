@@ -87,76 +87,81 @@ impl Kiosk {
                 edit.message = None;
             }
             Key::Char(_) => edit.message = Some(EditMessage::KeyNotAllowed),
-            Key::Enter => {
-                let typed = std::mem::take(&mut edit.typed);
-                let back = edit.back;
-                // What the typed value would change, confirmed on its own
-                // screen; a value the station would refuse is said here.
-                let change = match &mut edit.field {
-                    EditField::Pin { step: step @ PinStep::Old, old, .. } => {
-                        *old = typed;
-                        *step = PinStep::New;
-                        return;
-                    }
-                    EditField::Pin { step: step @ PinStep::New, new, .. } => {
-                        // The rule is checked at the first entry: a PIN the
-                        // station would refuse is not typed twice first.
-                        if let Err(bad) = wordjudge_core::pin::check_pin_format(&typed) {
-                            edit.message = Some(EditMessage::Refused(SettingsError::Invalid(bad.to_string())));
-                            return;
+            Key::Enter => self.edit_enter(now, station),
+            _ => {}
+        }
+    }
+
+    /// ENTER on an edit: what the typed value would change, confirmed on
+    /// its own screen; a value the station would refuse is said here. The
+    /// PIN is typed old, new and again (the new one checked at its first
+    /// entry); a fresh station's first PIN is set at once.
+    fn edit_enter(&mut self, now: Duration, station: &mut dyn Station) {
+        let Screen::Edit(edit) = &mut self.screen else { return };
+        let typed = std::mem::take(&mut edit.typed);
+        let back = edit.back;
+        let change = match &mut edit.field {
+            EditField::Pin { step: step @ PinStep::Old, old, .. } => {
+                *old = typed;
+                *step = PinStep::New;
+                return;
+            }
+            EditField::Pin { step: step @ PinStep::New, new, .. } => {
+                // The rule is checked at the first entry: a PIN the
+                // station would refuse is not typed twice first.
+                if let Err(bad) = wordjudge_core::pin::check_pin_format(&typed) {
+                    edit.message = Some(EditMessage::Refused(SettingsError::Invalid(bad.to_string())));
+                    return;
+                }
+                *new = typed;
+                *step = PinStep::Again;
+                return;
+            }
+            EditField::Pin { step, old, new, first } => {
+                if typed != *new {
+                    *step = PinStep::New;
+                    new.clear();
+                    edit.message = Some(EditMessage::PinsDiffer);
+                    return;
+                }
+                if !*first {
+                    Change::ChangePin { old: std::mem::take(old), new: std::mem::take(new) }
+                } else {
+                    // A fresh station's first PIN: no menu and no
+                    // PIN existed before, so there is nothing to keep.
+                    match station.set_first_pin(new) {
+                        Ok(()) => {
+                            station.director_event(DirectorEvent::PinAccepted);
+                            return self.open_menu(MenuPage::Home, now, station, Some(MenuMessage::Saved(Setting::Pin)));
                         }
-                        *new = typed;
-                        *step = PinStep::Again;
-                        return;
-                    }
-                    EditField::Pin { step, old, new, first } => {
-                        if typed != *new {
+                        Err(error) => {
                             *step = PinStep::New;
                             new.clear();
-                            edit.message = Some(EditMessage::PinsDiffer);
-                            return;
-                        }
-                        if !*first {
-                            Change::ChangePin { old: std::mem::take(old), new: std::mem::take(new) }
-                        } else {
-                            // A fresh station's first PIN: no menu and no
-                            // PIN existed before, so there is nothing to keep.
-                            match station.set_first_pin(new) {
-                                Ok(()) => {
-                                    station.director_event(DirectorEvent::PinAccepted);
-                                    return self.open_menu(MenuPage::Home, now, station, Some(MenuMessage::Saved(Setting::Pin)));
-                                }
-                                Err(error) => {
-                                    *step = PinStep::New;
-                                    new.clear();
-                                    edit.message = Some(EditMessage::Refused(error));
-                                    return;
-                                }
-                            }
-                        }
-                    }
-                    EditField::StationName => {
-                        let to = typed.trim().to_string();
-                        if let Err(why) = wordjudge_core::config::check_station_name(&to) {
-                            edit.typed = typed;
-                            edit.message = Some(EditMessage::Refused(SettingsError::Invalid(why)));
-                            return;
-                        }
-                        Change::Rename { from: station.station_name(), to }
-                    }
-                    EditField::Clock => {
-                        if let Err(error) = crate::kiosk::station::parse_clock(&typed) {
-                            edit.typed = typed;
                             edit.message = Some(EditMessage::Refused(error));
                             return;
                         }
-                        Change::SetClock { to: typed.trim().to_string() }
                     }
-                };
-                self.confirm(change, back, now);
+                }
             }
-            _ => {}
-        }
+            EditField::StationName => {
+                let to = typed.trim().to_string();
+                if let Err(why) = wordjudge_core::config::check_station_name(&to) {
+                    edit.typed = typed;
+                    edit.message = Some(EditMessage::Refused(SettingsError::Invalid(why)));
+                    return;
+                }
+                Change::Rename { from: station.station_name(), to }
+            }
+            EditField::Clock => {
+                if let Err(error) = crate::kiosk::station::parse_clock(&typed) {
+                    edit.typed = typed;
+                    edit.message = Some(EditMessage::Refused(error));
+                    return;
+                }
+                Change::SetClock { to: typed.trim().to_string() }
+            }
+        };
+        self.confirm(change, back, now);
     }
 
 }
