@@ -315,22 +315,7 @@ impl FakeStation {
                 self.usb_rows[file] = row.clone();
                 UsbUpdate::Row { index: file, row }
             }
-            UsbRequest::Install { file } => match self.usb_rows[file].state.clone() {
-                ImportState::Would { lexicon, status, installable: true, .. } => {
-                    if !self.lexicons.iter().any(|l| l.id == lexicon) {
-                        let mut installed = FakeLexicon::usable(&lexicon, "");
-                        installed.status = status.clone();
-                        self.lexicons.push(installed);
-                    }
-                    let row = ImportRow {
-                        state: ImportState::Installed { lexicon, status },
-                        ..self.usb_rows[file].clone()
-                    };
-                    self.usb_rows[file] = row.clone();
-                    UsbUpdate::Row { index: file, row }
-                }
-                _ => UsbUpdate::InstallRefused { index: file, reason: "it is not that list".into() },
-            },
+            UsbRequest::Install { file } => self.install_row(file),
             UsbRequest::Eject => {
                 self.usb_rows.clear();
                 UsbUpdate::Ejected
@@ -341,27 +326,47 @@ impl FakeStation {
                 intact: true,
                 signed: true,
             },
-            // The fake's fleet stick: the first visit leaves a request, the
-            // next one joins "Nationals 2026".
-            UsbRequest::JoinFleet { .. } => {
-                let upload_url = "https://192.168.10.2:19532".to_string();
-                UsbUpdate::Fleet(match &self.fleet {
-                    Some(event) => FleetVisit::AlreadyJoined { event: event.clone(), upload_url },
-                    None if self.fleet_requested => {
-                        self.fleet = Some("Nationals 2026".into());
-                        FleetVisit::Joined { event: "Nationals 2026".into(), upload_url }
-                    }
-                    None => {
-                        self.fleet_requested = true;
-                        FleetVisit::Requested {
-                            station: "table-3".into(),
-                            replaced: false,
-                            code: Some("3f9a-0c21-77de-b410".into()),
-                            event: "Nationals 2026".into(),
-                            ca: "abab-abab-abab-abab".into(),
-                        }
-                    }
-                })
+            UsbRequest::JoinFleet { .. } => UsbUpdate::Fleet(self.fleet_visit()),
+        }
+    }
+
+    /// Installs the word list of row `file` when its preview says it can.
+    fn install_row(&mut self, file: usize) -> UsbUpdate {
+        match self.usb_rows[file].state.clone() {
+            ImportState::Would { lexicon, status, installable: true, .. } => {
+                if !self.lexicons.iter().any(|l| l.id == lexicon) {
+                    let mut installed = FakeLexicon::usable(&lexicon, "");
+                    installed.status = status.clone();
+                    self.lexicons.push(installed);
+                }
+                let row =
+                    ImportRow { state: ImportState::Installed { lexicon, status }, ..self.usb_rows[file].clone() };
+                self.usb_rows[file] = row.clone();
+                UsbUpdate::Row { index: file, row }
+            }
+            _ => UsbUpdate::InstallRefused { index: file, reason: "it is not that list".into() },
+        }
+    }
+
+    /// The fake's fleet stick: the first visit leaves a request, the next
+    /// one joins "Nationals 2026".
+    fn fleet_visit(&mut self) -> FleetVisit {
+        let upload_url = "https://192.168.10.2:19532".to_string();
+        match &self.fleet {
+            Some(event) => FleetVisit::AlreadyJoined { event: event.clone(), upload_url },
+            None if self.fleet_requested => {
+                self.fleet = Some("Nationals 2026".into());
+                FleetVisit::Joined { event: "Nationals 2026".into(), upload_url }
+            }
+            None => {
+                self.fleet_requested = true;
+                FleetVisit::Requested {
+                    station: "table-3".into(),
+                    replaced: false,
+                    code: Some("3f9a-0c21-77de-b410".into()),
+                    event: "Nationals 2026".into(),
+                    ca: "abab-abab-abab-abab".into(),
+                }
             }
         }
     }
