@@ -279,29 +279,9 @@ fn free_bytes(path: &Path) -> Option<u64> {
 pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
     let stop = wordjudge_core::shutdown::stop_flag();
     let ca = EventCa::open(&args.ca_dir).map_err(ServeError::Ca)?;
-    // One address, the laptop's on the stations' network, never every
-    // address the laptop has (a café's Wi-Fi, a phone's hotspot).
-    let listen = match args.listen {
-        Some(address) => address,
-        None => {
-            let host = ca.laptop_host().map_err(ServeError::Ca)?.unwrap_or_default();
-            host.parse::<std::net::Ipv4Addr>().map_err(|_| ServeError::NoListenAddress(host))?
-        }
-    };
-    let Some(program) = ["/usr/lib/systemd/systemd-journal-remote", "/lib/systemd/systemd-journal-remote"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file())
-    else {
-        return Err(ServeError::JournalRemoteMissing);
-    };
-    let route = std::env::current_exe().map_err(|e| ServeError::Serve("find this program", e))?;
-    let route = route.to_str().filter(|p| !p.contains([' ', ',', '!', '"', '\'', '\\'])).map(str::to_string).ok_or_else(|| {
-        ServeError::Serve(
-            "name this program for socat",
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, "its path holds a space or a character socat reads"),
-        )
-    })?;
+    let listen = listen_address(args, &ca)?;
+    let program = journal_remote()?;
+    let route = this_program_for_socat()?;
     std::fs::create_dir_all(&args.output).map_err(|e| ServeError::Output(args.output.clone(), e))?;
     // The receivers listen on unix sockets in a folder only this user
     // enters: nothing but `route` reaches them.
@@ -357,6 +337,39 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
+}
+
+/// One address, the laptop's on the stations' network, never every
+/// address the laptop has (a café's Wi-Fi, a phone's hotspot).
+fn listen_address(args: &ServeArgs, ca: &EventCa) -> Result<std::net::Ipv4Addr, ServeError> {
+    match args.listen {
+        Some(address) => Ok(address),
+        None => {
+            let host = ca.laptop_host().map_err(ServeError::Ca)?.unwrap_or_default();
+            host.parse::<std::net::Ipv4Addr>().map_err(|_| ServeError::NoListenAddress(host))
+        }
+    }
+}
+
+/// systemd's receiver, where Debian installs it.
+fn journal_remote() -> Result<PathBuf, ServeError> {
+    ["/usr/lib/systemd/systemd-journal-remote", "/lib/systemd/systemd-journal-remote"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or(ServeError::JournalRemoteMissing)
+}
+
+/// This program's path, for socat's `EXEC:` (which splits on spaces and
+/// reads a few characters itself): refused rather than quoted wrong.
+fn this_program_for_socat() -> Result<String, ServeError> {
+    let route = std::env::current_exe().map_err(|e| ServeError::Serve("find this program", e))?;
+    route.to_str().filter(|p| !p.contains([' ', ',', '!', '"', '\'', '\\'])).map(str::to_string).ok_or_else(|| {
+        ServeError::Serve(
+            "name this program for socat",
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, "its path holds a space or a character socat reads"),
+        )
+    })
 }
 
 /// `systemd-journal-remote` on the unix socket `socket`, writing to
