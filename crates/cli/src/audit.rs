@@ -290,29 +290,7 @@ fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: 
         Err(e) => return super::fail(e),
     };
     warn_if_damaged(&dir);
-    let mut text = String::new();
-    if format == ExportFormat::Csv {
-        text.push_str(&read::csv_header());
-        text.push('\n');
-    }
-    // JSON Lines go out byte for byte (a full export verifies on its own),
-    // except to a terminal, where control characters are escaped.
-    let to_terminal = out.is_none() && std::io::stdout().is_terminal();
-    for line in &lines {
-        let keep = match &line.record {
-            Some(record) => filter.matches(record),
-            None => filter.is_empty(),
-        };
-        if !keep {
-            continue;
-        }
-        match format {
-            ExportFormat::Csv => text.push_str(&read::csv_row(line)),
-            ExportFormat::Jsonl if to_terminal => text.push_str(&read::escape_controls(&line.raw)),
-            ExportFormat::Jsonl => text.push_str(&line.raw),
-        }
-        text.push('\n');
-    }
+    let text = export_text(&lines, format, filter, out.is_none() && std::io::stdout().is_terminal());
     match out {
         Some(path) => {
             if let Err(e) = wordjudge_core::outside_files::write_atomically(&path, text.as_bytes()) {
@@ -351,6 +329,33 @@ fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: 
             ExitCode::SUCCESS
         }
     }
+}
+
+/// The export's text: the lines `filter` keeps, as CSV or JSON Lines.
+/// JSON Lines go out byte for byte (a full export verifies on its own),
+/// except `to_terminal`, where control characters are escaped.
+fn export_text(lines: &[read::ReadLine], format: ExportFormat, filter: &Filter, to_terminal: bool) -> String {
+    let mut text = String::new();
+    if format == ExportFormat::Csv {
+        text.push_str(&read::csv_header());
+        text.push('\n');
+    }
+    for line in lines {
+        let keep = match &line.record {
+            Some(record) => filter.matches(record),
+            None => filter.is_empty(),
+        };
+        if !keep {
+            continue;
+        }
+        match format {
+            ExportFormat::Csv => text.push_str(&read::csv_row(line)),
+            ExportFormat::Jsonl if to_terminal => text.push_str(&read::escape_controls(&line.raw)),
+            ExportFormat::Jsonl => text.push_str(&line.raw),
+        }
+        text.push('\n');
+    }
+    text
 }
 
 fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
