@@ -152,9 +152,7 @@ pub(super) fn many_lexicons_scenes(cam: &mut Camera) -> Result<(), String> {
         ("Screen".into(), "DSI-1, not turned".into()),
     ];
     let _controller = attach(&window, fake_controller(fake, &clock));
-    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
-    type_text(w, SCREENSHOT_PIN);
-    press_key(w, &key_text(Key::Return));
+    open_director_menu(w);
     // The first page's second entry: Lexicon and event rule.
     press_key(w, &key_text(Key::DownArrow));
     press_key(w, &key_text(Key::Return));
@@ -196,9 +194,7 @@ pub(super) fn settings_repair_scenes(cam: &mut Camera) -> Result<(), String> {
     }));
     let _controller = attach(&window, fake_controller(fake, &clock));
     cam.shot("29-out-of-service-settings")?;
-    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
-    type_text(w, SCREENSHOT_PIN);
-    press_key(w, &key_text(Key::Return));
+    open_director_menu(w);
     cam.shot("30-director-repair")?;
     press_key(w, &key_text(Key::Return));
     cam.shot("31-director-confirm-restore")?;
@@ -267,9 +263,7 @@ pub(super) fn usb_scenes(cam: &mut Camera) -> Result<(), String> {
     );
     fake.sticks[0].name = "DIRECTOR (sdb1, FAT32, 16008 MB)".into();
     let controller = attach(&window, fake_controller(fake, &clock));
-    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
-    type_text(w, SCREENSHOT_PIN);
-    press_key(w, &key_text(Key::Return));
+    open_director_menu(w);
     open_usb_page(w);
     cam.shot("13-usb-menu")?;
     press_key(w, &key_text(Key::DownArrow));
@@ -319,9 +313,7 @@ pub(super) fn update_scenes(cam: &mut Camera) -> Result<(), String> {
     // Opens the director menu and chooses "Install update" (after import and
     // export), then lets the check answer.
     let choose_update = |controller: &Rc<std::cell::RefCell<Controller>>| {
-        press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
-        type_text(w, SCREENSHOT_PIN);
-        press_key(w, &key_text(Key::Return));
+        open_director_menu(w);
         open_usb_page(w);
         // Back, then the stick's install, export and fleet: the update is fifth.
         for _ in 0..4 {
@@ -367,6 +359,13 @@ pub(super) fn long_name_scene(cam: &mut Camera) -> Result<(), String> {
     let _controller = attach(&window, fake_controller(fake, &clock));
     cam.shot("21-long-station-name")?;
     Ok(())
+}
+
+/// The director's chord and PIN: the menu's first page.
+fn open_director_menu(w: &slint::Window) {
+    press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
+    type_text(w, SCREENSHOT_PIN);
+    press_key(w, &key_text(Key::Return));
 }
 
 /// From the director menu's first page (cursor on its first entry, a stick
