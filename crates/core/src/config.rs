@@ -11,11 +11,17 @@
 //! without blocking (a FIFO or `/dev/zero` in its place is refused at once).
 //! Saving is atomic ([`crate::outside_files::write_atomically`]), so a power cut during a lexicon
 //! switch leaves the old config or the new one.
+//!
+//! This file owns the settings and their checks; `load` decides which
+//! config is in force.
 
 use crate::outside_files::write_atomically;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
+
+mod load;
+pub use load::{ConfigSource, Loaded};
 
 /// Longest station name (it is on every screen and every record).
 pub const MAX_STATION_NAME: usize = 40;
@@ -259,56 +265,6 @@ impl fmt::Display for ConfigProblem {
 
 impl std::error::Error for ConfigProblem {}
 
-/// Which config is in force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfigSource {
-    /// The file itself.
-    File,
-    /// The file is missing or broken; the last good copy saved beside it is
-    /// in force (same lexicon, audit folder and PIN as before the damage).
-    LastGood,
-    /// No file and no last good copy: a fresh station on the defaults.
-    Defaults,
-    /// The file is broken and there is no last good copy: the station must
-    /// not judge (defaults would silently change who judges).
-    Unusable,
-}
-
-/// A config as loaded: the values in force, where they came from, and what
-/// was wrong, if anything.
-#[derive(Debug, Clone)]
-pub struct Loaded {
-    pub config: Config,
-    pub path: PathBuf,
-    pub source: ConfigSource,
-    pub problem: Option<ConfigProblem>,
-}
-
-impl Loaded {
-    /// Whether the station may judge with this config.
-    pub fn usable(&self) -> bool {
-        self.source != ConfigSource::Unusable
-    }
-
-    /// Saves the config in force as the last good copy, when it came from the
-    /// file (a no-op otherwise, or when the copy is already the same).
-    /// The station's identity (PIN hash, audit folder) goes into the guard
-    /// too ([`crate::guard`]).
-    pub fn remember_last_good(&self) -> std::io::Result<()> {
-        if self.source != ConfigSource::File {
-            return Ok(());
-        }
-        let config = &self.config;
-        crate::guard::remember_identity(&self.path, config.director_pin_hash.as_deref(), &config.audit_dir)?;
-        let path = last_good_path(&self.path);
-        let text = self.config.to_text();
-        if crate::outside_files::read_small_text(&path, MAX_CONFIG_BYTES).ok().as_deref() == Some(text.as_str()) {
-            return Ok(());
-        }
-        write_atomically(&path, text.as_bytes())
-    }
-}
-
 /// Where the last good copy of `path` is kept: `config.toml.last-good`.
 pub fn last_good_path(path: &Path) -> PathBuf {
     beside(path, "last-good")
@@ -397,87 +353,6 @@ impl Config {
         Ok(())
     }
 
-    fn read(path: &Path) -> Result<(Config, toml::Table), ConfigProblem> {
-        // Bounded and without blocking: a FIFO or device in the config's
-        // place is refused at once, a huge file before it is read.
-        match crate::outside_files::read_small_text(path, MAX_CONFIG_BYTES) {
-            Ok(text) => {
-                let config = Config::parse(&text, path)?;
-                Ok((config, toml::from_str(&text).unwrap_or_default()))
-            }
-            Err(e) if e.is_not_found() => Err(ConfigProblem::Missing { path: path.to_path_buf() }),
-            Err(e) => Err(ConfigProblem::Unreadable { path: path.to_path_buf(), reason: e.to_string() }),
-        }
-    }
-
-    /// Loads `path`; never fails. A broken or missing file, or one that lost
-    /// settings the station had ([`ConfigProblem::LostSettings`]), falls back
-    /// to the last good copy beside it, never to defaults that would change
-    /// who judges: without a last good copy the station is
-    /// [`ConfigSource::Unusable`] (out of service, saying why). Only a
-    /// station that never had a config (no file, no copy, no audit log in
-    /// the default folder, no PIN in the guard) starts on the defaults.
-    ///
-    /// Whatever is in force, a station that has had a director PIN keeps it:
-    /// when neither the file nor its copy holds one, the guard's is used.
-    pub fn load(path: &Path) -> Loaded {
-        let guard = crate::guard::Guard::read(&crate::guard::path_for(path));
-        let last_good = Config::read(&last_good_path(path));
-        let mut loaded = Config::load_with(path, &guard, last_good);
-        if loaded.source != ConfigSource::File && loaded.source != ConfigSource::Defaults {
-            let config = &mut loaded.config;
-            if config.director_pin_hash.is_none() {
-                config.director_pin_hash = guard.pin_hash.clone();
-            }
-            // With no config in force, the guard names the station's own
-            // audit chain (a problem is recorded there, never in a new one).
-            if loaded.source == ConfigSource::Unusable {
-                if let Some(dir) = &guard.audit_dir {
-                    config.audit_dir = dir.clone();
-                }
-            }
-        }
-        loaded
-    }
-
-    fn load_with(
-        path: &Path,
-        guard: &crate::guard::Guard,
-        last_good: Result<(Config, toml::Table), ConfigProblem>,
-    ) -> Loaded {
-        let problem = match Config::read(path) {
-            Ok((config, table)) => {
-                let lost = lost_settings(&table, last_good.as_ref().ok().map(|(c, _)| c), guard);
-                if lost.is_empty() {
-                    return Loaded { config, path: path.to_path_buf(), source: ConfigSource::File, problem: None };
-                }
-                ConfigProblem::LostSettings { path: path.to_path_buf(), lost }
-            }
-            Err(problem) => problem,
-        };
-        let missing = matches!(problem, ConfigProblem::Missing { .. });
-        let (config, source, problem) = match last_good {
-            Ok((config, _)) => (config, ConfigSource::LastGood, problem),
-            // A fresh station is recognised only by the absence of any
-            // config, any last good copy and any data.
-            Err(ConfigProblem::Missing { .. }) if missing => match data_of_a_used_station(&Config::default(), guard) {
-                None => (Config::default(), ConfigSource::Defaults, problem),
-                Some(reason) => (
-                    Config::default(),
-                    ConfigSource::Unusable,
-                    ConfigProblem::NotFresh { path: path.to_path_buf(), reason },
-                ),
-            },
-            Err(copy) if missing => (
-                Config::default(),
-                ConfigSource::Unusable,
-                ConfigProblem::NotFresh { path: path.to_path_buf(), reason: format!("its last good copy is damaged ({copy})") },
-            ),
-            Err(_) => (Config::default(), ConfigSource::Unusable, problem),
-        };
-        Loaded { config, path: path.to_path_buf(), source, problem: Some(problem) }
-    }
-
     /// The config as the text [`Config::save`] writes.
     pub fn to_text(&self) -> String {
         let text = toml::to_string(self).unwrap_or_default();
@@ -492,53 +367,6 @@ impl Config {
         write_atomically(&last_good_path(path), text.as_bytes())?;
         crate::guard::remember_identity(path, self.director_pin_hash.as_deref(), &self.audit_dir)
     }
-}
-
-/// What a station that never had a config cannot have: a director PIN in
-/// its guard, or records in the default audit folder or in the folder the
-/// guard names. Some(why) when it has them.
-fn data_of_a_used_station(defaults: &Config, guard: &crate::guard::Guard) -> Option<String> {
-    if guard.pin_hash.is_some() {
-        return Some("it has had a director PIN".into());
-    }
-    // A guard in place that cannot be read proves nothing either way: never
-    // a fresh station (which would offer anyone a first PIN).
-    if let Some(damage) = &guard.damaged {
-        return Some(format!("its PIN guard is damaged ({damage})"));
-    }
-    [Some(&defaults.audit_dir), guard.audit_dir.as_ref()].into_iter().flatten().find_map(|dir| {
-        let listing = crate::outside_files::list_folder(dir, 1).ok()?;
-        (!listing.entries.is_empty()).then(|| format!("the audit folder {} already holds a log", dir.display()))
-    })
-}
-
-/// The settings a readable config lost: each a key the file does not have
-/// while the station's last good copy (or, for the PIN, its guard) holds a
-/// value other than the default. Only the settings that decide who may open
-/// the menu, who judges and where it is recorded count: a deleted `[gpio]`
-/// table or timing falls back to its default harmlessly, and an operator
-/// may do that on purpose.
-fn lost_settings(file: &toml::Table, last_good: Option<&Config>, guard: &crate::guard::Guard) -> Vec<&'static str> {
-    let defaults = Config::default();
-    let mut lost = Vec::new();
-    // A damaged guard cannot prove the station never had a PIN.
-    let had_pin =
-        last_good.is_some_and(|c| c.director_pin_hash.is_some()) || guard.pin_hash.is_some() || guard.damaged.is_some();
-    if !file.contains_key("director_pin_hash") && had_pin {
-        lost.push("director_pin_hash");
-    }
-    if let Some(good) = last_good {
-        for (key, differs) in [
-            ("active_lexicon", good.active_lexicon != defaults.active_lexicon),
-            ("audit_dir", good.audit_dir != defaults.audit_dir),
-            ("lexicon_dir", good.lexicon_dir != defaults.lexicon_dir),
-        ] {
-            if differs && !file.contains_key(key) {
-                lost.push(key);
-            }
-        }
-    }
-    lost
 }
 
 /// The config path: `--config`, else `WORDJUDGE_CONFIG`, else the default.
@@ -556,167 +384,4 @@ pub fn lexicon_dir(flag: Option<&Path>, config: &Config) -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn defaults_round_trip_and_partial_files_fill_in() {
-        let text = toml::to_string(&Config::default()).unwrap();
-        assert_eq!(Config::from_toml(&text).unwrap(), Config::default());
-        let c = Config::from_toml("station_name = \"Table 7\"\n[timeouts]\nverdict_seconds = 6\n").unwrap();
-        assert_eq!(c.station_name, "Table 7");
-        assert_eq!(c.timeouts.verdict_seconds, 6.0);
-        assert_eq!(c.timeouts.entry_idle_seconds, 15.0);
-    }
-
-    #[test]
-    fn profile_ids_of_configs_in_the_field_still_load() {
-        // Every id a saved config may hold, from before profiles had families too.
-        for id in ["NASPA-NWL", "NASPA-TWL", "NASPA-NWL-CHANGEOVER", "NASPA-CSW-5", "NASPA-CSW-10", "WESPA-CSW", "SCHOOL", "DEMO"] {
-            let c = Config::from_toml(&format!("active_lexicon = \"CSW15\"\nprofile = \"{id}\"\n")).unwrap();
-            assert_eq!(c.profile.as_deref(), Some(id), "kept as written");
-        }
-        let e = Config::from_toml("profile = \"NASPA-CSW15\"\n").unwrap_err().to_string();
-        assert!(e.contains("NASPA-CSW15") && e.contains("NASPA-CSW-5"), "{e}");
-    }
-
-    #[test]
-    fn rotation_and_display_output_are_refused_with_the_valid_values() {
-        let c = Config::from_toml("rotation = 90\ndisplay_output = \"HDMI-A-2\"\n").unwrap();
-        assert_eq!((c.rotation, c.display_output.as_deref()), (90, Some("HDMI-A-2")));
-        assert_eq!(Config::default().rotation, 0);
-        assert_eq!(Config::default().display_output, None, "the first connected screen");
-        for ok in ["DSI-1", "DSI-2", "HDMI-A-1", "DPI-1", "eDP-1", "DP-3", "Composite-1"] {
-            assert_eq!(check_display_output(ok), Ok(()), "{ok}");
-        }
-        for bad in ["rotation = 45", "rotation = -90", "rotation = 360", "rotation = \"90\""] {
-            let e = Config::from_toml(bad).unwrap_err().to_string();
-            assert!(e.contains("is not one of 0, 90, 180, 270"), "{bad}: {e}");
-        }
-        for bad in ["HDMI1", "hdmi-a-1", "HDMI-A", "HDMI-A-", "list", "", "DSI-1x", "Writeback-1", "HDMI-A-1\n"] {
-            let e = Config::from_toml(&format!("display_output = {bad:?}\n")).unwrap_err().to_string();
-            assert!(e.contains("HDMI-A-1") && e.contains("DSI"), "{bad}: {e}");
-        }
-    }
-
-    #[test]
-    fn a_bad_rotation_keeps_the_last_good_config() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("config.toml");
-        let mut good = Config::default();
-        good.rotation = 270;
-        good.display_output = Some("DSI-1".into());
-        good.save(&path).unwrap();
-        for bad in ["rotation = 45\n", "display_output = \"HDMI\"\n"] {
-            let text = good.to_text().replace("rotation = 270\n", "").replace("display_output = \"DSI-1\"\n", "");
-            std::fs::write(&path, format!("{bad}{text}")).unwrap();
-            let loaded = Config::load(&path);
-            assert_eq!(loaded.source, ConfigSource::LastGood, "{bad}");
-            assert_eq!(loaded.config, good, "{bad}: the last good rotation and output stay in force");
-            let problem = loaded.problem.map(|p| p.to_string()).unwrap_or_default();
-            assert!(problem.contains("0, 90, 180, 270") || problem.contains("e.g. HDMI-A-1"), "{bad}: {problem}");
-        }
-    }
-
-    #[test]
-    fn broken_or_missing_config_gives_defaults_and_a_problem() {
-        let dir = tempfile::tempdir().unwrap();
-        let missing = Config::load(&dir.path().join("none.toml"));
-        assert_eq!(missing.config, Config::default());
-        assert_eq!(missing.source, ConfigSource::Defaults, "a fresh station");
-        assert!(missing.problem.unwrap().to_string().contains("none.toml"));
-        for bad in ["station_name = ", "stationname = \"x\"", "[timeouts]\nverdict_seconds = -1", "\u{0}\u{1}", "", "# only a comment\n", "[timeouts]\nverdict_seconds = 0.05"] {
-            let path = dir.path().join("bad.toml");
-            std::fs::write(&path, bad).unwrap();
-            let loaded = Config::load(&path);
-            assert_eq!(loaded.config, Config::default(), "{bad}");
-            assert_eq!(loaded.source, ConfigSource::Unusable, "{bad}: no last good copy, so no judging");
-            assert!(loaded.problem.unwrap().to_string().contains("broken"), "{bad}");
-        }
-    }
-
-    #[test]
-    fn a_typo_keeps_the_last_good_config_and_names_the_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("config.toml");
-        let mut good = Config::default();
-        good.active_lexicon = "CSW15".into();
-        good.audit_dir = dir.path().join("audit-here");
-        good.director_pin_hash = Some("$argon2id$fake".into());
-        good.save(&path).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap().replace("active_lexicon", "active_lexicn");
-        std::fs::write(&path, text).unwrap();
-        let loaded = Config::load(&path);
-        assert_eq!(loaded.source, ConfigSource::LastGood);
-        assert_eq!(loaded.config, good, "same lexicon, audit folder and PIN");
-        match loaded.problem {
-            Some(ConfigProblem::Syntax { line, ref message, .. }) => {
-                assert!(line >= 2, "line {line}");
-                assert!(message.contains("active_lexicn"), "{message}");
-            }
-            other => panic!("{other:?}"),
-        }
-    }
-
-    #[test]
-    fn special_and_huge_files_are_refused_at_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let fifo = dir.path().join("fifo.toml");
-        let c = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        let big = dir.path().join("big.toml");
-        let f = std::fs::File::create(&big).unwrap();
-        f.set_len(100 * 1024 * 1024).unwrap();
-        for path in [Path::new("/dev/zero"), fifo.as_path(), big.as_path()] {
-            let started = std::time::Instant::now();
-            let loaded = Config::load(path);
-            assert!(started.elapsed() < std::time::Duration::from_secs(1), "{}", path.display());
-            assert!(matches!(loaded.problem, Some(ConfigProblem::Unreadable { .. })), "{}: {:?}", path.display(), loaded.problem);
-            assert_eq!(loaded.source, ConfigSource::Unusable);
-        }
-    }
-
-    #[test]
-    fn a_damaged_guard_never_makes_a_station_fresh_or_prove_it_had_no_pin() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("config.toml");
-        let guard = crate::guard::path_for(&path);
-        // Nothing but a guard padded past its size: not a fresh station.
-        std::fs::write(&guard, "# padding\n".repeat(1000)).unwrap();
-        let loaded = Config::load(&path);
-        assert_eq!(loaded.source, ConfigSource::Unusable, "{:?}", loaded.problem);
-        assert!(loaded.problem.unwrap().to_string().contains("PIN guard is damaged"));
-        // A config with no PIN line and no last good copy, beside a damaged
-        // guard: the PIN may have been lost, so it is not in force.
-        let mut c = Config::default();
-        c.active_lexicon = "CSW15".into();
-        std::fs::write(&path, c.to_text()).unwrap();
-        let loaded = Config::load(&path);
-        assert_eq!(loaded.source, ConfigSource::Unusable, "never a station that offers a first PIN");
-        assert!(matches!(loaded.problem, Some(ConfigProblem::LostSettings { ref lost, .. }) if lost.contains(&"director_pin_hash")));
-    }
-
-    #[test]
-    fn a_missing_config_with_a_damaged_last_good_copy_is_not_fresh() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("config.toml");
-        std::fs::write(last_good_path(&path), "").unwrap();
-        let loaded = Config::load(&path);
-        assert_eq!(loaded.source, ConfigSource::Unusable);
-        let problem = loaded.problem.unwrap().to_string();
-        assert!(problem.contains("not a fresh one") && problem.contains("last good copy is damaged"), "{problem}");
-    }
-
-    #[test]
-    fn save_then_load() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.toml");
-        let mut c = Config::default();
-        c.active_lexicon = "CSW15".into();
-        c.save(&path).unwrap();
-        let loaded = Config::load(&path);
-        assert_eq!(loaded.problem, None);
-        assert_eq!(loaded.config, c);
-        assert_eq!(Config::load(&last_good_path(&path)).config, c, "the last good copy is written too");
-    }
-}
+mod tests;

@@ -24,13 +24,20 @@
 //! and `fleet_left` with what [`Joined`] says), start or stop the uploader,
 //! or touch the network.
 
-use super::ca::{openssl, path_str, CaError, EventCa};
+use super::ca::{openssl, path_str, EventCa};
 use super::stick::{self, FleetFile, StickError};
 use crate::audit::checkpoint::StationKey;
 use crate::outside_files::write_atomically;
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::{Path, PathBuf};
+
+mod error;
+mod files;
+mod stick_read;
+
+pub use error::JoinError;
+pub use files::{fleet_name, upload_env, wired_network};
+use stick_read::{laptop_fingerprint, read_stick, stick_bytes, StickCopies};
 
 /// The station's fleet folder on the appliance.
 pub const DEFAULT_FLEET_DIR: &str = "/var/lib/wordjudge/fleet";
@@ -120,121 +127,6 @@ pub enum JoinStep {
     AlreadyJoined(Joined),
 }
 
-/// Why a visit changed nothing.
-#[derive(Debug)]
-pub enum JoinError {
-    /// The stick has no fleet folder.
-    NotAFleetStick(PathBuf),
-    /// `fleet.toml` is missing or out of form.
-    FleetFile(PathBuf, StickError),
-    /// The station name cannot be a certificate's name.
-    StationName(StickError),
-    /// `ca.pem` on the stick is not the certificate `fleet.toml` names.
-    CaSwapped { named: String, found: String },
-    /// The station is in another event's fleet.
-    OtherEvent { joined: String, stick: String },
-    /// The certificate on the stick for this station is not one to install.
-    Certificate { file: PathBuf, problem: String },
-    /// The laptop is named by a host name: a station resolves no names.
-    LaptopByName(String),
-    /// A file could not be read or written.
-    Io(PathBuf, std::io::Error),
-    /// A file on the stick is not one to read: missing, a link, a FIFO, a
-    /// device, a folder, too large (the stick's files are read only through
-    /// [`crate::outside_files`], never followed, never waited on).
-    StickFile(crate::outside_files::BoundedReadError),
-    /// A folder on the stick is not a real folder (a link): nothing is read
-    /// from it or written into it.
-    StickFolder(PathBuf),
-    /// The stick's `ca.pem` holds more than the one certificate `fleet.toml`
-    /// names (a second CA appended would be trusted by openssl too).
-    CaNotAlone { certificates: usize },
-    /// `fleet.toml` has no signature of the event's CA beside it, or one
-    /// that does not hold: someone edited it, or the stick is not one
-    /// `fleet setup` made.
-    FleetUnsigned { problem: String },
-    /// openssl could not make the key or request, or read a certificate.
-    Openssl(CaError),
-    /// A file of the station's own fleet folder could not be read (read
-    /// the one bounded way, [`crate::outside_files`], like any other).
-    Read(crate::outside_files::BoundedReadError),
-    /// The fleet folder holds a file this module did not write in that form.
-    Damaged(PathBuf, String),
-    /// The station's audit key cannot be read: the laptop could prove none
-    /// of its records, so it does not join.
-    NoAuditKey(String),
-}
-
-impl fmt::Display for JoinError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            JoinError::NotAFleetStick(dir) => write!(
-                f,
-                "this stick has no fleet folder ({}): make a fleet stick on the laptop with `wordjudge fleet setup`",
-                dir.display()
-            ),
-            JoinError::FleetFile(path, e) => write!(f, "the fleet stick's {}: {e}", path.display()),
-            JoinError::StationName(e) => write!(f, "{e}"),
-            JoinError::CaSwapped { named, found } => write!(
-                f,
-                "the stick's ca.pem is not the event's CA: fleet.toml names {}, the file is {}; \
-                 make the stick again with `wordjudge fleet setup`",
-                short(named),
-                short(found)
-            ),
-            JoinError::OtherEvent { joined, stick } => write!(
-                f,
-                "this station is in the fleet of {}; leave it first to join {}",
-                crate::word::quote(joined),
-                crate::word::quote(stick)
-            ),
-            JoinError::Certificate { file, problem } => {
-                write!(f, "the certificate {} is refused: {problem}", file.display())
-            }
-            JoinError::LaptopByName(host) => write!(
-                f,
-                "the laptop is named {}, and a station resolves no names: make the stick with the laptop's IP address \
-                 (`wordjudge fleet setup --laptop 192.168.10.2`)",
-                crate::word::quote(host)
-            ),
-            JoinError::Io(path, e) => write!(f, "{}: {e}", path.display()),
-            JoinError::StickFile(e) => write!(f, "the fleet stick's {e}"),
-            JoinError::StickFolder(path) => {
-                write!(f, "the fleet stick's {} is not a real folder (a link): nothing is read from it or written to it", path.display())
-            }
-            JoinError::FleetUnsigned { problem } => write!(
-                f,
-                "the stick's fleet.toml is not signed by its event's CA ({problem}): make the stick again with \
-                 `wordjudge fleet setup`"
-            ),
-            JoinError::CaNotAlone { certificates } => write!(
-                f,
-                "the stick's ca.pem holds {certificates} certificates, not the event's one: make the stick again with \
-                 `wordjudge fleet setup`"
-            ),
-            JoinError::Openssl(e) => write!(f, "{e}"),
-            JoinError::Read(e) => write!(f, "{e}"),
-            JoinError::Damaged(path, problem) => write!(f, "{} is damaged: {problem}", path.display()),
-            JoinError::NoAuditKey(why) => write!(
-                f,
-                "the station's audit key cannot be read ({why}): the laptop could prove none of its records; \
-                 the station makes its key when its audit log starts"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for JoinError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            JoinError::Io(_, e) => Some(e),
-            JoinError::StickFile(e) | JoinError::Read(e) => Some(e),
-            JoinError::Openssl(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
 /// A small file of the station's own fleet folder, `None` if it is not
 /// there.
 fn own_text(path: &Path) -> Result<Option<String>, JoinError> {
@@ -256,40 +148,6 @@ fn short(fingerprint: &str) -> &str {
 
 /// Most bytes a fleet stick's file may have: [`stick::MAX_STICK_FILE`].
 pub use super::stick::MAX_STICK_FILE;
-
-/// Reads a file of the fleet stick: regular, not a link, not waited on,
-/// at most [`MAX_STICK_FILE`] bytes.
-fn stick_bytes(path: &Path) -> Result<Vec<u8>, JoinError> {
-    crate::outside_files::read_small_file_nofollow(path, MAX_STICK_FILE).map_err(JoinError::StickFile)
-}
-
-/// The stick's files a visit works from, copied once off the stick into a
-/// private folder: every check and every install uses these bytes, so a
-/// file swapped on the stick after its check is never the one installed.
-struct StickCopies {
-    dir: tempfile::TempDir,
-}
-
-impl StickCopies {
-    fn new() -> Result<StickCopies, JoinError> {
-        let dir = tempfile::Builder::new().prefix("wordjudge-fleet-stick-").tempdir().map_err(|e| JoinError::Io(std::env::temp_dir(), e))?;
-        Ok(StickCopies { dir })
-    }
-
-    /// Copies `path` off the stick under `name`; the copy's path and bytes.
-    fn take(&self, path: &Path, name: &str) -> Result<(PathBuf, Vec<u8>), JoinError> {
-        let bytes = stick_bytes(path)?;
-        // The station's own private folder, made above: openssl reads files.
-        let copy = self.dir.path().join(name);
-        write_atomically(&copy, &bytes).map_err(|e| JoinError::Io(copy.clone(), e))?;
-        Ok((copy, bytes))
-    }
-}
-
-/// The certificates a PEM file holds.
-fn certificates_in(pem: &[u8]) -> usize {
-    pem.windows(b"-----BEGIN CERTIFICATE-----".len()).filter(|w| *w == b"-----BEGIN CERTIFICATE-----").count()
-}
 
 /// One visit of the fleet stick. `stick_folder` is the stick's fleet folder
 /// ([`stick::FOLDER`] on the mounted stick), `fleet_dir` the station's own
@@ -425,68 +283,6 @@ fn binding(fleet_dir: &Path, request: &Path, station: &str, audit_key: &StationK
     Ok(text.into_bytes())
 }
 
-/// The stick's `fleet.toml`, checked, and its `ca.pem` checked against it:
-/// both read once, off the stick, into `copies` (`ca.pem` there is what is
-/// checked and later installed).
-fn read_stick(stick_folder: &Path, copies: &StickCopies) -> Result<FleetFile, JoinError> {
-    if !crate::outside_files::is_real_dir(stick_folder) {
-        return Err(match std::fs::symlink_metadata(stick_folder) {
-            Ok(m) if m.file_type().is_symlink() => JoinError::StickFolder(stick_folder.to_path_buf()),
-            _ => JoinError::NotAFleetStick(stick_folder.to_path_buf()),
-        });
-    }
-    let path = stick_folder.join(stick::FLEET_FILE);
-    // Copied once, then checked: the CA's one certificate, and its
-    // signature over the copied bytes of fleet.toml, before any field of it
-    // is read.
-    let (fleet_copy, bytes) = copies.take(&path, stick::FLEET_FILE)?;
-    let (ca, ca_bytes) = copies.take(&stick_folder.join(stick::CA_FILE), stick::CA_FILE)?;
-    let certificates = certificates_in(&ca_bytes);
-    if certificates != 1 {
-        return Err(JoinError::CaNotAlone { certificates });
-    }
-    let signature = match copies.take(&stick_folder.join(stick::FLEET_SIGNATURE), stick::FLEET_SIGNATURE) {
-        Ok((signature, _)) => signature,
-        Err(JoinError::StickFile(e)) if e.is_not_found() => {
-            return Err(JoinError::FleetUnsigned { problem: "no fleet.toml.sig beside it".into() })
-        }
-        Err(e) => return Err(e),
-    };
-    check_fleet_signature(&fleet_copy, &signature, &ca, copies)?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| JoinError::FleetFile(path.clone(), StickError::Toml("it is not text".into())))?;
-    let fleet = FleetFile::parse(&text).map_err(|e| JoinError::FleetFile(path.clone(), e))?;
-    let (host, _) = stick::upload_host_port(&fleet.upload_url).map_err(|e| JoinError::FleetFile(path, e))?;
-    if host.parse::<std::net::Ipv4Addr>().is_err() {
-        return Err(JoinError::LaptopByName(host));
-    }
-    let found = EventCa::fingerprint(&ca).map_err(|e| JoinError::Certificate { file: ca.clone(), problem: e.to_string() })?;
-    if found != fleet.ca_sha256 {
-        return Err(JoinError::CaSwapped { named: fleet.ca_sha256, found });
-    }
-    Ok(fleet)
-}
-
-/// Checks `signature` (copied off the stick) is the CA's in `ca` over the
-/// copied `fleet.toml`: its public key taken out of the certificate, then
-/// `openssl dgst -verify`.
-fn check_fleet_signature(fleet: &Path, signature: &Path, ca: &Path, copies: &StickCopies) -> Result<(), JoinError> {
-    let unsigned = |problem: String| JoinError::FleetUnsigned { problem };
-    let pem = openssl("read the CA's public key", &["x509", "-in", path_str(ca).map_err(JoinError::Openssl)?, "-noout", "-pubkey"])
-        .map_err(|e| unsigned(e.to_string()))?;
-    let key = copies.dir.path().join("ca.pub.pem");
-    write_atomically(&key, pem.as_bytes()).map_err(|e| JoinError::Io(key.clone(), e))?;
-    let args = [
-        "dgst", "-sha256", "-verify", path_str(&key).map_err(JoinError::Openssl)?, "-signature",
-        path_str(signature).map_err(JoinError::Openssl)?, path_str(fleet).map_err(JoinError::Openssl)?,
-    ];
-    match openssl("check fleet.toml's signature", &args) {
-        Ok(out) if out.trim() == "Verified OK" => Ok(()),
-        Ok(out) => Err(unsigned(crate::word::printable(out.trim(), 80))),
-        Err(_) => Err(unsigned("the signature does not hold".into())),
-    }
-}
-
 /// Copies the request onto the stick unless the same bytes are there (a
 /// request rewritten at every visit would look new to `fleet sign` and be
 /// signed again).
@@ -600,74 +396,6 @@ fn take_certificate(
     Ok(Some(joined))
 }
 
-/// A station's name in the fleet from its own name (`Table 3` →
-/// `table-3`): one DNS label, as certificates and the laptop's files need.
-pub fn fleet_name(station_name: &str) -> String {
-    let mut name = String::new();
-    for c in station_name.chars() {
-        if c.is_ascii_alphanumeric() {
-            name.push(c.to_ascii_lowercase());
-        } else if !name.ends_with('-') && !name.is_empty() {
-            name.push('-');
-        }
-    }
-    let name: String = name.trim_end_matches('-').chars().take(63).collect();
-    let name = name.trim_end_matches('-').to_string();
-    if name.is_empty() {
-        "station".into()
-    } else {
-        name
-    }
-}
-
-/// [`UPLOAD_ENV`]'s text: the one setting the uploader's unit takes from it.
-/// The URL was checked by [`FleetFile::check`] (https, a host name or an
-/// IPv4 address, a port), so it holds no character a unit's environment
-/// file would read otherwise.
-pub fn upload_env(joined: &Joined) -> String {
-    format!("# Written when this station joined the fleet of {}.\nWORDJUDGE_FLEET_URL={}\n", joined.event.replace('\n', " "), joined.upload_url)
-}
-
-/// The fingerprint of the laptop's certificate on the stick, after checking
-/// the event's CA signed it for a server; `None` if the stick has none (a
-/// stick made before it carried one). A laptop certificate that does not
-/// check is a stick not to trust.
-fn laptop_fingerprint(stick_folder: &Path, copies: &StickCopies, ca: &str) -> Result<Option<String>, JoinError> {
-    let on_stick = stick_folder.join(stick::LAPTOP_FILE);
-    if std::fs::symlink_metadata(&on_stick).is_err() {
-        return Ok(None);
-    }
-    let (laptop, _) = copies.take(&on_stick, stick::LAPTOP_FILE)?;
-    let refuse = |problem: String| JoinError::Certificate { file: on_stick.clone(), problem };
-    let laptop_s = path_str(&laptop).map_err(JoinError::Openssl)?;
-    openssl("check the laptop's certificate", &["verify", "-CAfile", ca, "-purpose", "sslserver", "-x509_strict", laptop_s])
-        .map_err(|e| refuse(format!("not the event's laptop ({e})")))?;
-    EventCa::fingerprint(&laptop).map(Some).map_err(|e| refuse(e.to_string()))
-}
-
-/// [`NETWORK_FILE`]'s text: wired Ethernet only, the stick's address or
-/// DHCP, and nothing else a network brings by default (no IPv6 link-local
-/// address or router advertisements, no LLMNR or mDNS: nothing to answer).
-/// The address and gateway were checked by [`FleetFile::check`].
-pub fn wired_network(joined: &Joined) -> String {
-    let mut text = format!(
-        "# Written when this station joined the fleet of {}: wired Ethernet only.\n\
-         [Match]\nType=ether\n\n[Network]\n",
-        joined.event.replace('\n', " ")
-    );
-    match (&joined.address, &joined.gateway) {
-        (Some(address), gateway) => {
-            text.push_str(&format!("Address={address}\n"));
-            if let Some(gateway) = gateway {
-                text.push_str(&format!("Gateway={gateway}\n"));
-            }
-        }
-        (None, _) => text.push_str("DHCP=ipv4\n"),
-    }
-    text.push_str("LinkLocalAddressing=no\nIPv6AcceptRA=no\nLLMNR=no\nMulticastDNS=no\n");
-    text
-}
-
 fn make_dir(dir: &Path) -> Result<(), JoinError> {
     std::fs::create_dir_all(dir).map_err(|e| JoinError::Io(dir.to_path_buf(), e))
 }
@@ -675,63 +403,4 @@ fn make_dir(dir: &Path) -> Result<(), JoinError> {
 fn set_private(path: &Path) -> Result<(), JoinError> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| JoinError::Io(path.to_path_buf(), e))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn joined(address: Option<&str>, gateway: Option<&str>) -> Joined {
-        Joined {
-            station: "wj-01".into(),
-            event: "Nationals 2026".into(),
-            upload_url: "https://192.168.10.2:19532".into(),
-            ca_sha256: "ab".repeat(32),
-            certificate_sha256: "cd".repeat(32),
-            laptop_sha256: None,
-            not_after: "Dec 31 00:00:00 2027 GMT".into(),
-            address: address.map(String::from),
-            gateway: gateway.map(String::from),
-        }
-    }
-
-    #[test]
-    fn the_wired_network_is_the_sticks_address_or_dhcp_and_nothing_more() {
-        let fixed = wired_network(&joined(Some("192.168.10.21/24"), Some("192.168.10.1")));
-        let lines: Vec<&str> = fixed.lines().filter(|l| !l.starts_with('#')).collect();
-        assert_eq!(
-            lines,
-            [
-                "[Match]", "Type=ether", "", "[Network]", "Address=192.168.10.21/24", "Gateway=192.168.10.1",
-                "LinkLocalAddressing=no", "IPv6AcceptRA=no", "LLMNR=no", "MulticastDNS=no"
-            ]
-        );
-        let dhcp = wired_network(&joined(None, None));
-        assert!(dhcp.contains("\nDHCP=ipv4\n") && !dhcp.contains("Address="), "{dhcp}");
-        let odd = wired_network(&Joined { event: "two\nlines".into(), ..joined(None, None) });
-        assert_eq!(odd.lines().filter(|l| l.starts_with('[')).count(), 2, "{odd}");
-    }
-
-    #[test]
-    fn fleet_names_are_one_dns_label_made_from_the_stations_name() {
-        for (name, want) in [
-            ("Table 3", "table-3"),
-            ("Boot test", "boot-test"),
-            ("  Salle Ü — 12 ", "salle-12"),
-            ("---", "station"),
-            ("", "station"),
-        ] {
-            assert_eq!(fleet_name(name), want, "{name:?}");
-            assert!(stick::station_name_is_valid(&fleet_name(name)));
-        }
-        let long = fleet_name(&"ab ".repeat(40));
-        assert!(long.len() <= 63 && stick::station_name_is_valid(&long), "{long}");
-    }
-
-    #[test]
-    fn upload_env_names_the_url_and_nothing_else() {
-        let env = upload_env(&Joined { event: "a\nWORDJUDGE_FLEET_URL=https://evil:1".into(), ..joined(None, None) });
-        let settings: Vec<&str> = env.lines().filter(|l| !l.starts_with('#')).collect();
-        assert_eq!(settings, ["WORDJUDGE_FLEET_URL=https://192.168.10.2:19532"]);
-    }
 }

@@ -86,38 +86,20 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
         if chain_found && tail_checked && numbering_found && !want_counts {
             break;
         }
-        // Bounded and without blocking: a FIFO named like a log file is an
-        // error here, never a hang.
-        let bytes = crate::outside_files::read_small_file(path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| AuditError::Read {
-            path: path.clone(),
-            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
-        })?;
+        let bytes = read_log(path)?;
         let lines = format::split_lines(&bytes);
         // The last file with anything in it: a power cut while rotating can
         // tear the old file's closing line after the new file was created.
         if !tail_checked && !bytes.is_empty() {
             tail_checked = true;
             if let Some((offset, tail)) = lines.tail {
-                let challenge = challenge_in(tail);
-                scan.torn_challenge = challenge;
-                scan.max_challenge = scan.max_challenge.max(challenge.unwrap_or(0));
-                scan.torn = Some(Torn { name: name.clone(), path: path.clone(), offset, bytes: tail.to_vec() });
+                scan.note_torn(name, path, offset, tail);
             }
         }
         if !chain_found {
-            if let Some((_, last)) = lines.complete.last() {
+            if let Some(end) = chain_end(&lines.complete) {
                 chain_found = true;
-                scan.chain.prev = format::line_hash(last);
-                // The seq of the last line that can be read, plus the lines after it.
-                scan.chain.next_seq = lines
-                    .complete
-                    .iter()
-                    .rev()
-                    .enumerate()
-                    .find_map(|(after, (_, line))| {
-                        Record::parse(line).ok().map(|h| h.seq.saturating_add(1).saturating_add(after as u64))
-                    })
-                    .unwrap_or(lines.complete.len() as u64 + 1);
+                scan.chain = end;
             }
         }
         for (_, line) in lines.complete.iter().rev() {
@@ -144,12 +126,7 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
                     scan.today_adjudications += 1;
                 }
                 if position + 2 >= logs.len() {
-                    recent_rev.push(Recent {
-                        words: head.adjudication().map(|a| a.words.clone()).unwrap_or_default(),
-                        challenge,
-                        boot_id: head.boot_id,
-                        stamp: Stamp { time, mono_ns: head.mono_ns, synced: head.clock_synced },
-                    });
+                    recent_rev.push(Recent::of(head, challenge, time));
                 }
             }
         }
@@ -157,6 +134,53 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
     recent_rev.reverse();
     scan.recent = recent_rev;
     Ok(scan)
+}
+
+/// One log file's bytes, bounded and without blocking: a FIFO named like a
+/// log file is an error here, never a hang.
+fn read_log(path: &Path) -> Result<Vec<u8>, AuditError> {
+    crate::outside_files::read_small_file(path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| AuditError::Read {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
+    })
+}
+
+impl Recent {
+    /// The adjudication `head` (numbered `challenge`, judged at `time`) as
+    /// a recent one.
+    fn of(head: Record, challenge: u64, time: Timestamp) -> Recent {
+        Recent {
+            words: head.adjudication().map(|a| a.words.clone()).unwrap_or_default(),
+            challenge,
+            stamp: Stamp { time, mono_ns: head.mono_ns, synced: head.clock_synced },
+            boot_id: head.boot_id,
+        }
+    }
+}
+
+impl Scan {
+    /// A torn last line: kept to be repaired, and its challenge number, if
+    /// legible, counted as used (it may have been shown).
+    fn note_torn(&mut self, name: &LogName, path: &Path, offset: u64, tail: &[u8]) {
+        let challenge = challenge_in(tail);
+        self.torn_challenge = challenge;
+        self.max_challenge = self.max_challenge.max(challenge.unwrap_or(0));
+        self.torn = Some(Torn { name: name.clone(), path: path.to_path_buf(), offset, bytes: tail.to_vec() });
+    }
+}
+
+/// Where the chain ends in a file's complete lines, if it has any: after
+/// its last line, at the seq of the last line that can be read plus the
+/// lines after it.
+fn chain_end(complete: &[(u64, &[u8])]) -> Option<ChainEnd> {
+    let (_, last) = complete.last()?;
+    let next_seq = complete
+        .iter()
+        .rev()
+        .enumerate()
+        .find_map(|(after, (_, line))| Record::parse(line).ok().map(|h| h.seq.saturating_add(1).saturating_add(after as u64)))
+        .unwrap_or(complete.len() as u64 + 1);
+    Some(ChainEnd { next_seq, prev: format::line_hash(last) })
 }
 
 /// A challenge number in a torn line's bytes, if one is legible.

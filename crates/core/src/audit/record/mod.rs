@@ -16,8 +16,10 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 mod event;
+mod event_kind;
 
-pub use event::{AuditEvent, CheckpointReason, EventKind};
+pub use event::{AuditEvent, CheckpointReason};
+pub use event_kind::EventKind;
 
 
 /// What identifies the lexicon an adjudication was made with.
