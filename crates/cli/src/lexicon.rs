@@ -4,7 +4,7 @@
 //! manifest or definition file's claims.
 
 use super::{fail, Context};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wordjudge_core::lexicon::build::{build_lexicon, install_official, manifest_path_for, BuildReport};
 use wordjudge_core::lexicon::catalog::{Catalog, Entry, Origin};
@@ -79,95 +79,110 @@ pub fn run(context: &Context, command: LexiconCommand) -> ExitCode {
             }
             Err(e) => fail(e),
         },
-        LexiconCommand::Install { source, id, skip_invalid } => {
-            if let Err(e) = std::fs::create_dir_all(&context.lexicon_dir) {
-                return fail(format_args!("cannot create the lexicon directory {}: {e}", context.lexicon_dir.display()));
-            }
-            match install_official(&source, &context.lexicon_dir, id.as_deref(), skip_invalid) {
-                Ok(report) => {
-                    print_build(&report.build);
-                    let checked = match report.evidence {
-                        "pinned digest" => "its content digest equals the one pinned in wordjudge",
-                        "published fingerprint" => "its fingerprint matches the published one (no digest is pinned for it)",
-                        _ => "nothing is published to check it against",
-                    };
-                    println!("installed as {} of {}: {checked}", report.layer.fst, report.lexicon.id);
-                    let catalog = load(context);
-                    match catalog.open(report.lexicon.id) {
-                        Ok(l) => println!("{}: {}", l.id(), l.status_text()),
-                        Err(e) => println!("{}: {} ({e})", report.lexicon.id, e.status()),
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail(e),
-            }
-        }
-        LexiconCommand::List { all } => {
+        LexiconCommand::Install { source, id, skip_invalid } => install(context, &source, id.as_deref(), skip_invalid),
+        LexiconCommand::List { all } => list(context, all),
+        LexiconCommand::Info { id } => info(context, &id),
+        LexiconCommand::Verify { id } => verify(context, id),
+    }
+}
+
+/// `lexicon install`: an official list built, checked against what is
+/// published for it, and installed; then opened as the station would.
+fn install(context: &Context, source: &Path, id: Option<&str>, skip_invalid: bool) -> ExitCode {
+    if let Err(e) = std::fs::create_dir_all(&context.lexicon_dir) {
+        return fail(format_args!("cannot create the lexicon directory {}: {e}", context.lexicon_dir.display()));
+    }
+    match install_official(source, &context.lexicon_dir, id, skip_invalid) {
+        Ok(report) => {
+            print_build(&report.build);
+            let checked = match report.evidence {
+                "pinned digest" => "its content digest equals the one pinned in wordjudge",
+                "published fingerprint" => "its fingerprint matches the published one (no digest is pinned for it)",
+                _ => "nothing is published to check it against",
+            };
+            println!("installed as {} of {}: {checked}", report.layer.fst, report.lexicon.id);
             let catalog = load(context);
-            for entry in catalog.entries() {
-                let status = match catalog.open(&entry.definition.id) {
-                    Ok(l) => l.status().to_string(),
-                    Err(e) => e.status().to_string(),
-                };
-                println!("{:<12} {:<40} {}  [{}]", entry.definition.id, status, shown(&entry.definition.name), origin(entry));
-            }
-            if all {
-                for entry in catalog.not_installed() {
-                    println!("{:<12} {:<40} {}  [{}]", entry.definition.id, "Missing (not installed)", shown(&entry.definition.name), origin(entry));
-                }
-            } else if !catalog.not_installed().is_empty() {
-                println!("({} more official lexicons known, not installed: `lexicon list --all`)", catalog.not_installed().len());
+            match catalog.open(report.lexicon.id) {
+                Ok(l) => println!("{}: {}", l.id(), l.status_text()),
+                Err(e) => println!("{}: {} ({e})", report.lexicon.id, e.status()),
             }
             ExitCode::SUCCESS
         }
-        LexiconCommand::Info { id } => {
-            let catalog = load(context);
-            match catalog.open(&id) {
-                Ok(lexicon) => {
-                    print_info(&lexicon);
-                    if lexicon.status().can_judge() {
-                        ExitCode::SUCCESS
-                    } else {
-                        ExitCode::from(1)
-                    }
-                }
-                Err(e) => {
-                    println!("id:        {id}");
-                    println!("status:    {}", e.status());
-                    println!("problem:   {e}");
-                    ExitCode::from(1)
-                }
-            }
+        Err(e) => fail(e),
+    }
+}
+
+/// `lexicon list`: every lexicon installed with its status, and with
+/// `--all` the official ones not installed.
+fn list(context: &Context, all: bool) -> ExitCode {
+    let catalog = load(context);
+    for entry in catalog.entries() {
+        let status = match catalog.open(&entry.definition.id) {
+            Ok(l) => l.status().to_string(),
+            Err(e) => e.status().to_string(),
+        };
+        println!("{:<12} {:<40} {}  [{}]", entry.definition.id, status, shown(&entry.definition.name), origin(entry));
+    }
+    if all {
+        for entry in catalog.not_installed() {
+            println!("{:<12} {:<40} {}  [{}]", entry.definition.id, "Missing (not installed)", shown(&entry.definition.name), origin(entry));
         }
-        LexiconCommand::Verify { id } => {
-            let catalog = load(context);
-            let ids: Vec<String> = match id {
-                Some(id) => vec![id],
-                None => catalog.entries().iter().map(|e| e.definition.id.clone()).collect(),
-            };
-            let mut all_usable = true;
-            for id in ids {
-                match catalog.open(&id) {
-                    Ok(l) => {
-                        all_usable &= l.status().can_judge();
-                        let words: u64 = l.layers().iter().map(|layer| layer.facts().word_count).sum();
-                        println!("{:<12} {:<40} {}  {} words", id, l.status().to_string(), l.fingerprint(), words);
-                        if !l.status().can_judge() {
-                            println!("{:<12} {}", "", l.status_text());
-                        }
-                    }
-                    Err(e) => {
-                        all_usable = false;
-                        println!("{:<12} {:<40} {e}", id, e.status().to_string());
-                    }
-                }
-            }
-            if all_usable {
+    } else if !catalog.not_installed().is_empty() {
+        println!("({} more official lexicons known, not installed: `lexicon list --all`)", catalog.not_installed().len());
+    }
+    ExitCode::SUCCESS
+}
+
+/// `lexicon info`: one lexicon's facts; exit 1 when it cannot judge.
+fn info(context: &Context, id: &str) -> ExitCode {
+    let catalog = load(context);
+    match catalog.open(id) {
+        Ok(lexicon) => {
+            print_info(&lexicon);
+            if lexicon.status().can_judge() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
             }
         }
+        Err(e) => {
+            println!("id:        {id}");
+            println!("status:    {}", e.status());
+            println!("problem:   {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `lexicon verify`: one lexicon or every one opened and verified; exit 1
+/// when any cannot judge.
+fn verify(context: &Context, id: Option<String>) -> ExitCode {
+    let catalog = load(context);
+    let ids: Vec<String> = match id {
+        Some(id) => vec![id],
+        None => catalog.entries().iter().map(|e| e.definition.id.clone()).collect(),
+    };
+    let mut all_usable = true;
+    for id in ids {
+        match catalog.open(&id) {
+            Ok(l) => {
+                all_usable &= l.status().can_judge();
+                let words: u64 = l.layers().iter().map(|layer| layer.facts().word_count).sum();
+                println!("{:<12} {:<40} {}  {} words", id, l.status().to_string(), l.fingerprint(), words);
+                if !l.status().can_judge() {
+                    println!("{:<12} {}", "", l.status_text());
+                }
+            }
+            Err(e) => {
+                all_usable = false;
+                println!("{:<12} {:<40} {e}", id, e.status().to_string());
+            }
+        }
+    }
+    if all_usable {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

@@ -1,0 +1,391 @@
+//! `wordjudge fleet sign`: the stations' requests on the fleet stick, each
+//! checked against the binding to its station's audit key, and signed only
+//! once the director has confirmed that key's pairing code. What it finds
+//! on the stick that this CA did not issue is named as planted.
+
+use super::*;
+use wordjudge_core::audit::NoteVerifier;
+
+/// Most entries of `requests/` one `fleet sign` looks at: an event's
+/// stations many times over; a stick holding more is told so.
+const MAX_REQUESTS: usize = 1000;
+
+/// `fleet sign`: every request on the stick, checked and, when it is due,
+/// signed. Every stick file is read without following a link, regular
+/// files only, at most [`stick::MAX_STICK_FILE`] bytes, and copied into a
+/// private folder of the laptop; openssl reads and writes only there, and
+/// only a finished certificate is put on the stick (`write_atomically`). A
+/// request for a name that already has a certificate of another key is
+/// refused unless `--replace NAME`; a certificate on the stick that this CA
+/// did not issue for the name is named as planted and replaced or removed.
+/// Nothing new is signed without the director's confirmation of the
+/// request's key code (`--accept NAME=CODE`, or a yes at the terminal).
+/// Returns the report and how many were refused (or planted) or wait.
+pub(crate) fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> {
+    let ca = EventCa::open(&args.ca_dir).map_err(FleetSetupError::Ca)?;
+    if !args.stick.is_dir() {
+        return Err(FleetSetupError::NoStick(args.stick.clone()));
+    }
+    let folder = match stick::real_folder(&args.stick, stick::FOLDER, false) {
+        Ok(folder) => folder,
+        Err(StickFolderError::Missing(_)) => return Err(FleetSetupError::NoStick(args.stick.join(stick::FOLDER))),
+        Err(e) => return Err(FleetSetupError::StickFolder(e)),
+    };
+    // The laptop's own private folder (mode 0700): openssl's only files.
+    let private =
+        tempfile::Builder::new().prefix("wordjudge-fleet-sign-").tempdir().map_err(FleetSetupError::Private)?;
+    check_stick_ca(&ca, &folder, private.path())?;
+    let requests = match stick::real_folder(&args.stick, &requests_folder(), false) {
+        Ok(r) => r,
+        Err(StickFolderError::Missing(r)) => {
+            return Ok((
+                format!("no requests in {}: has a station joined with this stick yet?\n", r.display()),
+                Tally::default(),
+            ))
+        }
+        Err(e) => return Err(FleetSetupError::StickFolder(e)),
+    };
+    let certificates =
+        stick::real_folder(&args.stick, &certificates_folder(), true).map_err(FleetSetupError::StickFolder)?;
+    let listing = outside_files::list_folder(&requests, MAX_REQUESTS)
+        .map_err(|e| FleetSetupError::StickIo(requests.clone(), e))?;
+    let (mut report, mut tally) = (String::new(), Tally::default());
+    let ask = std::io::IsTerminal::is_terminal(&std::io::stdin());
+    let place = Place {
+        ca: &ca,
+        certificates: &certificates,
+        private: private.path(),
+        replace: &args.replace,
+        accept: &args.accept,
+        ask,
+    };
+    for entry in &listing.entries {
+        let Some(name) = entry.name.strip_suffix(".csr") else { continue };
+        if stick::check_station_name(name).is_err() {
+            tally.refused += 1;
+            // The name as it came from the stick, escaped: it may hold an
+            // escape sequence meant for the director's terminal.
+            report.push_str(&format!(
+                "refused  {}: {}\n",
+                wordjudge_core::word::printable(&entry.name, 80),
+                StickError::BadStationName(name.to_string())
+            ));
+            continue;
+        }
+        let (lines, more) = place.sign_one(&entry.path, name)?;
+        report.push_str(&lines);
+        tally.add(more);
+    }
+    let asked: Vec<&str> = listing.entries.iter().filter_map(|e| e.name.strip_suffix(".csr")).collect();
+    remove_planted(&ca, &certificates, &asked, &mut report, &mut tally)?;
+    if listing.left_out > 0 {
+        tally.refused += 1;
+        report.push_str(&format!(
+            "refused  {} more entries in {}: only the first {MAX_REQUESTS} are looked at\n",
+            listing.left_out,
+            requests.display()
+        ));
+    }
+    if report.is_empty() {
+        report = format!("no requests in {}: has a station joined with this stick yet?\n", requests.display());
+    }
+    Ok((report, tally))
+}
+
+/// The stick's CA certificate, copied into `private`, must be this
+/// laptop's: a stick of another event (or another CA folder) is not signed
+/// for.
+fn check_stick_ca(ca: &EventCa, folder: &Path, private: &Path) -> Result<(), FleetSetupError> {
+    let stick_ca = private.join("stick-ca.pem");
+    match outside_files::read_small_file_nofollow(&folder.join(stick::CA_FILE), stick::MAX_STICK_FILE) {
+        Ok(bytes) => outside_files::write_atomically(&stick_ca, &bytes)
+            .map_err(|e| FleetSetupError::StickIo(stick_ca.clone(), e))?,
+        Err(e) if e.is_not_found() => return Err(FleetSetupError::NoStick(folder.to_path_buf())),
+        Err(e) => return Err(FleetSetupError::StickFile(e)),
+    }
+    let ours = EventCa::fingerprint(&ca.ca_pem()).map_err(FleetSetupError::Ca)?;
+    let theirs = EventCa::fingerprint(&stick_ca).map_err(FleetSetupError::Ca)?;
+    if ours != theirs {
+        return Err(FleetSetupError::OtherEvent { stick: theirs, ours });
+    }
+    Ok(())
+}
+
+/// Certificates on the stick with no request this time (`asked`): each must
+/// be the one this CA issued for its name, or it is named as planted and
+/// removed (a station would refuse it; the director should know).
+fn remove_planted(
+    ca: &EventCa,
+    certificates: &Path,
+    asked: &[&str],
+    report: &mut String,
+    tally: &mut Tally,
+) -> Result<(), FleetSetupError> {
+    let answers = outside_files::list_folder(certificates, MAX_REQUESTS)
+        .map_err(|e| FleetSetupError::StickIo(certificates.to_path_buf(), e))?;
+    for entry in &answers.entries {
+        let Some(name) = entry.name.strip_suffix(".pem") else { continue };
+        if asked.contains(&name) {
+            continue;
+        }
+        let shown = wordjudge_core::word::printable(&entry.name, 80);
+        let issued =
+            if stick::station_name_is_valid(name) { ca.issued(name).map_err(FleetSetupError::Ca)? } else { None };
+        let why = match outside_files::read_small_file_nofollow(&entry.path, stick::MAX_STICK_FILE) {
+            Ok(bytes) if issued.as_ref().is_some_and(|(_, ours)| *ours == bytes) => continue,
+            Ok(_) => "it is not a certificate this CA issued for that name".to_string(),
+            Err(e) => e.to_string(),
+        };
+        tally.refused += 1;
+        let _ = std::fs::remove_file(&entry.path);
+        report.push_str(&format!("planted  {shown}: {why}; removed from the stick\n"));
+    }
+    Ok(())
+}
+
+/// Requests `fleet sign` did not sign: refused, or waiting for the
+/// director to confirm their key's code.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Tally {
+    pub(crate) refused: usize,
+    pub(crate) waiting: usize,
+}
+
+impl Tally {
+    fn add(&mut self, more: Tally) {
+        self.refused += more.refused;
+        self.waiting += more.waiting;
+    }
+}
+
+/// What `fleet sign` signs with and where, and what the director said.
+struct Place<'a> {
+    ca: &'a EventCa,
+    certificates: &'a Path,
+    private: &'a Path,
+    replace: &'a [String],
+    accept: &'a [(String, String)],
+    /// Whether to ask at the terminal about a request not accepted by `--accept`.
+    ask: bool,
+}
+
+/// Whether the director confirmed a request's key.
+enum Confirmed {
+    Yes,
+    /// `--accept` gave another code for the name.
+    OtherCode(String),
+    Waiting,
+}
+
+/// A request that holds: its copy in the private folder, its public key,
+/// and the audit key its binding names.
+struct Request {
+    copy: PathBuf,
+    key: Vec<u8>,
+    audit_key: NoteVerifier,
+}
+
+/// The certificate slot of a name on the stick: where, whether something
+/// is there, and why that is planted (not what this CA issued for the name).
+struct OnStick {
+    path: PathBuf,
+    there: bool,
+    planted: Option<String>,
+}
+
+impl Place<'_> {
+    /// One request, `name` checked: the report's lines, and how many
+    /// refusals they hold. An `Err` only when the stick cannot be written.
+    fn sign_one(&self, request: &Path, name: &str) -> Result<(String, Tally), FleetSetupError> {
+        let checked = match self.check_request(request, name)? {
+            Ok(checked) => checked,
+            Err(why) => return Ok((format!("refused  {name}: {why}\n"), Tally { refused: 1, waiting: 0 })),
+        };
+        let code = stick::pairing_code(&checked.audit_key);
+        let paired = self.ca.paired_key(name).map_err(FleetSetupError::Ca)?;
+        let issued = self.ca.issued(name).map_err(FleetSetupError::Ca)?;
+        let issued_key = match &issued {
+            Some((path, _)) => {
+                let pem = EventCa::certificate_public_key(path).map_err(FleetSetupError::Ca)?;
+                stick::public_key_der(&pem)
+            }
+            None => None,
+        };
+        let on_stick = self.on_stick(name, issued.as_ref().map(|(_, ours)| ours.as_slice()));
+        let (mut report, mut tally) = (String::new(), Tally::default());
+        if let Some(why) = &on_stick.planted {
+            tally.refused += 1;
+            report.push_str(&format!(
+                "planted  {name}: {}: {why}; refused, not left for the station\n",
+                on_stick.path.display()
+            ));
+        }
+        match (&issued, issued_key) {
+            (Some((_, ours)), Some(k)) if k == checked.key && paired.as_ref() == Some(&checked.audit_key) => {
+                if on_stick.there && on_stick.planted.is_none() {
+                    report.push_str(&format!("kept     {name}: signed before (key {code})\n"));
+                } else {
+                    put(&on_stick.path, ours)?;
+                    report.push_str(&format!(
+                        "restored {name}: the certificate signed before for this key (key {code})\n"
+                    ));
+                }
+            }
+            (Some(_), k) if !self.replace.iter().any(|r| r == name) => {
+                tally.refused += 1;
+                let old = match (&paired, k) {
+                    (Some(paired), _) => stick::pairing_code(paired),
+                    (None, Some(_)) => "no audit key paired".to_string(),
+                    (None, None) => "unreadable".to_string(),
+                };
+                report.push_str(&format!(
+                    "refused  {name}: {name} already has a certificate of another key ({old}); this request's key is {code}. \
+                     If that station made a new key (reflashed, or left the fleet), sign it with --replace {name}\n"
+                ));
+                if on_stick.planted.is_some() {
+                    // Never left for a station to find; removing a link removes the link only.
+                    let _ = std::fs::remove_file(&on_stick.path);
+                }
+            }
+            (previous, _) => {
+                let (lines, more) = self.sign_new_key(name, &code, &checked, &on_stick, previous.is_some())?;
+                report.push_str(&lines);
+                tally.add(more);
+            }
+        }
+        Ok((report, tally))
+    }
+
+    /// The request copied into the private folder and checked, with the
+    /// binding beside it that ties it to the station's audit key (the key
+    /// paired with the certificate, whose code the director confirms).
+    /// `Ok(Err(why))` for a request refused; `Err` when the private folder
+    /// cannot be written.
+    fn check_request(&self, request: &Path, name: &str) -> Result<Result<Request, String>, FleetSetupError> {
+        let bytes = match outside_files::read_small_file_nofollow(request, stick::MAX_STICK_FILE) {
+            Ok(bytes) => bytes,
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        let copy = self.private.join(format!("{name}.csr"));
+        outside_files::write_atomically(&copy, &bytes).map_err(|e| FleetSetupError::StickIo(copy.clone(), e))?;
+        let key = match EventCa::check_request(&copy, name) {
+            Ok(pem) => pem,
+            Err(CaError::Request { problem, .. }) => return Ok(Err(format!("{}: {problem}", request.display()))),
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        let Some(key) = stick::public_key_der(&key) else { return Ok(Err("its public key cannot be read".into())) };
+        let binding_path = request.with_file_name(format!("{name}{}", stick::BINDING_SUFFIX));
+        let audit_key = match outside_files::read_small_text_nofollow(&binding_path, stick::MAX_STICK_FILE) {
+            Ok(text) => match stick::RequestBinding::check(&text, name, &key) {
+                Ok(verifier) => verifier,
+                Err(e) => return Ok(Err(format!("{}: {e}", binding_path.display()))),
+            },
+            Err(e) if e.is_not_found() => {
+                return Ok(Err(format!(
+                    "no {name}{} beside it: the request is not bound to a station's audit key (made by an older \
+                     wordjudge, or not by a station); the station makes both at its next visit",
+                    stick::BINDING_SUFFIX
+                )))
+            }
+            Err(e) => return Ok(Err(e.to_string())),
+        };
+        Ok(Ok(Request { copy, key, audit_key }))
+    }
+
+    /// `name`'s certificate slot on the stick, and whether what is there is
+    /// `issued`, the certificate this CA issued for the name.
+    fn on_stick(&self, name: &str, issued: Option<&[u8]>) -> OnStick {
+        let path = self.certificates.join(format!("{name}.pem"));
+        let there = std::fs::symlink_metadata(&path).is_ok();
+        let planted = if !there {
+            None
+        } else {
+            match outside_files::read_small_file_nofollow(&path, stick::MAX_STICK_FILE) {
+                Ok(bytes) if issued.is_some_and(|ours| ours == bytes) => None,
+                Ok(_) => Some(format!("it is not the certificate this CA issued for {name}")),
+                Err(e) => Some(e.to_string()),
+            }
+        };
+        OnStick { path, there, planted }
+    }
+
+    /// A new key for the name: signed only once the director has matched
+    /// its code with the one the station shows; `replaces` when the name had
+    /// a certificate of another key (`--replace`).
+    fn sign_new_key(
+        &self,
+        name: &str,
+        code: &str,
+        request: &Request,
+        on_stick: &OnStick,
+        replaces: bool,
+    ) -> Result<(String, Tally), FleetSetupError> {
+        let (mut report, mut tally) = (String::new(), Tally::default());
+        let unsigned = match self.confirmed(name, code) {
+            Confirmed::Yes => None,
+            Confirmed::OtherCode(given) => {
+                tally.refused += 1;
+                Some(format!(
+                    "refused  {name}: --accept gives the code {given}, and this request's key is {code}: \
+                     not the request of the station that showed {given}\n"
+                ))
+            }
+            Confirmed::Waiting => {
+                tally.waiting += 1;
+                Some(format!(
+                    "waiting  {name}: key {code}; if the station {name} shows this code, sign it with \
+                     --accept {name}={code}\n"
+                ))
+            }
+        };
+        let out = self.private.join(format!("{name}.pem"));
+        let failed = match unsigned {
+            Some(line) => Some(line),
+            None => self.ca.sign_station(&request.copy, name, &request.audit_key, &out).err().map(|e| {
+                tally.refused += 1;
+                format!("refused  {name}: {e}\n")
+            }),
+        };
+        if let Some(line) = failed {
+            report.push_str(&line);
+            if on_stick.planted.is_some() {
+                let _ = std::fs::remove_file(&on_stick.path);
+            }
+            return Ok((report, tally));
+        }
+        let bytes = laptop_file(&out)?;
+        put(&on_stick.path, &bytes)?;
+        let fp = EventCa::fingerprint(&out).map_err(FleetSetupError::Ca)?;
+        report.push_str(&format!(
+            "signed   {name}: {} (sha256 {fp}, key {code}){}\n",
+            on_stick.path.display(),
+            if replaces { "; it replaces the certificate of the name's other key (--replace)" } else { "" }
+        ));
+        Ok((report, tally))
+    }
+
+    /// The director's word on `name`'s key `code`: `--accept`, else a
+    /// question at the terminal, else waiting.
+    fn confirmed(&self, name: &str, code: &str) -> Confirmed {
+        let want = normal_code(code).unwrap_or_default();
+        if let Some((_, given)) = self.accept.iter().find(|(n, _)| n == name) {
+            return if *given == want { Confirmed::Yes } else { Confirmed::OtherCode(given.clone()) };
+        }
+        if !self.ask {
+            return Confirmed::Waiting;
+        }
+        eprint!("wordjudge: a request for {name}, key {code}. Is this the code on {name}'s screen? Sign it? [y/N] ");
+        let mut answer = String::new();
+        let _ = std::io::BufRead::read_line(&mut std::io::stdin().lock(), &mut answer);
+        if matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+            Confirmed::Yes
+        } else {
+            Confirmed::Waiting
+        }
+    }
+}
+
+/// Puts a finished certificate in its slot on the stick, atomically.
+fn put(on_stick: &Path, bytes: &[u8]) -> Result<(), FleetSetupError> {
+    outside_files::write_atomically(on_stick, bytes).map_err(|e| FleetSetupError::StickIo(on_stick.to_path_buf(), e))
+}
