@@ -4,6 +4,7 @@
 //! both the command line's parser and the station, so the command line's
 //! own package never names Slint.
 
+use wordjudge_core::backend::Backend;
 use wordjudge_cli::kiosk::{KioskArgs, ScreenshotArgs};
 use wordjudge_cli::{fail, stick, Cli, Command, Context, EXIT_USAGE};
 use std::process::ExitCode;
@@ -26,18 +27,17 @@ pub fn run_gui(cli: Cli) -> ExitCode {
 }
 
 fn kiosk(context: Context, args: KioskArgs) -> ExitCode {
+    // The appliance's service has the sticks and updates of the system;
+    // anywhere else, none unless asked for.
+    let appliance_default = if args.appliance { Backend::System } else { Backend::Off };
     let options = wordjudge_station::app::runner::KioskOptions {
         windowed: args.windowed,
         gpio: args.gpio,
         config: context.loaded,
         lexicon_dir: context.lexicon_dir,
         appliance: args.appliance,
-        usb: args.usb.unwrap_or(if args.appliance { wordjudge_core::usb::Backend::System } else { wordjudge_core::usb::Backend::Off }),
-        updates: args.updates.unwrap_or(if args.appliance {
-            wordjudge_core::update::Backend::System
-        } else {
-            wordjudge_core::update::Backend::Off
-        }),
+        usb: args.usb.unwrap_or(appliance_default.clone()),
+        updates: args.updates.unwrap_or(appliance_default),
     };
     match wordjudge_station::app::runner::run(options) {
         Ok(()) => ExitCode::SUCCESS,

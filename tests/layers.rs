@@ -23,8 +23,8 @@ const CRATES: &[(&str, &[&[&str]])] = &[("crates/core", CORE_LAYERS), ("crates/s
 /// audit log's writer (`recorder`) and its readers (`inspect`) share the
 /// format (`audit`) and nothing else.
 const CORE_LAYERS: &[&[&str]] = &[
-    // The one reading of the `--usb` and `--updates` values: imports nothing.
-    &["backend_spec"],
+    // The one backend choice of the `--usb` and `--updates` ports: imports nothing.
+    &["backend"],
     // Foundations: import nothing of the crate.
     &["word", "fingerprint", "digest", "panel", "profile", "pin", "outside_files", "shutdown"],
     // The word lists, the GPIO panel, the USB sticks, updates of the station,

@@ -20,14 +20,14 @@ pub struct KioskArgs {
     /// USB sticks in the director menu: system (udev and the root helper
     /// units, the appliance's default), folders:DIR (each folder of DIR is a
     /// stick: desktops and tests), or off (the default elsewhere)
-    #[arg(long, value_name = "system|folders:DIR|off")]
-    pub usb: Option<wordjudge_core::usb::Backend>,
+    #[arg(long, value_name = "system|folders:DIR|off", value_parser = wordjudge_core::usb::backend)]
+    pub usb: Option<wordjudge_core::backend::Backend>,
     /// Updates of the station from a bundle on a stick: system (RAUC, the
     /// appliance's default; offered only where /etc/rauc/system.conf
     /// exists), sim:DIR (simulated: desktops and tests), or off (the
     /// default elsewhere)
-    #[arg(long, value_name = "system|sim:DIR|off")]
-    pub updates: Option<wordjudge_core::update::Backend>,
+    #[arg(long, value_name = "system|sim:DIR|off", value_parser = wordjudge_core::update::backend)]
+    pub updates: Option<wordjudge_core::backend::Backend>,
 }
 
 #[derive(clap::Args, Debug)]

@@ -9,7 +9,7 @@
 //! Layers inside this crate, each importing only from the ones below it and
 //! never from a neighbour in its row (`tests/layers.rs` reads the
 //! `use crate::` lines; Cargo keeps the station and the command line out):
-//! the one reading of the `--usb` and `--updates` values ([`backend_spec`]);
+//! the one [`backend`] choice of the `--usb` and `--updates` ports;
 //! foundations ([`word`], [`fingerprint`], [`digest`], [`panel`],
 //! [`profile`], [`pin`], [`outside_files`], [`shutdown`]);
 //! [`lexicon`], [`gpio`], [`usb`], [`update`], [`guard`], [`keyboard`];
@@ -18,7 +18,7 @@
 //! from the records' journal copies ([`fleet`]).
 
 pub mod audit;
-pub mod backend_spec;
+pub mod backend;
 pub mod config;
 pub mod digest;
 pub mod fingerprint;

@@ -31,6 +31,7 @@ pub mod sim;
 pub mod staged;
 pub mod system;
 
+use crate::backend::{Backend, BackendError};
 use std::cmp::Ordering;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -461,32 +462,21 @@ impl Refusals {
     }
 }
 
-/// Which [`Updates`] the kiosk uses (`--updates`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Backend {
-    /// `rauc` and the appliance's files (none without `system.conf`).
-    System,
-    /// The simulated twin, its boot-check files in this directory.
-    Sim(PathBuf),
-    Off,
-}
+/// `--updates`' word for the simulated twin (`sim:DIR`: its boot-check
+/// files in DIR).
+pub const SIMULATED: &str = "sim";
 
-impl std::str::FromStr for Backend {
-    type Err = crate::backend_spec::SpecError;
-    fn from_str(s: &str) -> Result<Backend, Self::Err> {
-        Ok(match crate::backend_spec::parse(s, "sim")? {
-            crate::backend_spec::Spec::System => Backend::System,
-            crate::backend_spec::Spec::Dir(dir) => Backend::Sim(dir),
-            crate::backend_spec::Spec::Off => Backend::Off,
-        })
-    }
+/// Reads `--updates`' value: `system` (`rauc` and the appliance's files;
+/// none without `system.conf`), `sim:DIR` or `off`.
+pub fn backend(text: &str) -> Result<Backend, BackendError> {
+    Backend::parse(text, SIMULATED)
 }
 
 /// Opens the backend.
 pub fn open(backend: &Backend) -> Box<dyn Updates> {
     match backend {
         Backend::System => Box::new(system::SystemUpdates::appliance()),
-        Backend::Sim(dir) => Box::new(sim::SimUpdates::new(env!("CARGO_PKG_VERSION"), dir.clone())),
+        Backend::Simulated(dir) => Box::new(sim::SimUpdates::new(env!("CARGO_PKG_VERSION"), dir.clone())),
         Backend::Off => Box::new(NoUpdates),
     }
 }

@@ -125,14 +125,14 @@ fn only_bundles_at_the_top_are_found() {
 
 #[test]
 fn backends_parse() {
-    assert_eq!("system".parse::<Backend>(), Ok(Backend::System));
-    assert_eq!("sim:/tmp/u".parse::<Backend>(), Ok(Backend::Sim("/tmp/u".into())));
-    assert!("sim:".parse::<Backend>().is_err());
+    assert_eq!(backend("system"), Ok(Backend::System));
+    assert_eq!(backend("sim:/tmp/u"), Ok(Backend::Simulated("/tmp/u".into())));
+    assert!(backend("sim:").is_err());
 }
 
 #[test]
 fn a_bad_updates_value_names_the_valid_ones() {
-    let text = "folders:/tmp/u".parse::<Backend>().unwrap_err().to_string();
+    let text = backend("folders:/tmp/u").unwrap_err().to_string();
     assert!(text.contains("system") && text.contains("sim:DIR") && text.contains("off"), "{text}");
 }
 

@@ -29,6 +29,7 @@ pub mod helper;
 pub mod sim;
 pub mod system;
 
+use crate::backend::{Backend, BackendError};
 use std::fmt;
 use std::path::PathBuf;
 
@@ -158,33 +159,21 @@ impl Sticks for NoSticks {
     }
 }
 
-/// Which [`Sticks`] the kiosk uses (`--usb`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Backend {
-    /// udev and the systemd helper units (the appliance).
-    System,
-    /// Each folder in this directory is a stick (tests, desktops).
-    Folders(PathBuf),
-    /// No sticks.
-    Off,
-}
+/// `--usb`'s word for a folder of simulated sticks (`folders:DIR`: each
+/// folder in it is a stick; tests, desktops).
+pub const SIMULATED: &str = "folders";
 
-impl std::str::FromStr for Backend {
-    type Err = crate::backend_spec::SpecError;
-    fn from_str(s: &str) -> Result<Backend, Self::Err> {
-        Ok(match crate::backend_spec::parse(s, "folders")? {
-            crate::backend_spec::Spec::System => Backend::System,
-            crate::backend_spec::Spec::Dir(dir) => Backend::Folders(dir),
-            crate::backend_spec::Spec::Off => Backend::Off,
-        })
-    }
+/// Reads `--usb`'s value: `system` (udev and the systemd helper units, the
+/// appliance), `folders:DIR` or `off` (no sticks).
+pub fn backend(text: &str) -> Result<Backend, BackendError> {
+    Backend::parse(text, SIMULATED)
 }
 
 /// Opens the backend.
 pub fn open(backend: &Backend) -> Box<dyn Sticks> {
     match backend {
         Backend::System => Box::new(system::SystemSticks),
-        Backend::Folders(dir) => Box::new(sim::FolderSticks::new(dir.clone())),
+        Backend::Simulated(dir) => Box::new(sim::FolderSticks::new(dir.clone())),
         Backend::Off => Box::new(NoSticks),
     }
 }
@@ -215,11 +204,11 @@ mod tests {
 
     #[test]
     fn backends_parse() {
-        assert_eq!("system".parse::<Backend>(), Ok(Backend::System));
-        assert_eq!("off".parse::<Backend>(), Ok(Backend::Off));
-        assert_eq!("folders:/tmp/s".parse::<Backend>(), Ok(Backend::Folders("/tmp/s".into())));
-        assert!("folders:".parse::<Backend>().is_err());
-        assert!("udisks".parse::<Backend>().is_err());
+        assert_eq!(backend("system"), Ok(Backend::System));
+        assert_eq!(backend("off"), Ok(Backend::Off));
+        assert_eq!(backend("folders:/tmp/s"), Ok(Backend::Simulated("/tmp/s".into())));
+        assert!(backend("folders:").is_err());
+        assert!(backend("udisks").is_err());
     }
 
     #[test]

@@ -38,9 +38,9 @@ pub struct KioskOptions {
     /// the unit): only then does the director menu offer reboot and power-off.
     pub appliance: bool,
     /// USB sticks for the director (`--usb`).
-    pub usb: wordjudge_core::usb::Backend,
+    pub usb: wordjudge_core::backend::Backend,
     /// Updates of the station from a stick (`--updates`).
-    pub updates: wordjudge_core::update::Backend,
+    pub updates: wordjudge_core::backend::Backend,
 }
 
 /// Sets up logging: journald when there is one (structured fields), and stderr.
