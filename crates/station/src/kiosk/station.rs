@@ -370,7 +370,7 @@ pub trait Judging {
 
 /// The director's PIN and the director's records: the PIN checked, changed
 /// or set first, the wrong-PIN guard kept across restarts, and every
-/// director action written to the audit log. Errors: [`SettingsError`].
+/// director action written to the audit log. Errors: [`PinChangeError`].
 pub trait DirectorPin {
     /// Checks a director PIN.
     fn check_pin(&mut self, pin: &str) -> PinCheck;
@@ -383,7 +383,7 @@ pub trait DirectorPin {
     /// Saves the PIN guard, so a restart keeps wrong PINs and lockouts.
     fn save_pin_guard(&mut self, _guard: PinGuard) {}
     /// Changes the director PIN after checking the old one.
-    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError>;
+    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), PinChangeError>;
     /// Whether this is a fresh station that has never had a director PIN
     /// (no config, no last good copy): the director chord then asks for
     /// one, so a new card can be set up at the venue without a shell. A
@@ -391,7 +391,7 @@ pub trait DirectorPin {
     fn first_pin_needed(&self) -> bool;
     /// Sets the first director PIN (only while [`Self::first_pin_needed`]),
     /// recorded in the audit log.
-    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError>;
+    fn set_first_pin(&mut self, new: &str) -> Result<(), PinChangeError>;
 }
 
 /// The lexicons and event profiles the director may choose, and switching
@@ -434,7 +434,7 @@ pub trait PowerActions {
 }
 
 /// The event's fleet: the event this station is in, and leaving it.
-/// Errors: [`SettingsError`].
+/// Errors: [`LeaveError`].
 pub trait FleetMembership {
     /// The event whose fleet this station is in, if any (the director menu
     /// then offers to leave it).
@@ -443,7 +443,53 @@ pub trait FleetMembership {
     }
     /// Leaves the event's fleet: the uploader stops, its key and
     /// certificates go; recorded. The event left.
-    fn leave_fleet(&mut self) -> Result<String, SettingsError> {
-        Err(SettingsError::Invalid("this station is in no fleet".into()))
+    fn leave_fleet(&mut self) -> Result<String, LeaveError> {
+        Err(LeaveError::NotInFleet)
     }
 }
+
+/// Why the director PIN was not changed or set. Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PinChangeError {
+    /// The old PIN is not the director PIN.
+    WrongPin,
+    /// The new PIN is not one (its format), or the station already has one
+    /// (a first PIN).
+    Invalid(String),
+    /// The config could not be saved, or is not the station's own (the
+    /// last good settings are held).
+    Failed(String),
+}
+
+impl fmt::Display for PinChangeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PinChangeError::WrongPin => f.write_str("the old PIN is wrong"),
+            PinChangeError::Invalid(why) => f.write_str(why),
+            PinChangeError::Failed(why) => write!(f, "{why}; nothing changed"),
+        }
+    }
+}
+
+impl std::error::Error for PinChangeError {}
+
+/// Why the station did not leave its fleet. Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LeaveError {
+    /// The station is in no fleet.
+    NotInFleet,
+    /// Its fleet folder could not be read or cleared, or the uploader did
+    /// not stop.
+    Failed(String),
+}
+
+impl fmt::Display for LeaveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LeaveError::NotInFleet => f.write_str("this station is in no fleet"),
+            LeaveError::Failed(why) => write!(f, "{why}; nothing changed"),
+        }
+    }
+}
+
+impl std::error::Error for LeaveError {}

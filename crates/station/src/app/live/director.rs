@@ -114,7 +114,7 @@ impl LiveStation {
     }
 
     /// Records a director's setting change, done or refused.
-    pub(super) fn record_setting(&mut self, setting: &str, value: Option<&str>, result: &Result<(), SettingsError>) {
+    pub(super) fn record_setting<E: std::fmt::Display>(&mut self, setting: &str, value: Option<&str>, result: &Result<(), E>) {
         self.record(match result {
             Ok(()) => AuditEvent::SettingChanged { setting: setting.into(), value: value.map(str::to_string) },
             Err(e) => AuditEvent::SettingRefused { setting: setting.into(), reason: e.to_string() },

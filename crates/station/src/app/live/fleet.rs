@@ -16,7 +16,7 @@
 use super::LiveStation;
 use wordjudge_core::audit::AuditEvent;
 use wordjudge_core::fleet::join::{self, JoinStep};
-use crate::kiosk::station::SettingsError;
+use crate::kiosk::station::LeaveError;
 use wordjudge_core::usb::Stick;
 use std::path::PathBuf;
 use crate::kiosk::station::FleetMembership;
@@ -85,16 +85,16 @@ impl LiveStation {
 
     /// Leaves the fleet: the uploader stopped first, then its settings,
     /// key and certificates removed; recorded.
-    pub(super) fn leave_fleet_now(&mut self) -> Result<String, SettingsError> {
+    pub(super) fn leave_fleet_now(&mut self) -> Result<String, LeaveError> {
         let dir = self.fleet_dir();
-        let Some(joined) = join::joined(&dir).map_err(|e| SettingsError::Failed(e.to_string()))? else {
-            return Err(SettingsError::Invalid("this station is in no fleet".into()));
+        let Some(joined) = join::joined(&dir).map_err(|e| LeaveError::Failed(e.to_string()))? else {
+            return Err(LeaveError::NotInFleet);
         };
         if self.appliance {
             wordjudge_core::usb::system::systemctl_no_block("stop", &FLEET_UNITS.map(String::from))
-                .map_err(|problem| SettingsError::Failed(format!("the uploader did not stop: {problem}")))?;
+                .map_err(|problem| LeaveError::Failed(format!("the uploader did not stop: {problem}")))?;
         }
-        join::leave(&dir).map_err(|e| SettingsError::Failed(e.to_string()))?;
+        join::leave(&dir).map_err(|e| LeaveError::Failed(e.to_string()))?;
         tracing::info!("fleet: left {}", joined.event);
         self.record(AuditEvent::FleetLeft {
             fleet: joined.event.clone(),
@@ -133,7 +133,7 @@ impl FleetMembership for LiveStation {
         wordjudge_core::fleet::join::joined(&self.fleet_dir()).ok().flatten().map(|j| j.event)
     }
 
-    fn leave_fleet(&mut self) -> Result<String, SettingsError> {
+    fn leave_fleet(&mut self) -> Result<String, LeaveError> {
         self.leave_fleet_now()
     }
 }

@@ -7,7 +7,7 @@ use wordjudge_core::audit::{AuditEvent, Clock, SystemClock};
 use wordjudge_core::config::ConfigSource;
 use wordjudge_core::guard::{BootInstant, Guard, Lockout};
 use crate::kiosk::flow::PIN_LOCKOUT_MAX;
-use crate::kiosk::station::{DirectorEvent, PinCheck, PinGuard, SettingsError};
+use crate::kiosk::station::{DirectorEvent, PinChangeError, PinCheck, PinGuard};
 use std::time::Duration;
 
 use super::LiveStation;
@@ -83,13 +83,13 @@ impl DirectorPin for LiveStation {
         self.store_pin_guard(guard)
     }
 
-    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError> {
+    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), PinChangeError> {
         let result = (|| {
             if self.check_pin(old) != PinCheck::Accepted {
-                return Err(SettingsError::WrongPin);
+                return Err(PinChangeError::WrongPin);
             }
-            let hash = wordjudge_core::pin::hash_pin(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
-            self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(SettingsError::Failed)
+            let hash = wordjudge_core::pin::hash_pin(new).map_err(|e| PinChangeError::Invalid(e.to_string()))?;
+            self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(PinChangeError::Failed)
         })();
         self.record_setting("pin", None, &result);
         result
@@ -102,13 +102,13 @@ impl DirectorPin for LiveStation {
             && matches!(self.config_source, ConfigSource::File | ConfigSource::Defaults)
     }
 
-    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError> {
+    fn set_first_pin(&mut self, new: &str) -> Result<(), PinChangeError> {
         let result = (|| {
             if !self.first_pin_needed() {
-                return Err(SettingsError::Invalid("this station already has a director PIN".into()));
+                return Err(PinChangeError::Invalid("this station already has a director PIN".into()));
             }
-            let hash = wordjudge_core::pin::hash_pin(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
-            self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(SettingsError::Failed)
+            let hash = wordjudge_core::pin::hash_pin(new).map_err(|e| PinChangeError::Invalid(e.to_string()))?;
+            self.save_config(|c| c.director_pin_hash = Some(hash)).map_err(PinChangeError::Failed)
         })();
         self.record_setting("pin", Some("first PIN, set at the station"), &result);
         result

@@ -2,9 +2,9 @@
 //! scripted, handed out as the flow polls for it.
 
 use super::{FakeRecord, FakeStation};
-use crate::kiosk::station::{FleetMembership, StickWork, UpdateWork};
+use crate::kiosk::station::{FleetMembership, LeaveError, StickWork, UpdateWork};
 use crate::kiosk::station::{
-    SettingsError, StickChoice, UpdateNotStarted, UpdateOffer, UpdateReport, UpdateRequest, UsbError, UsbRequest,
+    StickChoice, UpdateNotStarted, UpdateOffer, UpdateReport, UpdateRequest, UsbError, UsbRequest,
     UsbUpdate,
 };
 use wordjudge_core::update::{BootCheck, UpdateError};
@@ -144,8 +144,8 @@ impl FleetMembership for FakeStation {
         self.fleet.clone()
     }
 
-    fn leave_fleet(&mut self) -> Result<String, SettingsError> {
-        let event = self.fleet.take().ok_or_else(|| SettingsError::Invalid("this station is in no fleet".into()))?;
+    fn leave_fleet(&mut self) -> Result<String, LeaveError> {
+        let event = self.fleet.take().ok_or(LeaveError::NotInFleet)?;
         self.fleet_requested = false;
         self.records.push(FakeRecord::FleetLeft { event: event.clone() });
         Ok(event)

@@ -7,7 +7,7 @@ use crate::kiosk::station::{
     parse_clock, DirectorEvent, LexiconChoice, PinCheck, ProfileChoice, SettingsError, SwitchError, SystemAction,
     SystemError,
 };
-use crate::kiosk::station::{DirectorPin, DirectorSettings, Judging, LexiconChoices, PowerActions};
+use crate::kiosk::station::{DirectorPin, DirectorSettings, Judging, LexiconChoices, PinChangeError, PowerActions};
 
 /// What the real station answers a change while the settings are held.
 const HELD: &str = "the settings are damaged: restore the last good settings first";
@@ -33,14 +33,14 @@ impl DirectorPin for FakeStation {
         self.pin_guard = guard;
     }
 
-    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), SettingsError> {
+    fn change_pin(&mut self, old: &str, new: &str) -> Result<(), PinChangeError> {
         if self.held {
-            return Err(SettingsError::Failed(HELD.into()));
+            return Err(PinChangeError::Failed(HELD.into()));
         }
         if self.pin.as_deref() != Some(old) {
-            return Err(SettingsError::WrongPin);
+            return Err(PinChangeError::WrongPin);
         }
-        wordjudge_core::pin::check_pin_format(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        wordjudge_core::pin::check_pin_format(new).map_err(|e| PinChangeError::Invalid(e.to_string()))?;
         self.pin = Some(new.into());
         self.records.push(FakeRecord::PinChanged);
         Ok(())
@@ -50,11 +50,11 @@ impl DirectorPin for FakeStation {
         self.fresh && self.pin.is_none()
     }
 
-    fn set_first_pin(&mut self, new: &str) -> Result<(), SettingsError> {
+    fn set_first_pin(&mut self, new: &str) -> Result<(), PinChangeError> {
         if !self.first_pin_needed() {
-            return Err(SettingsError::Invalid("this station already has a director PIN".into()));
+            return Err(PinChangeError::Invalid("this station already has a director PIN".into()));
         }
-        wordjudge_core::pin::check_pin_format(new).map_err(|e| SettingsError::Invalid(e.to_string()))?;
+        wordjudge_core::pin::check_pin_format(new).map_err(|e| PinChangeError::Invalid(e.to_string()))?;
         self.pin = Some(new.into());
         self.records.push(FakeRecord::PinSet);
         Ok(())

@@ -1,5 +1,6 @@
-//! The director's PIN prompt and menu: the first PIN of a fresh station,
-//! wrong PINs and their lockout, and the menu's pages.
+//! The director menu's pages: what each page offers as the station is now,
+//! the keys on a page, and what ENTER on an entry opens (the PIN prompt
+//! before it is in `pin`, the confirmation after it in `confirm`).
 //!
 //! Why pages and confirmations: a flat list of 30 to 40 rows that acted on
 //! the first ENTER let one stray ENTER (after a stick's result screen, with
@@ -12,18 +13,6 @@
 //! what the station judges with.
 
 use super::*;
-
-/// What the PIN prompt says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PinMessage {
-    /// No PIN is configured and this station cannot take one here (its
-    /// config is not its own: broken, with the last good copy in force).
-    NotSet,
-    /// A wrong PIN; attempts left before the lock.
-    Wrong { attempts_left: u32 },
-    /// A key that is not a digit.
-    DigitsOnly,
-}
 
 /// The director menu's result line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,18 +42,11 @@ pub enum MenuMessage {
     /// The station left the fleet of this event.
     LeftFleet(String),
     /// The station could not leave its fleet (why); nothing changed.
-    NotLeft(SettingsError),
+    NotLeft(LeaveError),
+    /// The director PIN was not changed (why); nothing changed.
+    PinNotChanged(PinChangeError),
     /// A setting could not be saved (why); nothing changed.
     NotSaved(SettingsError),
-}
-
-/// The director PIN prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PinPrompt {
-    /// Digits typed so far (the screen shows only dots).
-    pub typed: String,
-    pub message: Option<PinMessage>,
-    pub(super) last_key: Duration,
 }
 
 /// A page of the director menu, grouped by what a director came to do.
@@ -121,59 +103,6 @@ pub enum MenuItem {
     Leave,
 }
 
-/// A change the director asked for, waiting for its confirmation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
-    /// `profile_lost`: the profile in force that will no longer apply.
-    SwitchLexicon { from: String, to: String, profile_lost: Option<String> },
-    UseProfile { choice: ProfileChoice, from_lexicon: String },
-    /// What the damaged settings lost, in the station's own words.
-    RestoreSettings,
-    Rename { from: String, to: String },
-    SetClock { to: String },
-    ChangePin { old: String, new: String },
-    Rotation { from: u16, to: u16, in_force: u16 },
-    /// A fleet stick's visit: the first leaves the station's request on it,
-    /// the second joins the event's fleet.
-    JoinFleet { stick: StickChoice },
-    LeaveFleet { event: String },
-    System(SystemAction),
-}
-
-/// The confirmation of one change: it names the change in full; a fresh
-/// ENTER, at least [`CONFIRM_SETTLE`] after it appeared, makes it; any other
-/// key keeps things as they are.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfirmScreen {
-    pub change: Change,
-    /// The page it returns to.
-    pub back: MenuPage,
-    pub(super) opened_at: Duration,
-    pub(super) last_key: Duration,
-}
-
-impl ConfirmScreen {
-    /// The first instant at which ENTER makes the change.
-    pub fn takes_enter_at(&self) -> Duration {
-        self.opened_at + CONFIRM_SETTLE
-    }
-}
-
-/// How long a confirmation ignores ENTER after it appears: the second
-/// press of a double-tapped or bouncing ENTER is not a decision.
-pub const CONFIRM_SETTLE: Duration = Duration::from_millis(600);
-
-/// What a typed director PIN came to (the lockout already applied).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum PinVerdict {
-    Accepted,
-    NotSet,
-    /// ENTER with nothing typed: not an attempt.
-    Blank,
-    Wrong { attempts_left: u32 },
-    /// That was the last attempt: the prompt is locked now.
-    LockedOut,
-}
 
 /// The director menu: one page at a time.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,97 +115,6 @@ pub struct DirectorMenu {
 }
 
 impl Kiosk {
-    pub(super) fn save_pin_guard(&self, now: Duration, station: &mut dyn Station) {
-        let locked_for = self.pin_locked_until.map_or(Duration::ZERO, |until| until.saturating_sub(now));
-        station.save_pin_guard(PinGuard { failures: self.pin_failures, lockouts: self.pin_lockouts, locked_for });
-    }
-
-    /// The director chord: the PIN prompt, or on a station that has never
-    /// had a PIN (first boot) the prompt that sets one.
-    pub(super) fn open_pin(&mut self, now: Duration, station: &dyn Station) {
-        if station.first_pin_needed() {
-            self.screen = Screen::Edit(EditPrompt {
-                field: EditField::Pin { step: PinStep::New, old: String::new(), new: String::new(), first: true },
-                typed: String::new(),
-                message: None,
-                back: MenuPage::Home,
-                last_key: now,
-            });
-            return;
-        }
-        self.screen = Screen::Pin(PinPrompt { typed: String::new(), message: None, last_key: now });
-    }
-
-    pub(super) fn pin_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
-        let locked = self.pin_locked_until(now).is_some();
-        let Screen::Pin(prompt) = &mut self.screen else { return };
-        prompt.last_key = now;
-        match key {
-            Key::Escape => return self.go_home(),
-            _ if locked => {}
-            Key::Char(c) if c.is_ascii_digit() => {
-                if prompt.typed.len() < PIN_MAX_LEN {
-                    prompt.typed.push(c);
-                }
-                prompt.message = None;
-            }
-            Key::Backspace => {
-                prompt.typed.pop();
-            }
-            Key::Enter => {
-                let pin = std::mem::take(&mut prompt.typed);
-                let message = match self.verify_director_pin(&pin, now, station) {
-                    PinVerdict::Accepted => return self.open_menu(MenuPage::Home, now, station, None),
-                    PinVerdict::NotSet => Some(PinMessage::NotSet),
-                    PinVerdict::Blank => Some(PinMessage::DigitsOnly),
-                    PinVerdict::Wrong { attempts_left } => Some(PinMessage::Wrong { attempts_left }),
-                    PinVerdict::LockedOut => None,
-                };
-                if let Screen::Pin(prompt) = &mut self.screen {
-                    prompt.message = message;
-                }
-            }
-            _ => prompt.message = Some(PinMessage::DigitsOnly),
-        }
-    }
-
-    /// Checks a typed director PIN: the one place wrong PINs are counted,
-    /// recorded and locked out (the PIN prompt, and an update's second
-    /// asking).
-    ///
-    /// An empty PIN is no attempt: a director who pressed ENTER before
-    /// typing (or twice) has not guessed wrong, and must not come nearer a
-    /// lockout for it.
-    pub(super) fn verify_director_pin(&mut self, pin: &str, now: Duration, station: &mut dyn Station) -> PinVerdict {
-        if pin.is_empty() {
-            return PinVerdict::Blank;
-        }
-        match station.check_pin(pin) {
-            PinCheck::Accepted => {
-                self.pin_failures = 0;
-                self.pin_lockouts = 0;
-                self.save_pin_guard(now, station);
-                station.director_event(DirectorEvent::PinAccepted);
-                PinVerdict::Accepted
-            }
-            PinCheck::NotSet => PinVerdict::NotSet,
-            PinCheck::Refused => {
-                self.pin_failures += 1;
-                station.director_event(DirectorEvent::PinRefused { failures: self.pin_failures });
-                let verdict = if self.pin_failures >= PIN_ATTEMPTS {
-                    self.pin_lockouts += 1;
-                    let lockout = pin_lockout(self.pin_lockouts);
-                    self.pin_locked_until = Some(now + lockout);
-                    station.director_event(DirectorEvent::LockedOut { seconds: lockout.as_secs() as u32 });
-                    PinVerdict::LockedOut
-                } else {
-                    PinVerdict::Wrong { attempts_left: PIN_ATTEMPTS - self.pin_failures }
-                };
-                self.save_pin_guard(now, station);
-                verdict
-            }
-        }
-    }
 
     /// The entries of `page` as the station is now. Every page's first entry
     /// changes nothing (it opens a page or a confirmation, or goes back).
@@ -363,10 +201,6 @@ impl Kiosk {
         self.last_stick_check = now;
         let items = self.page_items(page, station);
         self.screen = Screen::Director(DirectorMenu { page, items, selected: 0, message, last_key: now });
-    }
-
-    pub(super) fn confirm(&mut self, change: Change, back: MenuPage, now: Duration) {
-        self.screen = Screen::Confirm(ConfirmScreen { change, back, opened_at: now, last_key: now });
     }
 
     pub(super) fn director_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
@@ -474,7 +308,7 @@ impl Kiosk {
     }
 
     /// Starts a stick's work and shows its screen; the page says why not.
-    fn start_usb(&mut self, stick: StickChoice, purpose: UsbPurpose, back: MenuPage, now: Duration, station: &mut dyn Station) {
+    pub(super) fn start_usb(&mut self, stick: StickChoice, purpose: UsbPurpose, back: MenuPage, now: Duration, station: &mut dyn Station) {
         let device = stick.device.clone();
         let (request, work) = match purpose {
             UsbPurpose::Export => (UsbRequest::Export { device }, UsbWork::Exporting),
@@ -499,85 +333,6 @@ impl Kiosk {
             }
             Err(e) => self.open_menu(back, now, station, Some(MenuMessage::UsbRefused(e))),
         }
-    }
-
-    /// A key on a confirmation: a fresh ENTER after [`CONFIRM_SETTLE`] makes
-    /// the change; an earlier ENTER is ignored; any other key keeps things
-    /// as they are.
-    pub(super) fn confirm_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
-        let Screen::Confirm(confirm) = &mut self.screen else { return };
-        confirm.last_key = now;
-        match key {
-            Key::Enter if now < confirm.opened_at + CONFIRM_SETTLE => {}
-            Key::Enter => {
-                let (change, back) = (confirm.change.clone(), confirm.back);
-                self.apply_change(change, back, now, station);
-            }
-            _ => {
-                let back = confirm.back;
-                self.open_menu(back, now, station, Some(MenuMessage::NothingChanged));
-            }
-        }
-    }
-
-    /// Makes a confirmed change: one station call, which records it.
-    fn apply_change(&mut self, change: Change, back: MenuPage, now: Duration, station: &mut dyn Station) {
-        let saved = |result: Result<(), SettingsError>, setting: Setting| match result {
-            Ok(()) => MenuMessage::Saved(setting),
-            Err(error) => MenuMessage::NotSaved(error),
-        };
-        let message = match change {
-            Change::SwitchLexicon { to, profile_lost, .. } => match station.switch_lexicon(&to) {
-                Ok(()) => {
-                    self.lexicon = station.lexicon();
-                    MenuMessage::Switched {
-                        id: self.lexicon.id.clone(),
-                        status: self.lexicon.status.clone(),
-                        profile_cleared: profile_lost.is_some(),
-                    }
-                }
-                Err(reason) => MenuMessage::SwitchRefused(reason),
-            },
-            Change::UseProfile { choice, .. } => match station.switch_profile(&choice.id) {
-                Ok(()) => {
-                    self.lexicon = station.lexicon();
-                    MenuMessage::ProfileSwitched {
-                        name: choice.name,
-                        lexicon: self.lexicon.id.clone(),
-                        status: self.lexicon.status.clone(),
-                    }
-                }
-                Err(reason) => MenuMessage::SwitchRefused(reason),
-            },
-            Change::RestoreSettings => {
-                let message = match station.restore_settings() {
-                    Ok(()) => MenuMessage::Saved(Setting::Restored),
-                    Err(error) => MenuMessage::NotRestored(error),
-                };
-                self.lexicon = station.lexicon();
-                message
-            }
-            Change::Rename { to, .. } => saved(station.set_station_name(&to), Setting::StationName),
-            Change::SetClock { to } => saved(station.set_clock(&to), Setting::Clock),
-            Change::ChangePin { old, new } => saved(station.change_pin(&old, &new), Setting::Pin),
-            Change::Rotation { to, in_force, .. } => {
-                saved(station.set_rotation(to), Setting::Rotation { degrees: to, pending: to != in_force })
-            }
-            Change::JoinFleet { stick } => return self.start_usb(stick, UsbPurpose::JoinFleet, back, now, station),
-            Change::LeaveFleet { .. } => match station.leave_fleet() {
-                Ok(event) => MenuMessage::LeftFleet(event),
-                Err(error) => MenuMessage::NotLeft(error),
-            },
-            Change::System(action) => match station.system(action) {
-                Ok(()) if action == SystemAction::Quit => {
-                    self.quit = true;
-                    MenuMessage::Done
-                }
-                Ok(()) => MenuMessage::Done,
-                Err(reason) => MenuMessage::NotPossible(reason),
-            },
-        };
-        self.open_menu(back, now, station, Some(message));
     }
 
     /// Rebuilds the first page or the stick page when the sticks plugged in

@@ -30,8 +30,10 @@ pub enum EditMessage {
     PinsDiffer,
     /// That key does not belong in this field.
     KeyNotAllowed,
-    /// The station refused the value (old PIN wrong, bad date…).
+    /// The station refused the value (bad name, bad date…).
     Refused(SettingsError),
+    /// The station refused the first PIN.
+    PinRefused(PinChangeError),
 }
 
 /// A setting being typed. The menu page it came from is kept to return to.
@@ -137,7 +139,7 @@ impl Kiosk {
                         Err(error) => {
                             *step = PinStep::New;
                             new.clear();
-                            edit.message = Some(EditMessage::Refused(error));
+                            edit.message = Some(EditMessage::PinRefused(error));
                             return;
                         }
                     }

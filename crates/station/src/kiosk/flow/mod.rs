@@ -11,11 +11,13 @@
 //! This file owns the screens' shared types, the [`Kiosk`] state and its
 //! dispatcher (Ready, Verdict, ticks, going home); `events` has the keys and
 //! events that drive it, and each group of screens has its own file: `entry`
-//! (the challenger's words), `director` (PIN prompt and menu), `edit` (a
+//! (the challenger's words), `pin` (the director's PIN prompt), `director`
+//! (the menu's pages), `confirm` (a change confirmed), `edit` (a
 //! setting being typed), `usb` (a director's stick) and `update` (the
 //! station updated from a stick).
 
 use super::station::{
+    LeaveError, PinChangeError,
     AdjudicateError, FleetVisit, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
     ProfileChoice, Rotation, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UpdateNotStarted, UsbError,
     UpdateError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbRequest, UsbUpdate, UsbWork,
@@ -26,15 +28,19 @@ use wordjudge_core::panel::{Lamps, Trigger};
 use wordjudge_core::word::{MAX_LEN, MIN_LEN};
 use std::time::Duration;
 
+mod confirm;
 mod director;
 mod edit;
 mod entry;
 mod events;
+mod pin;
 mod update;
 mod usb;
 
-use director::PinVerdict;
-pub use director::{Change, ConfirmScreen, DirectorMenu, MenuItem, MenuMessage, MenuPage, PinMessage, PinPrompt, CONFIRM_SETTLE};
+pub use confirm::{Change, ConfirmScreen, CONFIRM_SETTLE};
+pub use director::{DirectorMenu, MenuItem, MenuMessage, MenuPage};
+use pin::PinVerdict;
+pub use pin::{PinMessage, PinPrompt};
 pub use edit::{EditField, EditMessage, EditPrompt, PinStep};
 pub use entry::{Entry, EntryHint};
 pub use events::{Event, Key};

@@ -37,8 +37,6 @@ impl Rotation {
 /// Why a setting was not changed. Nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SettingsError {
-    /// The old PIN is not the director PIN.
-    WrongPin,
     /// The value is not acceptable (PIN format, empty name, bad date).
     Invalid(String),
     /// Only the appliance sets the system clock.
@@ -50,7 +48,6 @@ pub enum SettingsError {
 impl fmt::Display for SettingsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SettingsError::WrongPin => f.write_str("the old PIN is wrong"),
             SettingsError::Invalid(why) => f.write_str(why),
             SettingsError::NotAppliance => f.write_str("only the appliance sets the system clock"),
             SettingsError::Failed(why) => write!(f, "{why}; nothing changed"),

@@ -57,6 +57,7 @@ fn menu_message(message: &MenuMessage) -> String {
             format!("Left the fleet of {event}: this station sends nothing now, and its fleet key is gone.")
         }
         MenuMessage::NotLeft(error) => format!("Still in the fleet: {error}"),
+        MenuMessage::PinNotChanged(error) => format!("Not changed: {error}"),
     }
 }
 
@@ -106,6 +107,7 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
                 EditField::StationName => "That key cannot be typed here.".into(),
             },
             Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
+            Some(EditMessage::PinRefused(error)) => format!("Not changed: {error}"),
             None => String::new(),
         };
         v.edit.footer = if first {
