@@ -79,16 +79,41 @@ fn newest(bytes: &[u8]) -> Option<(u64, CounterState)> {
     bytes.chunks(SLOT).filter_map(CounterState::decode).max_by_key(|(generation, _)| *generation)
 }
 
+/// Why the counter file could not be read back.
+#[derive(Debug)]
+pub enum CounterReadError {
+    /// The file is there but was not read (a FIFO, too large, I/O).
+    Unreadable(crate::outside_files::BoundedReadError),
+    /// No slot of it is valid: damaged or edited.
+    NoValidSlot(PathBuf),
+}
+
+impl std::fmt::Display for CounterReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CounterReadError::Unreadable(e) => e.fmt(f),
+            CounterReadError::NoValidSlot(path) => write!(f, "{} holds no valid counter (damaged or edited)", path.display()),
+        }
+    }
+}
+
+impl std::error::Error for CounterReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CounterReadError::Unreadable(e) => Some(e),
+            CounterReadError::NoValidSlot(_) => None,
+        }
+    }
+}
+
 /// Reads the counter of `dir` without writing: `Ok(None)` when there is no
-/// counter file, an error text when it cannot be read or no slot is valid.
-pub fn read(dir: &Path) -> Result<Option<CounterState>, String> {
+/// counter file, an error when it cannot be read or no slot is valid.
+pub fn read(dir: &Path) -> Result<Option<CounterState>, CounterReadError> {
     let path = dir.join(COUNTER_FILE);
     match crate::outside_files::read_small_file(&path, crate::outside_files::limits::SMALL_FILE) {
-        Ok(bytes) => newest(&bytes)
-            .map(|(_, s)| Some(s))
-            .ok_or_else(|| format!("{} holds no valid counter (damaged or edited)", path.display())),
+        Ok(bytes) => newest(&bytes).map(|(_, s)| Some(s)).ok_or(CounterReadError::NoValidSlot(path)),
         Err(e) if e.is_not_found() => Ok(None),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(CounterReadError::Unreadable(e)),
     }
 }
 
@@ -160,7 +185,7 @@ mod tests {
     #[test]
     fn survives_reopen_and_a_torn_slot() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(read(dir.path()), Ok(None));
+        assert!(matches!(read(dir.path()), Ok(None)));
         let mut c = Counter::open(dir.path()).unwrap();
         c.store(CounterState { reserved: 16, unrecorded: None }).unwrap();
         c.store(CounterState { reserved: 16, unrecorded: Some((9, 11)) }).unwrap();

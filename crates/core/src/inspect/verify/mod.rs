@@ -132,7 +132,7 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
         Ok(counter) => report.counter = counter,
         Err(problem) => report.add_break(
             Location { file: numbering::COUNTER_FILE.into(), line: 0 },
-            BreakKind::CounterDamaged { problem },
+            BreakKind::CounterDamaged { problem: problem.to_string() },
         ),
     }
     let writer = crate::audit::lock::holder(dir);
