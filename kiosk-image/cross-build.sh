@@ -55,7 +55,22 @@ export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
 export PKG_CONFIG_ALLOW_CROSS=1
 export PKG_CONFIG_SYSROOT_DIR=/
 export PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+# CROSS_TARGET_DIR (CI): build in that target folder instead, so this build can run
+# beside the host's builds and tests, which hold target/'s lock (its host-side units,
+# build scripts and proc-macros, are compiled again either way), and link
+# target/aarch64-unknown-linux-gnu to its output, where build.sh and build-deb.sh look.
+if [ -n "${CROSS_TARGET_DIR:-}" ]; then
+    if [ -e "target/$TARGET" ] && [ ! -L "target/$TARGET" ]; then
+        say "target/$TARGET is a folder of another build: remove it, or leave CROSS_TARGET_DIR unset"
+        exit 1
+    fi
+    export CARGO_TARGET_DIR=$CROSS_TARGET_DIR
+fi
 cargo build --locked --profile "$PROFILE" --target "$TARGET" --bin wordjudge --bin wordjudge-kiosk
+if [ -n "${CROSS_TARGET_DIR:-}" ]; then
+    mkdir -p target
+    ln -sfn "$(realpath "$CROSS_TARGET_DIR")/$TARGET" "target/$TARGET"
+fi
 BIN=target/$TARGET/$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")/wordjudge
 file "$BIN" 2>/dev/null || ls -l "$BIN"
 say "built $BIN"
