@@ -97,7 +97,11 @@ if [ -z "${IMAGE_GIVEN:-}" ] && [ "${SKIP_CARGO_BUILD:-0}" != 1 ]; then
     if [ "$ARCH" = arm64 ]; then "$HERE/cross-build.sh" >&2; fi
     (cd "$REPO" && cargo build --profile "$PROFILE" --quiet)
 fi
-if [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
+# REUSE_IMAGE=1 (CI, after its own BUILD_ONLY run made the image): use it as it is, whatever
+# the tests touched in the tree since.
+if [ "${REUSE_IMAGE:-0}" = 1 ] && [ -f "$IMAGE" ]; then
+    say "reusing $IMAGE (REUSE_IMAGE)"
+elif [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
    [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/$PDIR/wordjudge" "$BIN" "$BIN-kiosk" ${UPDATE_CERT:-} \
            -newer "$IMAGE" -type f ! -name '*.md' ! -name 'test-boot.*' ! -path '*/boottest/*' \
            ! -path '*/__pycache__/*' 2>/dev/null | head -n1)" ]; then
@@ -109,7 +113,7 @@ else
     say "reusing $IMAGE"
 fi
 BUILT=$(date +%s)
-# BUILD_ONLY=1 (CI builds the Pi image beside the PC's boot test): the image, then stop;
+# BUILD_ONLY=1 (CI builds the Pi image beside its host and aarch64 builds): the image, then stop;
 # the next run reuses it (nothing in the tree it was built from is newer).
 if [ "${BUILD_ONLY:-0}" = 1 ]; then
     say "image build $((BUILT - START)) s; BUILD_ONLY: no boot test"
