@@ -302,11 +302,15 @@ def after_panic_install(board, versions):
           and "rauc.slot=B" in state and versions["good"] in state.split(),
           f"U-Boot's choices (slot, tries left A, B): {slots}; kernel panics on the console: {panics}; "
           f"{state.split()[-5:]}")
+    # The boot check records the rollback first and then takes the slot out of U-Boot's
+    # order (rauc status mark-bad other), so the kiosk's record can come before the order
+    # changes: wait for both, then look once more.
     deadline = time.monotonic() + 240
-    out = ""
+    out = order = ""
     while time.monotonic() < deadline:
         rc, out = board.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -F '\"event\":\"update_outcome\"'")
-        if "rolled-back" in out and versions["panic"] in out:
+        rc, order = board.sh("fw_printenv BOOT_ORDER")
+        if "rolled-back" in out and versions["panic"] in out and "BOOT_ORDER=B" in order.split():
             break
         time.sleep(5)
     outcomes = [l for l in out.splitlines() if versions["panic"] in l]
