@@ -597,9 +597,10 @@ def downgrade_with_pin(vm, stick, versions):
 
 
 def update_panic(vm, sticks, versions):
-    """arm64, on B after update_install (A holds the image's own release): the director installs the release whose kernel never reaches user space (its
-    /sbin/init is /bin/false: PID 1 exits, the kernel panics, panic=10 resets the board)
-    into A from the menu. The kiosk restarts the station; that restart ends this -M virt
+    """arm64, on B after update_install (A holds the image's own release): the director
+    installs the release whose kernel never reaches user space (its /sbin/init is
+    /bin/false: PID 1 exits, the kernel panics, panic=10 resets the board) into A from
+    the menu. The kiosk restarts the station; that restart ends this -M virt
     run (vm.restart off) and the card goes on, untouched, on the Pi 4 board model
     (pi4.after_panic_install). Returns whether the install was recorded and the station
     restarted by itself."""
