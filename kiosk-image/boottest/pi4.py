@@ -85,6 +85,10 @@ TEST_CMDLINE = [
      "watchdog's reset configuration as an immediate reset, so arming it restarts the board"),
     ("", "systemd.debug_shell=ttyAMA0", "a root shell on the PL011: the model has no virtio "
      "port for the guest agent, and this is the test's only way in"),
+    ("", "systemd.default_device_timeout_sec=300",
+     "devices get 300 s to appear instead of 90: with the boards beside the PC's boot test, "
+     "the data partition's device appeared 82 s into user space in one run and after 90 s in "
+     "the next, whose data mounts then failed"),
 ]
 
 
