@@ -319,6 +319,11 @@ def run():
         print(f"note: a boot hung after the firmware and was reset once (QEMU TCG): {hang[:400]}")
     passed = sum(ok for _, ok in common.results)
     failed = len(common.results) - passed
+    # The failed checks again, last: CI shows a failed step's last lines, and a FAIL line
+    # from half an hour earlier may be far above them.
+    for name, ok in common.results:
+        if not ok:
+            print(f"failed: {name}")
     print(f"boot test: {time.monotonic() - T0:.0f} s")
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed or not common.results else 0)
