@@ -16,6 +16,7 @@ use wordjudge_core::recorder::AuditLog;
 use wordjudge_core::inspect::{verify, VerifyOptions};
 
 #[derive(clap::Subcommand, Debug)]
+#[command(defer = true)] // built only when chosen: see the `Command` enum in lib.rs
 pub enum AuditCommand {
     /// Check every audit file and the hash chain: exit 0 intact, 1 damaged or empty
     Verify {

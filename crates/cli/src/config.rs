@@ -6,6 +6,7 @@ use wordjudge_core::config::{ConfigProblem, ConfigSource};
 use std::process::ExitCode;
 
 #[derive(clap::Subcommand, Debug)]
+#[command(defer = true)] // built only when chosen: see the `Command` enum in lib.rs
 pub enum ConfigCommand {
     /// Set the director PIN: reads it from standard input (twice when it is a terminal) and stores only a salted hash
     SetPin,

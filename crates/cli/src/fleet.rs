@@ -20,6 +20,7 @@ use wordjudge_core::fleet::stick;
 use wordjudge_core::outside_files;
 
 #[derive(clap::Subcommand, Debug)]
+#[command(defer = true)] // built only when chosen: see the `Command` enum in lib.rs
 pub enum FleetCommand {
     /// Make the event's CA and the laptop's certificate, and write the fleet stick
     Setup(super::fleet_stick::SetupArgs),

@@ -10,6 +10,7 @@ use wordjudge_core::gpio::{self, Backend, GpioConfig, GpioError, Role};
 use wordjudge_core::panel::Lamps;
 
 #[derive(clap::Subcommand, Debug)]
+#[command(defer = true)] // built only when chosen: see the `Command` enum in lib.rs
 pub enum GpioCommand {
     /// Blink each lamp and print each judge-button press, to check wiring
     Test(TestArgs),

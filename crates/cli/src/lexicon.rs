@@ -12,6 +12,7 @@ use wordjudge_core::lexicon::manifest::Manifest;
 use wordjudge_core::lexicon::{DefinitionSource, Lexicon, Proof};
 
 #[derive(clap::Subcommand, Debug)]
+#[command(defer = true)] // built only when chosen: see the `Command` enum in lib.rs
 pub enum LexiconCommand {
     /// Compile any word list into DIR/NAME.fst (plus an informative manifest NAME.fst.toml)
     Build {

@@ -51,7 +51,12 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `defer`: each subcommand's arguments (and the subcommands under it) are
+/// built only when the command line chooses it, so a start pays for one
+/// branch of the tree, not all of it; `--help` still lists every
+/// subcommand with its line (clap applies the doc comments eagerly).
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum Command {
     /// Judge a challenge: prints ACCEPTABLE (exit 0) or UNACCEPTABLE (exit 1).
     Judge(judge::JudgeArgs),

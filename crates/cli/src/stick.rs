@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use wordjudge_core::usb::{helper, Mode};
 
 #[derive(clap::Subcommand, Debug)]
+#[command(defer = true)] // built only when chosen: see the `Command` enum in lib.rs
 pub enum StickCommand {
     /// Mount a USB stick for the kiosk: read-only for import, its wordjudge/ folder for export
     Attach {
