@@ -200,6 +200,41 @@ fn live_a_lexicon_import_chosen_while_the_menu_looks_for_bundles_waits_for_it_in
     assert!(matches!(live.screen(), Screen::Usb(u) if u.rows.iter().any(|r| r.file == "MINE.txt")), "{:?}", live.screen());
 }
 
+#[test]
+fn live_a_lexicon_import_waiting_for_the_look_for_bundles_whose_stick_is_pulled_is_recorded_as_failed() {
+    // As above, but the stick is pulled while the look still holds it: the
+    // import never began, the screen says the stick went away, and the
+    // director's request is in the audit log as failed stick work (a request
+    // that had begun would be recorded when its work ended).
+    let mut live = live_updating_with(5, 3_000);
+    let stick = live.dir.path().join("sticks/sdb1");
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.1.1","signer":"x"}"#).unwrap();
+    std::fs::write(stick.join("MINE.txt"), "CAT\nDOG\nZEBRA\n").unwrap();
+    let lexicons = live.dir.path().join("lexicons");
+    let before: Vec<_> = std::fs::read_dir(&lexicons).unwrap().map(|e| e.unwrap().file_name()).collect();
+    open_pin(&mut *live);
+    enter_pin(&mut *live, PIN);
+    live.advance(50);
+    select_menu(&mut *live, "Install lexicons from");
+    live.key(Key::Enter);
+    assert!(matches!(live.screen(), Screen::Usb(u) if matches!(u.phase, UsbPhase::Working(_))), "{:?}", live.screen());
+    std::fs::remove_dir_all(&stick).unwrap();
+    wait_until(&mut live, "the stopped import", |l| matches!(l.screen(), Screen::Usb(u) if matches!(u.phase, UsbPhase::Done(_))));
+    let audit_dir = live.dir.path().join("audit");
+    let text = crate::live::audit_text(&audit_dir);
+    let failed: Vec<_> = text.lines().filter(|l| l.contains("\"event\":\"usb_failed\"")).collect();
+    assert_eq!(failed.len(), 1, "one record of the request: {text}");
+    assert!(failed[0].contains("\"action\":\"import\"") && failed[0].contains("before it began"), "{}", failed[0]);
+    assert!(!text.contains("opened for import"), "the import never began: {text}");
+    assert!(wordjudge_core::inspect::verify(&audit_dir).unwrap().ok(), "the log verifies");
+    let after: Vec<_> = std::fs::read_dir(&lexicons).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(before, after, "nothing installed");
+    live.key(Key::Enter);
+    leave_menu(&mut *live);
+    assert!(live.challenge(&["cat"]).0, "the station judges on");
+}
+
 /// A simulated bundle of `version` with `payload` after its first line.
 fn bundle(version: &str, payload: &[u8]) -> Vec<u8> {
     let mut bytes = format!(r#"{{"compatible":"wordjudge-sim","version":"{version}","signer":"CN = test signer"}}"#).into_bytes();

@@ -4,6 +4,7 @@
 use super::LiveStation;
 use crate::kiosk::station::{StickChoice, UsbError, UsbRequest, UsbUpdate};
 use crate::kiosk::station::StickWork;
+use crate::app::usb::Finished;
 
 impl StickWork for LiveStation {
     fn sticks(&mut self) -> Vec<StickChoice> {
@@ -33,7 +34,9 @@ impl StickWork for LiveStation {
     }
 
     fn usb_cancel(&mut self) {
-        self.deferred_usb = None;
+        if let Some(request) = self.deferred_usb.take() {
+            self.record_unstarted(request);
+        }
         if let Some(work) = self.usb.abandon() {
             tracing::warn!(?work, "stopped waiting for stick work; what it still does is recorded when it ends");
         }
@@ -54,5 +57,24 @@ impl StickWork for LiveStation {
         let (update, finished) = self.usb.poll()?;
         self.record_usb(finished);
         Some(update)
+    }
+}
+
+impl LiveStation {
+    /// Records a director's request that waited for the menu's look for
+    /// update bundles and was stopped before it began (its stick pulled, or
+    /// no answer in time) as failed stick work, in the journal and the audit
+    /// log, as a request that had begun is: every request the director makes
+    /// leaves its trace, whichever of the two held the stick when it ended.
+    fn record_unstarted(&mut self, request: UsbRequest) {
+        let device = match &request {
+            UsbRequest::OpenForImport { device } | UsbRequest::Export { device } | UsbRequest::JoinFleet { device } => {
+                device.as_str()
+            }
+            UsbRequest::Rename { .. } | UsbRequest::Install { .. } | UsbRequest::Eject => "",
+        };
+        let stick = self.stick(device);
+        let problem = "stopped before it began: the station was still looking at the stick for update bundles".to_string();
+        self.record_usb(Finished::Failed { stick, work: request.work(), problem });
     }
 }
