@@ -200,22 +200,67 @@ fn live_a_lexicon_import_chosen_while_the_menu_looks_for_bundles_waits_for_it_in
     assert!(matches!(live.screen(), Screen::Usb(u) if u.rows.iter().any(|r| r.file == "MINE.txt")), "{:?}", live.screen());
 }
 
+/// The simulated twin whose look at a bundle says it began (`looking`), then
+/// waits until the test lets it go (or 30 s): the look for bundles holds the
+/// stick as long as a test needs.
+struct HeldLook {
+    inner: wordjudge_core::update::sim::SimUpdates,
+    looking: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    go: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl wordjudge_core::update::Updates for HeldLook {
+    fn release(&self) -> Option<wordjudge_core::update::StationRelease> {
+        self.inner.release()
+    }
+    fn inspect(&self, bundle: &Path) -> Result<wordjudge_core::update::BundleInfo, wordjudge_core::update::UpdateError> {
+        self.looking.store(true, std::sync::atomic::Ordering::SeqCst);
+        let _ = self.go.lock().map(|go| go.recv_timeout(Duration::from_secs(30)));
+        self.inner.inspect(bundle)
+    }
+    fn install(&self, bundle: &Path, progress: &mut dyn FnMut(u8)) -> Result<(), wordjudge_core::update::UpdateError> {
+        self.inner.install(bundle, progress)
+    }
+    fn state_dir(&self) -> Option<PathBuf> {
+        self.inner.state_dir()
+    }
+    fn after_interruption(&self, version: &str) -> wordjudge_core::update::InstallState {
+        self.inner.after_interruption(version)
+    }
+}
+
 #[test]
 fn live_a_lexicon_import_waiting_for_the_look_for_bundles_whose_stick_is_pulled_is_recorded_as_failed() {
     // As above, but the stick is pulled while the look still holds it: the
     // import never began, the screen says the stick went away, and the
     // director's request is in the audit log as failed stick work (a request
     // that had begun would be recorded when its work ended).
-    let mut live = live_updating_with(5, 3_000);
-    let stick = live.dir.path().join("sticks/sdb1");
+    let dir = tempfile::tempdir().unwrap();
+    let config = config_for(dir.path(), "SMALL");
+    let path = dir.path().join("config.toml");
+    config.save(&path).unwrap();
+    std::fs::create_dir_all(dir.path().join("update")).unwrap();
+    let stick = dir.path().join("sticks/sdb1");
     std::fs::create_dir_all(&stick).unwrap();
     std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.1.1","signer":"x"}"#).unwrap();
     std::fs::write(stick.join("MINE.txt"), "CAT\nDOG\nZEBRA\n").unwrap();
+    let (go, held) = std::sync::mpsc::channel();
+    let looking = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let updates = HeldLook {
+        inner: wordjudge_core::update::sim::SimUpdates::new("0.1.0", dir.path().join("update")),
+        looking: looking.clone(),
+        go: std::sync::Mutex::new(held),
+    };
+    let sticks = std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(dir.path().join("sticks")));
+    let station = start_station_updating(&path, sticks, std::sync::Arc::new(updates));
+    let mut live = Live { rig: Rig::with(station, &config.timeouts), dir };
     let lexicons = live.dir.path().join("lexicons");
     let before: Vec<_> = std::fs::read_dir(&lexicons).unwrap().map(|e| e.unwrap().file_name()).collect();
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
-    live.advance(50);
+    // The menu's first page starts the look once the station's start-up work
+    // is done: the request below is made while it holds the stick.
+    wait_until(&mut live, "the look for bundles", |_| looking.load(std::sync::atomic::Ordering::SeqCst));
     select_menu(&mut *live, "Install lexicons from");
     live.key(Key::Enter);
     assert!(matches!(live.screen(), Screen::Usb(u) if matches!(u.phase, UsbPhase::Working(_))), "{:?}", live.screen());
@@ -227,6 +272,12 @@ fn live_a_lexicon_import_waiting_for_the_look_for_bundles_whose_stick_is_pulled_
     assert_eq!(failed.len(), 1, "one record of the request: {text}");
     assert!(failed[0].contains("\"action\":\"import\"") && failed[0].contains("before it began"), "{}", failed[0]);
     assert!(!text.contains("opened for import"), "the import never began: {text}");
+    let _ = go.send(()); // the look ends: nothing more is recorded of the request
+    live.advance(1_000);
+    std::thread::sleep(Duration::from_millis(200));
+    live.advance(1_000);
+    let text = crate::live::audit_text(&audit_dir);
+    assert_eq!(text.lines().filter(|l| l.contains("\"event\":\"usb_failed\"")).count(), 1, "{text}");
     assert!(wordjudge_core::inspect::verify(&audit_dir).unwrap().ok(), "the log verifies");
     let after: Vec<_> = std::fs::read_dir(&lexicons).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(before, after, "nothing installed");
