@@ -24,6 +24,17 @@ fn live_updating(step_ms: u64) -> Live {
 
 /// The same, each bundle taking `inspect_ms` to look at.
 fn live_updating_with(step_ms: u64, inspect_ms: u64) -> Live {
+    live_with_updates(|update_dir| {
+        let mut updates = wordjudge_core::update::sim::SimUpdates::new("0.1.0", update_dir.to_path_buf());
+        updates.step = Duration::from_millis(step_ms);
+        updates.inspect_time = Duration::from_millis(inspect_ms);
+        std::sync::Arc::new(updates)
+    })
+}
+
+/// A live station whose sticks are folders of `sticks/` and whose updates
+/// are made by `updates` from the folder `update/` (made for it).
+fn live_with_updates(updates: impl FnOnce(&Path) -> std::sync::Arc<dyn wordjudge_core::update::Updates>) -> Live {
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), "SMALL");
     let path = dir.path().join("config.toml");
@@ -31,10 +42,7 @@ fn live_updating_with(step_ms: u64, inspect_ms: u64) -> Live {
     std::fs::create_dir_all(dir.path().join("sticks")).unwrap();
     std::fs::create_dir_all(dir.path().join("update")).unwrap();
     let sticks = std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(dir.path().join("sticks")));
-    let mut updates = wordjudge_core::update::sim::SimUpdates::new("0.1.0", dir.path().join("update"));
-    updates.step = Duration::from_millis(step_ms);
-    updates.inspect_time = Duration::from_millis(inspect_ms);
-    let station = start_station_updating(&path, sticks, std::sync::Arc::new(updates));
+    let station = start_station_updating(&path, sticks, updates(&dir.path().join("update")));
     Live { rig: Rig::with(station, &config.timeouts), dir }
 }
 
@@ -235,25 +243,19 @@ fn live_a_lexicon_import_waiting_for_the_look_for_bundles_whose_stick_is_pulled_
     // import never began, the screen says the stick went away, and the
     // director's request is in the audit log as failed stick work (a request
     // that had begun would be recorded when its work ended).
-    let dir = tempfile::tempdir().unwrap();
-    let config = config_for(dir.path(), "SMALL");
-    let path = dir.path().join("config.toml");
-    config.save(&path).unwrap();
-    std::fs::create_dir_all(dir.path().join("update")).unwrap();
-    let stick = dir.path().join("sticks/sdb1");
+    let (go, held) = std::sync::mpsc::channel();
+    let looking = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut live = live_with_updates(|update_dir| {
+        std::sync::Arc::new(HeldLook {
+            inner: wordjudge_core::update::sim::SimUpdates::new("0.1.0", update_dir.to_path_buf()),
+            looking: looking.clone(),
+            go: std::sync::Mutex::new(held),
+        })
+    });
+    let stick = live.dir.path().join("sticks/sdb1");
     std::fs::create_dir_all(&stick).unwrap();
     std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.1.1","signer":"x"}"#).unwrap();
     std::fs::write(stick.join("MINE.txt"), "CAT\nDOG\nZEBRA\n").unwrap();
-    let (go, held) = std::sync::mpsc::channel();
-    let looking = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let updates = HeldLook {
-        inner: wordjudge_core::update::sim::SimUpdates::new("0.1.0", dir.path().join("update")),
-        looking: looking.clone(),
-        go: std::sync::Mutex::new(held),
-    };
-    let sticks = std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(dir.path().join("sticks")));
-    let station = start_station_updating(&path, sticks, std::sync::Arc::new(updates));
-    let mut live = Live { rig: Rig::with(station, &config.timeouts), dir };
     let lexicons = live.dir.path().join("lexicons");
     let before: Vec<_> = std::fs::read_dir(&lexicons).unwrap().map(|e| e.unwrap().file_name()).collect();
     open_pin(&mut *live);
