@@ -259,6 +259,14 @@ say "mmdebstrap $SUITE $ARCH ($MIRROR)"
 # The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
 # pruning modules (under qemu-user each mkinitramfs takes minutes).
 export INITRD=No
+# depmod is a no-op while the packages install: the kernel package's postinst runs it over
+# every module, a minute under qemu-user (two or more beside CI's builds), and customize.sh
+# puts kmod's own back first thing, then writes the module lists with the host's depmod
+# over the pruned tree, as it always has. The diversion is dpkg's, so kmod's files land
+# beside the stub, never over it.
+DEPMOD_DIVERTED=/usr/sbin/depmod.wordjudge-build
+DEPMOD_HOOK='chroot "$1" dpkg-divert --quiet --local --rename --divert '"$DEPMOD_DIVERTED"' --add /usr/sbin/depmod && printf "#!/bin/sh\n# wordjudge build: depmod runs after the packages (kiosk-image/build.sh)\nexit 0\n" >"$1/usr/sbin/depmod" && chmod 0755 "$1/usr/sbin/depmod"'
+export WJ_DEPMOD_DIVERTED=$DEPMOD_DIVERTED
 export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_KIOSK_BIN=$STRIPPED_KIOSK WJ_BIN_STAGED=$BIN_STAGED WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
 export WJ_VERSION=$VERSION WJ_UPDATE_CERT=$UPDATE_CERT
 # The Pi kernel hook writes slot A's command lines (the build machine runs no slot).
@@ -271,7 +279,7 @@ for attempt in 1 2; do   # a second try rides out a mirror hiccup
         --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
         --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
         --dpkgopt='path-exclude=/usr/share/lintian/*' \
-        --setup-hook="$PIN_HOOK" \
+        --setup-hook="$PIN_HOOK" --essential-hook="$DEPMOD_HOOK" \
         --customize-hook="\"$HERE/customize.sh\" \"\$1\"" \
         "$SUITE" "$ROOT" "${SOURCES[@]}" && break
     [ "$(cat "$BIN_STAGED")" = 1 ] && die "the binaries could not be installed: $(cat "$BIN_STAGED.log")"

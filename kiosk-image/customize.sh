@@ -13,6 +13,32 @@ quietly() {
     fi
 }
 
+# Packages added to the tree and taken out again (the tryboot module's build, the kernel
+# hook's test) go in as mmdebstrap installs the tree's own: the host's apt-get with
+# mmdebstrap's configuration for this tree (MMDEBSTRAP_APT_CONFIG), its files under the
+# tree's /tmp, and the tree's dpkg and maintainer scripts run in the chroot with TMPDIR
+# unset, with kiosk-image/tree-apt.conf's settings on top. The tree's own apt-get, under
+# qemu-user, spends two minutes building its package cache before it installs anything.
+# Its chatter is shown when it fails.
+[ -f "${MMDEBSTRAP_APT_CONFIG:-}" ] || { say "MMDEBSTRAP_APT_CONFIG is not set: run by mmdebstrap (build.sh)"; exit 1; }
+tree_apt_get() {
+    quietly env TMPDIR="$R/tmp" APT_CONFIG="$MMDEBSTRAP_APT_CONFIG" DEBIAN_FRONTEND=noninteractive apt-get \
+        -o Dir::Bin::dpkg=env -o DPkg::Options::=--unset=TMPDIR -o DPkg::Options::=dpkg \
+        -o DPkg::Chroot-Directory="$R" -c "$WJ_REPO/kiosk-image/tree-apt.conf" "$@"
+}
+
+# --- kmod's depmod back ------------------------------------------------------------------
+# build.sh made depmod a no-op while the packages installed (under qemu-user the kernel
+# package's run of it takes minutes); the module lists are written below by the host's
+# depmod over the pruned tree. Nothing of the stub may reach the image: kmod's link must be
+# back, with no diversion left.
+rm -f "$R/usr/sbin/depmod"
+chroot "$R" dpkg-divert --quiet --local --rename --divert "$WJ_DEPMOD_DIVERTED" --remove /usr/sbin/depmod
+if [ ! -L "$R/usr/sbin/depmod" ] || [ -e "$R$WJ_DEPMOD_DIVERTED" ] || chroot "$R" dpkg-divert --list | grep -q depmod; then
+    say "kmod's depmod is not back in place: $(ls -l "$R/usr/sbin/depmod" 2>&1); $(chroot "$R" dpkg-divert --list | grep depmod)"
+    exit 1
+fi
+
 # --- units, drop-ins, rules, docs (the programs go in last, below) -------------------------
 # Every file of the one list the .deb installs too (Cargo.toml's assets, read by
 # installed-files.sh), where the package puts it: the kiosk's unit; the root units that
@@ -307,8 +333,8 @@ build_tryboot_module() {
     local src=$WJ_REPO/kiosk-image/pi-boot/tryboot build=/tmp/wordjudge-tryboot before added out vermagic
     local ko=$R/lib/modules/$KVER/updates/wordjudge_tryboot.ko
     before=$(chroot "$R" dpkg-query -W -f '${Package}\n' | sort)
-    DEBIAN_FRONTEND=noninteractive chroot "$R" apt-get install -y -q --no-install-recommends \
-        "linux-headers-$KVER" gcc make >/dev/null ||
+    tree_apt_get install -y -q --no-install-recommends \
+        "linux-headers-$KVER" gcc make ||
         { say "tryboot module: linux-headers-$KVER, gcc or make could not be installed"; exit 1; }
     added=$(comm -13 <(printf '%s\n' "$before") <(chroot "$R" dpkg-query -W -f '${Package}\n' | sort))
     rm -rf "$R$build" && cp -r "$src" "$R$build"
@@ -319,7 +345,7 @@ build_tryboot_module() {
     install -D -m0644 "$R$build/wordjudge_tryboot.ko" "$ko"
     rm -rf "$R$build"
     # shellcheck disable=SC2086 # one package name a word
-    DEBIAN_FRONTEND=noninteractive chroot "$R" apt-get purge -y -q $added >/dev/null ||
+    tree_apt_get purge -y -q $added ||
         { say "tryboot module: could not remove the build's packages: $added"; exit 1; }
     [ ! -e "$R/usr/src/linux-headers-$KVER" ] || { say "tryboot module: the kernel headers stayed in the image"; exit 1; }
     depmod -b "$R" -a "$KVER"
@@ -341,14 +367,14 @@ if [ "$WJ_ARCH" = arm64 ]; then
     # removing the second leaves this one. After each step every boot file must be
     # this step's kernel's.
     if [ "${WJ_KERNEL_HOOK_TEST:-1}" = 1 ]; then
-        second=$(chroot "$R" apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb13-arm64$' | awk '{print $1}' | sort -V | tail -n1)
+        second=$(APT_CONFIG=$MMDEBSTRAP_APT_CONFIG apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb13-arm64$' | awk '{print $1}' | sort -V | tail -n1)
         [ -n "$second" ] || { say "kernel hook test: no trixie 6.12 kernel package found"; exit 1; }
         say "kernel hook test: installing a second kernel, $second"
         # Its initrd only has to exist (the hook copies whichever kernel is newest), so it
         # holds just the listed modules: MODULES=most over a whole unpruned kernel takes
         # minutes under qemu-user. It is removed before this kernel's own initrd is made.
         echo 'MODULES=list' >"$R/etc/initramfs-tools/conf.d/zz-wordjudge-hook-test"
-        INITRD=Yes DEBIAN_FRONTEND=noninteractive chroot "$R" apt-get install -y -q --no-install-recommends "$second" >/dev/null
+        INITRD=Yes tree_apt_get install -y -q --no-install-recommends "$second"
         rm "$R/etc/initramfs-tools/conf.d/zz-wordjudge-hook-test"
         check_pi_boot "${second#linux-image-}" "a second kernel installed"
     fi
@@ -359,7 +385,7 @@ quietly env INITRD=Yes chroot "$R" update-initramfs -c -k "$KVER"
 if [ "$WJ_ARCH" = arm64 ]; then
     check_pi_boot "$KVER" "this kernel's initrd made"
     if [ "${WJ_KERNEL_HOOK_TEST:-1}" = 1 ]; then
-        DEBIAN_FRONTEND=noninteractive chroot "$R" apt-get purge -y -q "$second" >/dev/null
+        tree_apt_get purge -y -q "$second"
         check_pi_boot "$KVER" "the second kernel removed"
         [ ! -d "$R/lib/modules/${second#linux-image-}" ] || rm -rf "$R/lib/modules/${second#linux-image-}"
     fi
@@ -415,7 +441,7 @@ extra=$(chroot "$R" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' usrmerge
             libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl 2>/dev/null | awk '$1=="ii"{print $2}' || true)
 # (dpkg-query exits 1 when a name matches nothing, which is the usual case here.)
 [ -z "$extra" ] || chroot "$R" dpkg --purge $extra >/dev/null 2>&1 || say "WARNING: could not purge $extra"
-chroot "$R" apt-get clean
+tree_apt_get clean
 rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/* "$R"/var/cache/debconf/*-old "$R"/var/lib/dpkg/*-old \
        "$R"/var/log/*.log "$R"/var/log/apt/* "$R"/usr/share/doc-base "$R"/usr/share/bug \
        "$R"/usr/lib/udev/hwdb.d/*   # sources of hwdb.bin, which stays
