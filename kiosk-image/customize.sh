@@ -441,7 +441,7 @@ extra=$(chroot "$R" dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' usrmerge
             libfile-find-rule-perl libnumber-compare-perl libtext-glob-perl 2>/dev/null | awk '$1=="ii"{print $2}' || true)
 # (dpkg-query exits 1 when a name matches nothing, which is the usual case here.)
 [ -z "$extra" ] || chroot "$R" dpkg --purge $extra >/dev/null 2>&1 || say "WARNING: could not purge $extra"
-tree_apt_get clean
+# (The package cache goes with the rest of /var/cache/apt: no `apt-get clean` first.)
 rm -rf "$R"/var/lib/apt/lists/* "$R"/var/cache/apt/* "$R"/var/cache/debconf/*-old "$R"/var/lib/dpkg/*-old \
        "$R"/var/log/*.log "$R"/var/log/apt/* "$R"/usr/share/doc-base "$R"/usr/share/bug \
        "$R"/usr/lib/udev/hwdb.d/*   # sources of hwdb.bin, which stays
