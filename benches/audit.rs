@@ -50,7 +50,7 @@ fn audit(c: &mut Criterion) {
     let mut times: Vec<Duration> = (0..samples)
         .map(|_| {
             let start = Instant::now();
-            std::hint::black_box(log.record_adjudication(&input));
+            std::hint::black_box(log.record_adjudication(&input).expect("recorded"));
             start.elapsed()
         })
         .collect();
@@ -86,7 +86,7 @@ fn write_log(dir: &std::path::Path) {
     let input = AdjudicationInput { lexicon: &identity, adjudication: &adjudication, trigger: Trigger::Keyboard, profile: None };
     let mut log = AuditLog::open(dir, "Bench station").expect("a fresh directory has no other writer");
     for _ in 0..records {
-        log.record_adjudication(&input);
+        log.record_adjudication(&input).expect("recorded");
     }
     assert!(log.problem().is_none(), "{:?}", log.problem());
     println!("wrote {records} adjudications to {}", dir.display());

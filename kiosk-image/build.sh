@@ -24,7 +24,11 @@
 #   LEXICON_SOURCES=NAME=FILE[,NAME=FILE...]  licensed word lists compiled to NAME.fst on the
 #                            data partition; NAME is the fst a definition in lexicons/ names, e.g.
 #                            CSW15=/media/usb/csw15.txt,OSPD4=/m/ospd4.txt,MW11-long=/m/mw11-long.txt
-#   ACTIVE_LEXICON=ID        lexicon the kiosk judges with at first boot (default DEMO)
+#   ACTIVE_LEXICON=ID        lexicon the kiosk judges with at first boot (default DEMO: the
+#                            station then says it is not set up and judges nothing until a
+#                            director installs and chooses the event's list)
+#   PRACTICE_WITH_DEMO=1     with ACTIVE_LEXICON=DEMO: judge with DEMO from the first boot, a
+#                            practice station (every screen and verdict says DEMO)
 #   STATION_NAME="Table 1"   station name written to config.toml (default "Station 1")
 #   DIRECTOR_PIN_FILE=PATH   file holding the director PIN (first line); hashed into config.toml
 #   TIMEZONE=Area/City       time zone of the audit timestamps (default UTC)
@@ -322,6 +326,7 @@ toml_str() { local s=${1//\\/\\\\}; printf '"%s"' "${s//\"/\\\"}"; }
     echo "station_name = $(toml_str "$STATION_NAME")"
     echo 'lexicon_dir = "/var/lib/wordjudge/lexicons"'
     echo "active_lexicon = $(toml_str "$ACTIVE_LEXICON")"
+    [ "${PRACTICE_WITH_DEMO:-0}" = 1 ] && echo 'practice_with_demo = true'
     echo 'audit_dir = "/var/lib/wordjudge/audit"'
     echo 'allow_quit = false'
 } >"$DATA/wordjudge/config.toml"

@@ -85,7 +85,7 @@ SHARED=$(cd "$REPO/.." && pwd)/shared/lexicons
 if [ -f "$SHARED/CSW15.txt" ]; then
     export LEXICON_SOURCES="CSW15=$SHARED/CSW15.txt" ACTIVE_LEXICON=CSW15
 else
-    unset LEXICON_SOURCES; export ACTIVE_LEXICON=DEMO
+    unset LEXICON_SOURCES; export ACTIVE_LEXICON=DEMO PRACTICE_WITH_DEMO=1
     say "$SHARED/CSW15.txt not found: the image judges with the DEMO list"
 fi
 export EXPECT_LEXICON=$ACTIVE_LEXICON

@@ -323,6 +323,24 @@ fn the_out_of_service_screen_fits_every_screen_size() {
     out.fits_everywhere("out of service", true);
 }
 
+#[test]
+fn the_not_set_up_screen_fits_every_screen_size() {
+    // A first power-on: DEMO, and no director chose it.
+    i_slint_backend_testing::init_no_event_loop();
+    let window = AppWindow::new().unwrap();
+    window.show().unwrap();
+    let clock = Rc::new(Cell::new(Duration::from_secs(50)));
+    let scratch = ScratchStation::new("DEMO").unwrap();
+    let mut config = wordjudge_core::config::Config::load(&scratch.config_path).config;
+    config.practice_with_demo = false;
+    config.save(&scratch.config_path).unwrap();
+    let controller = attach(&window, scratch.controller(clock.clone()).unwrap());
+    let ui = Ui { window, clock, controller, _scratch: scratch };
+    assert!(ui.shows("This station is not set up for the event yet."), "{:?}", ui.texts());
+    assert!(ui.shows("Please call the tournament director."), "{:?}", ui.texts());
+    ui.fits_everywhere("not set up", true);
+}
+
 #[path = "kiosk/support.rs"]
 mod support;
 

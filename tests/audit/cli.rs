@@ -186,7 +186,7 @@ fn show_names_the_profile_each_adjudication_was_judged_under() {
         trigger: Trigger::Keyboard,
         profile: Some("NASPA-CSW-5"),
     };
-    assert_eq!(log.record_adjudication(&input).challenge, 2);
+    assert_eq!(log.record_adjudication(&input).unwrap().challenge, 2);
     drop(log);
     let no_config = base.path().join("no-config.toml");
     let show = wordjudge_with(&no_config, &["audit", "show", audit.to_str().unwrap()]);

@@ -127,7 +127,7 @@ fn kill_9_during_the_write_loop_then_recovery() {
 
 /// Child: writes, then the file may not grow any more, then it may again.
 #[test]
-#[ignore = "child process of a_file_that_cannot_grow_does_not_block_verdicts"]
+#[ignore = "child process of a_file_that_cannot_grow_refuses_verdicts_at_once_and_names_the_number"]
 fn child_file_size_limit() {
     let Some(dir) = std::env::var_os(CHILD_DIR) else { return };
     let dir = std::path::PathBuf::from(dir);
@@ -147,9 +147,11 @@ fn child_file_size_limit() {
         assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
     }
     let start = Instant::now();
-    assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 4);
-    assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 5);
-    assert!(start.elapsed() < Duration::from_millis(500), "verdicts not held up: {:?}", start.elapsed());
+    let refused = try_record(&mut log, &lexicon, &identity, &["DOG"]).expect_err("the record cannot be written");
+    assert_eq!(refused.challenge, Some(4), "reserved, then refused: never shown");
+    let again = try_record(&mut log, &lexicon, &identity, &["DOG"]).expect_err("still full");
+    assert_eq!(again.challenge, None, "no number used while the log cannot be written");
+    assert!(start.elapsed() < Duration::from_millis(500), "players are not held up: {:?}", start.elapsed());
     let problem = log.problem().expect("the director is warned");
     assert!(problem.contains("File too large") || problem.contains("too large"), "{problem}");
     assert_eq!(std::fs::metadata(&file).unwrap().len(), good, "the short write was cut back");
@@ -159,7 +161,7 @@ fn child_file_size_limit() {
         assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
     }
     clock.advance(Duration::from_secs(5));
-    assert_eq!(record(&mut log, &lexicon, &identity, &["ZOO"]), 6);
+    assert_eq!(record(&mut log, &lexicon, &identity, &["ZOO"]), 5);
     assert_eq!(log.problem(), None);
     drop(log);
     let events: Vec<String> = records(&dir)
@@ -179,19 +181,19 @@ fn child_file_size_limit() {
             "adjudication 2",
             "adjudication 3",
             "write_failed",
-            "adjudication 4",
             "adjudication 5",
-            "adjudication 6"
         ]
     );
     let report = verify(&dir).unwrap();
     assert!(report.ok(), "{report}");
+    let text = report.to_string();
+    assert!(text.contains("#4 was reserved and never shown: the record could not be written"), "{text}");
     assert!(report.write_failures[0].text.contains("File too large"), "{report}");
     println!("FSIZE-CHILD-OK");
 }
 
 #[test]
-fn a_file_that_cannot_grow_does_not_block_verdicts() {
+fn a_file_that_cannot_grow_refuses_verdicts_at_once_and_names_the_number() {
     // Tests run as root here, so permissions cannot make a directory
     // read-only, and mounting a tiny tmpfs needs privileges a container may
     // lack; a file-size limit makes the kernel refuse the write for real.

@@ -116,7 +116,7 @@ fn journald_fields_as_handed_to_the_journald_layer() {
 }
 
 #[test]
-fn journald_still_gets_the_record_when_the_file_cannot_be_written() {
+fn journald_gets_the_failure_and_no_verdict_when_the_file_cannot_be_written() {
     let capture = Capture::default();
     let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
     let base = tempfile::tempdir().unwrap();
@@ -124,17 +124,20 @@ fn journald_still_gets_the_record_when_the_file_cannot_be_written() {
     std::fs::write(&dir, b"in the way").unwrap();
     let (lexicon, identity) = demo();
     let mut log = AuditLog::open_with(&dir, "S", options(&clock())).unwrap();
-    let n = record(&mut log, &lexicon, &identity, &["CAT"]);
+    log.record_event(wordjudge_core::audit::AuditEvent::PinRefused { failures: 1 });
+    assert!(try_record(&mut log, &lexicon, &identity, &["CAT"]).is_err(), "no record, no verdict");
     assert!(log.flush_journal(Duration::from_secs(5)));
     let events = capture.events.lock().unwrap().clone();
     let failing =
         events.iter().find(|e| e["WORDJUDGE_EVENT"] == "audit_failing").expect("a warning that the log fails");
     assert_eq!(failing["LEVEL"], "WARN");
-    let a = events.iter().find(|e| e["WORDJUDGE_EVENT"] == "adjudication").expect("the record reached journald");
-    assert_eq!(a["WORDJUDGE_CHALLENGE"], n.to_string());
-    assert_eq!(a["WORDJUDGE_AUDIT_WRITTEN"], "false");
-    assert!(!a.contains_key("WORDJUDGE_LINE_SHA256"));
-    assert!(a["WORDJUDGE_PROBLEM"].contains("cannot create the audit directory"), "{a:?}");
+    assert!(failing["WORDJUDGE_PROBLEM"].contains("cannot create the audit directory"), "{failing:?}");
+    // A director's action held in memory reaches journald at once.
+    let held = events.iter().find(|e| e["WORDJUDGE_EVENT"] == "pin_refused").expect("the held event reached journald");
+    assert_eq!(held["WORDJUDGE_AUDIT_WRITTEN"], "false");
+    assert!(!held.contains_key("WORDJUDGE_LINE_SHA256"));
+    // No verdict was shown, so none is claimed anywhere.
+    assert!(!events.iter().any(|e| e["WORDJUDGE_EVENT"] == "adjudication"), "{events:?}");
 }
 
 #[test]

@@ -26,7 +26,7 @@ fn a_record_per_adjudication_with_every_field() {
         trigger: wordjudge_core::panel::Trigger::Button,
         profile: Some("NASPA-CSW-5"),
     });
-    let n = n.challenge;
+    let n = n.expect("recorded").challenge;
     assert_eq!(n, 1);
 
     let files = log_files(dir.path());
@@ -477,7 +477,7 @@ fn a_torn_last_line_is_moved_aside_and_the_chain_continues() {
 }
 
 #[test]
-fn a_file_in_the_way_does_not_block_the_verdict_and_the_failure_is_recorded() {
+fn a_file_in_the_way_refuses_the_verdict_uses_no_number_and_the_failure_is_recorded() {
     let base = tempfile::tempdir().unwrap();
     let dir = base.path().join("audit");
     std::fs::write(&dir, b"not a directory").unwrap();
@@ -488,36 +488,72 @@ fn a_file_in_the_way_does_not_block_the_verdict_and_the_failure_is_recorded() {
     assert!(problem.contains("cannot create the audit directory"), "{problem}");
     log.record_event(AuditEvent::Startup { version: "0.1.0".into() });
     let start = Instant::now();
-    assert_eq!(record(&mut log, &lexicon, &identity, &["CAT"]), 1);
-    assert_eq!(record(&mut log, &lexicon, &identity, &["CAT"]), 2);
+    for _ in 0..2 {
+        let refused = try_record(&mut log, &lexicon, &identity, &["CAT"]).expect_err("no record, no verdict");
+        assert!(refused.problem.contains("cannot create the audit directory"), "{refused}");
+        assert_eq!(refused.challenge, None, "no number is used while the log cannot be read");
+    }
+    assert!(!log.retry(), "still in the way");
     assert!(start.elapsed() < Duration::from_millis(500), "{:?}", start.elapsed());
     let problem = log.problem().unwrap();
-    assert!(problem.contains("3 record(s) held"), "{problem}");
+    assert!(problem.contains("No challenge is judged") && problem.contains("1 record(s) held"), "{problem}");
 
-    // The way is cleared: the next record writes the failure, the held records, then itself.
+    // The way is cleared: a retry (the station's, while out of service)
+    // writes the failure and the held event; the next verdict is number 1.
     std::fs::remove_file(&dir).unwrap();
     clock.advance(Duration::from_secs(90));
-    assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 3);
+    assert!(log.retry());
     assert_eq!(log.problem(), None);
+    assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 1);
     let records = records(&dir);
     let events: Vec<&str> = records.iter().map(|r| r["event"].as_str().unwrap()).collect();
-    assert_eq!(events, ["write_failed", "startup", "adjudication", "adjudication", "adjudication"]);
+    assert_eq!(events, ["write_failed", "startup", "adjudication"]);
     assert_eq!(records[0]["since"], "2025-05-01T12:00:00.000Z");
     assert!(records[0]["error"].as_str().unwrap().contains("cannot create the audit directory"));
-    assert_eq!(records[0]["held"], 3);
+    assert_eq!(records[0]["held"], 1);
     assert_eq!(records[0]["lost"], 0);
-    assert_eq!(records[0]["challenges"], serde_json::json!([1, 2]));
-    assert_eq!(records[0]["note"], serde_json::Value::Null, "the log was empty: no number can repeat");
-    assert!(records[1..4].iter().all(|r| r["delayed"] == true));
-    assert_eq!(records[2]["time"], "2025-05-01T12:00:00.000Z", "held records keep their own time");
-    assert!(records[4].get("delayed").is_none());
+    assert_eq!(records[0]["challenges"], serde_json::Value::Null, "no verdict was held");
+    assert_eq!(records[1]["delayed"], true);
+    assert_eq!(records[1]["time"], "2025-05-01T12:00:00.000Z", "held records keep their own time");
+    assert!(records[2].get("delayed").is_none());
+    assert!(records[2].get("skipped").is_none(), "no number was used while failing");
     let report = verify(&dir).unwrap();
     assert!(report.ok(), "{report}");
     assert_eq!(report.write_failures.len(), 1);
 }
 
 #[test]
-fn an_unreadable_log_keeps_numbering_and_notes_possible_repeats() {
+fn a_full_disk_refuses_the_verdict_and_the_next_record_names_its_number() {
+    // The number is reserved, then the record cannot be written: the new
+    // day's file cannot be made (a folder is in its place). The full-disk
+    // path (EFBIG) is the same one: tests/audit/faults.rs takes it.
+    let dir = tempfile::tempdir().unwrap();
+    let clock = clock();
+    let (lexicon, identity) = demo();
+    let mut log = AuditLog::open_with(dir.path(), "S", options(&clock)).unwrap();
+    assert_eq!(record(&mut log, &lexicon, &identity, &["CAT"]), 1);
+    assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 2);
+    let next_day = wordjudge_core::audit::format::LogName { index: 2, date: "2025-05-02".parse().unwrap() };
+    std::fs::create_dir(dir.path().join(next_day.file_name())).unwrap();
+    clock.advance(Duration::from_secs(24 * 3600));
+    let refused = try_record(&mut log, &lexicon, &identity, &["ZOO"]).expect_err("the new day's file cannot be made");
+    assert_eq!(refused.challenge, Some(3), "the number reserved for it");
+    assert!(log.problem().is_some());
+    // Cleared: the next verdict is 4 and says why 3 is missing.
+    std::fs::remove_dir(dir.path().join(next_day.file_name())).unwrap();
+    assert!(log.retry());
+    assert_eq!(record(&mut log, &lexicon, &identity, &["ZOO"]), 4);
+    drop(log);
+    let records = records(dir.path());
+    let four = records.iter().find(|r| r["challenge"] == 4).unwrap();
+    assert_eq!(four["skipped"], serde_json::json!([[3, 3]]), "{four}");
+    assert!(!records.iter().any(|r| r["challenge"] == 3), "never shown, never recorded as a verdict");
+    let report = verify(dir.path()).unwrap();
+    assert!(report.ok(), "{report}");
+}
+
+#[test]
+fn an_unreadable_log_judges_nothing_and_numbering_continues_past_its_highest() {
     let dir = tempfile::tempdir().unwrap();
     let clock = clock();
     let (lexicon, identity) = demo();
@@ -533,14 +569,15 @@ fn an_unreadable_log_keeps_numbering_and_notes_possible_repeats() {
     std::fs::rename(&audit, &moved).unwrap();
     std::fs::write(&audit, b"x").unwrap();
     let mut log = AuditLog::open_with(&audit, "S", options(&clock)).unwrap();
-    assert!(log.problem().unwrap().contains("may repeat"), "{:?}", log.problem());
-    assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 1, "continues from what this process knows");
+    assert!(log.problem().is_some());
+    let refused = try_record(&mut log, &lexicon, &identity, &["DOG"]).expect_err("nothing judged from memory");
+    assert_eq!(refused.challenge, None);
     std::fs::remove_file(&audit).unwrap();
     std::fs::rename(&moved, &audit).unwrap();
     assert_eq!(record(&mut log, &lexicon, &identity, &["DOG"]), 4, "once readable, past the log's highest number");
     let records = records(&audit);
     let failed = records.iter().find(|r| r["event"] == "write_failed").unwrap();
-    assert!(failed["note"].as_str().unwrap().contains("may repeat"), "{failed}");
+    assert_eq!(failed["challenges"], serde_json::Value::Null, "{failed}");
     assert!(verify(&audit).unwrap().ok());
 }
 

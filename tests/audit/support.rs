@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wordjudge_core::audit::{LexiconIdentity, ManualClock};
-use wordjudge_core::recorder::{AdjudicationInput, AuditLog, AuditOptions, Recorded};
+use wordjudge_core::recorder::{AdjudicationInput, AuditLog, AuditOptions, NotRecorded, Recorded};
 use wordjudge_core::judge::{judge, Adjudication, Challenge};
 use wordjudge_core::panel::Trigger;
 use wordjudge_core::lexicon::{catalog, Lexicon};
@@ -19,25 +19,20 @@ pub fn adjudication(lexicon: &Lexicon, words: &[&str]) -> Adjudication {
     judge(lexicon, &Challenge::new(words).unwrap()).unwrap()
 }
 
-/// Judges `words` with the demo lexicon and records it; the challenge number.
+/// Judges `words` with the demo lexicon and records it; the challenge
+/// number. Panics when the record was not written (use [`try_record`]).
 pub fn record(log: &mut AuditLog, lexicon: &Lexicon, identity: &LexiconIdentity, words: &[&str]) -> u64 {
-    let adjudication = adjudication(lexicon, words);
-    log.record_adjudication(&AdjudicationInput {
-        lexicon: identity,
-        adjudication: &adjudication,
-        trigger: Trigger::Keyboard,
-        profile: None,
-    })
-    .challenge
+    try_record(log, lexicon, identity, words).unwrap_or_else(|e| panic!("{words:?} not recorded: {e}")).challenge
 }
 
-/// Like [`record`], with the slip code too.
-pub fn record_with_code(
+/// Like [`record`], with the slip code too, or why nothing was recorded
+/// (then the verdict would not be shown).
+pub fn try_record(
     log: &mut AuditLog,
     lexicon: &Lexicon,
     identity: &LexiconIdentity,
     words: &[&str],
-) -> Recorded {
+) -> Result<Recorded, NotRecorded> {
     let adjudication = adjudication(lexicon, words);
     log.record_adjudication(&AdjudicationInput { lexicon: identity, adjudication: &adjudication, trigger: Trigger::Keyboard, profile: None })
 }

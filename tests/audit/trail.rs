@@ -95,9 +95,9 @@ fn slips_name_the_first_one_a_rewrite_no_longer_matches() {
     let mut slips = Vec::new();
     for n in 1..=20u64 {
         clock.advance(std::time::Duration::from_secs(30));
-        let recorded = record_with_code(&mut log, &lexicon, &identity, &["CAT", "XQZT"]);
+        let recorded = try_record(&mut log, &lexicon, &identity, &["CAT", "XQZT"]).unwrap();
         assert_eq!(recorded.challenge, n);
-        let code = recorded.code.expect("a written record has a code");
+        let code = recorded.code;
         assert_eq!(code.as_str().len(), 8);
         if [3, 8, 15].contains(&n) {
             slips.push(Slip { challenge: n, code });
@@ -256,7 +256,7 @@ fn deleting_the_torn_file_or_the_last_line_is_caught() {
     for _ in 0..4 {
         record(&mut log, &lexicon, &identity, &["CAT"]);
     }
-    let last = record_with_code(&mut log, &lexicon, &identity, &["DOG"]);
+    let last = try_record(&mut log, &lexicon, &identity, &["DOG"]).unwrap();
     drop(log);
     let file = log_files(dir.path()).remove(0);
     let text = std::fs::read_to_string(&file).unwrap();
@@ -265,7 +265,7 @@ fn deleting_the_torn_file_or_the_last_line_is_caught() {
     let kept: String = text.lines().take(4).map(|l| format!("{l}\n")).collect();
     std::fs::write(&file, &kept).unwrap();
     assert!(verify(dir.path()).unwrap().ok());
-    let slip = Slip { challenge: last.challenge, code: last.code.clone().unwrap() };
+    let slip = Slip { challenge: last.challenge, code: last.code.clone() };
     let report = verify_with(dir.path(), &VerifyOptions { slips: vec![slip], ..Default::default() }).unwrap();
     assert!(matches!(report.first_break().unwrap().kind, BreakKind::SlipNoRecord { .. }), "{report}");
     std::fs::write(&file, &text).unwrap();
@@ -497,4 +497,31 @@ fn records_cut_with_the_counter_deleted_are_caught_by_the_journald_copies() {
     assert!(!report.ok(), "{report}");
     let text = report.to_string();
     assert!(text.contains("is in journald's copy of this log but not in the file: cut") && text.contains("challenge #0005"), "{text}");
+}
+
+#[test]
+fn a_slip_with_another_challenges_code_names_that_challenge() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = clock();
+    let (lexicon, identity) = demo();
+    let mut log = AuditLog::open_with(dir.path(), "Table 2", options(&clock)).unwrap();
+    let codes: Vec<SlipCode> =
+        (0..5).map(|_| try_record(&mut log, &lexicon, &identity, &["CAT"]).unwrap().code).collect();
+    drop(log);
+    // #4's code written on a slip numbered 3: the number was miscopied.
+    let slip = Slip { challenge: 3, code: codes[3].clone() };
+    let report = verify_with(dir.path(), &VerifyOptions { slips: vec![slip.clone()], ..Default::default() }).unwrap();
+    assert_eq!(report.first_break().unwrap().kind, BreakKind::SlipOtherChallenge { slip, owner: 4 }, "{report}");
+    let text = report.to_string();
+    assert!(text.contains(&format!("{} is exactly #4's code: check the number on the slip", codes[3])), "{text}");
+    assert!(!text.contains("rewritten"), "not read as tampering: {text}");
+    // A slip numbered past the log, with a real code: named too.
+    let slip = Slip { challenge: 9, code: codes[0].clone() };
+    let report = verify_with(dir.path(), &VerifyOptions { slips: vec![slip.clone()], ..Default::default() }).unwrap();
+    assert_eq!(report.first_break().unwrap().kind, BreakKind::SlipOtherChallenge { slip, owner: 1 }, "{report}");
+    // A code that is nobody's stays a mismatch.
+    let nobody = SlipCode::parse("T3AS849W").unwrap();
+    let slip = Slip { challenge: 3, code: nobody };
+    let report = verify_with(dir.path(), &VerifyOptions { slips: vec![slip], ..Default::default() }).unwrap();
+    assert!(matches!(report.first_break().unwrap().kind, BreakKind::SlipMismatch { .. } | BreakKind::SlipLikelyMiscopied { .. }), "{report}");
 }

@@ -116,6 +116,28 @@ fn needs_journal_remote_two_stations_from_their_journal_files() {
 
 #[test]
 #[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_an_oversized_entry_is_one_refusal_not_the_end_of_the_status() {
+    // Any station's certificate can upload one wordjudge entry with a
+    // 1.1 MB MESSAGE: the summary of every station still comes, and the
+    // entry is one refusal.
+    let dir = tempfile::tempdir().unwrap();
+    let (mut one, two) = two_stations();
+    let big = "x".repeat(1_100_000);
+    one.push("wordjudge", 6, &big, vec![("WORDJUDGE_EVENT".into(), "adjudication".into())]);
+    let journals = dir.path().join("received");
+    std::fs::create_dir(&journals).unwrap();
+    write_journal(&journals, &one);
+    write_journal(&journals, &two);
+    let ca = paired_ca(dir.path(), &[&one, &two]);
+    let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.lines().any(|l| l.starts_with("table-1 ")) && stdout.lines().any(|l| l.starts_with("table-2 ")), "{stdout}");
+    assert!(stdout.contains("bytes long, more than a wordjudge record can be: refused"), "{stdout}");
+}
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
 fn needs_journal_remote_a_journal_without_wordjudge_records_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = Station::new("t", "laptop-guest");

@@ -54,7 +54,8 @@ pub fn recorded_station() -> Station {
             adjudication: &adjudication,
             trigger: Trigger::Keyboard,
             profile: None,
-        });
+        })
+        .expect("recorded");
         clock.advance(Duration::from_secs(60));
     }
     log.record_event(AuditEvent::PinRefused { failures: 1 });

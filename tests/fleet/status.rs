@@ -102,7 +102,19 @@ fn a_gap_the_station_recorded_is_no_break() {
     assert_eq!(t.explained, [Range(2, 3), Range(5, 6)]);
     assert_eq!(t.breaks, [LinkBreak::RecordsMissing(Range(5, 5)), LinkBreak::ChallengesMissing(Range(8, 8))]);
     assert!(t.warnings.iter().any(|(_, w)| w.contains("challenges 5 to 6")), "{:?}", t.warnings);
-    assert!(render::links(t).contains("(challenge 2-3, 5-6 not used, recorded)"), "{}", render::links(t));
+    assert!(render::links(t).contains("(#2–#3, #5–#6 were reserved and never shown, so no slip carries them"), "{}", render::links(t));
+}
+
+#[test]
+fn a_station_that_left_the_fleet_is_not_in_service() {
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    let mut s = Station::new("t", "h");
+    s.judge(&csw, &["QI"], true);
+    s.event(AuditEvent::FleetLeft { fleet: "Nationals".into(), upload_url: "https://l:19532".into(), ca_sha256: "ab".into() });
+    let status = status(&[&s]).unwrap();
+    let state = render::state(&status.stations[0]);
+    assert!(state.starts_with("left the fleet at ") && state.contains(" UTC"), "{state}");
+    assert!(!state.contains("in service"), "{state}");
 }
 
 #[test]

@@ -8,7 +8,9 @@
 //! For each case a used station (a PIN, a challenge judged) is restarted
 //! over the damage, on a thread with a deadline, and must: start within
 //! it (never wait on a FIFO or read `/dev/zero`); show READY (none of these
-//! files decides who judges or with what); judge with the same lexicon
+//! files decides who judges or with what), except over a challenge counter
+//! that cannot be kept at all, where it judges nothing (no number without
+//! a durable reservation); judge with the same lexicon
 //! and a number above every number shown before; open the
 //! director menu to the existing PIN only (never a first PIN) and show its
 //! status page (which reads the fleet's files). The table is the rows of
@@ -45,39 +47,60 @@ const DAMAGES: [Damage; 8] = [
 ];
 
 /// The card's files: a name and where it is, given the config's path and
-/// the audit folder.
+/// the audit folder, and the damages that must stop judging (no number can
+/// be kept durably, so no verdict may be shown).
 struct CardFile {
     name: &'static str,
     place: fn(&Path, &Path) -> PathBuf,
+    stops_judging: &'static [Damage],
 }
 
 const FILES: &[CardFile] = &[
     // Numbering continues above the log's highest number whatever the
-    // counter is; a counter that cannot be opened is a warning, and the
-    // verdict never waits for it.
-    CardFile { name: "challenge-counter", place: |_, audit| audit.join("challenge-counter") },
+    // counter holds (deleted, emptied, padded, another station's). One that
+    // cannot be kept at all (a FIFO, a folder, a link to a device) stops
+    // judging: a number is shown only once it is durably reserved.
+    CardFile {
+        name: "challenge-counter",
+        place: |_, audit| audit.join("challenge-counter"),
+        stops_judging: &[Damage::Fifo, Damage::Directory, Damage::LinkToZero],
+    },
     // The config is whole, so its last good copy is not needed to judge
     // (it is written again from the config).
     CardFile {
         name: "config.toml.last-good",
         place: |config, _| wordjudge_core::config::last_good_path(config) ,
+        stops_judging: &[],
     },
     // The audit key: without a usable key no checkpoint is signed (a
     // warning and a `key_problem` record); judging goes on.
-    CardFile { name: "key/ed25519.key", place: |_, audit| audit.join("key/ed25519.key") },
-    CardFile { name: "key/ed25519.pub", place: |_, audit| audit.join("key/ed25519.pub") },
+    CardFile { name: "key/ed25519.key", place: |_, audit| audit.join("key/ed25519.key"), stops_judging: &[] },
+    CardFile { name: "key/ed25519.pub", place: |_, audit| audit.join("key/ed25519.pub"), stops_judging: &[] },
     // The guard beside a whole config: written again from it.
     CardFile {
         name: "config.toml.pin-guard",
         place: |config, _| wordjudge_core::guard::path_for(config) ,
+        stops_judging: &[],
     },
     // The fleet's state as the menu reads it.
-    CardFile { name: "fleet/joined.toml", place: |config, _| config.parent().unwrap().join("fleet/joined.toml") },
-    CardFile { name: "fleet/pending.toml", place: |config, _| config.parent().unwrap().join("fleet/pending.toml") },
+    CardFile {
+        name: "fleet/joined.toml",
+        place: |config, _| config.parent().unwrap().join("fleet/joined.toml"),
+        stops_judging: &[],
+    },
+    CardFile {
+        name: "fleet/pending.toml",
+        place: |config, _| config.parent().unwrap().join("fleet/pending.toml"),
+        stops_judging: &[],
+    },
     // The update folder's marks: an install under way, the boot check's
     // verdict (read at start and recorded once).
-    CardFile { name: "updates/install-started", place: |config, _| updates_dir(config).join("install-started") },
-    CardFile { name: "updates/boot-check", place: |config, _| updates_dir(config).join("boot-check") },
+    CardFile {
+        name: "updates/install-started",
+        place: |config, _| updates_dir(config).join("install-started"),
+        stops_judging: &[],
+    },
+    CardFile { name: "updates/boot-check", place: |config, _| updates_dir(config).join("boot-check"), stops_judging: &[] },
 ];
 
 fn updates_dir(config: &Path) -> PathBuf {
@@ -242,8 +265,14 @@ fn every_card_file_in_every_damaged_form_leaves_the_station_safe() {
             };
             println!("{case}: {after:?}");
             // None of these files decides who judges or with what: the
-            // station judges on, and says what it could not do.
-            if !after.judges {
+            // station judges on, and says what it could not do; except a
+            // counter that cannot be kept, which stops judging (and only
+            // that): the director's menu still opens.
+            if file.stops_judging.contains(kind) {
+                if after.judges || after.number.is_some() {
+                    failures.push(format!("{case}: judged with no number kept durably: {after:?}"));
+                }
+            } else if !after.judges {
                 failures.push(format!("{case}: out of service over a file that decides nothing: {after:?}"));
             }
             if after.judges && !(after.acceptable && after.number.is_some_and(|n| n > shown)) {

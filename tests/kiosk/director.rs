@@ -113,6 +113,31 @@ fn a_lexicon_switch_names_the_change_and_only_a_settled_enter_makes_it() {
 }
 
 #[test]
+fn a_burst_of_enter_on_a_lexicon_row_never_confirms_the_switch() {
+    // ENTER pressed and released every 30 ms for 3 s (a stuck key, a macro,
+    // a player leaning on the keyboard): each press is fresh, none follows
+    // the quiet a decision needs, so the switch it opened is never made.
+    let mut rig = Rig::fake("SMALL");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    select_menu(&mut rig, "Use OTHER ");
+    for _ in 0..100 {
+        rig.key(Key::Enter);
+        rig.event(wordjudge_station::kiosk::flow::Event::Release(Key::Enter));
+        rig.advance(30);
+    }
+    assert_eq!(rig.view().screen, ScreenKind::Confirm, "still asking");
+    assert_eq!(rig.kiosk.lexicon().id, "SMALL", "the burst switched nothing");
+    assert!(!rig.station.records.iter().any(|r| matches!(r, FakeRecord::Switched { .. })));
+    // After the burst, quiet, then one deliberate press: switched, once.
+    rig.advance(CONFIRM_SETTLE.as_millis() as u64);
+    rig.key(Key::Enter);
+    assert_eq!(rig.kiosk.lexicon().id, "OTHER");
+    let switched = rig.station.records.iter().filter(|r| matches!(r, FakeRecord::Switched { .. })).count();
+    assert_eq!(switched, 1);
+}
+
+#[test]
 fn a_stray_enter_after_a_stick_result_lands_on_back_and_changes_nothing() {
     let mut rig = Rig::fake("SMALL");
     rig.station.plug("sdb1", &[("CSW15.txt", "CSW15")]);

@@ -58,6 +58,8 @@ pub(crate) fn config_for(dir: &Path, active: &str) -> Config {
     config.lexicon_dir = lexicons;
     config.audit_dir = dir.join("audit");
     config.active_lexicon = active.into();
+    // A station set up to practise on DEMO (a real event's is tested apart).
+    config.practice_with_demo = active == "DEMO";
     config.director_pin_hash = Some(wordjudge_core::pin::hash_pin(PIN).unwrap());
     config
 }

@@ -12,6 +12,7 @@ mod flow_props;
 mod hands;
 mod menu_props;
 mod live;
+mod not_judging;
 mod damage;
 mod card_damage;
 mod live_usb;

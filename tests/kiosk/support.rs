@@ -283,7 +283,7 @@ pub fn demo_station_config(dir: &std::path::Path, station_name: &str) -> std::pa
     std::fs::write(
         &config,
         format!(
-            "station_name = {:?}\nlexicon_dir = {:?}\nactive_lexicon = \"DEMO\"\naudit_dir = {:?}\n",
+            "station_name = {:?}\nlexicon_dir = {:?}\nactive_lexicon = \"DEMO\"\npractice_with_demo = true\naudit_dir = {:?}\n",
             station_name,
             lexicons.display().to_string(),
             dir.join("audit").display().to_string()

@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 const GREEN: (u8, u8, u8) = (0x1E, 0x7B, 0x34);
 const RED: (u8, u8, u8) = (0xB0, 0x1C, 0x1C);
 const NAVY: (u8, u8, u8) = (0x10, 0x18, 0x27);
+/// The out-of-service screen's grey (`Palette.service`).
+const SERVICE: (u8, u8, u8) = (0x3A, 0x3F, 0x47);
 
 /// A process killed when dropped.
 struct Running(Child);
@@ -40,11 +42,13 @@ fn start() -> Desktop {
 
 /// Starts the kiosk after `prepare` has had the (empty) audit folder.
 fn start_with(prepare: impl FnOnce(&Path)) -> Desktop {
-    start_on("1280x720x24", prepare)
+    start_on("1280x720x24", prepare, NAVY)
 }
 
-/// Starts the kiosk on an X screen of `screen` (`WIDTHxHEIGHTxDEPTH`).
-fn start_on(screen: &str, prepare: impl FnOnce(&Path)) -> Desktop {
+/// Starts the kiosk on an X screen of `screen` (`WIDTHxHEIGHTxDEPTH`) and
+/// waits for its first screen to be mostly `first` (Ready's navy, or the
+/// out-of-service grey).
+fn start_on(screen: &str, prepare: impl FnOnce(&Path), first: (u8, u8, u8)) -> Desktop {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("audit")).unwrap();
     prepare(&dir.path().join("audit"));
@@ -95,7 +99,7 @@ fn start_on(screen: &str, prepare: impl FnOnce(&Path)) -> Desktop {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    assert!(desktop.wait_for(NAVY, Duration::from_secs(20)), "Ready on screen");
+    assert!(desktop.wait_for(first, Duration::from_secs(20)), "{first:?} on screen, not {:?}", desktop.dominant());
     desktop
 }
 
@@ -216,11 +220,23 @@ fn needs_xvfb_a_held_tab_leaves_the_verdict_and_an_over_count_is_never_glued() {
 #[ignore = "needs Xvfb, xdotool and xwd"]
 fn needs_xvfb_a_fifo_in_the_audit_folder_neither_hangs_the_start_nor_sigterm() {
     assert!(have_tools(), "Xvfb, xdotool and xwd are needed");
-    let mut desktop = start_with(|audit| {
-        let c = std::ffi::CString::new(audit.join("challenge-counter").into_os_string().into_encoded_bytes()).unwrap();
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-    });
-    // READY came (start() waited for it); SIGTERM ends it within 2 s.
+    let mut desktop = start_on(
+        "1280x720x24",
+        |audit| {
+            let c = std::ffi::CString::new(audit.join("challenge-counter").into_os_string().into_encoded_bytes()).unwrap();
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        },
+        SERVICE,
+    );
+    // READY came and the out-of-service screen shows (start_on waited for
+    // both): a counter that cannot be kept judges nothing, whatever is typed.
+    desktop.keys(&["1"]);
+    desktop.type_text("cat");
+    desktop.keys(&["Tab"]);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(desktop.dominant(), SERVICE, "no verdict without its record");
+    assert!(desktop.judged().is_empty(), "nothing judged: {:?}", desktop.judged());
+    // SIGTERM ends it within 2 s.
     let pid = desktop.kiosk.0.id() as i32;
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     let sent = Instant::now();
@@ -235,7 +251,7 @@ fn needs_xvfb_a_fifo_in_the_audit_folder_neither_hangs_the_start_nor_sigterm() {
 fn needs_xvfb_the_windowed_kiosk_opens_no_larger_than_an_800x480_screen() {
     assert!(have_tools(), "Xvfb, xdotool and xwd are needed");
     // READY and the Ready screen covering most of the screen (start_on waits for both).
-    let desktop = start_on("800x480x24", |_| {});
+    let desktop = start_on("800x480x24", |_| {}, NAVY);
     let out = Command::new("xdotool")
         .args(["search", "--name", "wordjudge", "getwindowgeometry", "--shell"])
         .env("DISPLAY", &desktop.display)

@@ -51,7 +51,6 @@ pub enum StatusError {
     NotAFile(PathBuf),
     JournalctlMissing,
     JournalctlFailed { status: String, stderr: String },
-    LineTooLong { entry: usize, len: u64 },
     BadNow(String),
     Entries(FleetError),
     WriteHtml(PathBuf, std::io::Error),
@@ -74,9 +73,6 @@ impl std::fmt::Display for StatusError {
             ),
             StatusError::JournalctlFailed { status, stderr } => {
                 write!(f, "journalctl could not read the journal ({status}): {}", stderr.trim())
-            }
-            StatusError::LineTooLong { entry, len } => {
-                write!(f, "journal entry {entry} is {len} bytes long, more than a wordjudge record can be")
             }
             StatusError::BadNow(text) => {
                 write!(f, "--now {} is not an RFC 3339 time (2026-11-22T14:02:11Z)", wordjudge_core::word::quote(text))
@@ -235,17 +231,20 @@ fn read_journal(source: &[String], fleet: &mut fleet::Fleet) -> Result<Option<St
     });
     let mut reader = std::io::BufReader::new(child.stdout.take().expect("piped"));
     let (mut line, mut last) = (Vec::new(), Vec::new());
-    let mut entry = 0;
     let result = loop {
-        entry += 1;
         match wordjudge_core::outside_files::read_line_bounded(&mut reader, LINE_LIMIT, &mut line) {
+            // One entry a station's certificate sent cannot stop the
+            // summary of every station: what cannot be read is one refused
+            // entry on its sender's line.
             Ok(wordjudge_core::outside_files::Line::Complete) => {
                 if let Err(e) = fleet.add_line(&String::from_utf8_lossy(&line)) {
-                    break Err(StatusError::Entries(e));
+                    fleet.refuse_entry(format!("refused: {e}"));
                 }
                 std::mem::swap(&mut last, &mut line);
             }
-            Ok(wordjudge_core::outside_files::Line::TooLong { len }) => break Err(StatusError::LineTooLong { entry, len }),
+            Ok(wordjudge_core::outside_files::Line::TooLong { len }) => {
+                fleet.refuse_entry(format!("an entry {len} bytes long, more than a wordjudge record can be: refused"));
+            }
             Ok(wordjudge_core::outside_files::Line::End) => break Ok(()),
             Err(e) => break Err(StatusError::JournalctlFailed { status: e.to_string(), stderr: String::new() }),
         }

@@ -115,6 +115,14 @@ pub struct Config {
     pub lexicon_dir: PathBuf,
     /// Id of the lexicon the kiosk judges with ("DEMO": the built-in demo).
     pub active_lexicon: String,
+    /// The director chose the built-in DEMO list to practise with. Without
+    /// it a station on DEMO is not set up for the event: players are told
+    /// to call the director and nothing is judged (a hurried set-up that
+    /// forgot the install must not give players DEMO verdicts, where QI
+    /// and ZA are UNACCEPTABLE). Choosing DEMO in the director menu sets it;
+    /// choosing any other list clears it. Written only when set.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub practice_with_demo: bool,
     /// Salted Argon2 hash of the director PIN (`wordjudge config set-pin`);
     /// none means the director menu cannot be opened.
     pub director_pin_hash: Option<String>,
@@ -189,6 +197,7 @@ impl Default for Config {
             station_name: "Station 1".into(),
             lexicon_dir: PathBuf::from("/var/lib/wordjudge/lexicons"),
             active_lexicon: crate::lexicon::catalog::DEMO_ID.into(),
+            practice_with_demo: false,
             director_pin_hash: None,
             audit_dir: PathBuf::from("/var/lib/wordjudge/audit"),
             allow_quit: false,

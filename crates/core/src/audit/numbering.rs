@@ -1,22 +1,28 @@
 //! The durable challenge counter: a number is never handed out twice, and a
-//! verdict shown while the log could not be written leaves a trace.
+//! number reserved but never recorded is named, never silently skipped.
 //!
-//! The log alone cannot promise either: a verdict shown while the disk was
-//! full lives only in memory, and a `kill -9` then takes it (and the highest
-//! number shown) away. So before a number is shown the writer makes sure it
-//! is *reserved* in `challenge-counter`, a small file in the audit folder,
-//! reserving [`RESERVE_AHEAD`] numbers at a time so a healthy station syncs
-//! it once per that many verdicts. After any crash numbering continues above
-//! the reservation, so above every number ever shown.
+//! The log alone cannot promise this: a log file cut short or lost takes
+//! its highest number with it. So before a number is used the writer makes
+//! sure it is *reserved* in `challenge-counter`, a small file in the audit
+//! folder, synced before the record is written. After any crash numbering
+//! continues above the reservation, so above every number ever shown.
 //!
-//! When a verdict is shown without its record (the log failing), the counter
-//! also records the range of such numbers (`unrecorded`), synced before the
-//! verdict shows. The file is written in place inside blocks allocated when it
-//! was created, so it still takes writes when the disk is full. A restart
-//! that finds `unrecorded` numbers without records writes a
-//! `challenges_lost` record (and `verify` fails, naming them); reserved
-//! numbers that were neither recorded nor shown are named in the next
-//! adjudication record (`skipped`), the only kind of gap `verify` accepts.
+//! Numbers are reserved one at a time ([`RESERVE_AHEAD`] is 1): a power cut
+//! then leaves at most the one number whose record was being written, and
+//! only when that record did not reach the card (its verdict was not shown
+//! either, since a verdict shows only once its record is synced). Reserving
+//! ahead would save one sync per challenge (measured in `benches/audit.rs`)
+//! at the price of a run of numbers missing after every power cut, which a
+//! director must then explain in a dispute.
+//!
+//! A reserved number without a record is named in the next adjudication
+//! record (`skipped`), the only kind of gap `verify` accepts, and `verify`
+//! says in a director's words when and why it happened. Counters written by
+//! earlier versions may still name numbers shown while the log could not be
+//! written (`unrecorded`); a start that finds them without records writes a
+//! `challenges_lost` record (and `verify` fails, naming them). The file is
+//! written in place inside blocks allocated when it was created, so it
+//! still takes writes when the disk is full.
 //!
 //! Two slots (A/B), each with its own generation and checksum, are written
 //! alternately, so a power cut mid-write leaves the other slot intact.
@@ -30,8 +36,9 @@ use std::path::{Path, PathBuf};
 /// The counter's file name in the audit folder.
 pub const COUNTER_FILE: &str = "challenge-counter";
 
-/// Numbers reserved per sync of the counter.
-pub const RESERVE_AHEAD: u64 = 16;
+/// Numbers reserved per sync of the counter: one, so that a power cut
+/// leaves no run of numbers never shown (see the module documentation).
+pub const RESERVE_AHEAD: u64 = 1;
 
 const SLOT: usize = 128;
 const MAGIC: &str = "wordjudge-challenge-counter-1";

@@ -128,6 +128,8 @@ pub struct Fleet {
     records_seen: usize,
     unattributed: Vec<String>,
     more_unattributed: u64,
+    /// Per sender, the last entry refused unread, until one is read.
+    last_refused: BTreeMap<Option<String>, String>,
 }
 
 /// Every station, by name, with the lexicon mismatches marked.
@@ -185,6 +187,7 @@ impl Fleet {
     /// not a paired station's signed line ([`proof::check`]) changes no
     /// station's state and is an alert on the station it names.
     pub fn add_line(&mut self, line: &str) -> Result<(), FleetError> {
+        self.last_refused.remove(&self.sender);
         self.lines += 1;
         let number = self.lines;
         if line.trim().is_empty() {
@@ -348,6 +351,28 @@ impl Fleet {
 
     /// An entry no paired station signed and none is named by: kept for the
     /// fleet's own line, the first [`MAX_BREAKS`], the rest counted.
+    /// An entry that could not be read at all (too long, not JSON): one
+    /// refused entry on the line of the station whose certificate sent it,
+    /// else in the unattributed list; never the end of the summary.
+    ///
+    /// An unreadable entry that is the last one a sender sent has no cursor
+    /// `--watch` could continue after, so the next round reads it again: the
+    /// same refusal from the same sender with nothing read in between is
+    /// counted once.
+    pub fn refuse_entry(&mut self, what: String) {
+        if self.last_refused.get(&self.sender) == Some(&what) {
+            return;
+        }
+        self.last_refused.insert(self.sender.clone(), what.clone());
+        self.lines += 1;
+        self.entries += 1;
+        self.records_seen += 1;
+        match self.sender.clone() {
+            Some(sender) => self.station_for_key(&sender, None).refuse(0, what),
+            None => self.unattributed(what),
+        }
+    }
+
     fn unattributed(&mut self, what: String) {
         if self.unattributed.len() < MAX_BREAKS {
             self.unattributed.push(what);

@@ -66,11 +66,24 @@ pub fn links(station: &Station) -> String {
         format!("BROKEN: {}", breaks.join("; "))
     };
     if !station.explained.is_empty() {
-        let mut ranges: Vec<String> = station.explained.iter().map(ToString::to_string).collect();
+        // In a director's words: no number a director must look for on a
+        // slip; `audit verify` on the station's log says why each one.
+        let mut ranges: Vec<String> =
+            station.explained.iter().map(|r| if r.0 == r.1 { format!("#{}", r.0) } else { format!("#{}–#{}", r.0, r.1) }).collect();
         if station.more_explained > 0 {
             ranges.push(format!("{} more range(s)", station.more_explained));
         }
-        let _ = write!(text, " (challenge {} not used, recorded)", ranges.join(", "));
+        let (were, never) = if ranges.len() == 1 && station.explained[0].0 == station.explained[0].1 {
+            ("was", "it")
+        } else {
+            ("were", "them")
+        };
+        let _ = write!(
+            text,
+            " ({} {were} reserved and never shown, so no slip carries {never}: a power cut or a record that could not be \
+             written; audit verify says which)",
+            ranges.join(", ")
+        );
     }
     text
 }
@@ -88,6 +101,10 @@ pub fn state(station: &Station) -> String {
         Service::In => "in service".to_string(),
         Service::Out(why) => format!("OUT OF SERVICE: {}", crate::word::printable(why, 2 * SHOWN)),
         Service::Stopped => "shut down".to_string(),
+        Service::Left(at) => match Timestamp::from_microsecond(*at) {
+            Ok(t) => format!("left the fleet at {} UTC", t.strftime("%Y-%m-%d %H:%M")),
+            Err(_) => "left the fleet".to_string(),
+        },
     });
     for (other, fingerprint) in &station.mismatch {
         parts.push(format!("LEXICON MISMATCH: {} has {}", shown(other), shown(fingerprint)));

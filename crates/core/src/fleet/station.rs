@@ -73,6 +73,9 @@ pub enum Service {
     Out(String),
     /// Its last record was a shutdown.
     Stopped,
+    /// It left the fleet (its `fleet_left` record, at this time in
+    /// microseconds since the epoch): nothing more is expected from it.
+    Left(i64),
 }
 
 /// Verdicts in one hour: (acceptable, unacceptable).
@@ -299,7 +302,7 @@ impl Station {
         }
         match body {
             Body::Adjudication(a) => self.take_adjudication(a, time),
-            Body::Event(e) => self.take_event(e, body),
+            Body::Event(e) => self.take_event(e, body, time),
             Body::Unknown { .. } | Body::Invalid { .. } => {}
         }
     }
@@ -325,7 +328,7 @@ impl Station {
         self.service = Service::In;
     }
 
-    fn take_event(&mut self, event: &AuditEvent, body: &Body) {
+    fn take_event(&mut self, event: &AuditEvent, body: &Body, time: i64) {
         match event {
             AuditEvent::LexiconOpened { id, status, fingerprint, problem } => {
                 self.lexicon = Some(id.clone());
@@ -354,6 +357,8 @@ impl Station {
             AuditEvent::KeyboardFound { .. } => self.service = Service::In,
             AuditEvent::Startup { .. } => self.service = Service::In,
             AuditEvent::Shutdown => self.service = Service::Stopped,
+            AuditEvent::FleetLeft { .. } => self.service = Service::Left(time),
+            AuditEvent::FleetJoined { .. } => self.service = Service::In,
             _ => {}
         }
     }

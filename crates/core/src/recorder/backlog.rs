@@ -1,12 +1,11 @@
-//! Records held in memory while the audit file cannot be written.
+//! Events held in memory while the audit file cannot be written.
 //!
-//! The game must go on when the disk is full or the card went read-only: the
-//! verdict is shown, journald gets its copy, and the record waits here until
-//! writing works again; then a `write_failed` record says what happened and
-//! the held records follow, marked `delayed`. Memory is bounded: beyond the
-//! limit the oldest are dropped and counted. What survives a crash of the
-//! process is not this queue but the challenge counter's `unrecorded` range
-//! ([`crate::audit::numbering`]).
+//! A director's action or a start-up must not be lost to a full disk: the
+//! event waits here (journald has its copy) until writing works again;
+//! then a `write_failed` record says what happened and the held records
+//! follow, marked `delayed`. Adjudications are never held: their verdicts
+//! are not shown without a record ([`super::AuditLog::record_adjudication`]).
+//! Memory is bounded: beyond the limit the oldest are dropped and counted.
 
 use crate::audit::clock::Stamp;
 use crate::audit::record::Body;

@@ -11,12 +11,15 @@
 //! * [`journal`]: the journald copy, handed to a worker thread so the
 //!   verdict never waits on journald.
 //!
-//! Writing never stops the game: when the file cannot be written, records
-//! are kept in memory, [`AuditLog::problem`] gives the director a warning,
-//! journald still gets every record, and once writing works again a
-//! `write_failed` event and the held records (marked `delayed`) go into the
-//! file. The format it writes is [`crate::audit`]'s; reading it back is
-//! [`crate::inspect`]'s.
+//! No verdict without its record: when the file cannot be written,
+//! [`AuditLog::record_adjudication`] refuses (the station goes out of
+//! service and the director is told why through [`AuditLog::problem`]),
+//! while other events are kept in memory, journald still gets them, and
+//! once writing works again a `write_failed` event and the held events
+//! (marked `delayed`) go into the file. Stopping the game is the safer
+//! failure: a verdict the station cannot prove later is worth less in a
+//! dispute than a director called to the table now. The format it writes
+//! is [`crate::audit`]'s; reading it back is [`crate::inspect`]'s.
 
 mod backlog;
 pub mod journal;
@@ -24,7 +27,7 @@ mod scan;
 pub mod writer;
 
 pub use journal::{journal_field_name, journald_layer, SYSLOG_IDENTIFIER};
-pub use writer::{AuditLog, ChainHead, Recorded};
+pub use writer::{AuditLog, ChainHead, NeverShown, NotRecorded, Recorded};
 
 use crate::audit::{Clock, LexiconIdentity, SystemClock, WriterBusy};
 use crate::judge::Adjudication;

@@ -38,6 +38,7 @@ impl ScratchStation {
         config.lexicon_dir = dir.path().join("lexicons");
         config.audit_dir = dir.path().join("audit");
         config.active_lexicon = active.into();
+        config.practice_with_demo = active == wordjudge_core::lexicon::catalog::DEMO_ID;
         config.director_pin_hash = Some(wordjudge_core::pin::hash_pin(SCREENSHOT_PIN).map_err(|e| e.to_string())?);
         std::fs::create_dir_all(&config.lexicon_dir).map_err(|e| e.to_string())?;
         let config_path = dir.path().join("config.toml");

@@ -149,12 +149,13 @@ impl Body {
     pub fn describe(&self) -> String {
         match self {
             Body::Adjudication(a) => format!(
-                "challenge {} {} ({}) lexicon {}{}",
+                "challenge {} {} ({}) lexicon {}{}{}",
                 a.challenge,
                 a.verdict,
                 a.words.join(" "),
                 a.lexicon.id,
-                a.repeat_of.map(|r| format!(", repeat of {r}")).unwrap_or_default()
+                a.repeat_of.map(|r| format!(", repeat of {r}")).unwrap_or_default(),
+                skipped_text(&a.skipped)
             ),
             Body::Event(e) => e.describe(),
             Body::Unknown { event, .. } => format!("{event} (an event this wordjudge does not know)"),
@@ -181,6 +182,20 @@ impl Body {
         } else {
             serde_json::Value::Object(map).to_string()
         }
+    }
+}
+
+/// `; #3 and #7–#9 were reserved and never shown (audit verify says why)`,
+/// or nothing.
+fn skipped_text(skipped: &[[u64; 2]]) -> String {
+    let ranges: Vec<String> = skipped
+        .iter()
+        .map(|[a, b]| if a == b { format!("#{a}") } else { format!("#{}–#{}", a.min(b), a.max(b)) })
+        .collect();
+    match ranges.as_slice() {
+        [] => String::new(),
+        [one] if !one.contains('–') => format!("; {one} was reserved and never shown (audit verify says why)"),
+        _ => format!("; {} were reserved and never shown (audit verify says why)", ranges.join(", ")),
     }
 }
 

@@ -50,6 +50,9 @@ pub enum BreakKind {
     SlipLikelyMiscopied { slip: Slip, found: SlipCode, differences: Vec<CopyingError> },
     /// A slip's challenge has no record.
     SlipNoRecord { slip: String },
+    /// The slip's code is exactly another challenge's (`owner`): the number
+    /// on the slip was miscopied, most likely.
+    SlipOtherChallenge { slip: Slip, owner: u64 },
     /// A slip matches, but the chain before its record is broken.
     SlipChainBroken { slip: String },
     /// The checkpoint's signature or text is not valid for the key.
@@ -101,7 +104,7 @@ impl BreakKind {
             BreakKind::SlipMismatch { .. } | BreakKind::SlipNoRecord { .. } | BreakKind::SlipChainBroken { .. } => {
                 "slip does not match"
             }
-            BreakKind::SlipLikelyMiscopied { .. } => "slip likely miscopied",
+            BreakKind::SlipLikelyMiscopied { .. } | BreakKind::SlipOtherChallenge { .. } => "slip likely miscopied",
             BreakKind::CheckpointInvalid { .. }
             | BreakKind::CheckpointBeyondLog { .. }
             | BreakKind::CheckpointMismatch { .. }
@@ -179,6 +182,12 @@ impl fmt::Display for BreakKind {
                 slip.challenge
             ),
             BreakKind::SlipNoRecord { slip } => write!(f, "slip {slip} does not match: that challenge has no record"),
+            BreakKind::SlipOtherChallenge { slip, owner } => write!(
+                f,
+                "slip {slip} does not match #{}, likely miscopied: {} is exactly #{owner}'s code: check the number on \
+                 the slip",
+                slip.challenge, slip.code
+            ),
             BreakKind::SlipChainBroken { slip } => {
                 write!(f, "slip {slip} matches its record, but the chain before that record is broken")
             }

@@ -4,7 +4,7 @@
 //! what these passes leave ([`Walked`]).
 
 use super::breaks::{looks_like_a_record, not_a_record};
-use super::numbers::Numbers;
+use super::numbers::{NumberGap, Numbers};
 use super::report::{recovery, write_failed_text};
 use super::{
     trust, AsideState, BreakKind, FileSummary, Location, VerifyReport, WriteFailure, MAX_BREAKS, MAX_FILE_BYTES,
@@ -245,8 +245,19 @@ fn account(
     report.last_line_sha256 = Some(hash.to_string());
     trust::note_station(&mut report.stations, seq, &head.station);
     times.see(at, head, &mut report.clock_jumps);
+    numbers.since_last.see(&head.time, &head.body);
     match &head.body {
         Body::Adjudication(a) => {
+            if a.skipped.is_empty() {
+                numbers.since_last.clear();
+            } else {
+                let reason = numbers.since_last.reason();
+                report.number_gaps.extend(a.skipped.iter().map(|[first, last]| NumberGap {
+                    first: *first.min(last),
+                    last: *first.max(last),
+                    reason: reason.clone(),
+                }));
+            }
             report.adjudications += 1;
             let c = a.challenge;
             report.challenges = Some(match report.challenges {

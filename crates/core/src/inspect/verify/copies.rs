@@ -17,9 +17,20 @@ pub(super) fn check_slips(report: &mut VerifyReport, slips: &[Slip], by_challeng
         let candidates = by_challenge.get(&slip.challenge).map(Vec::as_slice).unwrap_or(&[]);
         let matching = candidates.iter().find(|s| SlipCode::of_line_hash(&s.hash).as_ref() == Some(&slip.code));
         let text = slip.to_string();
+        // Exactly another challenge's code: the number on the slip was
+        // miscopied, not the record rewritten.
+        let owner = || {
+            by_challenge.iter().filter(|(n, _)| **n != slip.challenge).find_map(|(n, seen)| {
+                seen.iter().find(|s| SlipCode::of_line_hash(&s.hash).as_ref() == Some(&slip.code)).map(|s| (*n, s))
+            })
+        };
         match (matching, candidates.first()) {
             (Some(seen), _) if seen.clean => report.slips_matched.push(slip),
             (Some(seen), _) => report.add_break(seen.at.clone(), BreakKind::SlipChainBroken { slip: text }),
+            (None, _) if owner().is_some() => {
+                let (owner, seen) = owner().expect("just found");
+                report.add_break(seen.at.clone(), BreakKind::SlipOtherChallenge { slip, owner })
+            }
             (None, Some(first)) => {
                 // A code a hand could have miscopied is told apart from one
                 // that differs more (still a break: only the slip can tell).

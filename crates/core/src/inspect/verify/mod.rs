@@ -48,6 +48,7 @@ mod report;
 mod trust;
 
 pub use breaks::{Break, BreakKind};
+pub use numbers::{GapReason, NumberGap};
 pub use report::{AsideState, FileSummary, JournalCopy, Recovery, VerifyOptions, VerifyReport, WriteFailure};
 pub use trust::{shown_name, ClockJump, JournalCheck, KeyCheck, StationSpan};
 

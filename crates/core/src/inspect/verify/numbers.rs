@@ -14,6 +14,112 @@ pub(super) struct Numbers {
     pub(super) lost: Vec<(Location, u64, u64)>,
     /// Ranges a `write_failed` record says may repeat earlier numbers.
     pub(super) may_repeat: Vec<(u64, u64)>,
+    /// What happened since the last adjudication, to word the reason of the
+    /// numbers the next one names as skipped.
+    pub(super) since_last: GapContext,
+}
+
+/// What the records between two adjudications say happened.
+#[derive(Default)]
+pub(super) struct GapContext {
+    /// The time of the record before the last record.
+    previous_time: Option<String>,
+    /// A start after the station stopped: the time of the last record
+    /// before it, and the start's own time.
+    stopped: Option<(Option<String>, String)>,
+    /// A `write_failed` record: the time the failure began.
+    write_failed: Option<String>,
+}
+
+impl GapContext {
+    /// Looks at one record (its time and what it is), in log order.
+    pub(super) fn see(&mut self, time: &str, body: &crate::audit::record::Body) {
+        use crate::audit::record::{AuditEvent, Body};
+        let before = self.previous_time.replace(time.to_string());
+        match body {
+            Body::Event(AuditEvent::Startup { .. }) => self.stopped = Some((before, time.to_string())),
+            Body::Event(AuditEvent::WriteFailed { since, .. }) => self.write_failed = Some(since.clone()),
+            _ => {}
+        }
+    }
+
+    /// The reason of numbers an adjudication names as skipped; the context
+    /// starts again after it.
+    pub(super) fn reason(&mut self) -> GapReason {
+        match (self.write_failed.take(), self.stopped.take()) {
+            (Some(since), _) => GapReason::NotWritten { since },
+            (None, Some((after, started))) => GapReason::Stopped { after, started },
+            (None, None) => GapReason::Unsaid,
+        }
+    }
+
+    /// An adjudication without skipped numbers: the context starts again.
+    pub(super) fn clear(&mut self) {
+        self.write_failed = None;
+        self.stopped = None;
+    }
+}
+
+/// Numbers reserved and never shown, with why, in a director's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NumberGap {
+    pub first: u64,
+    pub last: u64,
+    pub reason: GapReason,
+}
+
+/// Why reserved numbers were never shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GapReason {
+    /// The station stopped without shutting down (a power cut or a crash)
+    /// while the record was being written: after the record at `after`
+    /// (UTC), started again at `started`.
+    Stopped { after: Option<String>, started: String },
+    /// The record could not be written (a full or failing card), so the
+    /// verdict was not shown; the log was failing since `since`.
+    NotWritten { since: String },
+    /// No start or write failure is recorded between the two verdicts (the
+    /// writer's own restart, without a station's start-up record): the
+    /// previous writer stopped without giving its reservation back.
+    Unsaid,
+}
+
+/// `2025-05-01T12:00:03.250Z` as `2025-05-01 12:00:03 UTC`.
+fn when(time: &str) -> String {
+    match time.get(..19) {
+        Some(t) if time.is_char_boundary(19) => format!("{} UTC", t.replace('T', " ")),
+        _ => crate::word::printable(time, 40),
+    }
+}
+
+impl std::fmt::Display for NumberGap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (numbers, were) = if self.first == self.last {
+            (format!("#{}", self.first), "was")
+        } else {
+            (format!("#{}–#{}", self.first, self.last), "were")
+        };
+        write!(f, "{numbers} {were} reserved and never shown: ")?;
+        match &self.reason {
+            GapReason::Stopped { after: Some(after), started } => write!(
+                f,
+                "the station stopped without shutting down (a power cut or a crash) after {} and started again at {}",
+                when(after),
+                when(started)
+            ),
+            GapReason::Stopped { after: None, started } => {
+                write!(f, "the station stopped without shutting down and started again at {}", when(started))
+            }
+            GapReason::NotWritten { since } => write!(
+                f,
+                "the record could not be written (the log was failing since {}), so no verdict was shown with it",
+                when(since)
+            ),
+            GapReason::Unsaid => {
+                write!(f, "the station stopped without shutting down (a power cut or a crash) before it could use it")
+            }
+        }
+    }
 }
 
 /// Sorted, merged ranges.

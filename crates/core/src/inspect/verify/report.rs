@@ -129,6 +129,9 @@ pub struct VerifyReport {
     /// Sealed records in the chain whose event this version does not know
     /// or cannot read (their fields do not have the expected shape).
     pub unreadable_bodies: Vec<Location>,
+    /// Numbers reserved and never shown, each with its reason (a gap the
+    /// log explains; an unexplained one is a break).
+    pub number_gaps: Vec<super::numbers::NumberGap>,
     /// Problems in order; empty when the chain is intact.
     pub breaks: Vec<Break>,
     /// More problems than listed.
@@ -171,6 +174,9 @@ impl fmt::Display for VerifyReport {
                 write!(f, " (challenges {lo} to {hi})")?;
             }
             writeln!(f)?;
+            for gap in &self.number_gaps {
+                writeln!(f, "  {gap}")?;
+            }
         }
         if let (Some(a), Some(b)) = (&self.first_time, &self.last_time) {
             writeln!(f, "  from {a} to {b} (UTC)")?;

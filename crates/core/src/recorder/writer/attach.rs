@@ -12,7 +12,8 @@ use crate::audit::record::{AuditEvent, Body};
 use crate::recorder::scan::{self, Recent};
 use crate::recorder::AuditError;
 use std::collections::VecDeque;
-use super::{within_window, AuditLog, Output};
+use super::repeat::within_window;
+use super::{AuditLog, Output};
 
 impl AuditLog {
     /// Reads the directory: takes the writer lock, opens the counter,
@@ -48,6 +49,7 @@ impl AuditLog {
             let (lost, skipped) = account_for_previous(previous, scan.max_recorded, scan.torn_challenge);
             events.extend(lost);
             self.skipped = skipped.into_iter().map(|(a, b)| [a, b]).collect();
+            self.never_shown.extend(self.skipped.iter().map(|&numbers| super::NeverShown { numbers, stopped: true }));
             if self.options.signing_key && self.key.is_none() {
                 events.extend(self.load_signing_key());
             }

@@ -1,6 +1,7 @@
-//! When the log cannot be written (a full or failing disk): the verdict
-//! still shows, its record is held in memory (`backlog`), the failure is
-//! noted once in journald, and at the next good write a `write_failed`
+//! When the log cannot be written (a full or failing disk): no verdict is
+//! recorded (so none is shown), other records are held in memory
+//! (`backlog`), the failure is noted once in journald, and at the next good
+//! write (a record, or the station's [`AuditLog::retry`]) a `write_failed`
 //! event saying what happened goes in first, then the held records in order.
 
 use crate::audit::clock::Stamp;
@@ -8,9 +9,33 @@ use crate::audit::numbering::CounterState;
 use crate::audit::record::{AuditEvent, Body};
 use crate::recorder::{journal, AuditError};
 
-use super::AuditLog;
+use super::{AuditLog, NotRecorded};
 
 impl AuditLog {
+    /// Tries again to write what a failure held back (a `write_failed`
+    /// record and the held events), re-reading the folder first: true when
+    /// the log is healthy afterwards. The station calls it while it is out
+    /// of service for its log, so that it judges again once the log can be
+    /// written, without a player having to try.
+    pub fn retry(&mut self) -> bool {
+        if self.backlog.failure.is_none() && self.backlog.queue.is_empty() && self.out.is_some() {
+            return true;
+        }
+        let stamp = Stamp::take(self.options.clock.as_ref());
+        self.ensure_attached(&stamp) && self.write_backlog_or_note(&stamp).is_ok()
+    }
+
+    /// Writes the held records; a failure is noted.
+    pub(super) fn write_backlog_or_note(&mut self, stamp: &Stamp) -> Result<(), ()> {
+        self.write_backlog(stamp).map_err(|e| self.note_failure(&e, *stamp))
+    }
+
+    /// Why an adjudication was not recorded, from the failure just noted.
+    pub(super) fn not_recorded(&self, challenge: Option<u64>) -> NotRecorded {
+        let problem = self.backlog.failure.as_ref().map_or_else(|| "the audit log cannot be written".to_string(), |f| f.error.clone());
+        NotRecorded { problem, challenge }
+    }
+
     /// Returns the line's hash when written.
     pub(super) fn write_or_hold(&mut self, stamp: Stamp, body: Body) -> Option<String> {
         if let Err(e) = self.write_backlog(&stamp) {

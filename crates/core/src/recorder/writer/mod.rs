@@ -3,11 +3,13 @@
 //! It owns the order of things around a verdict: the folder's writer lock
 //! ([`crate::audit::lock`]), the challenge number reserved durably before it is
 //! used ([`crate::audit::numbering`]), the record appended and `fdatasync`ed, its
-//! slip code handed back, the journald copy handed off ([`super::journal`]),
-//! records held while the file cannot be written (`failing.rs`, over
-//! `super::backlog`), file rotation (`append.rs`), recovery of a torn last
-//! line at open (`attach.rs`), and signed checkpoints at shut-down, day
-//! rotation and export ([`crate::audit::checkpoint`]).
+//! slip code handed back (`recorded.rs`: the verdict's number and code, or
+//! why there is no verdict), the journald copy handed off
+//! ([`super::journal`]), events held and verdicts refused while the file
+//! cannot be written (`failing.rs`, over `super::backlog`), file rotation
+//! (`append.rs`), recovery of a torn last line at open (`attach.rs`), the
+//! same words judged again (`repeat.rs`), and signed checkpoints at
+//! shut-down, day rotation and export ([`crate::audit::checkpoint`]).
 
 use super::backlog::Backlog;
 use crate::audit::checkpoint::{Checkpoint, KeyFingerprint, NoteVerifier, StationKey};
@@ -18,7 +20,7 @@ use crate::audit::numbering::{Counter, CounterState, RESERVE_AHEAD};
 use crate::audit::record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind};
 use crate::audit::slip::SlipCode;
 use super::scan::{ChainEnd, Recent};
-use super::{journal, AdjudicationInput, AuditError, AuditOptions, MAX_RECENT, REPEAT_WINDOW};
+use super::{journal, AdjudicationInput, AuditError, AuditOptions};
 use jiff::civil::Date;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -28,19 +30,18 @@ use std::time::Duration;
 mod append;
 mod attach;
 mod failing;
+mod recorded;
+mod repeat;
 
-/// What [`AuditLog::record_adjudication`] hands back for the verdict screen.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Recorded {
-    /// The challenge number for the slip: never handed out twice.
-    pub challenge: u64,
-    /// The slip code (chain head after this record). `None` when the record
-    /// could not be written yet (the log is failing): its place in the chain,
-    /// and so its code, is not known.
-    pub code: Option<SlipCode>,
-    /// The record's own time stamp: what the verdict screen shows, so the
-    /// screen and the record can never disagree.
-    pub time: jiff::Timestamp,
+pub use recorded::{NotRecorded, Recorded};
+
+/// Numbers reserved and never shown, and why, in the station's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NeverShown {
+    pub numbers: [u64; 2],
+    /// The station stopped (a power cut or a crash) before the record was
+    /// written; else the record could not be written.
+    pub stopped: bool,
 }
 
 /// The end of the chain: the last record written.
@@ -91,6 +92,9 @@ pub struct AuditLog {
     /// Numbers a previous process reserved and never showed, explained in
     /// the next adjudication record.
     skipped: Vec<[u64; 2]>,
+    /// Every number this process found or left reserved and never shown,
+    /// with why, for the director's status page.
+    never_shown: Vec<NeverShown>,
     /// Boot id and times of the last record taken (written or held), to see
     /// the wall clock jump against the boot clock before the next one.
     last_moment: Option<(String, Stamp)>,
@@ -139,6 +143,7 @@ impl AuditLog {
             last_adjudication: None,
             checkpoint_due: None,
             skipped: Vec::new(),
+            never_shown: Vec::new(),
             last_moment: None,
             clock_cause: None,
         };
@@ -176,34 +181,40 @@ impl AuditLog {
     }
 
     /// Appends one adjudication record, `fdatasync`ed before returning, and
-    /// returns its challenge number and slip code. The number is reserved
-    /// in the challenge counter first, so it is never handed out again, even
-    /// after a crash. A write failure is not an error here (the verdict must
-    /// still be shown): it sets [`Self::problem`], the record is held until
-    /// writing works again, and the counter durably notes the number as
-    /// shown without a record. journald gets a copy without the caller
-    /// waiting on it.
-    pub fn record_adjudication(&mut self, input: &AdjudicationInput<'_>) -> Recorded {
+    /// returns its challenge number and slip code: only then may the
+    /// verdict be shown. The number is reserved in the challenge counter
+    /// first, so it is never handed out again, even after a crash.
+    ///
+    /// When the record cannot be written (the log is failing, the disk is
+    /// full, the counter cannot be kept) nothing is held for later and the
+    /// verdict must not be shown: [`NotRecorded`] says why, and
+    /// [`Self::problem`] tells the director. A number already reserved for
+    /// it is named as skipped by the next adjudication written. journald
+    /// gets a copy of each record written without the caller waiting on it.
+    pub fn record_adjudication(&mut self, input: &AdjudicationInput<'_>) -> Result<Recorded, NotRecorded> {
         let stamp = Stamp::take(self.options.clock.as_ref());
         // A failing log is retried before numbering, so a log readable again
-        // gives its highest number to continue from.
-        let attached = self.ensure_attached(&stamp);
+        // gives its highest number to continue from; one that stays failing
+        // uses no number at all.
+        if !self.ensure_attached(&stamp) || self.write_backlog_or_note(&stamp).is_err() {
+            return Err(self.not_recorded(None));
+        }
         let challenge = self.last_challenge.saturating_add(1);
         self.last_challenge = challenge;
-        self.reserve(challenge);
+        if let Err(e) = self.reserve(challenge) {
+            // The number may be in the counter (a write half done): used up,
+            // and named as skipped by the next record.
+            self.skipped.push([challenge, challenge]);
+            self.never_shown.push(NeverShown { numbers: [challenge, challenge], stopped: false });
+            self.note_failure(&e, stamp);
+            return Err(self.not_recorded(Some(challenge)));
+        }
         let words = input.adjudication.words().to_vec();
         let repeat_of = self.repeat_of(&words, &stamp);
-        self.recent.push_back(Recent { words: words.clone(), challenge, boot_id: self.boot_id.clone(), stamp });
-        self.since_start += 1;
-        let date = self.local_date(&stamp);
-        if self.today.0 != date {
-            self.today = (date, 0);
-        }
-        self.today.1 += 1;
         let record = AdjudicationRecord {
             challenge,
             lexicon: input.lexicon.clone(),
-            words,
+            words: words.clone(),
             verdict: input.adjudication.verdict(),
             per_word: input.adjudication.per_word_for_audit().to_vec(),
             trigger: input.trigger,
@@ -211,14 +222,26 @@ impl AuditLog {
             profile: input.profile.map(str::to_string),
             skipped: std::mem::take(&mut self.skipped),
         };
-        let written = self.record(stamp, Body::Adjudication(record), attached);
-        let code = written.as_deref().and_then(SlipCode::of_line_hash);
-        match &code {
-            Some(code) => self.last_adjudication = Some((challenge, code.clone())),
-            None => self.mark_unrecorded(challenge),
+        let skipped_before = record.skipped.clone();
+        let Some(line_sha256) = self.record_unheld(stamp, Body::Adjudication(record)) else {
+            // Never shown: the number joins the gaps the next record names.
+            self.skipped = skipped_before;
+            self.skipped.push([challenge, challenge]);
+            self.never_shown.push(NeverShown { numbers: [challenge, challenge], stopped: false });
+            return Err(self.not_recorded(Some(challenge)));
+        };
+        let code = SlipCode::of_line_hash(&line_sha256)
+            .ok_or_else(|| NotRecorded { problem: "the record's hash is not a hash".into(), challenge: Some(challenge) })?;
+        self.recent.push_back(Recent { words, challenge, boot_id: self.boot_id.clone(), stamp });
+        self.since_start += 1;
+        let date = self.local_date(&stamp);
+        if self.today.0 != date {
+            self.today = (date, 0);
         }
+        self.today.1 += 1;
+        self.last_adjudication = Some((challenge, code.clone()));
         self.sign_if_due();
-        Recorded { challenge, code, time: stamp.time }
+        Ok(Recorded { challenge, code, time: stamp.time })
     }
 
     /// Records an event (start-up, lexicon, director, problems). A
@@ -282,7 +305,8 @@ impl AuditLog {
         let failure = self.backlog.failure.as_ref()?;
         let since = failure.since.to_zoned(self.options.time_zone.clone()).strftime("%H:%M:%S");
         let mut text = format!(
-            "Audit log not written since {since}: {}. {} record(s) held in memory until it can be written.",
+            "Audit log not written since {since}: {}. No challenge is judged until it can be written; {} record(s) \
+             held in memory until then.",
             failure.error,
             self.backlog.queue.len()
         );
@@ -327,6 +351,13 @@ impl AuditLog {
         Some(ChainHead { count, line_sha256: chain.prev.clone(), code: SlipCode::of_line_hash(&chain.prev)? })
     }
 
+    /// Numbers reserved and never shown that this process found at start
+    /// (the station stopped before their records were written) or left
+    /// (their records could not be written), oldest first.
+    pub fn never_shown(&self) -> &[NeverShown] {
+        &self.never_shown
+    }
+
     /// Adjudications recorded since this process started.
     pub fn adjudications_since_start(&self) -> u64 {
         self.since_start
@@ -353,43 +384,20 @@ impl AuditLog {
         stamp.time.to_zoned(self.options.time_zone.clone()).date()
     }
 
-    /// Makes sure `challenge` is reserved in the counter before it is used.
-    fn reserve(&mut self, challenge: u64) {
-        let Some(counter) = &mut self.counter else { return };
+    /// Makes sure `challenge` is reserved in the counter (written and
+    /// synced) before it is used. Numbers are reserved one at a time, so a
+    /// power cut leaves at most the one number that was being recorded
+    /// unused (see [`crate::audit::numbering`]).
+    fn reserve(&mut self, challenge: u64) -> Result<(), AuditError> {
+        let Some(counter) = &mut self.counter else { return Ok(()) };
         let state = counter.state();
         if challenge > state.reserved {
             let reserved = challenge.saturating_add(RESERVE_AHEAD - 1);
-            if let Err(e) = counter.store(CounterState { reserved, ..state }) {
-                tracing::error!("cannot reserve challenge numbers in {}: {e}", counter.path().display());
-            }
+            counter
+                .store(CounterState { reserved, ..state })
+                .map_err(|source| AuditError::Counter { path: counter.path().to_path_buf(), source })?;
         }
-    }
-
-    /// Durably notes that `challenge` is shown without a record.
-    fn mark_unrecorded(&mut self, challenge: u64) {
-        let Some(counter) = &mut self.counter else { return };
-        let state = counter.state();
-        let first = state.unrecorded.map_or(challenge, |(f, _)| f.min(challenge));
-        let reserved = state.reserved.max(challenge);
-        if let Err(e) = counter.store(CounterState { reserved, unrecorded: Some((first, challenge)) }) {
-            tracing::error!("cannot note challenge {challenge} as unrecorded in {}: {e}", counter.path().display());
-        }
-    }
-
-    /// The most recent challenge with the same words, in the same order,
-    /// within [`REPEAT_WINDOW`]. Within one boot, CLOCK_BOOTTIME measures the
-    /// window (immune to clock steps); across a reboot only synchronized wall
-    /// clocks are trusted.
-    fn repeat_of(&mut self, words: &[String], now: &Stamp) -> Option<u64> {
-        // Oldest first: drop from the front until one is inside the window,
-        // and keep at most MAX_RECENT (no station judges that many in ten
-        // minutes; a benchmark does), so each record costs the same.
-        while self.recent.front().is_some_and(|r| !within_window(r, &self.boot_id, now))
-            || self.recent.len() > MAX_RECENT
-        {
-            self.recent.pop_front();
-        }
-        self.recent.iter().rev().find(|r| r.words == words && within_window(r, &self.boot_id, now)).map(|r| r.challenge)
+        Ok(())
     }
 
     /// Re-reads the directory if no file is open (the log was failing).
@@ -435,6 +443,22 @@ impl AuditLog {
         })
     }
 
+    /// Writes a record that must not be held when it cannot be written (an
+    /// adjudication: its verdict is not shown then). No journald copy
+    /// either: journald gets only records that are in the file or held.
+    fn record_unheld(&mut self, stamp: Stamp, body: Body) -> Option<String> {
+        if let Some(jump) = self.clock_jump(&stamp) {
+            self.record_one(stamp, Body::Event(jump), true);
+        }
+        match self.append(&stamp, &stamp, &body, false) {
+            Ok(hash) => Some(hash),
+            Err(e) => {
+                self.note_failure(&e, stamp);
+                None
+            }
+        }
+    }
+
     fn record_one(&mut self, stamp: Stamp, body: Body, attached: bool) -> Option<String> {
         let written = if attached { self.write_or_hold(stamp, body.clone()) } else { None };
         if !attached {
@@ -455,21 +479,6 @@ impl AuditLog {
             _ => None,
         };
         journal::Entry::of(body, &self.station, seq, line_sha256, problem)
-    }
-}
-
-/// Whether `r` was judged within [`REPEAT_WINDOW`] before `now`. Within one
-/// boot CLOCK_BOOTTIME measures it (immune to clock steps); across a reboot
-/// only two synchronized wall clocks are trusted.
-fn within_window(r: &Recent, boot_id: &str, now: &Stamp) -> bool {
-    let window = REPEAT_WINDOW.as_nanos();
-    if r.boot_id == boot_id {
-        now.mono_ns >= r.stamp.mono_ns && u128::from(now.mono_ns - r.stamp.mono_ns) <= window
-    } else if r.stamp.synced && now.synced {
-        let d = now.time.duration_since(r.stamp.time);
-        !d.is_negative() && d.as_nanos() as u128 <= window
-    } else {
-        false
     }
 }
 

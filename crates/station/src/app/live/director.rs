@@ -190,12 +190,45 @@ impl DirectorSettings for LiveStation {
                 |k| k.short(),
             );
             facts.push(("Audit signing code".into(), key));
+            if let Some(text) = never_shown_text(audit.never_shown()) {
+                facts.push(("Numbers never shown".into(), text));
+            }
         }
+        // What the audit log stamps in UTC, as the station's clock reads it
+        // in its own zone: the director compares it with a watch.
+        let now = jiff::Zoned::now();
+        facts.push(("Station time".into(), now.strftime("%H:%M:%S %Z, %a %-d %b %Y (the audit log keeps UTC)").to_string()));
         facts.push(("Judge button and lamps".into(), gpio_for_director(&self.gpio_description)));
         facts.push(("Fleet".into(), self.fleet_fact()));
         facts.extend(self.screen.clone().map(|screen| ("Screen".into(), screen)));
         facts
     }
+}
+
+/// `#7 (a power cut or a crash before its record was written); #9 (its
+/// record could not be written)`, the last few, or nothing.
+fn never_shown_text(gaps: &[wordjudge_core::recorder::NeverShown]) -> Option<String> {
+    let parts: Vec<String> = gaps
+        .iter()
+        .rev()
+        .take(3)
+        .rev()
+        .map(|g| {
+            let [a, b] = g.numbers;
+            let numbers = if a == b { format!("#{a}") } else { format!("#{a}–#{b}") };
+            let why = if g.stopped {
+                "the station stopped (a power cut or a crash) before its record was written"
+            } else {
+                "its record could not be written, so no verdict was shown"
+            };
+            format!("{numbers} ({why})")
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        let more = gaps.len().saturating_sub(3);
+        let tail = if more > 0 { format!("; and {more} earlier (audit verify lists them)") } else { String::new() };
+        format!("{}{tail}: no slip carries them", parts.join("; "))
+    })
 }
 
 impl PowerActions for LiveStation {

@@ -30,6 +30,12 @@ impl LiveStation {
         Some((id.to_string(), opened))
     }
 
+    /// Whether the station is not set up for the event: it would judge with
+    /// the built-in DEMO list, and no director chose DEMO to practise with.
+    pub(super) fn not_set_up(&self) -> bool {
+        matches!(&self.active, Active::Open(lexicon, _) if lexicon.is_demo()) && !self.config.practice_with_demo
+    }
+
     /// Takes the station out of service after a fault in the judging path.
     fn fault(&mut self, why: String) -> AdjudicateError {
         tracing::error!("judging fault: {why}");
@@ -65,26 +71,51 @@ impl LiveStation {
         let Some(audit) = &mut self.audit else {
             return Err(AdjudicateError::NoUsableLexicon);
         };
-        // Written and fdatasynced before the verdict is shown; a failing log
-        // does not stop the verdict (the game must go on).
+        // Written and fdatasynced before the verdict is shown; a record that
+        // cannot be written means no verdict: out of service, and the
+        // director is told why (the log's problem is a warning).
         let profile = self.profile.map(|p| p.id);
-        let recorded = audit.record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger, profile });
+        let recorded = audit
+            .record_adjudication(&AdjudicationInput { lexicon: ident, adjudication: &adjudication, trigger, profile })
+            .map_err(|e| {
+                tracing::error!("{e}: the station is out of service until it can be written");
+                AdjudicateError::NotRecorded(e.problem)
+            })?;
         // The record's own stamp, in local time: the screen never reads a
         // second clock.
         let time = recorded.time.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string();
         Ok(Judged {
             verdict: adjudication.verdict(),
             challenge_number: recorded.challenge,
-            // No code while the log cannot be written: the verdict still
-            // shows (the game goes on) and the number is durably marked as
-            // shown without a record, which `audit verify` names.
-            slip_code: recorded.code,
+            slip_code: Some(recorded.code),
             time,
             rule,
             second_opinion,
         })
     }
+
+    /// Whether the audit log can take a record now: a failing log is tried
+    /// again at most every [`AUDIT_RETRY`], so a station out of service for
+    /// its log comes back by itself once the log can be written.
+    pub(super) fn audit_healthy(&mut self) -> bool {
+        let Some(audit) = &mut self.audit else { return false };
+        if audit.problem().is_none() {
+            return true;
+        }
+        if self.audit_retried.is_some_and(|at| at.elapsed() < AUDIT_RETRY) {
+            return false;
+        }
+        self.audit_retried = Some(std::time::Instant::now());
+        let healthy = audit.retry();
+        if healthy {
+            tracing::info!("the audit log can be written again: judging again");
+        }
+        healthy
+    }
 }
+
+/// How often a failing audit log is tried again while the station waits.
+pub const AUDIT_RETRY: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The text of a caught panic.
 fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
@@ -100,6 +131,15 @@ impl Judging for LiveStation {
         match &self.active {
             // Held for the director: the lexicon is the agreed one, but
             // players wait until the director has looked at the damage.
+            // Not set up for the event (DEMO that no director chose): players
+            // call the director; the bar still says DEMO.
+            Active::Open(lexicon, ident) if self.not_set_up() => LexiconView {
+                id: ident.id.clone(),
+                status: ident.status.clone(),
+                usable: false,
+                demo: lexicon.is_demo(),
+                fingerprint: lexicon.fingerprint().short(),
+            },
             Active::Open(_, ident) if self.settings_held() => LexiconView {
                 id: ident.id.clone(),
                 status: "waiting for the director".into(),
@@ -107,15 +147,15 @@ impl Judging for LiveStation {
                 demo: false,
                 fingerprint: String::new(),
             },
-            Active::Open(lexicon, ident) => {
-                LexiconView {
-                    id: ident.id.clone(),
-                    status: ident.status.clone(),
-                    usable: true,
-                    demo: lexicon.is_demo(),
-                    fingerprint: lexicon.fingerprint().short(),
-                }
-            }
+            // No verdict without its record: while the log cannot be
+            // written, players wait (the director's page says why).
+            Active::Open(lexicon, ident) => LexiconView {
+                id: ident.id.clone(),
+                status: ident.status.clone(),
+                usable: self.audit.as_ref().is_some_and(|a| a.problem().is_none()),
+                demo: lexicon.is_demo(),
+                fingerprint: lexicon.fingerprint().short(),
+            },
             Active::Failed { id, status, .. } => {
                 LexiconView { id: id.clone(), status: status.clone(), usable: false, demo: false, fingerprint: String::new() }
             }
@@ -123,7 +163,7 @@ impl Judging for LiveStation {
     }
 
     fn adjudicate(&mut self, words: &[String], trigger: Trigger) -> Result<Judged, AdjudicateError> {
-        if self.settings_held() {
+        if self.settings_held() || self.not_set_up() {
             return Err(AdjudicateError::NoUsableLexicon);
         }
         self.judge_play(words, trigger)
@@ -155,6 +195,9 @@ impl Judging for LiveStation {
         if self.settings_held() {
             warnings.push(Warning::SettingsHeld);
         }
+        if self.not_set_up() {
+            warnings.push(Warning::NotSetUp);
+        }
         if self.keyboard_missing {
             warnings.push(Warning::NoKeyboard);
         }
@@ -167,7 +210,7 @@ impl Judging for LiveStation {
     }
 
     fn needs_service(&self) -> bool {
-        self.audit.as_ref().is_none_or(|a| a.problem().is_some())
+        self.audit.as_ref().is_none_or(|a| a.problem().is_some()) || self.not_set_up()
     }
 
     fn station_name(&self) -> String {
@@ -181,13 +224,17 @@ impl Judging for LiveStation {
 
     fn poll(&mut self) -> bool {
         self.record_boot_check();
+        // The log's health decides whether players may judge: a change
+        // either way is a change of what the screens show.
+        let audit_ok = self.audit_healthy();
+        let changed = std::mem::replace(&mut self.audit_ok, audit_ok) != audit_ok;
         if self.keyboards_counted.is_none_or(|at| at.elapsed() >= KEYBOARD_LOOK) {
             self.count_keyboards();
         }
         // A file changed under the active lexicon never changes a verdict
         // (the verified bytes are a private copy); the director is told once
         // per change, and it is recorded.
-        let Active::Open(lexicon, ident) = &self.active else { return false };
+        let Active::Open(lexicon, ident) = &self.active else { return changed };
         let change = lexicon.source_changed().map(|c| c.to_string());
         if change != self.file_changed {
             if let Some(text) = &change {
@@ -197,7 +244,7 @@ impl Judging for LiveStation {
             }
             self.file_changed = change;
         }
-        false
+        changed
     }
 
     fn shut_down(&mut self) {

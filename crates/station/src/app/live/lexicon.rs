@@ -88,7 +88,13 @@ impl LiveStation {
         let lexicon = open_active(&self.catalog, id).map_err(|e| unusable(e.status().to_string(), e.to_string()))?;
         lexicon.check_usable().map_err(|e| unusable(e.status.to_string(), e.to_string()))?;
         let from = self.lexicon().id;
-        self.save_config(|c| c.active_lexicon = id.to_string())
+        // DEMO chosen with the PIN is practice, the director's explicit
+        // choice; any other list is the event's.
+        let practice = lexicon.is_demo();
+        self.save_config(|c| {
+            c.active_lexicon = id.to_string();
+            c.practice_with_demo = practice;
+        })
             .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
         self.judging_fault = None;
         self.file_changed = None;

@@ -127,6 +127,10 @@ pub struct LiveStation {
     keyboard_missing: bool,
     /// When the keyboards were last counted.
     keyboards_counted: Option<std::time::Instant>,
+    /// Whether the audit log could take a record at the last poll.
+    audit_ok: bool,
+    /// When a failing audit log was last tried again.
+    audit_retried: Option<std::time::Instant>,
 }
 
 /// Where the chosen lexicons' digests are kept: beside the config.
@@ -211,8 +215,13 @@ impl LiveStation {
             keyboards,
             keyboard_missing: false,
             keyboards_counted: None,
+            audit_ok: true,
+            audit_retried: None,
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
+        // What the screens start from: a log failing now keeps players out
+        // until a poll finds it writable.
+        station.audit_ok = station.audit.as_ref().is_some_and(|a| a.problem().is_none());
         station.count_keyboards();
         station.renew_guard();
         station.record_start_problems();

@@ -48,41 +48,46 @@ pub enum Change {
 }
 
 /// The confirmation of one change: it names the change in full; a fresh
-/// ENTER, at least [`CONFIRM_SETTLE`] after it appeared, makes it; any other
-/// key keeps things as they are.
+/// ENTER after [`CONFIRM_SETTLE`] of quiet makes it; any other key keeps
+/// things as they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfirmScreen {
     pub change: Change,
     /// The page it returns to.
     pub back: MenuPage,
-    pub(super) opened_at: Duration,
+    /// When it appeared, or when ENTER was last pressed too early: the quiet
+    /// the next ENTER must follow starts here.
+    pub(super) quiet_since: Duration,
     pub(super) last_key: Duration,
 }
 
 impl ConfirmScreen {
-    /// The first instant at which ENTER makes the change.
+    /// The first instant at which ENTER makes the change (an ENTER pressed
+    /// before it moves it on).
     pub fn takes_enter_at(&self) -> Duration {
-        self.opened_at + CONFIRM_SETTLE
+        self.quiet_since + CONFIRM_SETTLE
     }
 }
 
-/// How long a confirmation ignores ENTER after it appears: the second
-/// press of a double-tapped or bouncing ENTER is not a decision.
+/// How long a confirmation ignores ENTER after it appears, and after each
+/// ENTER pressed while it waits: the second press of a double-tapped or
+/// bouncing ENTER, or a burst of them (a stuck key, a macro), is not a
+/// decision; only a press after that much quiet is.
 pub const CONFIRM_SETTLE: Duration = Duration::from_millis(600);
 
 impl Kiosk {
     pub(super) fn confirm(&mut self, change: Change, back: MenuPage, now: Duration) {
-        self.screen = Screen::Confirm(ConfirmScreen { change, back, opened_at: now, last_key: now });
+        self.screen = Screen::Confirm(ConfirmScreen { change, back, quiet_since: now, last_key: now });
     }
 
-    /// A key on a confirmation: a fresh ENTER after [`CONFIRM_SETTLE`] makes
-    /// the change; an earlier ENTER is ignored; any other key keeps things
-    /// as they are.
+    /// A key on a confirmation: a fresh ENTER after [`CONFIRM_SETTLE`] of
+    /// quiet makes the change; an earlier ENTER is ignored and starts the
+    /// quiet again; any other key keeps things as they are.
     pub(super) fn confirm_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
         let Screen::Confirm(confirm) = &mut self.screen else { return };
         confirm.last_key = now;
         match key {
-            Key::Enter if now < confirm.opened_at + CONFIRM_SETTLE => {}
+            Key::Enter if now < confirm.takes_enter_at() => confirm.quiet_since = now,
             Key::Enter => {
                 let (change, back) = (confirm.change.clone(), confirm.back);
                 self.apply_change(change, back, now, station);

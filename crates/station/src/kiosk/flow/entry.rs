@@ -216,9 +216,12 @@ impl Kiosk {
                 Err(AdjudicateError::BadChallenge(_)) => {
                     entry.hint = Some(EntryHint::OnlyLetters);
                 }
-                // No lexicon, or a fault: out of service until the
-                // director acts. The station has recorded why.
-                Err(AdjudicateError::NoUsableLexicon | AdjudicateError::Fault(_)) => self.out_of_service(station),
+                // No lexicon, a fault, or no record (so no verdict): out
+                // of service until the director acts or the log can be
+                // written again. The station knows why.
+                Err(
+                    AdjudicateError::NoUsableLexicon | AdjudicateError::Fault(_) | AdjudicateError::NotRecorded(_),
+                ) => self.out_of_service(station),
             }
         }
     }

@@ -338,6 +338,10 @@ pub fn warning(warning: &Warning) -> String {
         Warning::SigningKey(p) => {
             format!("The audit log's signing key: {p}. The log goes on, but no signed summary is made until it is fixed.")
         }
+        Warning::NotSetUp => "Not set up for the event: the station has only the built-in DEMO list, and players \
+             cannot judge. Install the event's word list and choose it (or an event profile) in this menu; to \
+             practise, choose DEMO there."
+            .into(),
     }
 }
 
@@ -345,7 +349,9 @@ pub fn warning(warning: &Warning) -> String {
 /// file, key or parser message (a passer-by must not learn which file to
 /// tamper with; the director's status page has the detail).
 pub fn players_reason(info: &StationInfo, lexicon_usable: bool) -> &'static str {
-    if info.warnings.iter().any(|w| matches!(w, Warning::Config(_) | Warning::SettingsHeld)) {
+    if info.warnings.contains(&Warning::NotSetUp) {
+        "It has no tournament word list yet."
+    } else if info.warnings.iter().any(|w| matches!(w, Warning::Config(_) | Warning::SettingsHeld)) {
         "Its settings are damaged."
     } else if info.warnings.iter().any(|w| matches!(w, Warning::JudgingFault(_))) {
         "It stopped after an unexpected fault."

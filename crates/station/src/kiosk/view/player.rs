@@ -183,7 +183,11 @@ pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen)
 
 pub(super) fn out_of_service(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo) {
     v.screen = ScreenKind::OutOfService;
-    v.service.title = "This station is not judging right now.".into();
+    v.service.title = if info.warnings.contains(&Warning::NotSetUp) {
+        "This station is not set up for the event yet.".into()
+    } else {
+        "This station is not judging right now.".into()
+    };
     v.service.call = "Please call the tournament director.".into();
     // Players see a short reason in their words; the director's status page
     // and the audit record have the detail (which lexicon, which setting).
