@@ -1,6 +1,9 @@
 //! What the audit log adds to one adjudication: building the record, the
-//! hash chain, one append and one `fdatasync` on this machine's disk (plus
-//! handing the journald copy to its worker, which is not waited for).
+//! hash chain, the challenge counter's reservation (one small write and
+//! `fdatasync`), one append and one `fdatasync` on this machine's disk (plus
+//! handing the journald copy to its worker, which is not waited for); and
+//! the reservation alone, the price of a power cut leaving no run of
+//! numbers never shown.
 //!
 //! Runs in a directory under /var/tmp (a real disk, not tmpfs; override with
 //! WORDJUDGE_BENCH_DIR). Criterion reports the median; the p99 (and p50, p90,
@@ -66,6 +69,32 @@ fn audit(c: &mut Criterion) {
     );
     let report = wordjudge_core::inspect::verify(dir.path()).expect("verify");
     assert!(report.ok(), "{report}");
+
+    // The share of that which is the challenge counter's reservation, synced
+    // once per challenge since numbers are reserved one at a time (a power
+    // cut then leaves no run of numbers never shown): the same write and
+    // `fdatasync` on the same disk, alone.
+    let counter_dir = bench_dir();
+    let mut counter = wordjudge_core::audit::numbering::Counter::open(counter_dir.path()).expect("counter");
+    let mut reserved = 0;
+    let mut times: Vec<Duration> = (0..samples)
+        .map(|_| {
+            reserved += 1;
+            let start = Instant::now();
+            counter.store(wordjudge_core::audit::numbering::CounterState { reserved, unrecorded: None }).expect("store");
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    let at = |q: f64| times[((samples as f64 * q) as usize).min(samples - 1)];
+    println!(
+        "challenge counter reservation (write + fdatasync, once per challenge) over {samples} raw samples: p50 {:?}  \
+         p90 {:?}  p99 {:?}  max {:?}",
+        at(0.50),
+        at(0.90),
+        at(0.99),
+        times[samples - 1]
+    );
 }
 
 criterion_group! {
