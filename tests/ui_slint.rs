@@ -344,6 +344,9 @@ fn the_not_set_up_screen_fits_every_screen_size() {
 #[path = "kiosk/support.rs"]
 mod support;
 
+#[path = "ui_slint/event_day.rs"]
+mod event_day;
+
 /// A station holding the longest content it allows: 20 lexicons with long
 /// statuses, every built-in profile (an unavailable changeover with its
 /// reason among them), a 40-character name, the longest event name in its

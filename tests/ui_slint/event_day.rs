@@ -1,0 +1,326 @@
+//! An event day on the live station, told as a story: one step, one
+//! function, in the order a director lives them. Each step drives the real
+//! window (keys through Slint's own dispatch), checks what the player and
+//! the director read, that every screen it passes fits the 7" panel and
+//! every other size, and what the audit log and `audit verify` say.
+//!
+//! A power cut is the station dropped without its shut-down record (the
+//! process gone), with the counter left as a cut between a number's
+//! reservation and its record leaves it.
+
+use super::Ui;
+use slint::platform::Key;
+use slint::ComponentHandle;
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::Duration;
+use wordjudge_core::config::Config;
+use wordjudge_station::app::attach;
+use wordjudge_station::app::screenshots::{ScratchStation, SCREENSHOT_PIN};
+use wordjudge_station::kiosk::view::ScreenKind;
+use wordjudge_station::ui::headless::{key_text, press_chord};
+use wordjudge_station::ui::AppWindow;
+
+/// The day's station: its scratch card (config, lexicons, audit folder),
+/// and the kiosk on it while it is powered.
+struct Day {
+    scratch: Option<ScratchStation>,
+    config: PathBuf,
+    audit: PathBuf,
+    ui: Option<Ui>,
+    clock: Rc<Cell<Duration>>,
+    platform: bool,
+}
+
+impl Day {
+    fn ui(&self) -> &Ui {
+        self.ui.as_ref().expect("the station is on")
+    }
+
+    /// Powers the station on over its card as it is.
+    fn power_on(&mut self) {
+        assert!(self.ui.is_none(), "already on");
+        if !self.platform {
+            // Once a thread: the testing backend stays for later boots.
+            i_slint_backend_testing::init_no_event_loop();
+            self.platform = true;
+        }
+        let window = AppWindow::new().unwrap();
+        window.show().unwrap();
+        let scratch = self.scratch.take().expect("the card");
+        let controller = attach(&window, scratch.controller(self.clock.clone()).unwrap());
+        self.ui = Some(Ui { window, clock: self.clock.clone(), controller, _scratch: scratch });
+    }
+
+    /// Pulls the plug: no shut-down record, the card kept as it is.
+    fn power_cut(&mut self) {
+        let Ui { window, controller, _scratch, .. } = self.ui.take().expect("the station is on");
+        // A shown window is kept by the platform (and its key callback with
+        // the station): hidden first, so the station really goes.
+        window.hide().unwrap();
+        drop(window);
+        assert_eq!(Rc::strong_count(&controller), 1, "nothing else holds the station");
+        drop(controller);
+        self.scratch = Some(_scratch);
+    }
+
+    fn screen(&self) -> ScreenKind {
+        self.ui().controller.borrow().view().screen
+    }
+
+    fn adjudications(&self) -> Vec<serde_json::Value> {
+        records(&self.audit).into_iter().filter(|r| r["event"] == "adjudication").collect()
+    }
+
+    /// Types a challenge (the count, the words), TAB; what the screen says.
+    fn challenge(&self, words: &[&str]) -> ScreenKind {
+        let ui = self.ui();
+        ui.key(&words.len().to_string());
+        ui.typed(&words.join(" ").to_lowercase());
+        ui.key(&key_text(Key::Tab));
+        self.screen()
+    }
+
+    /// The verdict's number and code, then ENTER once the slip is copied.
+    fn copy_slip(&self) -> (u64, String) {
+        let ui = self.ui();
+        let slip = ui.controller.borrow().view().verdict.slip;
+        let (number, code) = parse_slip(&slip);
+        ui.advance(600);
+        ui.key(&key_text(Key::Return));
+        (number, code)
+    }
+
+    fn open_menu(&self) {
+        let ui = self.ui();
+        press_chord(ui.window.window(), &[Key::Control, Key::Alt, Key::Shift], "D");
+        ui.typed(SCREENSHOT_PIN);
+        ui.key(&key_text(Key::Return));
+        assert_eq!(self.screen(), ScreenKind::Director);
+    }
+
+    /// Moves to the entry starting with `prefix` on the menu's current or
+    /// first page (or one page down) and presses ENTER.
+    fn menu_enter(&self, prefix: &str) {
+        let ui = self.ui();
+        for _ in 0..3 {
+            let items = ui.controller.borrow().view().menu.items;
+            if let Some(target) = items.iter().position(|i| i.starts_with(prefix)) {
+                for _ in 0..40 {
+                    if ui.controller.borrow().view().menu.selected as usize == target {
+                        break;
+                    }
+                    ui.key(&key_text(Key::DownArrow));
+                }
+                ui.key(&key_text(Key::Return));
+                return;
+            }
+            // Not on this page: the first page's "Lexicon" page has the lists.
+            let page = items.iter().position(|i| i.starts_with("Lexicon")).expect("a lexicon page");
+            for _ in 0..40 {
+                if ui.controller.borrow().view().menu.selected as usize == page {
+                    break;
+                }
+                ui.key(&key_text(Key::DownArrow));
+            }
+            ui.key(&key_text(Key::Return));
+        }
+        panic!("no menu entry starts with {prefix:?}: {:?}", ui.controller.borrow().view().menu.items);
+    }
+
+    fn confirm(&self) {
+        let ui = self.ui();
+        assert_eq!(self.screen(), ScreenKind::Confirm);
+        ui.fits_everywhere("the confirmation", true);
+        ui.advance(700);
+        ui.key(&key_text(Key::Return));
+    }
+
+    fn leave_menu(&self) {
+        for _ in 0..4 {
+            if !matches!(self.screen(), ScreenKind::Director | ScreenKind::Confirm) {
+                return;
+            }
+            self.ui().key(&key_text(Key::Escape));
+        }
+    }
+}
+
+fn parse_slip(slip: &str) -> (u64, String) {
+    // "#0003 · code K7Q3MXAB"
+    let number = slip.trim_start_matches('#').split(' ').next().and_then(|n| n.parse().ok()).expect("a number");
+    let code = slip.rsplit(' ').next().expect("a code").to_string();
+    (number, code)
+}
+
+fn records(audit: &Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(audit)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .flat_map(|f| std::fs::read_to_string(f).unwrap().lines().map(String::from).collect::<Vec<_>>())
+        .map(|l| serde_json::from_str(&l).unwrap())
+        .collect()
+}
+
+/// The card as the operator flashed it: the built-in DEMO list in force
+/// (nobody chose it), the event's list installed beside it, a PIN.
+fn flashed_card() -> Day {
+    let scratch = ScratchStation::new("DEMO").unwrap();
+    let mut config = Config::load(&scratch.config_path).config;
+    config.practice_with_demo = false;
+    let lexicons = config.lexicon_dir.clone();
+    let words = "CAT\nDOG\nQI\nZA\nZEBRA\nQUIXOTIC\n";
+    std::fs::write(lexicons.join("EVENT.txt"), words).unwrap();
+    wordjudge_core::lexicon::build::build_lexicon(&lexicons.join("EVENT.txt"), &lexicons.join("EVENT.fst"), false).unwrap();
+    std::fs::write(
+        lexicons.join("EVENT.toml"),
+        "id = \"EVENT\"\nname = \"The event's list\"\nedition = \"test\"\n[[layer]]\nfst = \"EVENT.fst\"\n",
+    )
+    .unwrap();
+    config.save(&scratch.config_path).unwrap();
+    let (config_path, audit) = (scratch.config_path.clone(), config.audit_dir.clone());
+    Day { scratch: Some(scratch), config: config_path, audit, ui: None, clock: Rc::new(Cell::new(Duration::from_secs(50))), platform: false }
+}
+
+/// 1. First power-on: the station is not set up and judges nothing.
+fn first_power_on(day: &mut Day) {
+    day.power_on();
+    let ui = day.ui();
+    assert!(ui.shows("This station is not set up for the event yet."), "{:?}", ui.texts());
+    assert!(ui.shows("Please call the tournament director."), "{:?}", ui.texts());
+    ui.fits_everywhere("not set up", true);
+    assert_eq!(day.challenge(&["QI"]), ScreenKind::OutOfService, "a hurried player cannot judge");
+    assert!(day.adjudications().is_empty(), "no verdict recorded");
+}
+
+/// 2. The director chooses the event's list with the PIN.
+fn director_sets_up(day: &mut Day) {
+    day.open_menu();
+    let ui = day.ui();
+    let lines = ui.controller.borrow().view().menu.lines.join("\n");
+    assert!(lines.contains("Not set up for the event"), "{lines}");
+    ui.fits_everywhere("the director menu, not set up", false);
+    day.menu_enter("Use EVENT");
+    day.confirm();
+    day.leave_menu();
+    assert_eq!(day.screen(), ScreenKind::Ready);
+    day.ui().fits_everywhere("ready", true);
+    assert!(!Config::load(&day.config).config.practice_with_demo);
+}
+
+/// 3. Plays: a phony among three words, a miscount, a good play.
+fn plays(day: &mut Day) -> Vec<(u64, String)> {
+    let mut slips = Vec::new();
+    assert_eq!(day.challenge(&["QI", "XYZZY", "ZA"]), ScreenKind::Verdict);
+    let ui = day.ui();
+    assert!(ui.shows("✗ UNACCEPTABLE"), "{:?}", ui.texts());
+    assert!(ui.texts().iter().all(|t| !t.contains("XYZZY ✗") && !t.contains("not in")), "never which word: {:?}", ui.texts());
+    ui.fits_everywhere("verdict, a phony among three", true);
+    slips.push(day.copy_slip());
+    // A miscount: two declared, a third typed: refused, then judged as two.
+    let ui = day.ui();
+    ui.key("2");
+    ui.typed("cat dog zebra");
+    ui.key(&key_text(Key::Tab));
+    assert_eq!(day.screen(), ScreenKind::Entry, "asked, not judged");
+    ui.fits_everywhere("entry, a miscount asked about", true);
+    // TAB again: the two declared words are judged, exactly as typed.
+    ui.key(&key_text(Key::Tab));
+    assert_eq!(day.screen(), ScreenKind::Verdict);
+    assert!(ui.shows("CAT  DOG"), "{:?}", ui.texts());
+    slips.push(day.copy_slip());
+    assert_eq!(day.challenge(&["QUIXOTIC"]), ScreenKind::Verdict);
+    assert!(day.ui().shows("✓ ACCEPTABLE"), "{:?}", day.ui().texts());
+    slips.push(day.copy_slip());
+    slips
+}
+
+/// 4. A power cut between a number's reservation and its record.
+fn power_cut_mid_record(day: &mut Day, last: u64) {
+    day.power_cut();
+    let mut counter = wordjudge_core::audit::numbering::Counter::open(&day.audit).unwrap();
+    counter.store(wordjudge_core::audit::numbering::CounterState { reserved: last + 1, unrecorded: None }).unwrap();
+    drop(counter);
+    day.power_on();
+    let ui = day.ui();
+    assert_eq!(day.screen(), ScreenKind::Ready);
+    assert!(ui.shows_part(&format!("#{last:04} · code ")), "the last slip is still there: {:?}", ui.texts());
+    ui.fits_everywhere("ready after a power cut, the last slip", true);
+}
+
+/// 5. Plays after the cut: the number that was being recorded is never
+/// shown, and the director's page says so.
+fn plays_after_the_cut(day: &mut Day, last: u64) -> (u64, String) {
+    assert_eq!(day.challenge(&["ZEBRA"]), ScreenKind::Verdict);
+    let slip = day.copy_slip();
+    assert_eq!(slip.0, last + 2, "one number lost to the cut, never shown");
+    day.open_menu();
+    day.menu_enter("Station status");
+    let lines = day.ui().controller.borrow().view().menu.lines.join("\n");
+    assert!(lines.contains(&format!("#{} (the station stopped", last + 1)), "{lines}");
+    assert!(lines.contains("Station time") || lines.contains("UTC"), "{lines}");
+    day.ui().fits_everywhere("the status page after a power cut", false);
+    day.leave_menu();
+    slip
+}
+
+/// 6. A dispute: the slips against the log, one with a miscopied number.
+fn dispute(day: &Day, slips: &[(u64, String)]) {
+    use wordjudge_core::audit::{Slip, SlipCode};
+    let slip = |(n, code): &(u64, String)| Slip { challenge: *n, code: SlipCode::parse(code).unwrap() };
+    let options =
+        wordjudge_core::inspect::VerifyOptions { slips: slips.iter().map(slip).collect(), ..Default::default() };
+    let report = wordjudge_core::inspect::verify_with(&day.audit, &options).unwrap();
+    assert!(report.ok(), "{report}");
+    let text = report.to_string();
+    assert!(text.contains("was reserved and never shown: the station stopped without shutting down"), "{text}");
+    // The second slip's code written under the first slip's number.
+    let swapped = (slips[0].0, slips[1].1.clone());
+    let options = wordjudge_core::inspect::VerifyOptions { slips: vec![slip(&swapped)], ..Default::default() };
+    let text = wordjudge_core::inspect::verify_with(&day.audit, &options).unwrap().to_string();
+    assert!(text.contains(&format!("is exactly #{}'s code: check the number on the slip", slips[1].0)), "{text}");
+}
+
+/// 7. The card damaged overnight: the counter a FIFO. No verdict, and the
+/// station comes back by itself once it is removed.
+fn counter_damaged_then_repaired(day: &mut Day, last: u64) {
+    day.power_cut();
+    let counter = day.audit.join("challenge-counter");
+    std::fs::remove_file(&counter).unwrap();
+    let c = std::ffi::CString::new(counter.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a plain libc call with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    day.power_on();
+    let ui = day.ui();
+    assert!(ui.shows("It cannot keep its record of challenges."), "{:?}", ui.texts());
+    ui.fits_everywhere("out of service: the record", true);
+    assert_eq!(day.challenge(&["CAT"]), ScreenKind::OutOfService);
+    std::fs::remove_file(&counter).unwrap();
+    day.ui().controller.borrow_mut().poll();
+    day.ui().advance(100);
+    assert_eq!(day.screen(), ScreenKind::Ready, "judging again by itself");
+    assert_eq!(day.challenge(&["CAT"]), ScreenKind::Verdict);
+    assert_eq!(day.copy_slip().0, last + 1, "above every number shown");
+}
+
+#[test]
+fn an_event_day_from_first_power_on_to_a_dispute() {
+    let mut day = flashed_card();
+    first_power_on(&mut day);
+    director_sets_up(&mut day);
+    let mut slips = plays(&mut day);
+    let last = slips.last().unwrap().0;
+    power_cut_mid_record(&mut day, last);
+    slips.push(plays_after_the_cut(&mut day, last));
+    dispute(&day, &slips);
+    let last = slips.last().unwrap().0;
+    counter_damaged_then_repaired(&mut day, last);
+    let report = wordjudge_core::inspect::verify(&day.audit).unwrap();
+    assert!(report.ok(), "{report}");
+}
