@@ -148,3 +148,102 @@ fn needs_journal_remote_a_flood_from_one_station_stops_only_that_station() {
     let again = send(port, &event, "table-1", &honest, work.path());
     assert!(!again.status.success(), "a station over its quota is not received: {}", text(&again.stderr));
 }
+
+/// A small file system of its own for `fleet serve`'s output, unmounted
+/// when dropped.
+struct SmallDisk(std::path::PathBuf);
+
+impl SmallDisk {
+    /// `mib` MiB of tmpfs at `at`; `None` where this user cannot mount.
+    fn mount(at: &Path, mib: u64) -> Option<SmallDisk> {
+        std::fs::create_dir_all(at).unwrap();
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={mib}m"), "tmpfs"])
+            .arg(at)
+            .status()
+            .is_ok_and(|s| s.success());
+        ok.then(|| SmallDisk(at.to_path_buf()))
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_free_space_pressure_stops_only_the_flooder_and_honest_uploads_go_on() {
+    // SAFETY: geteuid(2) has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        println!("SKIPPED: mounting a small disk for the output needs root (CI runs as root)");
+        return;
+    }
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    let mut flood = Station::new("table-1", "wj-01");
+    let mut rng = fastrand::Rng::with_seed(56);
+    for _ in 0..10_000 {
+        let noise: String = (0..4096).map(|_| rng.alphanumeric()).collect();
+        flood.other("kernel", &noise);
+    }
+    let mut honest = Station::new("table-2", "wj-02");
+    honest.judge(&csw, &["CAT"], true);
+    let mut other = Station::new("table-3", "wj-03");
+    other.judge(&csw, &["QI"], true);
+    let (port, event) = event_with(&[&flood, &honest, &other]);
+    let work = tempfile::tempdir().unwrap();
+    let received = work.path().join("received");
+    let _disk = SmallDisk::mount(&received, 64).expect("root mounts a tmpfs");
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let serve = |keep_free: &str, log: &Path| {
+        std::process::Command::new(crate::built::wordjudge())
+            .args(["fleet", "serve", "--listen", "127.0.0.1", "--port", &port.to_string(), "--max-per-station", "1000"])
+            .args(["--keep-free", keep_free, "--ca-dir"])
+            .arg(&event.ca)
+            .arg("--output")
+            .arg(&received)
+            .env("TMPDIR", &tmp)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(log).unwrap())
+            .spawn()
+            .unwrap()
+    };
+    // A --keep-free the disk cannot give is refused at start, with why.
+    let refused_log = work.path().join("refused.log");
+    let status = serve("100000", &refused_log).wait().unwrap();
+    let said = std::fs::read_to_string(&refused_log).unwrap();
+    assert!(!status.success() && said.contains("--keep-free 100000 MiB is more than the disk has free"), "{said}");
+
+    let log = work.path().join("serve.log");
+    let mut serving = Serving(serve("40", &log));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "fleet serve never listened: {}", std::fs::read_to_string(&log).unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let flooded = send(port, &event, "table-1", &flood, work.path());
+    println!("the flood: {}", text(&flooded.stderr));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !std::fs::read_to_string(&log).unwrap().contains("table-1: stopped receiving") {
+        assert!(std::time::Instant::now() < deadline, "the flooder was not stopped: {}", std::fs::read_to_string(&log).unwrap());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // The disk stays short (the flooder's files are evidence and stay): the
+    // honest stations' uploads go on, and none of them is stopped for it.
+    for (name, station) in [("table-2", &honest), ("table-3", &other)] {
+        let out = send(port, &event, name, station, work.path());
+        assert!(out.status.success(), "{name}: {}\nserve said: {}", text(&out.stderr), std::fs::read_to_string(&log).unwrap());
+    }
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(!said.contains("table-2: stopped") && !said.contains("table-3: stopped"), "an honest station stopped: {said}");
+    assert_eq!(said.matches("table-1, already stopped, holds the most").count(), 1, "said once: {said}");
+    assert!(serving.0.try_wait().unwrap().is_none(), "serve goes on");
+    let status = fleet_status(&["--dir", received.to_str().unwrap(), "--ca-dir", event.ca.to_str().unwrap()]);
+    let table = text(&status.stdout);
+    for name in ["table-2", "table-3"] {
+        assert!(table.lines().any(|l| l.starts_with(&format!("{name} ")) && l.contains("#1 at")), "{table}{}", text(&status.stderr));
+    }
+}

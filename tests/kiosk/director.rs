@@ -267,7 +267,9 @@ fn the_director_renames_the_station_and_escape_changes_nothing() {
     director_at(&mut rig, "Rename the station");
     rig.key(Key::Enter);
     assert_eq!(rig.view().edit.value, "Table 3", "starts from the current name");
+    assert!(rig.view().edit.footer.starts_with("Type to replace it"), "{}", rig.view().edit.footer);
     rig.keys("X");
+    assert_eq!(rig.view().edit.value, "X", "the first key replaces the prefilled name whole");
     rig.key(Key::Escape);
     assert_eq!(rig.view().screen, ScreenKind::Director);
     assert_eq!(rig.view().menu.selected, 0, "back on the page's first entry");
@@ -295,6 +297,10 @@ fn the_director_sets_the_clock_on_the_appliance_only() {
     let mut rig = Rig::with(station, &Timeouts::default());
     director_at(&mut rig, "Set the date and time");
     rig.key(Key::Enter);
+    // It starts from the station's own reading, in its zone.
+    assert_eq!(rig.view().edit.value, "2026-11-22 14:05");
+    let prompt = rig.view().edit.prompt;
+    assert!(prompt.contains("Europe/London") && prompt.contains("the audit log keeps UTC"), "{prompt}");
     rig.keys("2026-13-40 25:00");
     rig.key(Key::Enter);
     assert!(rig.view().edit.message.contains("is not a date and time"), "{}", rig.view().edit.message);

@@ -26,7 +26,11 @@
 //! again (a station whose receiver dies five times within a minute is
 //! stopped alone, and said so), a station over its disk quota
 //! (`--max-per-station`) is stopped alone, and when the disk's free space
-//! falls under `--keep-free` the station with the most on it is stopped.
+//! falls under `--keep-free` the station with the most on the disk is the
+//! one that caused it: stopped if it still sends, and if it is already
+//! stopped nobody else is (its files stay, evidence for the director, who is
+//! told once to move them off the disk). A `--keep-free` the disk cannot
+//! give is refused at start, not applied to every station.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
@@ -86,6 +90,9 @@ pub enum ServeError {
     Output(PathBuf, std::io::Error),
     /// A program stopped by itself, with its status.
     Stopped(&'static str, String),
+    /// `--keep-free` asks for more room than the output's disk has free
+    /// now: every station would be stopped at once.
+    KeepFreeTooLarge { keep_free_mib: u64, free_mib: u64 },
 }
 
 impl std::fmt::Display for ServeError {
@@ -108,6 +115,11 @@ impl std::fmt::Display for ServeError {
             ServeError::Serve(step, e) => write!(f, "could not {step}: {e}"),
             ServeError::Output(path, e) => write!(f, "{}: {e}", path.display()),
             ServeError::Stopped(name, status) => write!(f, "{name} stopped ({status}): nothing is received now"),
+            ServeError::KeepFreeTooLarge { keep_free_mib, free_mib } => write!(
+                f,
+                "--keep-free {keep_free_mib} MiB is more than the disk has free ({free_mib} MiB): every station would be \
+                 stopped at once; give a smaller --keep-free, or free room on that disk"
+            ),
         }
     }
 }
@@ -136,6 +148,8 @@ struct Receivers {
     sockets: PathBuf,
     output: PathBuf,
     by_station: BTreeMap<String, Receiver>,
+    /// The stopped station whose files keep the disk short, once said.
+    short_said: Option<String>,
 }
 
 impl Receivers {
@@ -214,20 +228,28 @@ impl Receivers {
             }
         }
         let Some(free) = free_bytes(&self.output) else { return };
-        if free >= keep_free {
-            return;
-        }
-        let largest = self
-            .by_station
-            .iter()
-            .filter(|(_, r)| r.child.is_some())
-            .max_by_key(|(name, _)| sizes.get(*name).copied().unwrap_or(0))
-            .map(|(name, _)| name.clone());
-        if let Some(name) = largest {
-            let why = format!("the disk has {} MiB free, under --keep-free, and this station has the most on it", free >> 20);
-            let socket = self.socket(&name);
-            let receiver = self.by_station.get_mut(&name).expect("listed");
-            stop_receiver(receiver, &socket, &name, why);
+        let running = |name: &str| self.by_station.get(name).is_some_and(|r| r.child.is_some());
+        match space_action(&sizes, running, free, keep_free) {
+            SpaceAction::Enough => self.short_said = None,
+            SpaceAction::Stop(name) => {
+                let why = format!("the disk has {} MiB free, under --keep-free, and this station has the most on it", free >> 20);
+                let socket = self.socket(&name);
+                if let Some(receiver) = self.by_station.get_mut(&name) {
+                    stop_receiver(receiver, &socket, &name, why);
+                }
+            }
+            SpaceAction::StoppedHoldsIt(name) => {
+                if self.short_said.as_deref() != Some(name.as_str()) {
+                    eprintln!(
+                        "wordjudge: the disk has {} MiB free, under --keep-free; {name}, already stopped, holds the most \
+                         ({} MiB): no other station is stopped for it; move its files ({FILE_PREFIX}{name}*.journal*) off \
+                         this disk to make room",
+                        free >> 20,
+                        sizes.get(&name).copied().unwrap_or(0) >> 20
+                    );
+                    self.short_said = Some(name);
+                }
+            }
         }
     }
 
@@ -247,6 +269,33 @@ fn stop_receiver(receiver: &mut Receiver, socket: &Path, name: &str, why: String
     let _ = std::fs::remove_file(socket);
     eprintln!("wordjudge: {name}: stopped receiving: {why}; the other stations go on");
     receiver.stopped = Some(why);
+}
+
+/// What the disk's free space asks of the receivers.
+#[derive(Debug, PartialEq, Eq)]
+enum SpaceAction {
+    /// At least `--keep-free` is free.
+    Enough,
+    /// The station with the most on the disk still sends: stop it.
+    Stop(String),
+    /// The station with the most on the disk is already stopped: its files
+    /// caused the shortage, and stopping an honest station would free
+    /// nothing of them.
+    StoppedHoldsIt(String),
+}
+
+/// The rule for free-space pressure: the station with the most on the disk
+/// (stopped or not) is the one that caused it; only it is ever stopped.
+fn space_action(sizes: &BTreeMap<String, u64>, running: impl Fn(&str) -> bool, free: u64, keep_free: u64) -> SpaceAction {
+    if free >= keep_free {
+        return SpaceAction::Enough;
+    }
+    let Some((name, _)) = sizes.iter().max_by_key(|(_, size)| **size) else { return SpaceAction::Enough };
+    if running(name) {
+        SpaceAction::Stop(name.clone())
+    } else {
+        SpaceAction::StoppedHoldsIt(name.clone())
+    }
 }
 
 /// Bytes in each station's journal files in `output`.
@@ -283,6 +332,11 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
     let program = journal_remote()?;
     let route = this_program_for_socat()?;
     std::fs::create_dir_all(&args.output).map_err(|e| ServeError::Output(args.output.clone(), e))?;
+    if let Some(free) = free_bytes(&args.output) {
+        if free < args.keep_free << 20 {
+            return Err(ServeError::KeepFreeTooLarge { keep_free_mib: args.keep_free, free_mib: free >> 20 });
+        }
+    }
     // The receivers listen on unix sockets in a folder only this user
     // enters: nothing but `route` reaches them.
     let private = tempfile::Builder::new()
@@ -290,7 +344,13 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
         .tempdir()
         .map_err(|e| ServeError::Serve("make a private folder", e))?;
     let mut receivers =
-        Receivers { program, sockets: private.path().to_path_buf(), output: args.output.clone(), by_station: BTreeMap::new() };
+        Receivers {
+            program,
+            sockets: private.path().to_path_buf(),
+            output: args.output.clone(),
+            by_station: BTreeMap::new(),
+            short_said: None,
+        };
     receivers.add_signed(&ca);
     let socat_listen = format!(
         "OPENSSL-LISTEN:{},bind={listen},reuseaddr,fork,cert={},key={},cafile={},verify=1,openssl-min-proto-version=TLS1.2",

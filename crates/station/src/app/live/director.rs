@@ -150,6 +150,10 @@ impl DirectorSettings for LiveStation {
         self.record_setting("clock", Some(local), &result);
         result
     }
+
+    fn local_time(&self) -> crate::kiosk::station::LocalTime {
+        crate::kiosk::station::LocalTime::of(&jiff::Zoned::now())
+    }
     fn rotation(&self) -> Option<Rotation> {
         Some(Rotation { saved: self.config.rotation, in_force: self.rotation_at_start })
     }

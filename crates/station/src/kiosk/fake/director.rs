@@ -162,6 +162,11 @@ impl DirectorSettings for FakeStation {
         Ok(())
     }
 
+    fn local_time(&self) -> crate::kiosk::station::LocalTime {
+        // A fixed reading: the flow's tests see exactly what the prompt starts from.
+        crate::kiosk::station::LocalTime { typed: "2026-11-22 14:05".into(), zone: "Europe/London".into() }
+    }
+
     fn rotation(&self) -> Option<crate::kiosk::station::Rotation> {
         Some(crate::kiosk::station::Rotation { saved: self.rotation, in_force: self.rotation_at_start })
     }

@@ -293,13 +293,17 @@ impl Kiosk {
                         EditField::Pin { step: PinStep::Old, old: String::new(), new: String::new(), first: false }
                     }
                     MenuItem::SetStationName => EditField::StationName,
-                    _ => EditField::Clock,
+                    _ => EditField::Clock { zone: station.local_time().zone },
                 };
+                // The name and the clock start from what they are now: a
+                // reference to change, typed over at the first key.
                 let typed = match field {
                     EditField::StationName => station.station_name(),
-                    _ => String::new(),
+                    EditField::Clock { .. } => station.local_time().typed,
+                    EditField::Pin { .. } => String::new(),
                 };
-                self.screen = Screen::Edit(EditPrompt { field, typed, message: None, back: page, last_key: now });
+                let prefilled = !typed.is_empty();
+                self.screen = Screen::Edit(EditPrompt { field, typed, prefilled, message: None, back: page, last_key: now });
             }
             MenuItem::InstallUpdate(offer) => self.open_update(offer, now, station),
             MenuItem::ImportFromUsb(stick) => self.start_usb(stick, UsbPurpose::Import, page, now, station),

@@ -11,8 +11,10 @@ pub enum EditField {
     /// the new one opens the menu.
     Pin { step: PinStep, old: String, new: String, first: bool },
     StationName,
-    /// The local date and time, `YYYY-MM-DD HH:MM`.
-    Clock,
+    /// The local date and time, `YYYY-MM-DD HH:MM`, in the station's time
+    /// zone `zone` (named on the prompt: the image runs UTC unless built
+    /// with another).
+    Clock { zone: String },
 }
 
 /// The steps of a PIN change.
@@ -41,6 +43,10 @@ pub enum EditMessage {
 pub struct EditPrompt {
     pub field: EditField,
     pub typed: String,
+    /// `typed` is the value as it stands (the station's name, the clock's
+    /// reading), not yet touched: the first character typed replaces it
+    /// whole and BACKSPACE clears it, as in any prefilled field.
+    pub prefilled: bool,
     pub message: Option<EditMessage>,
     /// The menu page it returns to.
     pub(super) back: MenuPage,
@@ -53,14 +59,14 @@ impl EditPrompt {
         match self.field {
             EditField::Pin { .. } => PIN_MAX_LEN,
             EditField::StationName => wordjudge_core::config::MAX_STATION_NAME,
-            EditField::Clock => "YYYY-MM-DD HH:MM".len(),
+            EditField::Clock { .. } => "YYYY-MM-DD HH:MM".len(),
         }
     }
     fn accepts(&self, c: char) -> bool {
         match self.field {
             EditField::Pin { .. } => c.is_ascii_digit(),
             EditField::StationName => wordjudge_core::config::station_name_char_allowed(c),
-            EditField::Clock => c.is_ascii_digit() || matches!(c, '-' | ':' | ' '),
+            EditField::Clock { .. } => c.is_ascii_digit() || matches!(c, '-' | ':' | ' '),
         }
     }
 }
@@ -79,10 +85,16 @@ impl Kiosk {
                 self.open_menu(back, now, station, None);
             }
             Key::Backspace => {
+                if std::mem::take(&mut edit.prefilled) {
+                    edit.typed.clear();
+                }
                 edit.typed.pop();
                 edit.message = None;
             }
             Key::Char(c) if edit.accepts(c) => {
+                if std::mem::take(&mut edit.prefilled) {
+                    edit.typed.clear();
+                }
                 if edit.typed.chars().count() < edit.max_len() {
                     edit.typed.push(c);
                 }
@@ -101,6 +113,7 @@ impl Kiosk {
     fn edit_enter(&mut self, now: Duration, station: &mut dyn Station) {
         let Screen::Edit(edit) = &mut self.screen else { return };
         let typed = std::mem::take(&mut edit.typed);
+        edit.prefilled = false;
         let back = edit.back;
         let change = match &mut edit.field {
             EditField::Pin { step: step @ PinStep::Old, old, .. } => {
@@ -154,7 +167,7 @@ impl Kiosk {
                 }
                 Change::Rename { from: station.station_name(), to }
             }
-            EditField::Clock => {
+            EditField::Clock { .. } => {
                 if let Err(error) = crate::kiosk::station::parse_clock(&typed) {
                     edit.typed = typed;
                     edit.message = Some(EditMessage::Refused(error));

@@ -53,6 +53,7 @@ impl Kiosk {
             self.screen = Screen::Edit(EditPrompt {
                 field: EditField::Pin { step: PinStep::New, old: String::new(), new: String::new(), first: true },
                 typed: String::new(),
+                prefilled: false,
                 message: None,
                 back: MenuPage::Home,
                 last_key: now,

@@ -70,6 +70,25 @@ pub fn parse_clock(text: &str) -> Result<jiff::civil::DateTime, SettingsError> {
     Ok(date.to_datetime(time))
 }
 
+/// The station's clock as the director reads it: `typed` in the clock
+/// prompt's own form (`2026-12-06 14:05`), in the time zone `zone` (an IANA
+/// name, or `UTC`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalTime {
+    pub typed: String,
+    pub zone: String,
+}
+
+impl LocalTime {
+    /// The time `at` in `zone`, as the prompt shows it.
+    pub fn of(at: &jiff::Zoned) -> LocalTime {
+        LocalTime {
+            typed: at.strftime("%Y-%m-%d %H:%M").to_string(),
+            zone: at.time_zone().iana_name().unwrap_or("UTC").to_string(),
+        }
+    }
+}
+
 /// The settings the director menu changes: the station's name, the clock,
 /// the screen's rotation, a damaged config's last good settings written
 /// back; and the menu's facts column. Errors: [`SettingsError`].
@@ -89,6 +108,8 @@ pub trait DirectorSettings {
     fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError>;
     /// Sets the local date and time from `YYYY-MM-DD HH:MM`.
     fn set_clock(&mut self, local: &str) -> Result<(), SettingsError>;
+    /// The station's clock now, as the clock prompt starts from it.
+    fn local_time(&self) -> LocalTime;
     /// The screen's rotation, for the director menu; `None`: the station
     /// cannot turn its picture (no menu item).
     fn rotation(&self) -> Option<Rotation> {

@@ -89,10 +89,15 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             EditField::Pin { step: PinStep::New, .. } => ("Change the director PIN", "type the new PIN (4 to 12 digits)"),
             EditField::Pin { step: PinStep::Again, .. } => ("Change the director PIN", "type the new PIN again"),
             EditField::StationName => ("Rename the station", "type the station's name"),
-            EditField::Clock => ("Set the date and time", "type it as 2026-11-23 14:05"),
+            EditField::Clock { .. } => ("Set the date and time", ""),
         };
         v.edit.title = title.into();
-        v.edit.prompt = prompt.into();
+        v.edit.prompt = match &edit.field {
+            EditField::Clock { zone } => {
+                format!("the station's time now, in its zone {zone} (the audit log keeps UTC): type over it as YYYY-MM-DD HH:MM")
+            }
+            _ => prompt.into(),
+        };
         v.edit.value = match edit.field {
             EditField::Pin { .. } => "●".repeat(edit.typed.len()),
             _ => edit.typed.clone(),
@@ -103,7 +108,7 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             }
             Some(EditMessage::KeyNotAllowed) => match edit.field {
                 EditField::Pin { .. } => "A PIN is digits only.".into(),
-                EditField::Clock => "Digits, - : and a space only.".into(),
+                EditField::Clock { .. } => "Digits, - : and a space only.".into(),
                 EditField::StationName => "That key cannot be typed here.".into(),
             },
             Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
@@ -113,6 +118,8 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
         v.edit.footer = if first {
             // No menu exists yet to go back to; say where its key is.
             "ENTER to confirm · ESC to leave · the director menu then opens with Ctrl+Alt+Shift+D".into()
+        } else if edit.prefilled {
+            "Type to replace it · BACKSPACE clears it · ENTER to confirm · ESC back to the menu".into()
         } else {
             "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into()
         };
