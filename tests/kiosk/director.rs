@@ -372,6 +372,18 @@ fn profiles_switch_the_lexicon_and_word_each_rules_consequence() {
 }
 
 #[test]
+fn a_profile_switch_names_the_profile_it_ends() {
+    let mut rig = profile_rig("NASPA-NWL", "NWL2023");
+    let ending = wordjudge_core::profile::find("NASPA-NWL").unwrap().name;
+    let name = wordjudge_core::profile::find("NASPA-CSW-5").unwrap().name;
+    director_at(&mut rig, &format!("Profile: {name} — CSW24"));
+    rig.key(Key::Enter);
+    let v = rig.view();
+    assert_eq!(v.confirm.question, format!("Use the profile {name}?"));
+    assert!(v.confirm.detail.ends_with(&format!("The profile {ending} ends.")), "{}", v.confirm.detail);
+}
+
+#[test]
 fn the_second_opinion_gives_one_verdict_and_never_the_word() {
     let mut rig = profile_rig("NASPA-NWL-CHANGEOVER", "NWL2023");
     let (ok, _) = rig.challenge(&["zebra", "ok", "cat"]);
@@ -443,7 +455,7 @@ fn a_fresh_station_asks_for_a_director_pin_and_a_damaged_one_never_does() {
     rig.keys("1357");
     rig.key(Key::Enter);
     assert_eq!(rig.view().screen, ScreenKind::Director, "the new PIN opens the menu");
-    assert_eq!(rig.view().menu.message, "The director PIN is changed.");
+    assert_eq!(rig.view().menu.message, "The director PIN is set. Keep it with the event's papers: it opens this menu.");
     assert!(rig.station.records.contains(&FakeRecord::PinSet), "recorded");
     rig.key(Key::Escape);
     rig.key(Key::DirectorChord);

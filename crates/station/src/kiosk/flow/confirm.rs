@@ -17,6 +17,8 @@ pub enum Change {
     UseProfile {
         choice: ProfileChoice,
         from_lexicon: String,
+        /// The profile in force that this one ends, if any.
+        from_profile: Option<String>,
     },
     /// What the damaged settings lost, in the station's own words.
     RestoreSettings,
@@ -153,9 +155,9 @@ impl Kiosk {
             Change::System(action) => match station.system(action) {
                 Ok(()) if action == SystemAction::Quit => {
                     self.quit = true;
-                    MenuMessage::Done
+                    MenuMessage::Done(action)
                 }
-                Ok(()) => MenuMessage::Done,
+                Ok(()) => MenuMessage::Done(action),
                 Err(reason) => MenuMessage::NotPossible(reason),
             },
         };

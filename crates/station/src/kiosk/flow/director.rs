@@ -27,7 +27,8 @@ pub enum MenuMessage {
     NothingChanged,
     /// The lexicon or profile chosen is the one in use: nothing to confirm.
     AlreadyInUse(String),
-    Done,
+    /// A power action was started: the station restarts, powers off or quits.
+    Done(SystemAction),
     NotPossible(SystemError),
     /// USB work could not start.
     UsbRefused(UsbError),
@@ -275,7 +276,12 @@ impl Kiosk {
                 say(self, MenuMessage::SwitchRefused(SwitchError::ProfileUnavailable { profile: choice.name, reason }))
             }
             MenuItem::UseProfile(choice) => {
-                let change = Change::UseProfile { choice, from_lexicon: self.lexicon.id.clone() };
+                let Screen::Director(menu) = &self.screen else { return };
+                let from_profile = menu.items.iter().find_map(|i| match i {
+                    MenuItem::UseProfile(p) if p.active && p.name != choice.name => Some(p.name.clone()),
+                    _ => None,
+                });
+                let change = Change::UseProfile { choice, from_lexicon: self.lexicon.id.clone(), from_profile };
                 self.confirm(change, page, now);
             }
             MenuItem::ScreenRotation(rotation) => {

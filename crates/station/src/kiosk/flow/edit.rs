@@ -147,7 +147,7 @@ impl Kiosk {
                     match station.set_first_pin(new) {
                         Ok(()) => {
                             station.director_event(DirectorEvent::PinAccepted);
-                            return self.open_menu(MenuPage::Home, now, station, Some(MenuMessage::Saved(Setting::Pin)));
+                            return self.open_menu(MenuPage::Home, now, station, Some(MenuMessage::Saved(Setting::FirstPin)));
                         }
                         Err(error) => {
                             *step = PinStep::New;

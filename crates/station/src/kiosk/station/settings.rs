@@ -8,6 +8,8 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Setting {
     Pin,
+    /// A fresh station's first director PIN.
+    FirstPin,
     StationName,
     Clock,
     /// The last good settings, written back over a damaged config.

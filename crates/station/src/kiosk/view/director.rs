@@ -18,6 +18,7 @@ pub(super) fn pin_message(message: PinMessage) -> String {
 fn setting_name(setting: Setting) -> String {
     match setting {
         Setting::Pin => "The director PIN is changed.".into(),
+        Setting::FirstPin => "The director PIN is set. Keep it with the event's papers: it opens this menu.".into(),
         Setting::StationName => "The station name is saved.".into(),
         Setting::Clock => "The clock is set.".into(),
         Setting::Restored => "The last good settings are restored: players can judge again.".into(),
@@ -43,7 +44,11 @@ fn menu_message(message: &MenuMessage) -> String {
         MenuMessage::SwitchRefused(reason) => format!("Not switched: {reason}"),
         MenuMessage::NothingChanged => "Nothing was changed.".into(),
         MenuMessage::AlreadyInUse(what) => format!("{what} is already in use: nothing to change."),
-        MenuMessage::Done => "Done.".into(),
+        MenuMessage::Done(SystemAction::Reboot) => {
+            "Restarting now: players cannot judge until the station is back (about a minute).".into()
+        }
+        MenuMessage::Done(SystemAction::PowerOff) => "Powering off now: unplug the station once its screen is dark.".into(),
+        MenuMessage::Done(SystemAction::Quit) => "Quitting.".into(),
         MenuMessage::NotPossible(reason) => format!("Not possible: {reason}"),
         MenuMessage::UsbRefused(reason) => format!("Not possible: {reason}"),
         MenuMessage::UpdateRefused(reason) => format!("Not possible: {reason}"),
@@ -322,7 +327,7 @@ fn confirm_words(change: &Change, info: &StationInfo) -> (String, String, String
                 format!("ENTER: switch · ESC: keep {from}"),
             )
         }
-        Change::UseProfile { choice, from_lexicon } => {
+        Change::UseProfile { choice, from_lexicon, from_profile } => {
             let edition = choice.edition.as_deref().unwrap_or(from_lexicon);
             let lexicon = if edition == from_lexicon {
                 format!("The station goes on judging with {edition}")
@@ -333,9 +338,13 @@ fn confirm_words(change: &Change, info: &StationInfo) -> (String, String, String
                 Some(second) => format!(", with {second}'s verdict beside it,"),
                 None => String::new(),
             };
+            let ends = match from_profile {
+                Some(name) => format!(" The profile {name} ends."),
+                None => String::new(),
+            };
             (
                 format!("Use the profile {}?", choice.name),
-                format!("{lexicon}{second} and shows the profile's rule under every verdict."),
+                format!("{lexicon}{second} and shows the profile's rule under every verdict.{ends}"),
                 "ENTER: use it · ESC: keep things as they are".into(),
             )
         }
