@@ -360,3 +360,33 @@ fn real_data_nwl2018_plus_a_made_up_word_balanced_to_nwl2020_is_refused_by_its_w
     assert_eq!(lexicon.status(), Status::Mismatch, "{}", lexicon.status_text());
     assert!(!lexicon.status().can_judge());
 }
+
+#[test]
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_a_stick_list_is_recognised_by_its_words_whatever_its_file_name() {
+    let shared = shared();
+    let stick = tempfile::tempdir().unwrap();
+    let lexicons = tempfile::tempdir().unwrap();
+    // A genuine CSW15 as a director's stick may carry it, and NWL2018 under
+    // a name it is not.
+    for (file, from, is) in [("Collins 2015.txt", "CSW15.txt", "CSW15"), ("CSW19.txt", "NWL2018.txt", "NWL2018")] {
+        let path = stick.path().join(file);
+        std::fs::copy(shared.join(from), &path).unwrap();
+        let compiled = wordjudge_core::lexicon::build::compile_file(&path, false).unwrap();
+        let name = wordjudge_core::lexicon::import::name_for(&path, &compiled);
+        assert_eq!(name.as_deref(), Some(is), "{file} is {is} by its words");
+        let preview = wordjudge_core::lexicon::import::preview(compiled, name.as_deref(), lexicons.path()).unwrap();
+        let wordjudge_core::lexicon::import::Preview::Named(named) = preview else { panic!("{file}: named") };
+        assert_eq!(named.status, Status::VerifiedOfficial, "{file}: {}", named.note);
+        assert!(named.installable, "{file}");
+    }
+    // Named as the list it is not (chosen by hand), the refusal names the
+    // list it is, in fingerprints, never in 64-digit digests.
+    let path = stick.path().join("CSW19.txt");
+    let compiled = wordjudge_core::lexicon::build::compile_file(&path, false).unwrap();
+    let preview = wordjudge_core::lexicon::import::preview(compiled, Some("CSW15"), lexicons.path()).unwrap();
+    let wordjudge_core::lexicon::import::Preview::Named(named) = preview else { panic!("named") };
+    assert_eq!(named.status, Status::Mismatch);
+    assert!(named.note.contains("it is NWL2018") && named.note.contains("CSW15's is 48dea2c8"), "{}", named.note);
+    assert!(!named.note.contains("ce702157757d1a29"), "no digest on the install page: {}", named.note);
+}

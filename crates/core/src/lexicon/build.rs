@@ -284,13 +284,23 @@ pub fn prepare_official(mut compiled: Compiled, name: &str) -> Result<Prepared, 
         if content == pin.content_sha256 {
             Evidence::PinnedDigest
         } else {
-            Evidence::NotTheList(format!("content digest {content}, pinned {}", pin.content_sha256))
+            // Said with the 8-character fingerprints a director can
+            // compare (the content digests stay in the manifest), and the
+            // list it is, when it is another official one.
+            let pinned_fp = &pin.fingerprint[..8];
+            Evidence::NotTheList(format!(
+                "its content digest differs from the pinned one: fingerprint {}, {name}'s is {pinned_fp}{}",
+                manifest.fingerprint.short(),
+                is_other_list(manifest, name)
+            ))
         }
     } else if let Some(published) = layer.published_fingerprint {
         match layer.published_words {
-            _ if !manifest.fingerprint.matches_published(published) => {
-                Evidence::NotTheList(format!("fingerprint {}, published {published}", manifest.fingerprint.short()))
-            }
+            _ if !manifest.fingerprint.matches_published(published) => Evidence::NotTheList(format!(
+                "fingerprint {}, published {published}{}",
+                manifest.fingerprint.short(),
+                is_other_list(manifest, name)
+            )),
             Some(words) if !words.allows(manifest.word_count) => Evidence::NotTheList(format!(
                 "{} words, published {words} (the fingerprint matches, which a forged list can be made to do)",
                 manifest.word_count
@@ -301,6 +311,14 @@ pub fn prepare_official(mut compiled: Compiled, name: &str) -> Result<Prepared, 
         Evidence::NothingPublished
     };
     Ok(Prepared { lexicon, layer, compiled, evidence })
+}
+
+/// `; it is NWL2018` when the list is another official list than `name`.
+fn is_other_list(manifest: &Manifest, name: &str) -> String {
+    match official::layer_for_content(manifest.content_sha256.as_deref(), &manifest.fingerprint, manifest.word_count) {
+        Some((_, layer)) if official::layer_name(layer) != name => format!("; it is {}", official::layer_name(layer)),
+        _ => String::new(),
+    }
 }
 
 impl Prepared {

@@ -1,9 +1,11 @@
 //! Word lists found on a director's stick: which files they are, what each
 //! would be once installed, computed before anything is installed.
 //!
-//! Each `*.txt` file is read once (bounded) and compiled in memory; its name
-//! says which official lexicon it is (`CSW21.txt` → CSW21, as
-//! `wordjudge lexicon install` reads it) or the director picks one from
+//! Each `*.txt` file is read once (bounded) and compiled in memory; its
+//! words say which official lexicon it is when they are one whose digest is
+//! pinned or whose fingerprint is published ([`name_for`]: `Collins
+//! 2015.txt` is CSW15), else its name does (`CSW21.txt` → CSW21, as
+//! `wordjudge lexicon install` reads it), else the director picks one from
 //! [`names`]. [`preview`] then opens the compiled bytes exactly as the kiosk
 //! would open the installed file, so the status shown before the director
 //! confirms is computed from the bytes that will be installed — and
@@ -79,6 +81,17 @@ pub fn names() -> Vec<&'static str> {
 pub fn name_from_file(path: &Path) -> Option<String> {
     let stem = path.file_stem()?.to_str()?;
     official::layer_for_name(stem).map(|_| stem.to_string())
+}
+
+/// The name a list installs as, by what it is: its words recognised as an
+/// official list (by its pinned digest, else its published fingerprint and
+/// word count), whatever the file is called (`Collins 2015.txt` is CSW15);
+/// else by its file's name ([`name_from_file`]); else none.
+pub fn name_for(path: &Path, compiled: &Compiled) -> Option<String> {
+    let m = &compiled.manifest;
+    official::layer_for_content(m.content_sha256.as_deref(), &m.fingerprint, m.word_count)
+        .map(|(_, layer)| official::layer_name(layer).to_string())
+        .or_else(|| name_from_file(path))
 }
 
 /// What one file would be.

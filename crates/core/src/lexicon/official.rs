@@ -274,6 +274,31 @@ pub fn layer_for_name(name: &str) -> Option<(&'static OfficialLexicon, &'static 
     OFFICIAL.iter().find_map(|lexicon| lexicon.layers.iter().find(|layer| layer.fst == fst).map(|layer| (lexicon, layer)))
 }
 
+/// The official layer a word list *is*, by its words, whatever its file
+/// is called: the layer whose pinned content digest it has, else the one
+/// whose published fingerprint and published word count it matches (the
+/// weaker check, as at install). `None` when it is no official list.
+pub fn layer_for_content(
+    content_sha256: Option<&str>,
+    fingerprint: &crate::fingerprint::Fingerprint,
+    word_count: u64,
+) -> Option<(&'static OfficialLexicon, &'static OfficialLayer)> {
+    let layers = || OFFICIAL.iter().flat_map(|lexicon| lexicon.layers.iter().map(move |layer| (lexicon, layer)));
+    let pinned = layers().find(|(_, layer)| layer.pin.is_some_and(|pin| Some(pin.content_sha256) == content_sha256));
+    pinned.or_else(|| {
+        layers().find(|(_, layer)| {
+            layer.pin.is_none()
+                && layer.published_fingerprint.is_some_and(|p| fingerprint.matches_published(p))
+                && layer.published_words.is_none_or(|words| words.allows(word_count))
+        })
+    })
+}
+
+/// The name a list installs as for `layer` (`CSW15`, `OSPD4`, `MW11-long`).
+pub fn layer_name(layer: &OfficialLayer) -> &'static str {
+    layer.fst.trim_end_matches(".fst")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

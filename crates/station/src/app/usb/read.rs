@@ -53,7 +53,8 @@ pub(super) fn read_stick(sticks: &dyn Sticks, stick: &Stick, root: &Path, lexico
     for path in found.lists {
         let preview = match wordjudge_core::lexicon::build::compile_file(&path, false) {
             Ok(compiled) => {
-                import::preview(compiled, import::name_from_file(&path).as_deref(), lexicon_dir).map_err(|e| e.to_string())
+                let name = import::name_for(&path, &compiled);
+                import::preview(compiled, name.as_deref(), lexicon_dir).map_err(|e| e.to_string())
             }
             Err(BuildError::ReadSource(e)) if gone() => {
                 return Err(format!("the stick was removed while it was being read ({e})"))
