@@ -27,6 +27,7 @@ mod judge;
 pub mod kiosk;
 mod lexicon;
 mod serve;
+mod serve_space;
 mod status;
 pub mod stick;
 
