@@ -662,7 +662,10 @@ fn sign_signs_only_a_request_whose_code_the_director_confirms() {
     let out = wordjudge(&plain.iter().map(String::as_str).collect::<Vec<_>>());
     let report = text(&out.stdout);
     assert_eq!(out.status.code(), Some(2), "{report}");
-    assert!(report.contains(&format!("waiting  table-3: key {code}")) && report.contains(&format!("--accept table-3={code}")), "{report}");
+    assert!(report.contains(&format!("waiting  table-3: key {code}")), "{report}");
+    // Only a person who compared the code signs: no ready-to-paste line.
+    assert!(!report.contains(&format!("--accept table-3={code}")), "{report}");
+    assert!(report.contains("pairing code on table-3's Event fleet page"), "{report}");
     assert!(text(&out.stderr).contains("1 request(s) wait for the director's confirmation"), "{}", text(&out.stderr));
     assert!(!certificate.exists(), "nothing signed without the director's word");
     // The code of another key (an attacker's request in its place): refused.
@@ -810,4 +813,151 @@ fn a_request_without_its_binding_or_with_another_requests_is_refused() {
     let paired = std::fs::read_to_string(event.ca.join("signed/table-8.audit.pub")).unwrap();
     let binding = std::fs::read_to_string(good.with_extension("bind")).unwrap();
     assert_eq!(paired.trim(), binding.lines().next().unwrap());
+}
+
+/// Exchanges two names atomically (`renameat2(RENAME_EXCHANGE)`): a real
+/// folder and a link to a folder elsewhere trade places, as a process of
+/// the laptop's user can do on a stick while root works in it.
+fn exchange(a: &Path, b: &Path) -> bool {
+    let (a, b) = (std::ffi::CString::new(a.as_os_str().as_encoded_bytes()).unwrap(), std::ffi::CString::new(b.as_os_str().as_encoded_bytes()).unwrap());
+    // SAFETY: renameat2(2) on two valid C strings.
+    unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) == 0 }
+}
+
+/// How a racer times its swaps.
+#[derive(Clone, Copy, Debug)]
+enum Race {
+    /// Back and forth as fast as it can, for as long as the command runs.
+    Timed,
+    /// Once each time the folder is opened or read (an inotify watch on
+    /// it): the swap lands right after the command's check.
+    Inotify,
+}
+
+/// Races `folder` against a link to `victim` (swapping the two names) until
+/// `stop`; returns how many swaps it made. Ends with `folder` real again.
+fn race(folder: PathBuf, victim: PathBuf, how: Race, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std::thread::JoinHandle<usize> {
+    let link = folder.with_file_name(".racer-link");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    std::thread::spawn(move || {
+        let mut swaps = 0;
+        let stopped = || stop.load(std::sync::atomic::Ordering::Relaxed);
+        match how {
+            Race::Timed => {
+                while !stopped() {
+                    if exchange(&folder, &link) {
+                        swaps += 1;
+                    }
+                    std::thread::yield_now();
+                }
+            }
+            Race::Inotify => {
+                // SAFETY: inotify(7) calls on this thread's own descriptor.
+                let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+                assert!(fd >= 0);
+                let path = std::ffi::CString::new(folder.as_os_str().as_encoded_bytes()).unwrap();
+                let mask = libc::IN_OPEN | libc::IN_ACCESS | libc::IN_CLOSE_NOWRITE | libc::IN_CREATE | libc::IN_MOVED_TO;
+                let watch = unsafe { libc::inotify_add_watch(fd, path.as_ptr(), mask) };
+                assert!(watch >= 0, "inotify watch on {}", folder.display());
+                let mut buf = [0u8; 4096];
+                while !stopped() {
+                    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+                    if n > 0 {
+                        // Swapped right after the command looked, then back
+                        // a moment later (the watch follows the folder).
+                        if exchange(&folder, &link) {
+                            swaps += 1;
+                            std::thread::sleep(std::time::Duration::from_millis(2));
+                            exchange(&folder, &link);
+                        }
+                    } else {
+                        std::thread::sleep(std::time::Duration::from_micros(100));
+                    }
+                }
+                unsafe { libc::close(fd) };
+            }
+        }
+        // The real folder back in its place.
+        if std::fs::symlink_metadata(&folder).is_ok_and(|m| m.file_type().is_symlink()) {
+            exchange(&folder, &link);
+        }
+        let _ = std::fs::remove_file(&link);
+        swaps
+    })
+}
+
+/// Attack 4 of issue 56: `certificates/` or `wordjudge/fleet` swapped for a
+/// link to the CA folder while root runs `fleet sign`, timed and
+/// inotify-triggered: the CA folder's files are never removed or
+/// overwritten, whatever the timing (the stick's folders are held by their
+/// descriptors from the first look).
+#[test]
+fn a_stick_folder_swapped_for_a_link_while_sign_runs_never_touches_the_ca() {
+    for (swapped, how) in [
+        ("certificates", Race::Timed),
+        ("certificates", Race::Inotify),
+        ("fleet", Race::Timed),
+        ("fleet", Race::Inotify),
+    ] {
+        let (event, out) = setup("192.168.10.2", &[]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let before = contents(&event.ca);
+        let folder = match swapped {
+            "fleet" => event.folder(),
+            _ => event.folder().join("certificates"),
+        };
+        let mut swaps = 0;
+        for round in 0..5 {
+            // Something for sign to delete and write each round: a planted
+            // ca.pem (the CA folder's own file name) and a new request.
+            std::fs::write(event.folder().join("certificates/ca.pem"), "planted").unwrap();
+            station_request(&event.folder().join("requests"), &format!("table-{round}"), &format!("table-{round}"));
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let racer = race(folder.clone(), event.ca.clone(), how, stop.clone());
+            let out = sign_event(&event, &[]);
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            swaps += racer.join().unwrap();
+            let report = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            // Every file the CA folder had is there, unchanged (signing adds
+            // its own records beside them).
+            for (path, bytes) in before.iter().filter(|(p, _)| p.extension().is_none_or(|e| e != "srl")) {
+                // (ca.srl, openssl's serial counter, moves with each signature.)
+                assert_eq!(std::fs::read(path).ok().as_ref(), Some(bytes), "{swapped} {how:?} round {round}: {} changed: {report}", path.display());
+            }
+            assert!(event.ca.join("ca.pem").is_file() && event.ca.join("laptop.pem").is_file(), "{report}");
+            assert!(!event.ca.join(format!("table-{round}.pem")).exists(), "a certificate written into the CA folder: {report}");
+        }
+        println!("{swapped} {how:?}: {swaps} swaps over 5 runs of fleet sign; the CA folder untouched");
+        assert!(swaps > 0, "{swapped} {how:?}: the racer never swapped: the test did not race");
+    }
+}
+
+/// The same race against `fleet setup`: its files land in the stick's own
+/// folder or nowhere, never in the folder a link points at.
+#[test]
+fn a_stick_folder_swapped_for_a_link_while_setup_runs_writes_nothing_elsewhere() {
+    for how in [Race::Timed, Race::Inotify] {
+        let victim = tempfile::tempdir().unwrap();
+        std::fs::write(victim.path().join("keep"), "the victim's").unwrap();
+        let (event, out) = setup("192.168.10.2", &[]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let mut swaps = 0;
+        for _ in 0..10 {
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let racer = race(event.folder(), victim.path().to_path_buf(), how, stop.clone());
+            let args = ["fleet", "setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2"];
+            let (ca, stick) = (event.path(&event.ca), event.path(&event.stick));
+            let mut all: Vec<&str> = args.to_vec();
+            all.extend(["--ca-dir", &ca, "--stick", &stick]);
+            let _ = wordjudge(&all);
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            swaps += racer.join().unwrap();
+            let names: Vec<String> =
+                std::fs::read_dir(victim.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+            assert_eq!(names, ["keep"], "{how:?}: setup wrote into the folder a link pointed at");
+        }
+        println!("{how:?}: {swaps} swaps over 10 runs of fleet setup; nothing written elsewhere");
+        assert!(swaps > 0, "{how:?}: the racer never swapped");
+    }
 }

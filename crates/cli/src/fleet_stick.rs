@@ -141,7 +141,7 @@ pub(super) fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     // folders of the stick's own `wordjudge/` folder.
     let stick_folders = [stick::FOLDER.to_string(), requests_folder(), certificates_folder()];
     for relative in &stick_folders {
-        match stick::real_folder(&args.stick, relative, false) {
+        match stick::held_folder(&args.stick, relative, false) {
             Ok(_) | Err(StickFolderError::Missing(_)) => {}
             Err(e) => return Err(FleetSetupError::StickFolder(e)),
         }
@@ -149,10 +149,12 @@ pub(super) fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     let (ca, created) = EventCa::open_or_create(&args.ca_dir, &args.event, &host).map_err(FleetSetupError::Ca)?;
     let fingerprint = EventCa::fingerprint(&ca.ca_pem()).map_err(FleetSetupError::Ca)?;
     let file = FleetFile { ca_sha256: fingerprint.clone(), ..file };
-    for relative in &stick_folders {
-        stick::real_folder(&args.stick, relative, true).map_err(FleetSetupError::StickFolder)?;
+    // Held by its descriptor from here on: a folder swapped for a link
+    // now redirects no write.
+    let folder = stick::held_folder(&args.stick, stick::FOLDER, true).map_err(FleetSetupError::StickFolder)?;
+    for sub in [stick::REQUESTS, stick::CERTIFICATES] {
+        stick::held_child(&folder, sub, true).map_err(FleetSetupError::StickFolder)?;
     }
-    let folder = args.stick.join(stick::FOLDER);
     let ca_pem = laptop_file(&ca.ca_pem())?;
     let laptop_pem = laptop_file(&ca.laptop_pem())?;
     // fleet.toml signed by the CA (a station uses no field of it before it
@@ -172,10 +174,9 @@ pub(super) fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
         (stick::FLEET_FILE, fleet_text),
         (stick::FLEET_SIGNATURE, signature),
     ] {
-        // A fresh temporary file renamed into place: a link in the name's
-        // place is replaced, never written through.
-        let path = folder.join(name);
-        outside_files::write_atomically(&path, &bytes).map_err(|e| FleetSetupError::StickIo(path.clone(), e))?;
+        // A fresh temporary file renamed into place, in the held folder: a
+        // link in the name's place is replaced, never written through.
+        folder.write_atomically(name, &bytes, 0o644).map_err(|e| FleetSetupError::StickIo(folder.path().join(name), e))?;
     }
     let network = match (&file.address, &file.gateway) {
         (Some(a), Some(g)) => format!("{a}, gateway {g}"),
@@ -193,7 +194,7 @@ pub(super) fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     text.push_str(&format!("             (stations show it as {})\n", stick::grouped(&fingerprint)));
     text.push_str(&format!("upload to:   {}\n", file.upload_url));
     text.push_str(&format!("network:     {network}\n"));
-    text.push_str(&format!("stick:       {} (no private key is on it)\n", folder.display()));
+    text.push_str(&format!("stick:       {} (no private key is on it)\n", folder.path().display()));
     text.push_str("next: at each station, director menu, \"Join the event's fleet\": it leaves its certificate request on this stick;\n");
     text.push_str(&format!("      then wordjudge fleet sign --stick {}, and wordjudge fleet serve\n", args.stick.display()));
     Ok(text)

@@ -5,6 +5,7 @@
 
 use super::*;
 use wordjudge_core::audit::NoteVerifier;
+use wordjudge_core::outside_files::HeldFolder;
 
 /// Most entries of `requests/` one `fleet sign` looks at: an event's
 /// stations many times over; a stick holding more is told so.
@@ -14,7 +15,10 @@ const MAX_REQUESTS: usize = 1000;
 /// signed. Every stick file is read without following a link, regular
 /// files only, at most [`stick::MAX_STICK_FILE`] bytes, and copied into a
 /// private folder of the laptop; openssl reads and writes only there, and
-/// only a finished certificate is put on the stick (`write_atomically`). A
+/// only a finished certificate is put on the stick. The stick's folders are
+/// held by their descriptors from the first look ([`HeldFolder`]): every
+/// read, write and delete on the stick is relative to them, so a folder
+/// swapped for a link while this runs redirects nothing. A
 /// request for a name that already has a certificate of another key is
 /// refused unless `--replace NAME`; a certificate on the stick that this CA
 /// did not issue for the name is named as planted and replaced or removed.
@@ -26,7 +30,7 @@ pub(crate) fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> 
     if !args.stick.is_dir() {
         return Err(FleetSetupError::NoStick(args.stick.clone()));
     }
-    let folder = match stick::real_folder(&args.stick, stick::FOLDER, false) {
+    let folder = match stick::held_folder(&args.stick, stick::FOLDER, false) {
         Ok(folder) => folder,
         Err(StickFolderError::Missing(_)) => return Err(FleetSetupError::NoStick(args.stick.join(stick::FOLDER))),
         Err(e) => return Err(FleetSetupError::StickFolder(e)),
@@ -35,7 +39,7 @@ pub(crate) fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> 
     let private =
         tempfile::Builder::new().prefix("wordjudge-fleet-sign-").tempdir().map_err(FleetSetupError::Private)?;
     check_stick_ca(&ca, &folder, private.path())?;
-    let requests = match stick::real_folder(&args.stick, &requests_folder(), false) {
+    let requests = match stick::held_child(&folder, stick::REQUESTS, false) {
         Ok(r) => r,
         Err(StickFolderError::Missing(r)) => {
             return Ok((
@@ -45,14 +49,13 @@ pub(crate) fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> 
         }
         Err(e) => return Err(FleetSetupError::StickFolder(e)),
     };
-    let certificates =
-        stick::real_folder(&args.stick, &certificates_folder(), true).map_err(FleetSetupError::StickFolder)?;
-    let listing = outside_files::list_folder(&requests, MAX_REQUESTS)
-        .map_err(|e| FleetSetupError::StickIo(requests.clone(), e))?;
+    let certificates = stick::held_child(&folder, stick::CERTIFICATES, true).map_err(FleetSetupError::StickFolder)?;
+    let listing = requests.list(MAX_REQUESTS).map_err(|e| FleetSetupError::StickIo(requests.path().to_path_buf(), e))?;
     let (mut report, mut tally) = (String::new(), Tally::default());
     let ask = std::io::IsTerminal::is_terminal(&std::io::stdin());
     let place = Place {
         ca: &ca,
+        requests: &requests,
         certificates: &certificates,
         private: private.path(),
         replace: &args.replace,
@@ -72,7 +75,7 @@ pub(crate) fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> 
             ));
             continue;
         }
-        let (lines, more) = place.sign_one(&entry.path, name)?;
+        let (lines, more) = place.sign_one(name)?;
         report.push_str(&lines);
         tally.add(more);
     }
@@ -83,11 +86,11 @@ pub(crate) fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> 
         report.push_str(&format!(
             "refused  {} more entries in {}: only the first {MAX_REQUESTS} are looked at\n",
             listing.left_out,
-            requests.display()
+            requests.path().display()
         ));
     }
     if report.is_empty() {
-        report = format!("no requests in {}: has a station joined with this stick yet?\n", requests.display());
+        report = format!("no requests in {}: has a station joined with this stick yet?\n", requests.path().display());
     }
     Ok((report, tally))
 }
@@ -95,12 +98,12 @@ pub(crate) fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> 
 /// The stick's CA certificate, copied into `private`, must be this
 /// laptop's: a stick of another event (or another CA folder) is not signed
 /// for.
-fn check_stick_ca(ca: &EventCa, folder: &Path, private: &Path) -> Result<(), FleetSetupError> {
+fn check_stick_ca(ca: &EventCa, folder: &HeldFolder, private: &Path) -> Result<(), FleetSetupError> {
     let stick_ca = private.join("stick-ca.pem");
-    match outside_files::read_small_file_nofollow(&folder.join(stick::CA_FILE), stick::MAX_STICK_FILE) {
+    match folder.read_small(stick::CA_FILE, stick::MAX_STICK_FILE) {
         Ok(bytes) => outside_files::write_atomically(&stick_ca, &bytes)
             .map_err(|e| FleetSetupError::StickIo(stick_ca.clone(), e))?,
-        Err(e) if e.is_not_found() => return Err(FleetSetupError::NoStick(folder.to_path_buf())),
+        Err(e) if e.is_not_found() => return Err(FleetSetupError::NoStick(folder.path().to_path_buf())),
         Err(e) => return Err(FleetSetupError::StickFile(e)),
     }
     let ours = EventCa::fingerprint(&ca.ca_pem()).map_err(FleetSetupError::Ca)?;
@@ -116,13 +119,13 @@ fn check_stick_ca(ca: &EventCa, folder: &Path, private: &Path) -> Result<(), Fle
 /// removed (a station would refuse it; the director should know).
 fn remove_planted(
     ca: &EventCa,
-    certificates: &Path,
+    certificates: &HeldFolder,
     asked: &[&str],
     report: &mut String,
     tally: &mut Tally,
 ) -> Result<(), FleetSetupError> {
-    let answers = outside_files::list_folder(certificates, MAX_REQUESTS)
-        .map_err(|e| FleetSetupError::StickIo(certificates.to_path_buf(), e))?;
+    let answers =
+        certificates.list(MAX_REQUESTS).map_err(|e| FleetSetupError::StickIo(certificates.path().to_path_buf(), e))?;
     for entry in &answers.entries {
         let Some(name) = entry.name.strip_suffix(".pem") else { continue };
         if asked.contains(&name) {
@@ -131,13 +134,15 @@ fn remove_planted(
         let shown = wordjudge_core::word::printable(&entry.name, 80);
         let issued =
             if stick::station_name_is_valid(name) { ca.issued(name).map_err(FleetSetupError::Ca)? } else { None };
-        let why = match outside_files::read_small_file_nofollow(&entry.path, stick::MAX_STICK_FILE) {
+        let why = match certificates.read_small(&entry.name, stick::MAX_STICK_FILE) {
             Ok(bytes) if issued.as_ref().is_some_and(|(_, ours)| *ours == bytes) => continue,
             Ok(_) => "it is not a certificate this CA issued for that name".to_string(),
             Err(e) => e.to_string(),
         };
         tally.refused += 1;
-        let _ = std::fs::remove_file(&entry.path);
+        // Relative to the held folder: never a file of the same name
+        // elsewhere (the CA's own ca.pem), whatever the stick's names point at now.
+        let _ = certificates.remove_file(&entry.name);
         report.push_str(&format!("planted  {shown}: {why}; removed from the stick\n"));
     }
     Ok(())
@@ -161,7 +166,8 @@ impl Tally {
 /// What `fleet sign` signs with and where, and what the director said.
 struct Place<'a> {
     ca: &'a EventCa,
-    certificates: &'a Path,
+    requests: &'a HeldFolder,
+    certificates: &'a HeldFolder,
     private: &'a Path,
     replace: &'a [String],
     accept: &'a [(String, String)],
@@ -188,6 +194,8 @@ struct Request {
 /// The certificate slot of a name on the stick: where, whether something
 /// is there, and why that is planted (not what this CA issued for the name).
 struct OnStick {
+    /// Its name in the certificates folder, and where that was, for messages.
+    file: String,
     path: PathBuf,
     there: bool,
     planted: Option<String>,
@@ -196,8 +204,8 @@ struct OnStick {
 impl Place<'_> {
     /// One request, `name` checked: the report's lines, and how many
     /// refusals they hold. An `Err` only when the stick cannot be written.
-    fn sign_one(&self, request: &Path, name: &str) -> Result<(String, Tally), FleetSetupError> {
-        let checked = match self.check_request(request, name)? {
+    fn sign_one(&self, name: &str) -> Result<(String, Tally), FleetSetupError> {
+        let checked = match self.check_request(name)? {
             Ok(checked) => checked,
             Err(why) => return Ok((format!("refused  {name}: {why}\n"), Tally { refused: 1, waiting: 0 })),
         };
@@ -225,7 +233,7 @@ impl Place<'_> {
                 if on_stick.there && on_stick.planted.is_none() {
                     report.push_str(&format!("kept     {name}: signed before (key {code})\n"));
                 } else {
-                    put(&on_stick.path, ours)?;
+                    self.put(&on_stick, ours)?;
                     report.push_str(&format!(
                         "restored {name}: the certificate signed before for this key (key {code})\n"
                     ));
@@ -244,7 +252,7 @@ impl Place<'_> {
                 ));
                 if on_stick.planted.is_some() {
                     // Never left for a station to find; removing a link removes the link only.
-                    let _ = std::fs::remove_file(&on_stick.path);
+                    let _ = self.certificates.remove_file(&on_stick.file);
                 }
             }
             (previous, _) => {
@@ -261,8 +269,9 @@ impl Place<'_> {
     /// paired with the certificate, whose code the director confirms).
     /// `Ok(Err(why))` for a request refused; `Err` when the private folder
     /// cannot be written.
-    fn check_request(&self, request: &Path, name: &str) -> Result<Result<Request, String>, FleetSetupError> {
-        let bytes = match outside_files::read_small_file_nofollow(request, stick::MAX_STICK_FILE) {
+    fn check_request(&self, name: &str) -> Result<Result<Request, String>, FleetSetupError> {
+        let request = self.requests.path().join(format!("{name}.csr"));
+        let bytes = match self.requests.read_small(&format!("{name}.csr"), stick::MAX_STICK_FILE) {
             Ok(bytes) => bytes,
             Err(e) => return Ok(Err(e.to_string())),
         };
@@ -274,8 +283,12 @@ impl Place<'_> {
             Err(e) => return Ok(Err(e.to_string())),
         };
         let Some(key) = stick::public_key_der(&key) else { return Ok(Err("its public key cannot be read".into())) };
-        let binding_path = request.with_file_name(format!("{name}{}", stick::BINDING_SUFFIX));
-        let audit_key = match outside_files::read_small_text_nofollow(&binding_path, stick::MAX_STICK_FILE) {
+        let binding = format!("{name}{}", stick::BINDING_SUFFIX);
+        let binding_path = self.requests.path().join(&binding);
+        let text = self.requests.read_small(&binding, stick::MAX_STICK_FILE).and_then(|bytes| {
+            String::from_utf8(bytes).map_err(|_| BoundedReadError::NotRegular { path: binding_path.clone(), kind: "file that is not text" })
+        });
+        let audit_key = match text {
             Ok(text) => match stick::RequestBinding::check(&text, name, &key) {
                 Ok(verifier) => verifier,
                 Err(e) => return Ok(Err(format!("{}: {e}", binding_path.display()))),
@@ -295,18 +308,19 @@ impl Place<'_> {
     /// `name`'s certificate slot on the stick, and whether what is there is
     /// `issued`, the certificate this CA issued for the name.
     fn on_stick(&self, name: &str, issued: Option<&[u8]>) -> OnStick {
-        let path = self.certificates.join(format!("{name}.pem"));
-        let there = std::fs::symlink_metadata(&path).is_ok();
+        let file = format!("{name}.pem");
+        let path = self.certificates.path().join(&file);
+        let there = self.certificates.has(&file);
         let planted = if !there {
             None
         } else {
-            match outside_files::read_small_file_nofollow(&path, stick::MAX_STICK_FILE) {
+            match self.certificates.read_small(&file, stick::MAX_STICK_FILE) {
                 Ok(bytes) if issued.is_some_and(|ours| ours == bytes) => None,
                 Ok(_) => Some(format!("it is not the certificate this CA issued for {name}")),
                 Err(e) => Some(e.to_string()),
             }
         };
-        OnStick { path, there, planted }
+        OnStick { file, path, there, planted }
     }
 
     /// A new key for the name: signed only once the director has matched
@@ -330,11 +344,15 @@ impl Place<'_> {
                      not the request of the station that showed {given}\n"
                 ))
             }
+            // No pasteable `--accept` line: a script could sign without
+            // anyone comparing the code with the station's screen. The
+            // director types the code read off the station (or answers the
+            // question at a terminal).
             Confirmed::Waiting => {
                 tally.waiting += 1;
                 Some(format!(
-                    "waiting  {name}: key {code}; if the station {name} shows this code, sign it with \
-                     --accept {name}={code}\n"
+                    "waiting  {name}: key {code}; compare it with the pairing code on {name}'s Event fleet page, then \
+                     run fleet sign at a terminal (it asks), or give --accept {name}= and the code the station shows\n"
                 ))
             }
         };
@@ -349,12 +367,12 @@ impl Place<'_> {
         if let Some(line) = failed {
             report.push_str(&line);
             if on_stick.planted.is_some() {
-                let _ = std::fs::remove_file(&on_stick.path);
+                let _ = self.certificates.remove_file(&on_stick.file);
             }
             return Ok((report, tally));
         }
         let bytes = laptop_file(&out)?;
-        put(&on_stick.path, &bytes)?;
+        self.put(on_stick, &bytes)?;
         let fp = EventCa::fingerprint(&out).map_err(FleetSetupError::Ca)?;
         report.push_str(&format!(
             "signed   {name}: {} (sha256 {fp}, key {code}){}\n",
@@ -385,7 +403,12 @@ impl Place<'_> {
     }
 }
 
-/// Puts a finished certificate in its slot on the stick, atomically.
-fn put(on_stick: &Path, bytes: &[u8]) -> Result<(), FleetSetupError> {
-    outside_files::write_atomically(on_stick, bytes).map_err(|e| FleetSetupError::StickIo(on_stick.to_path_buf(), e))
+impl Place<'_> {
+    /// Puts a finished certificate in its slot on the stick, atomically,
+    /// in the held certificates folder.
+    fn put(&self, on_stick: &OnStick, bytes: &[u8]) -> Result<(), FleetSetupError> {
+        self.certificates
+            .write_atomically(&on_stick.file, bytes, 0o644)
+            .map_err(|e| FleetSetupError::StickIo(on_stick.path.clone(), e))
+    }
 }

@@ -21,12 +21,13 @@
 //! a copied stick holds nothing secret. The CA's own key stays on the laptop.
 //!
 //! This module reads and checks what is on the stick: its folders only as
-//! real folders, never through a link ([`real_folder`]), its files at most
+//! real folders held by their descriptors, never through a link ([`held_folder`]), its files at most
 //! [`MAX_STICK_FILE`] bytes, and the pairing code a request's key is known
 //! by ([`key_code`]); making keys and signing is [`super::ca`]'s.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use crate::outside_files::{EntryKind, HeldFolder};
 use std::path::{Path, PathBuf};
 
 /// The folder on the stick, from its top.
@@ -203,37 +204,37 @@ impl std::error::Error for StickFolderError {
     }
 }
 
-/// `stick`/`relative` as a real folder: each part of `relative` under the
-/// stick's top, in turn, looked at without following it (`lstat`) and made
-/// when `create` and missing (`mkdir` makes no link's target either). The
-/// stick's top itself is the caller's (the director named it). A link or a
-/// file anywhere on the way is refused, so nothing is ever read through a
-/// link on a stick or written outside the stick's `wordjudge/` folder.
-pub fn real_folder(stick: &Path, relative: &str, create: bool) -> Result<PathBuf, StickFolderError> {
-    let mut path = stick.to_path_buf();
+/// `stick`/`relative` as a real folder, held open by its descriptor: each
+/// part of `relative` under the stick's top opened in turn without
+/// following a link (and made when `create` and missing). The stick's top
+/// itself is the caller's (the director named it). A link or a file
+/// anywhere on the way is refused; and since everything after is done
+/// relative to the descriptor ([`HeldFolder`]), a folder swapped for a link
+/// after this check redirects no read, write or delete (a process renaming
+/// entries on the stick while root signs gains nothing).
+pub fn held_folder(stick: &Path, relative: &str, create: bool) -> Result<HeldFolder, StickFolderError> {
+    let mut folder = HeldFolder::open(stick, "", false).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => StickFolderError::Missing(stick.to_path_buf()),
+        _ => StickFolderError::Io(stick.to_path_buf(), e),
+    })?;
     for part in relative.split('/').filter(|p| !p.is_empty()) {
-        path.push(part);
-        let mut made = false;
-        loop {
-            match std::fs::symlink_metadata(&path) {
-                Ok(m) if m.file_type().is_dir() => break,
-                Ok(m) if m.file_type().is_symlink() => return Err(StickFolderError::Link(path)),
-                Ok(_) => return Err(StickFolderError::NotAFolder(path)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && create && !made => {
-                    made = true;
-                    match std::fs::create_dir(&path) {
-                        Ok(()) => {}
-                        // Made meanwhile (or a dangling link): looked at again.
-                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-                        Err(e) => return Err(StickFolderError::Io(path, e)),
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(StickFolderError::Missing(path)),
-                Err(e) => return Err(StickFolderError::Io(path, e)),
-            }
-        }
+        folder = held_child(&folder, part, create)?;
     }
-    Ok(path)
+    Ok(folder)
+}
+
+/// The folder `name` inside `folder`, as [`held_folder`] opens each part.
+pub fn held_child(folder: &HeldFolder, name: &str, create: bool) -> Result<HeldFolder, StickFolderError> {
+    let path = folder.path().join(name);
+    folder.child(name, create).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => StickFolderError::Link(path),
+        Some(libc::ENOTDIR) if folder.list(4096).is_ok_and(|l| l.entries.iter().any(|x| x.name == name && x.kind == EntryKind::Link)) => {
+            StickFolderError::Link(path)
+        }
+        Some(libc::ENOTDIR) => StickFolderError::NotAFolder(path),
+        Some(libc::ENOENT) => StickFolderError::Missing(path),
+        _ => StickFolderError::Io(path, e),
+    })
 }
 
 /// The public key of a certificate request or certificate in PEM

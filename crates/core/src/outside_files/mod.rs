@@ -16,6 +16,9 @@
 //!   rename, `fsync` of the folder.
 //! * [`walk`]: a folder's entries, listed without following a link and
 //!   without leaving the folder, bounded in count.
+//! * [`held`]: a folder someone else may swap (a stick in the laptop), held
+//!   by its descriptor: reads, writes and deletes relative to it, so a swap
+//!   after the check redirects nothing.
 //!
 //! What no flag can cut short, a stick whose I/O hangs in the kernel, is
 //! never waited on by the screen: stick and update work runs on the desks'
@@ -24,9 +27,12 @@
 //! (`kiosk::flow`: `UsbWork::deadline`, `UPDATE_CHECK_DEADLINE`); a thread
 //! left blocked is recorded when it ends and holds back new stick work.
 
+pub mod held;
 pub mod read;
 pub mod walk;
 pub mod write;
+
+pub use held::HeldFolder;
 
 pub use read::*;
 pub use walk::{list_folder, list_named_folder, open_folder, Entry, EntryKind, Listing};

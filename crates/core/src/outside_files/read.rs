@@ -95,7 +95,7 @@ pub mod limits {
     pub const WORD_LIST: u64 = 16 * 1024 * 1024;
 }
 
-fn kind_of(metadata: &Metadata) -> &'static str {
+pub(super) fn kind_of(metadata: &Metadata) -> &'static str {
     let t = metadata.file_type();
     if t.is_dir() {
         "directory"

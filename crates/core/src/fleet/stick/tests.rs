@@ -57,19 +57,22 @@ fn pairing_codes_are_sixteen_hex_digits_of_the_public_keys_sha256_in_groups() {
 }
 
 #[test]
-fn real_folders_are_made_and_links_on_the_way_refused() {
+fn held_folders_are_made_and_links_on_the_way_refused() {
     let stick = tempfile::tempdir().unwrap();
-    let made = real_folder(stick.path(), "wordjudge/fleet/requests", true).unwrap();
-    assert!(made.is_dir());
-    assert!(matches!(real_folder(stick.path(), "wordjudge/fleet/certificates", false), Err(StickFolderError::Missing(_))));
+    let made = held_folder(stick.path(), "wordjudge/fleet/requests", true).unwrap();
+    assert_eq!(made.path(), stick.path().join("wordjudge/fleet/requests"));
+    assert!(stick.path().join("wordjudge/fleet/requests").is_dir());
+    assert!(matches!(held_folder(stick.path(), "wordjudge/fleet/certificates", false), Err(StickFolderError::Missing(_))));
     let elsewhere = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(elsewhere.path(), stick.path().join("wordjudge/fleet/certificates")).unwrap();
     for create in [false, true] {
-        let e = real_folder(stick.path(), "wordjudge/fleet/certificates", create).unwrap_err();
+        let e = held_folder(stick.path(), "wordjudge/fleet/certificates", create).unwrap_err();
         assert!(matches!(e, StickFolderError::Link(_)), "{e}");
         assert!(e.to_string().contains("symbolic link"), "{e}");
     }
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0, "nothing made through the link");
+    std::fs::write(stick.path().join("wordjudge/fleet/file"), "x").unwrap();
+    assert!(matches!(held_folder(stick.path(), "wordjudge/fleet/file", true), Err(StickFolderError::NotAFolder(_))));
 }
 
 #[test]
