@@ -598,3 +598,25 @@ fn a_station_without_a_keyboard_says_so_and_notices_one_plugged_in() {
     rig.keys("1");
     assert!(matches!(rig.screen(), Screen::Entry(_)), "and players type");
 }
+
+#[test]
+fn wrong_pins_and_a_lockout_before_the_right_pin_are_on_the_directors_pages() {
+    let mut rig = Live::new("SMALL");
+    open_pin(&mut *rig);
+    for _ in 0..3 {
+        enter_pin(&mut *rig, "9999");
+    }
+    assert!(matches!(rig.screen(), Screen::Pin(_)), "locked out: {:?}", rig.screen());
+    rig.advance(31_000);
+    rig.key(Key::Escape);
+    open_pin(&mut *rig);
+    enter_pin(&mut *rig, PIN);
+    let lines = rig.view().menu.lines.join("\n");
+    assert!(lines.contains("Before this visit: 3 wrong PIN(s) and 1 lockout since"), "{lines}");
+    leave_menu(&mut *rig);
+    // Seen once: the next visit starts a new count.
+    open_pin(&mut *rig);
+    enter_pin(&mut *rig, PIN);
+    let lines = rig.view().menu.lines.join("\n");
+    assert!(!lines.contains("wrong PIN"), "{lines}");
+}

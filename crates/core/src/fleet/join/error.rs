@@ -58,7 +58,7 @@ impl fmt::Display for JoinError {
         match self {
             JoinError::NotAFleetStick(dir) => write!(
                 f,
-                "this stick has no fleet folder ({}): make a fleet stick on the laptop with `wordjudge fleet setup`",
+                "this stick has no fleet folder ({}): make a fleet stick on the event's laptop (its fleet setup)",
                 dir.display()
             ),
             JoinError::FleetFile(path, e) => write!(f, "the fleet stick's {}: {e}", path.display()),
@@ -66,7 +66,7 @@ impl fmt::Display for JoinError {
             JoinError::CaSwapped { named, found } => write!(
                 f,
                 "the stick's ca.pem is not the event's CA: fleet.toml names {}, the file is {}; \
-                 make the stick again with `wordjudge fleet setup`",
+                 make the stick again on the event's laptop",
                 short(named),
                 short(found)
             ),
@@ -82,7 +82,7 @@ impl fmt::Display for JoinError {
             JoinError::LaptopByName(host) => write!(
                 f,
                 "the laptop is named {}, and a station resolves no names: make the stick with the laptop's IP address \
-                 (`wordjudge fleet setup --laptop 192.168.10.2`)",
+                 (its fleet setup given an address such as 192.168.10.2)",
                 crate::word::quote(host)
             ),
             JoinError::Io(path, e) => write!(f, "{}: {e}", path.display()),
@@ -96,13 +96,13 @@ impl fmt::Display for JoinError {
             }
             JoinError::FleetUnsigned { problem } => write!(
                 f,
-                "the stick's fleet.toml is not signed by its event's CA ({problem}): make the stick again with \
-                 `wordjudge fleet setup`"
+                "the stick's fleet.toml is not signed by its event's CA ({problem}): make the stick again on the \
+                 event's laptop"
             ),
             JoinError::CaNotAlone { certificates } => write!(
                 f,
-                "the stick's ca.pem holds {certificates} certificates, not the event's one: make the stick again with \
-                 `wordjudge fleet setup`"
+                "the stick's ca.pem holds {certificates} certificates, not the event's one: make the stick again on the \
+                 event's laptop"
             ),
             JoinError::Openssl(e) => write!(f, "{e}"),
             JoinError::Read(e) => write!(f, "{e}"),

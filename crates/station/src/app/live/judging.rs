@@ -201,6 +201,10 @@ impl Judging for LiveStation {
         if self.keyboard_missing {
             warnings.push(Warning::NoKeyboard);
         }
+        if self.wrong_pins_shown.refused > 0 {
+            let w = &self.wrong_pins_shown;
+            warnings.push(Warning::WrongPins { refused: w.refused, lockouts: w.lockouts, since: w.since.clone() });
+        }
         if let Some(fault) = &self.judging_fault {
             warnings.push(Warning::JudgingFault(fault.clone()));
         } else if let Active::Failed { problem, .. } = &self.active {

@@ -129,8 +129,20 @@ pub struct LiveStation {
     keyboards_counted: Option<std::time::Instant>,
     /// Whether the audit log could take a record at the last poll.
     audit_ok: bool,
+    /// Wrong PINs since the menu was last opened, and those shown on the
+    /// director's pages during this visit.
+    wrong_pins: WrongPins,
+    wrong_pins_shown: WrongPins,
     /// When a failing audit log was last tried again.
     audit_retried: Option<std::time::Instant>,
+}
+
+/// Wrong PINs at the prompt, and since when (local `HH:MM`).
+#[derive(Debug, Clone, Default)]
+pub(super) struct WrongPins {
+    pub(super) refused: u32,
+    pub(super) lockouts: u32,
+    pub(super) since: String,
 }
 
 /// Where the chosen lexicons' digests are kept: beside the config.
@@ -217,6 +229,8 @@ impl LiveStation {
             keyboards_counted: None,
             audit_ok: true,
             audit_retried: None,
+            wrong_pins: WrongPins::default(),
+            wrong_pins_shown: WrongPins::default(),
         };
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
         // What the screens start from: a log failing now keeps players out

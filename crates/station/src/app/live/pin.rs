@@ -67,6 +67,20 @@ impl DirectorPin for LiveStation {
     }
 
     fn director_event(&mut self, event: DirectorEvent) {
+        // Wrong PINs are counted until the right one opens the menu, then
+        // shown to the director for that visit: a lockout is never
+        // silent, even though the right PIN starts the count again.
+        match event {
+            DirectorEvent::PinRefused { .. } => {
+                self.wrong_pins.refused += 1;
+                if self.wrong_pins.since.is_empty() {
+                    self.wrong_pins.since = jiff::Zoned::now().strftime("%H:%M").to_string();
+                }
+            }
+            DirectorEvent::LockedOut { .. } => self.wrong_pins.lockouts += 1,
+            DirectorEvent::PinAccepted => self.wrong_pins_shown = std::mem::take(&mut self.wrong_pins),
+            DirectorEvent::Left => self.wrong_pins_shown = Default::default(),
+        }
         self.record(match event {
             DirectorEvent::PinAccepted => AuditEvent::PinAccepted,
             DirectorEvent::PinRefused { failures } => AuditEvent::PinRefused { failures },

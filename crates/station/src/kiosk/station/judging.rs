@@ -91,6 +91,9 @@ pub enum Warning {
     PinGuard(String),
     /// No keyboard is plugged in: players cannot type the words.
     NoKeyboard,
+    /// Wrong PINs (and lockouts) at the prompt before the director's right
+    /// one opened this visit of the menu, since the local time `since`.
+    WrongPins { refused: u32, lockouts: u32, since: String },
     /// The station would judge with the built-in DEMO list and no director
     /// chose it: players are told it is not set up and nothing is judged.
     NotSetUp,

@@ -338,6 +338,17 @@ pub fn warning(warning: &Warning) -> String {
         Warning::SigningKey(p) => {
             format!("The audit log's signing key: {p}. The log goes on, but no signed summary is made until it is fixed.")
         }
+        Warning::WrongPins { refused, lockouts, since } => {
+            let lockouts = match lockouts {
+                0 => String::new(),
+                1 => " and 1 lockout".into(),
+                n => format!(" and {n} lockouts"),
+            };
+            format!(
+                "Before this visit: {refused} wrong PIN(s){lockouts} since {since}. If that was not you, someone tried \
+                 to open this menu; each try is in the audit log."
+            )
+        }
         Warning::NotSetUp => "Not set up for the event: the station has only the built-in DEMO list, and players \
              cannot judge. Install the event's word list and choose it (or an event profile) in this menu; to \
              practise, choose DEMO there."
