@@ -313,9 +313,6 @@ impl AuditLog {
         if failure.dropped > 0 {
             text.push_str(&format!(" {} record(s) lost from memory (journald has them).", failure.dropped));
         }
-        if !self.numbering_from_log {
-            text.push_str(" The log could not be read: challenge numbers restarted from this session's and may repeat earlier ones.");
-        }
         Some(text)
     }
 
