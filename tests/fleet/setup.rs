@@ -961,3 +961,25 @@ fn a_stick_folder_swapped_for_a_link_while_setup_runs_writes_nothing_elsewhere()
         assert!(swaps > 0, "{how:?}: the racer never swapped");
     }
 }
+
+/// A weak row of issue 56: 100,000 junk files in `requests/` hid the real
+/// request from the scan. The scan says how many it left out, and a request
+/// the director names with `--accept` is found wherever it is.
+#[test]
+fn a_request_named_with_accept_is_found_among_more_entries_than_the_scan_reads() {
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let requests = event.folder().join("requests");
+    for i in 0..1500 {
+        std::fs::write(requests.join(format!("junk-{i:05}.txt")), "").unwrap();
+    }
+    let csr = station_request(&requests, "table-9", "table-9");
+    let code = key_code_of(&csr).unwrap();
+    let mut args = sign_args(&event);
+    args.extend(["--accept".into(), format!("table-9={code}")]);
+    let out = wordjudge(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let report = text(&out.stdout);
+    assert!(report.contains("signed   table-9:"), "{report}");
+    assert!(report.contains("more entries in") && report.contains("only the first 1000 are looked at"), "{report}");
+    assert!(event.folder().join("certificates/table-9.pem").is_file());
+}

@@ -79,12 +79,25 @@ pub(crate) fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> 
         report.push_str(&lines);
         tally.add(more);
     }
-    let asked: Vec<&str> = listing.entries.iter().filter_map(|e| e.name.strip_suffix(".csr")).collect();
+    // A request the director named with --accept is looked for by its name,
+    // wherever it stands in a folder of more entries than the scan looks at
+    // (junk files cannot hide it).
+    let listed: Vec<&str> = listing.entries.iter().filter_map(|e| e.name.strip_suffix(".csr")).collect();
+    for (name, _) in args.accept.iter().filter(|(n, _)| !listed.contains(&n.as_str())) {
+        if stick::check_station_name(name).is_ok() && requests.has(&format!("{name}.csr")) {
+            let (lines, more) = place.sign_one(name)?;
+            report.push_str(&lines);
+            tally.add(more);
+        }
+    }
+    let mut asked = listed.clone();
+    asked.extend(args.accept.iter().map(|(n, _)| n.as_str()));
     remove_planted(&ca, &certificates, &asked, &mut report, &mut tally)?;
     if listing.left_out > 0 {
         tally.refused += 1;
         report.push_str(&format!(
-            "refused  {} more entries in {}: only the first {MAX_REQUESTS} are looked at\n",
+            "refused  {} more entries in {}: only the first {MAX_REQUESTS} are looked at (a request named with \
+             --accept is found wherever it is; clear the folder of what is not a station's request)\n",
             listing.left_out,
             requests.path().display()
         ));
