@@ -64,12 +64,12 @@ fn the_text_has_a_line_per_station_and_says_what_is_wrong() {
     assert!(a.contains("14:10:07 (1 h 49 min ago)"), "last seen: {a}");
     assert!(a.contains("NASPA-CSW-5") && a.contains("#6 at 14:10:07"), "{a}");
     assert!(a.contains("BROKEN: record seq 5-6 missing; challenge 3-4 missing"), "{a}");
-    assert!(a.contains("LEXICON MISMATCH: table-2 has fedcba9876543210fedcba9876543210"), "{a}");
+    assert!(a.contains("LEXICON MISMATCH: table-2 has fedcba98"), "{a}");
     let b = lines[3];
     assert!(b.starts_with("table-2 ") && b.contains("ok over 5 records"), "{b}");
     assert!(b.contains("OUT OF SERVICE: judging with CSW21 failed unexpectedly"), "{b}");
     assert!(b.contains("1 warning(s)"), "{b}");
-    assert!(text.contains("LEXICON MISMATCH: CSW21 is judged with different word lists: 0123456789abcdef0123456789abcdef at table-1, fedcba9876543210fedcba9876543210 at table-2"), "{text}");
+    assert!(text.contains("LEXICON MISMATCH: CSW21 is judged with different word lists: 01234567 at table-1, fedcba98 at table-2"), "{text}");
     assert!(text.contains("signed by the audit key paired with that station"), "{text}");
 }
 
@@ -297,4 +297,22 @@ fn breaks_per_station_are_capped_and_summarised() {
     let links = render::links(t);
     assert!(links.contains(&format!("and {} more break(s)", t.more_breaks)), "{links}");
     assert!(links.len() < 2000, "{} bytes", links.len());
+}
+
+#[test]
+fn fingerprints_show_8_digits_unless_two_compared_lists_share_them() {
+    use wordjudge_core::fleet::render::fingerprint_shown;
+    let (a, b) = ("0123456789abcdef0123456789abcdef", "01234567ffffffffffffffffffffffff");
+    assert_eq!(fingerprint_shown(a, &[]), "01234567", "the form stations and publishers show");
+    assert_eq!(fingerprint_shown(a, &["fedcba9876543210fedcba9876543210"]), "01234567");
+    assert_eq!(fingerprint_shown(a, &[b]), a, "made to share 8 digits: shown whole, never as two equal codes");
+    assert_eq!(fingerprint_shown(a, &[a]), "01234567", "the same list is no clash");
+    // In the table and its mismatch line.
+    let mut one = Station::new("table-1", "h1");
+    one.judge(&lexicon("CSW21", a, "Verified official"), &["QI"], true);
+    let mut two = Station::new("table-2", "h2");
+    two.judge(&lexicon("CSW21", b, "Verified official"), &["QI"], true);
+    let status = status(&[&one, &two]).unwrap();
+    let text = render::text(&status, now(), &jiff::tz::TimeZone::UTC);
+    assert!(text.contains(&format!("{a} at table-1, {b} at table-2")), "{text}");
 }

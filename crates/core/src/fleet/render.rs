@@ -106,8 +106,9 @@ pub fn state(station: &Station) -> String {
             Err(_) => "left the fleet".to_string(),
         },
     });
+    let own = station.fingerprint.as_deref().unwrap_or("");
     for (other, fingerprint) in &station.mismatch {
-        parts.push(format!("LEXICON MISMATCH: {} has {}", shown(other), shown(fingerprint)));
+        parts.push(format!("LEXICON MISMATCH: {} has {}", shown(other), shown(&fingerprint_shown(fingerprint, &[own]))));
     }
     if station.mismatch.is_empty() && station.wrong_lexicon() {
         parts.push(format!("WRONG LEXICON: {}", shown(station.lexicon_status.as_deref().unwrap_or(""))));
@@ -136,7 +137,10 @@ fn columns(station: &Station, now: Timestamp, tz: &TimeZone) -> [String; 8] {
         shown(&station.name),
         when(station.last_seen_us, now, tz),
         or_dash(station.lexicon.as_deref()),
-        or_dash(station.fingerprint.as_deref()),
+        or_dash(station.fingerprint.as_deref().map(|fp| {
+            let others: Vec<&str> = station.mismatch.iter().map(|(_, f)| f.as_str()).collect();
+            fingerprint_shown(fp, &others)
+        }).as_deref()),
         or_dash(station.profile.as_deref()),
         match station.last_challenge {
             Some((n, at)) => format!("#{n} at {}", when(at, now, tz)),
@@ -212,12 +216,23 @@ pub fn text(status: &Status, now: Timestamp, tz: &TimeZone) -> String {
     out
 }
 
+/// A lexicon fingerprint as the stations and the publishers show it: its
+/// first 8 hex digits, unless another fingerprint it is compared with starts
+/// the same (two lists made to share 8 digits): then whole, so a mismatch is
+/// never shown as two equal codes.
+pub fn fingerprint_shown(fingerprint: &str, compared_with: &[&str]) -> String {
+    let short = fingerprint.get(..8).unwrap_or(fingerprint);
+    let clash = compared_with.iter().any(|other| *other != fingerprint && other.get(..8) == Some(short));
+    if clash { fingerprint.to_string() } else { short.to_string() }
+}
+
 /// One line per lexicon id judged with more than one fingerprint.
 pub fn mismatches(status: &Status) -> Vec<String> {
     let mut by_id: std::collections::BTreeMap<&str, Vec<String>> = Default::default();
     for s in status.stations.iter().filter(|s| !s.mismatch.is_empty()) {
         let (Some(id), Some(fp)) = (&s.lexicon, &s.fingerprint) else { continue };
-        by_id.entry(id).or_default().push(format!("{} at {}", shown(fp), shown(&s.name)));
+        let others: Vec<&str> = s.mismatch.iter().map(|(_, f)| f.as_str()).collect();
+        by_id.entry(id).or_default().push(format!("{} at {}", shown(&fingerprint_shown(fp, &others)), shown(&s.name)));
     }
     by_id
         .into_iter()

@@ -219,10 +219,13 @@ fn profile_item(p: &crate::kiosk::station::ProfileChoice) -> String {
 
 /// The active lexicon in one line: its name, status and fingerprint.
 fn lexicon_line(lexicon: &LexiconView) -> String {
+    // A station that may not judge (not set up, its log failing, a list that
+    // failed its check) is not "judging with" anything: the warnings say why.
+    let label = if lexicon.usable { "Judging with" } else { "Lexicon, not judging now" };
     if lexicon.fingerprint.is_empty() {
-        format!("Judging with: {} ({})", lexicon.id, lexicon.status)
+        format!("{label}: {} ({})", lexicon.id, lexicon.status)
     } else {
-        format!("Judging with: {} ({}), fingerprint {}", lexicon.id, lexicon.status, lexicon.fingerprint)
+        format!("{label}: {} ({}), fingerprint {}", lexicon.id, lexicon.status, lexicon.fingerprint)
     }
 }
 
