@@ -316,3 +316,29 @@ fn fingerprints_show_8_digits_unless_two_compared_lists_share_them() {
     let text = render::text(&status, now(), &jiff::tz::TimeZone::UTC);
     assert!(text.contains(&format!("{a} at table-1, {b} at table-2")), "{text}");
 }
+
+#[test]
+fn a_station_signing_under_another_name_is_red_with_both_names_and_a_renamed_one_is_not() {
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    // Paired as table-1, judged under its own name, then renamed by its director.
+    let mut renamed = Station::new("table-1", "h1");
+    let renamed_key = renamed.paired();
+    renamed.judge(&csw, &["QI"], true);
+    renamed.name = "Hall B 1".into();
+    renamed.judge(&csw, &["ZA"], true);
+    // Paired as table-3, signing every record as "Table 2".
+    let mut borrower = Station::new("table-3", "h3");
+    let borrower_key = borrower.paired();
+    borrower.name = "Table 2".into();
+    borrower.judge(&csw, &["QI"], true);
+    let lines: Vec<String> = [&renamed, &borrower].iter().flat_map(|s| s.json_lines()).collect();
+    let status = status_of(lines.iter().map(String::as_str), vec![renamed_key, borrower_key]).unwrap();
+    let text = render::text(&status, now(), &jiff::tz::TimeZone::UTC);
+    let row = |start: &str| text.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("{start}: {text}")).to_string();
+    let b = row("Table 2 (certificate table-3)");
+    assert!(b.contains("NAME DIFFERS: its records say Table 2, its certificate was made for table-3"), "{b}");
+    let r = row("Hall B 1 (certificate table-1)");
+    assert!(!r.contains("NAME DIFFERS"), "a rename after joining is no alarm: {r}");
+    let tile = |fleet: &str| status.stations.iter().find(|s| s.fleet_name == fleet).unwrap().alarm();
+    assert!(tile("table-3") && !tile("table-1"));
+}

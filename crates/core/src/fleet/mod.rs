@@ -325,6 +325,9 @@ impl Fleet {
             if station.name != name {
                 station.name = name.to_string();
             }
+            if join::fleet_name(name) == station.fleet_name {
+                station.certificate_name_seen = true;
+            }
         }
         station
     }

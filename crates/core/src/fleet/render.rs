@@ -97,6 +97,13 @@ pub fn state(station: &Station) -> String {
         let first = crate::word::printable(first, 2 * SHOWN);
         parts.push(format!("NOT ITS RECORDS: {count} entr{} refused, the first: {first}", if count == 1 { "y" } else { "ies" }));
     }
+    if station.borrowed_name() {
+        parts.push(format!(
+            "NAME DIFFERS: its records say {}, its certificate was made for {}",
+            shown(&station.name),
+            shown(&station.fleet_name)
+        ));
+    }
     parts.push(match &station.service {
         Service::In => "in service".to_string(),
         Service::Out(why) => format!("OUT OF SERVICE: {}", crate::word::printable(why, 2 * SHOWN)),
@@ -134,7 +141,11 @@ fn or_dash(value: Option<&str>) -> String {
 /// One station's columns, in the table's order.
 fn columns(station: &Station, now: Timestamp, tz: &TimeZone) -> [String; 8] {
     [
-        shown(&station.name),
+        if station.name_differs() {
+            format!("{} (certificate {})", shown(&station.name), shown(&station.fleet_name))
+        } else {
+            shown(&station.name)
+        },
         when(station.last_seen_us, now, tz),
         or_dash(station.lexicon.as_deref()),
         or_dash(station.fingerprint.as_deref().map(|fp| {

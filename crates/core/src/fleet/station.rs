@@ -89,6 +89,10 @@ pub struct Station {
     /// Its name in the fleet: the certificate's CN its audit key was paired
     /// with at `fleet sign`.
     pub fleet_name: String,
+    /// Whether a record of its ever carried the name its certificate was
+    /// made for (so a later name is a director's rename, not another
+    /// station's name borrowed).
+    pub certificate_name_seen: bool,
     /// Entries that named this station (or carried its signature) and were
     /// not its records, with why: the first [`MAX_BREAKS`].
     pub refused: Vec<(i64, String)>,
@@ -144,6 +148,7 @@ impl Station {
     pub(super) fn new(name: String) -> Station {
         Station {
             fleet_name: name.clone(),
+            certificate_name_seen: false,
             name,
             refused: Vec::new(),
             more_refused: 0,
@@ -185,7 +190,25 @@ impl Station {
     /// Whether the tile is red: out of service, a wrong lexicon, an entry
     /// refused, or records that do not link up (missing, reordered, a fork).
     pub fn alarm(&self) -> bool {
-        matches!(self.service, Service::Out(_)) || self.wrong_lexicon() || self.forged() || !self.breaks.is_empty()
+        matches!(self.service, Service::Out(_))
+            || self.wrong_lexicon()
+            || self.forged()
+            || !self.breaks.is_empty()
+            || self.borrowed_name()
+    }
+
+    /// Whether its records carry another name than its certificate's and
+    /// never carried the certificate's: a paired station signing under
+    /// another station's name, not a renamed one.
+    pub fn borrowed_name(&self) -> bool {
+        self.name_differs() && !self.certificate_name_seen
+    }
+
+    /// Whether the name its signed records give it is not the name its
+    /// certificate was made for (a paired station signing under another
+    /// station's name): both are shown, in red.
+    pub fn name_differs(&self) -> bool {
+        !self.fleet_name.is_empty() && super::join::fleet_name(&self.name) != self.fleet_name
     }
 
     /// Whether an entry that named this station, or carried its
