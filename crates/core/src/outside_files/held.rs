@@ -160,7 +160,7 @@ impl HeldFolder {
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let (temp, fd) = (0..100)
             .find_map(|_| {
-                let temp = format!(".wordjudge-{}.tmp", fastrand_suffix());
+                let temp = format!(".wordjudge-{}.tmp", unique_suffix());
                 match rustix::fs::openat(&self.fd, temp.as_str(), flags, Mode::from_raw_mode(mode)) {
                     Err(rustix::io::Errno::EXIST) => None,
                     other => Some(other.map(|fd| (temp, fd))),
@@ -211,7 +211,7 @@ fn check_name(name: &str) -> io::Result<()> {
 }
 
 /// A name part no other writer guesses: the time and the process.
-fn fastrand_suffix() -> String {
+fn unique_suffix() -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
