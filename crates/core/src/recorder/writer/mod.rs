@@ -33,16 +33,7 @@ mod failing;
 mod recorded;
 mod repeat;
 
-pub use recorded::{NotRecorded, Recorded};
-
-/// Numbers reserved and never shown, and why, in the station's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct NeverShown {
-    pub numbers: [u64; 2],
-    /// The station stopped (a power cut or a crash) before the record was
-    /// written; else the record could not be written.
-    pub stopped: bool,
-}
+pub use recorded::{NeverShown, NotRecorded, Recorded};
 
 /// The end of the chain: the last record written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -204,8 +195,7 @@ impl AuditLog {
         if let Err(e) = self.reserve(challenge) {
             // The number may be in the counter (a write half done): used up,
             // and named as skipped by the next record.
-            self.skipped.push([challenge, challenge]);
-            self.never_shown.push(NeverShown { numbers: [challenge, challenge], stopped: false });
+            self.never_to_be_shown(challenge);
             self.note_failure(&e, stamp);
             return Err(self.not_recorded(Some(challenge)));
         }
@@ -226,8 +216,7 @@ impl AuditLog {
         let Some(line_sha256) = self.record_unheld(stamp, Body::Adjudication(record)) else {
             // Never shown: the number joins the gaps the next record names.
             self.skipped = skipped_before;
-            self.skipped.push([challenge, challenge]);
-            self.never_shown.push(NeverShown { numbers: [challenge, challenge], stopped: false });
+            self.never_to_be_shown(challenge);
             return Err(self.not_recorded(Some(challenge)));
         };
         let code = SlipCode::of_line_hash(&line_sha256)
@@ -379,6 +368,14 @@ impl AuditLog {
 
     fn local_date(&self, stamp: &Stamp) -> Date {
         stamp.time.to_zoned(self.options.time_zone.clone()).date()
+    }
+
+    /// `challenge` was reserved and its record could not be written: it is
+    /// never shown; the next record names it as skipped, and the director's
+    /// status page lists it.
+    fn never_to_be_shown(&mut self, challenge: u64) {
+        self.skipped.push([challenge, challenge]);
+        self.never_shown.push(NeverShown { numbers: [challenge, challenge], stopped: false });
     }
 
     /// Makes sure `challenge` is reserved in the counter (written and

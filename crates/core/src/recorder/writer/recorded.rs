@@ -1,5 +1,6 @@
 //! What recording an adjudication hands back: the number, slip code and
-//! time for the verdict screen, or why there is no record and so no verdict.
+//! time for the verdict screen, or why there is no record and so no verdict;
+//! and the numbers that were reserved and never shown.
 
 use crate::audit::slip::SlipCode;
 
@@ -33,3 +34,12 @@ impl std::fmt::Display for NotRecorded {
 }
 
 impl std::error::Error for NotRecorded {}
+
+/// Numbers reserved and never shown, and why, in the station's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NeverShown {
+    pub numbers: [u64; 2],
+    /// The station stopped (a power cut or a crash) before the record was
+    /// written; else the record could not be written.
+    pub stopped: bool,
+}
