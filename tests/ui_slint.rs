@@ -385,7 +385,7 @@ fn fullest_station() -> wordjudge_station::kiosk::fake::FakeStation {
     station.facts = vec![
         ("Profile".into(), "NASPA changeover, double challenge — NWL2023, second opinion NWL2020".into()),
         ("Last challenge".into(), "#99999 · code WWWWWWWW".into()),
-        ("Audit signing code".into(), "wordjudge-table-112+3a4b5c6d".into()),
+        ("Station key code".into(), "wordjudge-table-112+3a4b5c6d".into()),
         ("Judge button and lamps".into(), "judge button BCM 17, green lamp BCM 22, red lamp BCM 23, service lamp BCM 24".into()),
         ("Fleet".into(), "National School Scrabble Championship 2026 — Division B, day 2: sending to the event's laptop (192.168.100.200), last sent 14:02:11".into()),
         ("Screen".into(), "HDMI-A-1 (chosen in the settings), turned 270° clockwise".into()),

@@ -14,7 +14,7 @@ Modules, one subject each:
            page, journal/audit/mount readers
   usb      the USB parts in order (import, switch, pull, restart) and the clean-up
   export   "Export the audit log to ..." to ext4 (verified on the host) and exFAT
-  fleet    nothing listens off the loopback; the event's fleet: join (confirmed; the pairing code
+  fleet    nothing listens off the loopback; the event's fleet: join (confirmed; the station key code
            the station shows is the laptop's, and `fleet sign` needs it), send, leave
   update   A/B updates (RAUC) tested the way they break: bundles made here and refused,
            installs cut short, installs from the menu's USB stick page, rollbacks

@@ -279,9 +279,9 @@ def fleet_upload(vm, judge):
     except (OSError, IndexError, ValueError) as e:
         code = f"(no binding: {e})"
 
-    shown = re.search(r"pairing code ([0-9a-f]{4}(?:-[0-9a-f]{4}){3})", first)
-    check("fleet: the station shows and records the request's pairing code, the one the laptop computes from it",
-          shown is not None and shown.group(1) == code, f"station: {shown.group(1) if shown else first} | laptop: {code}")
+    shown = re.search(r"station key code ([0-9A-F]{4}(?:-[0-9A-F]{4}){3})", first)
+    check("fleet: the station shows and records the request's station key code, the one the laptop computes from it",
+          shown is not None and shown.group(1).lower() == code, f"station: {shown.group(1) if shown else first} | laptop: {code}")
     unconfirmed = subprocess.run([wj, "fleet", "sign", "--ca-dir", ca, "--stick", stick_dir], capture_output=True, text=True,
                                  stdin=subprocess.DEVNULL)
     check("fleet: `fleet sign` without the director's confirmation signs nothing",

@@ -275,7 +275,7 @@ fn the_key_is_checked_against_the_fingerprint_noted_at_set_up_in_any_spelling() 
     let plain = verify_cli(&[]);
     assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
     let text = stdout(&plain);
-    assert!(text.contains("checkpoint key: NOT checked against a fingerprint noted at set-up"), "{text}");
+    assert!(text.contains("station key code: NOT checked against the one noted at set-up"), "{text}");
     assert!(text.contains("NOT checked against: ") && text.contains("the key fingerprint noted at set-up"), "{text}");
     assert!(text.contains(&format!("fingerprint {grouped}")), "the one grouped form: {text}");
 
@@ -285,7 +285,7 @@ fn the_key_is_checked_against_the_fingerprint_noted_at_set_up_in_any_spelling() 
         let out = verify_cli(&["--key-fingerprint", &spelling]);
         let text = stdout(&out);
         assert_eq!(out.status.code(), Some(0), "{spelling}: {text}");
-        assert!(text.contains(&format!("checkpoint key: matches the fingerprint noted at set-up ({grouped})")), "{text}");
+        assert!(text.contains(&format!("station key code: matches the one noted at set-up ({grouped})")), "{text}");
         assert!(text.contains(&format!("checked against: a signed checkpoint; the key fingerprint noted at set-up ({grouped})")), "{text}");
     }
 

@@ -82,9 +82,9 @@ fn a_station_joins_in_two_visits_and_its_key_never_leaves_it() {
         assert!(!std::fs::read_to_string(f).unwrap_or_default().contains("PRIVATE KEY"), "{} holds a key", f.display());
     }
     assert!(!fleet_dir.join("upload.env").exists(), "no uploader before the certificate");
-    // The pairing code the station shows is the one the laptop lists the request with.
+    // The station key code the station shows is the one the laptop lists the request with.
     let code = crate::setup::key_code_of(&request).unwrap();
-    assert!(text(&first.stdout).contains(&format!("pairing code: {code}")), "{}", text(&first.stdout));
+    assert!(text(&first.stdout).contains(&format!("station key code: {code}")), "{}", text(&first.stdout));
 
     // Back before the laptop signed: the same request, not written again.
     let modified = std::fs::metadata(&request).unwrap().modified().unwrap();

@@ -451,12 +451,12 @@ fn sign_args(event: &Event) -> Vec<String> {
     ["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)].map(String::from).to_vec()
 }
 
-/// A request's pairing code, as the station shows it and `fleet sign` lists
+/// A request's station key code, as the station shows it and `fleet sign` lists
 /// it: its audit key's, from the binding beside it.
 pub(crate) fn key_code_of(request: &Path) -> Option<String> {
     let binding = std::fs::read_to_string(request.with_extension("bind")).ok()?;
     let key = wordjudge_core::fleet::stick::RequestBinding::key_of(&binding).ok()?;
-    Some(wordjudge_core::fleet::stick::pairing_code(&key))
+    Some(wordjudge_core::fleet::stick::station_key_code(&key))
 }
 
 /// `--accept NAME=CODE` for every request on the stick that is a request:
@@ -665,7 +665,7 @@ fn sign_signs_only_a_request_whose_code_the_director_confirms() {
     assert!(report.contains(&format!("waiting  table-3: key {code}")), "{report}");
     // Only a person who compared the code signs: no ready-to-paste line.
     assert!(!report.contains(&format!("--accept table-3={code}")), "{report}");
-    assert!(report.contains("pairing code on table-3's Event fleet page"), "{report}");
+    assert!(report.contains("station key code on table-3's Event fleet page"), "{report}");
     assert!(text(&out.stderr).contains("1 request(s) wait for the director's confirmation"), "{}", text(&out.stderr));
     assert!(!certificate.exists(), "nothing signed without the director's word");
     // The code of another key (an attacker's request in its place): refused.

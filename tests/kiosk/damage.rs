@@ -5,10 +5,10 @@
 //! station, restarted over the damaged files as the kiosk would be.
 
 use crate::live::{audit_text, config_for, start_station};
-use crate::support::{choose, enter_pin, leave_menu, open_pin, Rig, PIN};
+use crate::support::{choose, confirm, enter_pin, leave_menu, open_pin, Rig, PIN};
 use std::path::{Path, PathBuf};
 use wordjudge_core::config::{Config, ConfigProblem, ConfigSource};
-use wordjudge_station::kiosk::flow::{Key, Screen};
+use wordjudge_station::kiosk::flow::{Key, MenuItem, MenuPage, Screen};
 use wordjudge_station::kiosk::view::ScreenKind;
 
 /// A station with a PIN, a licensed-looking lexicon and its audit log in a
@@ -78,10 +78,14 @@ fn a_config_cut_to_its_first_lines_keeps_its_pin_lexicon_and_chain() {
     assert_eq!(Config::load(&path).config.audit_dir, config.audit_dir, "not the default folder's new chain");
 }
 
+/// Issue 55, item 3: both settings files gone, the PIN guard whole. The
+/// PIN opens a menu whose only change is "Set up this station again"; the
+/// fresh config keeps the PIN and the station's own chain, takes one
+/// record, and players see "not set up" until a lexicon is chosen.
 #[test]
-fn a_deleted_config_and_copy_with_the_log_elsewhere_is_not_a_fresh_station() {
+fn a_deleted_config_and_copy_is_set_up_again_by_the_director_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let (path, config, _) = used_station(dir.path());
+    let (path, config, number) = used_station(dir.path());
     std::fs::remove_file(&path).unwrap();
     std::fs::remove_file(wordjudge_core::config::last_good_path(&path)).unwrap();
     let loaded = Config::load(&path);
@@ -90,11 +94,47 @@ fn a_deleted_config_and_copy_with_the_log_elsewhere_is_not_a_fresh_station() {
 
     let mut rig = asks_the_existing_pin(&path, &config);
     let lines = rig.view().menu.lines.join("\n");
-    assert!(lines.contains("Only an operator can restore"), "the director reads who can restore it: {lines}");
+    assert!(lines.contains("Set up this station again") && !lines.contains("Only an operator"), "{lines}");
+    assert!(!lines.contains("os error") && !lines.contains("config.toml"), "no file names or system errors: {lines}");
+    let Screen::Director(menu) = rig.screen().clone() else { panic!("{:?}", rig.screen()) };
+    assert_eq!(menu.items[0], MenuItem::SetUpAgain, "{:?}", menu.items);
+    for page in [MenuPage::Lexicon, MenuPage::Station, MenuPage::Fleet] {
+        assert!(!menu.items.contains(&MenuItem::Open(page)), "no page whose entries would refuse: {:?}", menu.items);
+    }
     rig.key(Key::Escape);
-    assert_eq!(rig.view().service.detail, "Its settings are damaged.", "players read a short reason");
+    let v = rig.view();
+    assert_eq!(v.service.title, "This station is not set up for the event yet.", "{v:?}");
+    assert_eq!(v.service.detail, "Its settings are damaged.");
+
+    // The name, typed over the prefilled one; the confirmation names it.
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().edit.title, "Set up this station again");
+    rig.keys("Table 7");
+    rig.key(Key::Enter);
+    assert!(rig.view().confirm.question.contains("Table 7"), "{:?}", rig.view().confirm);
+    confirm(&mut rig);
+    assert!(rig.view().menu.message.contains("set up again"), "{}", rig.view().menu.message);
+    let fresh = Config::load(&path);
+    assert_eq!(fresh.source, ConfigSource::File);
+    assert_eq!(fresh.config.station_name, "Table 7");
+    assert_eq!(fresh.config.director_pin_hash, config.director_pin_hash, "the PIN is kept");
+    assert_eq!(fresh.config.audit_dir, config.audit_dir, "the station's own chain is kept");
     let log = audit_text(&config.audit_dir);
-    assert!(log.contains("it has had a director PIN"), "recorded in the station's own chain: {log}");
+    assert_eq!(log.matches("set up again as Table 7").count(), 1, "one record: {log}");
+    // Players still judge nothing until the director chooses a list.
+    leave_menu(&mut rig);
+    assert_eq!(rig.view().service.title, "This station is not set up for the event yet.");
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    choose(&mut rig, "Use OTHER");
+    leave_menu(&mut rig);
+    let (_, next) = rig.challenge(&["xyzzy"]);
+    assert_eq!(next, number + 1, "the numbering goes on from the station's own chain");
+    assert_eq!(rig.view().bar.station_name, "Table 7");
+    let report = wordjudge_core::inspect::verify(&config.audit_dir).unwrap();
+    assert!(report.ok(), "{report}");
 }
 
 #[test]

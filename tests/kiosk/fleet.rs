@@ -45,8 +45,8 @@ fn a_station_joins_in_two_visits_and_may_leave_with_a_second_enter() {
     assert!(rig.view().menu.lines.iter().any(|l| l.contains("plug in the event's fleet stick")), "{:?}", rig.view().menu.lines);
 
     let (status, detail) = visit(&mut rig);
-    assert_eq!(status, "Pairing code 3f9a-0c21-77de-b410. You may remove the stick: take it to the laptop.");
-    assert!(detail.contains("request (table-3) is on the stick") && detail.contains("Sign it on the event's laptop when it shows the same pairing code"), "{detail}");
+    assert_eq!(status, "Station key code 3F9A-0C21-77DE-B410. You may remove the stick: take it to the laptop.");
+    assert!(detail.contains("request (table-3) is on the stick") && detail.contains("Sign it on the event's laptop when it shows the same station key code"), "{detail}");
     assert!(detail.starts_with("The stick is for Nationals 2026, whose fingerprint is abab-abab-abab-abab"), "the event's CA, for the director to compare: {detail}");
     rig.key(Key::Enter);
     assert!(matches!(rig.screen(), Screen::Director(_)), "any key returns to the menu");

@@ -96,9 +96,13 @@ pub(crate) fn start_station_typing(
     // folder already holds (the guard's, or the default) takes the record.
     let audit = (loaded.usable() || wordjudge_core::audit::has_chain(&config.audit_dir))
         .then(|| AuditLog::open(&config.audit_dir, &config.station_name).unwrap());
+    // With no config in force the default folder would be the appliance's
+    // (/var/lib/wordjudge/lexicons, beside its config): here too the lists
+    // beside the config, as on the appliance.
+    let lexicon_dir = if loaded.usable() { config.lexicon_dir.clone() } else { path.parent().unwrap().join("lexicons") };
     LiveStation::start(StationSetup {
         loaded,
-        lexicon_dir: config.lexicon_dir.clone(),
+        lexicon_dir,
         audit,
         gpio_problem: None,
         gpio_description: "none (test)".into(),
@@ -299,9 +303,19 @@ fn a_typo_in_the_config_never_changes_who_judges() {
 
     // With no last good copy, a broken config is out of service, saying why.
     std::fs::remove_file(wordjudge_core::config::last_good_path(&path)).unwrap();
-    let rig = Rig::with(start_station(&path), &config.timeouts);
+    let mut rig = Rig::with(start_station(&path), &config.timeouts);
     assert_eq!(rig.screen(), &Screen::OutOfService);
     assert_eq!(rig.view().service.detail, "Its settings are damaged.", "a short reason, naming no key or file");
+    // The director sets it up again: the damaged file is kept aside, whole.
+    let damaged = std::fs::read_to_string(&path).unwrap();
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    rig.key(Key::Enter);
+    rig.keys("Table 9");
+    rig.key(Key::Enter);
+    crate::support::confirm(&mut rig);
+    assert_eq!(Config::load(&path).config.station_name, "Table 9");
+    assert_eq!(std::fs::read_to_string(wordjudge_core::config::damaged_copy_path(&path)).unwrap(), damaged);
 }
 
 #[test]

@@ -279,17 +279,18 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
 
     // A forger flips the UNACCEPTABLE verdict, reseals the whole chain, and
     // signs a new checkpoint with a fresh key under the station's key name.
-    let noted = rig.view().menu.lines.iter().find_map(|l| l.strip_prefix("Checkpoint key: ").map(str::to_string));
     let forged = forge_export(&folder, false);
     let report = forged_report(&forged, None);
     assert!(!report.ok(), "the key is not the one the log's key_created names: {report}");
     let text = report.to_string();
-    assert!(text.contains("checkpoint key used: ") && text.contains("key_created record names"), "{text}");
+    assert!(text.contains("station key code used: ") && text.contains("key_created record names"), "{text}");
     // Rewriting key_created too beats every check inside the folder: only the
     // fingerprint noted at set-up catches it, and verify says which key it used.
     let forged = forge_export(&folder, true);
     assert!(forged_report(&forged, None).ok(), "a forger who rewrites everything fools the folder alone");
-    let noted = noted.unwrap_or_else(|| key.fingerprint().short());
+    // What the director noted at set-up: the status page's station key code
+    // (that page shows this form: `a_station_joins_the_fleet_from_the_menu…`).
+    let noted = key.fingerprint().short();
     let report = forged_report(&forged, Some(noted.clone()));
     assert!(!report.ok() && report.to_string().contains("noted at set-up"), "{report}");
     assert!(forged_report(&folder, Some(noted)).ok(), "the real export passes with the noted fingerprint");
@@ -423,21 +424,26 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     let fleet_dir = rig.dir.path().join("fleet");
 
     // First visit: the request on the stick, recorded as the stick's use;
-    // its pairing code and the event CA's fingerprint on the screen.
+    // its station key code and the event CA's fingerprint on the screen.
     let ca_grouped =
         printed.lines().find_map(|l| l.trim().strip_prefix("(stations show it as ")).map(|l| l.trim_end_matches(')').to_string());
     open_usb(&mut rig, "Join the event's fleet");
     let (first, detail) = (rig.view().usb.status, rig.view().usb.detail);
     rig.key(Key::Enter); // back to the menu
     let code = wordjudge_core::fleet::join::pending_code(&fleet_dir).unwrap().expect("a request waits");
-    assert_eq!(first, format!("Pairing code {code}. You may remove the stick: take it to the laptop."));
+    assert_eq!(first, format!("Station key code {code}. You may remove the stick: take it to the laptop."));
     let ca_grouped = ca_grouped.expect("setup prints the fingerprint as stations show it");
     assert!(detail.contains(&format!("whose fingerprint is {ca_grouped}")), "the CA's fingerprint as setup printed it: {detail}");
     assert!(stick.join("wordjudge/fleet/requests/table-3.csr").is_file());
     assert!(fleet_dir.join("station.key").is_file() && !fleet_dir.join("upload.env").exists());
-    assert!(rig.audit_text().contains(&format!("fleet request for table-3 left on it, pairing code {code}")), "{}", rig.audit_text());
+    assert!(rig.audit_text().contains(&format!("fleet request for table-3 left on it, station key code {code}")), "{}", rig.audit_text());
     let fact = status_lines(&mut rig).into_iter().find(|l| l.starts_with("Fleet: ")).unwrap_or_default();
     assert!(fact.contains("request for table-3 on the stick of Nationals 2026"), "{fact}");
+    // One code under one name: the Event fleet page keeps it until the second
+    // visit, and it is the station key code the status page shows.
+    assert!(fact.contains(&format!("station key code {code}")), "{fact}");
+    let lines = status_lines(&mut rig);
+    assert!(lines.contains(&format!("Station key code: {code}")), "{lines:?}");
 
     // Signed on the laptop; the second visit joins, recorded with the CA's fingerprint.
     // The director confirms on the laptop the code the station showed.

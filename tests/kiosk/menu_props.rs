@@ -50,6 +50,8 @@ enum Action {
     /// The settings file is damaged under the running station (its last good
     /// settings are held from now on).
     Damage,
+    /// The config and its last good copy are lost; the PIN guard is whole.
+    Lose,
     /// DOWN pressed this many times in a row: reaches deep rows (the
     /// profiles below twenty lexicons) as a director scrolling would.
     Scroll(u8),
@@ -85,6 +87,7 @@ fn action() -> impl Strategy<Value = Action> {
         3 => prop_oneof![0u64..1500, 1500u64..70_000].prop_map(Action::Idle),
         1 => prop::sample::select(vec!["2099-11-26 10:00", "2026-11-26 10:00", "2026-13-40 99:99"]).prop_map(Action::SetClock),
         1 => Just(Action::Damage),
+        1 => Just(Action::Lose),
         3 => (1u8..25).prop_map(Action::Scroll),
         3 => Just(Action::Decide),
         4 => (0u8..7, 0u8..16).prop_map(|(page, entry)| Action::Errand(page, entry)),
@@ -121,6 +124,7 @@ struct Settings {
     name: String,
     pin: Option<String>,
     held: bool,
+    gone: bool,
     fleet: Option<String>,
     rotation: u16,
     clocks_set: usize,
@@ -135,6 +139,7 @@ fn settings(station: &FakeStation) -> Settings {
         name: station.station_name.clone(),
         pin: station.pin.clone(),
         held: station.held,
+        gone: station.gone,
         fleet: station.fleet.clone(),
         rotation: station.rotation,
         clocks_set: count(|r| matches!(r, FakeRecord::ClockSet { .. })),
@@ -154,6 +159,7 @@ fn is_change_record(record: &FakeRecord) -> bool {
             | FakeRecord::ClockSet { .. }
             | FakeRecord::RotationSet { .. }
             | FakeRecord::SettingsRestored
+            | FakeRecord::SetUpAgain { .. }
             | FakeRecord::FleetLeft { .. }
             | FakeRecord::System(_)
             | FakeRecord::Usb(UsbRequest::JoinFleet { .. })
@@ -166,6 +172,7 @@ fn records(change: &Change, record: &FakeRecord) -> bool {
         (Change::SwitchLexicon { to, .. }, FakeRecord::Switched { to: done }) => to == done,
         (Change::UseProfile { .. }, FakeRecord::ProfileSwitched { .. }) => true,
         (Change::RestoreSettings, FakeRecord::SettingsRestored) => true,
+        (Change::SetUpAgain { name }, FakeRecord::SetUpAgain { name: done }) => name == done,
         (Change::Rename { to, .. }, FakeRecord::StationRenamed { to: done }) => to == done,
         (Change::SetClock { .. }, FakeRecord::ClockSet { .. }) => true,
         (Change::ChangePin { .. }, FakeRecord::PinChanged) => true,
@@ -257,6 +264,10 @@ fn check_change(
             expected.profile = new.profile;
         }
         Change::RestoreSettings => expected.held = new.held,
+        Change::SetUpAgain { .. } => {
+            expected.gone = new.gone;
+            expected.name = new.name.clone();
+        }
         Change::Rename { .. } => expected.name = new.name.clone(),
         Change::SetClock { .. } => expected.clocks_set = new.clocks_set,
         Change::ChangePin { .. } => expected.pin = new.pin.clone(),
@@ -339,6 +350,14 @@ impl Harness {
                 let lost = ConfigProblem::LostSettings { path: "/var/lib/wordjudge/config.toml".into(), lost: vec!["director_pin_hash"] };
                 if !self.station.warnings.iter().any(|w| matches!(w, Warning::Config(_))) {
                     self.station.warnings.push(Warning::Config(lost));
+                }
+                Ok(())
+            }
+            Action::Lose => {
+                self.station.gone = true;
+                let missing = ConfigProblem::Missing { path: "/var/lib/wordjudge/config.toml".into() };
+                if !self.station.warnings.iter().any(|w| matches!(w, Warning::Config(_))) {
+                    self.station.warnings.push(Warning::Config(missing));
                 }
                 Ok(())
             }

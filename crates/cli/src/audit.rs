@@ -35,7 +35,7 @@ pub enum AuditCommand {
         #[arg(long, value_name = "FILE", requires = "pubkey")]
         checkpoint: Option<PathBuf>,
         /// The station key's fingerprint as noted at set-up (director menu:
-        /// "Checkpoint key", e.g. 3C37-CA65-132D-CD46): the checkpoint's key
+        /// "Station key code", e.g. 3C37-CA65-132D-CD46): the checkpoint's key
         /// (else the key the log's key_created record names) must be that key
         #[arg(long, value_name = "FINGERPRINT")]
         key_fingerprint: Option<String>,

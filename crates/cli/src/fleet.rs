@@ -217,7 +217,7 @@ fn join_recorded(context: &super::Context, args: &JoinArgs) -> ExitCode {
                             "fleet request for {} left on it{}{}",
                             args.station,
                             if *replaced { " (the certificate there was for another key)" } else { "" },
-                            code.as_deref().map(|c| format!(", pairing code {c}")).unwrap_or_default()
+                            code.as_deref().map(|c| format!(", station key code {c}")).unwrap_or_default()
                         ),
                         stick: stick_name,
                     },
@@ -230,8 +230,8 @@ fn join_recorded(context: &super::Context, args: &JoinArgs) -> ExitCode {
             print!("{}", join_report(&step));
             if let JoinStep::Requested { code, .. } = &step {
                 match code {
-                    Some(code) => println!("pairing code: {code} (the laptop's `fleet sign` lists the request with it)"),
-                    None => eprintln!("wordjudge: the pairing code cannot be shown"),
+                    Some(code) => println!("station key code: {code} (the laptop's `fleet sign` lists the request with it)"),
+                    None => eprintln!("wordjudge: the station key code cannot be shown"),
                 }
             }
             ExitCode::SUCCESS

@@ -3,7 +3,7 @@
 //! laptop's certificate ([`wordjudge_core::fleet::ca`]) and writes the stick
 //! ([`wordjudge_core::fleet::stick`]); `sign` signs the stations' requests it
 //! finds there, each bound to its station's audit key and signed only once
-//! the director confirms that key's pairing code. No link on the stick is
+//! the director confirms that key's station key code. No link on the stick is
 //! followed, and openssl works in a private folder of the laptop.
 
 use std::path::{Path, PathBuf};
@@ -55,7 +55,7 @@ pub struct SignArgs {
 /// `--accept NAME=CODE`: the code's 16 hex digits, with or without the
 /// hyphens, in either case.
 fn parse_accept(text: &str) -> Result<(String, String), String> {
-    let (name, code) = text.split_once('=').ok_or("give NAME=CODE, as table-3=3f9a-0c21-77de-b410")?;
+    let (name, code) = text.split_once('=').ok_or("give NAME=CODE, as table-3=3F9A-0C21-77DE-B410")?;
     let code = normal_code(code).ok_or_else(|| format!("the code {} is not 16 hex digits", wordjudge_core::word::quote(code)))?;
     stick::check_station_name(name).map_err(|e| e.to_string())?;
     Ok((name.to_string(), code))

@@ -378,6 +378,25 @@ impl Config {
     }
 }
 
+/// Where a damaged config is kept when the director sets the station up
+/// again: beside it, never read by the station, for the operator's eyes.
+pub fn damaged_copy_path(config: &Path) -> PathBuf {
+    let mut name = config.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    name.push(".damaged");
+    config.with_file_name(name)
+}
+
+/// Moves whatever is in the config's place (a damaged file, a folder, a
+/// FIFO) to [`damaged_copy_path`], replacing an older one there; `Ok(false)`
+/// when nothing is there. A rename: nothing in it is opened or read.
+pub fn set_aside_damaged(config: &Path) -> std::io::Result<bool> {
+    match std::fs::symlink_metadata(config) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+        Ok(_) => std::fs::rename(config, damaged_copy_path(config)).map(|()| true),
+    }
+}
+
 /// The config path: `--config`, else `WORDJUDGE_CONFIG`, else the default.
 pub fn config_path(flag: Option<&Path>) -> PathBuf {
     flag.map(Path::to_path_buf)

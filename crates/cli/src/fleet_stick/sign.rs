@@ -1,6 +1,6 @@
 //! `wordjudge fleet sign`: the stations' requests on the fleet stick, each
 //! checked against the binding to its station's audit key, and signed only
-//! once the director has confirmed that key's pairing code. What it finds
+//! once the director has confirmed that key's station key code. What it finds
 //! on the stick that this CA did not issue is named as planted.
 
 use super::*;
@@ -222,7 +222,7 @@ impl Place<'_> {
             Ok(checked) => checked,
             Err(why) => return Ok((format!("refused  {name}: {why}\n"), Tally { refused: 1, waiting: 0 })),
         };
-        let code = stick::pairing_code(&checked.audit_key);
+        let code = stick::station_key_code(&checked.audit_key);
         let paired = self.ca.paired_key(name).map_err(FleetSetupError::Ca)?;
         let issued = self.ca.issued(name).map_err(FleetSetupError::Ca)?;
         let issued_key = match &issued {
@@ -255,7 +255,7 @@ impl Place<'_> {
             (Some(_), k) if !self.replace.iter().any(|r| r == name) => {
                 tally.refused += 1;
                 let old = match (&paired, k) {
-                    (Some(paired), _) => stick::pairing_code(paired),
+                    (Some(paired), _) => stick::station_key_code(paired),
                     (None, Some(_)) => "no audit key paired".to_string(),
                     (None, None) => "unreadable".to_string(),
                 };
@@ -364,7 +364,7 @@ impl Place<'_> {
             Confirmed::Waiting => {
                 tally.waiting += 1;
                 Some(format!(
-                    "waiting  {name}: key {code}; compare it with the pairing code on {name}'s Event fleet page, then \
+                    "waiting  {name}: key {code}; compare it with the station key code on {name}'s Event fleet page, then \
                      run fleet sign at a terminal (it asks), or give --accept {name}= and the code the station shows\n"
                 ))
             }

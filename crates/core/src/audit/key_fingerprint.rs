@@ -39,7 +39,7 @@ fn grouped(hex: &str) -> String {
 }
 
 /// A key fingerprint as a director noted it at set-up (from the director
-/// menu's "Checkpoint key" line, kept off the station): the only thing
+/// menu's "Station key code" line, kept off the station): the only thing
 /// that ties a key to the station, since a key beside a log proves nothing.
 /// Read in the grouped form the station shows (`3C37-CA65-132D-CD46`), or
 /// without dashes, in either case, or the full 64 digits.
@@ -67,7 +67,7 @@ impl fmt::Display for FingerprintError {
         write!(
             f,
             "the key fingerprint {} {why}: give the fingerprint noted at set-up as the director menu shows it \
-             (\"Checkpoint key\", e.g. 3C37-CA65-132D-CD46)",
+             (\"Station key code\", e.g. 3C37-CA65-132D-CD46)",
             crate::word::quote(given)
         )
     }

@@ -114,7 +114,7 @@ pub enum JoinStep {
     /// laptop and bring the stick back. `replaced` says why a certificate on
     /// the stick for this name was not taken: it is for another key (the
     /// station made a new one, after a reflash or a change of event).
-    /// `code`: the request's pairing code ([`pending_code`]), which the
+    /// `code`: the request's station key code ([`pending_code`]), which the
     /// station shows and `fleet sign` asks the director to confirm (`None`
     /// when it cannot be computed: the request is on the stick all the same).
     /// `event` and `ca`: the event and its CA's fingerprint as the stick
@@ -252,8 +252,8 @@ pub fn read_pending(fleet_dir: &Path) -> Result<Option<Pending>, JoinError> {
     Ok(own_text(&path)?.and_then(|text| toml::from_str(&text).ok()))
 }
 
-/// The pairing code of the request waiting in the station's fleet folder:
-/// [`stick::pairing_code`] of the audit key its binding names, the code
+/// The station key code of the request waiting in the station's fleet folder:
+/// [`stick::station_key_code`] of the audit key its binding names, the code
 /// `fleet sign` lists the request with on the laptop. The station shows it
 /// after the first visit, so the director signs only the request this
 /// station made. `None` when no request (or no binding yet) waits.
@@ -261,7 +261,7 @@ pub fn pending_code(fleet_dir: &Path) -> Result<Option<String>, JoinError> {
     let binding = fleet_dir.join(BINDING_FILE);
     let Some(text) = own_text(&binding)? else { return Ok(None) };
     match stick::RequestBinding::key_of(&text) {
-        Ok(key) => Ok(Some(stick::pairing_code(&key))),
+        Ok(key) => Ok(Some(stick::station_key_code(&key))),
         Err(e) => Err(JoinError::Damaged(binding, e.to_string())),
     }
 }

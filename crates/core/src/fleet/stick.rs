@@ -22,7 +22,7 @@
 //!
 //! This module reads and checks what is on the stick: its folders only as
 //! real folders held by their descriptors, never through a link ([`held_folder`]), its files at most
-//! [`MAX_STICK_FILE`] bytes, and the pairing code a request's key is known
+//! [`MAX_STICK_FILE`] bytes, and the station key code a request's key is known
 //! by ([`key_code`]); making keys and signing is [`super::ca`]'s.
 
 use serde::{Deserialize, Serialize};
@@ -334,14 +334,14 @@ impl RequestBinding {
     }
 }
 
-/// A request's pairing code: the first 16 hex digits of the SHA-256 of the
-/// station's audit key (the fingerprint the director menu shows of it), in
-/// groups of four (`3f9a-0c21-77de-b410`). The station shows it after its
-/// first visit; `fleet sign` lists the request with it and signs only what
-/// the director confirms. Since the binding ties the request's TLS key to
-/// that audit key, one code confirms both.
-pub fn pairing_code(audit_key: &crate::audit::NoteVerifier) -> String {
-    grouped(&audit_key.fingerprint().0)
+/// A request's station key code: the short fingerprint of the station's
+/// audit key, the one form the director menu's "Station key code" line, the
+/// export's README and `audit verify` use (`3F9A-0C21-77DE-B410`). The
+/// station shows it after its first visit; `fleet sign` lists the request
+/// with it and signs only what the director confirms. Since the binding ties
+/// the request's TLS key to that audit key, one code confirms both.
+pub fn station_key_code(audit_key: &crate::audit::NoteVerifier) -> String {
+    audit_key.fingerprint().short()
 }
 
 /// A key's code: the first 16 hex digits of the SHA-256 of its

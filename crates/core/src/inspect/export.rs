@@ -195,7 +195,7 @@ fn readme(signed: bool) -> String {
         "    wordjudge audit verify audit --pubkey station-key.pub --checkpoint checkpoint.txt \\\n\
          \x20       --key-fingerprint XXXX-XXXX-XXXX-XXXX\n\n\
          XXXX-XXXX-XXXX-XXXX is the station key's fingerprint AS NOTED AT SET-UP (the\n\
-         director menu's \"Checkpoint key\" line, on the set-up sheet): never take it\n\
+         director menu's \"Station key code\" line, on the set-up sheet): never take it\n\
          from this folder. station-key.pub proves nothing by itself: whoever could\n\
          rewrite this log could also put their own key and checkpoint here. verify\n\
          prints the key it used and fails when it is not the noted one, or not the\n\

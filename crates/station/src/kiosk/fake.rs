@@ -66,6 +66,8 @@ pub enum FakeRecord {
     RotationSet { to: u16 },
     /// The held last good settings were written back.
     SettingsRestored,
+    /// A fresh config after the settings were gone.
+    SetUpAgain { name: String },
     Usb(UsbRequest),
     /// The flow stopped waiting for the stick work running.
     UsbCancelled,
@@ -102,6 +104,9 @@ pub struct FakeStation {
     /// The config was damaged and its last good settings are held: no
     /// judging until the director restores them.
     pub held: bool,
+    /// The config and its last good copy are gone, the PIN kept: no judging
+    /// until the director sets the station up again.
+    pub gone: bool,
     /// The PIN guard as saved (a new fake station over the same value is a restart).
     pub pin_guard: super::station::PinGuard,
     pub station_name: String,
@@ -163,6 +168,7 @@ impl FakeStation {
             pin: Some(pin.into()),
             fresh: false,
             held: false,
+            gone: false,
             facts: Vec::new(),
             pin_guard: Default::default(),
             station_name: "Table 3".into(),
@@ -363,7 +369,7 @@ impl FakeStation {
                 FleetVisit::Requested {
                     station: "table-3".into(),
                     replaced: false,
-                    code: Some("3f9a-0c21-77de-b410".into()),
+                    code: Some("3F9A-0C21-77DE-B410".into()),
                     event: "Nationals 2026".into(),
                     ca: "abab-abab-abab-abab".into(),
                 }

@@ -47,7 +47,7 @@ fn each_field_out_of_form_is_refused_with_its_reason() {
 }
 
 #[test]
-fn pairing_codes_are_sixteen_hex_digits_of_the_public_keys_sha256_in_groups() {
+fn key_codes_are_sixteen_hex_digits_of_the_public_keys_sha256_in_groups() {
     let pem = "-----BEGIN PUBLIC KEY-----\nAAEC\nAw==\n-----END PUBLIC KEY-----\n";
     let der = public_key_der(pem).unwrap();
     assert_eq!(der, [0, 1, 2, 3]);

@@ -228,11 +228,11 @@ impl fmt::Display for VerifyReport {
             JournalCheck::NotAsked => {}
         }
         if let Some(key) = &self.checkpoint_key {
-            writeln!(f, "  checkpoint key used: {key}")?;
+            writeln!(f, "  station key code used: {key}")?;
         }
         match &self.key_check {
             KeyCheck::Matches { noted, checkpoint: true } => {
-                writeln!(f, "  checkpoint key: matches the fingerprint noted at set-up ({noted})")?
+                writeln!(f, "  station key code: matches the one noted at set-up ({noted})")?
             }
             KeyCheck::Matches { noted, checkpoint: false } => writeln!(
                 f,
@@ -246,7 +246,7 @@ impl fmt::Display for VerifyReport {
             )?,
             KeyCheck::NotNoted if self.checkpoint_key.is_some() => writeln!(
                 f,
-                "  checkpoint key: NOT checked against a fingerprint noted at set-up (a key beside the log proves \
+                "  station key code: NOT checked against the one noted at set-up (a key beside the log proves \
                  nothing: add --key-fingerprint with the fingerprint from the set-up sheet)"
             )?,
             KeyCheck::NotNoted | KeyCheck::Differs => {}

@@ -91,6 +91,30 @@ impl LiveStation {
         result
     }
 
+    /// The config a station set up again starts from: the defaults (no
+    /// lexicon chosen, so players see "not set up"), its name, the lexicon
+    /// folder it opens, and the PIN and audit folder the guard kept (already
+    /// in the config in force).
+    fn write_fresh_config(&mut self, name: &str) -> Result<(), SettingsError> {
+        let mut fresh = self.config.clone();
+        fresh.station_name = name.to_string();
+        // The lists it has are the ones it opens now, wherever they are.
+        fresh.lexicon_dir = self.catalog.dir().to_path_buf();
+        // A damaged file in the config's place is kept beside it, not
+        // overwritten: it is the operator's evidence of what happened.
+        wordjudge_core::config::set_aside_damaged(&self.config_path)
+            .map_err(|e| SettingsError::Failed(format!("cannot keep the damaged settings aside: {e}")))?;
+        fresh.save(&self.config_path).map_err(|e| SettingsError::Failed(format!("cannot save the settings: {e}")))?;
+        self.config = fresh;
+        self.config_source = ConfigSource::File;
+        self.config_problem = None;
+        let id = self.config.active_lexicon.clone();
+        self.active = self.activate(&id);
+        self.profile = None;
+        self.second = None;
+        Ok(())
+    }
+
     pub(super) fn try_set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
         let when = parse_clock(local)?;
         if !self.appliance {
@@ -138,6 +162,32 @@ impl DirectorSettings for LiveStation {
             Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()))
         };
         self.record_setting("config", Some("restored from the last good copy"), &result);
+        result
+    }
+
+    fn settings_gone(&self) -> bool {
+        // Only with the PIN the guard kept: without it nobody could open the
+        // menu to set the station up (the operator's PC path is for that).
+        self.config_source == ConfigSource::Unusable && self.config.director_pin_hash.is_some() && self.audit.is_some()
+    }
+
+    fn set_up_again(&mut self, name: &str) -> Result<(), SettingsError> {
+        let result = if !self.settings_gone() {
+            Err(SettingsError::Invalid("the settings are in force: nothing to set up again".into()))
+        } else {
+            wordjudge_core::config::check_station_name(name).map_err(SettingsError::Invalid).and_then(|()| self.write_fresh_config(name))
+        };
+        let value = format!(
+            "set up again as {name}: a fresh config (a damaged one is kept as {}), the PIN and the audit log kept, \
+             no lexicon chosen yet",
+            wordjudge_core::config::damaged_copy_path(&self.config_path).file_name().unwrap_or_default().to_string_lossy()
+        );
+        self.record_setting("config", Some(&value), &result);
+        if result.is_ok() {
+            if let Some(audit) = &mut self.audit {
+                audit.set_station(name);
+            }
+        }
         result
     }
 
@@ -193,7 +243,7 @@ impl DirectorSettings for LiveStation {
                 || audit.signing_problem().unwrap_or_else(|| "no signing key".into()),
                 |k| k.short(),
             );
-            facts.push(("Audit signing code".into(), key));
+            facts.push(("Station key code".into(), key));
             if let Some(text) = never_shown_text(audit.never_shown()) {
                 facts.push(("Numbers never shown".into(), text));
             }

@@ -48,7 +48,7 @@ impl LiveStation {
                     "fleet request for {} left on it{}{}",
                     self.fleet_station_name(),
                     if replaced { " (the certificate there was for another key)" } else { "" },
-                    code.map(|c| format!(", pairing code {c}")).unwrap_or_default()
+                    code.map(|c| format!(", station key code {c}")).unwrap_or_default()
                 );
                 tracing::info!("fleet: {action}");
                 self.record(AuditEvent::UsbStick { action, stick: stick.describe() });
@@ -119,7 +119,16 @@ impl LiveStation {
                 }
             }
             Ok(None) => match join::read_pending(&self.fleet_dir()) {
-                Ok(Some(p)) => format!("request for {} on the stick of {}: sign it on the laptop, then bring the stick back", p.station, p.event),
+                // The code stays here until the second visit is done: the
+                // director compares it with `fleet sign`'s on the laptop.
+                Ok(Some(p)) => match join::pending_code(&self.fleet_dir()).ok().flatten() {
+                    Some(code) => format!(
+                        "request for {} on the stick of {}, station key code {code}: sign it on the laptop when \
+                         `fleet sign` shows this code, then bring the stick back",
+                        p.station, p.event
+                    ),
+                    None => format!("request for {} on the stick of {}: sign it on the laptop, then bring the stick back", p.station, p.event),
+                },
                 _ => "none (a fleet stick joins one)".into(),
             },
             Err(e) => format!("cannot tell: {e}"),

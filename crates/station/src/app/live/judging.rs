@@ -198,6 +198,9 @@ impl Judging for LiveStation {
         if self.not_set_up() {
             warnings.push(Warning::NotSetUp);
         }
+        if self.settings_gone() {
+            warnings.push(Warning::SettingsGone);
+        }
         if self.keyboard_missing {
             warnings.push(Warning::NoKeyboard);
         }
@@ -207,7 +210,8 @@ impl Judging for LiveStation {
         }
         if let Some(fault) = &self.judging_fault {
             warnings.push(Warning::JudgingFault(fault.clone()));
-        } else if let Active::Failed { problem, .. } = &self.active {
+        } else if let (Active::Failed { problem, .. }, false) = (&self.active, self.settings_gone()) {
+            // Gone settings open no lexicon: SettingsGone says all of it.
             warnings.push(Warning::ActiveLexicon(problem.clone()));
         }
         warnings

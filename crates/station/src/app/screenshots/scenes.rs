@@ -146,7 +146,7 @@ pub(super) fn many_lexicons_scenes(cam: &mut Camera) -> Result<(), String> {
     fake.facts = vec![
         ("Profile".into(), "none (no challenge rule shown under verdicts)".into()),
         ("Last challenge".into(), "#0041 · code T3AS849W".into()),
-        ("Audit signing code".into(), "4F2A-91C0-7D3E-B6A8".into()),
+        ("Station key code".into(), "4F2A-91C0-7D3E-B6A8".into()),
         ("Judge button and lamps".into(), "judge button GPIO 17, green lamp GPIO 22, red lamp GPIO 23".into()),
         ("Fleet".into(), "Nationals 2026: sending to the event's laptop (192.168.10.2), last sent 14:02:11".into()),
         ("Screen".into(), "DSI-1, not turned".into()),
@@ -198,6 +198,31 @@ pub(super) fn settings_repair_scenes(cam: &mut Camera) -> Result<(), String> {
     cam.shot("30-director-repair")?;
     press_key(w, &key_text(Key::Return));
     cam.shot("31-director-confirm-restore")?;
+    press_key(w, &key_text(Key::Escape));
+    press_key(w, &key_text(Key::Escape));
+
+    // Both settings files gone, the PIN kept: the menu offers to set the
+    // station up again, from a name.
+    let mut fake = FakeStation::new(
+        vec![FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable("CSW21", "cat") }],
+        SCREENSHOT_PIN,
+    );
+    fake.appliance = true;
+    fake.gone = true;
+    fake.warnings.push(crate::kiosk::station::Warning::Config(wordjudge_core::config::ConfigProblem::Missing {
+        path: "config.toml".into(),
+    }));
+    let _controller = attach(&window, fake_controller(fake, &clock));
+    cam.shot("33-out-of-service-settings-gone")?;
+    open_director_menu(w);
+    cam.shot("34-director-set-up-again")?;
+    press_key(w, &key_text(Key::Return));
+    for c in "Table 12".chars() {
+        press_key(w, &c.to_string());
+    }
+    cam.shot("35-director-set-up-again-name")?;
+    press_key(w, &key_text(Key::Return));
+    cam.shot("36-director-confirm-set-up-again")?;
     press_key(w, &key_text(Key::Escape));
     press_key(w, &key_text(Key::Escape));
     Ok(())

@@ -134,6 +134,21 @@ impl DirectorSettings for FakeStation {
         self.held
     }
 
+    fn settings_gone(&self) -> bool {
+        self.gone
+    }
+
+    fn set_up_again(&mut self, name: &str) -> Result<(), SettingsError> {
+        if !self.gone {
+            return Err(SettingsError::Invalid("the settings are in force: nothing to set up again".into()));
+        }
+        self.gone = false;
+        self.warnings.retain(|w| !matches!(w, crate::kiosk::station::Warning::Config(_)));
+        self.station_name = name.into();
+        self.records.push(FakeRecord::SetUpAgain { name: name.into() });
+        Ok(())
+    }
+
     fn restore_settings(&mut self) -> Result<(), SettingsError> {
         if !self.held {
             return Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()));

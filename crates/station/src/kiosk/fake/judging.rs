@@ -88,6 +88,9 @@ impl Judging for FakeStation {
         if self.held {
             warnings.push(Warning::SettingsHeld);
         }
+        if self.gone {
+            warnings.push(Warning::SettingsGone);
+        }
         warnings
     }
 

@@ -22,6 +22,11 @@ pub enum Change {
     },
     /// What the damaged settings lost, in the station's own words.
     RestoreSettings,
+    /// A fresh config named `name`, keeping the PIN and the audit log the
+    /// guard names; the station judges nothing until a lexicon is chosen.
+    SetUpAgain {
+        name: String,
+    },
     Rename {
         from: String,
         to: String,
@@ -135,6 +140,11 @@ impl Kiosk {
                     Ok(()) => MenuMessage::Saved(Setting::Restored),
                     Err(error) => MenuMessage::NotRestored(error),
                 };
+                self.lexicon = station.lexicon();
+                message
+            }
+            Change::SetUpAgain { name } => {
+                let message = saved(station.set_up_again(&name), Setting::SetUpAgain);
                 self.lexicon = station.lexicon();
                 message
             }

@@ -81,6 +81,9 @@ pub enum MenuItem {
     /// Write the held last good settings back over a damaged config (shown
     /// first, only while they are held; confirmed).
     RestoreSettings,
+    /// The settings are gone (the config and its last good copy) and the
+    /// PIN guard is whole: a fresh config, started from a name.
+    SetUpAgain,
     UseLexicon(LexiconChoice),
     UseProfile(ProfileChoice),
     ChangePin,
@@ -125,11 +128,16 @@ impl Kiosk {
     /// would save the settings (saving them would repair the file as a side
     /// effect, with a record that says something else).
     fn page_items(&self, page: MenuPage, station: &mut dyn Station) -> Vec<MenuItem> {
-        let held = station.settings_held();
+        // With the settings gone, as while they are held, no page offers an
+        // entry that needs them: each would refuse for want of a config.
+        let gone = station.settings_gone();
+        let held = station.settings_held() || gone;
         let mut items = Vec::new();
         match page {
             MenuPage::Home => {
-                if held {
+                if gone {
+                    items.push(MenuItem::SetUpAgain);
+                } else if held {
                     items.push(MenuItem::RestoreSettings);
                 }
                 items.push(MenuItem::Open(MenuPage::Status));
@@ -241,6 +249,14 @@ impl Kiosk {
                 self.go_home();
             }
             MenuItem::RestoreSettings => self.confirm(Change::RestoreSettings, MenuPage::Home, now),
+            // The name first (the station's own, from the audit log, when it
+            // is known); the confirmation then names what is written.
+            MenuItem::SetUpAgain => {
+                let typed = station.station_name();
+                let prefilled = !typed.is_empty();
+                let field = EditField::SetUpName;
+                self.screen = Screen::Edit(EditPrompt { field, typed, prefilled, message: None, back: page, last_key: now });
+            }
             MenuItem::UseLexicon(choice) if choice.id == self.lexicon.id && self.lexicon.usable => {
                 say(self, MenuMessage::AlreadyInUse(choice.id))
             }
@@ -304,7 +320,7 @@ impl Kiosk {
                 // The name and the clock start from what they are now: a
                 // reference to change, typed over at the first key.
                 let typed = match field {
-                    EditField::StationName => station.station_name(),
+                    EditField::StationName | EditField::SetUpName => station.station_name(),
                     EditField::Clock { .. } => station.local_time().typed,
                     EditField::Pin { .. } => String::new(),
                 };

@@ -11,6 +11,9 @@ pub enum EditField {
     /// the new one opens the menu.
     Pin { step: PinStep, old: String, new: String, first: bool },
     StationName,
+    /// The name of a station set up again after its settings were lost
+    /// ([`super::MenuItem::SetUpAgain`]).
+    SetUpName,
     /// The local date and time, `YYYY-MM-DD HH:MM`, in the station's time
     /// zone `zone` (named on the prompt: the image runs UTC unless built
     /// with another).
@@ -58,14 +61,14 @@ impl EditPrompt {
     pub fn max_len(&self) -> usize {
         match self.field {
             EditField::Pin { .. } => PIN_MAX_LEN,
-            EditField::StationName => wordjudge_core::config::MAX_STATION_NAME,
+            EditField::StationName | EditField::SetUpName => wordjudge_core::config::MAX_STATION_NAME,
             EditField::Clock { .. } => "YYYY-MM-DD HH:MM".len(),
         }
     }
     fn accepts(&self, c: char) -> bool {
         match self.field {
             EditField::Pin { .. } => c.is_ascii_digit(),
-            EditField::StationName => wordjudge_core::config::station_name_char_allowed(c),
+            EditField::StationName | EditField::SetUpName => wordjudge_core::config::station_name_char_allowed(c),
             EditField::Clock { .. } => c.is_ascii_digit() || matches!(c, '-' | ':' | ' '),
         }
     }
@@ -158,14 +161,18 @@ impl Kiosk {
                     }
                 }
             }
-            EditField::StationName => {
+            EditField::StationName | EditField::SetUpName => {
                 let to = typed.trim().to_string();
                 if let Err(why) = wordjudge_core::config::check_station_name(&to) {
                     edit.typed = typed;
                     edit.message = Some(EditMessage::Refused(SettingsError::Invalid(why)));
                     return;
                 }
-                Change::Rename { from: station.station_name(), to }
+                if matches!(edit.field, EditField::SetUpName) {
+                    Change::SetUpAgain { name: to }
+                } else {
+                    Change::Rename { from: station.station_name(), to }
+                }
             }
             EditField::Clock { .. } => {
                 if let Err(error) = crate::kiosk::station::parse_clock(&typed) {

@@ -97,6 +97,10 @@ pub enum Warning {
     /// The station would judge with the built-in DEMO list and no director
     /// chose it: players are told it is not set up and nothing is judged.
     NotSetUp,
+    /// The config and its last good copy are gone while the PIN guard is
+    /// whole: the director sets the station up again from the menu; players
+    /// see the "not set up" screen meanwhile.
+    SettingsGone,
 }
 
 /// Why an adjudication did not happen. Nothing was recorded or shown.

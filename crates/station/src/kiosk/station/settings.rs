@@ -14,6 +14,8 @@ pub enum Setting {
     Clock,
     /// The last good settings, written back over a damaged config.
     Restored,
+    /// A fresh config after the settings were lost.
+    SetUpAgain,
     /// The screen rotation, saved as `degrees`; `pending` while it differs
     /// from the rotation the screen started with (it takes effect at the
     /// next start).
@@ -105,6 +107,17 @@ pub trait DirectorSettings {
     /// the station judges again.
     fn restore_settings(&mut self) -> Result<(), SettingsError> {
         Err(SettingsError::Invalid("the settings are not damaged: nothing to restore".into()))
+    }
+    /// Whether the config and its last good copy are both gone or unusable
+    /// while the PIN guard is whole: the director sets the station up again
+    /// from the menu ([`Self::set_up_again`]); players see "not set up".
+    fn settings_gone(&self) -> bool {
+        false
+    }
+    /// Writes a fresh config named `name` with the PIN and audit log the
+    /// guard keeps, on no lexicon chosen (recorded, one record).
+    fn set_up_again(&mut self, _name: &str) -> Result<(), SettingsError> {
+        Err(SettingsError::Invalid("the settings are in force: nothing to set up again".into()))
     }
     /// Renames the station.
     fn set_station_name(&mut self, name: &str) -> Result<(), SettingsError>;

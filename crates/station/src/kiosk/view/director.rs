@@ -22,6 +22,9 @@ fn setting_name(setting: Setting) -> String {
         Setting::StationName => "The station name is saved.".into(),
         Setting::Clock => "The clock is set.".into(),
         Setting::Restored => "The last good settings are restored: players can judge again.".into(),
+        Setting::SetUpAgain => "The station is set up again. Players see \"not set up\" until you choose its lexicon \
+                                 and profile on the Lexicon page."
+            .into(),
         Setting::Rotation { degrees, pending: true } => format!(
             "Screen rotation {degrees}° is saved: it takes effect after a restart (Reboot, or power off and on)."
         ),
@@ -94,6 +97,7 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             EditField::Pin { step: PinStep::New, .. } => ("Change the director PIN", "type the new PIN (4 to 12 digits)"),
             EditField::Pin { step: PinStep::Again, .. } => ("Change the director PIN", "type the new PIN again"),
             EditField::StationName => ("Rename the station", "type the station's name"),
+            EditField::SetUpName => ("Set up this station again", "its settings are gone: type the station's name"),
             EditField::Clock { .. } => ("Set the date and time", ""),
         };
         v.edit.title = title.into();
@@ -114,7 +118,7 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             Some(EditMessage::KeyNotAllowed) => match edit.field {
                 EditField::Pin { .. } => "A PIN is digits only.".into(),
                 EditField::Clock { .. } => "Digits, - : and a space only.".into(),
-                EditField::StationName => "That key cannot be typed here.".into(),
+                EditField::StationName | EditField::SetUpName => "That key cannot be typed here.".into(),
             },
             Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
             Some(EditMessage::PinRefused(error)) => format!("Not changed: {error}"),
@@ -174,6 +178,7 @@ fn item_text(item: &MenuItem, lexicon: &LexiconView) -> String {
         MenuItem::Open(page) => page_name(*page).into(),
         MenuItem::Back => "◀ Back".into(),
         MenuItem::RestoreSettings => "Restore the last good settings".into(),
+        MenuItem::SetUpAgain => "Set up this station again".into(),
         MenuItem::UseLexicon(c) => {
             let active = if c.id == lexicon.id && lexicon.usable { "  ◀ active" } else { "" };
             let fp = if c.fingerprint.is_empty() { String::new() } else { format!(" · {}", c.fingerprint) };
@@ -242,7 +247,8 @@ fn warning_lines(info: &StationInfo) -> Vec<String> {
     let mut lines: Vec<String> = info.warnings.iter().map(|w| format!("⚠ {}", warning(w))).collect();
     // Damage with no last good copy to restore: not the director's to mend.
     let damaged = info.warnings.iter().any(|w| matches!(w, Warning::Config(_)));
-    if damaged && !info.warnings.contains(&Warning::SettingsHeld) {
+    let mendable = info.warnings.iter().any(|w| matches!(w, Warning::SettingsHeld | Warning::SettingsGone));
+    if damaged && !mendable {
         lines.push(
             "Only an operator can restore these settings (operator guide: \"Restoring a station's settings\"); \
              players cannot judge until then."
@@ -295,7 +301,7 @@ fn page_lines(page: MenuPage, lexicon: &LexiconView, info: &StationInfo) -> Vec<
         }
         MenuPage::Station => {
             lines.push(format!("Station: {}", info.station_name));
-            facts(&["Audit signing code", "Judge button and lamps", "Screen"], &mut lines);
+            facts(&["Station key code", "Judge button and lamps", "Screen"], &mut lines);
         }
         MenuPage::Fleet => {
             facts(&["Fleet"], &mut lines);
@@ -367,6 +373,13 @@ fn confirm_words(change: &Change, info: &StationInfo) -> (String, String, String
                 "ENTER: restore · ESC: leave them as they are".into(),
             )
         }
+        Change::SetUpAgain { name } => (
+            format!("Set up this station again as \u{201c}{name}\u{201d}?"),
+            "Its settings are gone. A fresh settings file is written with this name, the director PIN and the \
+             audit log it has; it judges nothing until you choose its lexicon and profile on the Lexicon page."
+                .into(),
+            "ENTER: set it up · ESC: leave it out of service".into(),
+        ),
         Change::Rename { from, to } => (
             format!("Rename the station from \u{201c}{from}\u{201d} to \u{201c}{to}\u{201d}?"),
             "The new name shows on every screen and in every record from now on.".into(),

@@ -349,6 +349,10 @@ pub fn warning(warning: &Warning) -> String {
                  to open this menu; each try is in the audit log."
             )
         }
+        Warning::SettingsGone => "This station's settings are gone (the settings file and its last good copy). \
+             Its director PIN and audit log are kept: choose \"Set up this station again\" on the first page of this \
+             menu. Players cannot judge until it is set up."
+            .into(),
         Warning::NotSetUp => "Not set up for the event: the station has only the built-in DEMO list, and players \
              cannot judge. Install the event's word list and choose it (or an event profile) in this menu; to \
              practise, choose DEMO there."

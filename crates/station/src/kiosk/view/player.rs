@@ -183,7 +183,7 @@ pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen)
 
 pub(super) fn out_of_service(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo) {
     v.screen = ScreenKind::OutOfService;
-    v.service.title = if info.warnings.contains(&Warning::NotSetUp) {
+    v.service.title = if info.warnings.iter().any(|w| matches!(w, Warning::NotSetUp | Warning::SettingsGone)) {
         "This station is not set up for the event yet.".into()
     } else {
         "This station is not judging right now.".into()

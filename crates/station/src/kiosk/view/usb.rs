@@ -101,7 +101,7 @@ fn fleet_visit(visit: &FleetVisit) -> (String, String) {
     match visit {
         FleetVisit::Requested { station, replaced, code, event, ca } => (
             match code {
-                Some(code) => format!("Pairing code {code}. You may remove the stick: take it to the laptop."),
+                Some(code) => format!("Station key code {code}. You may remove the stick: take it to the laptop."),
                 None => "You may remove the stick: take it to the laptop.".into(),
             },
             format!(
@@ -109,7 +109,7 @@ fn fleet_visit(visit: &FleetVisit) -> (String, String) {
                  This station's request ({station}) is on the stick{}. Sign it on the event's laptop{}, \
                  then bring the stick back here and choose \"Join the event's fleet\" again.",
                 if *replaced { " again: the certificate there was for another key of this station" } else { "" },
-                if code.is_some() { " when it shows the same pairing code" } else { "" }
+                if code.is_some() { " when it shows the same station key code" } else { "" }
             ),
         ),
         FleetVisit::Joined { event, upload_url } => (
