@@ -247,3 +247,44 @@ fn needs_journal_remote_free_space_pressure_stops_only_the_flooder_and_honest_up
         assert!(table.lines().any(|l| l.starts_with(&format!("{name} ")) && l.contains("#1 at")), "{table}{}", text(&status.stderr));
     }
 }
+
+/// Issue 56, weak row: TCP connections that never start TLS (or send
+/// garbage) each hold a socat child, with no handshake timeout in Debian's
+/// socat 1.7.4.4. Capping them (`max-children`) without a timeout would
+/// let a few hundred silent connections lock every station out, so they
+/// are not capped: an honest station's upload goes through during the
+/// flood, and the flood's connections end when it closes them.
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_silent_connections_never_keep_an_honest_station_out() {
+    use std::io::Write;
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    let mut one = Station::new("table-1", "wj-01");
+    one.judge(&csw, &["QI"], true);
+    let (port, event) = event_with(&[&one]);
+    let work = tempfile::tempdir().unwrap();
+    let received = work.path().join("received");
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let _serve = Serving::listening(&event.ca, port, &received, &tmp);
+
+    let mut silent = Vec::new();
+    for i in 0..200 {
+        let Ok(mut conn) = std::net::TcpStream::connect(("127.0.0.1", port)) else { continue };
+        if i % 2 == 0 {
+            // Half of them send bytes that are not a TLS hello, then wait.
+            let _ = conn.write_all(b"GET / HTTP/1.0\r\n");
+        }
+        silent.push(conn);
+    }
+    assert!(silent.len() >= 150, "the flood's connections are accepted: {}", silent.len());
+    let started = std::time::Instant::now();
+    let out = send(port, &event, "table-1", &one, work.path());
+    assert!(out.status.success(), "an honest upload during the flood: {}", text(&out.stderr));
+    println!("the honest upload took {:?} beside {} silent connections", started.elapsed(), silent.len());
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "{:?}", started.elapsed());
+    drop(silent);
+    let status = fleet_status(&["--dir", received.to_str().unwrap(), "--ca-dir", event.ca.to_str().unwrap()]);
+    let table = text(&status.stdout);
+    assert!(table.lines().any(|l| l.starts_with("table-1 ") && l.contains("#1 at")), "{table}");
+}
