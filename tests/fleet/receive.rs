@@ -37,6 +37,17 @@ fn send(port: u16, event: &crate::setup::Event, name: &str, station: &Station, w
     )
 }
 
+/// `fleet serve` listening on `port` for `event`, writing into a folder of
+/// its own: the folder, where the stations' journals land, and the server.
+fn listening(event: &crate::setup::Event, port: u16) -> (tempfile::TempDir, std::path::PathBuf, Serving) {
+    let work = tempfile::tempdir().unwrap();
+    let received = work.path().join("received");
+    let tmp = work.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let serve = Serving::listening(&event.ca, port, &received, &tmp);
+    (work, received, serve)
+}
+
 #[test]
 #[ignore = "needs systemd-journal-remote"]
 fn needs_journal_remote_entries_are_kept_as_the_stations_whose_certificate_sent_them() {
@@ -46,11 +57,7 @@ fn needs_journal_remote_entries_are_kept_as_the_stations_whose_certificate_sent_
     let mut two = Station::new("table-2", "wj-02");
     two.judge(&csw, &["CAT"], true).judge(&csw, &["XQZT"], false);
     let (port, event) = event_with(&[&one, &two]);
-    let work = tempfile::tempdir().unwrap();
-    let received = work.path().join("received");
-    let tmp = work.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
-    let _serve = Serving::listening(&event.ca, port, &received, &tmp);
+    let (work, received, _serve) = listening(&event, port);
 
     // table-1's certificate sends its own record, then a forged ACCEPTABLE
     // #3 naming table-2 (signed with a key of its own), then table-2's real
@@ -262,11 +269,7 @@ fn needs_journal_remote_silent_connections_never_keep_an_honest_station_out() {
     let mut one = Station::new("table-1", "wj-01");
     one.judge(&csw, &["QI"], true);
     let (port, event) = event_with(&[&one]);
-    let work = tempfile::tempdir().unwrap();
-    let received = work.path().join("received");
-    let tmp = work.path().join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
-    let _serve = Serving::listening(&event.ca, port, &received, &tmp);
+    let (work, received, _serve) = listening(&event, port);
 
     let mut silent = Vec::new();
     for i in 0..200 {

@@ -178,8 +178,8 @@ impl DirectorSettings for LiveStation {
             wordjudge_core::config::check_station_name(name).map_err(SettingsError::Invalid).and_then(|()| self.write_fresh_config(name))
         };
         let value = format!(
-            "set up again as {name}: a fresh config (a damaged one is kept as {}), the PIN and the audit log kept, \
-             no lexicon chosen yet",
+            "set up again as {name}: a fresh config (a damaged file in its place, if any, is kept as {}), the PIN \
+             and the audit log kept, no lexicon chosen yet",
             wordjudge_core::config::damaged_copy_path(&self.config_path).file_name().unwrap_or_default().to_string_lossy()
         );
         self.record_setting("config", Some(&value), &result);

@@ -249,14 +249,6 @@ impl Kiosk {
                 self.go_home();
             }
             MenuItem::RestoreSettings => self.confirm(Change::RestoreSettings, MenuPage::Home, now),
-            // The name first (the station's own, from the audit log, when it
-            // is known); the confirmation then names what is written.
-            MenuItem::SetUpAgain => {
-                let typed = station.station_name();
-                let prefilled = !typed.is_empty();
-                let field = EditField::SetUpName;
-                self.screen = Screen::Edit(EditPrompt { field, typed, prefilled, message: None, back: page, last_key: now });
-            }
             MenuItem::UseLexicon(choice) if choice.id == self.lexicon.id && self.lexicon.usable => {
                 say(self, MenuMessage::AlreadyInUse(choice.id))
             }
@@ -309,12 +301,15 @@ impl Kiosk {
             MenuItem::Reboot => self.confirm(Change::System(SystemAction::Reboot), page, now),
             MenuItem::PowerOff => self.confirm(Change::System(SystemAction::PowerOff), page, now),
             MenuItem::Quit => self.confirm(Change::System(SystemAction::Quit), page, now),
-            field @ (MenuItem::ChangePin | MenuItem::SetStationName | MenuItem::SetClock) => {
+            // Setting up again starts from a name, as a rename does; its
+            // confirmation then names what is written.
+            field @ (MenuItem::ChangePin | MenuItem::SetStationName | MenuItem::SetUpAgain | MenuItem::SetClock) => {
                 let field = match field {
                     MenuItem::ChangePin => {
                         EditField::Pin { step: PinStep::Old, old: String::new(), new: String::new(), first: false }
                     }
                     MenuItem::SetStationName => EditField::StationName,
+                    MenuItem::SetUpAgain => EditField::SetUpName,
                     _ => EditField::Clock { zone: station.local_time().zone },
                 };
                 // The name and the clock start from what they are now: a
