@@ -6,6 +6,8 @@
 mod built;
 #[path = "../common/journal_fields.rs"]
 mod journal_fields;
+#[path = "../common/race.rs"]
+mod race;
 mod support;
 mod cli;
 mod crash;

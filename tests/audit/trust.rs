@@ -333,3 +333,50 @@ fn the_export_s_verify_txt_names_its_final_folder_never_the_partial_one() {
     assert!(text.starts_with(&format!("Audit log {name}/audit\n")), "{text}");
     assert!(!text.contains(&stick.display().to_string()), "no path of the station: {text}");
 }
+
+/// A weak row of issue 56: the export's folder on the stick traded for a
+/// link to another folder while the station writes it, at once after it is
+/// made (an inotify watch on the stick) or by a process scanning for it as
+/// fast as it can: no file of the export lands in the other folder, and an
+/// export that finishes holds all its files.
+#[test]
+fn an_export_folder_swapped_for_a_link_while_it_is_written_writes_nothing_elsewhere() {
+    let base = tempfile::tempdir().unwrap();
+    let audit = base.path().join("audit");
+    let clock = clock();
+    let (lexicon, identity) = demo();
+    let mut log = AuditLog::open_with(&audit, "Table 7", signed_options(&clock)).unwrap();
+    for _ in 0..50 {
+        record(&mut log, &lexicon, &identity, &["CAT", "DOG"]);
+    }
+    let note = log.checkpoint(CheckpointReason::Requested).unwrap();
+    let verifier = log.verifier_key().unwrap();
+    drop(log);
+    let victim = base.path().join("victim");
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(victim.join("keep"), "the victim's").unwrap();
+    let stick = base.path().join("stick");
+    std::fs::create_dir_all(&stick).unwrap();
+    let link = base.path().join("stick/.racer");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let name = wordjudge_core::inspect::export::folder_name("Table 7", "2026-11-23");
+    let (mut swaps, mut finished) = (0, 0);
+    for round in 0..12 {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let racer = crate::race::race_new_entries(stick.clone(), ".partial", link.clone(), round % 2 == 0, stop.clone());
+        let result = wordjudge_core::inspect::export::write_folder(&audit, &stick, &name, Some((note.clone(), verifier.clone())));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        swaps += racer.join().unwrap();
+        let names: Vec<String> = std::fs::read_dir(&victim).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["keep"], "round {round}: the export wrote into the folder a link pointed at ({result:?})");
+        if let Ok(export) = result {
+            finished += 1;
+            for file in ["audit.csv", "verify.txt", "README.txt", "checkpoint.txt", "station-key.pub", "audit"] {
+                assert!(std::fs::symlink_metadata(export.folder.join(file)).is_ok(), "round {round}: {file} missing");
+            }
+        }
+    }
+    println!("{swaps} swaps over 12 exports ({finished} finished); nothing written elsewhere");
+    assert!(swaps > 0, "the racer never swapped: the test did not race");
+    assert!(finished > 0, "no export finished at all");
+}

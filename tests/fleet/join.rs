@@ -450,3 +450,43 @@ fn resign(ca_dir: &std::path::Path, file: &std::path::Path, out: &std::path::Pat
         .unwrap();
     assert!(status.success());
 }
+
+/// Attack 4 of issue 56 on the station's side: the stick's `requests/` (or
+/// the whole fleet folder) swapped for a link to another folder while a
+/// station makes its first visit, timed and at each look (inotify): the
+/// request and its binding land on the stick or nowhere, never in the
+/// folder the link points at (the stick's folders are held by their
+/// descriptors from the first look).
+#[test]
+fn a_stick_folder_swapped_for_a_link_while_a_station_joins_writes_nothing_elsewhere() {
+    use crate::race::{race, Race};
+    let (event, out) = setup("192.168.10.2", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let victim = tempfile::tempdir().unwrap();
+    std::fs::write(victim.path().join("keep"), "the station's own").unwrap();
+    let station_home = tempfile::tempdir().unwrap();
+    let mut swaps = 0;
+    for (round, (swapped, how)) in
+        [("requests", Race::Timed), ("requests", Race::Inotify), ("fleet", Race::Timed), ("fleet", Race::Inotify)].into_iter().enumerate()
+    {
+        for visit in 0..3 {
+            // A new station each time, so each visit makes and leaves a request.
+            let fleet_dir = station_home.path().join(format!("s{round}-{visit}/fleet"));
+            let folder = match swapped {
+                "fleet" => event.folder(),
+                _ => event.folder().join("requests"),
+            };
+            std::fs::create_dir_all(&folder).unwrap();
+            let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let racer = race(folder, victim.path().to_path_buf(), how, stop.clone());
+            let out = join(&event, &fleet_dir, &format!("wj-{round}{visit}"));
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            swaps += racer.join().unwrap();
+            let names: Vec<String> =
+                std::fs::read_dir(victim.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+            assert_eq!(names, ["keep"], "{swapped} {how:?}: the join wrote into the folder a link pointed at: {}", text(&out.stderr));
+        }
+    }
+    println!("{swaps} swaps over 12 first visits; nothing written elsewhere");
+    assert!(swaps > 0, "the racer never swapped: the test did not race");
+}

@@ -12,6 +12,8 @@
 mod built;
 #[path = "../common/journal_fields.rs"]
 mod journal_fields;
+#[path = "../common/race.rs"]
+mod race;
 #[path = "../common/journal_export.rs"]
 mod journal_export;
 mod browser;

@@ -4,6 +4,7 @@
 //! upload signed by the event's CA and refusing one that is not.
 
 use crate::journal_files::{write_journal, JOURNAL_REMOTE};
+use crate::race::{race, Race};
 use crate::support::{two_stations, Station};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -813,78 +814,6 @@ fn a_request_without_its_binding_or_with_another_requests_is_refused() {
     let paired = std::fs::read_to_string(event.ca.join("signed/table-8.audit.pub")).unwrap();
     let binding = std::fs::read_to_string(good.with_extension("bind")).unwrap();
     assert_eq!(paired.trim(), binding.lines().next().unwrap());
-}
-
-/// Exchanges two names atomically (`renameat2(RENAME_EXCHANGE)`): a real
-/// folder and a link to a folder elsewhere trade places, as a process of
-/// the laptop's user can do on a stick while root works in it.
-fn exchange(a: &Path, b: &Path) -> bool {
-    let (a, b) = (std::ffi::CString::new(a.as_os_str().as_encoded_bytes()).unwrap(), std::ffi::CString::new(b.as_os_str().as_encoded_bytes()).unwrap());
-    // SAFETY: renameat2(2) on two valid C strings.
-    unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) == 0 }
-}
-
-/// How a racer times its swaps.
-#[derive(Clone, Copy, Debug)]
-enum Race {
-    /// Back and forth as fast as it can, for as long as the command runs.
-    Timed,
-    /// Once each time the folder is opened or read (an inotify watch on
-    /// it): the swap lands right after the command's check.
-    Inotify,
-}
-
-/// Races `folder` against a link to `victim` (swapping the two names) until
-/// `stop`; returns how many swaps it made. Ends with `folder` real again.
-fn race(folder: PathBuf, victim: PathBuf, how: Race, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std::thread::JoinHandle<usize> {
-    let link = folder.with_file_name(".racer-link");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(&victim, &link).unwrap();
-    std::thread::spawn(move || {
-        let mut swaps = 0;
-        let stopped = || stop.load(std::sync::atomic::Ordering::Relaxed);
-        match how {
-            Race::Timed => {
-                while !stopped() {
-                    if exchange(&folder, &link) {
-                        swaps += 1;
-                    }
-                    std::thread::yield_now();
-                }
-            }
-            Race::Inotify => {
-                // SAFETY: inotify(7) calls on this thread's own descriptor.
-                let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
-                assert!(fd >= 0);
-                let path = std::ffi::CString::new(folder.as_os_str().as_encoded_bytes()).unwrap();
-                let mask = libc::IN_OPEN | libc::IN_ACCESS | libc::IN_CLOSE_NOWRITE | libc::IN_CREATE | libc::IN_MOVED_TO;
-                let watch = unsafe { libc::inotify_add_watch(fd, path.as_ptr(), mask) };
-                assert!(watch >= 0, "inotify watch on {}", folder.display());
-                let mut buf = [0u8; 4096];
-                while !stopped() {
-                    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
-                    if n > 0 {
-                        // Swapped right after the command looked, then back
-                        // a moment later (the watch follows the folder).
-                        if exchange(&folder, &link) {
-                            swaps += 1;
-                            std::thread::sleep(std::time::Duration::from_millis(2));
-                            exchange(&folder, &link);
-                        }
-                    } else {
-                        std::thread::sleep(std::time::Duration::from_micros(100));
-                    }
-                }
-                unsafe { libc::close(fd) };
-            }
-        }
-        // The real folder back in its place.
-        if std::fs::symlink_metadata(&folder).is_ok_and(|m| m.file_type().is_symlink()) {
-            exchange(&folder, &link);
-        }
-        let _ = std::fs::remove_file(&link);
-        swaps
-    })
 }
 
 /// Attack 4 of issue 56: `certificates/` or `wordjudge/fleet` swapped for a

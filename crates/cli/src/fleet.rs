@@ -194,7 +194,7 @@ fn join_recorded(context: &super::Context, args: &JoinArgs) -> ExitCode {
     let stick_name = format!("command line, {}", wordjudge_core::word::printable(&args.stick.to_string_lossy(), 120));
     use wordjudge_core::audit::AuditEvent;
     let visited = join::station_audit_key(&context.loaded.config.audit_dir)
-        .and_then(|key| join::visit(&args.stick.join(stick::FOLDER), &args.fleet_dir, &args.station, &key));
+        .and_then(|key| join::visit(&args.stick, stick::FOLDER, &args.fleet_dir, &args.station, &key));
     match visited {
         Ok(step) => {
             match &step {

@@ -37,7 +37,8 @@ mod stick_read;
 
 pub use error::JoinError;
 pub use files::{fleet_name, upload_env, wired_network};
-use stick_read::{laptop_fingerprint, read_stick, stick_bytes, StickCopies};
+use crate::outside_files::HeldFolder;
+use stick_read::{laptop_fingerprint, open_stick_folder, read_stick, stick_bytes, stick_child, StickCopies};
 
 /// The station's fleet folder on the appliance.
 pub const DEFAULT_FLEET_DIR: &str = "/var/lib/wordjudge/fleet";
@@ -149,17 +150,21 @@ fn short(fingerprint: &str) -> &str {
 /// Most bytes a fleet stick's file may have: [`stick::MAX_STICK_FILE`].
 pub use super::stick::MAX_STICK_FILE;
 
-/// One visit of the fleet stick. `stick_folder` is the stick's fleet folder
-/// ([`stick::FOLDER`] on the mounted stick), `fleet_dir` the station's own
-/// fleet folder, `station` its name in the fleet (one DNS label).
+/// One visit of the fleet stick. `stick` is the stick's top (as mounted),
+/// `relative` its fleet folder below it ([`stick::FOLDER`]), opened once
+/// and held: every read and write of the visit goes through that handle,
+/// so a folder of the stick swapped for a link meanwhile redirects nothing.
+/// `fleet_dir` is the station's own fleet folder, `station` its name in the
+/// fleet (one DNS label).
 ///
 /// `audit_key` is the station's audit signing key: the request is bound to
 /// it ([`stick::RequestBinding`]), so the laptop pairs this station's
 /// certificate with the key its records are signed with.
-pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str, audit_key: &StationKey) -> Result<JoinStep, JoinError> {
+pub fn visit(stick: &Path, relative: &str, fleet_dir: &Path, station: &str, audit_key: &StationKey) -> Result<JoinStep, JoinError> {
     stick::check_station_name(station).map_err(JoinError::StationName)?;
     let copies = StickCopies::new()?;
-    let fleet = read_stick(stick_folder, &copies)?;
+    let folder = open_stick_folder(stick, relative)?;
+    let fleet = read_stick(&folder, &copies)?;
     if let Some(joined) = joined(fleet_dir)? {
         return if joined.ca_sha256 == fleet.ca_sha256 {
             Ok(JoinStep::AlreadyJoined(joined))
@@ -170,23 +175,20 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str, audit_key: &S
     make_dir(fleet_dir)?;
     let pending = Pending { station: station.to_string(), event: fleet.event.clone(), ca_sha256: fleet.ca_sha256.clone() };
     let (key, request) = (fleet_dir.join(KEY_FILE), fleet_dir.join(REQUEST_FILE));
-    let certificates = stick_folder.join(stick::CERTIFICATES);
-    let answered = certificates.join(format!("{station}.pem"));
     // Anything in the certificate's place is read as a certificate, and
     // refused unless it is a regular file of a real folder: a link, a FIFO
     // or a huge file there is not silently taken for no answer.
-    if std::fs::symlink_metadata(&certificates).is_ok() && !crate::outside_files::is_real_dir(&certificates) {
-        return Err(JoinError::StickFolder(certificates));
-    }
-    let answered_here = std::fs::symlink_metadata(&answered).is_ok();
+    let certificates = stick_child(&folder, stick::CERTIFICATES, false)?;
+    let answered = format!("{station}.pem");
+    let answered_here = certificates.as_ref().is_some_and(|c| c.has(&answered));
     if read_pending(fleet_dir)?.as_ref() == Some(&pending) && key.is_file() && request.is_file() {
-        if answered_here {
-            if let Some(joined) = take_certificate(stick_folder, &answered, &copies, fleet_dir, &fleet, station)? {
+        if let (true, Some(certificates)) = (answered_here, &certificates) {
+            if let Some(joined) = take_certificate(&folder, certificates, &answered, &copies, fleet_dir, &fleet, station)? {
                 return Ok(JoinStep::Joined(joined));
             }
-            return leave_request(stick_folder, &request, station, true, &fleet, audit_key);
+            return leave_request(&folder, &request, station, true, &fleet, audit_key);
         }
-        return leave_request(stick_folder, &request, station, false, &fleet, audit_key);
+        return leave_request(&folder, &request, station, false, &fleet, audit_key);
     }
     // A new key and request: the first visit, or a request for another CA
     // or name. The pending file is written last, so a request half made
@@ -206,7 +208,7 @@ pub fn visit(stick_folder: &Path, fleet_dir: &Path, station: &str, audit_key: &S
     let text = toml::to_string(&pending).expect("plain strings serialize");
     let pending_path = fleet_dir.join(PENDING_FILE);
     write_atomically(&pending_path, text.as_bytes()).map_err(|e| JoinError::Io(pending_path, e))?;
-    leave_request(stick_folder, &request, station, answered_here, &fleet, audit_key)
+    leave_request(&folder, &request, station, answered_here, &fleet, audit_key)
 }
 
 /// The station's audit signing key, read from its audit folder (it is
@@ -287,7 +289,7 @@ fn binding(fleet_dir: &Path, request: &Path, station: &str, audit_key: &StationK
 /// request rewritten at every visit would look new to `fleet sign` and be
 /// signed again).
 fn leave_request(
-    stick_folder: &Path,
+    folder: &HeldFolder,
     request: &Path,
     station: &str,
     replaced: bool,
@@ -297,23 +299,20 @@ fn leave_request(
     let bytes = own_bytes(request)?;
     let fleet_dir = request.parent().unwrap_or(Path::new("."));
     let bound = binding(fleet_dir, request, station, audit_key)?;
-    let requests = stick_folder.join(stick::REQUESTS);
-    make_dir(&requests)?;
-    // The request goes into the stick's own folder, never through a link
-    // (a linked `requests/` would put it anywhere, the station's own audit
-    // folder included, while the screen says it is on the stick).
-    if !crate::outside_files::is_real_dir(&requests) {
-        return Err(JoinError::StickFolder(requests));
-    }
+    // The request goes into the stick's own folder, held from here on, never
+    // through a link (a linked `requests/` would put it anywhere, the
+    // station's own audit folder included, while the screen says it is on
+    // the stick).
+    let requests = stick_child(folder, stick::REQUESTS, true)?.ok_or_else(|| JoinError::StickFolder(folder.path().join(stick::REQUESTS)))?;
+    let write = |name: &str, bytes: &[u8]| {
+        if stick_bytes(&requests, name).ok().as_deref() != Some(bytes) {
+            requests.write_atomically(name, bytes, 0o644).map_err(|e| JoinError::Io(requests.path().join(name), e))?;
+        }
+        Ok::<_, JoinError>(requests.path().join(name))
+    };
     // The binding first: a request without one is refused on the laptop.
-    let binding_on_stick = requests.join(format!("{station}{}", stick::BINDING_SUFFIX));
-    if stick_bytes(&binding_on_stick).ok().as_deref() != Some(&bound[..]) {
-        write_atomically(&binding_on_stick, &bound).map_err(|e| JoinError::Io(binding_on_stick.clone(), e))?;
-    }
-    let on_stick = requests.join(format!("{station}.csr"));
-    if stick_bytes(&on_stick).ok().as_deref() != Some(&bytes[..]) {
-        write_atomically(&on_stick, &bytes).map_err(|e| JoinError::Io(on_stick.clone(), e))?;
-    }
+    write(&format!("{station}{}", stick::BINDING_SUFFIX), &bound)?;
+    let on_stick = write(&format!("{station}.csr"), &bytes)?;
     let code = pending_code(fleet_dir).ok().flatten();
     Ok(JoinStep::Requested {
         request: on_stick,
@@ -328,16 +327,18 @@ fn leave_request(
 /// is a good certificate for another key of this station (a new request
 /// goes on the stick); an error if it is not one to install at all.
 fn take_certificate(
-    stick_folder: &Path,
-    on_stick: &Path,
+    folder: &HeldFolder,
+    certificates: &HeldFolder,
+    answered: &str,
     copies: &StickCopies,
     fleet_dir: &Path,
     fleet: &FleetFile,
     station: &str,
 ) -> Result<Option<Joined>, JoinError> {
-    let refuse = |problem: String| JoinError::Certificate { file: on_stick.to_path_buf(), problem };
+    let on_stick = certificates.path().join(answered);
+    let refuse = |problem: String| JoinError::Certificate { file: on_stick.clone(), problem };
     // The copies taken off the stick: what is checked is what is installed.
-    let (answered, _) = copies.take(on_stick, "station.pem")?;
+    let (answered, _) = copies.take(certificates, answered, "station.pem")?;
     let answered = answered.as_path();
     let stick_ca = copies.dir.path().join(stick::CA_FILE);
     let as_str = |p: &Path| path_str(p).map(str::to_string).map_err(JoinError::Openssl);
@@ -363,7 +364,7 @@ fn take_certificate(
         return Ok(None);
     }
     let certificate_sha256 = EventCa::fingerprint(answered).map_err(|e| refuse(e.to_string()))?;
-    let laptop_sha256 = laptop_fingerprint(stick_folder, copies, &ca_s)?;
+    let laptop_sha256 = laptop_fingerprint(folder, copies, &ca_s)?;
     let joined = Joined {
         station: station.to_string(),
         event: fleet.event.clone(),

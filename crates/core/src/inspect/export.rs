@@ -19,6 +19,7 @@
 use crate::audit::checkpoint::NoteVerifier;
 use crate::audit::format;
 use crate::audit::numbering::COUNTER_FILE;
+use crate::outside_files::HeldFolder;
 use super::read;
 use super::verify::{verify_with, VerifyError, VerifyOptions};
 use std::fmt;
@@ -69,33 +70,12 @@ pub fn folder_name(station: &str, date: &str) -> String {
     format!("wordjudge-export-{slug}-{date}")
 }
 
-/// The name under `parent` not yet taken: `NAME`, else `NAME-2`, `NAME-3`…
-fn free_name(parent: &Path, name: &str) -> String {
-    if !parent.join(name).exists() {
+/// The name in `stick` not yet taken: `NAME`, else `NAME-2`, `NAME-3`…
+fn free_name(stick: &HeldFolder, name: &str) -> String {
+    if !stick.has(name) {
         return name.to_string();
     }
-    (2..).map(|n| format!("{name}-{n}")).find(|n| !parent.join(n).exists()).expect("an unbounded range has a free name")
-}
-
-struct Writer {
-    dir: PathBuf,
-}
-
-impl Writer {
-    fn write(&self, name: &str, bytes: &[u8]) -> Result<(), ExportError> {
-        let path = self.dir.join(name);
-        // Into a folder made just now on the stick: a new file, never
-        // through a link planted in its place.
-        crate::outside_files::write_new_file(&path, bytes, 0o644).map_err(|source| ExportError::Write { path: path.clone(), source })
-    }
-}
-
-fn sync_dir(dir: &Path) -> Result<(), ExportError> {
-    crate::outside_files::sync_folder(dir).map_err(|source| ExportError::Write { path: dir.to_path_buf(), source })
-}
-
-fn make_dir(dir: &Path) -> Result<(), ExportError> {
-    std::fs::create_dir(dir).map_err(|source| ExportError::Write { path: dir.to_path_buf(), source })
+    (2..).map(|n| format!("{name}-{n}")).find(|n| !stick.has(n)).expect("an unbounded range has a free name")
 }
 
 /// Bytes up to and including the last newline: a line being appended while
@@ -107,87 +87,122 @@ fn complete_lines(bytes: &[u8]) -> &[u8] {
     }
 }
 
+/// Everything the export folder holds, made on the station before the
+/// stick is written: the files of `audit/` and those beside it.
+struct Contents {
+    audit: Vec<(String, Vec<u8>)>,
+    top: Vec<(&'static str, Vec<u8>)>,
+    lines: usize,
+    intact: bool,
+    signed: bool,
+}
+
 /// Exports the log in `audit_dir` into a new folder under `parent` named
 /// [`folder_name`] (or with `-2`…), with `signed` (a checkpoint note and the
 /// key that verifies it) when the log has a key.
+///
+/// The stick's folder is held by its descriptor from the first look
+/// ([`HeldFolder`]) and every file is made inside the folders made now, so a
+/// folder swapped for a link meanwhile redirects no write; and what the
+/// CSV and `verify.txt` describe is the station's own copy, checked before
+/// anything is written, never something read back from the stick.
 pub fn write_folder(
     audit_dir: &Path,
     parent: &Path,
     name: &str,
     signed: Option<(String, NoteVerifier)>,
 ) -> Result<FolderExport, ExportError> {
-    let final_name = free_name(parent, name);
-    let partial = parent.join(format!(".{final_name}.partial"));
-    if partial.exists() {
-        let _ = std::fs::remove_dir_all(&partial);
+    let stick = HeldFolder::open(parent, "", false).map_err(|source| ExportError::Write { path: parent.to_path_buf(), source })?;
+    let final_name = free_name(&stick, name);
+    let contents = contents(audit_dir, &final_name, signed)?;
+    let partial = format!(".{final_name}.partial");
+    if stick.has(&partial) {
+        // An earlier export cut short: cleared, never followed.
+        let _ = stick.remove_tree(&partial, 2);
     }
-    let result = fill(audit_dir, &partial, &final_name, signed);
-    let (lines, intact, signed) = match result {
-        Ok(summary) => summary,
+    let out = match fill(&stick, &partial, &contents) {
+        Ok(out) => out,
         Err(e) => {
-            let _ = std::fs::remove_dir_all(&partial);
+            let _ = stick.remove_tree(&partial, 2);
             return Err(e);
         }
     };
     let folder = parent.join(&final_name);
-    std::fs::rename(&partial, &folder).map_err(|source| ExportError::Write { path: folder.clone(), source })?;
-    sync_dir(parent)?;
-    Ok(FolderExport { folder, lines, intact, signed })
+    stick.rename(&partial, &final_name).map_err(|source| ExportError::Write { path: folder.clone(), source })?;
+    // A rename goes by name: an entry traded into the `.partial` place just
+    // before it would be what now bears the export's name. Finished means
+    // the folder written is the one under that name.
+    if !stick.holds(&final_name, &out) {
+        let moved = io::Error::other("the folder was moved while it was written (something else on the stick renames its entries)");
+        return Err(ExportError::Write { path: folder, source: moved });
+    }
+    Ok(FolderExport { folder, lines: contents.lines, intact: contents.intact, signed: contents.signed })
 }
 
-/// Fills the folder `out` (the `.partial` one) that becomes `final_name`.
-fn fill(
-    audit_dir: &Path,
-    out: &Path,
-    final_name: &str,
-    signed: Option<(String, NoteVerifier)>,
-) -> Result<(usize, bool, bool), ExportError> {
-    make_dir(out)?;
-    let copy = out.join("audit");
-    make_dir(&copy)?;
+/// Writes `contents` into the new folder `partial` of the stick, held.
+fn fill(stick: &HeldFolder, partial: &str, contents: &Contents) -> Result<HeldFolder, ExportError> {
+    let written = |folder: &HeldFolder, name: &str| {
+        let path = folder.path().join(name);
+        move |source| ExportError::Write { path, source }
+    };
+    let out = stick.make_child(partial).map_err(written(stick, partial))?;
+    let copy = out.make_child("audit").map_err(written(&out, "audit"))?;
+    for (name, bytes) in &contents.audit {
+        copy.write_new(name, bytes, 0o644).map_err(written(&copy, name))?;
+    }
+    copy.sync().map_err(written(&out, "audit"))?;
+    for (name, bytes) in &contents.top {
+        out.write_new(name, bytes, 0o644).map_err(written(&out, name))?;
+    }
+    out.sync().map_err(written(stick, partial))?;
+    Ok(out)
+}
+
+/// The export's files: the log copied (complete lines) into a private
+/// folder of the station, and the CSV and report made from that copy, so
+/// what the director takes home is what was checked.
+fn contents(audit_dir: &Path, final_name: &str, signed: Option<(String, NoteVerifier)>) -> Result<Contents, ExportError> {
     let (logs, others) = format::list_dir(audit_dir)
         .map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: audit_dir.to_path_buf(), source }))?;
-    let log_files = Writer { dir: copy.clone() };
+    let mut audit = Vec::new();
     for (name, path) in &logs {
         let bytes = crate::outside_files::read_small_file(path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| {
             ExportError::Read(VerifyError::ReadDir { dir: path.clone(), source: std::io::Error::other(e) })
         })?;
-        log_files.write(&name.file_name(), complete_lines(&bytes))?;
+        audit.push((name.file_name(), complete_lines(&bytes).to_vec()));
     }
     if others.iter().any(|o| o == COUNTER_FILE) {
         if let Ok(bytes) = crate::outside_files::read_small_file(&audit_dir.join(COUNTER_FILE), crate::outside_files::limits::SMALL_FILE) {
-            log_files.write(COUNTER_FILE, &bytes)?;
+            audit.push((COUNTER_FILE.to_string(), bytes));
         }
     }
-    sync_dir(&copy)?;
-
-    let top = Writer { dir: out.to_path_buf() };
-    // The CSV and the report describe the copy, not the live log: what the
-    // director takes home is what was checked.
-    let lines = read::read_all(&copy).map_err(ExportError::Read)?;
+    let private = tempfile::tempdir().map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: std::env::temp_dir(), source }))?;
+    for (name, bytes) in &audit {
+        let path = private.path().join(name);
+        std::fs::write(&path, bytes).map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: path, source }))?;
+    }
+    let lines = read::read_all(private.path()).map_err(ExportError::Read)?;
     let mut csv = read::csv_header();
     csv.push('\n');
     for line in &lines {
         csv.push_str(&read::csv_row(line));
         csv.push('\n');
     }
-    top.write("audit.csv", csv.as_bytes())?;
+    let mut top = vec![("audit.csv", csv.into_bytes())];
     let has_signature = signed.is_some();
     if let Some((note, verifier)) = &signed {
-        top.write("station-key.pub", format!("{}\n", verifier.to_text()).as_bytes())?;
-        top.write("checkpoint.txt", note.as_bytes())?;
+        top.push(("station-key.pub", format!("{}\n", verifier.to_text()).into_bytes()));
+        top.push(("checkpoint.txt", note.clone().into_bytes()));
     }
     let options = VerifyOptions { checkpoint: signed, ..Default::default() };
-    let mut report = verify_with(&copy, &options).map_err(ExportError::Read)?;
+    let mut report = verify_with(private.path(), &options).map_err(ExportError::Read)?;
     let intact = report.ok();
     // verify.txt names the folder as the director will find it, relative to
-    // the stick: never the `.partial` name it was checked under, nor a path
-    // that exists only on the station.
+    // the stick: never a path that exists only on the station.
     report.dir = Path::new(final_name).join("audit");
-    top.write("verify.txt", format!("{report}").as_bytes())?;
-    top.write("README.txt", readme(has_signature).as_bytes())?;
-    sync_dir(out)?;
-    Ok((lines.len(), intact, has_signature))
+    top.push(("verify.txt", format!("{report}").into_bytes()));
+    top.push(("README.txt", readme(has_signature).into_bytes()));
+    Ok(Contents { audit, top, lines: lines.len(), intact, signed: has_signature })
 }
 
 fn readme(signed: bool) -> String {
@@ -241,9 +256,10 @@ mod tests {
     #[test]
     fn names_already_taken_get_a_number() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(free_name(dir.path(), "x"), "x");
+        let held = HeldFolder::open(dir.path(), "", false).unwrap();
+        assert_eq!(free_name(&held, "x"), "x");
         std::fs::create_dir(dir.path().join("x")).unwrap();
-        std::fs::create_dir(dir.path().join("x-2")).unwrap();
-        assert_eq!(free_name(dir.path(), "x"), "x-3");
+        std::os::unix::fs::symlink("/nowhere", dir.path().join("x-2")).unwrap();
+        assert_eq!(free_name(&held, "x"), "x-3", "a dangling link takes its name too");
     }
 }

@@ -190,6 +190,72 @@ impl HeldFolder {
         rustix::fs::fsync(&self.fd).map_err(io_err)
     }
 
+    /// Writes `bytes` into a new file `name` (mode `mode`) of this folder
+    /// and syncs it: `O_EXCL | O_NOFOLLOW`, so nothing already there (a
+    /// link planted in the place included) is written through or replaced.
+    pub fn write_new(&self, name: &str, bytes: &[u8], mode: u32) -> io::Result<()> {
+        check_name(name)?;
+        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let fd = rustix::fs::openat(&self.fd, name, flags, Mode::from_raw_mode(mode)).map_err(io_err)?;
+        let mut file = File::from(fd);
+        file.write_all(bytes)?;
+        file.sync_all()
+    }
+
+    /// Makes the folder `name` here and holds it; an entry already in its
+    /// place (a folder, or a link to one) is an error, so what is returned
+    /// is the folder made now.
+    pub fn make_child(&self, name: &str) -> io::Result<HeldFolder> {
+        check_name(name)?;
+        rustix::fs::mkdirat(&self.fd, name, Mode::from_raw_mode(0o755)).map_err(io_err)?;
+        self.child(name, false)
+    }
+
+    /// Renames the entry `from` of this folder to `to` (in this folder) and
+    /// syncs the folder.
+    pub fn rename(&self, from: &str, to: &str) -> io::Result<()> {
+        check_name(from)?;
+        check_name(to)?;
+        rustix::fs::renameat(&self.fd, from, &self.fd, to).map_err(io_err)?;
+        rustix::fs::fsync(&self.fd).map_err(io_err)
+    }
+
+    /// Whether the entry `name` of this folder is `folder` itself (the same
+    /// file system and inode, not a link to it): a check after a rename
+    /// that someone else might have raced.
+    pub fn holds(&self, name: &str, folder: &HeldFolder) -> bool {
+        let (Ok(entry), Ok(held)) = (rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW), rustix::fs::fstat(&folder.fd))
+        else {
+            return false;
+        };
+        check_name(name).is_ok() && entry.st_dev == held.st_dev && entry.st_ino == held.st_ino
+    }
+
+    /// Syncs the folder itself (its entries' names).
+    pub fn sync(&self) -> io::Result<()> {
+        rustix::fs::fsync(&self.fd).map_err(io_err)
+    }
+
+    /// Removes the entry `name` and, when it is a folder, everything in it
+    /// (at most `depth` folders deep): a link anywhere is removed itself,
+    /// never followed, so a link planted in a folder being cleared away
+    /// deletes nothing it points at.
+    pub fn remove_tree(&self, name: &str, depth: usize) -> io::Result<()> {
+        check_name(name)?;
+        let stat = rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW).map_err(io_err)?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::Directory {
+            return rustix::fs::unlinkat(&self.fd, name, AtFlags::empty()).map_err(io_err);
+        }
+        if depth == 0 {
+            return Err(io::Error::other(format!("{} is deeper than expected: left", self.path.join(name).display())));
+        }
+        let inner = self.child(name, false)?;
+        for entry in inner.list(10_000)?.entries {
+            inner.remove_tree(&entry.name, depth - 1)?;
+        }
+        rustix::fs::unlinkat(&self.fd, name, AtFlags::REMOVEDIR).map_err(io_err)
+    }
+
     /// Whether an entry `name` is there (of any kind, a link not followed).
     pub fn has(&self, name: &str) -> bool {
         check_name(name).is_ok() && rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok()

@@ -252,9 +252,9 @@ impl UsbDesk {
                     Ok(parent) => parent,
                     Err(e) => return Outcome::Failed { stick: s, work: UsbWork::JoiningFleet, problem: e.to_string() },
                 };
-                let folder = parent.join(wordjudge_core::fleet::stick::FOLDER_IN_EXPORT);
+                let folder = wordjudge_core::fleet::stick::FOLDER_IN_EXPORT;
                 let result = wordjudge_core::fleet::join::station_audit_key(&audit_dir)
-                    .and_then(|key| wordjudge_core::fleet::join::visit(&folder, &fleet_dir, &station, &key))
+                    .and_then(|key| wordjudge_core::fleet::join::visit(&parent, folder, &fleet_dir, &station, &key))
                     .map_err(|e| e.to_string());
                 let ejected = sticks.detach(&s).map_err(|e| e.to_string());
                 Outcome::Fleet { stick: s, result, ejected }

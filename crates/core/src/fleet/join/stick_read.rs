@@ -1,15 +1,39 @@
-//! Reading the fleet stick: each of its files copied once, off the stick,
-//! into a private folder ([`StickCopies`]), and every check made on those
-//! copies, so a file swapped on the stick after its check is never the one
-//! installed; `fleet.toml` read only after the event CA's signature over it
-//! holds.
+//! Reading the fleet stick: its folder held by its descriptor from the
+//! first look ([`HeldFolder`]: a folder swapped for a link afterwards
+//! redirects no read or write), each of its files copied once, off the
+//! stick, into a private folder ([`StickCopies`]), and every check made on
+//! those copies, so a file swapped on the stick after its check is never
+//! the one installed; `fleet.toml` read only after the event CA's signature
+//! over it holds.
 
 use super::*;
+use crate::outside_files::HeldFolder;
 
-/// Reads a file of the fleet stick: regular, not a link, not waited on,
-/// at most [`MAX_STICK_FILE`] bytes.
-pub(super) fn stick_bytes(path: &Path) -> Result<Vec<u8>, JoinError> {
-    crate::outside_files::read_small_file_nofollow(path, MAX_STICK_FILE).map_err(JoinError::StickFile)
+/// The fleet folder `relative` under the stick's top `stick`, held: each
+/// part below the top opened without following a link.
+pub(super) fn open_stick_folder(stick: &Path, relative: &str) -> Result<HeldFolder, JoinError> {
+    stick::held_folder(stick, relative, false).map_err(|e| match e {
+        stick::StickFolderError::Link(path) => JoinError::StickFolder(path),
+        stick::StickFolderError::Missing(path) | stick::StickFolderError::NotAFolder(path) => JoinError::NotAFleetStick(path),
+        stick::StickFolderError::Io(path, e) => JoinError::Io(path, e),
+    })
+}
+
+/// The folder `name` of the held fleet folder, `None` when it is not there;
+/// made when `create`. A link or a file in its place is refused.
+pub(super) fn stick_child(folder: &HeldFolder, name: &str, create: bool) -> Result<Option<HeldFolder>, JoinError> {
+    match stick::held_child(folder, name, create) {
+        Ok(child) => Ok(Some(child)),
+        Err(stick::StickFolderError::Missing(_)) => Ok(None),
+        Err(stick::StickFolderError::Io(path, e)) => Err(JoinError::Io(path, e)),
+        Err(stick::StickFolderError::Link(path) | stick::StickFolderError::NotAFolder(path)) => Err(JoinError::StickFolder(path)),
+    }
+}
+
+/// Reads the file `name` of a held stick folder: regular, not a link, not
+/// waited on, at most [`MAX_STICK_FILE`] bytes.
+pub(super) fn stick_bytes(folder: &HeldFolder, name: &str) -> Result<Vec<u8>, JoinError> {
+    folder.read_small(name, MAX_STICK_FILE).map_err(JoinError::StickFile)
 }
 
 /// The stick's files a visit works from, copied once off the stick into a
@@ -28,11 +52,12 @@ impl StickCopies {
         Ok(StickCopies { dir })
     }
 
-    /// Copies `path` off the stick under `name`; the copy's path and bytes.
-    pub(super) fn take(&self, path: &Path, name: &str) -> Result<(PathBuf, Vec<u8>), JoinError> {
-        let bytes = stick_bytes(path)?;
+    /// Copies the file `name` of the held stick folder off the stick as
+    /// `copy_name`; the copy's path and bytes.
+    pub(super) fn take(&self, folder: &HeldFolder, name: &str, copy_name: &str) -> Result<(PathBuf, Vec<u8>), JoinError> {
+        let bytes = stick_bytes(folder, name)?;
         // The station's own private folder, made above: openssl reads files.
-        let copy = self.dir.path().join(name);
+        let copy = self.dir.path().join(copy_name);
         write_atomically(&copy, &bytes).map_err(|e| JoinError::Io(copy.clone(), e))?;
         Ok((copy, bytes))
     }
@@ -46,24 +71,18 @@ fn certificates_in(pem: &[u8]) -> usize {
 /// The stick's `fleet.toml`, checked, and its `ca.pem` checked against it:
 /// both read once, off the stick, into `copies` (`ca.pem` there is what is
 /// checked and later installed).
-pub(super) fn read_stick(stick_folder: &Path, copies: &StickCopies) -> Result<FleetFile, JoinError> {
-    if !crate::outside_files::is_real_dir(stick_folder) {
-        return Err(match std::fs::symlink_metadata(stick_folder) {
-            Ok(m) if m.file_type().is_symlink() => JoinError::StickFolder(stick_folder.to_path_buf()),
-            _ => JoinError::NotAFleetStick(stick_folder.to_path_buf()),
-        });
-    }
-    let path = stick_folder.join(stick::FLEET_FILE);
+pub(super) fn read_stick(folder: &HeldFolder, copies: &StickCopies) -> Result<FleetFile, JoinError> {
+    let path = folder.path().join(stick::FLEET_FILE);
     // Copied once, then checked: the CA's one certificate, and its
     // signature over the copied bytes of fleet.toml, before any field of it
     // is read.
-    let (fleet_copy, bytes) = copies.take(&path, stick::FLEET_FILE)?;
-    let (ca, ca_bytes) = copies.take(&stick_folder.join(stick::CA_FILE), stick::CA_FILE)?;
+    let (fleet_copy, bytes) = copies.take(folder, stick::FLEET_FILE, stick::FLEET_FILE)?;
+    let (ca, ca_bytes) = copies.take(folder, stick::CA_FILE, stick::CA_FILE)?;
     let certificates = certificates_in(&ca_bytes);
     if certificates != 1 {
         return Err(JoinError::CaNotAlone { certificates });
     }
-    let signature = match copies.take(&stick_folder.join(stick::FLEET_SIGNATURE), stick::FLEET_SIGNATURE) {
+    let signature = match copies.take(folder, stick::FLEET_SIGNATURE, stick::FLEET_SIGNATURE) {
         Ok((signature, _)) => signature,
         Err(JoinError::StickFile(e)) if e.is_not_found() => {
             return Err(JoinError::FleetUnsigned { problem: "no fleet.toml.sig beside it".into() })
@@ -119,15 +138,15 @@ fn check_fleet_signature(fleet: &Path, signature: &Path, ca: &Path, copies: &Sti
 /// stick made before it carried one). A laptop certificate that does not
 /// check is a stick not to trust.
 pub(super) fn laptop_fingerprint(
-    stick_folder: &Path,
+    folder: &HeldFolder,
     copies: &StickCopies,
     ca: &str,
 ) -> Result<Option<String>, JoinError> {
-    let on_stick = stick_folder.join(stick::LAPTOP_FILE);
-    if std::fs::symlink_metadata(&on_stick).is_err() {
+    let on_stick = folder.path().join(stick::LAPTOP_FILE);
+    if !folder.has(stick::LAPTOP_FILE) {
         return Ok(None);
     }
-    let (laptop, _) = copies.take(&on_stick, stick::LAPTOP_FILE)?;
+    let (laptop, _) = copies.take(folder, stick::LAPTOP_FILE, stick::LAPTOP_FILE)?;
     let refuse = |problem: String| JoinError::Certificate { file: on_stick.clone(), problem };
     let laptop_s = path_str(&laptop).map_err(JoinError::Openssl)?;
     openssl(
