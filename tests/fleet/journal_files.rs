@@ -83,9 +83,9 @@ fn needs_journal_remote_two_stations_from_their_journal_files() {
     for expected in [
         "CSW21",
         "01234567",
-        "NASPA-CSW-5",
+        "NASPA CSW, 5 points per word",
         "#6 at 14:10:07",
-        "BROKEN: record seq 5-6 missing; challenge 3-4 missing",
+        "BROKEN: records 5-6 of its log never arrived; challenge 3-4 missing",
         "in service",
         "LEXICON MISMATCH: table-2 has fedcba98",
     ] {

@@ -139,7 +139,7 @@ fn a_replayed_line_counts_once_and_reordered_or_forked_lines_are_breaks() {
     let t1 = named(&summary(&[&one, &two], &[&one, &two]), "table-1").clone();
     assert_eq!(t1.breaks, [LinkBreak::ChainBroken { seq: 3 }]);
     assert!(t1.alarm(), "a fork turns the tile red");
-    assert!(wordjudge_core::fleet::render::links(&t1).contains("record seq 3 does not follow the one before it"));
+    assert!(wordjudge_core::fleet::render::links(&t1).contains("record 3 of its log does not follow the one before it"));
 }
 
 #[test]
@@ -153,6 +153,6 @@ fn a_flood_of_refused_entries_costs_a_bounded_line() {
     let t2 = named(&status, "table-2");
     assert_eq!(t2.refused.len(), wordjudge_core::fleet::MAX_BREAKS);
     assert_eq!(t2.more_refused, 3000 - wordjudge_core::fleet::MAX_BREAKS as u64);
-    assert!(render::state(t2).len() < 400, "{}", render::state(t2));
-    assert!(render::state(t2).contains("NOT ITS RECORDS: 3000 entries refused"));
+    assert!(render::state(t2, jiff::Timestamp::now()).len() < 400, "{}", render::state(t2, jiff::Timestamp::now()));
+    assert!(render::state(t2, jiff::Timestamp::now()).contains("NOT ITS RECORDS: 3000 entries refused"));
 }

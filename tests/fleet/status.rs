@@ -62,15 +62,15 @@ fn the_text_has_a_line_per_station_and_says_what_is_wrong() {
     let a = lines[2];
     assert!(a.starts_with("table-1 "), "{a}");
     assert!(a.contains("14:10:07 (1 h 49 min ago)"), "last seen: {a}");
-    assert!(a.contains("NASPA-CSW-5") && a.contains("#6 at 14:10:07"), "{a}");
-    assert!(a.contains("BROKEN: record seq 5-6 missing; challenge 3-4 missing"), "{a}");
+    assert!(a.contains("NASPA CSW, 5 points per word") && !a.contains("NASPA-CSW-5") && a.contains("#6 at 14:10:07"), "profile by its name: {a}");
+    assert!(a.contains("BROKEN: records 5-6 of its log never arrived; challenge 3-4 missing"), "{a}");
     assert!(a.contains("LEXICON MISMATCH: table-2 has fedcba98"), "{a}");
     let b = lines[3];
     assert!(b.starts_with("table-2 ") && b.contains("ok over 5 records"), "{b}");
     assert!(b.contains("OUT OF SERVICE: judging with CSW21 failed unexpectedly"), "{b}");
     assert!(b.contains("1 warning(s)"), "{b}");
     assert!(text.contains("LEXICON MISMATCH: CSW21 is judged with different word lists: 01234567 at table-1, fedcba98 at table-2"), "{text}");
-    assert!(text.contains("signed by the audit key paired with that station"), "{text}");
+    assert!(text.contains("signed with the audit key paired with that station") && !text.contains("prev hash") && !text.contains("seq"), "{text}");
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn a_station_that_left_the_fleet_is_not_in_service() {
     s.judge(&csw, &["QI"], true);
     s.event(AuditEvent::FleetLeft { fleet: "Nationals".into(), upload_url: "https://l:19532".into(), ca_sha256: "ab".into() });
     let status = status(&[&s]).unwrap();
-    let state = render::state(&status.stations[0]);
+    let state = render::state(&status.stations[0], jiff::Timestamp::now());
     assert!(state.starts_with("left the fleet at ") && state.contains(" UTC"), "{state}");
     assert!(!state.contains("in service"), "{state}");
 }
@@ -341,4 +341,67 @@ fn a_station_signing_under_another_name_is_red_with_both_names_and_a_renamed_one
     assert!(!r.contains("NAME DIFFERS"), "a rename after joining is no alarm: {r}");
     let tile = |fleet: &str| status.stations.iter().find(|s| s.fleet_name == fleet).unwrap().alarm();
     assert!(tile("table-3") && !tile("table-1"));
+}
+
+/// Issue 55, item 7: a station in service that sends nothing (no record,
+/// no sign of life) for three signs of life is SILENT since its last
+/// entry, red on the page; its unsigned sign-of-life lines, attributed by
+/// the certificate that sent them (the file they arrived in), keep it in
+/// service without being records, and another station's file says nothing
+/// of it.
+#[test]
+fn a_station_not_heard_for_three_signs_of_life_is_silent_and_a_sign_of_life_keeps_it_in_service() {
+    let lex = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    let mut a = Station::new("table-1", "wj-01");
+    a.judge(&lex, &["QI"], true);
+    let last_record = a.json_lines().len();
+    let every = wordjudge_core::fleet::SIGN_OF_LIFE_EVERY.as_secs() as i64 / 60;
+    for _ in 0..6 {
+        a.wait_minutes(every).push("wordjudge", 6, "sign of life: the station is in service", vec![]);
+    }
+    let paired = a.paired();
+    let summary = |groups: &[(&str, &[String])]| {
+        let mut fleet = wordjudge_core::fleet::Fleet::new(vec![paired.clone()]);
+        for (sender, lines) in groups {
+            fleet.from_sender(Some(sender.to_string()));
+            for line in lines.iter() {
+                fleet.add_line(line).unwrap();
+            }
+        }
+        fleet.finish().unwrap()
+    };
+    let all = a.json_lines();
+    let last_heard: i64 = serde_json::from_str::<serde_json::Value>(all.last().unwrap()).unwrap()["__REALTIME_TIMESTAMP"].as_str().unwrap().parse().unwrap();
+    let at = |minutes_after: i64| jiff::Timestamp::from_microsecond(last_heard + minutes_after * 60_000_000).unwrap();
+    let tz = jiff::tz::TimeZone::UTC;
+
+    // Heard 10 minutes ago: in service, whatever the last record's age.
+    let own = a.fleet_name();
+    let heard = summary(&[(&own, &all)]);
+    assert_eq!(heard.stations[0].records, 1, "a sign of life is no record");
+    assert_eq!(render::state(&heard.stations[0], at(10)), "in service");
+    // 16 minutes: silent since the last line, red.
+    let state = render::state(&heard.stations[0], at(16));
+    assert!(state.starts_with("SILENT since ") && state.contains("nothing received for 16 min"), "{state}");
+    assert!(render::html_reloading(&heard, at(16), &tz, None).contains("tile alarm"));
+    assert!(!render::html_reloading(&heard, at(10), &tz, None).contains("tile alarm"));
+
+    // The same lines from another station's file are no sign of this one's
+    // life: silent since its record.
+    let other = summary(&[(&own, &all[..last_record]), ("table-9", &all[last_record..])]);
+    let state = render::state(other.stations.iter().find(|s| s.fleet_name == own).unwrap(), at(10));
+    assert!(state.contains("SILENT since"), "another certificate's lines kept it alive: {state}");
+    // Its record alone: silent since the record.
+    let record_only = summary(&[(&own, &all[..last_record])]);
+    assert!(render::state(&record_only.stations[0], at(10)).contains("SILENT since"));
+    // Lines of no known sender say nothing of silence.
+    let lines = a.json_lines();
+    let unknown = status_of(lines.iter().map(String::as_str), vec![paired.clone()]).unwrap();
+    assert_eq!(render::state(&unknown.stations[0], at(600)), "in service");
+    // Out of service or gone: said as that, never as silent.
+    a.event(AuditEvent::FleetLeft { fleet: "Nationals".into(), upload_url: "https://l:19532".into(), ca_sha256: "ab".into() });
+    let lines = a.json_lines();
+    let left = summary(&[(&own, &lines)]);
+    let state = render::state(&left.stations[0], at(60));
+    assert!(state.contains("left the fleet") && !state.contains("SILENT"), "{state}");
 }

@@ -130,7 +130,14 @@ pub struct Fleet {
     more_unattributed: u64,
     /// Per sender, the last entry refused unread, until one is read.
     last_refused: BTreeMap<Option<String>, String>,
+    /// Per sender, the time of its last wordjudge entry of any kind.
+    heard: BTreeMap<String, i64>,
 }
+
+/// How often a station in a fleet says it is alive (an unsigned journal
+/// line; the certificate that sent it names the station): a station not
+/// heard for three of these is silent.
+pub const SIGN_OF_LIFE_EVERY: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Every station, by name, with the lexicon mismatches marked.
 #[derive(Debug, Clone)]
@@ -200,11 +207,17 @@ impl Fleet {
         if entry.get("SYSLOG_IDENTIFIER").as_deref() != Some(SYSLOG_IDENTIFIER) {
             return Ok(());
         }
+        let journal_time = entry.get("__REALTIME_TIMESTAMP").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+        if let Some(sender) = &self.sender {
+            // Any line of the station's, signed or not, says it is alive:
+            // the certificate it came with says which station it is.
+            let heard = self.heard.entry(sender.clone()).or_insert(journal_time);
+            *heard = (*heard).max(journal_time);
+        }
         let Some(event) = entry.wj("event") else { return Ok(()) };
         self.records_seen += 1;
         let claimed =
             entry.wj("station").filter(|s| !s.is_empty()).or_else(|| entry.get("_HOSTNAME")).unwrap_or_else(|| "(no name)".into());
-        let journal_time = entry.get("__REALTIME_TIMESTAMP").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
         // A copy of a record not (yet) in the file, or the warning that the
         // log fails: nothing to verify, so only a warning, marked unsigned.
         if event == AUDIT_FAILING || (entry.wj("audit_written").as_deref() == Some("false") && entry.wj("line").is_none()) {
@@ -402,6 +415,9 @@ impl Fleet {
             .filter_map(|s| Some((s.name.clone(), s.lexicon.clone()?, s.fingerprint.clone()?)))
             .collect();
         for station in &mut stations {
+            // Judged only where the transport names the sender: lines of
+            // no known sender (another journal's files) tell nothing of it.
+            station.last_heard_us = self.heard.get(&station.fleet_name).map_or(0, |heard| station.last_seen_us.max(*heard));
             let (Some(id), Some(own)) = (&station.lexicon, &station.fingerprint) else { continue };
             station.mismatch = seen
                 .iter()

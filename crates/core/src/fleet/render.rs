@@ -90,7 +90,7 @@ pub fn links(station: &Station) -> String {
 
 /// What the STATE column says: in service or why not, lexicon problems,
 /// warnings.
-pub fn state(station: &Station) -> String {
+pub fn state(station: &Station, now: Timestamp) -> String {
     let mut parts = Vec::new();
     if let Some((_, first)) = station.refused.first() {
         let count = station.refused.len() as u64 + station.more_refused;
@@ -104,7 +104,17 @@ pub fn state(station: &Station) -> String {
             shown(&station.fleet_name)
         ));
     }
+    let silent_for = now.as_microsecond() - station.last_heard_us;
     parts.push(match &station.service {
+        Service::In if station.silent(now.as_microsecond()) => match Timestamp::from_microsecond(station.last_heard_us) {
+            Ok(t) => format!(
+                "SILENT since {} UTC: nothing received for {} min (a station in the fleet says it is alive every {} min)",
+                t.strftime("%Y-%m-%d %H:%M"),
+                silent_for / 60_000_000,
+                super::SIGN_OF_LIFE_EVERY.as_secs() / 60
+            ),
+            Err(_) => "SILENT".to_string(),
+        },
         Service::In => "in service".to_string(),
         Service::Out(why) => format!("OUT OF SERVICE: {}", crate::word::printable(why, 2 * SHOWN)),
         Service::Stopped => "shut down".to_string(),
@@ -152,13 +162,15 @@ fn columns(station: &Station, now: Timestamp, tz: &TimeZone) -> [String; 8] {
             let others: Vec<&str> = station.mismatch.iter().map(|(_, f)| f.as_str()).collect();
             fingerprint_shown(fp, &others)
         }).as_deref()),
-        or_dash(station.profile.as_deref()),
+        // The profile's name, as the station's menu shows it; an id this
+        // version does not know, as recorded.
+        or_dash(station.profile.as_deref().map(|id| crate::profile::find(id).map_or(id, |p| p.name))),
         match station.last_challenge {
             Some((n, at)) => format!("#{n} at {}", when(at, now, tz)),
             None => "-".into(),
         },
         links(station),
-        state(station),
+        state(station, now),
     ]
 }
 
@@ -166,10 +178,9 @@ const HEADINGS: [&str; 8] = ["STATION", "LAST SEEN", "LEXICON", "FINGERPRINT", "
 
 /// The note under the table: what the link check covers.
 pub const LINKS_NOTE: &str = "A record is shown as a station's only when it carries the line the station wrote in its \
-audit log, with a checkpoint signed by the audit key paired with that station at `fleet sign`; anything else that \
-names a station is refused and named on its line. LINKS checks the records that arrived: each line follows the one \
-before it (its prev hash), no record (seq) and no challenge number missing between two of them, no seq with two \
-hashes.";
+audit log, signed with the audit key paired with that station at `fleet sign`; anything else that names a station is \
+refused and named on its line. LINKS checks the records that arrived: each follows the one before it in the station's \
+log, none is missing or arrived twice with different contents, and no challenge number is missing between two of them.";
 
 /// The lines about entries no paired station signed and none is named by.
 pub fn unattributed(status: &Status) -> Vec<String> {
@@ -289,7 +300,8 @@ pub fn html_reloading(status: &Status, now: Timestamp, tz: &TimeZone, seconds: O
     out.push_str("<div class=\"tiles\">\n");
     for s in &status.stations {
         let [name, seen, lexicon, fingerprint, profile, last, links, state] = columns(s, now, tz);
-        let class = if s.alarm() { "tile alarm" } else { "tile" };
+        let alarm = s.alarm() || s.silent(now.as_microsecond());
+        let class = if alarm { "tile alarm" } else { "tile" };
         let bad = |flag: bool| if flag { " class=\"bad\"" } else { "" };
         let _ = write!(
             out,
@@ -305,7 +317,7 @@ pub fn html_reloading(status: &Status, now: Timestamp, tz: &TimeZone, seconds: O
             e(&last),
             bad(!s.breaks.is_empty()),
             e(&links),
-            bad(s.alarm()),
+            bad(alarm),
             e(&state)
         );
         out.push_str(&hours(s, tz));

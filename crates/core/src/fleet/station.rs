@@ -56,10 +56,12 @@ impl fmt::Display for LinkBreak {
         match self {
             LinkBreak::ChallengesMissing(r) => write!(f, "challenge {r} missing"),
             LinkBreak::ChallengeWentBack { from, to } => write!(f, "challenge numbers went back from {from} to {to}"),
-            LinkBreak::RecordsMissing(r) => write!(f, "record seq {r} missing"),
-            LinkBreak::SeqWentBack { from, to } => write!(f, "record seq went back from {from} to {to}"),
-            LinkBreak::TwoHashes { seq } => write!(f, "record seq {seq} arrived with two different hashes"),
-            LinkBreak::ChainBroken { seq } => write!(f, "record seq {seq} does not follow the one before it (its prev is another hash)"),
+            LinkBreak::RecordsMissing(r) => write!(f, "records {r} of its log never arrived"),
+            LinkBreak::SeqWentBack { from, to } => write!(f, "its log went back from record {from} to record {to}"),
+            LinkBreak::TwoHashes { seq } => write!(f, "record {seq} of its log arrived twice, different each time"),
+            LinkBreak::ChainBroken { seq } => {
+                write!(f, "record {seq} of its log does not follow the one before it (another copy of the log)")
+            }
         }
     }
 }
@@ -104,6 +106,10 @@ pub struct Station {
     pub records: u64,
     /// Time of the last record (microseconds since the epoch, journal time).
     pub last_seen_us: i64,
+    /// Time of the last entry of any kind its certificate sent (a record,
+    /// or the station's sign of life every [`super::SIGN_OF_LIFE_EVERY`]):
+    /// how the laptop knows a station is silent.
+    pub last_heard_us: i64,
     /// The active lexicon's id, fingerprint and status, as last recorded.
     pub lexicon: Option<String>,
     pub fingerprint: Option<String>,
@@ -159,6 +165,7 @@ impl Station {
             fingerprint: None,
             lexicon_status: None,
             profile: None,
+            last_heard_us: 0,
             last_challenge: None,
             service: Service::In,
             warnings: Vec::new(),
@@ -189,6 +196,13 @@ impl Station {
 
     /// Whether the tile is red: out of service, a wrong lexicon, an entry
     /// refused, or records that do not link up (missing, reordered, a fork).
+    /// Whether a station in service has sent nothing for three of its
+    /// signs of life by `now` (microseconds since the epoch).
+    pub fn silent(&self, now_us: i64) -> bool {
+        let silent_after = 3 * super::SIGN_OF_LIFE_EVERY.as_micros() as i64;
+        matches!(self.service, Service::In) && self.last_heard_us > 0 && now_us - self.last_heard_us > silent_after
+    }
+
     pub fn alarm(&self) -> bool {
         matches!(self.service, Service::Out(_))
             || self.wrong_lexicon()

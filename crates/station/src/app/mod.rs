@@ -42,6 +42,8 @@ pub struct Controller {
     clock: Box<dyn Fn() -> Duration>,
     show_lamps: bool,
     last_poll: Duration,
+    /// When the last sign of life went to the journal.
+    last_sign_of_life: Duration,
     /// The view last copied into the window: unchanged views are not copied
     /// again, so an idle kiosk does not redraw 20 times a second.
     shown: Option<ViewModel>,
@@ -57,7 +59,8 @@ impl Controller {
     ) -> Controller {
         let kiosk = Kiosk::new(station.as_ref(), timeouts);
         let last_poll = clock();
-        let mut controller = Controller { kiosk, station, hardware, clock, show_lamps, last_poll, shown: None };
+        let mut controller =
+            Controller { kiosk, station, hardware, clock, show_lamps, last_poll, last_sign_of_life: last_poll, shown: None };
         controller.update_lamps();
         controller
     }
@@ -93,6 +96,13 @@ impl Controller {
         if now >= self.last_poll + POLL_EVERY {
             self.last_poll = now;
             self.poll();
+        }
+        if now >= self.last_sign_of_life + wordjudge_core::fleet::SIGN_OF_LIFE_EVERY {
+            self.last_sign_of_life = now;
+            // In the journal the fleet's uploader sends: `fleet status`
+            // says a station silent for three of these is silent.
+            let state = if self.station.needs_service() { "out of service" } else { "in service" };
+            tracing::info!("sign of life: the station is {state}");
         }
         self.update_lamps();
     }
