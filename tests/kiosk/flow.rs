@@ -495,3 +495,43 @@ fn a_panic_below_the_kiosk_is_caught_at_its_boundary_and_the_station_goes_out_of
     controller.input(Event::Key(Key::DirectorChord));
     assert_eq!(controller.view().screen, ScreenKind::Pin);
 }
+
+/// Issue 55, item 7: the kiosk writes a sign of life to the journal every
+/// [`wordjudge_core::fleet::SIGN_OF_LIFE_EVERY`] (what `fleet status` reads
+/// to tell a silent station), saying whether it is in service; not more
+/// often, however fast it ticks.
+#[test]
+fn the_kiosk_says_it_is_alive_every_five_minutes_and_no_more_often() {
+    #[derive(Clone, Default)]
+    struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Lines {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt().with_writer(move || writer.clone()).with_ansi(false).finish();
+    let every = wordjudge_core::fleet::SIGN_OF_LIFE_EVERY;
+    tracing::subscriber::with_default(subscriber, || {
+        let (hardware, _sim) = SimHardware::new(Duration::from_millis(30));
+        let clock = std::rc::Rc::new(std::cell::Cell::new(Duration::from_secs(5)));
+        let c = clock.clone();
+        let mut controller =
+            Controller::new(Box::new(fake_station("SMALL")), Box::new(hardware), &Timeouts::default(), Box::new(move || c.get()), true);
+        // Twenty minutes of ticks, 50 ms apart.
+        let start = clock.get();
+        while clock.get() < start + 4 * every {
+            clock.set(clock.get() + Duration::from_millis(50));
+            controller.tick();
+        }
+    });
+    let text = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    let signs: Vec<&str> = text.lines().filter(|l| l.contains("sign of life")).collect();
+    assert_eq!(signs.len(), 4, "one every {every:?} over 20 minutes: {text}");
+    assert!(signs.iter().all(|l| l.contains("the station is in service")), "{text}");
+}
