@@ -123,7 +123,7 @@ impl Station {
 
     /// Hour `hour` of the event (0 = the first morning's 08:00): a boot at
     /// 08:00 each day, the event's hours 08:00-18:00, a shutdown at 18:00.
-    fn hour(&mut self, hour: i64, rng: &mut fastrand::Rng) -> Vec<Entry> {
+    fn hour(&mut self, hour: i64, per_hour: i64, rng: &mut fastrand::Rng) -> Vec<Entry> {
         let (day, of_day) = (hour / 24, hour % 24);
         let start = START_US + hour * HOUR_US;
         let mut out = Vec::new();
@@ -147,18 +147,20 @@ impl Station {
                 }),
             ));
         }
-        // A service message every 5 minutes (the uploader, timers).
+        // A service message every 5 minutes (the uploader, timers), and the
+        // kiosk's sign of life.
         for m in (0..60).step_by(5) {
             out.push(self.base(start + m * 60_000_000 + 1_000, "systemd-journal-upload", 6, "Uploading journal".into()));
+            out.push(self.base(start + m * 60_000_000 + 2_000, "wordjudge", 6, "sign of life: the station is in service".into()));
         }
-        // 30 challenges an hour: about 300 a day.
-        for c in 0..30 {
+        // `per_hour` challenges an hour (30: about 300 a day).
+        for c in 0..per_hour {
             let n = self.challenge;
             self.challenge += 1;
             let words: Vec<String> = (0..1 + c % 3).map(|_| (0..2 + rng.usize(..6)).map(|_| rng.uppercase()).collect()).collect();
             let acceptable = rng.bool();
             out.push(self.record(
-                start + c as i64 * 115_000_000 + 2_000,
+                start + c * (HOUR_US / per_hour - 10_000) + 3_000,
                 Body::Adjudication(AdjudicationRecord {
                     challenge: n,
                     lexicon: self.lexicon.clone(),
@@ -207,12 +209,45 @@ fn program() -> PathBuf {
     bin
 }
 
-/// Runs `command` to its end: (wall time, peak resident memory in KiB, what
-/// it printed). Reaped with wait4(2), whose rusage has the peak.
-fn measured(command: &mut Command) -> (Duration, u64, String) {
+/// Resident memory of `pid` and every process under it, in KiB, now.
+fn tree_rss(pid: u32) -> u64 {
+    let rss = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .unwrap_or(0);
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    rss + children.split_whitespace().filter_map(|c| c.parse().ok()).map(tree_rss).sum::<u64>()
+}
+
+/// What [`measured`] found: wall time, the largest process's peak (wait4's
+/// figure, KiB), the whole process tree's peak (sampled every 5 ms, KiB),
+/// and what it printed.
+struct Measured {
+    wall: Duration,
+    peak: u64,
+    tree_peak: u64,
+    text: String,
+}
+
+/// Runs `command` to its end, reaped with wait4(2), whose rusage has the
+/// peak of the largest process; the tree's resident memory (the program
+/// and the journalctl it runs) is sampled meanwhile.
+fn measured(command: &mut Command) -> Measured {
     let started = Instant::now();
     let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let pid = child.id() as libc::pid_t;
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                peak = peak.max(tree_rss(pid as u32));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            peak
+        })
+    };
     let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
     let out = std::thread::spawn(move || {
         let mut text = String::new();
@@ -228,18 +263,66 @@ fn measured(command: &mut Command) -> (Duration, u64, String) {
     // SAFETY: wait4(2) on our own child, once; `child` is never waited on.
     let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     let wall = started.elapsed();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let tree_peak = sampler.join().unwrap();
     let text = out.join().unwrap() + &err.join().unwrap();
     assert_eq!(reaped, pid, "wait4");
     assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "exit {status}: {text}");
     std::mem::forget(child);
-    (wall, usage.ru_maxrss as u64, text)
+    Measured { wall, peak: usage.ru_maxrss as u64, tree_peak, text }
+}
+
+/// The run's figures: printed, and with `--bench` also written to
+/// `benches/runs/DATE-MACHINE/fleet_event[-PER_HOUR].txt` (the date in UTC,
+/// the machine by its host name, cores and kernel), so each run's figures are
+/// kept beside the ones before and the docs link the file, never copy it.
+struct Figures {
+    lines: Vec<String>,
+}
+
+impl Figures {
+    fn say(&mut self, line: String) {
+        println!("{line}");
+        self.lines.push(line);
+    }
+
+    fn keep(&self, per_hour: i64) {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+        let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/runs").join(format!("{date}-{}", host.trim()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let name = if per_hour == 30 { "fleet_event.txt".to_string() } else { format!("fleet_event-{per_hour}-per-hour.txt") };
+        let journalctl = Command::new("journalctl").arg("--version").output().map(|o| String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or("").to_string());
+        let mut text = format!(
+            "# cargo bench --bench fleet_event (FLEET_EVENT_PER_HOUR={per_hour})\n# at {}, on {} ({cores} cores, Linux {}), {}\n",
+            jiff::Timestamp::now(),
+            host.trim(),
+            kernel.trim(),
+            journalctl.unwrap_or_default()
+        );
+        for line in &self.lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        std::fs::write(dir.join(&name), text).unwrap();
+        println!("fleet_event: figures written to {}", dir.join(name).display());
+    }
 }
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
+    let mut figures = Figures { lines: Vec::new() };
     let (stations, days) = if full { (12, 3) } else { (2, 1) };
+    // FLEET_EVENT_PER_HOUR=1200: the same event forty times as busy (about
+    // 500,000 journal entries over twelve stations), for the scale target.
+    let per_hour: i64 = std::env::var("FLEET_EVENT_PER_HOUR").ok().and_then(|v| v.parse().ok()).unwrap_or(30);
     let bin = program();
-    let work = tempfile::tempdir().unwrap();
+    // FLEET_EVENT_KEEP=1: the event's files are kept (their folder printed),
+    // to look at with journalctl or `fleet status` by hand.
+    let work = tempfile::Builder::new().prefix("fleet-event-").disable_cleanup(std::env::var_os("FLEET_EVENT_KEEP").is_some()).tempdir().unwrap();
+    println!("fleet_event: the event's files in {}", work.path().display());
     let (received, ca, keys) = (work.path().join("received"), work.path().join("ca"), work.path().join("keys"));
     for dir in [&received, &ca.join("signed"), &keys] {
         std::fs::create_dir_all(dir).unwrap();
@@ -252,7 +335,7 @@ fn main() {
     let (mut entries, mut records) = (0, 0);
     let is_record = |e: &Entry| e.iter().any(|(n, v)| n == "SYSLOG_IDENTIFIER" && v == "wordjudge");
     for station in &mut all {
-        let journal: Vec<Entry> = (0..hours).flat_map(|h| station.hour(h, &mut rng)).collect();
+        let journal: Vec<Entry> = (0..hours).flat_map(|h| station.hour(h, per_hour, &mut rng)).collect();
         entries += journal.len();
         records += journal.iter().filter(|e| is_record(e)).count();
         receive(&file(station), &journal);
@@ -263,12 +346,12 @@ fn main() {
         .unwrap();
     }
     let size: u64 = std::fs::read_dir(&received).unwrap().flatten().map(|e| e.metadata().unwrap().len()).sum();
-    println!(
-        "fleet_event: {stations} stations, {days} day(s), {entries} journal entries ({records} audit records, {} challenges), {} MiB of journal files, made in {:.1} s",
+    figures.say(format!(
+        "fleet_event: {stations} stations, {days} day(s), {entries} journal entries ({records} wordjudge entries: audit records and signs of life; {} challenges), {} MiB of journal files, made in {:.1} s",
         all.iter().map(|s| s.challenge - 1).sum::<u64>(),
         size >> 20,
         made.elapsed().as_secs_f64()
-    );
+    ));
     let args = |extra: &[&str]| {
         let mut c = Command::new(&bin);
         c.args(["fleet", "status", "--dir"]).arg(&received).arg("--ca-dir").arg(&ca).args(extra).env("TZ", "UTC");
@@ -276,9 +359,15 @@ fn main() {
     };
 
     // The first read.
-    let (wall, rss, text) = measured(&mut args(&["--now", "2026-11-22T18:00:00Z"]));
+    let first = measured(&mut args(&["--now", "2026-11-22T18:00:00Z"]));
+    let text = &first.text;
     assert!(text.contains(&format!("{stations} station(s)")) && !text.contains("NOT ITS RECORDS"), "{text}");
-    println!("fleet_event: first read: {:.0} ms, peak {} MiB", wall.as_secs_f64() * 1000.0, rss >> 10);
+    figures.say(format!(
+        "fleet_event: first read: {:.0} ms, peak {} MiB (largest process), {} MiB (program and journalctl together, sampled)",
+        first.wall.as_secs_f64() * 1000.0,
+        first.peak >> 10,
+        first.tree_peak >> 10
+    ));
 
     // --watch: rounds of what arrived since.
     let mut watch = args(&["--watch", "1"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
@@ -298,13 +387,13 @@ fn main() {
     let (first_new, first_ms) = round();
     // journalctl hands over only wordjudge's entries (its match), every one.
     assert_eq!(first_new, records, "the first round reads every record");
-    println!("fleet_event: --watch first round: {first_new} records in {first_ms} ms");
+    figures.say(format!("fleet_event: --watch first round: {first_new} wordjudge entries in {first_ms} ms"));
     let mut refreshes = Vec::new();
     for extra in 0..3 {
         // One more hour of the event for every station (08:00 of the day after).
         let mut arrived = 0;
         for station in &mut all {
-            let hour: Vec<Entry> = station.hour(hours + extra, &mut rng);
+            let hour: Vec<Entry> = station.hour(hours + extra, per_hour, &mut rng);
             arrived += hour.iter().filter(|e| is_record(e)).count();
             receive(&file(station), &hour);
         }
@@ -318,7 +407,7 @@ fn main() {
         }
         assert_eq!(rounds.iter().map(|r| r.0).sum::<usize>(), arrived, "a refresh reads exactly what arrived: {rounds:?}");
         let (new, ms) = rounds.iter().copied().max_by_key(|r| r.0).unwrap();
-        println!("fleet_event: --watch refresh after one more hour: {new} new records in {ms} ms");
+        figures.say(format!("fleet_event: --watch refresh after one more hour: {new} new wordjudge entries in {ms} ms"));
         refreshes.push(ms);
     }
     let hwm = std::fs::read_to_string(format!("/proc/{pid}/status"))
@@ -328,10 +417,13 @@ fn main() {
     let _ = watch.kill();
     let _ = watch.wait();
     refreshes.sort();
-    println!(
+    figures.say(format!(
         "fleet_event: --watch refreshes: median {} ms, max {} ms; the --watch process's peak {} MiB",
         refreshes[refreshes.len() / 2],
         refreshes[refreshes.len() - 1],
         hwm >> 10
-    );
+    ));
+    if full {
+        figures.keep(per_hour);
+    }
 }

@@ -156,3 +156,63 @@ fn a_flood_of_refused_entries_costs_a_bounded_line() {
     assert!(render::state(t2, jiff::Timestamp::now()).len() < 400, "{}", render::state(t2, jiff::Timestamp::now()));
     assert!(render::state(t2, jiff::Timestamp::now()).contains("NOT ITS RECORDS: 3000 entries refused"));
 }
+
+/// The records of one log that follow each other are proven by the last
+/// good signature among them (issue 56, item 3: one signature check per run,
+/// not per record): a middle record whose own checkpoint was lost on the way
+/// is vouched for by the signed line after it; a forged record chained onto
+/// an honest run (its `prev` the last honest line's hash, signed with a key
+/// of its own) is refused and the run before it still proven; a run with no
+/// good signature proves nothing.
+#[test]
+fn one_signature_proves_the_run_before_it_and_a_forged_record_chained_on_is_refused() {
+    let mut one = Station::new("table-1", "wj-01");
+    for word in ["QI", "ZA", "XU", "OX"] {
+        one.judge(&csw(), &[word], true);
+    }
+    let checkpoints: Vec<usize> =
+        (0..one.entries.len()).filter(|&i| one.entries[i].iter().any(|(n, _)| n == "WORDJUDGE_CHECKPOINT")).collect();
+    assert_eq!(checkpoints.len(), 4);
+    let garble = |station: &mut Station, at: &[usize]| {
+        for &i in at {
+            let field = station.entries[i].iter_mut().find(|(n, _)| n == "WORDJUDGE_CHECKPOINT").unwrap();
+            // A character of the signature itself (the note's last line).
+            let mut note: Vec<char> = field.1.chars().collect();
+            let at = field.1.trim_end().chars().count() - 6;
+            note[at] = if note[at] == 'A' { 'B' } else { 'A' };
+            field.1 = note.into_iter().collect();
+        }
+    };
+    let mut forger = Station::new("table-1", "wj-01");
+    (forger.seq, forger.challenge, forger.prev) = (one.seq, one.challenge, one.prev.clone());
+    forger.judge(&csw(), &["XQZT"], true);
+
+    // The middle two checkpoints garbled, a forged #5 chained on.
+    let mut lost = Station::new("table-1", "wj-01");
+    (lost.entries, lost.verifier) = (one.entries.clone(), one.verifier.clone());
+    garble(&mut lost, &checkpoints[1..3]);
+    let status = summary(&[&lost, &forger], &[&one]);
+    let t1 = named(&status, "table-1");
+    assert_eq!(t1.records, 4, "the middle records vouched for by #4's signature: {t1:?}");
+    assert_eq!(t1.last_challenge.map(|c| c.0), Some(4), "the forged #5 is not shown");
+    assert_eq!(t1.refused.len(), 1, "{:?}", t1.refused);
+    assert!(t1.refused[0].1.contains("a key no station was paired with"), "{:?}", t1.refused);
+    assert!(t1.breaks.is_empty(), "{:?}", t1.breaks);
+
+    // Every checkpoint garbled: nothing proven, each refused as before.
+    let mut none = Station::new("table-1", "wj-01");
+    (none.entries, none.verifier) = (one.entries.clone(), one.verifier.clone());
+    garble(&mut none, &checkpoints);
+    let status = summary(&[&none], &[&one]);
+    let t1 = named(&status, "table-1");
+    assert_eq!((t1.records, t1.refused.len()), (0, 4), "{t1:?}");
+    assert!(t1.refused.iter().all(|(_, why)| why.contains("forged")), "{:?}", t1.refused);
+
+    // The last one garbled: #1-#3 proven by #3's signature, #4 refused.
+    let mut last = Station::new("table-1", "wj-01");
+    (last.entries, last.verifier) = (one.entries.clone(), one.verifier.clone());
+    garble(&mut last, &checkpoints[3..]);
+    let status = summary(&[&last], &[&one]);
+    let t1 = named(&status, "table-1");
+    assert_eq!((t1.records, t1.refused.len()), (3, 1), "{t1:?}");
+}

@@ -622,6 +622,13 @@ fn a_replacement_request_needs_replace_and_a_planted_certificate_is_named() {
     let out = sign_event(&event, &["--replace", "table-2"]);
     assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
     assert_ne!(public_key(&certificates.join("table-2.pem")), station_key);
+    // The audit key paired before is kept, marked as replaced: the
+    // station's records from before stay provable (`fleet status` shows them
+    // apart), and the new key is the one paired now.
+    let keys = wordjudge_core::fleet::ca::EventCa::paired_keys_in(&event.ca).unwrap();
+    let table_2: Vec<_> = keys.iter().filter(|k| k.station == "table-2").collect();
+    assert_eq!(table_2.len(), 2, "{keys:?}");
+    assert_eq!(table_2.iter().filter(|k| k.replaced_at.is_some()).count(), 1, "{keys:?}");
 
     // A certificate of another CA planted for a station's request.
     let (other, out) = setup("192.168.10.3", &[]);

@@ -405,3 +405,51 @@ fn a_station_not_heard_for_three_signs_of_life_is_silent_and_a_sign_of_life_keep
     let state = render::state(&left.stations[0], at(60));
     assert!(state.contains("left the fleet") && !state.contains("SILENT"), "{state}");
 }
+
+/// A weak row of issue 56: after `fleet sign --replace`, the station's
+/// records signed with its earlier key turned into "NOT ITS RECORDS". The
+/// replaced key stays paired, marked with when it was replaced: its records
+/// are the station's, on a line of their own (a reflashed station starts
+/// its log again, so the two logs are not chained into one), never red for
+/// being old; red when that key still signs records made after it was
+/// replaced (the old box, or a copy of its key, still in use).
+#[test]
+fn after_replace_the_old_keys_records_stay_the_stations_apart_and_red_only_while_it_still_signs() {
+    let lex = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    let mut old = Station::new("table-2", "wj-02");
+    old.judge(&lex, &["QI"], true).judge(&lex, &["ZA"], true);
+    let replaced_at = old.time_us / 1_000_000 + 60;
+    let mut new = Station::new("table-2", "wj-02");
+    new.time_us = (replaced_at + 60) * 1_000_000;
+    new.judge(&lex, &["CAT"], true);
+    let summary = |old: &Station| {
+        let keys = vec![wordjudge_core::fleet::PairedKey { replaced_at: Some(replaced_at), ..old.paired() }, new.paired()];
+        let mut fleet = wordjudge_core::fleet::Fleet::new(keys);
+        fleet.from_sender(Some("table-2".into()));
+        for line in old.json_lines().iter().chain(&new.json_lines()) {
+            fleet.add_line(line).unwrap();
+        }
+        fleet.finish().unwrap()
+    };
+    let at = jiff::Timestamp::from_second(replaced_at + 600).unwrap();
+    let status = summary(&old);
+    assert_eq!(status.stations.len(), 2, "{status:?}");
+    let (current, before) = (&status.stations[0], &status.stations[1]);
+    assert_eq!((current.records, current.refused.len(), current.replaced_at), (1, 0, None), "{current:?}");
+    assert_eq!((before.records, before.refused.len(), before.replaced_at), (2, 0, Some(replaced_at)), "{before:?}");
+    assert!(!current.alarm() && !before.alarm() && current.breaks.is_empty() && before.breaks.is_empty());
+    let text = render::text(&status, at, &jiff::tz::TimeZone::UTC);
+    assert!(!text.contains("NOT ITS RECORDS") && !text.contains("SILENT") && !text.contains("MISMATCH"), "{text}");
+    assert!(text.contains("table-2 (replaced key)") && text.contains("KEY REPLACED at"), "{text}");
+
+    // The old key signs on after the replacement: red, and said why.
+    let mut still = old;
+    still.time_us = (replaced_at + 120) * 1_000_000;
+    still.judge(&lex, &["XU"], true);
+    let status = summary(&still);
+    let before = &status.stations[1];
+    assert!(before.alarm(), "{before:?}");
+    let state = render::state(before, at);
+    assert!(state.contains("STILL SIGNING: 1 record(s) made after its key was replaced"), "{state}");
+    assert!(!status.stations[0].alarm());
+}

@@ -37,7 +37,7 @@ pub struct Station {
     /// What the laptop pairs with this station.
     pub verifier: NoteVerifier,
     /// The hash of the last line written (the next line's `prev`).
-    prev: String,
+    pub prev: String,
 }
 
 /// A fresh audit key, as a station makes its own.
@@ -84,7 +84,7 @@ impl Station {
 
     /// The audit key the laptop paired with this station at `fleet sign`.
     pub fn paired(&self) -> PairedKey {
-        PairedKey { station: self.fleet_name(), verifier: self.verifier.clone() }
+        PairedKey { station: self.fleet_name(), verifier: self.verifier.clone(), replaced_at: None }
     }
 
     /// The audit key this station signs its copies with.

@@ -13,6 +13,7 @@
 //! | `ca.srl` | openssl's serial counter |
 //! | `signed/NAME.pem` | the last certificate signed for each station: what `fleet sign` tells a certificate this CA issued from a planted one by, and a key already paired with a name from a new one |
 //! | `signed/NAME.audit.pub` | the station's audit key (a note verifier key), paired with its certificate at `fleet sign`: what `fleet status` proves the station's records with |
+//! | `signed/NAME.replaced-SECONDS.audit.pub` | a key the station had before `fleet sign --replace` paired another: its records from before stay provable, shown apart |
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,9 @@ use std::process::Command;
 
 /// What follows a station's name in `signed/` for its paired audit key.
 pub const PAIRED_KEY_SUFFIX: &str = ".audit.pub";
+/// Between a station's name and when its key was replaced, in the name of a
+/// replaced paired key: `signed/NAME.replaced-SECONDS.audit.pub`.
+pub const REPLACED_MARK: &str = ".replaced-";
 
 /// Days a certificate is valid: an event's season, not a decade.
 pub const VALID_DAYS: u32 = 400;
@@ -251,7 +255,16 @@ impl EventCa {
         };
         let mut keys = Vec::new();
         for entry in &listing.entries {
-            let Some(station) = entry.name.strip_suffix(PAIRED_KEY_SUFFIX) else { continue };
+            let Some(stem) = entry.name.strip_suffix(PAIRED_KEY_SUFFIX) else { continue };
+            // `NAME.audit.pub`, or a key replaced at `fleet sign --replace`:
+            // `NAME.replaced-SECONDS.audit.pub`.
+            let (station, replaced_at) = match stem.split_once(REPLACED_MARK) {
+                Some((station, at)) => match at.parse::<i64>() {
+                    Ok(at) => (station, Some(at)),
+                    Err(_) => continue,
+                },
+                None => (stem, None),
+            };
             if super::stick::check_station_name(station).is_err() {
                 continue;
             }
@@ -259,9 +272,9 @@ impl EventCa {
             let text = crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE).map_err(CaError::Read)?;
             let verifier =
                 crate::audit::NoteVerifier::parse(&text).map_err(|source| CaError::PairedKey { file: path.clone(), source })?;
-            keys.push(super::PairedKey { station: station.to_string(), verifier });
+            keys.push(super::PairedKey { station: station.to_string(), verifier, replaced_at });
         }
-        keys.sort_by(|a, b| a.station.cmp(&b.station));
+        keys.sort_by(|a, b| (&a.station, a.replaced_at).cmp(&(&b.station, b.replaced_at)));
         Ok(keys)
     }
 
@@ -294,6 +307,16 @@ impl EventCa {
         // The key first: a certificate kept without its key would be a
         // station whose records nothing proves.
         let paired = kept.join(format!("{name}{PAIRED_KEY_SUFFIX}"));
+        // A key paired before for the name (`--replace`) is kept, marked with
+        // when it was replaced: the station's records from before are still
+        // its records, and `fleet status` shows them apart.
+        if let Ok(Some(before)) = self.paired_key(name) {
+            if before != *audit_key {
+                let at = jiff::Timestamp::now().as_second();
+                let kept_as = kept.join(format!("{name}{REPLACED_MARK}{at}{PAIRED_KEY_SUFFIX}"));
+                std::fs::rename(&paired, &kept_as).map_err(|e| CaError::Io(kept_as.clone(), e))?;
+            }
+        }
         crate::outside_files::write_atomically(&paired, format!("{}\n", audit_key.to_text()).as_bytes())
             .map_err(|e| CaError::Io(paired.clone(), e))?;
         let copy = kept.join(format!("{name}.pem"));

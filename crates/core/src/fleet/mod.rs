@@ -29,10 +29,15 @@ pub mod ca;
 pub mod join;
 pub mod proof;
 pub mod render;
+mod entry;
+mod links;
+mod run;
 pub mod sender;
 pub mod station;
 pub mod stick;
 
+pub use entry::output_fields;
+use entry::Fields;
 pub use proof::PairedKey;
 pub use station::{HourCounts, LinkBreak, Range, Service, Station, MAX_BREAKS, MAX_HOSTS, MAX_WARNINGS};
 
@@ -45,35 +50,8 @@ pub const DEFAULT_CA_DIR: &str = "/var/lib/wordjudge-fleet";
 pub const DEFAULT_RECEIVED_DIR: &str = "/var/log/journal/remote";
 
 use crate::recorder::journal::{AUDIT_FAILING, SYSLOG_IDENTIFIER};
-use crate::recorder::journal_field_name;
 use std::collections::BTreeMap;
 use std::fmt;
-
-/// The journal fields this module reads (for `journalctl --output-fields`;
-/// `__REALTIME_TIMESTAMP` always comes).
-pub fn output_fields() -> Vec<String> {
-    let mut fields: Vec<String> = ["_HOSTNAME", "SYSLOG_IDENTIFIER", "PRIORITY", "MESSAGE"].map(String::from).to_vec();
-    for name in [
-        "event",
-        "station",
-        "seq",
-        "challenge",
-        "verdict",
-        "lexicon",
-        "lexicon_fingerprint",
-        "lexicon_status",
-        "audit_written",
-        "line_sha256",
-        "code",
-        "problem",
-        "record",
-        "line",
-        "checkpoint",
-    ] {
-        fields.push(journal_field_name(name));
-    }
-    fields
-}
 
 /// Why the entries could not be summed up.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,6 +110,9 @@ pub struct Fleet {
     last_refused: BTreeMap<Option<String>, String>,
     /// Per sender, the time of its last wordjudge entry of any kind.
     heard: BTreeMap<String, i64>,
+    /// Records of the sender's log waiting for the signature that proves
+    /// their run ([`run`]).
+    run: run::Run,
 }
 
 /// How often a station in a fleet says it is alive (an unsigned journal
@@ -151,35 +132,6 @@ pub struct Status {
     pub more_unattributed: u64,
     /// Stations whose audit key the laptop holds.
     pub paired: usize,
-}
-
-/// One journal entry's fields (`journalctl -o json`), read as text.
-struct Fields(serde_json::Map<String, serde_json::Value>);
-
-impl Fields {
-    fn get(&self, name: &str) -> Option<String> {
-        self.0.get(name).and_then(text)
-    }
-
-    /// wordjudge's own field `name`, as the recorder names it in the journal.
-    fn wj(&self, name: &str) -> Option<String> {
-        self.get(&journal_field_name(name))
-    }
-}
-
-/// A journal field's value as text: journalctl writes a string, an array
-/// of bytes (a value that is not printable UTF-8) or an array of values (a
-/// field given more than once: the last counts).
-fn text(value: &serde_json::Value) -> Option<String> {
-    match value {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Array(items) if items.iter().all(|i| i.is_u64()) => {
-            let bytes: Vec<u8> = items.iter().filter_map(|i| i.as_u64()).map(|b| b as u8).collect();
-            Some(String::from_utf8_lossy(&bytes).into_owned())
-        }
-        serde_json::Value::Array(items) => items.last().and_then(text),
-        _ => None,
-    }
 }
 
 impl Fleet {
@@ -222,14 +174,45 @@ impl Fleet {
         // log fails: nothing to verify, so only a warning, marked unsigned.
         if event == AUDIT_FAILING || (entry.wj("audit_written").as_deref() == Some("false") && entry.wj("line").is_none()) {
             let message = entry.get("MESSAGE").unwrap_or_else(|| event.clone());
+            self.check_run();
             self.warn_unsigned(&claimed, journal_time, format!("unsigned, the log was failing: {message}"));
             return Ok(());
         }
-        match self.prove(&entry) {
-            Ok(proven) => self.take(proven, entry.get("_HOSTNAME"), journal_time),
-            Err(refusal) => self.refused(&entry, refusal, &claimed, journal_time),
+        match run::sealed(&entry) {
+            // A sealed line: into the run it follows, proven with it.
+            Some((record, hash)) => {
+                if !self.run.follows(&record) {
+                    self.check_run();
+                }
+                self.run.push(run::Waiting { entry, claimed, journal_time, record, hash });
+                if self.run.is_full() {
+                    self.check_run();
+                }
+            }
+            None => {
+                self.check_run();
+                match self.prove(&entry) {
+                    Ok(proven) => self.take(proven, entry.get("_HOSTNAME"), journal_time),
+                    Err(refusal) => self.refused(&entry, refusal, &claimed, journal_time),
+                }
+            }
         }
         Ok(())
+    }
+
+    /// Checks the run waiting ([`run::Run::check`]) and takes or refuses
+    /// each of its records, in order.
+    fn check_run(&mut self) {
+        for (item, outcome) in self.run.check(&self.keys) {
+            let result = match outcome {
+                run::Outcome::Proven(proven) => self.agrees(&item.entry, proven),
+                run::Outcome::Refused(refusal) => Err(refusal),
+            };
+            match result {
+                Ok(proven) => self.take(proven, item.entry.get("_HOSTNAME"), item.journal_time),
+                Err(refusal) => self.refused(&item.entry, refusal, &item.claimed, item.journal_time),
+            }
+        }
     }
 
     /// A warning that carries no signature: under the station that sent it
@@ -251,6 +234,12 @@ impl Fleet {
     /// name is an impersonation, not a record.
     fn prove(&self, entry: &Fields) -> Result<proof::Proven, proof::Refusal> {
         let p = proof::check(&self.keys, entry.wj("line").as_deref(), entry.wj("checkpoint").as_deref())?;
+        self.agrees(entry, p)
+    }
+
+    /// A proven line `p` taken as the entry's record only when the sender
+    /// and the entry's own copies of its fields agree with it.
+    fn agrees(&self, entry: &Fields, p: proof::Proven) -> Result<proof::Proven, proof::Refusal> {
         let differs = |name: &'static str, value: String| {
             entry.wj(name).is_some_and(|v| v != value).then_some(proof::Refusal::FieldDiffers { field: name })
         };
@@ -305,11 +294,17 @@ impl Fleet {
     /// seal follows the one before.
     fn take(&mut self, proven: proof::Proven, host: Option<String>, journal_time: i64) {
         let record = proven.record;
-        let fleet_name = self.keys[proven.key].station.clone();
+        let (fleet_name, replaced_at) = (self.keys[proven.key].station.clone(), self.keys[proven.key].replaced_at);
         let time = record_time(&record.time).unwrap_or(journal_time);
-        let station = self.station_for_key(&fleet_name, Some(&record.station));
+        let station = match replaced_at {
+            None => self.station_for_key(&fleet_name, Some(&record.station)),
+            Some(at) => self.station_for_replaced_key(&fleet_name, at, &record.station),
+        };
         if station.seal(record.seq, &proven.hash, &record.prev) {
             station.take(&record.body, record.delayed, host, time);
+            if replaced_at.is_some_and(|at| time > at.saturating_mul(1_000_000)) {
+                station.after_replacement += 1;
+            }
         }
     }
 
@@ -323,6 +318,8 @@ impl Fleet {
     /// [`sender::sender_of`]), or `None` where that is not known (a journal
     /// file of another origin): then only the signature attributes them.
     pub fn from_sender(&mut self, sender: Option<String>) {
+        // The run waiting is the last sender's.
+        self.check_run();
         self.sender = sender;
     }
 
@@ -342,6 +339,24 @@ impl Fleet {
                 station.certificate_name_seen = true;
             }
         }
+        station
+    }
+
+    /// The line of `fleet_name`'s key replaced at `at` (`fleet sign
+    /// --replace`): the station's records from before its new key, apart
+    /// from the new log's (a reflashed station starts its log again).
+    fn station_for_replaced_key(&mut self, fleet_name: &str, at: i64, shown_as: &str) -> &mut Station {
+        let key = format!("{fleet_name}{}{at}", ca::REPLACED_MARK);
+        let station = self.stations.entry(key).or_insert_with(|| {
+            let mut s = Station::new(fleet_name.to_string());
+            s.fleet_name = fleet_name.to_string();
+            s.replaced_at = Some(at);
+            s
+        });
+        if !shown_as.is_empty() {
+            station.name = shown_as.to_string();
+        }
+        station.certificate_name_seen = true;
         station
     }
 
@@ -376,6 +391,7 @@ impl Fleet {
     /// same refusal from the same sender with nothing read in between is
     /// counted once.
     pub fn refuse_entry(&mut self, what: String) {
+        self.check_run();
         if self.last_refused.get(&self.sender) == Some(&what) {
             return;
         }
@@ -399,26 +415,29 @@ impl Fleet {
 
     /// The summary, with the lexicon mismatches between stations marked; an
     /// error when no wordjudge record was among the entries.
-    pub fn finish(self) -> Result<Status, FleetError> {
+    pub fn finish(mut self) -> Result<Status, FleetError> {
         self.status()
     }
 
     /// [`Self::finish`] without ending the summary: more entries may be
     /// added after it (`fleet status --watch` adds what arrived since).
-    pub fn status(&self) -> Result<Status, FleetError> {
+    pub fn status(&mut self) -> Result<Status, FleetError> {
+        self.check_run();
         if self.records_seen == 0 {
             return Err(FleetError::NoRecords { entries: self.entries });
         }
         let mut stations: Vec<Station> = self.stations.values().cloned().collect();
+        // A replaced key's records are of an earlier setup: not compared.
         let seen: Vec<(String, String, String)> = stations
             .iter()
+            .filter(|s| s.replaced_at.is_none())
             .filter_map(|s| Some((s.name.clone(), s.lexicon.clone()?, s.fingerprint.clone()?)))
             .collect();
         for station in &mut stations {
             // Judged only where the transport names the sender: lines of
             // no known sender (another journal's files) tell nothing of it.
             station.last_heard_us = self.heard.get(&station.fleet_name).map_or(0, |heard| station.last_seen_us.max(*heard));
-            let (Some(id), Some(own)) = (&station.lexicon, &station.fingerprint) else { continue };
+            let (Some(id), Some(own), None) = (&station.lexicon, &station.fingerprint, station.replaced_at) else { continue };
             station.mismatch = seen
                 .iter()
                 .filter(|(name, lexicon, fingerprint)| *name != station.name && lexicon == id && fingerprint != own)
@@ -452,8 +471,23 @@ mod tests {
     #[test]
     fn the_fields_read_are_the_recorders_names() {
         let fields = output_fields();
-        for name in ["WORDJUDGE_EVENT", "WORDJUDGE_CHALLENGE", "WORDJUDGE_LINE_SHA256", "WORDJUDGE_RECORD", "_HOSTNAME"] {
+        for name in ["WORDJUDGE_EVENT", "WORDJUDGE_LINE", "WORDJUDGE_CHECKPOINT", "WORDJUDGE_LINE_SHA256", "_HOSTNAME"] {
             assert!(fields.iter().any(|f| f == name), "{name} in {fields:?}");
+        }
+        // What is read from the signed line is not asked of journalctl.
+        for name in ["WORDJUDGE_RECORD", "WORDJUDGE_VERDICT", "WORDJUDGE_CHALLENGE"] {
+            assert!(!fields.iter().any(|f| f == name), "{name} in {fields:?}");
+        }
+        // Every field the summary reads is asked for.
+        let source = include_str!("mod.rs");
+        for (call, prefix) in [(".wj(\"", "WORDJUDGE_"), (".get(\"", "")] {
+            for read in source.split(call).skip(1).filter_map(|rest| rest.split('"').next()) {
+                let field = format!("{prefix}{}", read.to_uppercase());
+                assert!(
+                    fields.contains(&field) || field == "__REALTIME_TIMESTAMP" || !read.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+                    "{field} is read but not asked for: {fields:?}"
+                );
+            }
         }
         assert_eq!(Range(3, 4).to_string(), "3-4");
         assert_eq!(Range(5, 5).to_string(), "5");

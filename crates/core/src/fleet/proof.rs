@@ -23,6 +23,10 @@ pub struct PairedKey {
     /// The station's name in the fleet: its certificate's CN.
     pub station: String,
     pub verifier: NoteVerifier,
+    /// When `fleet sign --replace` paired another key with the station
+    /// (seconds since the epoch): this key's records are the station's from
+    /// before, shown apart; `None` for the key paired now.
+    pub replaced_at: Option<i64>,
 }
 
 /// A record proven to be a paired station's.

@@ -97,6 +97,16 @@ pub fn state(station: &Station, now: Timestamp) -> String {
         let first = crate::word::printable(first, 2 * SHOWN);
         parts.push(format!("NOT ITS RECORDS: {count} entr{} refused, the first: {first}", if count == 1 { "y" } else { "ies" }));
     }
+    if let Some(at) = station.replaced_at {
+        let at = Timestamp::from_second(at).map_or_else(|_| "?".to_string(), |t| t.strftime("%Y-%m-%d %H:%M UTC").to_string());
+        parts.push(format!("KEY REPLACED at {at} (fleet sign --replace): its records from before"));
+        if station.after_replacement > 0 {
+            parts.push(format!(
+                "STILL SIGNING: {} record(s) made after its key was replaced: the old box, or a copy of its key, is still in use",
+                station.after_replacement
+            ));
+        }
+    }
     if station.borrowed_name() {
         parts.push(format!(
             "NAME DIFFERS: its records say {}, its certificate was made for {}",
@@ -151,7 +161,9 @@ fn or_dash(value: Option<&str>) -> String {
 /// One station's columns, in the table's order.
 fn columns(station: &Station, now: Timestamp, tz: &TimeZone) -> [String; 8] {
     [
-        if station.name_differs() {
+        if station.replaced_at.is_some() {
+            format!("{} (replaced key)", shown(&station.name))
+        } else if station.name_differs() {
             format!("{} (certificate {})", shown(&station.name), shown(&station.fleet_name))
         } else {
             shown(&station.name)

@@ -6,7 +6,6 @@
 
 use crate::audit::{AdjudicationRecord, AuditEvent, Body};
 use std::collections::BTreeMap;
-use std::fmt;
 
 /// Breaks (and explained gaps) kept per station: the first ones name where
 /// it went wrong; the rest are counted ([`Station::more_breaks`]), so a
@@ -17,54 +16,8 @@ pub const MAX_WARNINGS: usize = 50;
 /// Hosts kept per station (more are counted).
 pub const MAX_HOSTS: usize = 16;
 
-/// A challenge number range, both ends included.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Range(pub u64, pub u64);
-
-impl fmt::Display for Range {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0 == self.1 {
-            write!(f, "{}", self.0)
-        } else {
-            write!(f, "{}-{}", self.0, self.1)
-        }
-    }
-}
-
-/// One thing the received records do not link up on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LinkBreak {
-    /// Challenge numbers between two received adjudications that never
-    /// arrived and that no record explains.
-    ChallengesMissing(Range),
-    /// A challenge number lower than the one before it.
-    ChallengeWentBack { from: u64, to: u64 },
-    /// Records (`seq`) between two received ones that never arrived.
-    RecordsMissing(Range),
-    /// A `seq` lower than the one before it (another log?).
-    SeqWentBack { from: u64, to: u64 },
-    /// One `seq` received with two different `line_sha256`.
-    TwoHashes { seq: u64 },
-    /// A verified line whose `prev` is not the hash of the verified line
-    /// before it: the station's log forked (restored from a copy, or two
-    /// logs under one key).
-    ChainBroken { seq: u64 },
-}
-
-impl fmt::Display for LinkBreak {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LinkBreak::ChallengesMissing(r) => write!(f, "challenge {r} missing"),
-            LinkBreak::ChallengeWentBack { from, to } => write!(f, "challenge numbers went back from {from} to {to}"),
-            LinkBreak::RecordsMissing(r) => write!(f, "records {r} of its log never arrived"),
-            LinkBreak::SeqWentBack { from, to } => write!(f, "its log went back from record {from} to record {to}"),
-            LinkBreak::TwoHashes { seq } => write!(f, "record {seq} of its log arrived twice, different each time"),
-            LinkBreak::ChainBroken { seq } => {
-                write!(f, "record {seq} of its log does not follow the one before it (another copy of the log)")
-            }
-        }
-    }
-}
+pub use super::links::{LinkBreak, Range};
+use super::links::short_hash;
 
 /// A station's state as its records leave it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +63,12 @@ pub struct Station {
     /// or the station's sign of life every [`super::SIGN_OF_LIFE_EVERY`]):
     /// how the laptop knows a station is silent.
     pub last_heard_us: i64,
+    /// Set on the line of a key `fleet sign --replace` replaced: when (seconds
+    /// since the epoch). Its records are the station's from before.
+    pub replaced_at: Option<i64>,
+    /// Records of a replaced key made after it was replaced: the old box, or
+    /// a copy of its key, still in use.
+    pub after_replacement: u64,
     /// The active lexicon's id, fingerprint and status, as last recorded.
     pub lexicon: Option<String>,
     pub fingerprint: Option<String>,
@@ -145,7 +104,9 @@ pub struct Station {
     // Chain-check state.
     pub(super) last_seq: Option<(u64, String)>,
     /// Every verified line's hash by seq.
-    pub(super) seen: std::collections::HashMap<u64, String>,
+    /// (The first 128 bits of each: half a million records in under 20 MB;
+    /// two different signed lines of one log sharing them is beyond reach.)
+    pub(super) seen: std::collections::HashMap<u64, u128>,
     pub(super) last_number: Option<u64>,
     pub(super) lost: Vec<Range>,
 }
@@ -166,6 +127,8 @@ impl Station {
             lexicon_status: None,
             profile: None,
             last_heard_us: 0,
+            replaced_at: None,
+            after_replacement: 0,
             last_challenge: None,
             service: Service::In,
             warnings: Vec::new(),
@@ -200,7 +163,11 @@ impl Station {
     /// signs of life by `now` (microseconds since the epoch).
     pub fn silent(&self, now_us: i64) -> bool {
         let silent_after = 3 * super::SIGN_OF_LIFE_EVERY.as_micros() as i64;
-        matches!(self.service, Service::In) && self.last_heard_us > 0 && now_us - self.last_heard_us > silent_after
+        // (A replaced key's line is the past: its silence is expected.)
+        self.replaced_at.is_none()
+            && matches!(self.service, Service::In)
+            && self.last_heard_us > 0
+            && now_us - self.last_heard_us > silent_after
     }
 
     pub fn alarm(&self) -> bool {
@@ -209,6 +176,7 @@ impl Station {
             || self.forged()
             || !self.breaks.is_empty()
             || self.borrowed_name()
+            || self.after_replacement > 0
     }
 
     /// Whether its records carry another name than its certificate's and
@@ -246,17 +214,18 @@ impl Station {
     /// either. A new line must follow the line before it (its `prev`) when
     /// that arrived.
     pub(super) fn seal(&mut self, seq: u64, hash: &str, prev: &str) -> bool {
+        let (hash_key, prev_key) = (short_hash(hash), short_hash(prev));
         match self.seen.get(&seq) {
-            Some(seen) if seen == hash => return false,
+            Some(seen) if *seen == hash_key => return false,
             Some(_) => {
                 self.push_break(LinkBreak::TwoHashes { seq });
                 return false;
             }
             None => {}
         }
-        self.seen.insert(seq, hash.to_string());
+        self.seen.insert(seq, hash_key);
         self.sealed += 1;
-        if seq > 1 && self.seen.get(&(seq - 1)).is_some_and(|before| before != prev) {
+        if seq > 1 && self.seen.get(&(seq - 1)).is_some_and(|before| *before != prev_key) {
             self.push_break(LinkBreak::ChainBroken { seq });
         }
         match &self.last_seq {
