@@ -371,6 +371,28 @@ fn profiles_switch_the_lexicon_and_word_each_rules_consequence() {
     assert_eq!(rig.view().verdict.consequence, "", "no profile, no rule shown");
 }
 
+/// Issue 55, item 9: Ready shows the event's rule before the challenge,
+/// the same rule the verdict's consequence line then applies; none without
+/// a profile.
+#[test]
+fn ready_shows_the_event_rule_before_the_challenge() {
+    for (profile, edition, rule) in [
+        ("NASPA-NWL", "NWL2023", "Event rule: double challenge. If the play stands, the challenger loses the turn."),
+        ("NASPA-CSW-5", "CSW24", "Event rule: if the play stands, the player gets 5 points for each word challenged."),
+        ("NASPA-CSW-10", "CSW24", "Event rule: if the play stands, the player gets 10 points for each word challenged."),
+        ("SCHOOL", "OSPD4+MW11", "Event rule: if the play stands, the challenging team loses its turn."),
+    ] {
+        let mut rig = profile_rig(profile, edition);
+        assert_eq!(rig.view().screen, ScreenKind::Ready, "{profile}");
+        assert_eq!(rig.view().ready.rule, rule, "{profile}");
+        rig.challenge(&["cat"]);
+        rig.advance(60_000);
+        assert_eq!(rig.view().screen, ScreenKind::Ready, "{profile}: the verdict timed out");
+        assert_eq!(rig.view().ready.rule, rule, "{profile}: still there after a verdict");
+    }
+    assert_eq!(Rig::fake("SMALL").view().ready.rule, "", "no profile, no rule shown");
+}
+
 #[test]
 fn a_profile_switch_names_the_profile_it_ends() {
     let mut rig = profile_rig("NASPA-NWL", "NWL2023");

@@ -229,13 +229,7 @@ fn read_journal(source: &[String], fleet: &mut fleet::Fleet) -> Result<Option<St
         let _ = stderr.read_to_string(&mut text);
         text
     });
-    let stdout = child.stdout.take().expect("piped");
-    // A pipe of 1 MiB rather than 64 KiB: journalctl and this process then
-    // work side by side on two cores instead of taking turns every few
-    // entries (a failure leaves the default, only slower).
-    // SAFETY: fcntl(2) F_SETPIPE_SZ on our own open pipe descriptor.
-    unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(&stdout), libc::F_SETPIPE_SZ, 1 << 20) };
-    let mut reader = std::io::BufReader::with_capacity(1 << 16, stdout);
+    let mut reader = std::io::BufReader::new(child.stdout.take().expect("piped"));
     let (mut line, mut last) = (Vec::new(), Vec::new());
     let result = loop {
         match wordjudge_core::outside_files::read_line_bounded(&mut reader, LINE_LIMIT, &mut line) {

@@ -77,7 +77,7 @@ pub fn to_slint(v: &ViewModel) -> View {
         bar: copy_fields!(v.bar => TopBar {
             station_name, lexicon_id, lexicon_status, demo, demo_label, warning, warning_label
         }),
-        ready: copy_fields!(v.ready => ReadyView { heading, question, instruction, hint, slip, slip_label }),
+        ready: copy_fields!(v.ready => ReadyView { heading, question, instruction, hint, slip, slip_label, rule }),
         entry: copy_fields!(v.entry => EntryView {
             instruction, footer, keys, hint, hint_alert, countdown, expected, words, current_word, confirmation
         }),

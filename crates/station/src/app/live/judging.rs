@@ -127,6 +127,13 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl Judging for LiveStation {
+    fn event_rule(&self) -> Option<wordjudge_core::profile::ChallengeRule> {
+        match &self.active {
+            Active::Open(_, ident) => wordjudge_core::profile::rule_for(self.profile, &ident.id),
+            _ => None,
+        }
+    }
+
     fn lexicon(&self) -> LexiconView {
         match &self.active {
             // Held for the director: the lexicon is the agreed one, but

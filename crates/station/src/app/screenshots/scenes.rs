@@ -262,6 +262,10 @@ pub(super) fn profile_scenes(cam: &mut Camera) -> Result<(), String> {
         fake.station_name = "Table 12".into();
         fake.profile = Some(profile);
         let _controller = attach(&window, fake_controller(fake, &clock));
+        // Ready with the event's rule, the longest wording and the NASPA one.
+        if matches!(name, "naspa-nwl" | "naspa-csw-10") {
+            cam.shot(&format!("12-profile-{name}-ready"))?;
+        }
         let words = if second.is_some() { "2zebra ok" } else { "2zebra cat" };
         type_text(w, words);
         press_key(w, &key_text(Key::Tab));

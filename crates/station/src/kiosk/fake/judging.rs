@@ -17,6 +17,10 @@ fn judge_with(lexicon: &FakeLexicon, words: &[String]) -> Verdict {
 }
 
 impl Judging for FakeStation {
+    fn event_rule(&self) -> Option<wordjudge_core::profile::ChallengeRule> {
+        wordjudge_core::profile::rule_for(self.profile, &self.active_lexicon()?.id)
+    }
+
     fn lexicon(&self) -> LexiconView {
         match self.active_lexicon() {
             Some(l) => LexiconView {

@@ -153,6 +153,10 @@ pub trait Judging {
     fn needs_service(&self) -> bool;
     /// The station's name, shown on every screen.
     fn station_name(&self) -> String;
+    /// The event's challenge rule a verdict given now would carry (the
+    /// active profile's, when it applies to the active lexicon): shown on
+    /// Ready, so both players know it before the challenge.
+    fn event_rule(&self) -> Option<wordjudge_core::profile::ChallengeRule>;
     /// A periodic check (every few seconds): files changed under the active
     /// lexicon, a log that can be written again. Returns true when the
     /// lexicon view may have changed.

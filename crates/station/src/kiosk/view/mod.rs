@@ -67,6 +67,8 @@ pub struct StationInfo {
     pub show_lamps: bool,
     /// The boot check's verdict on the last update, if any.
     pub last_update: Option<BootCheck>,
+    /// The event's challenge rule a verdict now would carry.
+    pub rule: Option<ChallengeRule>,
 }
 
 impl StationInfo {
@@ -80,6 +82,7 @@ impl StationInfo {
             lamps: kiosk.lamps(station.needs_service()),
             show_lamps,
             last_update: station.last_update(),
+            rule: station.event_rule(),
         }
     }
 }
@@ -143,6 +146,8 @@ pub struct ReadyView {
     /// its words), until the next challenge starts; and its label.
     pub slip: String,
     pub slip_label: String,
+    /// The event's challenge rule, in one line (empty without a profile).
+    pub rule: String,
 }
 
 /// Entry: the declared words being typed.

@@ -88,6 +88,18 @@ fn entry_hint(hint: EntryHint) -> String {
     }
 }
 
+/// The event's rule on Ready, before the challenge: what a play that stands
+/// costs (a play that does not stand always comes off the board).
+pub fn rule_line(rule: ChallengeRule) -> String {
+    match rule {
+        ChallengeRule::NaspaDouble => "Event rule: double challenge. If the play stands, the challenger loses the turn.".into(),
+        ChallengeRule::School => "Event rule: if the play stands, the challenging team loses its turn.".into(),
+        ChallengeRule::PointsPerWord { points } => {
+            format!("Event rule: if the play stands, the player gets {points} points for each word challenged.")
+        }
+    }
+}
+
 /// The consequence line under a verdict, by the event's rule.
 pub fn consequence(judged: &Judged, words: usize) -> String {
     let Some(rule) = judged.rule else { return String::new() };
@@ -113,6 +125,7 @@ pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>, 
         if v.ready.hint.is_empty() && info.warnings.contains(&Warning::NoKeyboard) {
             v.ready.hint = "No keyboard is plugged in: call the director.".into();
         }
+        v.ready.rule = info.rule.map(rule_line).unwrap_or_default();
         if let Some(slip) = kiosk.last_slip() {
             v.ready.slip_label = "Last challenge, for the slip:".into();
             v.ready.slip = slip_text(slip.challenge_number, slip.slip_code.as_ref().map(|c| c.as_str()));
