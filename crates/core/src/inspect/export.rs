@@ -179,7 +179,9 @@ fn contents(audit_dir: &Path, final_name: &str, signed: Option<(String, NoteVeri
     let private = tempfile::tempdir().map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: std::env::temp_dir(), source }))?;
     for (name, bytes) in &audit {
         let path = private.path().join(name);
-        std::fs::write(&path, bytes).map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: path, source }))?;
+        // A folder of this process's own, made just now: a new file each.
+        crate::outside_files::write_new_file(&path, bytes, 0o600)
+            .map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: path, source }))?;
     }
     let lines = read::read_all(private.path()).map_err(ExportError::Read)?;
     let mut csv = read::csv_header();
