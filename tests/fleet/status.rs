@@ -441,6 +441,9 @@ fn after_replace_the_old_keys_records_stay_the_stations_apart_and_red_only_while
     let text = render::text(&status, at, &jiff::tz::TimeZone::UTC);
     assert!(!text.contains("NOT ITS RECORDS") && !text.contains("SILENT") && !text.contains("MISMATCH"), "{text}");
     assert!(text.contains("table-2 (replaced key)") && text.contains("KEY REPLACED at"), "{text}");
+    let old_state = render::state(before, at);
+    assert!(!old_state.contains("in service"), "the past's service is not the station's state now: {old_state}");
+    assert_eq!(render::state(current, at), "in service");
 
     // The old key signs on after the replacement: red, and said why.
     let mut still = old;

@@ -115,7 +115,7 @@ pub fn state(station: &Station, now: Timestamp) -> String {
         ));
     }
     let silent_for = now.as_microsecond() - station.last_heard_us;
-    parts.push(match &station.service {
+    let service = match &station.service {
         Service::In if station.silent(now.as_microsecond()) => match Timestamp::from_microsecond(station.last_heard_us) {
             Ok(t) => format!(
                 "SILENT since {} UTC: nothing received for {} min (a station in the fleet says it is alive every {} min)",
@@ -132,7 +132,12 @@ pub fn state(station: &Station, now: Timestamp) -> String {
             Ok(t) => format!("left the fleet at {} UTC", t.strftime("%Y-%m-%d %H:%M")),
             Err(_) => "left the fleet".to_string(),
         },
-    });
+    };
+    // A replaced key's line is the past: what service it was in then is not
+    // the station's state now.
+    if station.replaced_at.is_none() {
+        parts.push(service);
+    }
     let own = station.fingerprint.as_deref().unwrap_or("");
     for (other, fingerprint) in &station.mismatch {
         parts.push(format!("LEXICON MISMATCH: {} has {}", shown(other), shown(&fingerprint_shown(fingerprint, &[own]))));

@@ -171,7 +171,7 @@ impl Station {
     }
 
     pub fn alarm(&self) -> bool {
-        matches!(self.service, Service::Out(_))
+        (self.replaced_at.is_none() && matches!(self.service, Service::Out(_)))
             || self.wrong_lexicon()
             || self.forged()
             || !self.breaks.is_empty()
