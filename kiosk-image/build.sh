@@ -220,8 +220,9 @@ DATA=$WORK/data
 # systemd-journal-remote: its systemd-journal-upload sends a joined station's journal to the
 # event's laptop (wordjudge-fleet-upload.service); its own receiver units are masked.
 # openssl: a station joining a fleet makes its own key and certificate request with it.
+# tzdata: the time zones the director chooses from in the menu (and TIMEZONE below).
 PKGS="usr-is-merged systemd systemd-sysv systemd-timesyncd udev dbus polkitd kmod initramfs-tools zstd e2fsprogs gpiod
-      systemd-journal-remote openssl
+      systemd-journal-remote openssl tzdata
       libinput10 libxkbcommon0 xkb-data libfontconfig1 libfreetype6 libudev1
       $KERNEL_PKGS"
 COMPONENTS=main; [ "$ARCH" = arm64 ] && COMPONENTS="main non-free-firmware"

@@ -479,6 +479,22 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     rig.key(K::Enter);
     ui.shows_and_fits("rename's confirmation, 40 wide letters", &rig.view());
     rig.key(K::Escape);
+    // The longest zone name the database holds, its refusal and its confirmation.
+    support::menu_home(&mut rig);
+    select_menu(&mut rig, "Time zone:");
+    rig.key(K::Enter);
+    rig.keys("America/Argentina/ComodRivadavia");
+    ui.shows_and_fits("time zone, the longest name", &rig.view());
+    rig.key(K::Enter);
+    ui.shows_and_fits("time zone's confirmation, the longest name", &rig.view());
+    rig.key(K::Escape);
+    support::menu_home(&mut rig);
+    select_menu(&mut rig, "Time zone:");
+    rig.key(K::Enter);
+    rig.keys("Mars/WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW");
+    rig.key(K::Enter);
+    ui.shows_and_fits("time zone, a long name refused", &rig.view());
+    rig.key(K::Escape);
     // A damaged config: the repair and its confirmation.
     let mut station = fullest_station();
     station.held = true;

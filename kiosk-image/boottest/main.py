@@ -178,6 +178,9 @@ def main():
         check(f"active lexicon {want} is on the data partition ({status}); DIRECTOR_PIN_FILE hashed into config.toml",
               want in out and status.lower() in out.lower() and out.strip().endswith("1"), out.replace("\n", " | "))
         check(f"READY line names the active lexicon {want}", f"lexicon={want}" in line, line.strip()[-90:])
+        rc, out = vm.sh("test -f /usr/share/zoneinfo/America/Toronto && echo zones=ok; readlink /etc/localtime")
+        check("the time zone database is in the image (the director menu's time zone)", "zones=ok" in out,
+              out.replace("\n", " | "))
         rc, out = vm.sh("systemctl --failed --no-legend --plain; systemctl is-system-running")
         check("no failed units", "failed" not in out.split("\n")[0] and out.strip().endswith("running"), out.replace("\n", " | "))
         nothing_listens(vm)

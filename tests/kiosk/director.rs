@@ -324,6 +324,32 @@ fn the_director_sets_the_clock_on_the_appliance_only() {
     assert_eq!(rig.view().menu.message, "Not changed: only the appliance sets the system clock");
 }
 
+#[test]
+fn the_director_chooses_the_time_zone_by_name_and_confirms_it() {
+    let mut rig = Rig::fake("SMALL");
+    director_at(&mut rig, "Time zone: Europe/London");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().edit.title, "Set the time zone");
+    assert_eq!(rig.view().edit.value, "Europe/London", "it starts from the zone in force");
+    rig.keys("Mars/Olympus");
+    rig.key(Key::Enter);
+    assert!(rig.view().edit.message.contains("is not in this station's time zone database"), "{}", rig.view().edit.message);
+    for _ in 0.."Mars/Olympus".len() {
+        rig.key(Key::Backspace);
+    }
+    rig.keys("..");
+    assert_eq!(rig.view().edit.message, "Letters, digits and / _ - + only.", "no dots: no way out of the database");
+    rig.keys("Asia/Kolkata");
+    rig.key(Key::Enter);
+    assert_eq!(rig.view().confirm.question, "Show the station's times in Asia/Kolkata?");
+    assert!(rig.view().confirm.detail.contains("Now Europe/London") && rig.view().confirm.detail.contains("UTC"));
+    assert_eq!(rig.station.time_zone, "Europe/London", "asks first");
+    confirm(&mut rig);
+    assert_eq!(rig.view().menu.message, "The time zone is set: the station shows its times in it.");
+    assert!(rig.station.records.contains(&FakeRecord::TimeZoneSet { to: "Asia/Kolkata".into() }));
+    assert!(rig.view().menu.items.iter().any(|i| i == "Time zone: Asia/Kolkata"), "{:?}", rig.view().menu.items);
+}
+
 /// A fake station with CSW24, NWL2023, NWL2020 and OSPD4+MW11 installed, on
 /// which the director chose `profile` with `edition` from the menu.
 fn profile_rig(profile: &str, edition: &str) -> Rig<wordjudge_station::kiosk::fake::FakeStation> {

@@ -127,6 +127,7 @@ struct Settings {
     gone: bool,
     fleet: Option<String>,
     rotation: u16,
+    time_zone: String,
     clocks_set: usize,
     system: usize,
 }
@@ -142,6 +143,7 @@ fn settings(station: &FakeStation) -> Settings {
         gone: station.gone,
         fleet: station.fleet.clone(),
         rotation: station.rotation,
+        time_zone: station.time_zone.clone(),
         clocks_set: count(|r| matches!(r, FakeRecord::ClockSet { .. })),
         system: count(|r| matches!(r, FakeRecord::System(_))),
     }
@@ -157,6 +159,7 @@ fn is_change_record(record: &FakeRecord) -> bool {
             | FakeRecord::PinSet
             | FakeRecord::StationRenamed { .. }
             | FakeRecord::ClockSet { .. }
+            | FakeRecord::TimeZoneSet { .. }
             | FakeRecord::RotationSet { .. }
             | FakeRecord::SettingsRestored
             | FakeRecord::SetUpAgain { .. }
@@ -175,6 +178,7 @@ fn records(change: &Change, record: &FakeRecord) -> bool {
         (Change::SetUpAgain { name }, FakeRecord::SetUpAgain { name: done }) => name == done,
         (Change::Rename { to, .. }, FakeRecord::StationRenamed { to: done }) => to == done,
         (Change::SetClock { .. }, FakeRecord::ClockSet { .. }) => true,
+        (Change::SetTimeZone { to, .. }, FakeRecord::TimeZoneSet { to: done }) => to == done,
         (Change::ChangePin { .. }, FakeRecord::PinChanged) => true,
         (Change::Rotation { to, .. }, FakeRecord::RotationSet { to: done }) => to == done,
         (Change::JoinFleet { stick }, FakeRecord::Usb(UsbRequest::JoinFleet { device })) => &stick.device == device,
@@ -270,6 +274,7 @@ fn check_change(
         }
         Change::Rename { .. } => expected.name = new.name.clone(),
         Change::SetClock { .. } => expected.clocks_set = new.clocks_set,
+        Change::SetTimeZone { .. } => expected.time_zone = new.time_zone.clone(),
         Change::ChangePin { .. } => expected.pin = new.pin.clone(),
         Change::Rotation { .. } => expected.rotation = new.rotation,
         Change::JoinFleet { .. } | Change::LeaveFleet { .. } => expected.fleet = new.fleet.clone(),

@@ -146,6 +146,11 @@ pub struct Config {
     /// `/sys/class/drm` without `cardN-`); none (the default): the first
     /// connected one.
     pub display_output: Option<String>,
+    /// The time zone the station shows its times in (an IANA name such as
+    /// `Europe/London`, chosen by the director); none (the default): the
+    /// system's, which the image sets at build time. Display only: every
+    /// audit record keeps UTC.
+    pub time_zone: Option<String>,
     pub timeouts: Timeouts,
     pub gpio: crate::gpio::GpioConfig,
 }
@@ -191,6 +196,42 @@ pub fn check_display_output(name: &str) -> Result<(), String> {
     ))
 }
 
+/// Longest time zone name taken (the longest IANA name has 32 characters).
+pub const MAX_TIME_ZONE_NAME: usize = 40;
+
+/// Whether `c` may be typed in a time zone name (`America/Port-au-Prince`,
+/// `Etc/GMT+3`).
+pub fn time_zone_char_allowed(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+')
+}
+
+/// Whether `name` has the form of an IANA time zone name: letters, digits
+/// and `/ _ - +` only, no empty, `.` or `..` part, at most
+/// [`MAX_TIME_ZONE_NAME`] characters. The form alone keeps the name from
+/// reaching outside the time zone database; [`time_zone`] looks it up.
+pub fn check_time_zone_name(name: &str) -> Result<(), String> {
+    let formed = !name.is_empty()
+        && name.len() <= MAX_TIME_ZONE_NAME
+        && name.chars().all(time_zone_char_allowed)
+        && name.split('/').all(|part| !part.is_empty());
+    match formed {
+        true => Ok(()),
+        false => Err(format!(
+            "time_zone = {name:?} is not a time zone name: write one as the time zone database spells it, \
+             e.g. Europe/London or America/Toronto (letters, digits and / _ - + only)"
+        )),
+    }
+}
+
+/// The time zone `name` names, as the system's time zone database holds
+/// it; none: the system's own zone. An unknown name is the error (the
+/// station then shows the system's zone and says why).
+pub fn time_zone(name: Option<&str>) -> Result<jiff::tz::TimeZone, String> {
+    let Some(name) = name else { return Ok(jiff::tz::TimeZone::system()) };
+    check_time_zone_name(name)?;
+    jiff::tz::db().get(name).map_err(|_| format!("the time zone {name:?} is not in this station's time zone database"))
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -204,6 +245,7 @@ impl Default for Config {
             profile: None,
             rotation: 0,
             display_output: None,
+            time_zone: None,
             timeouts: Timeouts::default(),
             gpio: Default::default(),
         }
@@ -352,6 +394,9 @@ impl Config {
         }
         if let Some(output) = &self.display_output {
             check_display_output(output)?;
+        }
+        if let Some(zone) = &self.time_zone {
+            check_time_zone_name(zone)?;
         }
         if let Some(id) = &self.profile {
             if crate::profile::find(id).is_none() {

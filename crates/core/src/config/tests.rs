@@ -162,3 +162,16 @@ fn save_then_load() {
     assert_eq!(loaded.config, c);
     assert_eq!(Config::load(&last_good_path(&path)).config, c, "the last good copy is written too");
 }
+
+#[test]
+fn a_time_zone_name_is_refused_unless_it_is_formed_as_the_database_names_zones() {
+    let c = Config::from_toml("time_zone = \"America/Port-au-Prince\"\n").unwrap();
+    assert_eq!(c.time_zone.as_deref(), Some("America/Port-au-Prince"));
+    for bad in ["../../etc/passwd", "/etc/localtime", "Europe//London", "Europe/London\n", "Europe/Lon don", "", "A/".repeat(30).as_str()] {
+        let e = Config::from_toml(&format!("time_zone = {bad:?}\n")).unwrap_err().to_string();
+        assert!(e.contains("is not a time zone name"), "{bad:?}: {e}");
+        assert!(time_zone(Some(bad)).is_err(), "{bad:?}");
+    }
+    assert!(time_zone(Some("Mars/Olympus_Mons")).unwrap_err().contains("not in this station's time zone database"));
+    assert_eq!(time_zone(Some("Etc/GMT+3")).unwrap().iana_name(), Some("Etc/GMT+3"));
+}

@@ -62,6 +62,7 @@ pub enum FakeRecord {
     ProfileCleared,
     StationRenamed { to: String },
     ClockSet { to: String },
+    TimeZoneSet { to: String },
     /// The screen rotation saved (degrees clockwise).
     RotationSet { to: u16 },
     /// The held last good settings were written back.
@@ -113,6 +114,8 @@ pub struct FakeStation {
     /// The screen rotation saved, and the one the screen started with.
     pub rotation: u16,
     pub rotation_at_start: u16,
+    /// The time zone the station shows its times in.
+    pub time_zone: String,
     pub appliance: bool,
     pub allow_quit: bool,
     pub warnings: Vec<Warning>,
@@ -174,6 +177,7 @@ impl FakeStation {
             station_name: "Table 3".into(),
             rotation: 0,
             rotation_at_start: 0,
+            time_zone: "Europe/London".into(),
             appliance: false,
             allow_quit: false,
             warnings: Vec::new(),

@@ -19,7 +19,7 @@ mod updates;
 
 pub use wordjudge_core::update::{BootCheck, BootOutcome, StationKind, UpdateError, UpdateKind};
 pub use judging::{AdjudicateError, Counts, Judged, Judging, LexiconView, SecondOpinion, Warning};
-pub use settings::{parse_clock, DirectorSettings, LocalTime, Rotation, Setting, SettingsError};
+pub use settings::{parse_clock, system_clock_text, DirectorSettings, LocalTime, Rotation, Setting, SettingsError};
 pub use sticks::{FleetVisit, ImportRow, ImportState, StickChoice, StickWork, UsbError, UsbRequest, UsbUpdate, UsbWork};
 pub use updates::{UpdateNotStarted, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UpdateWork};
 

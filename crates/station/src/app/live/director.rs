@@ -115,14 +115,23 @@ impl LiveStation {
         Ok(())
     }
 
+    /// The zone the station shows its times in: the director's choice, else
+    /// the system's. A name this card's database lacks shows the system's
+    /// (the menu's facts say why).
+    pub(super) fn zone(&self) -> jiff::tz::TimeZone {
+        wordjudge_core::config::time_zone(self.config.time_zone.as_deref()).unwrap_or_else(|_| jiff::tz::TimeZone::system())
+    }
+
     pub(super) fn try_set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
         let when = parse_clock(local)?;
         if !self.appliance {
             return Err(SettingsError::NotAppliance);
         }
+        // The director types the station's time, in its zone; timedatectl
+        // reads the system's (the image's, UTC unless built with another).
+        let text = crate::kiosk::station::system_clock_text(when, self.zone(), jiff::tz::TimeZone::system())?;
         // systemd-timedated sets the clock (and the RTC, where there is one)
         // on the kiosk's behalf; polkit allows exactly this to user wordjudge.
-        let text = when.strftime("%Y-%m-%d %H:%M:%S").to_string();
         match std::process::Command::new("timedatectl").args(["set-time", &text]).status() {
             Ok(status) if status.success() => {
                 // The jump shows at the next record (this setting's own):
@@ -202,7 +211,17 @@ impl DirectorSettings for LiveStation {
     }
 
     fn local_time(&self) -> crate::kiosk::station::LocalTime {
-        crate::kiosk::station::LocalTime::of(&jiff::Zoned::now())
+        crate::kiosk::station::LocalTime::of(&jiff::Timestamp::now().to_zoned(self.zone()))
+    }
+
+    fn set_time_zone(&mut self, name: &str) -> Result<(), SettingsError> {
+        // Only a zone the database holds is saved: the station must never
+        // show times in a zone it cannot compute.
+        let result = wordjudge_core::config::time_zone(Some(name))
+            .map_err(SettingsError::Invalid)
+            .and_then(|_| self.save_config(|c| c.time_zone = Some(name.to_string())).map_err(SettingsError::Failed));
+        self.record_setting("time_zone", Some(name), &result);
+        result
     }
     fn rotation(&self) -> Option<Rotation> {
         Some(Rotation { saved: self.config.rotation, in_force: self.rotation_at_start })
@@ -250,8 +269,11 @@ impl DirectorSettings for LiveStation {
         }
         // What the audit log stamps in UTC, as the station's clock reads it
         // in its own zone: the director compares it with a watch.
-        let now = jiff::Zoned::now();
+        let now = jiff::Timestamp::now().to_zoned(self.zone());
         facts.push(("Station time".into(), now.strftime("%H:%M:%S %Z, %a %-d %b %Y (the audit log keeps UTC)").to_string()));
+        if let Err(why) = wordjudge_core::config::time_zone(self.config.time_zone.as_deref()) {
+            facts.push(("Time zone".into(), format!("{why}: times show in the system's zone; choose the zone again")));
+        }
         facts.push(("Judge button and lamps".into(), gpio_for_director(&self.gpio_description)));
         facts.push(("Fleet".into(), self.fleet_fact()));
         facts.extend(self.screen.clone().map(|screen| ("Screen".into(), screen)));

@@ -111,7 +111,7 @@ impl LiveStation {
             Ok(Some(joined)) => {
                 let sent = std::fs::metadata(UPLOAD_STATE).and_then(|m| m.modified()).ok().and_then(|t| {
                     let t = jiff::Timestamp::try_from(t).ok()?;
-                    Some(t.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string())
+                    Some(t.to_zoned(self.zone()).strftime("%H:%M:%S").to_string())
                 });
                 match sent {
                     Some(time) => format!("{}: sending to the event's laptop ({}), last sent {time}", joined.event, crate::kiosk::view::laptop_of(&joined.upload_url)),

@@ -83,7 +83,7 @@ impl LiveStation {
             })?;
         // The record's own stamp, in local time: the screen never reads a
         // second clock.
-        let time = recorded.time.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string();
+        let time = recorded.time.to_zoned(self.zone()).strftime("%H:%M:%S").to_string();
         Ok(Judged {
             verdict: adjudication.verdict(),
             challenge_number: recorded.challenge,

@@ -367,7 +367,7 @@ impl LiveStation {
                 let stick = self.stick(&device);
                 let name = wordjudge_core::inspect::export::folder_name(
                     &self.config.station_name,
-                    &jiff::Zoned::now().strftime("%Y-%m-%d").to_string(),
+                    &jiff::Timestamp::now().to_zoned(self.zone()).strftime("%Y-%m-%d").to_string(),
                 );
                 // No log in force (a broken config): nothing to export. Then
                 // nothing is recorded unless the export can really start.

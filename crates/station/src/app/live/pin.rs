@@ -74,7 +74,7 @@ impl DirectorPin for LiveStation {
             DirectorEvent::PinRefused { .. } => {
                 self.wrong_pins.refused += 1;
                 if self.wrong_pins.since.is_empty() {
-                    self.wrong_pins.since = jiff::Zoned::now().strftime("%H:%M").to_string();
+                    self.wrong_pins.since = jiff::Timestamp::now().to_zoned(self.zone()).strftime("%H:%M").to_string();
                 }
             }
             DirectorEvent::LockedOut { .. } => self.wrong_pins.lockouts += 1,

@@ -179,7 +179,17 @@ impl DirectorSettings for FakeStation {
 
     fn local_time(&self) -> crate::kiosk::station::LocalTime {
         // A fixed reading: the flow's tests see exactly what the prompt starts from.
-        crate::kiosk::station::LocalTime { typed: "2026-11-22 14:05".into(), zone: "Europe/London".into() }
+        crate::kiosk::station::LocalTime { typed: "2026-11-22 14:05".into(), zone: self.time_zone.clone() }
+    }
+
+    fn set_time_zone(&mut self, name: &str) -> Result<(), SettingsError> {
+        if self.held {
+            return Err(SettingsError::Failed(HELD.into()));
+        }
+        wordjudge_core::config::time_zone(Some(name)).map_err(SettingsError::Invalid)?;
+        self.time_zone = name.into();
+        self.records.push(FakeRecord::TimeZoneSet { to: name.into() });
+        Ok(())
     }
 
     fn rotation(&self) -> Option<crate::kiosk::station::Rotation> {

@@ -34,6 +34,10 @@ pub enum Change {
     SetClock {
         to: String,
     },
+    SetTimeZone {
+        from: String,
+        to: String,
+    },
     ChangePin {
         old: String,
         new: String,
@@ -150,6 +154,7 @@ impl Kiosk {
             }
             Change::Rename { to, .. } => saved(station.set_station_name(&to), Setting::StationName),
             Change::SetClock { to } => saved(station.set_clock(&to), Setting::Clock),
+            Change::SetTimeZone { to, .. } => saved(station.set_time_zone(&to), Setting::TimeZone),
             Change::ChangePin { old, new } => match station.change_pin(&old, &new) {
                 Ok(()) => MenuMessage::Saved(Setting::Pin),
                 Err(error) => MenuMessage::PinNotChanged(error),

@@ -89,6 +89,9 @@ pub enum MenuItem {
     ChangePin,
     SetStationName,
     SetClock,
+    /// Choose the time zone the station shows its times in (the zone in
+    /// force, by name).
+    SetTimeZone(String),
     /// Turn the picture 90° further (saved; it takes effect at the next start).
     ScreenRotation(Rotation),
     /// Install word lists from this stick (shown while it is plugged in).
@@ -183,7 +186,9 @@ impl Kiosk {
                 }
             }
             MenuPage::Station if !held => {
-                items.extend([MenuItem::SetStationName, MenuItem::SetClock, MenuItem::ChangePin]);
+                items.extend([MenuItem::SetStationName, MenuItem::SetClock]);
+                items.push(MenuItem::SetTimeZone(station.local_time().zone));
+                items.push(MenuItem::ChangePin);
                 items.extend(station.rotation().map(MenuItem::ScreenRotation));
             }
             MenuPage::Fleet if !held => items.extend(station.fleet_event().map(MenuItem::LeaveFleet)),
@@ -303,13 +308,18 @@ impl Kiosk {
             MenuItem::Quit => self.confirm(Change::System(SystemAction::Quit), page, now),
             // Setting up again starts from a name, as a rename does; its
             // confirmation then names what is written.
-            field @ (MenuItem::ChangePin | MenuItem::SetStationName | MenuItem::SetUpAgain | MenuItem::SetClock) => {
+            field @ (MenuItem::ChangePin
+            | MenuItem::SetStationName
+            | MenuItem::SetUpAgain
+            | MenuItem::SetClock
+            | MenuItem::SetTimeZone(_)) => {
                 let field = match field {
                     MenuItem::ChangePin => {
                         EditField::Pin { step: PinStep::Old, old: String::new(), new: String::new(), first: false }
                     }
                     MenuItem::SetStationName => EditField::StationName,
                     MenuItem::SetUpAgain => EditField::SetUpName,
+                    MenuItem::SetTimeZone(_) => EditField::TimeZone,
                     _ => EditField::Clock { zone: station.local_time().zone },
                 };
                 // The name and the clock start from what they are now: a
@@ -317,6 +327,7 @@ impl Kiosk {
                 let typed = match field {
                     EditField::StationName | EditField::SetUpName => station.station_name(),
                     EditField::Clock { .. } => station.local_time().typed,
+                    EditField::TimeZone => station.local_time().zone,
                     EditField::Pin { .. } => String::new(),
                 };
                 let prefilled = !typed.is_empty();

@@ -1,5 +1,5 @@
 //! A station setting typed from the director menu: the PIN (old, new,
-//! again), the station's name, the date and time.
+//! again), the station's name, the date and time, the time zone.
 
 use super::*;
 
@@ -18,6 +18,9 @@ pub enum EditField {
     /// zone `zone` (named on the prompt: the image runs UTC unless built
     /// with another).
     Clock { zone: String },
+    /// The time zone the station shows its times in, by its IANA name
+    /// (`Europe/London`).
+    TimeZone,
 }
 
 /// The steps of a PIN change.
@@ -63,6 +66,7 @@ impl EditPrompt {
             EditField::Pin { .. } => PIN_MAX_LEN,
             EditField::StationName | EditField::SetUpName => wordjudge_core::config::MAX_STATION_NAME,
             EditField::Clock { .. } => "YYYY-MM-DD HH:MM".len(),
+            EditField::TimeZone => wordjudge_core::config::MAX_TIME_ZONE_NAME,
         }
     }
     fn accepts(&self, c: char) -> bool {
@@ -70,6 +74,7 @@ impl EditPrompt {
             EditField::Pin { .. } => c.is_ascii_digit(),
             EditField::StationName | EditField::SetUpName => wordjudge_core::config::station_name_char_allowed(c),
             EditField::Clock { .. } => c.is_ascii_digit() || matches!(c, '-' | ':' | ' '),
+            EditField::TimeZone => wordjudge_core::config::time_zone_char_allowed(c),
         }
     }
 }
@@ -181,6 +186,21 @@ impl Kiosk {
                     return;
                 }
                 Change::SetClock { to: typed.trim().to_string() }
+            }
+            EditField::TimeZone => {
+                // Looked up here, so the confirmation names the zone as the
+                // database spells it and a name it lacks is said at once.
+                match wordjudge_core::config::time_zone(Some(typed.trim())) {
+                    Ok(zone) => {
+                        let to = zone.iana_name().unwrap_or(typed.trim()).to_string();
+                        Change::SetTimeZone { from: station.local_time().zone, to }
+                    }
+                    Err(why) => {
+                        edit.typed = typed;
+                        edit.message = Some(EditMessage::Refused(SettingsError::Invalid(why)));
+                        return;
+                    }
+                }
             }
         };
         self.confirm(change, back, now);

@@ -12,6 +12,7 @@ pub enum Setting {
     FirstPin,
     StationName,
     Clock,
+    TimeZone,
     /// The last good settings, written back over a damaged config.
     Restored,
     /// A fresh config after the settings were lost.
@@ -74,6 +75,16 @@ pub fn parse_clock(text: &str) -> Result<jiff::civil::DateTime, SettingsError> {
     Ok(date.to_datetime(time))
 }
 
+/// The local time `when`, typed in the station's time zone `zone`, as the
+/// system's zone `system` reads it: what `timedatectl set-time` takes (the
+/// director's zone and the image's may differ).
+pub fn system_clock_text(when: jiff::civil::DateTime, zone: jiff::tz::TimeZone, system: jiff::tz::TimeZone) -> Result<String, SettingsError> {
+    let moment = when
+        .to_zoned(zone)
+        .map_err(|e| SettingsError::Invalid(format!("{when} is not a time in this station's zone: {e}")))?;
+    Ok(moment.with_time_zone(system).strftime("%Y-%m-%d %H:%M:%S").to_string())
+}
+
 /// The station's clock as the director reads it: `typed` in the clock
 /// prompt's own form (`2026-12-06 14:05`), in the time zone `zone` (an IANA
 /// name, or `UTC`).
@@ -125,6 +136,10 @@ pub trait DirectorSettings {
     fn set_clock(&mut self, local: &str) -> Result<(), SettingsError>;
     /// The station's clock now, as the clock prompt starts from it.
     fn local_time(&self) -> LocalTime;
+    /// Shows the station's times in the time zone `name` (an IANA name the
+    /// station's time zone database holds), saved and recorded. The audit
+    /// log keeps UTC; a clock typed later is read in this zone.
+    fn set_time_zone(&mut self, name: &str) -> Result<(), SettingsError>;
     /// The screen's rotation, for the director menu; `None`: the station
     /// cannot turn its picture (no menu item).
     fn rotation(&self) -> Option<Rotation> {
@@ -138,4 +153,18 @@ pub trait DirectorSettings {
     /// Facts for the director menu's right-hand column, e.g. the audit log's
     /// last slip code and key fingerprint, the GPIO backend: (label, value).
     fn facts(&self) -> Vec<(String, String)>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clock_typed_in_the_stations_zone_is_set_as_the_system_reads_it() {
+        let kolkata = jiff::tz::TimeZone::get("Asia/Kolkata").unwrap();
+        let when = parse_clock("2026-12-06 14:05").unwrap();
+        assert_eq!(system_clock_text(when, kolkata, jiff::tz::TimeZone::UTC).unwrap(), "2026-12-06 08:35:00");
+        let same = jiff::tz::TimeZone::UTC;
+        assert_eq!(system_clock_text(when, same.clone(), same).unwrap(), "2026-12-06 14:05:00");
+    }
 }

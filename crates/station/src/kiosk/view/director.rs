@@ -21,6 +21,7 @@ fn setting_name(setting: Setting) -> String {
         Setting::FirstPin => "The director PIN is set. Keep it with the event's papers: it opens this menu.".into(),
         Setting::StationName => "The station name is saved.".into(),
         Setting::Clock => "The clock is set.".into(),
+        Setting::TimeZone => "The time zone is set: the station shows its times in it.".into(),
         Setting::Restored => "The last good settings are restored: players can judge again.".into(),
         Setting::SetUpAgain => "The station is set up again. Players see \"not set up\" until you choose its lexicon \
                                  and profile on the Lexicon page."
@@ -99,6 +100,11 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             EditField::StationName => ("Rename the station", "type the station's name"),
             EditField::SetUpName => ("Set up this station again", "its settings are gone: type the station's name"),
             EditField::Clock { .. } => ("Set the date and time", ""),
+            EditField::TimeZone => (
+                "Set the time zone",
+                "type its name as the time zone database spells it, e.g. Europe/London, America/Toronto, \
+                 Australia/Sydney (the audit log keeps UTC)",
+            ),
         };
         v.edit.title = title.into();
         v.edit.prompt = match &edit.field {
@@ -118,6 +124,7 @@ pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
             Some(EditMessage::KeyNotAllowed) => match edit.field {
                 EditField::Pin { .. } => "A PIN is digits only.".into(),
                 EditField::Clock { .. } => "Digits, - : and a space only.".into(),
+                EditField::TimeZone => "Letters, digits and / _ - + only.".into(),
                 EditField::StationName | EditField::SetUpName => "That key cannot be typed here.".into(),
             },
             Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
@@ -188,6 +195,7 @@ fn item_text(item: &MenuItem, lexicon: &LexiconView) -> String {
         MenuItem::ChangePin => "Change the director PIN".into(),
         MenuItem::SetStationName => "Rename the station".into(),
         MenuItem::SetClock => "Set the date and time".into(),
+        MenuItem::SetTimeZone(zone) => format!("Time zone: {zone}"),
         MenuItem::ScreenRotation(r) if r.saved != r.in_force => {
             format!("Screen turned {}° — from the next restart (now {}°)", r.saved, r.in_force)
         }
@@ -384,6 +392,11 @@ fn confirm_words(change: &Change, info: &StationInfo) -> (String, String, String
             format!("Rename the station from \u{201c}{from}\u{201d} to \u{201c}{to}\u{201d}?"),
             "The new name shows on every screen and in every record from now on.".into(),
             format!("ENTER: rename · ESC: keep \u{201c}{from}\u{201d}"),
+        ),
+        Change::SetTimeZone { from, to } => (
+            format!("Show the station's times in {to}?"),
+            format!("Now {from}. The clock is not moved: the same moment shows in the new zone, and every record keeps UTC."),
+            format!("ENTER: use {to} · ESC: keep {from}"),
         ),
         Change::SetClock { to } => (
             format!("Set the date and time to {to}?"),
