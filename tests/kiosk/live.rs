@@ -90,12 +90,12 @@ pub(crate) fn start_station_typing(
     updates: std::sync::Arc<dyn wordjudge_core::update::Updates>,
     keyboards: std::sync::Arc<dyn wordjudge_core::keyboard::Keyboards>,
 ) -> LiveStation {
-    let loaded = Config::load(path);
+    let mut loaded = Config::load(path);
+    // As the kiosk's runner does it: with no config in force, only a chain
+    // the folder already holds (the guard's, or the default) takes the
+    // record, under the name its last record carries.
+    let audit = wordjudge_station::app::runner::open_audit(&mut loaded).unwrap();
     let config = loaded.config.clone();
-    // As the kiosk's runner does: with no config in force, only a chain the
-    // folder already holds (the guard's, or the default) takes the record.
-    let audit = (loaded.usable() || wordjudge_core::audit::has_chain(&config.audit_dir))
-        .then(|| AuditLog::open(&config.audit_dir, &config.station_name).unwrap());
     // With no config in force the default folder would be the appliance's
     // (/var/lib/wordjudge/lexicons, beside its config): here too the lists
     // beside the config, as on the appliance.
@@ -311,6 +311,9 @@ fn a_typo_in_the_config_never_changes_who_judges() {
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     rig.key(Key::Enter);
+    // The name starts from the one the station's log knows, not a default.
+    assert_eq!(rig.view().edit.value, "Table 3");
+    assert_eq!(rig.view().bar.station_name, "Table 3");
     rig.keys("Table 9");
     rig.key(Key::Enter);
     crate::support::confirm(&mut rig);
@@ -564,6 +567,40 @@ fn the_verdict_shows_the_time_and_code_of_its_own_record() {
     let record = audit_text(&config.audit_dir).lines().find(|l| l.contains("\"event\":\"adjudication\"")).unwrap().to_string();
     let code = record.rsplit("\"code\":\"").next().unwrap().trim_end_matches("\"}");
     assert!(v.verdict.slip.ends_with(code), "{} vs the record's {code}", v.verdict.slip);
+}
+
+/// Issue 55, item 6: the director's time zone is the one the verdict, the
+/// clock prompt and the status page show; a name the database lacks is
+/// refused and recorded; the audit log keeps UTC.
+#[test]
+fn the_time_zone_the_director_chooses_is_the_one_every_time_shows_in() {
+    use wordjudge_station::kiosk::station::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config_for(dir.path(), "SMALL");
+    // Kolkata: +05:30 all year, so the shown time is known whatever the date.
+    config.time_zone = Some("Asia/Kolkata".into());
+    let path = dir.path().join("config.toml");
+    config.save(&path).unwrap();
+    let at: jiff::Timestamp = "2025-05-01T07:08:09Z".parse().unwrap();
+    let clock = std::sync::Arc::new(wordjudge_core::audit::ManualClock::new(at, "boot-a"));
+    let options = wordjudge_core::recorder::AuditOptions { clock, ..Default::default() };
+    let audit = AuditLog::open_with(&config.audit_dir, &config.station_name, options).unwrap();
+    let mut rig = Rig::with(start_station_with_log(&path, audit), &config.timeouts);
+    rig.challenge(&["za"]);
+    assert!(rig.view().verdict.details.ends_with("12:38:09"), "{}", rig.view().verdict.details);
+    assert_eq!(rig.station.local_time().zone, "Asia/Kolkata");
+    let time = rig.station.facts().into_iter().find(|(label, _)| label == "Station time").unwrap().1;
+    assert!(time.contains("IST") && time.contains("the audit log keeps UTC"), "{time}");
+
+    assert!(rig.station.set_time_zone("Mars/Olympus_Mons").is_err(), "not in the database");
+    assert!(rig.station.set_time_zone("../../../../etc/passwd").is_err(), "not a zone's name");
+    assert!(rig.station.set_time_zone("America/Toronto").is_ok());
+    assert_eq!(rig.station.local_time().zone, "America/Toronto");
+    assert_eq!(Config::load(&path).config.time_zone.as_deref(), Some("America/Toronto"), "saved");
+    let audit = audit_text(&config.audit_dir);
+    assert!(audit.contains(r#""setting":"time_zone","value":"America/Toronto""#), "{audit}");
+    assert!(audit.contains(r#""setting":"time_zone","reason":"#), "the refusals are recorded: {audit}");
+    assert!(audit.contains(r#""time":"2025-05-01T07:08:09"#), "records keep UTC: {audit}");
 }
 
 /// `0 → "AA"`, `1 → "AB"`, … : distinct letter strings for generated lists.

@@ -214,6 +214,40 @@ fn director_sets_up(day: &mut Day) {
     assert!(!Config::load(&day.config).config.practice_with_demo);
 }
 
+/// 2b. The director names the station for the hall and shows its times in
+/// the event's zone; both are recorded, and the status page reads the time
+/// in that zone while the log keeps UTC.
+fn director_names_the_station_and_its_time_zone(day: &mut Day) {
+    day.open_menu();
+    day.menu_enter("Station settings");
+    day.menu_enter("Rename the station");
+    let ui = day.ui();
+    assert_eq!(ui.controller.borrow().view().edit.value, "Table 12", "it starts from the name in force");
+    ui.typed("Hall B 7");
+    ui.key(&key_text(Key::Return));
+    day.confirm();
+    day.menu_enter("Time zone:");
+    let ui = day.ui();
+    ui.typed("Asia/Kolkata");
+    ui.fits_everywhere("the time zone prompt", true);
+    ui.key(&key_text(Key::Return));
+    day.confirm();
+    assert!(day.ui().controller.borrow().view().menu.message.starts_with("The time zone is set"));
+    day.ui().key(&key_text(Key::Escape));
+    day.menu_enter("Station status");
+    let lines = day.ui().controller.borrow().view().menu.lines.join("\n");
+    assert!(lines.contains("IST") && lines.contains("the audit log keeps UTC"), "{lines}");
+    day.leave_menu();
+    let changed: Vec<String> = records(&day.audit)
+        .iter()
+        .filter(|r| r["event"] == "setting_changed")
+        .map(|r| format!("{}={}", r["setting"].as_str().unwrap_or(""), r["value"].as_str().unwrap_or("")))
+        .collect();
+    assert!(changed.contains(&"station_name=Hall B 7".to_string()), "{changed:?}");
+    assert!(changed.contains(&"time_zone=Asia/Kolkata".to_string()), "{changed:?}");
+    assert!(day.ui().shows("Hall B 7"), "the new name on the player's screen: {:?}", day.ui().texts());
+}
+
 /// 3. Plays: a phony among three words, a miscount, a good play.
 fn plays(day: &mut Day) -> Vec<(u64, String)> {
     let mut slips = Vec::new();
@@ -309,11 +343,45 @@ fn counter_damaged_then_repaired(day: &mut Day, last: u64) {
     assert_eq!(day.copy_slip().0, last + 1, "above every number shown");
 }
 
+/// 8. Overnight the card loses both settings files. The station does not
+/// judge; the director alone sets it up again from its own name (its log's),
+/// chooses the list, and numbering goes on above every number shown.
+fn settings_lost_then_set_up_again(day: &mut Day, last: u64) {
+    day.power_cut();
+    std::fs::remove_file(&day.config).unwrap();
+    std::fs::remove_file(wordjudge_core::config::last_good_path(&day.config)).unwrap();
+    day.power_on();
+    let ui = day.ui();
+    assert!(ui.shows("This station is not set up for the event yet."), "{:?}", ui.texts());
+    assert!(ui.shows("Hall B 7"), "still the station's own name: {:?}", ui.texts());
+    assert_eq!(day.challenge(&["QI"]), ScreenKind::OutOfService, "nothing judged without settings");
+    day.open_menu();
+    let items = day.ui().controller.borrow().view().menu.items;
+    assert_eq!(items[0], "Set up this station again", "{items:?}");
+    assert!(!items.iter().any(|i| i.starts_with("Rename") || i.starts_with("Use ")), "nothing that would refuse: {items:?}");
+    day.ui().fits_everywhere("the director menu, settings gone", false);
+    day.menu_enter("Set up this station again");
+    assert_eq!(day.ui().controller.borrow().view().edit.value, "Hall B 7", "the name its log knows");
+    day.ui().key(&key_text(Key::Return));
+    day.confirm();
+    day.menu_enter("Lexicon");
+    day.menu_enter("Use EVENT");
+    day.confirm();
+    day.leave_menu();
+    assert_eq!(day.screen(), ScreenKind::Ready);
+    assert_eq!(day.challenge(&["ZA"]), ScreenKind::Verdict);
+    assert_eq!(day.copy_slip().0, last + 1, "numbering goes on");
+    let saved = Config::load(&day.config).config;
+    assert_eq!((saved.station_name.as_str(), saved.active_lexicon.as_str()), ("Hall B 7", "EVENT"));
+    assert!(saved.director_pin_hash.is_some(), "the PIN the guard kept");
+}
+
 #[test]
 fn an_event_day_from_first_power_on_to_a_dispute() {
     let mut day = flashed_card();
     first_power_on(&mut day);
     director_sets_up(&mut day);
+    director_names_the_station_and_its_time_zone(&mut day);
     let mut slips = plays(&mut day);
     let last = slips.last().unwrap().0;
     power_cut_mid_record(&mut day, last);
@@ -321,6 +389,7 @@ fn an_event_day_from_first_power_on_to_a_dispute() {
     dispute(&day, &slips);
     let last = slips.last().unwrap().0;
     counter_damaged_then_repaired(&mut day, last);
+    settings_lost_then_set_up_again(&mut day, last + 1);
     let report = wordjudge_core::inspect::verify(&day.audit).unwrap();
     assert!(report.ok(), "{report}");
 }

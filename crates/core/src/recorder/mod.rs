@@ -27,6 +27,7 @@ mod scan;
 pub mod writer;
 
 pub use journal::{journal_field_name, journald_layer, SYSLOG_IDENTIFIER};
+pub use scan::station_named_in_log;
 pub use writer::{AuditLog, ChainHead, NeverShown, NotRecorded, Recorded};
 
 use crate::audit::{Clock, LexiconIdentity, SystemClock, WriterBusy};

@@ -136,6 +136,22 @@ pub(super) fn scan(dir: &Path, tz: &TimeZone, today: Date, counts: bool) -> Resu
     Ok(scan)
 }
 
+/// The station name the last readable record in `dir` carries: a station
+/// whose settings are gone goes on under the name its log knows, and the
+/// director sets it up again from that name. None: no log, or no record
+/// that names a station the way a config may.
+pub fn station_named_in_log(dir: &Path) -> Option<String> {
+    let (logs, _) = format::list_dir(dir).ok()?;
+    for (_, path) in logs.iter().rev() {
+        let bytes = read_log(path).ok()?;
+        let lines = format::split_lines(&bytes);
+        if let Some(head) = lines.complete.iter().rev().find_map(|(_, line)| Record::parse(line).ok()) {
+            return crate::config::check_station_name(&head.station).is_ok().then_some(head.station);
+        }
+    }
+    None
+}
+
 /// One log file's bytes, bounded and without blocking: a FIFO named like a
 /// log file is an error here, never a hang.
 fn read_log(path: &Path) -> Result<Vec<u8>, AuditError> {
@@ -230,5 +246,28 @@ mod tests {
         assert_eq!(challenge_in(br#"{"seq":4,"event":"adjudication","challenge":17,"lexi"#), Some(17));
         assert_eq!(challenge_in(br#"{"seq":4,"event":"adjudication","challenge":1"#), None);
         assert_eq!(challenge_in(b"\0\0\0\0"), None);
+    }
+
+    #[test]
+    fn the_name_in_the_log_is_taken_only_when_a_config_could_hold_it() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(station_named_in_log(dir.path()), None, "no log");
+        let mut log = super::super::AuditLog::open(dir.path(), "Hall B 7").unwrap();
+        log.record_event(AuditEvent::DirectorLeft);
+        drop(log);
+        assert_eq!(station_named_in_log(dir.path()).as_deref(), Some("Hall B 7"));
+        // A log whose last record names the station with a direction
+        // override (a hostile card): not taken, the default stays.
+        let mut log = super::super::AuditLog::open(dir.path(), "Table \u{202e}3").unwrap();
+        log.record_event(AuditEvent::DirectorLeft);
+        drop(log);
+        assert_eq!(station_named_in_log(dir.path()), None);
+        // A torn last line is passed over for the last whole record.
+        let (logs, _) = format::list_dir(dir.path()).unwrap();
+        let (_, last) = logs.last().unwrap();
+        let mut bytes = std::fs::read(last).unwrap();
+        bytes.extend_from_slice(br#"{"seq":99,"station":"Forged"#);
+        std::fs::write(last, bytes).unwrap();
+        assert_eq!(station_named_in_log(dir.path()), None, "the whole record before it names the override");
     }
 }

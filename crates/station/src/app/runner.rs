@@ -73,7 +73,7 @@ fn select_backend(windowed: bool) -> Result<(), String> {
 }
 
 /// Runs the kiosk until the director quits or systemd stops it.
-pub fn run(options: KioskOptions) -> Result<(), String> {
+pub fn run(mut options: KioskOptions) -> Result<(), String> {
     let started = Instant::now();
     let connectors = super::display::connectors(std::path::Path::new("/sys/class/drm"));
     let screen = choose_screen(&options, &connectors);
@@ -112,7 +112,7 @@ pub fn run(options: KioskOptions) -> Result<(), String> {
     // (the director menu shows the same line).
     tracing::info!("judge button and lamps: {gpio_description}");
     let show_lamps = options.windowed && options.gpio == Backend::Sim;
-    let audit = open_audit(&options.config)?;
+    let audit = open_audit(&mut options.config)?;
     if let Err(e) = options.config.remember_last_good() {
         tracing::warn!("cannot save the last good copy of the config: {e}");
     }
@@ -173,14 +173,22 @@ fn choose_screen(options: &KioskOptions, connectors: &[super::display::Connector
 /// holds, if it holds one: the folder the guard remembers (`Config::load`
 /// puts it in force), else the default (on the appliance, the station's
 /// own). The station stays out of service.
-fn open_audit(loaded: &Loaded) -> Result<Option<AuditLog>, String> {
-    let config = &loaded.config;
-    Ok(match loaded.usable() {
+///
+/// With no usable config the station goes on under the name its log's
+/// last record carries (put in force here), not the default "Station 1":
+/// its records stay its own, and the director sets it up again from it.
+pub fn open_audit(loaded: &mut Loaded) -> Result<Option<AuditLog>, String> {
+    let usable = loaded.usable();
+    let config = &mut loaded.config;
+    Ok(match usable {
         // One writer per audit folder: a second kiosk (or anything else that
         // would write) refuses to start, naming the holder.
         true => Some(AuditLog::open(&config.audit_dir, &config.station_name).map_err(|busy| busy.to_string())?),
         false => {
             let dir = &config.audit_dir;
+            if let Some(name) = wordjudge_core::recorder::station_named_in_log(dir) {
+                config.station_name = name;
+            }
             wordjudge_core::audit::has_chain(dir).then(|| AuditLog::open(dir, &config.station_name).ok()).flatten()
         }
     })

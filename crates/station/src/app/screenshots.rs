@@ -47,20 +47,24 @@ impl ScratchStation {
     }
 
     /// A controller over a live station on this scratch directory, with a
-    /// clock the caller moves.
+    /// clock the caller moves; each folder of `sticks/` in it is a plugged-in
+    /// stick. Its config and audit log are opened as the kiosk opens them.
     pub fn controller(&self, clock: Rc<Cell<Duration>>) -> Result<Controller, String> {
-        let loaded = Config::load(&self.config_path);
+        let mut loaded = Config::load(&self.config_path);
+        let audit = crate::app::runner::open_audit(&mut loaded)?;
         let config = loaded.config.clone();
-        let audit = AuditLog::open(&config.audit_dir, &config.station_name).map_err(|busy| busy.to_string())?;
+        // With no config in force, the lists beside it, as on the appliance.
+        let lexicon_dir = self.dir.path().join("lexicons");
+        let sticks = wordjudge_core::usb::sim::FolderSticks::new(self.dir.path().join("sticks"));
         let station = LiveStation::start(StationSetup {
             loaded,
-            lexicon_dir: config.lexicon_dir.clone(),
-            audit: Some(audit),
+            lexicon_dir,
+            audit,
             gpio_problem: None,
             gpio_description: "none (screenshots)".into(),
             pin_checker: crate::app::pin_check::PinChecker::InProcess,
             appliance: false,
-            sticks: std::sync::Arc::new(wordjudge_core::usb::NoSticks),
+            sticks: std::sync::Arc::new(sticks),
             updates: std::sync::Arc::new(wordjudge_core::update::NoUpdates),
             keyboards: std::sync::Arc::new(wordjudge_core::keyboard::NoKeyboardCheck),
         });
