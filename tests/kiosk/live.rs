@@ -96,10 +96,8 @@ pub(crate) fn start_station_typing(
     // record, under the name its last record carries.
     let audit = wordjudge_station::app::runner::open_audit(&mut loaded).unwrap();
     let config = loaded.config.clone();
-    // With no config in force the default folder would be the appliance's
-    // (/var/lib/wordjudge/lexicons, beside its config): here too the lists
-    // beside the config, as on the appliance.
-    let lexicon_dir = if loaded.usable() { config.lexicon_dir.clone() } else { path.parent().unwrap().join("lexicons") };
+    // With no config in force, the lists the guard remembers.
+    let lexicon_dir = config.lexicon_dir.clone();
     LiveStation::start(StationSetup {
         loaded,
         lexicon_dir,

@@ -379,7 +379,16 @@ fn real_data_a_stick_list_is_recognised_by_its_words_whatever_its_file_name() {
         let wordjudge_core::lexicon::import::Preview::Named(named) = preview else { panic!("{file}: named") };
         assert_eq!(named.status, Status::VerifiedOfficial, "{file}: {}", named.note);
         assert!(named.installable, "{file}");
+        assert!(!named.already_installed, "{file}: nothing is installed yet");
     }
+    // Installed, the same list opened again says so: installing it again
+    // would change nothing.
+    let collins = stick.path().join("Collins 2015.txt");
+    wordjudge_core::lexicon::build::install_official(&collins, lexicons.path(), Some("CSW15"), false).unwrap();
+    let compiled = wordjudge_core::lexicon::build::compile_file(&collins, false).unwrap();
+    let preview = wordjudge_core::lexicon::import::preview(compiled, Some("CSW15"), lexicons.path()).unwrap();
+    let wordjudge_core::lexicon::import::Preview::Named(named) = preview else { panic!("named") };
+    assert!(named.already_installed && named.installable);
     // Named as the list it is not (chosen by hand), the refusal names the
     // list it is, in fingerprints, never in 64-digit digests.
     let path = stick.path().join("CSW19.txt");

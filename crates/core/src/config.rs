@@ -419,7 +419,7 @@ impl Config {
         let text = self.to_text();
         write_atomically(path, text.as_bytes())?;
         write_atomically(&last_good_path(path), text.as_bytes())?;
-        crate::guard::remember_identity(path, self.director_pin_hash.as_deref(), &self.audit_dir)
+        crate::guard::remember_identity(path, self.director_pin_hash.as_deref(), &self.audit_dir, &self.lexicon_dir)
     }
 }
 

@@ -71,6 +71,9 @@ pub struct Guard {
     pub pin_hash: Option<String>,
     /// The station's audit folder, as the config last had it.
     pub audit_dir: Option<PathBuf>,
+    /// The station's lexicon folder, as the config last had it: a station
+    /// whose settings are lost still finds the lists it had.
+    pub lexicon_dir: Option<PathBuf>,
     /// SHA-256 (hex) of the station's audit key file in that folder: which
     /// station the guard belongs to.
     pub audit_key: Option<String>,
@@ -150,6 +153,7 @@ impl Guard {
             measured,
             pin_hash: value("pin_hash").filter(|h| !h.is_empty()).map(str::to_string),
             audit_dir: value("audit_dir").filter(|d| !d.is_empty()).map(PathBuf::from),
+            lexicon_dir: value("lexicon_dir").filter(|d| !d.is_empty()).map(PathBuf::from),
             audit_key: value("audit_key").filter(|k| !k.is_empty()).map(str::to_string),
             damaged: None,
         }
@@ -158,7 +162,7 @@ impl Guard {
     /// The guard's text.
     pub fn to_text(&self) -> String {
         let mut text = String::from(
-            "# wordjudge: the director PIN's guard (its hash, the audit folder, wrong PINs and lockouts), kept across restarts\n",
+            "# wordjudge: the director PIN's guard (its hash, the audit and lexicon folders, wrong PINs and lockouts), kept across restarts\n",
         );
         text.push_str(&format!("failures {}\nlockouts {}\n", self.lockout.failures, self.lockout.lockouts));
         if let Some(at) = &self.measured {
@@ -172,6 +176,9 @@ impl Guard {
         }
         if let Some(dir) = self.audit_dir.as_ref().and_then(|d| d.to_str()).filter(|d| !d.contains('\n')) {
             text.push_str(&format!("audit_dir {dir}\n"));
+        }
+        if let Some(dir) = self.lexicon_dir.as_ref().and_then(|d| d.to_str()).filter(|d| !d.contains('\n')) {
+            text.push_str(&format!("lexicon_dir {dir}\n"));
         }
         if let Some(key) = self.audit_key.as_deref().filter(|k| !k.contains('\n')) {
             text.push_str(&format!("audit_key {key}\n"));
@@ -210,11 +217,11 @@ impl Guard {
     }
 }
 
-/// Records the station's identity (PIN hash, audit folder) in the guard
+/// Records the station's identity (PIN hash, audit and lexicon folders) in the guard
 /// beside `config`, when it is not already there. Called whenever a config
 /// is saved or read whole. A config without a PIN never erases a PIN the
 /// guard holds: the guard only ever learns.
-pub fn remember_identity(config: &Path, pin_hash: Option<&str>, audit_dir: &Path) -> std::io::Result<()> {
+pub fn remember_identity(config: &Path, pin_hash: Option<&str>, audit_dir: &Path, lexicon_dir: &Path) -> std::io::Result<()> {
     let path = path_for(config);
     let old = Guard::read(&path);
     let mut new = old.clone();
@@ -222,6 +229,7 @@ pub fn remember_identity(config: &Path, pin_hash: Option<&str>, audit_dir: &Path
         new.pin_hash = Some(hash.to_string());
     }
     new.audit_dir = Some(audit_dir.to_path_buf());
+    new.lexicon_dir = Some(lexicon_dir.to_path_buf());
     // Once the station has an audit key, the guard names it (the recorder
     // makes the key at the kiosk's first start, before any PIN is set).
     new.audit_key = audit_key_of(audit_dir).or(new.audit_key);
@@ -325,14 +333,15 @@ mod tests {
     fn the_identity_is_learned_and_never_forgotten() {
         let dir = tempfile::tempdir().unwrap();
         let config = dir.path().join("config.toml");
-        remember_identity(&config, Some("$argon2id$h"), Path::new("/data/audit")).unwrap();
-        remember_identity(&config, None, Path::new("/data/audit")).unwrap();
+        remember_identity(&config, Some("$argon2id$h"), Path::new("/data/audit"), Path::new("/data/lexicons")).unwrap();
+        remember_identity(&config, None, Path::new("/data/audit"), Path::new("/data/lexicons")).unwrap();
         let guard = Guard::read(&path_for(&config));
         assert_eq!(guard.pin_hash.as_deref(), Some("$argon2id$h"), "a config without a PIN does not erase it");
         assert_eq!(guard.audit_dir.as_deref(), Some(Path::new("/data/audit")));
+        assert_eq!(guard.lexicon_dir.as_deref(), Some(Path::new("/data/lexicons")));
         let locked = guard.clone().with_lockout(Lockout { failures: 1, ..Lockout::default() }, at("b", 3));
         locked.write(&path_for(&config)).unwrap();
-        remember_identity(&config, Some("$argon2id$new"), Path::new("/data/audit")).unwrap();
+        remember_identity(&config, Some("$argon2id$new"), Path::new("/data/audit"), Path::new("/data/lexicons")).unwrap();
         let guard = Guard::read(&path_for(&config));
         assert_eq!(guard.lockout.failures, 1, "the count survives an identity update");
         assert_eq!(guard.pin_hash.as_deref(), Some("$argon2id$new"));

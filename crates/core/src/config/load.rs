@@ -46,7 +46,7 @@ impl Loaded {
             return Ok(());
         }
         let config = &self.config;
-        crate::guard::remember_identity(&self.path, config.director_pin_hash.as_deref(), &config.audit_dir)?;
+        crate::guard::remember_identity(&self.path, config.director_pin_hash.as_deref(), &config.audit_dir, &config.lexicon_dir)?;
         let path = last_good_path(&self.path);
         let text = self.config.to_text();
         if crate::outside_files::read_small_text(&path, MAX_CONFIG_BYTES).ok().as_deref() == Some(text.as_str()) {
@@ -94,6 +94,10 @@ impl Config {
             if loaded.source == ConfigSource::Unusable {
                 if let Some(dir) = &guard.audit_dir {
                     config.audit_dir = dir.clone();
+                }
+                // And the lists it had, wherever they are.
+                if let Some(dir) = &guard.lexicon_dir {
+                    config.lexicon_dir = dir.clone();
                 }
             }
         }

@@ -117,6 +117,10 @@ pub struct Named {
     pub note: String,
     /// Whether [`Prepared::install`] would install it.
     pub installable: bool,
+    /// The lexicon installed now is already these very bytes: installing
+    /// again changes nothing (a director who opens the stick a second time
+    /// sees so, instead of "would be").
+    pub already_installed: bool,
 }
 
 impl Preview {
@@ -138,19 +142,23 @@ pub fn preview(compiled: Compiled, name: Option<&str>, dir: &Path) -> Result<Pre
     let named = match &prepared.evidence {
         Evidence::NotTheList(problem) => {
             let note = format!("not {name}: {problem}; it will not be installed");
-            Named { prepared, lexicon, status: Status::Mismatch, note, installable: false }
+            Named { prepared, lexicon, status: Status::Mismatch, note, installable: false, already_installed: false }
         }
         _ => match prepared.preview(dir) {
             Ok(opened) => {
                 let status = opened.status();
                 let note = if status.can_judge() { String::new() } else { opened.status_text() };
-                Named { prepared, lexicon, status, note, installable: true }
+                // Compared layer by layer from the bytes (each file's and its
+                // words' digests), never from a manifest's claim.
+                let installed = super::catalog::Catalog::load(dir).open(&lexicon).ok();
+                let already_installed = installed.is_some_and(|i| i.identity().layers == opened.identity().layers);
+                Named { prepared, lexicon, status, note, installable: true, already_installed }
             }
             // Another layer of the lexicon is not installed (OSPD4 without
             // MW11-long): installable, but it will not judge until it is.
             Err(e) => {
                 let note = format!("{}: {e}", e.status());
-                Named { prepared, lexicon, status: e.status(), note, installable: true }
+                Named { prepared, lexicon, status: e.status(), note, installable: true, already_installed: false }
             }
         },
     };

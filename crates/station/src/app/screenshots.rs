@@ -6,7 +6,6 @@
 
 use super::live::{LiveStation, StationSetup};
 use super::Controller;
-use wordjudge_core::recorder::AuditLog;
 use wordjudge_core::config::Config;
 use wordjudge_core::gpio::NoHardware;
 use crate::kiosk::fake::FakeStation;
@@ -53,8 +52,8 @@ impl ScratchStation {
         let mut loaded = Config::load(&self.config_path);
         let audit = crate::app::runner::open_audit(&mut loaded)?;
         let config = loaded.config.clone();
-        // With no config in force, the lists beside it, as on the appliance.
-        let lexicon_dir = self.dir.path().join("lexicons");
+        // With no config in force, the lists the guard remembers.
+        let lexicon_dir = config.lexicon_dir.clone();
         let sticks = wordjudge_core::usb::sim::FolderSticks::new(self.dir.path().join("sticks"));
         let station = LiveStation::start(StationSetup {
             loaded,

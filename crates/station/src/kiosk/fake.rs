@@ -277,6 +277,7 @@ impl FakeStation {
                 words: 1000,
                 installable: true,
                 note: String::new(),
+                already: false,
             },
             Some(n) => ImportState::Would {
                 lexicon: n.clone(),
@@ -285,6 +286,7 @@ impl FakeStation {
                 words: 1000,
                 installable: false,
                 note: format!("not {n}"),
+                already: false,
             },
         };
         ImportRow { file: file.file.clone(), name, state }

@@ -264,8 +264,8 @@ impl LiveStation {
         }
         let guard_path = wordjudge_core::guard::path_for(&self.config_path);
         let damage = wordjudge_core::guard::Guard::read(&guard_path).damaged;
-        let (pin, dir) = (self.config.director_pin_hash.as_deref(), &self.config.audit_dir);
-        match wordjudge_core::guard::remember_identity(&self.config_path, pin, dir) {
+        let (pin, audit, lexicons) = (self.config.director_pin_hash.as_deref(), &self.config.audit_dir, &self.config.lexicon_dir);
+        match wordjudge_core::guard::remember_identity(&self.config_path, pin, audit, lexicons) {
             Err(e) => tracing::warn!("cannot write the PIN guard: {e}"),
             Ok(()) => {
                 if let Some(damage) = damage.filter(|_| wordjudge_core::guard::Guard::read(&guard_path).damaged.is_none()) {

@@ -37,6 +37,7 @@ pub(super) fn row_of(path: &Path, preview: &Result<Preview, String>) -> ImportRo
                     words: manifest.word_count,
                     installable: named.installable,
                     note: named.note.clone(),
+                    already: named.already_installed,
                 },
             }
         }

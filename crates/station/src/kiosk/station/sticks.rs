@@ -73,8 +73,9 @@ pub struct ImportRow {
 pub enum ImportState {
     /// Read and compiled, but no name says which lexicon it is.
     Unnamed { fingerprint: String, words: u64 },
-    /// Would make lexicon `lexicon` have `status`, computed from these bytes.
-    Would { lexicon: String, status: String, fingerprint: String, words: u64, installable: bool, note: String },
+    /// Would make lexicon `lexicon` have `status`, computed from these bytes;
+    /// `already`: the lexicon installed now is these very bytes.
+    Would { lexicon: String, status: String, fingerprint: String, words: u64, installable: bool, note: String, already: bool },
     /// Cannot be used (malformed, too large, unreadable): why.
     Unusable(String),
     /// Installed; `status` is the lexicon's, from the installed bytes.

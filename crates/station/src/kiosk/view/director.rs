@@ -173,7 +173,7 @@ fn page_name(page: MenuPage) -> &'static str {
         MenuPage::Status => "Station status",
         MenuPage::Lexicon => "Lexicon and event rule",
         MenuPage::Usb => "USB stick",
-        MenuPage::Station => "Station settings: name, clock, PIN, screen",
+        MenuPage::Station => "Station settings: name, clock, time zone, PIN, screen",
         MenuPage::Fleet => "Event fleet",
         MenuPage::Power => "Restart or power off",
     }

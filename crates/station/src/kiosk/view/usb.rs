@@ -44,6 +44,9 @@ fn import_row(row: &ImportRow) -> String {
         ImportState::Unnamed { words, .. } => {
             format!("{file} — which lexicon? ← → to choose · {} words", thousands(*words))
         }
+        ImportState::Would { lexicon, status, installable: true, already: true, .. } => {
+            format!("{} — already installed: {status}", named(lexicon))
+        }
         ImportState::Would { lexicon, status, words, installable: true, .. } => {
             format!("{} — would be {status} · {} words", named(lexicon), thousands(*words))
         }
@@ -62,7 +65,10 @@ fn import_details(row: &ImportRow) -> Vec<String> {
             lines.push(format!("Fingerprint: {fingerprint}"));
             lines.push(format!("Words: {}", thousands(*words)));
         }
-        ImportState::Would { lexicon, status, fingerprint, words, note, .. } => {
+        ImportState::Would { lexicon, status, fingerprint, words, note, already, .. } => {
+            if *already {
+                lines.push("Already installed, these very words: installing it again changes nothing.".into());
+            }
             lines.push(format!("Installs as: {}", row.name.as_deref().unwrap_or(lexicon)));
             lines.push(format!("Lexicon: {lexicon}"));
             lines.push(format!("Status once installed: {status}"));
