@@ -65,6 +65,8 @@ fn a_station_joins_in_two_visits_and_may_leave_with_a_second_enter() {
     assert_eq!(status, "Already in the fleet of Nationals 2026. You may remove the stick.");
     rig.key(Key::Enter);
     select_menu(&mut rig, "Leave the fleet of Nationals 2026");
+    let join = "To join, plug in the event's fleet stick and open USB stick on the first page.";
+    assert!(!rig.view().menu.lines.iter().any(|l| l == join), "no way to join while in a fleet: {:?}", rig.view().menu.lines);
     rig.key(Key::Enter);
     assert_eq!(rig.view().confirm.question, "Leave the fleet of Nationals 2026?");
     assert!(rig.station.fleet.is_some(), "one ENTER leaves nothing");
@@ -79,6 +81,7 @@ fn a_station_joins_in_two_visits_and_may_leave_with_a_second_enter() {
     assert_eq!(rig.station.fleet, None);
     assert!(rig.station.records.iter().any(|r| matches!(r, FakeRecord::FleetLeft { event } if event == "Nationals 2026")));
     assert!(!rig.view().menu.items.iter().any(|i| i.starts_with("Leave the fleet")));
+    assert!(rig.view().menu.lines.iter().any(|l| l == join), "how to join, once left: {:?}", rig.view().menu.lines);
 }
 
 #[test]

@@ -313,7 +313,6 @@ fn page_lines(page: MenuPage, lexicon: &LexiconView, info: &StationInfo) -> Vec<
         }
         MenuPage::Fleet => {
             facts(&["Fleet"], &mut lines);
-            lines.push("To join, plug in the event's fleet stick and open USB stick on the first page.".into());
         }
         MenuPage::Power => {
             lines.push("Players cannot judge while the station restarts or is off.".into());
@@ -465,4 +464,8 @@ pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, men
     v.menu.selected = menu.selected as i32;
     v.menu.message = menu.message.as_ref().map(menu_message).unwrap_or_default();
     v.menu.lines = page_lines(menu.page, lexicon, info);
+    // How to join, only where there is no fleet to leave.
+    if menu.page == MenuPage::Fleet && !menu.items.iter().any(|i| matches!(i, MenuItem::LeaveFleet(_))) {
+        v.menu.lines.push("To join, plug in the event's fleet stick and open USB stick on the first page.".into());
+    }
 }
