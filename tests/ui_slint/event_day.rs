@@ -53,6 +53,28 @@ impl Day {
         self.ui = Some(Ui { window, clock: self.clock.clone(), controller, _scratch: scratch });
     }
 
+    /// The director's restart: the station records its shut-down, then
+    /// starts again over the same card.
+    fn restart(&mut self) {
+        self.ui().controller.borrow_mut().shut_down();
+        self.power_cut();
+        self.power_on();
+    }
+
+    /// Polls the station until the stick's work is done; its status line.
+    fn wait_for_stick(&self) -> String {
+        for _ in 0..600 {
+            let status = self.ui().controller.borrow().view().usb.status;
+            if status.contains("You may remove the stick") {
+                return status;
+            }
+            self.ui().controller.borrow_mut().poll();
+            self.ui().advance(20);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the stick's work did not finish: {:?}", self.ui().texts());
+    }
+
     /// Pulls the plug: no shut-down record, the card kept as it is.
     fn power_cut(&mut self) {
         let Ui { window, controller, _scratch, .. } = self.ui.take().expect("the station is on");
@@ -321,6 +343,91 @@ fn dispute(day: &Day, slips: &[(u64, String)]) {
     assert!(text.contains(&format!("is exactly #{}'s code: check the number on the slip", slips[1].0)), "{text}");
 }
 
+/// 6b. After the dispute the director exports the log to a stick and
+/// checks it on another computer with the players' slips, the station key
+/// code noted at set-up and the export's signed checkpoint; a clean restart
+/// keeps the last slip on Ready and is one shut-down record.
+fn export_verified_off_station_then_restart(day: &mut Day, slips: &[(u64, String)]) {
+    use wordjudge_core::audit::{Slip, SlipCode};
+    let stick = day.config.parent().unwrap().join("sticks/EVENTSTICK");
+    std::fs::create_dir_all(&stick).unwrap();
+    day.open_menu();
+    let key_code = day.ui().controller.borrow().station().facts().into_iter().find(|(l, _)| l == "Station key code").unwrap().1;
+    day.menu_enter("USB stick");
+    day.menu_enter("Export the audit log to EVENTSTICK");
+    assert_eq!(day.wait_for_stick(), "You may remove the stick.");
+    let ui = day.ui();
+    ui.fits_everywhere("the export done", true);
+    day.leave_menu();
+    let export = std::fs::read_dir(stick.join("wordjudge")).unwrap().next().unwrap().unwrap().path();
+    let key = std::fs::read_to_string(export.join("station-key.pub")).unwrap();
+    let checkpoint = std::fs::read_to_string(export.join("checkpoint.txt")).unwrap();
+    let options = wordjudge_core::inspect::VerifyOptions {
+        slips: slips.iter().map(|(n, code)| Slip { challenge: *n, code: SlipCode::parse(code).unwrap() }).collect(),
+        checkpoint: Some((checkpoint, wordjudge_core::audit::checkpoint::NoteVerifier::parse(&key).unwrap())),
+        key_fingerprint: Some(key_code.clone()),
+        ..Default::default()
+    };
+    let report = wordjudge_core::inspect::verify_with(&export.join("audit"), &options).unwrap();
+    assert!(report.ok(), "{report}");
+    let text = report.to_string();
+    assert!(text.contains(&format!("matches the one noted at set-up ({key_code})")), "{text}");
+    assert!(text.contains("signature good"), "{text}");
+    let last = slips.last().unwrap();
+    day.restart();
+    let ui = day.ui();
+    assert_eq!(day.screen(), ScreenKind::Ready);
+    assert!(ui.shows_part(&format!("#{:04} · code {}", last.0, last.1)), "the last slip after a restart: {:?}", ui.texts());
+    let shutdowns = records(&day.audit).iter().filter(|r| r["event"] == "shutdown").count();
+    assert_eq!(shutdowns, 1, "the restart is one shut-down record");
+}
+
+/// 6c. The event's fleet: the laptop makes the fleet stick; the first
+/// visit leaves the station's request and shows its key code, the laptop
+/// signs it once the director compared that code, the second visit joins;
+/// leaving is confirmed and recorded. One code, under one name.
+fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
+    let card = day.config.parent().unwrap().to_path_buf();
+    let (stick, ca) = (card.join("sticks/FLEET"), card.join("laptop-ca"));
+    std::fs::create_dir_all(&stick).unwrap();
+    let (stick_s, ca_s) = (stick.to_str().unwrap(), ca.to_str().unwrap());
+    fleet_cli(&["setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--stick", stick_s, "--ca-dir", ca_s]);
+    day.open_menu();
+    let key_code = day.ui().controller.borrow().station().facts().into_iter().find(|(l, _)| l == "Station key code").unwrap().1;
+    day.menu_enter("USB stick");
+    day.menu_enter("Join the event's fleet with FLEET");
+    day.confirm();
+    let first = day.wait_for_stick();
+    assert_eq!(first, format!("Station key code {key_code}. You may remove the stick: take it to the laptop."));
+    day.ui().fits_everywhere("the fleet's first visit", true);
+    day.ui().key(&key_text(Key::Return));
+    let signed = fleet_cli(&["sign", "--stick", stick_s, "--ca-dir", ca_s, "--accept", &format!("hall-b-7={key_code}")]);
+    assert!(signed.contains("signed   hall-b-7"), "{signed}");
+    day.menu_enter("Join the event's fleet with FLEET");
+    day.confirm();
+    assert_eq!(day.wait_for_stick(), "Joined the fleet of Nationals 2026. You may remove the stick.");
+    day.ui().key(&key_text(Key::Return));
+    day.leave_menu();
+    assert_eq!(day.challenge(&["CAT"]), ScreenKind::Verdict, "judging goes on in the fleet");
+    let slip = day.copy_slip();
+    day.open_menu();
+    day.menu_enter("Event fleet");
+    day.menu_enter("Leave the fleet of Nationals 2026");
+    day.confirm();
+    let message = day.ui().controller.borrow().view().menu.message;
+    assert!(message.starts_with("Left the fleet of Nationals 2026"), "{message}");
+    day.leave_menu();
+    let events: Vec<String> = records(&day.audit).iter().map(|r| r["event"].as_str().unwrap_or("").to_string()).collect();
+    assert!(events.contains(&"fleet_joined".to_string()) && events.contains(&"fleet_left".to_string()), "{events:?}");
+    slip
+}
+
+fn fleet_cli(args: &[&str]) -> String {
+    let out = std::process::Command::new(crate::built::wordjudge()).arg("fleet").args(args).output().unwrap();
+    assert!(out.status.success(), "fleet {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// 7. The card damaged overnight: the counter a FIFO. No verdict, and the
 /// station comes back by itself once it is removed.
 fn counter_damaged_then_repaired(day: &mut Day, last: u64) {
@@ -387,6 +494,8 @@ fn an_event_day_from_first_power_on_to_a_dispute() {
     power_cut_mid_record(&mut day, last);
     slips.push(plays_after_the_cut(&mut day, last));
     dispute(&day, &slips);
+    export_verified_off_station_then_restart(&mut day, &slips);
+    slips.push(the_fleet_joined_then_left(&mut day));
     let last = slips.last().unwrap().0;
     counter_damaged_then_repaired(&mut day, last);
     settings_lost_then_set_up_again(&mut day, last + 1);
