@@ -84,11 +84,17 @@ fn split_seal(line: &[u8]) -> Option<(&[u8], &[u8], &[u8])> {
 /// Checks a line's seal (the line without its newline): the hash and the
 /// code both.
 pub fn check_seal(line: &[u8]) -> Result<(), SealError> {
+    sealed_line_hash(line).map(|_| ())
+}
+
+/// [`check_seal`], and the line's [`line_hash`] it computed on the way:
+/// a reader of many lines hashes each once, not twice.
+pub fn sealed_line_hash(line: &[u8]) -> Result<String, SealError> {
     let (body, hex, code) = split_seal(line).ok_or(SealError::Missing)?;
     let digest = sha256_hex(body);
     let expected_code = super::slip::SlipCode::of_line_hash(&digest).map(|c| c.to_string()).unwrap_or_default();
     if digest.as_bytes() == hex && expected_code.as_bytes() == code {
-        Ok(())
+        Ok(digest)
     } else {
         Err(SealError::Mismatch)
     }

@@ -13,7 +13,7 @@
 //! verified line, never from the other fields.
 
 use crate::audit::checkpoint::{open_note, NoteError, NoteVerifier};
-use crate::audit::format::{check_seal, line_hash};
+use crate::audit::format::sealed_line_hash;
 use crate::audit::record::{CheckpointReason, Record};
 use std::fmt;
 
@@ -103,8 +103,7 @@ pub fn check(keys: &[PairedKey], line: Option<&str>, checkpoint: Option<&str>) -
     for (index, key) in candidates {
         match open_note(note, &key.verifier) {
             Ok(checkpoint) => {
-                check_seal(line.as_bytes()).map_err(|_| Refusal::LineEdited)?;
-                let hash = line_hash(line.as_bytes());
+                let hash = sealed_line_hash(line.as_bytes()).map_err(|_| Refusal::LineEdited)?;
                 let record = Record::parse(line.as_bytes()).map_err(|e| Refusal::NotARecord(e.to_string()))?;
                 if checkpoint.head != hash
                     || checkpoint.count != record.seq

@@ -20,7 +20,7 @@
 
 use super::proof::{self, Proven, Refusal};
 use super::{Fields, PairedKey};
-use crate::audit::format::{check_seal, line_hash};
+use crate::audit::format::sealed_line_hash;
 use crate::audit::record::Record;
 
 /// Most records held before their run is checked: what a long quiet
@@ -48,9 +48,9 @@ pub(super) enum Outcome {
 pub(super) fn sealed(entry: &Fields) -> Option<(Record, String)> {
     let line = entry.wj("line")?;
     entry.wj("checkpoint")?;
-    check_seal(line.as_bytes()).ok()?;
+    let hash = sealed_line_hash(line.as_bytes()).ok()?;
     let record = Record::parse(line.as_bytes()).ok()?;
-    Some((record, line_hash(line.as_bytes())))
+    Some((record, hash))
 }
 
 /// The records of one log in order, each line's `prev` the hash of the one
