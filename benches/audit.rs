@@ -12,10 +12,10 @@
 use criterion::{criterion_group, Criterion};
 use std::time::{Duration, Instant};
 use wordjudge_core::audit::LexiconIdentity;
-use wordjudge_core::recorder::{AdjudicationInput, AuditLog};
 use wordjudge_core::judge::{judge, Challenge};
-use wordjudge_core::panel::Trigger;
 use wordjudge_core::lexicon::catalog;
+use wordjudge_core::panel::Trigger;
+use wordjudge_core::recorder::{AdjudicationInput, AuditLog};
 
 fn bench_dir() -> tempfile::TempDir {
     let base = std::env::var_os("WORDJUDGE_BENCH_DIR").unwrap_or_else(|| "/var/tmp".into());
@@ -40,7 +40,8 @@ fn audit(c: &mut Criterion) {
     let lexicon = catalog::open_demo().expect("demo lexicon");
     let identity = LexiconIdentity::of(&lexicon);
     let adjudication = judge(&lexicon, &Challenge::new(&["QUIXOTIC", "ZEBRA", "XYZZYQ"]).unwrap()).unwrap();
-    let input = AdjudicationInput { lexicon: &identity, adjudication: &adjudication, trigger: Trigger::Button, profile: None };
+    let input =
+        AdjudicationInput { lexicon: &identity, adjudication: &adjudication, trigger: Trigger::Button, profile: None };
 
     let dir = bench_dir();
     println!("audit bench directory: {} — {}", dir.path().display(), filesystem_of(dir.path()));
@@ -81,7 +82,9 @@ fn audit(c: &mut Criterion) {
         .map(|_| {
             reserved += 1;
             let start = Instant::now();
-            counter.store(wordjudge_core::audit::numbering::CounterState { reserved, unrecorded: None }).expect("store");
+            counter
+                .store(wordjudge_core::audit::numbering::CounterState { reserved, unrecorded: None })
+                .expect("store");
             start.elapsed()
         })
         .collect();
@@ -112,7 +115,12 @@ fn write_log(dir: &std::path::Path) {
     let lexicon = catalog::open_demo().expect("demo lexicon");
     let identity = LexiconIdentity::of(&lexicon);
     let adjudication = judge(&lexicon, &Challenge::new(&["QUIXOTIC", "ZEBRA"]).unwrap()).unwrap();
-    let input = AdjudicationInput { lexicon: &identity, adjudication: &adjudication, trigger: Trigger::Keyboard, profile: None };
+    let input = AdjudicationInput {
+        lexicon: &identity,
+        adjudication: &adjudication,
+        trigger: Trigger::Keyboard,
+        profile: None,
+    };
     let mut log = AuditLog::open(dir, "Bench station").expect("a fresh directory has no other writer");
     for _ in 0..records {
         log.record_adjudication(&input).expect("recorded");

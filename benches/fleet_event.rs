@@ -134,7 +134,12 @@ impl Station {
             self.boot_id = format!("{:032x}", rng.u128(..));
             for i in 0..400 {
                 let who = ["kernel", "systemd", "systemd-udevd", "systemd-networkd"][i % 4];
-                out.push(self.base(start + i as i64 * 1_000, who, 6, format!("boot message {i} of day {day}: {}", "x".repeat(60))));
+                out.push(self.base(
+                    start + i as i64 * 1_000,
+                    who,
+                    6,
+                    format!("boot message {i} of day {day}: {}", "x".repeat(60)),
+                ));
             }
             out.push(self.record(start + 500_000, Body::Event(AuditEvent::Startup { version: "0.1.0".into() })));
             out.push(self.record(
@@ -150,14 +155,25 @@ impl Station {
         // A service message every 5 minutes (the uploader, timers), and the
         // kiosk's sign of life.
         for m in (0..60).step_by(5) {
-            out.push(self.base(start + m * 60_000_000 + 1_000, "systemd-journal-upload", 6, "Uploading journal".into()));
-            out.push(self.base(start + m * 60_000_000 + 2_000, "wordjudge", 6, "sign of life: the station is in service".into()));
+            out.push(self.base(
+                start + m * 60_000_000 + 1_000,
+                "systemd-journal-upload",
+                6,
+                "Uploading journal".into(),
+            ));
+            out.push(self.base(
+                start + m * 60_000_000 + 2_000,
+                "wordjudge",
+                6,
+                "sign of life: the station is in service".into(),
+            ));
         }
         // `per_hour` challenges an hour (30: about 300 a day).
         for c in 0..per_hour {
             let n = self.challenge;
             self.challenge += 1;
-            let words: Vec<String> = (0..1 + c % 3).map(|_| (0..2 + rng.usize(..6)).map(|_| rng.uppercase()).collect()).collect();
+            let words: Vec<String> =
+                (0..1 + c % 3).map(|_| (0..2 + rng.usize(..6)).map(|_| rng.uppercase()).collect()).collect();
             let acceptable = rng.bool();
             out.push(self.record(
                 start + c * (HOUR_US / per_hour - 10_000) + 3_000,
@@ -213,7 +229,9 @@ fn program() -> PathBuf {
 fn tree_rss(pid: u32) -> u64 {
     let rss = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
         .unwrap_or(0);
     let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
     rss + children.split_whitespace().filter_map(|c| c.parse().ok()).map(tree_rss).sum::<u64>()
@@ -293,8 +311,12 @@ impl Figures {
         let date = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/runs").join(format!("{date}-{}", host.trim()));
         std::fs::create_dir_all(&dir).unwrap();
-        let name = if per_hour == 30 { "fleet_event.txt".to_string() } else { format!("fleet_event-{per_hour}-per-hour.txt") };
-        let journalctl = Command::new("journalctl").arg("--version").output().map(|o| String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or("").to_string());
+        let name =
+            if per_hour == 30 { "fleet_event.txt".to_string() } else { format!("fleet_event-{per_hour}-per-hour.txt") };
+        let journalctl = Command::new("journalctl")
+            .arg("--version")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).lines().next().unwrap_or("").to_string());
         let mut text = format!(
             "# cargo bench --bench fleet_event (FLEET_EVENT_PER_HOUR={per_hour})\n# at {}, on {} ({cores} cores, Linux {}), {}\n",
             jiff::Timestamp::now(),
@@ -321,7 +343,11 @@ fn main() {
     let bin = program();
     // FLEET_EVENT_KEEP=1: the event's files are kept (their folder printed),
     // to look at with journalctl or `fleet status` by hand.
-    let work = tempfile::Builder::new().prefix("fleet-event-").disable_cleanup(std::env::var_os("FLEET_EVENT_KEEP").is_some()).tempdir().unwrap();
+    let work = tempfile::Builder::new()
+        .prefix("fleet-event-")
+        .disable_cleanup(std::env::var_os("FLEET_EVENT_KEEP").is_some())
+        .tempdir()
+        .unwrap();
     println!("fleet_event: the event's files in {}", work.path().display());
     let (received, ca, keys) = (work.path().join("received"), work.path().join("ca"), work.path().join("keys"));
     for dir in [&received, &ca.join("signed"), &keys] {
@@ -405,14 +431,21 @@ fn main() {
             (new, ms) = round();
             rounds.push((new, ms));
         }
-        assert_eq!(rounds.iter().map(|r| r.0).sum::<usize>(), arrived, "a refresh reads exactly what arrived: {rounds:?}");
+        assert_eq!(
+            rounds.iter().map(|r| r.0).sum::<usize>(),
+            arrived,
+            "a refresh reads exactly what arrived: {rounds:?}"
+        );
         let (new, ms) = rounds.iter().copied().max_by_key(|r| r.0).unwrap();
-        figures.say(format!("fleet_event: --watch refresh after one more hour: {new} new wordjudge entries in {ms} ms"));
+        figures
+            .say(format!("fleet_event: --watch refresh after one more hour: {new} new wordjudge entries in {ms} ms"));
         refreshes.push(ms);
     }
     let hwm = std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
         .unwrap_or(0);
     let _ = watch.kill();
     let _ = watch.wait();

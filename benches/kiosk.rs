@@ -10,9 +10,9 @@ use std::cell::Cell;
 use std::path::Path;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use wordjudge_station::ui::headless::{key_text, press_key, type_text, HeadlessScreen};
 use wordjudge_station::app::screenshots::ScratchStation;
 use wordjudge_station::app::{attach, tick};
+use wordjudge_station::ui::headless::{key_text, press_key, type_text, HeadlessScreen};
 use wordjudge_station::ui::AppWindow;
 
 fn benches(c: &mut Criterion) {

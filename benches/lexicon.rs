@@ -28,7 +28,11 @@ fn benches(c: &mut Criterion) {
     let fst = dir.path().join("BENCH.fst");
     build_lexicon(&src, &fst, false).unwrap();
     eprintln!("{name}: .fst is {} bytes", std::fs::metadata(&fst).unwrap().len());
-    std::fs::write(dir.path().join("BENCH.toml"), "id = \"BENCH\"\nname = \"b\"\nedition = \"b\"\n[[layer]]\nfst = \"BENCH.fst\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("BENCH.toml"),
+        "id = \"BENCH\"\nname = \"b\"\nedition = \"b\"\n[[layer]]\nfst = \"BENCH.fst\"\n",
+    )
+    .unwrap();
     let catalog = Catalog::load(dir.path());
 
     if name == "CSW15" {
@@ -49,12 +53,14 @@ fn benches(c: &mut Criterion) {
     c.bench_function(&format!("{name}: one lookup"), |b| b.iter(|| lexicon.contains(black_box("QUIXOTRY"))));
     let words = ["QUA", "ZAX", "JIAO", "OXAZEPAM", "ZYZZYVAS", "XYZZYQ", "CAT", "ABANDONMENT"];
     let challenge = Challenge::new(&words).unwrap();
-    c.bench_function(&format!("{name}: 8-word challenge"), |b| b.iter(|| judge(&lexicon, black_box(&challenge)).unwrap()));
+    c.bench_function(&format!("{name}: 8-word challenge"), |b| {
+        b.iter(|| judge(&lexicon, black_box(&challenge)).unwrap())
+    });
     c.bench_function(&format!("{name}: source_changed poll (unchanged)"), |b| b.iter(|| lexicon.source_changed()));
     let out = dir.path().join("REBUILD.fst");
     let mut group = c.benchmark_group("build");
     group.sample_size(10);
-    group.bench_function(&format!("{name}: build from text (parse, fst, manifest, fsync)"), |b| {
+    group.bench_function(format!("{name}: build from text (parse, fst, manifest, fsync)"), |b| {
         b.iter(|| build_lexicon(&src, &out, false).unwrap())
     });
     group.finish();

@@ -4,10 +4,10 @@
 //! both the command line's parser and the station, so the command line's
 //! own package never names Slint.
 
-use wordjudge_core::backend::Backend;
+use std::process::ExitCode;
 use wordjudge_cli::kiosk::{KioskArgs, ScreenshotArgs};
 use wordjudge_cli::{fail, stick, Cli, Command, Context, EXIT_USAGE};
-use std::process::ExitCode;
+use wordjudge_core::backend::Backend;
 
 /// `wordjudge-kiosk`'s [`wordjudge_cli::GuiRunner`].
 pub fn run_gui(cli: Cli) -> ExitCode {

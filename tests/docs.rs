@@ -35,11 +35,8 @@ fn repo() -> PathBuf {
 /// The documents this test reads, as paths relative to the repository.
 fn documents() -> Vec<PathBuf> {
     let root = repo();
-    let mut files = vec![
-        PathBuf::from("README.md"),
-        PathBuf::from("kiosk-image/README.md"),
-        PathBuf::from("lexicons/README.md"),
-    ];
+    let mut files =
+        vec![PathBuf::from("README.md"), PathBuf::from("kiosk-image/README.md"), PathBuf::from("lexicons/README.md")];
     let mut docs: Vec<PathBuf> = ["docs", "docs/decisions"]
         .iter()
         .flat_map(|dir| std::fs::read_dir(root.join(dir)).unwrap_or_else(|e| panic!("{dir}/ is readable: {e}")))
@@ -93,8 +90,7 @@ struct Document {
 
 impl Document {
     fn read(path: &Path) -> Document {
-        let text = std::fs::read_to_string(repo().join(path))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text = std::fs::read_to_string(repo().join(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let mut prose = Vec::new();
         let mut fenced = Vec::new();
         let mut open: Option<String> = None;
@@ -336,7 +332,7 @@ struct Help {
 
 impl Help {
     fn new() -> Help {
-        Help { binary: PathBuf::from(crate::built::wordjudge()), answers: HashMap::new() }
+        Help { binary: crate::built::wordjudge(), answers: HashMap::new() }
     }
 
     fn ask(&mut self, path: &[String]) -> Result<Vec<String>, String> {
@@ -469,9 +465,7 @@ fn check_link(doc: &Document, target: &str, anchors: &mut HashMap<PathBuf, HashS
     if on_disk.extension().is_none_or(|ext| ext != "md") {
         return Ok(());
     }
-    let known = anchors
-        .entry(resolved.clone())
-        .or_insert_with(|| Document::read(&resolved).anchors());
+    let known = anchors.entry(resolved.clone()).or_insert_with(|| Document::read(&resolved).anchors());
     if known.contains(anchor) {
         Ok(())
     } else {
@@ -542,12 +536,7 @@ fn every_link_and_example_command_in_the_docs_works() {
     for command in &commands {
         println!("  {command}");
     }
-    assert!(
-        broken.is_empty(),
-        "{} broken in the docs:\n  {}",
-        broken.len(),
-        broken.join("\n  ")
-    );
+    assert!(broken.is_empty(), "{} broken in the docs:\n  {}", broken.len(), broken.join("\n  "));
     // A reader that found nothing would pass vacuously.
     assert!(relative > 0, "no relative link found: the link reader is broken");
     assert!(commands.iter().any(|c| c.starts_with("wordjudge ")), "no wordjudge example found");
@@ -579,7 +568,9 @@ fn example_lines_are_read_as_a_shell_would() {
     assert_eq!(example("sudo dd if=a.img of=/dev/sdX"), Example::Other);
     assert_eq!(example("# a comment"), Example::Other);
     assert_eq!(
-        listed_subcommands("Usage: x\n\nCommands:\n  judge    Judge\n  audit    Audit\n  help     Print\n\nOptions:\n  -h\n"),
+        listed_subcommands(
+            "Usage: x\n\nCommands:\n  judge    Judge\n  audit    Audit\n  help     Print\n\nOptions:\n  -h\n"
+        ),
         vec!["judge".to_string(), "audit".to_string()]
     );
     assert_eq!(

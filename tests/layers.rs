@@ -57,7 +57,6 @@ fn crate_files(folder: &str) -> (PathBuf, Vec<PathBuf>) {
     (src, files)
 }
 
-
 /// Every `crate::NAME` in the code lines of `text`, with its line number.
 fn crate_references(text: &str) -> Vec<(usize, String)> {
     let mut found = Vec::new();
@@ -85,11 +84,13 @@ fn no_module_imports_from_a_layer_above_it() {
         let (src, files) = crate_files(folder);
         for file in &files {
             let relative = file.strip_prefix(&src).unwrap();
-            let top = relative.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
+            let top =
+                relative.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
             if top == "lib" {
                 continue; // declares the modules
             }
-            let own = layer_of(layers, &top).unwrap_or_else(|| panic!("{folder}/src/{top} is in no layer: add it to its crate's layers"));
+            let own = layer_of(layers, &top)
+                .unwrap_or_else(|| panic!("{folder}/src/{top} is in no layer: add it to its crate's layers"));
             let text = std::fs::read_to_string(file).unwrap();
             for (line, name) in crate_references(&text) {
                 checked += 1;
@@ -114,7 +115,11 @@ fn the_scan_sees_an_upward_reference() {
     let refs = crate_references("use crate::app::Controller;\n// crate::ui in a comment\nlet x = crate::ui::show;");
     assert_eq!(refs, [(1, "app".to_string()), (3, "ui".to_string())]);
     assert!(layer_of(STATION_LAYERS, "app") > layer_of(STATION_LAYERS, "kiosk"));
-    assert_eq!(layer_of(CORE_LAYERS, "recorder"), layer_of(CORE_LAYERS, "inspect"), "neighbours: neither may name the other");
+    assert_eq!(
+        layer_of(CORE_LAYERS, "recorder"),
+        layer_of(CORE_LAYERS, "inspect"),
+        "neighbours: neither may name the other"
+    );
 }
 
 /// A source file's module path in its crate: `crates/core/src/audit/scan.rs` →
@@ -158,7 +163,8 @@ fn file_references(text: &str, own: &[String], known: &[Vec<String>]) -> Vec<Vec
         let mut rest = code;
         while let Some(at) = rest.find("crate::") {
             let after = &rest[at + "crate::".len()..];
-            let path: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':').collect();
+            let path: String =
+                after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':').collect();
             named.push(path.split("::").filter(|p| !p.is_empty()).map(str::to_string).collect());
             rest = after;
         }

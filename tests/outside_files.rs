@@ -35,15 +35,42 @@ const FORBIDDEN: &[&str] = &[
 /// `(file, the call's text on its line, why it may stay)`. Each entry
 /// reads something no outsider names or controls.
 const ALLOWED: &[(&str, &str, &str)] = &[
-    ("crates/station/src/app/display.rs", "std::fs::read_dir(sys_drm)", "/sys/class/drm: the kernel's own connector list"),
-    ("crates/station/src/app/display.rs", "std::fs::read_to_string(entry.path().join(\"status\"))", "a /sys connector's status, written by the kernel"),
-    ("crates/station/src/app/no_screen.rs", "std::fs::read_dir(dev_dri)", "/dev/dri: the kernel's device nodes, names only"),
-    ("crates/station/src/app/no_screen.rs", "std::fs::read_dir(sys_drm)", "/sys/class/drm: the kernel's own connector list"),
-    ("crates/station/src/app/no_screen.rs", "std::fs::read_to_string(entry.path().join(\"status\"))", "a /sys connector's status, written by the kernel"),
-    ("crates/core/src/audit/clock.rs", "std::fs::read_to_string(\"/proc/sys/kernel/random/boot_id\")", "/proc: the kernel's boot id"),
-    ("crates/core/src/usb/helper.rs", "std::fs::read_to_string(\"/proc/self/mountinfo\")", "/proc: the kernel's mount table"),
+    (
+        "crates/station/src/app/display.rs",
+        "std::fs::read_dir(sys_drm)",
+        "/sys/class/drm: the kernel's own connector list",
+    ),
+    (
+        "crates/station/src/app/display.rs",
+        "std::fs::read_to_string(entry.path().join(\"status\"))",
+        "a /sys connector's status, written by the kernel",
+    ),
+    (
+        "crates/station/src/app/no_screen.rs",
+        "std::fs::read_dir(dev_dri)",
+        "/dev/dri: the kernel's device nodes, names only",
+    ),
+    (
+        "crates/station/src/app/no_screen.rs",
+        "std::fs::read_dir(sys_drm)",
+        "/sys/class/drm: the kernel's own connector list",
+    ),
+    (
+        "crates/station/src/app/no_screen.rs",
+        "std::fs::read_to_string(entry.path().join(\"status\"))",
+        "a /sys connector's status, written by the kernel",
+    ),
+    (
+        "crates/core/src/audit/clock.rs",
+        "std::fs::read_to_string(\"/proc/sys/kernel/random/boot_id\")",
+        "/proc: the kernel's boot id",
+    ),
+    (
+        "crates/core/src/usb/helper.rs",
+        "std::fs::read_to_string(\"/proc/self/mountinfo\")",
+        "/proc: the kernel's mount table",
+    ),
 ];
-
 
 /// Each direct call in `text` (file `name`): `(line number, the line)`, the
 /// allowed ones left out. Stops at a `#[cfg(test)]` at the start of a line:
@@ -157,7 +184,12 @@ fn only_a_tests_rs_declared_for_tests_is_skipped() {
     assert!(test_only_module(&inner.join("tests.rs")));
     // The folders whose tests moved out are seen as such.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for folder in ["crates/station/src/app/update", "crates/core/src/profile", "crates/core/src/update", "crates/core/src/fleet/stick"] {
+    for folder in [
+        "crates/station/src/app/update",
+        "crates/core/src/profile",
+        "crates/core/src/update",
+        "crates/core/src/fleet/stick",
+    ] {
         assert!(test_only_module(&root.join(folder).join("tests.rs")), "{folder}");
     }
 }

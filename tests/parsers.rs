@@ -22,7 +22,11 @@ use std::time::{Duration, Instant};
 /// Bytes an outsider could put in the file: random ones, or the example with
 /// a few bytes changed, cut short, or repeated.
 fn hostile(example: &'static [u8]) -> impl Strategy<Value = Vec<u8>> {
-    let mutated = (prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..8), any::<prop::sample::Index>(), 0usize..4)
+    let mutated = (
+        prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..8),
+        any::<prop::sample::Index>(),
+        0usize..4,
+    )
         .prop_map(move |(changes, cut, repeat)| {
             let mut bytes = example.to_vec();
             for (at, byte) in changes {
@@ -126,16 +130,21 @@ fn audit_records_slips_and_keys() {
     never_panics("noted fingerprint", b"4F2A-91C0-7D3E-B6A8", |b| {
         let _ = wordjudge_core::audit::NotedFingerprint::parse(&text(b));
     });
-    never_panics("verifier key", b"wordjudge.audit/table-3-adbbcbc0+70a38fb7+AQvoQk+SPDs7ix28y4yT6TnkR25Wsl6xPIwcytrLqIbS", |b| {
-        let _ = wordjudge_core::audit::NoteVerifier::parse(&text(b));
-    });
+    never_panics(
+        "verifier key",
+        b"wordjudge.audit/table-3-adbbcbc0+70a38fb7+AQvoQk+SPDs7ix28y4yT6TnkR25Wsl6xPIwcytrLqIbS",
+        |b| {
+            let _ = wordjudge_core::audit::NoteVerifier::parse(&text(b));
+        },
+    );
 }
 
 #[test]
 fn a_signed_checkpoint_note() {
-    let verifier =
-        wordjudge_core::audit::NoteVerifier::parse("wordjudge.audit/table-3-adbbcbc0+70a38fb7+AQvoQk+SPDs7ix28y4yT6TnkR25Wsl6xPIwcytrLqIbS")
-            .unwrap();
+    let verifier = wordjudge_core::audit::NoteVerifier::parse(
+        "wordjudge.audit/table-3-adbbcbc0+70a38fb7+AQvoQk+SPDs7ix28y4yT6TnkR25Wsl6xPIwcytrLqIbS",
+    )
+    .unwrap();
     let note = b"wordjudge.audit/table-3-adbbcbc0\n42\nq1bBL8mT4h6EhK0tLsLqf0Wk0l5yX7ZQx9F8T3N5Zy0=\n\n\xe2\x80\x94 wordjudge.audit/table-3-adbbcbc0 cKOPt1QwZm1n9Wv0zq2Y4S3w8Qk3mF6e0W5Y2p1Z4Q6kq8f3J8F7n2l0X9eR1c5T6Z2Q==\n";
     never_panics("checkpoint note", note, |b| {
         let _ = wordjudge_core::audit::checkpoint::open_note(&text(b), &verifier);
@@ -147,11 +156,15 @@ fn the_update_folders_marks_and_raucs_answers() {
     never_panics("boot-check mark", b"slot=B\nversion=0.1.1\noutcome=marked-good\ndetail=READY in 9 s\n", |b| {
         let _ = wordjudge_core::update::parse_boot_check(&text(b));
     });
-    never_panics("rauc info", b"{\"compatible\":\"wordjudge-amd64\",\"version\":\"0.1.1\",\"description\":\"x\"}", |b| {
-        let _ = wordjudge_core::update::parse_info_json(&text(b));
-        let _ = wordjudge_core::update::parse_signer(&text(b));
-        let _ = wordjudge_core::update::parse_progress(&text(b));
-    });
+    never_panics(
+        "rauc info",
+        b"{\"compatible\":\"wordjudge-amd64\",\"version\":\"0.1.1\",\"description\":\"x\"}",
+        |b| {
+            let _ = wordjudge_core::update::parse_info_json(&text(b));
+            let _ = wordjudge_core::update::parse_signer(&text(b));
+            let _ = wordjudge_core::update::parse_progress(&text(b));
+        },
+    );
 }
 
 #[test]
@@ -190,7 +203,10 @@ fn certificate_request_names() {
         let name = text(b);
         if wordjudge_core::fleet::stick::check_station_name(&name).is_ok() {
             let fleet = wordjudge_core::fleet::join::fleet_name(&name);
-            assert!(!fleet.is_empty() && fleet.len() <= 63 && fleet.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-'), "{fleet:?}");
+            assert!(
+                !fleet.is_empty() && fleet.len() <= 63 && fleet.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-'),
+                "{fleet:?}"
+            );
         }
     });
 }

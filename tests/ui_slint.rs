@@ -11,9 +11,9 @@ use slint::ComponentHandle;
 use std::cell::Cell;
 use std::rc::Rc;
 use std::time::Duration;
-use wordjudge_station::ui::headless::{key_text, press_chord, press_key, type_text};
 use wordjudge_station::app::screenshots::{ScratchStation, SCREENSHOT_PIN};
 use wordjudge_station::app::{attach, Controller};
+use wordjudge_station::ui::headless::{key_text, press_chord, press_key, type_text};
 use wordjudge_station::ui::AppWindow;
 
 struct Ui {
@@ -115,7 +115,10 @@ fn escape_keys_do_nothing_and_the_director_chord_asks_for_the_pin() {
         ui.key(&c.to_string());
     }
     assert!(ui.shows("CA▁"), "key mashing changes nothing: {:?}", ui.texts());
-    assert_eq!(ui.texts().iter().filter(|t| t.contains("CA")).count(), before.iter().filter(|t| t.contains("CA")).count());
+    assert_eq!(
+        ui.texts().iter().filter(|t| t.contains("CA")).count(),
+        before.iter().filter(|t| t.contains("CA")).count()
+    );
     ui.key(&key_text(Key::Escape));
     ui.key(&key_text(Key::Escape));
     press_chord(ui.window.window(), &[Key::Control, Key::Alt, Key::Shift], "D");
@@ -283,8 +286,12 @@ fn every_screen_fits_every_screen_size_and_the_verdict_keeps_its_lines() {
         wordjudge_station::ui::show(&ui.window, &short);
         let one_line = [ui.height_of("✗ A"), ui.height_of("#1"), ui.height_of("QI")];
         wordjudge_station::ui::show(&ui.window, &widest);
-        let heights = [ui.height_of("✗ UNACCEPTABLE"), ui.height_of(&widest.verdict.slip), ui.height_of("WWWWWWWWWWWWWWW")];
-        assert_eq!(heights, one_line, "at {size:?}: the verdict, the widest slip and a 15-letter word each keep one line");
+        let heights =
+            [ui.height_of("✗ UNACCEPTABLE"), ui.height_of(&widest.verdict.slip), ui.height_of("WWWWWWWWWWWWWWW")];
+        assert_eq!(
+            heights, one_line,
+            "at {size:?}: the verdict, the widest slip and a 15-letter word each keep one line"
+        );
     }
     ui.fits_everywhere("verdict, widest slip", true);
     // The fullest top bar: a long station name, DEMO, the director's
@@ -356,15 +363,36 @@ fn fullest_station() -> wordjudge_station::kiosk::fake::FakeStation {
     use wordjudge_station::kiosk::fake::{FakeLexicon, FakeStation};
     use wordjudge_station::kiosk::station::Warning;
     let ids = [
-        "CSW07", "CSW12", "CSW15", "CSW19", "CSW21", "CSW24", "NSWL2018", "NSWL2020", "NSWL2023", "NWL2018", "NWL2020",
-        "NWL2023", "OSPD4+MW11", "OTCWL2014", "SSWL2016", "TWL2016", "TWL06", "CLUB-2024-EXTENDED", "SCHOOL-LOCAL", "DEMO",
+        "CSW07",
+        "CSW12",
+        "CSW15",
+        "CSW19",
+        "CSW21",
+        "CSW24",
+        "NSWL2018",
+        "NSWL2020",
+        "NSWL2023",
+        "NWL2018",
+        "NWL2020",
+        "NWL2023",
+        "OSPD4+MW11",
+        "OTCWL2014",
+        "SSWL2016",
+        "TWL2016",
+        "TWL06",
+        "CLUB-2024-EXTENDED",
+        "SCHOOL-LOCAL",
+        "DEMO",
     ];
     let lexicons = ids
         .iter()
         .enumerate()
         .map(|(i, id)| match i % 4 {
             3 => FakeLexicon::unusable(id, "Changed since it was chosen"),
-            1 => FakeLexicon { status: "Matches the published fingerprint (not a strong check)".into(), ..FakeLexicon::usable(id, "cat") },
+            1 => FakeLexicon {
+                status: "Matches the published fingerprint (not a strong check)".into(),
+                ..FakeLexicon::usable(id, "cat")
+            },
             _ => FakeLexicon { status: "Verified official".into(), ..FakeLexicon::usable(id, "cat") },
         })
         .collect();
@@ -405,10 +433,16 @@ impl Ui {
         for size in SIZES {
             self.resize(size);
             let boxes = self.boxes();
-            let one_line = boxes.iter().find(|b| b.text == "◀ Back" || v.menu.items.first() == Some(&b.text)).map(|b| b.h);
+            let one_line =
+                boxes.iter().find(|b| b.text == "◀ Back" || v.menu.items.first() == Some(&b.text)).map(|b| b.h);
             let Some(one_line) = one_line else { continue };
             for b in boxes.iter().filter(|b| v.menu.items.contains(&b.text)) {
-                assert!(b.h <= 2.0 * one_line + 1.0, "{name} at {size:?}: the row {:?} needs more than two lines ({} px)", b.text, b.h);
+                assert!(
+                    b.h <= 2.0 * one_line + 1.0,
+                    "{name} at {size:?}: the row {:?} needs more than two lines ({} px)",
+                    b.text,
+                    b.h
+                );
             }
         }
     }
@@ -430,7 +464,9 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     support::enter_pin(&mut rig, support::PIN);
     ui.shows_and_fits("first page", &rig.view());
     let pages: Vec<MenuPage> = match rig.screen() {
-        Screen::Director(menu) => menu.items.iter().filter_map(|i| if let MenuItem::Open(p) = i { Some(*p) } else { None }).collect(),
+        Screen::Director(menu) => {
+            menu.items.iter().filter_map(|i| if let MenuItem::Open(p) = i { Some(*p) } else { None }).collect()
+        }
         other => panic!("{other:?}"),
     };
     assert_eq!(pages.len(), 6, "status, lexicon, stick, fleet, station, power: {pages:?}");
@@ -498,10 +534,12 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     // A damaged config: the repair and its confirmation.
     let mut station = fullest_station();
     station.held = true;
-    station.warnings.push(wordjudge_station::kiosk::station::Warning::Config(wordjudge_core::config::ConfigProblem::LostSettings {
-        path: "config.toml".into(),
-        lost: vec!["director_pin_hash", "active_lexicon", "audit_dir", "station_name", "profile"],
-    }));
+    station.warnings.push(wordjudge_station::kiosk::station::Warning::Config(
+        wordjudge_core::config::ConfigProblem::LostSettings {
+            path: "config.toml".into(),
+            lost: vec!["director_pin_hash", "active_lexicon", "audit_dir", "station_name", "profile"],
+        },
+    ));
     let mut rig = Rig::with(station, &Default::default());
     ui.shows_and_fits("out of service, settings damaged", &rig.view());
     support::open_pin(&mut rig);
@@ -519,7 +557,10 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
 }
 
 /// The first page's text for `page` (its entry's words).
-fn page_entry_text(rig: &support::Rig<wordjudge_station::kiosk::fake::FakeStation>, page: wordjudge_station::kiosk::flow::MenuPage) -> String {
+fn page_entry_text(
+    rig: &support::Rig<wordjudge_station::kiosk::fake::FakeStation>,
+    page: wordjudge_station::kiosk::flow::MenuPage,
+) -> String {
     let wordjudge_station::kiosk::flow::Screen::Director(menu) = rig.screen() else { panic!() };
     let at = menu.items.iter().position(|i| *i == wordjudge_station::kiosk::flow::MenuItem::Open(page)).unwrap();
     rig.view().menu.items[at].clone()

@@ -1,6 +1,5 @@
 //! `wordjudge audit verify|show|export` as a director runs them.
 
-
 use crate::support::*;
 use std::time::Duration;
 use wordjudge_core::audit::AuditEvent;
@@ -192,9 +191,8 @@ fn show_names_the_profile_each_adjudication_was_judged_under() {
     let show = wordjudge_with(&no_config, &["audit", "show", audit.to_str().unwrap()]);
     assert_eq!(show.status.code(), Some(0), "{}", String::from_utf8_lossy(&show.stderr));
     let text = stdout(&show);
-    let line = |n: u64| {
-        text.lines().find(|l| l.contains(&format!("  challenge {n}  "))).unwrap_or_else(|| panic!("{text}"))
-    };
+    let line =
+        |n: u64| text.lines().find(|l| l.contains(&format!("  challenge {n}  "))).unwrap_or_else(|| panic!("{text}"));
     assert!(line(2).contains("  keyboard  profile NASPA-CSW-5"), "{text}");
     assert!(!line(1).contains("profile"), "{text}");
 }

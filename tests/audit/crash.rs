@@ -12,14 +12,13 @@
 //! line as a power cut would (the start of a record, no newline) and checks
 //! the recovery; a kill that did tear a line is reported too.
 
-
 use crate::support::*;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use wordjudge_core::audit::AuditEvent;
-use wordjudge_core::recorder::{AuditLog, AuditOptions};
 use wordjudge_core::inspect::{verify, BreakKind};
+use wordjudge_core::recorder::{AuditLog, AuditOptions};
 
 const CHILD_DIR: &str = "WORDJUDGE_AUDIT_TEST_CHILD_DIR";
 
@@ -174,16 +173,7 @@ fn child_file_size_limit() {
             )
         })
         .collect();
-    assert_eq!(
-        events,
-        [
-            "adjudication 1",
-            "adjudication 2",
-            "adjudication 3",
-            "write_failed",
-            "adjudication 5",
-        ]
-    );
+    assert_eq!(events, ["adjudication 1", "adjudication 2", "adjudication 3", "write_failed", "adjudication 5",]);
     let report = verify(&dir).unwrap();
     assert!(report.ok(), "{report}");
     let text = report.to_string();

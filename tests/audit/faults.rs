@@ -9,15 +9,14 @@
 //! what the station promises: every number ever shown has its record, and
 //! no number is ever handed out twice.
 
-
 use crate::support::*;
 use std::collections::{BTreeSet, HashSet};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use wordjudge_core::inspect::read::read_all;
-use wordjudge_core::recorder::{AuditLog, AuditOptions};
 use wordjudge_core::inspect::{verify, BreakKind};
+use wordjudge_core::recorder::{AuditLog, AuditOptions};
 
 const CHILD_DIR: &str = "WORDJUDGE_FAULT_CHILD_DIR";
 const CHILD_COUNT: &str = "WORDJUDGE_FAULT_CHILD_COUNT";
@@ -116,7 +115,13 @@ fn fault_injection_kill_9_and_disk_full_then_restart() {
         let kill = rng.u8(0..10) < 7;
         let mut command = Command::new(std::env::current_exe().unwrap());
         command
-            .args(["--ignored", "--exact", &test_name(module_path!(), "child_fault_round"), "--nocapture", "--test-threads=1"])
+            .args([
+                "--ignored",
+                "--exact",
+                &test_name(module_path!(), "child_fault_round"),
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_DIR, dir.path())
             .env(CHILD_COUNT, count.to_string())
             .stdout(Stdio::piped())
@@ -257,7 +262,10 @@ fn a_fifo_in_any_place_the_writer_or_verify_reads_is_refused_never_waited_on() {
             let started = Instant::now();
             let out = Command::new(crate::built::wordjudge()).args(&args).output().unwrap();
             let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(!out.status.success() && (stderr.contains("FIFO") || stderr.contains("character device")), "{args:?}: {stderr}");
+            assert!(
+                !out.status.success() && (stderr.contains("FIFO") || stderr.contains("character device")),
+                "{args:?}: {stderr}"
+            );
             assert!(started.elapsed() < Duration::from_secs(5), "{args:?} took {:?}", started.elapsed());
         }
     }

@@ -8,9 +8,8 @@
 //! settings (prefix `WORDJUDGE_`, upper case). Run with `--nocapture` to see
 //! which happened.
 
-
-use crate::support::*;
 use crate::journal_fields::{Fields, Visitor};
+use crate::support::*;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tracing::{Event, Subscriber};
@@ -19,7 +18,6 @@ use tracing_subscriber::prelude::*;
 use wordjudge_core::audit::format::line_hash;
 use wordjudge_core::audit::AuditEvent;
 use wordjudge_core::recorder::{journald_layer, AuditLog, SYSLOG_IDENTIFIER};
-
 
 /// Records every event's fields under their journal names.
 #[derive(Clone, Default)]

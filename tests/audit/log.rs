@@ -1,13 +1,12 @@
 //! The audit log: records, numbering, repeats, rotation, recovery of a torn
 //! line, and a log that cannot be written.
 
-
 use crate::support::*;
 use std::time::{Duration, Instant};
 use wordjudge_core::audit::format::{line_hash, GENESIS};
 use wordjudge_core::audit::AuditEvent;
-use wordjudge_core::recorder::{AuditLog, AuditOptions};
 use wordjudge_core::inspect::{verify, BreakKind};
+use wordjudge_core::recorder::{AuditLog, AuditOptions};
 
 #[test]
 fn a_record_per_adjudication_with_every_field() {

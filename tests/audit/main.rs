@@ -4,15 +4,15 @@
 
 #[path = "../common/built.rs"]
 mod built;
-#[path = "../common/journal_fields.rs"]
-mod journal_fields;
-#[path = "../common/race.rs"]
-mod race;
-mod support;
 mod cli;
 mod crash;
 mod faults;
+#[path = "../common/journal_fields.rs"]
+mod journal_fields;
 mod journald;
 mod log;
+#[path = "../common/race.rs"]
+mod race;
+mod support;
 mod trail;
 mod trust;

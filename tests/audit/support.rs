@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use wordjudge_core::audit::{LexiconIdentity, ManualClock};
-use wordjudge_core::recorder::{AdjudicationInput, AuditLog, AuditOptions, NotRecorded, Recorded};
 use wordjudge_core::judge::{judge, Adjudication, Challenge};
-use wordjudge_core::panel::Trigger;
 use wordjudge_core::lexicon::{catalog, Lexicon};
+use wordjudge_core::panel::Trigger;
+use wordjudge_core::recorder::{AdjudicationInput, AuditLog, AuditOptions, NotRecorded, Recorded};
 
 pub fn demo() -> (Lexicon, LexiconIdentity) {
     let lexicon = catalog::open_demo().expect("the built-in demo lexicon opens");
@@ -34,7 +34,12 @@ pub fn try_record(
     words: &[&str],
 ) -> Result<Recorded, NotRecorded> {
     let adjudication = adjudication(lexicon, words);
-    log.record_adjudication(&AdjudicationInput { lexicon: identity, adjudication: &adjudication, trigger: Trigger::Keyboard, profile: None })
+    log.record_adjudication(&AdjudicationInput {
+        lexicon: identity,
+        adjudication: &adjudication,
+        trigger: Trigger::Keyboard,
+        profile: None,
+    })
 }
 
 /// 2025-05-01T12:00:00Z, boot "boot-a".
@@ -45,7 +50,12 @@ pub fn clock() -> Arc<ManualClock> {
 /// Test settings: the manual clock, UTC, and no signing key (so tests that
 /// count records see only their own). [`signed_options`] has the key.
 pub fn options(clock: &Arc<ManualClock>) -> AuditOptions {
-    AuditOptions { clock: clock.clone(), time_zone: jiff::tz::TimeZone::UTC, signing_key: false, ..AuditOptions::default() }
+    AuditOptions {
+        clock: clock.clone(),
+        time_zone: jiff::tz::TimeZone::UTC,
+        signing_key: false,
+        ..AuditOptions::default()
+    }
 }
 
 /// [`options`] with the station's signing key, as on a station.

@@ -3,15 +3,14 @@
 //! station can show, numbering across restarts, director actions as
 //! records, and terminal escapes in `audit show`.
 
-
 use crate::support::*;
 use std::path::Path;
 use std::process::Output;
 use wordjudge_core::audit::checkpoint::{self, NoteVerifier};
 use wordjudge_core::audit::format::{line_hash, seal};
 use wordjudge_core::audit::{AuditEvent, CheckpointReason, Slip, SlipCode};
-use wordjudge_core::recorder::AuditLog;
 use wordjudge_core::inspect::{verify, verify_with, BreakKind, VerifyOptions};
+use wordjudge_core::recorder::AuditLog;
 
 fn wordjudge(args: &[&str]) -> Output {
     wordjudge_with(std::path::Path::new("/nonexistent/wordjudge-test-config.toml"), args)
@@ -19,7 +18,10 @@ fn wordjudge(args: &[&str]) -> Output {
 
 /// Every line of the log, in order.
 fn all_lines(dir: &Path) -> Vec<String> {
-    log_files(dir).iter().flat_map(|f| std::fs::read_to_string(f).unwrap().lines().map(String::from).collect::<Vec<_>>()).collect()
+    log_files(dir)
+        .iter()
+        .flat_map(|f| std::fs::read_to_string(f).unwrap().lines().map(String::from).collect::<Vec<_>>())
+        .collect()
 }
 
 /// What a forger with the code (but no copy off the station) does: edit the
@@ -135,10 +137,11 @@ fn slips_name_the_first_one_a_rewrite_no_longer_matches() {
     let lowercase = slips[0].to_string().to_lowercase();
     let dir_text = dir.path().to_str().unwrap();
     let args = ["audit", "verify", dir_text, "--slip", &lowercase, "--slip"];
-    let out = wordjudge(&[&args[..], &[slips[1].to_string().as_str(), "--slip", slips[2].to_string().as_str()]].concat());
+    let out =
+        wordjudge(&[&args[..], &[slips[1].to_string().as_str(), "--slip", slips[2].to_string().as_str()]].concat());
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(text.contains(&format!("BAD: ")) && text.contains(&format!("slip {} does not match", slips[1])), "{text}");
+    assert!(text.contains(&"BAD: ".to_string()) && text.contains(&format!("slip {} does not match", slips[1])), "{text}");
     let file = dir.path().join("..").join(format!("slips-{}.txt", std::process::id()));
     std::fs::write(&file, format!("# table 7\n{}\n{}\n", slips[0], slips[2])).unwrap();
     let out = wordjudge(&["audit", "verify", dir_text, "--slips", file.to_str().unwrap()]);
@@ -182,7 +185,8 @@ fn a_signed_checkpoint_verifies_and_fails_after_any_edit_or_truncation() {
     assert_eq!(records.last().unwrap()["reason"], "shutdown");
 
     let check = |note: &str| {
-        let options = VerifyOptions { checkpoint: Some((note.to_string(), verifier.clone())), ..VerifyOptions::default() };
+        let options =
+            VerifyOptions { checkpoint: Some((note.to_string(), verifier.clone())), ..VerifyOptions::default() };
         verify_with(dir.path(), &options).unwrap()
     };
     let report = check(&note);
@@ -204,10 +208,7 @@ fn a_signed_checkpoint_verifies_and_fails_after_any_edit_or_truncation() {
         std::fs::write(&files[0], edited.join("\n") + "\n").unwrap();
         let report = check(&note);
         assert!(!report.ok(), "edit of line {} unnoticed", i + 1);
-        assert!(
-            report.breaks.iter().any(|b| matches!(b.kind, BreakKind::CheckpointMismatch { count: 8 })),
-            "{report}"
-        );
+        assert!(report.breaks.iter().any(|b| matches!(b.kind, BreakKind::CheckpointMismatch { count: 8 })), "{report}");
     }
     // Truncation before its count: the last lines cut (the chain alone passes).
     std::fs::write(&files[0], lines[..6].join("\n") + "\n").unwrap();
@@ -301,9 +302,7 @@ fn shown_without_a_record_then_killed_is_named_and_numbers_continue_above() {
     }
     drop(log);
     let mut counter = wordjudge_core::audit::numbering::Counter::open(dir.path()).unwrap();
-    counter
-        .store(wordjudge_core::audit::numbering::CounterState { reserved: 48, unrecorded: Some((35, 36)) })
-        .unwrap();
+    counter.store(wordjudge_core::audit::numbering::CounterState { reserved: 48, unrecorded: Some((35, 36)) }).unwrap();
     drop(counter);
     // Before any restart, verify already names them from the counter.
     let report = verify(dir.path()).unwrap();
@@ -321,7 +320,9 @@ fn shown_without_a_record_then_killed_is_named_and_numbers_continue_above() {
     assert_eq!(next["skipped"], serde_json::json!([[37, 48]]), "reserved, never shown: explained where the gap is");
     let report = verify(dir.path()).unwrap();
     assert!(!report.ok(), "lost verdicts fail verify for good");
-    assert!(matches!(&report.first_break().unwrap().kind, BreakKind::ShownWithoutRecord { challenges } if challenges == &[(35, 36)]));
+    assert!(
+        matches!(&report.first_break().unwrap().kind, BreakKind::ShownWithoutRecord { challenges } if challenges == &[(35, 36)])
+    );
     assert!(!report.breaks.iter().any(|b| matches!(b.kind, BreakKind::ChallengeMissing { .. })), "{report}");
 
     // A record deleted from the middle and the chain recomputed: its number is missing.
@@ -418,7 +419,11 @@ fn an_export_is_recorded_and_comes_with_a_signed_checkpoint_and_the_key() {
     // CLI write to the log, and under the station's own name.
     let config_dir = tempfile::tempdir().unwrap();
     let config = config_dir.path().join("config.toml");
-    std::fs::write(&config, format!("station_name = \"Table 7\"\naudit_dir = {:?}\n", dir.path().display().to_string())).unwrap();
+    std::fs::write(
+        &config,
+        format!("station_name = \"Table 7\"\naudit_dir = {:?}\n", dir.path().display().to_string()),
+    )
+    .unwrap();
     let wordjudge = |args: &[&str]| wordjudge_with(&config, args);
     // Another station's config (here: none) exports read-only: no record, no checkpoint.
     let usb = tempfile::tempdir().unwrap();
@@ -432,13 +437,29 @@ fn an_export_is_recorded_and_comes_with_a_signed_checkpoint_and_the_key() {
     assert!(stderr.contains("not the audit folder of this station's config"), "{stderr}");
     assert_eq!(records(dir.path()).len(), 4, "nothing written through another config");
     // While the kiosk runs: the checkpoint is signed over the log as read, and not recorded.
-    let busy = wordjudge(&["audit", "export", dir.path().to_str().unwrap(), "--format", "jsonl", "--out", out.to_str().unwrap()]);
+    let busy = wordjudge(&[
+        "audit",
+        "export",
+        dir.path().to_str().unwrap(),
+        "--format",
+        "jsonl",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(busy.status.code(), Some(0), "{}", String::from_utf8_lossy(&busy.stderr));
     assert!(String::from_utf8_lossy(&busy.stderr).contains(&fingerprint.short()));
     assert_eq!(records(dir.path()).len(), 4, "key_created and 3 adjudications: a reader wrote nothing");
     drop(log);
     // With the kiosk stopped, the export is a record and its checkpoint covers it.
-    let done = wordjudge(&["audit", "export", dir.path().to_str().unwrap(), "--format", "jsonl", "--out", out.to_str().unwrap()]);
+    let done = wordjudge(&[
+        "audit",
+        "export",
+        dir.path().to_str().unwrap(),
+        "--format",
+        "jsonl",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert_eq!(done.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("signed checkpoint in") && stderr.contains(&fingerprint.short()), "{stderr}");
@@ -496,7 +517,10 @@ fn records_cut_with_the_counter_deleted_are_caught_by_the_journald_copies() {
     let report = wordjudge_core::inspect::verify_with(dir.path(), &options).unwrap();
     assert!(!report.ok(), "{report}");
     let text = report.to_string();
-    assert!(text.contains("is in journald's copy of this log but not in the file: cut") && text.contains("challenge #0005"), "{text}");
+    assert!(
+        text.contains("is in journald's copy of this log but not in the file: cut") && text.contains("challenge #0005"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -523,5 +547,11 @@ fn a_slip_with_another_challenges_code_names_that_challenge() {
     let nobody = SlipCode::parse("T3AS849W").unwrap();
     let slip = Slip { challenge: 3, code: nobody };
     let report = verify_with(dir.path(), &VerifyOptions { slips: vec![slip], ..Default::default() }).unwrap();
-    assert!(matches!(report.first_break().unwrap().kind, BreakKind::SlipMismatch { .. } | BreakKind::SlipLikelyMiscopied { .. }), "{report}");
+    assert!(
+        matches!(
+            report.first_break().unwrap().kind,
+            BreakKind::SlipMismatch { .. } | BreakKind::SlipLikelyMiscopied { .. }
+        ),
+        "{report}"
+    );
 }

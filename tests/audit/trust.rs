@@ -45,7 +45,8 @@ fn a_renamed_station_is_named_in_every_later_record_and_checkpoint_and_by_verify
     assert!(text.contains(&format!("  station: Table 7 (was Station 1 until record #{rename_seq})\n")), "{text}");
 
     let config = base.path().join("config.toml");
-    std::fs::write(&config, format!("station_name = \"Table 7\"\naudit_dir = {:?}\n", dir.display().to_string())).unwrap();
+    std::fs::write(&config, format!("station_name = \"Table 7\"\naudit_dir = {:?}\n", dir.display().to_string()))
+        .unwrap();
     let shown = stdout(&wordjudge_with(&config, &["audit", "show"]));
     let lines: Vec<&str> = shown.lines().collect();
     assert!(lines[0].ends_with("[station Station 1]"), "the first record shown names the station: {shown}");
@@ -178,7 +179,8 @@ fn verify_finds_clock_jumps_the_station_did_not_record() {
     );
     let report = verify(dir.path()).unwrap();
     assert!(report.ok(), "{report}");
-    let pairs: Vec<(u64, u64, bool)> = report.clock_jumps.iter().map(|j| (j.before_seq, j.after_seq, j.recorded)).collect();
+    let pairs: Vec<(u64, u64, bool)> =
+        report.clock_jumps.iter().map(|j| (j.before_seq, j.after_seq, j.recorded)).collect();
     assert_eq!(pairs, [(2, 3, false), (3, 4, false), (4, 5, false)], "{report}");
     assert_eq!(report.clock_jumps[2].seconds, -3);
     let text = report.to_string();
@@ -234,7 +236,8 @@ fn journald_copies_not_found_or_not_read_are_said_not_compared() {
     assert!(text.contains("  journald copies: none found — not compared\n"), "{text}");
     assert!(!text.contains("0 copies"), "{text}");
     assert!(text.contains("NOT checked against: ") && text.contains("journald's copies (none found)"), "{text}");
-    let unread = VerifyOptions { journal_unavailable: Some("journalctl did not run here".into()), ..Default::default() };
+    let unread =
+        VerifyOptions { journal_unavailable: Some("journalctl did not run here".into()), ..Default::default() };
     let text = verify_with(dir.path(), &unread).unwrap().to_string();
     assert!(text.contains("journald copies: not compared (journalctl did not run here)"), "{text}");
     // On the command line, --no-journal is said too.
@@ -286,7 +289,12 @@ fn the_key_is_checked_against_the_fingerprint_noted_at_set_up_in_any_spelling() 
         let text = stdout(&out);
         assert_eq!(out.status.code(), Some(0), "{spelling}: {text}");
         assert!(text.contains(&format!("station key code: matches the one noted at set-up ({grouped})")), "{text}");
-        assert!(text.contains(&format!("checked against: a signed checkpoint; the key fingerprint noted at set-up ({grouped})")), "{text}");
+        assert!(
+            text.contains(&format!(
+                "checked against: a signed checkpoint; the key fingerprint noted at set-up ({grouped})"
+            )),
+            "{text}"
+        );
     }
 
     // Another key noted: fails, naming both in the grouped form only.
@@ -307,7 +315,8 @@ fn the_key_is_checked_against_the_fingerprint_noted_at_set_up_in_any_spelling() 
     let out = wordjudge_with(&config, &["audit", "verify", audit.to_str().unwrap(), "--key-fingerprint", &ungrouped]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains(&format!("the log's key_created record names the key noted at set-up ({grouped})")));
-    let report = verify_with(&audit, &VerifyOptions { key_fingerprint: Some(other.into()), ..Default::default() }).unwrap();
+    let report =
+        verify_with(&audit, &VerifyOptions { key_fingerprint: Some(other.into()), ..Default::default() }).unwrap();
     assert!(matches!(report.first_break().unwrap().kind, BreakKind::LogKeyNotNoted { .. }), "{report}");
     // The export's message shows the same grouped form.
     let export = wordjudge_with(&config, &["audit", "export", audit.to_str().unwrap(), "--format", "csv"]);
@@ -363,11 +372,20 @@ fn an_export_folder_swapped_for_a_link_while_it_is_written_writes_nothing_elsewh
     let (mut swaps, mut finished) = (0, 0);
     for round in 0..12 {
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let racer = crate::race::race_new_entries(stick.clone(), ".partial", link.clone(), round % 2 == 0, stop.clone());
-        let result = wordjudge_core::inspect::export::write_folder(&audit, &stick, &name, Some((note.clone(), verifier.clone())));
+        let racer =
+            crate::race::race_new_entries(stick.clone(), ".partial", link.clone(), round % 2 == 0, stop.clone());
+        let result = wordjudge_core::inspect::export::write_folder(
+            &audit,
+            &stick,
+            &name,
+            Some((note.clone(), verifier.clone())),
+        );
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         swaps += racer.join().unwrap();
-        let names: Vec<String> = std::fs::read_dir(&victim).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = std::fs::read_dir(&victim)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names, ["keep"], "round {round}: the export wrote into the folder a link pointed at ({result:?})");
         if let Ok(export) = result {
             finished += 1;

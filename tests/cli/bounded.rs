@@ -37,11 +37,18 @@ fn station() -> tempfile::TempDir {
     std::fs::create_dir(&lex).unwrap();
     std::fs::write(dir.path().join("w.txt"), "CAT\nDOG\nQI\nZA\n").unwrap();
     let out = Command::new(crate::built::wordjudge())
-        .args(["lexicon", "build", dir.path().join("w.txt").to_str().unwrap(), "--out", lex.join("L.fst").to_str().unwrap()])
+        .args([
+            "lexicon",
+            "build",
+            dir.path().join("w.txt").to_str().unwrap(),
+            "--out",
+            lex.join("L.fst").to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());
-    std::fs::write(lex.join("L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n").unwrap();
+    std::fs::write(lex.join("L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n")
+        .unwrap();
     dir
 }
 
@@ -169,7 +176,10 @@ fn escape_codes_in_a_definition_are_printed_escaped() {
         let (out, _) = run_within(wordjudge(dir.path(), args), Duration::from_secs(5));
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(stdout.contains("Evil \\u{1b}[2J"), "{args:?}: {stdout}");
-        assert!(!stdout.contains('\u{1b}') && !stdout.contains('\u{7}'), "{args:?}: raw control characters: {stdout:?}");
+        assert!(
+            !stdout.contains('\u{1b}') && !stdout.contains('\u{7}'),
+            "{args:?}: raw control characters: {stdout:?}"
+        );
     }
 }
 
@@ -187,6 +197,9 @@ fn escape_codes_and_direction_overrides_in_the_config_are_printed_escaped() {
     assert!(out.status.success(), "{stdout}");
     assert!(!stdout.contains('\u{1b}') && !stdout.contains('\u{202e}'), "raw: {stdout:?}");
     let line = stdout.lines().find(|l| l.contains("active_lexicon")).unwrap();
-    assert!(line.starts_with("# hidden characters escaped: active_lexicon") && line.contains("\\u{202e} LIST"), "{line}");
+    assert!(
+        line.starts_with("# hidden characters escaped: active_lexicon") && line.contains("\\u{202e} LIST"),
+        "{line}"
+    );
     assert!(stdout.contains("\nstation_name = \"Station 1\"\n"), "other lines as they are: {stdout}");
 }

@@ -14,7 +14,11 @@ fn run(dir: &Path, args: &[&str], stdin: &str, env_lexicons: Option<&Path>) -> (
     let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 /// A station directory: config naming `lexicons/`, with lexicon SMALL.
@@ -25,13 +29,23 @@ fn station() -> tempfile::TempDir {
     std::fs::write(lex.join("small.txt"), "cat\ndog\nqi\nza\n").unwrap();
     let (code, out, err) = run(
         dir.path(),
-        &["lexicon", "build", lex.join("small.txt").to_str().unwrap(), "--out", lex.join("SMALL.fst").to_str().unwrap()],
+        &[
+            "lexicon",
+            "build",
+            lex.join("small.txt").to_str().unwrap(),
+            "--out",
+            lex.join("SMALL.fst").to_str().unwrap(),
+        ],
         "",
         None,
     );
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("4 words"), "{out}");
-    std::fs::write(lex.join("SMALL.toml"), "id = \"SMALL\"\nname = \"s\"\nedition = \"e\"\n[[layer]]\nfst = \"SMALL.fst\"\n").unwrap();
+    std::fs::write(
+        lex.join("SMALL.toml"),
+        "id = \"SMALL\"\nname = \"s\"\nedition = \"e\"\n[[layer]]\nfst = \"SMALL.fst\"\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("config.toml"), format!("lexicon_dir = {:?}\n", lex.display().to_string())).unwrap();
     dir
 }
@@ -40,7 +54,10 @@ fn station() -> tempfile::TempDir {
 fn judge_prints_one_verdict_and_exits_0_or_1() {
     let dir = station();
     let d = dir.path();
-    assert_eq!(run(d, &["judge", "--lexicon", "SMALL", "cat", "QI"], "", None), (0, "ACCEPTABLE\n".into(), String::new()));
+    assert_eq!(
+        run(d, &["judge", "--lexicon", "SMALL", "cat", "QI"], "", None),
+        (0, "ACCEPTABLE\n".into(), String::new())
+    );
     let (code, out, _) = run(d, &["judge", "--lexicon", "SMALL", "cat", "cats"], "", None);
     assert_eq!((code, out.as_str()), (1, "UNACCEPTABLE\n"));
 }
@@ -53,7 +70,7 @@ fn judge_refuses_bad_words_and_usage_with_exit_2() {
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert!(err.contains("\"d0g\"") && err.contains("'0'"), "{err}");
-    let nine: Vec<&str> = std::iter::repeat("cat").take(9).collect();
+    let nine: Vec<&str> = std::iter::repeat_n("cat", 9).collect();
     let mut args = vec!["judge", "--lexicon", "SMALL"];
     args.extend(nine);
     let (code, _, err) = run(d, &args, "", None);
@@ -89,7 +106,8 @@ fn kiosk_refuses_a_bad_usb_or_updates_value_naming_the_valid_ones() {
 #[test]
 fn judge_each_reads_one_challenge_per_line() {
     let dir = station();
-    let (code, out, err) = run(dir.path(), &["judge", "--lexicon", "SMALL", "--each"], "cat dog\nqi zax\n  za  \n", None);
+    let (code, out, err) =
+        run(dir.path(), &["judge", "--lexicon", "SMALL", "--each"], "cat dog\nqi zax\n  za  \n", None);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "ACCEPTABLE\nUNACCEPTABLE\nACCEPTABLE\n");
     let (code, out, err) = run(dir.path(), &["judge", "--lexicon", "SMALL", "--each"], "cat\nc@t\n\nqi\n", None);
@@ -167,7 +185,8 @@ fn lexicon_install_refuses_a_list_that_is_not_the_official_one() {
     assert!(err.contains("\"mine\" is not an official lexicon"), "{err}");
     // A list with nothing published installs, and says what it could check.
     std::fs::write(d.join("school.txt"), "cat\ndog\n").unwrap();
-    let (code, out, err) = run(d, &["lexicon", "install", d.join("school.txt").to_str().unwrap(), "--id", "OSPD4"], "", None);
+    let (code, out, err) =
+        run(d, &["lexicon", "install", d.join("school.txt").to_str().unwrap(), "--id", "OSPD4"], "", None);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("installed as OSPD4.fst of OSPD4+MW11: nothing is published to check it against"), "{out}");
     // Its other layer is not installed yet.

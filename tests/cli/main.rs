@@ -2,9 +2,9 @@
 //!
 //! One binary per subject links wordjudge (and Slint) once instead of once per file.
 
+mod bounded;
 #[path = "../common/built.rs"]
 mod built;
-mod bounded;
 mod judge;
 mod pin_child;
 mod pipe;

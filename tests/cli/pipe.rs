@@ -18,7 +18,11 @@ fn station() -> tempfile::TempDir {
     std::fs::write(dir.path().join("w.txt"), "CAT\nDOG\nQI\nZA\n").unwrap();
     std::fs::write(
         dir.path().join("config.toml"),
-        format!("lexicon_dir = {:?}\naudit_dir = {:?}\n", lex.display().to_string(), dir.path().join("audit").display().to_string()),
+        format!(
+            "lexicon_dir = {:?}\naudit_dir = {:?}\n",
+            lex.display().to_string(),
+            dir.path().join("audit").display().to_string()
+        ),
     )
     .unwrap();
     dir
@@ -45,7 +49,10 @@ fn closed_early(dir: &Path, args: &[&str], stdin: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     let quiet = out.status.code() == Some(0) || out.status.signal() == Some(libc::SIGPIPE);
     assert!(quiet, "{args:?}: {:?}, stderr: {err}", out.status);
-    assert!(!err.contains("panicked") && !err.contains("failed printing") && !err.contains("Broken pipe"), "{args:?}: {err}");
+    assert!(
+        !err.contains("panicked") && !err.contains("failed printing") && !err.contains("Broken pipe"),
+        "{args:?}: {err}"
+    );
 }
 
 #[test]
@@ -56,7 +63,11 @@ fn every_command_ends_quietly_when_its_reader_is_gone() {
     let out = d.join("lexicons/L.fst");
     closed_early(d, &["lexicon", "build", src.to_str().unwrap(), "--out", out.to_str().unwrap()], "");
     assert!(out.exists(), "the build itself completed before printing");
-    std::fs::write(d.join("lexicons/L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n").unwrap();
+    std::fs::write(
+        d.join("lexicons/L.toml"),
+        "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n",
+    )
+    .unwrap();
     let commands: &[(&[&str], &str)] = &[
         (&["lexicon", "list"], ""),
         (&["lexicon", "list", "--all"], ""),

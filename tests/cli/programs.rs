@@ -27,8 +27,11 @@ fn crate_graph(package: &str) -> Vec<String> {
         .output()
         .expect("cargo tree");
     assert!(out.status.success(), "cargo tree -p {package}: {}", String::from_utf8_lossy(&out.stderr));
-    let mut names: Vec<String> =
-        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| l.split_whitespace().next()).map(str::to_string).collect();
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_string)
+        .collect();
     names.sort();
     names.dedup();
     names
@@ -36,9 +39,23 @@ fn crate_graph(package: &str) -> Vec<String> {
 
 /// A crate of the GUI or input stack: Slint's, the window systems', libinput's.
 fn is_gui_crate(name: &str) -> bool {
-    ["slint", "i-slint", "winit", "input", "input-sys", "xkbcommon", "x11rb", "x11-dl", "tiny-xlib", "softbuffer", "wayland", "drm", "gbm"]
-        .iter()
-        .any(|gui| name == *gui || name.starts_with(&format!("{gui}-")))
+    [
+        "slint",
+        "i-slint",
+        "winit",
+        "input",
+        "input-sys",
+        "xkbcommon",
+        "x11rb",
+        "x11-dl",
+        "tiny-xlib",
+        "softbuffer",
+        "wayland",
+        "drm",
+        "gbm",
+    ]
+    .iter()
+    .any(|gui| name == *gui || name.starts_with(&format!("{gui}-")))
 }
 
 #[test]
@@ -51,13 +68,17 @@ fn the_command_lines_crate_graph_holds_no_gui_crate() {
     assert!(gui.is_empty(), "wordjudge-cli's graph holds GUI crates: {gui:?}");
     let station = crate_graph("wordjudge-station");
     for expected in ["slint", "winit", "input"] {
-        assert!(station.iter().any(|c| c == expected), "the check must see {expected} in the station's graph: {station:?}");
+        assert!(
+            station.iter().any(|c| c == expected),
+            "the check must see {expected} in the station's graph: {station:?}"
+        );
     }
 }
 
 #[test]
 fn the_command_line_links_only_libc_libm_and_libgcc_s() {
-    let allowed = ["linux-vdso.so.1", "libc.so.6", "libm.so.6", "libgcc_s.so.1", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"];
+    let allowed =
+        ["linux-vdso.so.1", "libc.so.6", "libm.so.6", "libgcc_s.so.1", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"];
     let libraries = needed(&crate::built::wordjudge());
     let extra: Vec<&String> = libraries.iter().filter(|l| !allowed.contains(&l.as_str())).collect();
     assert!(extra.is_empty(), "wordjudge links {extra:?}");

@@ -27,7 +27,10 @@ pub fn wordjudge() -> PathBuf {
 fn checked_wordjudge() -> PathBuf {
     let path = kiosk().with_file_name("wordjudge");
     let built = std::fs::metadata(&path).and_then(|m| m.modified()).unwrap_or_else(|_| {
-        panic!("{} is not built: run `cargo build` at the top of the workspace, which builds both programs", path.display())
+        panic!(
+            "{} is not built: run `cargo build` at the top of the workspace, which builds both programs",
+            path.display()
+        )
     });
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let newest = ["crates/core", "crates/cli"].iter().filter_map(|folder| newest_source(&root.join(folder))).max();

@@ -37,6 +37,12 @@ pub fn export(entries: &[Fields]) -> Vec<u8> {
 pub fn signed_line(key: &StationKey, record: &Record) -> (String, String, String) {
     let line = wordjudge_core::audit::format::seal(&serde_json::to_string(record).unwrap());
     let hash = wordjudge_core::audit::format::line_hash(line.as_bytes());
-    let note = wordjudge_core::recorder::journal::line_checkpoint(key, record.seq, &hash, record.time.clone(), &record.station);
+    let note = wordjudge_core::recorder::journal::line_checkpoint(
+        key,
+        record.seq,
+        &hash,
+        record.time.clone(),
+        &record.station,
+    );
     (line, hash, note)
 }

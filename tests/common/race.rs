@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 /// folder and a link to a folder elsewhere trade places, as a process of
 /// the laptop's user can do on a stick while root works in it.
 pub fn exchange(a: &Path, b: &Path) -> bool {
-    let (a, b) = (std::ffi::CString::new(a.as_os_str().as_encoded_bytes()).unwrap(), std::ffi::CString::new(b.as_os_str().as_encoded_bytes()).unwrap());
+    let (a, b) = (
+        std::ffi::CString::new(a.as_os_str().as_encoded_bytes()).unwrap(),
+        std::ffi::CString::new(b.as_os_str().as_encoded_bytes()).unwrap(),
+    );
     // SAFETY: renameat2(2) on two valid C strings.
     unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) == 0 }
 }
@@ -29,7 +32,12 @@ pub enum Race {
 
 /// Races `folder` against a link to `victim` (swapping the two names) until
 /// `stop`; returns how many swaps it made. Ends with `folder` real again.
-pub fn race(folder: PathBuf, victim: PathBuf, how: Race, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std::thread::JoinHandle<usize> {
+pub fn race(
+    folder: PathBuf,
+    victim: PathBuf,
+    how: Race,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<usize> {
     let link = folder.with_file_name(".racer-link");
     let _ = std::fs::remove_file(&link);
     std::os::unix::fs::symlink(&victim, &link).unwrap();
@@ -50,7 +58,8 @@ pub fn race(folder: PathBuf, victim: PathBuf, how: Race, stop: std::sync::Arc<st
                 let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
                 assert!(fd >= 0);
                 let path = std::ffi::CString::new(folder.as_os_str().as_encoded_bytes()).unwrap();
-                let mask = libc::IN_OPEN | libc::IN_ACCESS | libc::IN_CLOSE_NOWRITE | libc::IN_CREATE | libc::IN_MOVED_TO;
+                let mask =
+                    libc::IN_OPEN | libc::IN_ACCESS | libc::IN_CLOSE_NOWRITE | libc::IN_CREATE | libc::IN_MOVED_TO;
                 let watch = unsafe { libc::inotify_add_watch(fd, path.as_ptr(), mask) };
                 assert!(watch >= 0, "inotify watch on {}", folder.display());
                 let mut buf = [0u8; 4096];
@@ -83,7 +92,13 @@ pub fn race(folder: PathBuf, victim: PathBuf, how: Race, stop: std::sync::Arc<st
 /// Trades every entry of `folder` whose name ends with `suffix` with `link` (and back a
 /// moment later) until `stop`: right after each entry is made (`inotify`)
 /// or whenever a scan finds one. Returns the swaps made.
-pub fn race_new_entries(folder: PathBuf, suffix: &'static str, link: PathBuf, inotify: bool, stop: std::sync::Arc<std::sync::atomic::AtomicBool>) -> std::thread::JoinHandle<usize> {
+pub fn race_new_entries(
+    folder: PathBuf,
+    suffix: &'static str,
+    link: PathBuf,
+    inotify: bool,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<usize> {
     std::thread::spawn(move || {
         let mut swaps = 0;
         let mut swap = |name: &std::ffi::OsStr| {

@@ -28,7 +28,14 @@ fn needs_chromium_the_page_renders_with_red_and_green_tiles() {
     write_journal(&journals, &recorded);
     let ca = crate::journal_files::paired_ca(dir.path(), &[&one, &two, &recorded]);
     let page = dir.path().join("fleet.html");
-    let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--html", page.to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
+    let out = fleet_status(&[
+        "--dir",
+        journals.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+        "--ca-dir",
+        ca.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     let shot = dir.path().join("fleet.png");

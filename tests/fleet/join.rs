@@ -23,7 +23,8 @@ pub(crate) fn station_config(fleet_dir: &Path) -> PathBuf {
     if !config.exists() {
         let audit = home.join("audit");
         std::fs::create_dir_all(&audit).unwrap();
-        std::fs::write(&config, format!("station_name = \"Table 1\"\naudit_dir = {:?}\n", audit.to_str().unwrap())).unwrap();
+        std::fs::write(&config, format!("station_name = \"Table 1\"\naudit_dir = {:?}\n", audit.to_str().unwrap()))
+            .unwrap();
     }
     config
 }
@@ -31,8 +32,16 @@ pub(crate) fn station_config(fleet_dir: &Path) -> PathBuf {
 fn join(event: &Event, fleet_dir: &Path, station: &str) -> Output {
     let config = station_config(fleet_dir);
     wordjudge(&[
-        "--config", config.to_str().unwrap(), "fleet", "join", "--stick", &event.path(&event.stick), "--station", station,
-        "--fleet-dir", fleet_dir.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+        "fleet",
+        "join",
+        "--stick",
+        &event.path(&event.stick),
+        "--station",
+        station,
+        "--fleet-dir",
+        fleet_dir.to_str().unwrap(),
     ])
 }
 
@@ -100,7 +109,10 @@ fn a_station_joins_in_two_visits_and_its_key_never_leaves_it() {
     let second = join(&event, &fleet_dir, "wj-01");
     assert!(second.status.success(), "{}", text(&second.stderr));
     let report = text(&second.stdout);
-    assert!(report.contains("joined the fleet of Nationals 2026 as wj-01: sending to https://192.168.10.2:19532"), "{report}");
+    assert!(
+        report.contains("joined the fleet of Nationals 2026 as wj-01: sending to https://192.168.10.2:19532"),
+        "{report}"
+    );
     let env = std::fs::read_to_string(fleet_dir.join("upload.env")).unwrap();
     assert!(env.lines().any(|l| l == "WORDJUDGE_FLEET_URL=https://192.168.10.2:19532"), "{env}");
     assert_eq!(std::fs::read(fleet_dir.join("ca.pem")).unwrap(), std::fs::read(event.ca.join("ca.pem")).unwrap());
@@ -113,7 +125,8 @@ fn a_station_joins_in_two_visits_and_its_key_never_leaves_it() {
     let ca_line = fleet_toml.lines().find(|l| l.starts_with("ca_sha256")).unwrap();
     assert!(joined.contains(ca_line), "{joined}");
     // The laptop's certificate the stick carried: checked against the CA, its fingerprint kept.
-    let laptop_fp = openssl(&["x509", "-in", event.ca.join("laptop.pem").to_str().unwrap(), "-noout", "-fingerprint", "-sha256"]);
+    let laptop_fp =
+        openssl(&["x509", "-in", event.ca.join("laptop.pem").to_str().unwrap(), "-noout", "-fingerprint", "-sha256"]);
     let laptop_fp = laptop_fp.split_once('=').unwrap().1.trim().replace(':', "").to_ascii_lowercase();
     assert!(joined.contains(&format!("laptop_sha256 = \"{laptop_fp}\"")), "{joined}");
     assert!(report.contains(&format!("laptop sha256 {laptop_fp}")), "{report}");
@@ -158,7 +171,18 @@ fn join_and_leave_on_the_command_line_are_refused_where_no_station_records_them(
     std::fs::write(&config, format!("audit_dir = {:?}\n", home.path().join("no-audit").to_str().unwrap())).unwrap();
     let (config_s, fleet_s) = (config.to_str().unwrap(), fleet_dir.to_str().unwrap());
     for args in [
-        vec!["--config", config_s, "fleet", "join", "--stick", &event.path(&event.stick), "--station", "wj-01", "--fleet-dir", fleet_s],
+        vec![
+            "--config",
+            config_s,
+            "fleet",
+            "join",
+            "--stick",
+            &event.path(&event.stick),
+            "--station",
+            "wj-01",
+            "--fleet-dir",
+            fleet_s,
+        ],
         vec!["--config", config_s, "fleet", "leave", "--fleet-dir", fleet_s],
     ] {
         let out = wordjudge(&args);
@@ -173,8 +197,16 @@ fn join_and_leave_on_the_command_line_are_refused_where_no_station_records_them(
     let empty = tempfile::tempdir().unwrap();
     let config = station_config(&fleet_dir);
     let out = wordjudge(&[
-        "--config", config.to_str().unwrap(), "fleet", "join", "--stick", empty.path().to_str().unwrap(), "--station", "wj-01",
-        "--fleet-dir", fleet_s,
+        "--config",
+        config.to_str().unwrap(),
+        "fleet",
+        "join",
+        "--stick",
+        empty.path().to_str().unwrap(),
+        "--station",
+        "wj-01",
+        "--fleet-dir",
+        fleet_s,
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(audit_text(&fleet_dir).matches("\"fleet_refused\"").count(), 1, "{}", audit_text(&fleet_dir));
@@ -240,8 +272,16 @@ fn a_wrong_stick_or_certificate_changes_nothing() {
     let empty = tempfile::tempdir().unwrap();
     let config = station_config(&fleet_dir);
     let out = wordjudge(&[
-        "--config", config.to_str().unwrap(), "fleet", "join", "--stick", empty.path().to_str().unwrap(), "--station", "wj-01",
-        "--fleet-dir", fleet_dir.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+        "fleet",
+        "join",
+        "--stick",
+        empty.path().to_str().unwrap(),
+        "--station",
+        "wj-01",
+        "--fleet-dir",
+        fleet_dir.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("has no fleet folder"), "{}", text(&out.stderr));
@@ -262,9 +302,21 @@ fn a_wrong_stick_or_certificate_changes_nothing() {
     // The station's own request, signed by the event's CA but already out of date.
     let ca_key = event.ca.join("ca.key");
     openssl(&[
-        "x509", "-req", "-in", event.folder().join("requests/wj-01.csr").to_str().unwrap(), "-CA",
-        event.ca.join("ca.pem").to_str().unwrap(), "-CAkey", ca_key.to_str().unwrap(), "-CAserial",
-        event.ca.join("ca.srl").to_str().unwrap(), "-CAcreateserial", "-days", "-1", "-out", answer.to_str().unwrap(),
+        "x509",
+        "-req",
+        "-in",
+        event.folder().join("requests/wj-01.csr").to_str().unwrap(),
+        "-CA",
+        event.ca.join("ca.pem").to_str().unwrap(),
+        "-CAkey",
+        ca_key.to_str().unwrap(),
+        "-CAserial",
+        event.ca.join("ca.srl").to_str().unwrap(),
+        "-CAcreateserial",
+        "-days",
+        "-1",
+        "-out",
+        answer.to_str().unwrap(),
     ]);
     refused(&event, "wj-01", "out of date");
 
@@ -334,7 +386,13 @@ fn needs_journal_remote_what_a_station_installs_is_what_the_uploader_sends_with(
     // The uploader's URL as the unit reads it from upload.env.
     let env = std::fs::read_to_string(fleet_dir.join("upload.env")).unwrap();
     let url = env.lines().find_map(|l| l.strip_prefix("WORDJUDGE_FLEET_URL=")).unwrap();
-    let sent = upload(url, &fleet_dir.join("station.key"), &fleet_dir.join("station.pem"), &fleet_dir.join("ca.pem"), &journal);
+    let sent = upload(
+        url,
+        &fleet_dir.join("station.key"),
+        &fleet_dir.join("station.pem"),
+        &fleet_dir.join("ca.pem"),
+        &journal,
+    );
     assert!(sent.status.success(), "{}", text(&sent.stderr));
     drop(serve);
     assert_eq!(entries_received(&received), one.entries.len());
@@ -467,7 +525,9 @@ fn a_stick_folder_swapped_for_a_link_while_a_station_joins_writes_nothing_elsewh
     let station_home = tempfile::tempdir().unwrap();
     let mut swaps = 0;
     for (round, (swapped, how)) in
-        [("requests", Race::Timed), ("requests", Race::Inotify), ("fleet", Race::Timed), ("fleet", Race::Inotify)].into_iter().enumerate()
+        [("requests", Race::Timed), ("requests", Race::Inotify), ("fleet", Race::Timed), ("fleet", Race::Inotify)]
+            .into_iter()
+            .enumerate()
     {
         for visit in 0..3 {
             // A new station each time, so each visit makes and leaves a request.
@@ -482,9 +542,16 @@ fn a_stick_folder_swapped_for_a_link_while_a_station_joins_writes_nothing_elsewh
             let out = join(&event, &fleet_dir, &format!("wj-{round}{visit}"));
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             swaps += racer.join().unwrap();
-            let names: Vec<String> =
-                std::fs::read_dir(victim.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-            assert_eq!(names, ["keep"], "{swapped} {how:?}: the join wrote into the folder a link pointed at: {}", text(&out.stderr));
+            let names: Vec<String> = std::fs::read_dir(victim.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            assert_eq!(
+                names,
+                ["keep"],
+                "{swapped} {how:?}: the join wrote into the folder a link pointed at: {}",
+                text(&out.stderr)
+            );
         }
     }
     println!("{swaps} swaps over 12 first visits; nothing written elsewhere");

@@ -42,7 +42,8 @@ pub fn paired_ca(dir: &Path, stations: &[&Station]) -> PathBuf {
     let ca = dir.join("ca");
     std::fs::create_dir_all(ca.join("signed")).unwrap();
     for s in stations {
-        let file = ca.join("signed").join(format!("{}{}", s.fleet_name(), wordjudge_core::fleet::ca::PAIRED_KEY_SUFFIX));
+        let file =
+            ca.join("signed").join(format!("{}{}", s.fleet_name(), wordjudge_core::fleet::ca::PAIRED_KEY_SUFFIX));
         std::fs::write(file, format!("{}\n", s.verifier.to_text())).unwrap();
     }
     ca
@@ -72,7 +73,14 @@ fn needs_journal_remote_two_stations_from_their_journal_files() {
     write_journal(&journals, &two);
     let ca = paired_ca(dir.path(), &[&one, &two]);
     let html = dir.path().join("fleet.html");
-    let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--html", html.to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
+    let out = fleet_status(&[
+        "--dir",
+        journals.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+        "--ca-dir",
+        ca.to_str().unwrap(),
+    ]);
     let stdout = text(&out.stdout);
     println!("{stdout}");
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
@@ -107,7 +115,12 @@ fn needs_journal_remote_two_stations_from_their_journal_files() {
     assert!(page.contains("table-1") && page.contains("table-2"));
 
     // One file on its own.
-    let out = fleet_status(&["--file", journals.join("remote-wj-02.journal").to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
+    let out = fleet_status(&[
+        "--file",
+        journals.join("remote-wj-02.journal").to_str().unwrap(),
+        "--ca-dir",
+        ca.to_str().unwrap(),
+    ]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("1 station(s)") && stdout.contains("table-2 ") && !stdout.contains("table-1 "), "{stdout}");
@@ -132,7 +145,10 @@ fn needs_journal_remote_an_oversized_entry_is_one_refusal_not_the_end_of_the_sta
     let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--ca-dir", ca.to_str().unwrap()]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.lines().any(|l| l.starts_with("table-1 ")) && stdout.lines().any(|l| l.starts_with("table-2 ")), "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("table-1 ")) && stdout.lines().any(|l| l.starts_with("table-2 ")),
+        "{stdout}"
+    );
     assert!(stdout.contains("bytes long, more than a wordjudge record can be: refused"), "{stdout}");
 }
 
@@ -169,9 +185,13 @@ fn needs_journal_remote_a_field_beside_the_signed_line_changes_nothing_shown() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let line = stdout.lines().find(|l| l.starts_with("table-9 ")).expect("a line for table-9");
-    assert!(line.contains("#1 at 13:00:01") && line.contains("ok over 2 records") && !line.contains("NOT ITS"), "{line}");
+    assert!(
+        line.contains("#1 at 13:00:01") && line.contains("ok over 2 records") && !line.contains("NOT ITS"),
+        "{line}"
+    );
     // The same journal read with no key paired: nobody's records.
-    let out = fleet_status(&["--dir", journals.to_str().unwrap(), "--ca-dir", dir.path().join("none").to_str().unwrap()]);
+    let out =
+        fleet_status(&["--dir", journals.to_str().unwrap(), "--ca-dir", dir.path().join("none").to_str().unwrap()]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert!(stdout.contains("0 station(s)") && stdout.contains("NO PAIRED STATION"), "{stdout}");

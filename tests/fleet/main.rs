@@ -8,19 +8,19 @@
 //! count as its records; `setup` the laptop's CA, stick and receiver;
 //! `join` a station joining with the stick and sending to the receiver.
 
+mod browser;
 #[path = "../common/built.rs"]
 mod built;
-#[path = "../common/journal_fields.rs"]
-mod journal_fields;
-#[path = "../common/race.rs"]
-mod race;
-#[path = "../common/journal_export.rs"]
-mod journal_export;
-mod browser;
 mod cli;
 mod join;
+#[path = "../common/journal_export.rs"]
+mod journal_export;
+#[path = "../common/journal_fields.rs"]
+mod journal_fields;
 mod journal_files;
 mod proof;
+#[path = "../common/race.rs"]
+mod race;
 mod receive;
 mod recorded;
 mod setup;

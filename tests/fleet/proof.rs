@@ -49,7 +49,10 @@ fn a_record_signed_by_another_key_is_refused_on_the_station_it_names() {
     assert!(t2.refused[0].1.contains("a key no station was paired with"), "{:?}", t2.refused);
     assert!(!named(&status, "table-1").alarm());
     let text = render::text(&status, jiff::Timestamp::from_microsecond(START_US).unwrap(), &jiff::tz::TimeZone::UTC);
-    assert!(text.lines().any(|l| l.starts_with("table-2 ") && l.contains("NOT ITS RECORDS: 1 entry refused")), "{text}");
+    assert!(
+        text.lines().any(|l| l.starts_with("table-2 ") && l.contains("NOT ITS RECORDS: 1 entry refused")),
+        "{text}"
+    );
 }
 
 #[test]
@@ -60,7 +63,11 @@ fn a_stations_own_signed_line_sent_under_another_name_is_its_impersonation() {
     let (t1, t2) = (named(&status, "table-1"), named(&status, "table-2"));
     assert!(!t2.forged() && t2.last_challenge.map(|c| c.0) == Some(2), "never table-2's: {t2:?}");
     assert!(t1.forged(), "the sender's line is red");
-    assert!(t1.refused[0].1.contains("naming table-2: impersonation: the station's own signed line"), "{:?}", t1.refused);
+    assert!(
+        t1.refused[0].1.contains("naming table-2: impersonation: the station's own signed line"),
+        "{:?}",
+        t1.refused
+    );
     assert_eq!(t1.records, 2);
 }
 

@@ -79,10 +79,22 @@ fn needs_journal_remote_entries_are_kept_as_the_stations_whose_certificate_sent_
     let status = fleet_status(&["--dir", received.to_str().unwrap(), "--ca-dir", event.ca.to_str().unwrap()]);
     let table = text(&status.stdout);
     assert!(status.status.success(), "{table}{}", text(&status.stderr));
-    let line = |name: &str| table.lines().find(|l| l.starts_with(&format!("{name} "))).unwrap_or_else(|| panic!("{name}: {table}")).to_string();
+    let line = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name}: {table}"))
+            .to_string()
+    };
     let (t1, t2) = (line("table-1"), line("table-2"));
-    assert!(t2.contains("#2 at") && t2.contains("ok over 2 records") && !t2.contains("NOT ITS"), "table-2 as it sent it: {t2}");
-    assert!(t1.contains("#1 at") && t1.contains("NOT ITS RECORDS: 2 entries refused"), "table-1's impersonations, on its own line: {t1}");
+    assert!(
+        t2.contains("#2 at") && t2.contains("ok over 2 records") && !t2.contains("NOT ITS"),
+        "table-2 as it sent it: {t2}"
+    );
+    assert!(
+        t1.contains("#1 at") && t1.contains("NOT ITS RECORDS: 2 entries refused"),
+        "table-1's impersonations, on its own line: {t1}"
+    );
     assert!(!table.contains("#3 at"), "the forged #3 is shown nowhere: {table}");
 }
 
@@ -109,7 +121,18 @@ fn needs_journal_remote_a_flood_from_one_station_stops_only_that_station() {
     let log = work.path().join("serve.log");
     let mut serve = Serving(
         std::process::Command::new(crate::built::wordjudge())
-            .args(["fleet", "serve", "--listen", "127.0.0.1", "--port", &port.to_string(), "--max-per-station", "16", "--keep-free", "0"])
+            .args([
+                "fleet",
+                "serve",
+                "--listen",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "--max-per-station",
+                "16",
+                "--keep-free",
+                "0",
+            ])
             .arg("--ca-dir")
             .arg(&event.ca)
             .arg("--output")
@@ -135,7 +158,10 @@ fn needs_journal_remote_a_flood_from_one_station_stops_only_that_station() {
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     };
-    assert!(said.contains("table-1: stopped receiving: its journal holds") && said.contains("over its quota of 16 MiB"), "{said}");
+    assert!(
+        said.contains("table-1: stopped receiving: its journal holds") && said.contains("over its quota of 16 MiB"),
+        "{said}"
+    );
     let size: u64 = std::fs::read_dir(&received)
         .unwrap()
         .flatten()
@@ -227,31 +253,51 @@ fn needs_journal_remote_free_space_pressure_stops_only_the_flooder_and_honest_up
     let mut serving = Serving(serve("40", &log));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "fleet serve never listened: {}", std::fs::read_to_string(&log).unwrap());
+        assert!(
+            std::time::Instant::now() < deadline,
+            "fleet serve never listened: {}",
+            std::fs::read_to_string(&log).unwrap()
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     let flooded = send(port, &event, "table-1", &flood, work.path());
     println!("the flood: {}", text(&flooded.stderr));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while !std::fs::read_to_string(&log).unwrap().contains("table-1: stopped receiving") {
-        assert!(std::time::Instant::now() < deadline, "the flooder was not stopped: {}", std::fs::read_to_string(&log).unwrap());
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the flooder was not stopped: {}",
+            std::fs::read_to_string(&log).unwrap()
+        );
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
     // The disk stays short (the flooder's files are evidence and stay): the
     // honest stations' uploads go on, and none of them is stopped for it.
     for (name, station) in [("table-2", &honest), ("table-3", &other)] {
         let out = send(port, &event, name, station, work.path());
-        assert!(out.status.success(), "{name}: {}\nserve said: {}", text(&out.stderr), std::fs::read_to_string(&log).unwrap());
+        assert!(
+            out.status.success(),
+            "{name}: {}\nserve said: {}",
+            text(&out.stderr),
+            std::fs::read_to_string(&log).unwrap()
+        );
     }
     std::thread::sleep(std::time::Duration::from_secs(2));
     let said = std::fs::read_to_string(&log).unwrap();
-    assert!(!said.contains("table-2: stopped") && !said.contains("table-3: stopped"), "an honest station stopped: {said}");
+    assert!(
+        !said.contains("table-2: stopped") && !said.contains("table-3: stopped"),
+        "an honest station stopped: {said}"
+    );
     assert_eq!(said.matches("table-1, already stopped, holds the most").count(), 1, "said once: {said}");
     assert!(serving.0.try_wait().unwrap().is_none(), "serve goes on");
     let status = fleet_status(&["--dir", received.to_str().unwrap(), "--ca-dir", event.ca.to_str().unwrap()]);
     let table = text(&status.stdout);
     for name in ["table-2", "table-3"] {
-        assert!(table.lines().any(|l| l.starts_with(&format!("{name} ")) && l.contains("#1 at")), "{table}{}", text(&status.stderr));
+        assert!(
+            table.lines().any(|l| l.starts_with(&format!("{name} ")) && l.contains("#1 at")),
+            "{table}{}",
+            text(&status.stderr)
+        );
     }
 }
 

@@ -3,8 +3,8 @@
 //! them, read by the fleet summary: the names it reads are the names the
 //! station sends, and a healthy log's copies link up with no break.
 
-use crate::support::Station;
 use crate::journal_fields::{Fields, Visitor};
+use crate::support::Station;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tracing_subscriber::layer::{Context, Layer};
@@ -15,7 +15,6 @@ use wordjudge_core::judge::{judge, Challenge};
 use wordjudge_core::lexicon::catalog;
 use wordjudge_core::panel::Trigger;
 use wordjudge_core::recorder::{AdjudicationInput, AuditLog, AuditOptions};
-
 
 #[derive(Clone, Default)]
 struct Capture(Arc<Mutex<Vec<Fields>>>);
@@ -36,8 +35,12 @@ pub fn recorded_station() -> Station {
     let _guard = tracing::subscriber::set_default(tracing_subscriber::registry().with(capture.clone()));
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new("2026-11-22T13:00:00Z".parse().unwrap(), "boot-a"));
-    let options =
-        AuditOptions { clock: clock.clone(), time_zone: jiff::tz::TimeZone::UTC, signing_key: true, ..AuditOptions::default() };
+    let options = AuditOptions {
+        clock: clock.clone(),
+        time_zone: jiff::tz::TimeZone::UTC,
+        signing_key: true,
+        ..AuditOptions::default()
+    };
     let lexicon = catalog::open_demo().unwrap();
     let identity = LexiconIdentity::of(&lexicon);
     let mut log = AuditLog::open_with(dir.path(), "Table 7", options).unwrap();

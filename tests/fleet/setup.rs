@@ -58,8 +58,19 @@ pub(crate) fn station_request(dir: &Path, file_name: &str, cn: &str) -> PathBuf 
     let key = dir.join(format!("{file_name}.key"));
     let csr = dir.join(format!("{file_name}.csr"));
     openssl(&[
-        "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", &format!("/CN={cn}"),
-        "-keyout", key.to_str().unwrap(), "-out", csr.to_str().unwrap(),
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-subj",
+        &format!("/CN={cn}"),
+        "-keyout",
+        key.to_str().unwrap(),
+        "-out",
+        csr.to_str().unwrap(),
     ]);
     bind(&csr, cn, &crate::support::new_key(cn));
     csr
@@ -135,21 +146,43 @@ fn setup_writes_a_stick_with_nothing_secret_and_keeps_its_ca() {
         assert_eq!(mode & 0o077, 0, "{key} mode {mode:o}");
     }
     assert_eq!(std::fs::metadata(&event.ca).unwrap().permissions().mode() & 0o777, 0o700);
-    let san = openssl(&["x509", "-in", event.ca.join("laptop.pem").to_str().unwrap(), "-noout", "-ext", "subjectAltName,extendedKeyUsage"]);
+    let san = openssl(&[
+        "x509",
+        "-in",
+        event.ca.join("laptop.pem").to_str().unwrap(),
+        "-noout",
+        "-ext",
+        "subjectAltName,extendedKeyUsage",
+    ]);
     assert!(san.contains("IP Address:192.168.10.2") && san.contains("TLS Web Server Authentication"), "{san}");
-    let verified = openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), event.ca.join("laptop.pem").to_str().unwrap()]);
+    let verified = openssl(&[
+        "verify",
+        "-CAfile",
+        event.ca.join("ca.pem").to_str().unwrap(),
+        event.ca.join("laptop.pem").to_str().unwrap(),
+    ]);
     assert!(verified.contains(": OK"), "{verified}");
 
     // Again, with the laptop on another address: the same CA, a new laptop certificate.
     let ca_before = std::fs::read(event.ca.join("ca.pem")).unwrap();
     let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
     let again = wordjudge(&[
-        "fleet", "setup", "--event", "Nationals 2026", "--laptop", "laptop.local:20000", "--ca-dir", &ca_s, "--stick", &stick_s,
+        "fleet",
+        "setup",
+        "--event",
+        "Nationals 2026",
+        "--laptop",
+        "laptop.local:20000",
+        "--ca-dir",
+        &ca_s,
+        "--stick",
+        &stick_s,
     ]);
     assert!(again.status.success(), "{}", text(&again.stderr));
     assert!(text(&again.stdout).contains("kept: made before"), "{}", text(&again.stdout));
     assert_eq!(std::fs::read(event.ca.join("ca.pem")).unwrap(), ca_before);
-    let san = openssl(&["x509", "-in", event.ca.join("laptop.pem").to_str().unwrap(), "-noout", "-ext", "subjectAltName"]);
+    let san =
+        openssl(&["x509", "-in", event.ca.join("laptop.pem").to_str().unwrap(), "-noout", "-ext", "subjectAltName"]);
     assert!(san.contains("DNS:laptop.local"), "{san}");
     let fleet = FleetFile::parse(&std::fs::read_to_string(event.folder().join("fleet.toml")).unwrap()).unwrap();
     assert_eq!((fleet.upload_url.as_str(), fleet.address), ("https://laptop.local:20000", None));
@@ -171,7 +204,18 @@ fn setup_refuses_what_is_out_of_form_and_makes_nothing() {
     }
     let dir = tempfile::tempdir().unwrap();
     let ca = dir.path().join("ca");
-    let out = wordjudge(&["fleet", "setup", "--event", "E", "--laptop", "laptop", "--ca-dir", ca.to_str().unwrap(), "--stick", "/nonexistent/stick"]);
+    let out = wordjudge(&[
+        "fleet",
+        "setup",
+        "--event",
+        "E",
+        "--laptop",
+        "laptop",
+        "--ca-dir",
+        ca.to_str().unwrap(),
+        "--stick",
+        "/nonexistent/stick",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("/nonexistent/stick is not a folder"), "{}", text(&out.stderr));
     assert!(!ca.exists());
@@ -196,15 +240,32 @@ fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
     assert!(report.contains("refused  wj-03:") && report.contains("good signature"), "{report}");
     assert!(report.contains("bad name.csr") && report.contains("letters, digits and hyphens"), "{report}");
     let certificates = event.folder().join("certificates");
-    let mut made: Vec<String> =
-        std::fs::read_dir(&certificates).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let mut made: Vec<String> = std::fs::read_dir(&certificates)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     made.sort();
     assert_eq!(made, ["wj-01.pem"], "only the good request is signed, no partial file left");
     let cert = certificates.join("wj-01.pem");
-    let verified = openssl(&["verify", "-CAfile", event.folder().join("ca.pem").to_str().unwrap(), cert.to_str().unwrap()]);
+    let verified =
+        openssl(&["verify", "-CAfile", event.folder().join("ca.pem").to_str().unwrap(), cert.to_str().unwrap()]);
     assert!(verified.contains(": OK"), "{verified}");
-    let ext = openssl(&["x509", "-in", cert.to_str().unwrap(), "-noout", "-subject", "-ext", "extendedKeyUsage,basicConstraints", "-nameopt", "RFC2253"]);
-    assert!(ext.contains("subject=CN=wj-01") && ext.contains("TLS Web Client Authentication") && ext.contains("CA:FALSE"), "{ext}");
+    let ext = openssl(&[
+        "x509",
+        "-in",
+        cert.to_str().unwrap(),
+        "-noout",
+        "-subject",
+        "-ext",
+        "extendedKeyUsage,basicConstraints",
+        "-nameopt",
+        "RFC2253",
+    ]);
+    assert!(
+        ext.contains("subject=CN=wj-01") && ext.contains("TLS Web Client Authentication") && ext.contains("CA:FALSE"),
+        "{ext}"
+    );
 
     // Again: nothing new to sign.
     for f in ["wj-02.csr", "wj-03.csr", "bad name.csr"] {
@@ -218,7 +279,14 @@ fn sign_signs_a_stations_request_and_refuses_what_is_not_one() {
     let (other, out) = setup("192.168.10.3", &[]);
     assert!(out.status.success());
     station_request(&other.folder().join("requests"), "wj-09", "wj-09");
-    let mut args = vec!["fleet".to_string(), "sign".into(), "--ca-dir".into(), ca_s.clone(), "--stick".into(), other.path(&other.stick)];
+    let mut args = vec![
+        "fleet".to_string(),
+        "sign".into(),
+        "--ca-dir".into(),
+        ca_s.clone(),
+        "--stick".into(),
+        other.path(&other.stick),
+    ];
     args.extend(accept_args(&other.folder()));
     let out = wordjudge(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(out.status.code(), Some(2));
@@ -263,7 +331,14 @@ impl Serving {
     }
 
     /// The same, waiting for it on `address`, with `extra` arguments.
-    pub(crate) fn listening_on(ca: &Path, port: u16, received: &Path, tmp: &Path, address: &str, extra: &[&str]) -> Serving {
+    pub(crate) fn listening_on(
+        ca: &Path,
+        port: u16,
+        received: &Path,
+        tmp: &Path,
+        address: &str,
+        extra: &[&str],
+    ) -> Serving {
         let mut serve = Serving(
             Command::new(crate::built::wordjudge())
                 .args(["fleet", "serve", "--port", &port.to_string()])
@@ -338,7 +413,13 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     let stranger_requests = stranger.folder().join("requests");
     station_request(&stranger_requests, "wj-01", "wj-01");
     assert!(sign_event(&stranger, &[]).status.success());
-    let refused = upload(&url, &stranger_requests.join("wj-01.key"), &stranger.folder().join("certificates/wj-01.pem"), &trust, &journal);
+    let refused = upload(
+        &url,
+        &stranger_requests.join("wj-01.key"),
+        &stranger.folder().join("certificates/wj-01.pem"),
+        &trust,
+        &journal,
+    );
     assert!(!refused.status.success(), "an upload signed by another CA was taken: {}", text(&refused.stderr));
     assert_eq!(entries_received(&received), 0);
     // A station that trusts another CA does not send to this laptop.
@@ -367,7 +448,12 @@ fn needs_journal_remote_serve_receives_the_events_stations_only() {
     drop(serve);
     assert_eq!(entries_received(&received), one.entries.len(), "every entry of the station's journal, once");
     assert!(received.join("from-wj-01.journal").is_file(), "kept as the certificate's station's");
-    let status = crate::journal_files::fleet_status(&["--dir", received.to_str().unwrap(), "--ca-dir", event.ca.to_str().unwrap()]);
+    let status = crate::journal_files::fleet_status(&[
+        "--dir",
+        received.to_str().unwrap(),
+        "--ca-dir",
+        event.ca.to_str().unwrap(),
+    ]);
     assert!(status.status.success(), "{}", text(&status.stderr));
     let table = text(&status.stdout);
     let line = table.lines().find(|l| l.starts_with("wj-01 ")).unwrap_or_else(|| panic!("{table}"));
@@ -386,7 +472,16 @@ fn needs_journal_remote_status_watch_writes_the_page_again_until_stopped() {
     let table = dir.path().join("table.txt");
     let mut watch = Serving(
         Command::new(crate::built::wordjudge())
-            .args(["fleet", "status", "--watch", "1", "--dir", dir.path().to_str().unwrap(), "--html", html.to_str().unwrap()])
+            .args([
+                "fleet",
+                "status",
+                "--watch",
+                "1",
+                "--dir",
+                dir.path().to_str().unwrap(),
+                "--html",
+                html.to_str().unwrap(),
+            ])
             .args(["--ca-dir", ca.to_str().unwrap()])
             .stdout(std::fs::File::create(&table).unwrap())
             .stderr(Stdio::null())
@@ -396,23 +491,36 @@ fn needs_journal_remote_status_watch_writes_the_page_again_until_stopped() {
     let wait_for = |what: &str, done: &dyn Fn() -> bool| {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
         while !done() {
-            assert!(std::time::Instant::now() < deadline, "not {what}: {}", std::fs::read_to_string(&table).unwrap_or_default());
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not {what}: {}",
+                std::fs::read_to_string(&table).unwrap_or_default()
+            );
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
     };
     wait_for("a page at first", &|| html.exists());
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("table-1"), "{page}");
-    assert!(page.contains("<meta http-equiv=\"refresh\" content=\"1\">"), "the browser loads it again as often: {page}");
+    assert!(
+        page.contains("<meta http-equiv=\"refresh\" content=\"1\">"),
+        "the browser loads it again as often: {page}"
+    );
     let first = one.entries.len();
     wait_for("the first round said", &|| {
-        std::fs::read_to_string(&table).unwrap_or_default().contains(&format!("refreshed: {first} new journal entries read in"))
+        std::fs::read_to_string(&table)
+            .unwrap_or_default()
+            .contains(&format!("refreshed: {first} new journal entries read in"))
     });
     // One more verdict arrives, in a file of its own: the next round reads
     // that entry alone (after each file group's cursor), and shows it.
     one.entries.clear();
     one.host = "wj-01-later".into();
-    one.wait_minutes(5).judge(&crate::support::lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official"), &["QI"], true);
+    one.wait_minutes(5).judge(
+        &crate::support::lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official"),
+        &["QI"],
+        true,
+    );
     write_journal(dir.path(), &one);
     wait_for("the new verdict read alone", &|| {
         let said = std::fs::read_to_string(&table).unwrap_or_default();
@@ -449,7 +557,9 @@ pub(crate) fn wordjudge_within(args: &[&str], limit: std::time::Duration) -> Out
 }
 
 fn sign_args(event: &Event) -> Vec<String> {
-    ["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)].map(String::from).to_vec()
+    ["fleet", "sign", "--ca-dir", &event.path(&event.ca), "--stick", &event.path(&event.stick)]
+        .map(String::from)
+        .to_vec()
 }
 
 /// A request's station key code, as the station shows it and `fleet sign` lists
@@ -526,7 +636,8 @@ fn sign_writes_through_no_link_on_the_stick_and_the_ca_key_stays_whole() {
     for name in ["table-5.pem", "table-6.pem"] {
         let cert = certificates.join(name);
         assert!(std::fs::symlink_metadata(&cert).unwrap().file_type().is_file(), "{name} is a file of its own");
-        let verified = openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), cert.to_str().unwrap()]);
+        let verified =
+            openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), cert.to_str().unwrap()]);
         assert!(verified.contains(": OK"), "{verified}");
     }
     // The link at the old partial name is left as it was, never opened.
@@ -558,7 +669,18 @@ fn setup_and_sign_refuse_a_linked_stick_folder_and_write_nothing_through_it() {
         assert!(text(&out.stderr).contains("symbolic link"), "sign, {linked} linked: {}", text(&out.stderr));
         assert_eq!(contents(elsewhere.path()), before, "sign wrote through the linked {linked}");
         let (ca_s, stick_s) = (event.path(&event.ca), event.path(&event.stick));
-        let out = wordjudge(&["fleet", "setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--ca-dir", &ca_s, "--stick", &stick_s]);
+        let out = wordjudge(&[
+            "fleet",
+            "setup",
+            "--event",
+            "Nationals 2026",
+            "--laptop",
+            "192.168.10.2",
+            "--ca-dir",
+            &ca_s,
+            "--stick",
+            &stick_s,
+        ]);
         assert_eq!(out.status.code(), Some(2), "setup, {linked} linked: {}", text(&out.stdout));
         assert!(text(&out.stderr).contains("symbolic link"), "setup, {linked} linked: {}", text(&out.stderr));
         assert_eq!(contents(elsewhere.path()), before, "setup wrote through the linked {linked}");
@@ -584,7 +706,9 @@ fn sign_refuses_a_fifo_a_device_link_and_a_huge_request_at_once() {
     assert_eq!(out.status.code(), Some(2), "{report}");
     assert!(text(&out.stderr).contains("3 request(s) refused"), "{}", text(&out.stderr));
     assert!(report.contains("signed   wj-01:"), "{report}");
-    let line = |name: &str| report.lines().find(|l| l.starts_with(&format!("refused  {name}:"))).unwrap_or_default().to_string();
+    let line = |name: &str| {
+        report.lines().find(|l| l.starts_with(&format!("refused  {name}:"))).unwrap_or_default().to_string()
+    };
     assert!(line("wj-02").contains("FIFO"), "{report}");
     assert!(line("wj-03").contains("symbolic link"), "{report}");
     assert!(line("wj-04").contains("bytes such a file may have"), "{report}");
@@ -648,7 +772,12 @@ fn a_replacement_request_needs_replace_and_a_planted_certificate_is_named() {
     assert!(report.contains("planted  table-3:") && report.contains("signed   table-3:"), "{report}");
     assert!(report.contains("planted  table-4.pem:"), "{report}");
     assert!(report.contains("planted  x\\u{1b}[2Jy.pem:") && !report.contains('\u{1b}'), "{report}");
-    let verified = openssl(&["verify", "-CAfile", event.ca.join("ca.pem").to_str().unwrap(), certificates.join("table-3.pem").to_str().unwrap()]);
+    let verified = openssl(&[
+        "verify",
+        "-CAfile",
+        event.ca.join("ca.pem").to_str().unwrap(),
+        certificates.join("table-3.pem").to_str().unwrap(),
+    ]);
     assert!(verified.contains(": OK"), "the planted certificate is replaced by the CA's: {verified}");
     assert!(!certificates.join("table-4.pem").exists(), "a planted certificate with no request is removed");
 }
@@ -690,7 +819,11 @@ fn sign_signs_only_a_request_whose_code_the_director_confirms() {
     args.extend(["--accept".into(), format!("table-3={}", code.replace('-', "").to_uppercase())]);
     let out = wordjudge(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
-    assert!(text(&out.stdout).contains("signed   table-3:") && text(&out.stdout).contains(&code), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("signed   table-3:") && text(&out.stdout).contains(&code),
+        "{}",
+        text(&out.stdout)
+    );
     assert!(certificate.exists());
     // A code out of form is a usage error.
     let mut bad = sign_args(&event);
@@ -718,17 +851,37 @@ fn needs_journal_remote_serve_listens_on_the_laptops_address_only() {
         assert!(std::net::TcpStream::connect(("127.0.0.2", port)).is_err(), "serve answers on another address");
     }
     let port = free_port();
-    let _serve = Serving::listening_on(&event.ca, port, &work.path().join("received-2"), &tmp, "127.0.0.2", &["--listen", "127.0.0.2"]);
+    let _serve = Serving::listening_on(
+        &event.ca,
+        port,
+        &work.path().join("received-2"),
+        &tmp,
+        "127.0.0.2",
+        &["--listen", "127.0.0.2"],
+    );
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err(), "--listen 127.0.0.2 answers on 127.0.0.1");
     // A laptop certificate for a host name: serve asks for the address.
     let (named, out) = setup("laptop.local", &[]);
     assert!(out.status.success());
     let out = wordjudge_within(
-        &["fleet", "serve", "--port", &free_port().to_string(), "--ca-dir", &named.path(&named.ca), "--output", work.path().join("r3").to_str().unwrap()],
+        &[
+            "fleet",
+            "serve",
+            "--port",
+            &free_port().to_string(),
+            "--ca-dir",
+            &named.path(&named.ca),
+            "--output",
+            work.path().join("r3").to_str().unwrap(),
+        ],
         std::time::Duration::from_secs(20),
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("give the laptop's address on the stations' network with --listen"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("give the laptop's address on the stations' network with --listen"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// The receiver's children of `fleet serve` (pid `serve`): `(pid, comm)`.
@@ -811,9 +964,12 @@ fn a_request_without_its_binding_or_with_another_requests_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{report}");
     assert!(report.contains("refused  table-5: no table-5.bind beside it"), "{report}");
     assert!(report.contains("refused  table-6:") && report.contains("its binding is for another request"), "{report}");
-    assert!(report.contains("refused  table-7:") && report.contains("not signed by the audit key it names"), "{report}");
+    assert!(
+        report.contains("refused  table-7:") && report.contains("not signed by the audit key it names"),
+        "{report}"
+    );
     let code = key_code_of(&good).unwrap();
-    assert!(report.contains(&format!("signed   table-8:")) && report.contains(&code), "{report}");
+    assert!(report.contains(&"signed   table-8:".to_string()) && report.contains(&code), "{report}");
     for name in ["table-5", "table-6", "table-7"] {
         assert!(!event.folder().join(format!("certificates/{name}.pem")).exists(), "{name}");
     }
@@ -859,10 +1015,18 @@ fn a_stick_folder_swapped_for_a_link_while_sign_runs_never_touches_the_ca() {
             // its own records beside them).
             for (path, bytes) in before.iter().filter(|(p, _)| p.extension().is_none_or(|e| e != "srl")) {
                 // (ca.srl, openssl's serial counter, moves with each signature.)
-                assert_eq!(std::fs::read(path).ok().as_ref(), Some(bytes), "{swapped} {how:?} round {round}: {} changed: {report}", path.display());
+                assert_eq!(
+                    std::fs::read(path).ok().as_ref(),
+                    Some(bytes),
+                    "{swapped} {how:?} round {round}: {} changed: {report}",
+                    path.display()
+                );
             }
             assert!(event.ca.join("ca.pem").is_file() && event.ca.join("laptop.pem").is_file(), "{report}");
-            assert!(!event.ca.join(format!("table-{round}.pem")).exists(), "a certificate written into the CA folder: {report}");
+            assert!(
+                !event.ca.join(format!("table-{round}.pem")).exists(),
+                "a certificate written into the CA folder: {report}"
+            );
         }
         println!("{swapped} {how:?}: {swaps} swaps over 5 runs of fleet sign; the CA folder untouched");
         assert!(swaps > 0, "{swapped} {how:?}: the racer never swapped: the test did not race");
@@ -889,8 +1053,10 @@ fn a_stick_folder_swapped_for_a_link_while_setup_runs_writes_nothing_elsewhere()
             let _ = wordjudge(&all);
             stop.store(true, std::sync::atomic::Ordering::Relaxed);
             swaps += racer.join().unwrap();
-            let names: Vec<String> =
-                std::fs::read_dir(victim.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+            let names: Vec<String> = std::fs::read_dir(victim.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
             assert_eq!(names, ["keep"], "{how:?}: setup wrote into the folder a link pointed at");
         }
         println!("{how:?}: {swaps} swaps over 10 runs of fleet setup; nothing written elsewhere");

@@ -62,15 +62,28 @@ fn the_text_has_a_line_per_station_and_says_what_is_wrong() {
     let a = lines[2];
     assert!(a.starts_with("table-1 "), "{a}");
     assert!(a.contains("14:10:07 (1 h 49 min ago)"), "last seen: {a}");
-    assert!(a.contains("NASPA CSW, 5 points per word") && !a.contains("NASPA-CSW-5") && a.contains("#6 at 14:10:07"), "profile by its name: {a}");
+    assert!(
+        a.contains("NASPA CSW, 5 points per word") && !a.contains("NASPA-CSW-5") && a.contains("#6 at 14:10:07"),
+        "profile by its name: {a}"
+    );
     assert!(a.contains("BROKEN: records 5-6 of its log never arrived; challenge 3-4 missing"), "{a}");
     assert!(a.contains("LEXICON MISMATCH: table-2 has fedcba98"), "{a}");
     let b = lines[3];
     assert!(b.starts_with("table-2 ") && b.contains("ok over 5 records"), "{b}");
     assert!(b.contains("OUT OF SERVICE: judging with CSW21 failed unexpectedly"), "{b}");
     assert!(b.contains("1 warning(s)"), "{b}");
-    assert!(text.contains("LEXICON MISMATCH: CSW21 is judged with different word lists: 01234567 at table-1, fedcba98 at table-2"), "{text}");
-    assert!(text.contains("signed with the audit key paired with that station") && !text.contains("prev hash") && !text.contains("seq"), "{text}");
+    assert!(
+        text.contains(
+            "LEXICON MISMATCH: CSW21 is judged with different word lists: 01234567 at table-1, fedcba98 at table-2"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("signed with the audit key paired with that station")
+            && !text.contains("prev hash")
+            && !text.contains("seq"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -102,7 +115,11 @@ fn a_gap_the_station_recorded_is_no_break() {
     assert_eq!(t.explained, [Range(2, 3), Range(5, 6)]);
     assert_eq!(t.breaks, [LinkBreak::RecordsMissing(Range(5, 5)), LinkBreak::ChallengesMissing(Range(8, 8))]);
     assert!(t.warnings.iter().any(|(_, w)| w.contains("challenges 5 to 6")), "{:?}", t.warnings);
-    assert!(render::links(t).contains("(#2–#3, #5–#6 were reserved and never shown, so no slip carries them"), "{}", render::links(t));
+    assert!(
+        render::links(t).contains("(#2–#3, #5–#6 were reserved and never shown, so no slip carries them"),
+        "{}",
+        render::links(t)
+    );
 }
 
 #[test]
@@ -110,7 +127,11 @@ fn a_station_that_left_the_fleet_is_not_in_service() {
     let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
     let mut s = Station::new("t", "h");
     s.judge(&csw, &["QI"], true);
-    s.event(AuditEvent::FleetLeft { fleet: "Nationals".into(), upload_url: "https://l:19532".into(), ca_sha256: "ab".into() });
+    s.event(AuditEvent::FleetLeft {
+        fleet: "Nationals".into(),
+        upload_url: "https://l:19532".into(),
+        ca_sha256: "ab".into(),
+    });
     let status = status(&[&s]).unwrap();
     let state = render::state(&status.stations[0], jiff::Timestamp::now());
     assert!(state.starts_with("left the fleet at ") && state.contains(" UTC"), "{state}");
@@ -234,7 +255,8 @@ fn the_page_escapes_every_journal_string_and_needs_nothing_outside() {
     let (one, two) = two_stations();
     let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
     let mut evil = Station::new("<script>alert('x')</script>", "wj-09");
-    evil.judge(&csw, &["QI"], true).event(AuditEvent::DisplayProblem { problem: "<img src=http://evil/x.png> & co".into() });
+    evil.judge(&csw, &["QI"], true)
+        .event(AuditEvent::DisplayProblem { problem: "<img src=http://evil/x.png> & co".into() });
     let status = status(&[&one, &two, &evil]).unwrap();
     let page = render::html(&status, now(), &jiff::tz::TimeZone::UTC);
     assert!(page.starts_with("<!DOCTYPE html>"));
@@ -244,7 +266,11 @@ fn the_page_escapes_every_journal_string_and_needs_nothing_outside() {
     // Self-contained: the only address is the one escaped from the journal.
     assert_eq!(page.matches("http").count(), 1, "{page}");
     assert!(!page.contains("<link") && !page.contains("url("), "{page}");
-    assert_eq!(page.matches("<section class=\"tile alarm\">").count(), 3, "all red: mismatch, out of service twice: {page}");
+    assert_eq!(
+        page.matches("<section class=\"tile alarm\">").count(),
+        3,
+        "all red: mismatch, out of service twice: {page}"
+    );
     assert!(page.contains("Verdicts per hour") && page.contains("11-22 14:00"), "{page}");
     assert!(page.contains("✓ 1</td><td>✗ 1"), "{page}");
 }
@@ -334,7 +360,9 @@ fn a_station_signing_under_another_name_is_red_with_both_names_and_a_renamed_one
     let lines: Vec<String> = [&renamed, &borrower].iter().flat_map(|s| s.json_lines()).collect();
     let status = status_of(lines.iter().map(String::as_str), vec![renamed_key, borrower_key]).unwrap();
     let text = render::text(&status, now(), &jiff::tz::TimeZone::UTC);
-    let row = |start: &str| text.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("{start}: {text}")).to_string();
+    let row = |start: &str| {
+        text.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("{start}: {text}")).to_string()
+    };
     let b = row("Table 2 (certificate table-3)");
     assert!(b.contains("NAME DIFFERS: its records say Table 2, its certificate was made for table-3"), "{b}");
     let r = row("Hall B 1 (certificate table-1)");
@@ -371,7 +399,12 @@ fn a_station_not_heard_for_three_signs_of_life_is_silent_and_a_sign_of_life_keep
         fleet.finish().unwrap()
     };
     let all = a.json_lines();
-    let last_heard: i64 = serde_json::from_str::<serde_json::Value>(all.last().unwrap()).unwrap()["__REALTIME_TIMESTAMP"].as_str().unwrap().parse().unwrap();
+    let last_heard: i64 = serde_json::from_str::<serde_json::Value>(all.last().unwrap()).unwrap()
+        ["__REALTIME_TIMESTAMP"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     let at = |minutes_after: i64| jiff::Timestamp::from_microsecond(last_heard + minutes_after * 60_000_000).unwrap();
     let tz = jiff::tz::TimeZone::UTC;
 
@@ -399,7 +432,11 @@ fn a_station_not_heard_for_three_signs_of_life_is_silent_and_a_sign_of_life_keep
     let unknown = status_of(lines.iter().map(String::as_str), vec![paired.clone()]).unwrap();
     assert_eq!(render::state(&unknown.stations[0], at(600)), "in service");
     // Out of service or gone: said as that, never as silent.
-    a.event(AuditEvent::FleetLeft { fleet: "Nationals".into(), upload_url: "https://l:19532".into(), ca_sha256: "ab".into() });
+    a.event(AuditEvent::FleetLeft {
+        fleet: "Nationals".into(),
+        upload_url: "https://l:19532".into(),
+        ca_sha256: "ab".into(),
+    });
     let lines = a.json_lines();
     let left = summary(&[(&own, &lines)]);
     let state = render::state(&left.stations[0], at(60));
@@ -423,7 +460,8 @@ fn after_replace_the_old_keys_records_stay_the_stations_apart_and_red_only_while
     new.time_us = (replaced_at + 60) * 1_000_000;
     new.judge(&lex, &["CAT"], true);
     let summary = |old: &Station| {
-        let keys = vec![wordjudge_core::fleet::PairedKey { replaced_at: Some(replaced_at), ..old.paired() }, new.paired()];
+        let keys =
+            vec![wordjudge_core::fleet::PairedKey { replaced_at: Some(replaced_at), ..old.paired() }, new.paired()];
         let mut fleet = wordjudge_core::fleet::Fleet::new(keys);
         fleet.from_sender(Some("table-2".into()));
         for line in old.json_lines().iter().chain(&new.json_lines()) {

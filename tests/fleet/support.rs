@@ -9,8 +9,8 @@
 
 use wordjudge_core::audit::checkpoint::StationKey;
 use wordjudge_core::audit::{AdjudicationRecord, AuditEvent, Body, LexiconIdentity, NoteVerifier, Record, SlipCode};
-use wordjudge_core::fleet::PairedKey;
 use wordjudge_core::digest::sha256_hex;
+use wordjudge_core::fleet::PairedKey;
 use wordjudge_core::judge::Verdict;
 use wordjudge_core::panel::Trigger;
 

@@ -62,7 +62,10 @@ impl Station {
         }
         s.write("counter", counter);
         s.write("fw_env.config", "/boot/pi/wjboot.env 0x0000 0x4000\n");
-        s.write("proc-cmdline", &format!("root=PARTLABEL=wjroot-{} rauc.slot={booted} ro quiet\n", booted.to_lowercase()));
+        s.write(
+            "proc-cmdline",
+            &format!("root=PARTLABEL=wjroot-{} rauc.slot={booted} ro quiet\n", booted.to_lowercase()),
+        );
         s.write("release", "VERSION=0.1.0\nARCH=arm64\n");
         s
     }
@@ -113,7 +116,10 @@ fn the_boot_check_records_the_bootloader_the_device_tree_names() {
     fs::remove_file(s.path("bootloader/version")).unwrap();
     fs::remove_file(s.path("bootloader/build-timestamp")).unwrap();
     let (_, log) = s.boot_check();
-    assert!(log.contains("bootloader: built unknown (build-timestamp none), version none, this boot a try: 1"), "{log}");
+    assert!(
+        log.contains("bootloader: built unknown (build-timestamp none), version none, this boot a try: 1"),
+        "{log}"
+    );
     assert!(!log.contains("cannot open") && !log.contains("No such file"), "{log}");
 }
 
@@ -121,7 +127,8 @@ fn the_boot_check_records_the_bootloader_the_device_tree_names() {
 fn a_new_slot_whose_one_try_never_came_back_is_recorded_once_and_taken_out_of_the_order() {
     // After an install into B (RAUC: B first, one try), U-Boot spent B's try and B's
     // kernel never reached the boot check (a panic: reset, U-Boot boots A).
-    let s = Station::new("BOOT_ORDER=B A\nBOOT_A_LEFT=2\nBOOT_B_LEFT=0\nTEST_VERSION_A=0.1.0\nTEST_VERSION_B=0.2.0\n", "A");
+    let s =
+        Station::new("BOOT_ORDER=B A\nBOOT_A_LEFT=2\nBOOT_B_LEFT=0\nTEST_VERSION_A=0.1.0\nTEST_VERSION_B=0.2.0\n", "A");
     let (ok, log) = s.boot_check();
     assert!(ok, "{log}");
     assert_eq!(

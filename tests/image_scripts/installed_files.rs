@@ -47,7 +47,11 @@ fn package_units() -> BTreeSet<(String, String)> {
 
 /// What `installed-files.sh` prints, as (source, installed path, mode).
 fn printed_files() -> BTreeSet<(String, String, String)> {
-    let out = Command::new("bash").arg(repo().join("kiosk-image/installed-files.sh")).arg(repo().join("Cargo.toml")).output().unwrap();
+    let out = Command::new("bash")
+        .arg(repo().join("kiosk-image/installed-files.sh"))
+        .arg(repo().join("Cargo.toml"))
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -88,7 +92,10 @@ fn the_package_and_the_image_install_the_same_units_from_one_list() {
     for entry in std::fs::read_dir(repo().join("systemd")).unwrap().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.ends_with(".service") {
-            assert!(sources.contains(&format!("systemd/{name}")), "systemd/{name} is not in the .deb's assets: {sources:?}");
+            assert!(
+                sources.contains(&format!("systemd/{name}")),
+                "systemd/{name} is not in the .deb's assets: {sources:?}"
+            );
         }
     }
     for fleet in ["systemd/wordjudge-fleet-network.service", "systemd/wordjudge-fleet-upload.service"] {
@@ -128,7 +135,10 @@ fn the_package_and_the_image_install_every_file_from_one_list() {
     );
     assert!(wanted.len() > 15, "too few files found to mean anything: {wanted:?}");
     for file in &wanted {
-        assert!(sources.contains(file.as_str()), "{file} is not in the .deb's assets, so neither the package nor the image has it");
+        assert!(
+            sources.contains(file.as_str()),
+            "{file} is not in the .deb's assets, so neither the package nor the image has it"
+        );
     }
     // Every row names a file that exists (cargo-deb would fail on one that does not).
     for (src, _, _) in &listed {

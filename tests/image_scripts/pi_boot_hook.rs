@@ -141,7 +141,8 @@ fn a_kernel_update_moves_every_boot_file_to_the_newest_kernel_with_an_initrd() {
     let (before_pi5, pi5_section) = config.split_once("\n[pi5]\n").expect("a [pi5] section");
     let pi5_section = pi5_section.split("\n[").next().unwrap();
     assert!(before_pi5.contains("\nkernel=u-boot.bin\n") && !before_pi5.contains("initramfs "), "{config}");
-    for line in ["kernel=vmlinuz", "initramfs initrd.img followkernel", "os_prefix=wordjudge-a/", "cmdline=cmdline.txt"] {
+    for line in ["kernel=vmlinuz", "initramfs initrd.img followkernel", "os_prefix=wordjudge-a/", "cmdline=cmdline.txt"]
+    {
         assert!(pi5_section.lines().any(|l| l == line), "[pi5] has {line}: {pi5_section}");
     }
     assert_eq!(config.matches("\nos_prefix=").count(), 1, "one os_prefix line, the one the update back-end rewrites");

@@ -69,7 +69,7 @@ const FILES: &[CardFile] = &[
     // (it is written again from the config).
     CardFile {
         name: "config.toml.last-good",
-        place: |config, _| wordjudge_core::config::last_good_path(config) ,
+        place: |config, _| wordjudge_core::config::last_good_path(config),
         stops_judging: &[],
     },
     // The audit key: without a usable key no checkpoint is signed (a
@@ -79,7 +79,7 @@ const FILES: &[CardFile] = &[
     // The guard beside a whole config: written again from it.
     CardFile {
         name: "config.toml.pin-guard",
-        place: |config, _| wordjudge_core::guard::path_for(config) ,
+        place: |config, _| wordjudge_core::guard::path_for(config),
         stops_judging: &[],
     },
     // The fleet's state as the menu reads it.
@@ -100,7 +100,11 @@ const FILES: &[CardFile] = &[
         place: |config, _| updates_dir(config).join("install-started"),
         stops_judging: &[],
     },
-    CardFile { name: "updates/boot-check", place: |config, _| updates_dir(config).join("boot-check"), stops_judging: &[] },
+    CardFile {
+        name: "updates/boot-check",
+        place: |config, _| updates_dir(config).join("boot-check"),
+        stops_judging: &[],
+    },
 ];
 
 fn updates_dir(config: &Path) -> PathBuf {
@@ -110,7 +114,8 @@ fn updates_dir(config: &Path) -> PathBuf {
 /// The station at `path`, with its sticks beside it and simulated updates
 /// whose folder is [`updates_dir`].
 fn station(path: &Path) -> wordjudge_station::app::live::LiveStation {
-    let sticks = std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
+    let sticks =
+        std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
     let updates = wordjudge_core::update::sim::SimUpdates::new("0.1.0", updates_dir(path));
     start_station_updating(path, sticks, std::sync::Arc::new(updates))
 }
@@ -248,7 +253,10 @@ fn every_card_file_in_every_damaged_form_leaves_the_station_safe() {
             std::thread::spawn(move || {
                 let after = std::panic::catch_unwind(|| restart(run));
                 let _ = tx.send(after.map_err(|e| {
-                    e.downcast_ref::<String>().cloned().or(e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+                    e.downcast_ref::<String>()
+                        .cloned()
+                        .or(e.downcast_ref::<&str>().map(|s| s.to_string()))
+                        .unwrap_or_default()
                 }));
             });
             let case = format!("{} {:?}", file.name, kind);
@@ -276,12 +284,22 @@ fn every_card_file_in_every_damaged_form_leaves_the_station_safe() {
                 failures.push(format!("{case}: out of service over a file that decides nothing: {after:?}"));
             }
             if after.judges && !(after.acceptable && after.number.is_some_and(|n| n > shown)) {
-                failures.push(format!("{case}: judged with another lexicon or a number shown before (#{shown}): {after:?}"));
+                failures.push(format!(
+                    "{case}: judged with another lexicon or a number shown before (#{shown}): {after:?}"
+                ));
             }
             if after.first_pin_asked || !after.menu_opened {
-                failures.push(format!("{case}: the director's PIN did not open the menu, or a first PIN was asked: {after:?}"));
+                failures.push(format!(
+                    "{case}: the director's PIN did not open the menu, or a first PIN was asked: {after:?}"
+                ));
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), FILES.len() * DAMAGES.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        FILES.len() * DAMAGES.len(),
+        failures.join("\n")
+    );
 }

@@ -49,7 +49,9 @@ fn a_config_that_lost_its_pin_line_asks_for_the_existing_pin() {
     std::fs::write(&path, cut).unwrap();
     let loaded = Config::load(&path);
     assert_eq!(loaded.source, ConfigSource::LastGood);
-    assert!(matches!(&loaded.problem, Some(ConfigProblem::LostSettings { lost, .. }) if lost == &["director_pin_hash"]));
+    assert!(
+        matches!(&loaded.problem, Some(ConfigProblem::LostSettings { lost, .. }) if lost == &["director_pin_hash"])
+    );
 
     let mut rig = asks_the_existing_pin(&path, &config);
     choose(&mut rig, "Restore the last good settings");
@@ -220,7 +222,8 @@ fn a_padded_guard_with_the_pin_line_and_copy_deleted_never_offers_a_first_pin() 
 /// `a_damaged_guard_beside_a_whole_config_is_written_again_and_recorded`.)
 #[test]
 fn a_guard_that_cannot_be_written_is_a_warning_and_a_record_never_silence() {
-    for damage in ["directory"] {
+    {
+        let damage = "directory";
         let dir = tempfile::tempdir().unwrap();
         let (path, config, _) = used_station(dir.path());
         let guard = wordjudge_core::guard::path_for(&path);

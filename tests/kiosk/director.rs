@@ -2,8 +2,9 @@
 //! menu (switching lexicons and profiles, settings, power actions), and what
 //! no screen may show (paths, shell commands).
 
-
-use crate::support::{choose, confirm, enter_pin, fake_station, is_ready, leave_menu, menu_home, open_pin, select_menu, Rig, PIN};
+use crate::support::{
+    choose, confirm, enter_pin, fake_station, is_ready, leave_menu, menu_home, open_pin, select_menu, Rig, PIN,
+};
 use wordjudge_core::config::Timeouts;
 use wordjudge_station::kiosk::fake::FakeRecord;
 use wordjudge_station::kiosk::flow::{Key, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
@@ -44,8 +45,12 @@ fn director_pin_success_failure_and_lockout() {
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)), "after 30 s the right PIN opens the menu");
-    let events: Vec<&DirectorEvent> =
-        rig.station.records.iter().filter_map(|r| if let FakeRecord::Director(e) = r { Some(e) } else { None }).collect();
+    let events: Vec<&DirectorEvent> = rig
+        .station
+        .records
+        .iter()
+        .filter_map(|r| if let FakeRecord::Director(e) = r { Some(e) } else { None })
+        .collect();
     assert_eq!(
         events,
         [
@@ -100,9 +105,17 @@ fn a_lexicon_switch_names_the_change_and_only_a_settled_enter_makes_it() {
     confirm(&mut rig);
     assert_eq!(rig.view().menu.message, "Now judging with OTHER (Verified).");
     assert_eq!(rig.view().menu.selected, 0, "the cursor is back on the first entry, never on another lexicon");
-    assert!(rig.view().menu.items.iter().any(|i| i.starts_with("Use OTHER") && i.ends_with("◀ active")), "{:?}", rig.view().menu.items);
-    let switched: Vec<&FakeRecord> =
-        rig.station.records.iter().filter(|r| matches!(r, FakeRecord::Switched { .. } | FakeRecord::SwitchRefused { .. })).collect();
+    assert!(
+        rig.view().menu.items.iter().any(|i| i.starts_with("Use OTHER") && i.ends_with("◀ active")),
+        "{:?}",
+        rig.view().menu.items
+    );
+    let switched: Vec<&FakeRecord> = rig
+        .station
+        .records
+        .iter()
+        .filter(|r| matches!(r, FakeRecord::Switched { .. } | FakeRecord::SwitchRefused { .. }))
+        .collect();
     assert_eq!(
         switched,
         [&FakeRecord::SwitchRefused { to: "BROKEN".into() }, &FakeRecord::Switched { to: "OTHER".into() }],
@@ -151,7 +164,11 @@ fn a_stray_enter_after_a_stick_result_lands_on_back_and_changes_nothing() {
     for _ in 0..5 {
         rig.key(Key::Enter);
     }
-    assert_eq!((rig.station.lexicon().id, rig.station.profile.map(|p| p.id)), before, "five more ENTERs change nothing");
+    assert_eq!(
+        (rig.station.lexicon().id, rig.station.profile.map(|p| p.id)),
+        before,
+        "five more ENTERs change nothing"
+    );
 }
 
 #[test]
@@ -238,7 +255,11 @@ fn the_director_changes_the_pin_with_the_old_one_and_the_new_one_twice() {
         rig.view().edit.message,
         "The two PINs differ, so nothing was set. Start again: type the new PIN, then once more to confirm."
     );
-    assert_eq!(rig.view().edit.prompt, "type the new PIN (4 to 12 digits)", "the prompt is at the step the message names");
+    assert_eq!(
+        rig.view().edit.prompt,
+        "type the new PIN (4 to 12 digits)",
+        "the prompt is at the step the message names"
+    );
     enter_pin(&mut rig, "13579");
     enter_pin(&mut rig, "13579");
     rig.key(Key::Escape);
@@ -283,7 +304,10 @@ fn the_director_renames_the_station_and_escape_changes_nothing() {
     assert!(rig.view().edit.message.starts_with("Not changed: station_name must have"), "{}", rig.view().edit.message);
     rig.keys("Hall B, table 7");
     rig.key(Key::Enter);
-    assert_eq!(rig.view().confirm.question, "Rename the station from \u{201c}Table 3\u{201d} to \u{201c}Hall B, table 7\u{201d}?");
+    assert_eq!(
+        rig.view().confirm.question,
+        "Rename the station from \u{201c}Table 3\u{201d} to \u{201c}Hall B, table 7\u{201d}?"
+    );
     assert_eq!(rig.station.station_name, "Table 3", "asks first");
     confirm(&mut rig);
     assert_eq!(rig.view().menu.message, "The station name is saved.");
@@ -333,7 +357,11 @@ fn the_director_chooses_the_time_zone_by_name_and_confirms_it() {
     assert_eq!(rig.view().edit.value, "Europe/London", "it starts from the zone in force");
     rig.keys("Mars/Olympus");
     rig.key(Key::Enter);
-    assert!(rig.view().edit.message.contains("is not in this station's time zone database"), "{}", rig.view().edit.message);
+    assert!(
+        rig.view().edit.message.contains("is not in this station's time zone database"),
+        "{}",
+        rig.view().edit.message
+    );
     for _ in 0.."Mars/Olympus".len() {
         rig.key(Key::Backspace);
     }
@@ -357,7 +385,9 @@ fn profile_rig(profile: &str, edition: &str) -> Rig<wordjudge_station::kiosk::fa
     station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("CSW24", "cat dog qi za zebra xu"));
     station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("NWL2023", "cat dog qi za zebra ok"));
     station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("NWL2020", "cat dog qi za zebra"));
-    station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("OSPD4+MW11", "cat dog zebra abandonment"));
+    station
+        .lexicons
+        .push(wordjudge_station::kiosk::fake::FakeLexicon::usable("OSPD4+MW11", "cat dog zebra abandonment"));
     station.profiles = wordjudge_core::profile::BUILT_IN.iter().collect();
     let mut rig = Rig::with(station, &Timeouts::default());
     let name = wordjudge_core::profile::find(profile).unwrap().name;
@@ -405,7 +435,11 @@ fn ready_shows_the_event_rule_before_the_challenge() {
     for (profile, edition, rule) in [
         ("NASPA-NWL", "NWL2023", "Event rule: double challenge. If the play stands, the challenger loses the turn."),
         ("NASPA-CSW-5", "CSW24", "Event rule: if the play stands, the player gets 5 points for each word challenged."),
-        ("NASPA-CSW-10", "CSW24", "Event rule: if the play stands, the player gets 10 points for each word challenged."),
+        (
+            "NASPA-CSW-10",
+            "CSW24",
+            "Event rule: if the play stands, the player gets 10 points for each word challenged.",
+        ),
         ("SCHOOL", "OSPD4+MW11", "Event rule: if the play stands, the challenging team loses its turn."),
     ] {
         let mut rig = profile_rig(profile, edition);
@@ -460,16 +494,30 @@ fn a_lexicon_switch_away_from_the_profile_drops_its_rule_line_and_missing_profil
     rig.key(Key::Enter);
     let v = rig.view();
     assert_eq!(v.confirm.question, "Switch from OSPD4+MW11 to DEMO?");
-    assert!(v.confirm.detail.contains("The North American school play rule line will no longer show"), "{}", v.confirm.detail);
+    assert!(
+        v.confirm.detail.contains("The North American school play rule line will no longer show"),
+        "{}",
+        v.confirm.detail
+    );
     confirm(&mut rig);
     let message = rig.view().menu.message;
-    assert!(message.starts_with("Now judging with DEMO") && message.contains("no challenge rule is shown"), "{message}");
+    assert!(
+        message.starts_with("Now judging with DEMO") && message.contains("no challenge rule is shown"),
+        "{message}"
+    );
     assert!(rig.station.records.contains(&FakeRecord::ProfileCleared));
-    assert!(!rig.view().menu.items.iter().any(|i| i.contains("◀ active") && i.starts_with("Profile")), "no profile active");
+    assert!(
+        !rig.view().menu.items.iter().any(|i| i.contains("◀ active") && i.starts_with("Profile")),
+        "no profile active"
+    );
     leave_menu(&mut rig);
     rig.challenge(&["cat"]);
     let v = rig.view();
-    assert!(v.bar.demo && v.verdict.consequence.is_empty(), "no School rule under a DEMO verdict: {:?}", v.verdict.consequence);
+    assert!(
+        v.bar.demo && v.verdict.consequence.is_empty(),
+        "no School rule under a DEMO verdict: {:?}",
+        v.verdict.consequence
+    );
     // No school word list is left on this station: its profile says so in the list.
     rig.station.lexicons.retain(|l| l.id != "OSPD4+MW11");
     rig.advance(600);
@@ -503,7 +551,10 @@ fn a_fresh_station_asks_for_a_director_pin_and_a_damaged_one_never_does() {
     rig.keys("1357");
     rig.key(Key::Enter);
     assert_eq!(rig.view().screen, ScreenKind::Director, "the new PIN opens the menu");
-    assert_eq!(rig.view().menu.message, "The director PIN is set. Keep it with the event's papers: it opens this menu.");
+    assert_eq!(
+        rig.view().menu.message,
+        "The director PIN is set. Keep it with the event's papers: it opens this menu."
+    );
     assert!(rig.station.records.contains(&FakeRecord::PinSet), "recorded");
     rig.key(Key::Escape);
     rig.key(Key::DirectorChord);
@@ -569,7 +620,11 @@ fn no_screen_names_a_file_path_or_a_shell_command() {
         assert!(!text.contains("/var/"), "{text}");
         assert!(!text.contains("wordjudge config") && !text.contains("wordjudge lexicon"), "{text}");
     }
-    assert!(shown[1].menu.lines.iter().any(|l| l.contains("The settings file is damaged (near line 3)")), "{:?}", shown[1].menu.lines);
+    assert!(
+        shown[1].menu.lines.iter().any(|l| l.contains("The settings file is damaged (near line 3)")),
+        "{:?}",
+        shown[1].menu.lines
+    );
     assert_eq!(shown[0].service.detail, "Its settings are damaged.", "players read a short reason in their words");
     for v in &shown {
         let text = format!("{v:?}");
@@ -599,7 +654,11 @@ fn a_pin_lockout_survives_a_restart_and_grows_each_time() {
     for _ in 0..3 {
         enter_pin(&mut rig, "1111");
     }
-    assert!(rig.view().pin.message.contains("Try again in 60 s"), "the second lockout is longer: {}", rig.view().pin.message);
+    assert!(
+        rig.view().pin.message.contains("Try again in 60 s"),
+        "the second lockout is longer: {}",
+        rig.view().pin.message
+    );
     let locked = rig.station.records.iter().filter_map(|r| match r {
         FakeRecord::Director(DirectorEvent::LockedOut { seconds }) => Some(*seconds),
         _ => None,
@@ -612,7 +671,11 @@ fn a_pin_lockout_survives_a_restart_and_grows_each_time() {
     enter_pin(&mut rig, PIN);
     assert_eq!(rig.view().screen, ScreenKind::Director);
     assert_eq!(rig.station.pin_guard, Default::default(), "a right PIN clears the guard");
-    assert_eq!(wordjudge_station::kiosk::flow::pin_lockout(20), std::time::Duration::from_secs(3600), "at most an hour");
+    assert_eq!(
+        wordjudge_station::kiosk::flow::pin_lockout(20),
+        std::time::Duration::from_secs(3600),
+        "at most an hour"
+    );
 }
 
 #[test]
@@ -625,7 +688,11 @@ fn the_director_turns_the_screen_90_degrees_a_confirmation_and_it_waits_for_a_re
     confirm(&mut rig);
     assert_eq!(rig.station.rotation, 90);
     assert_eq!(rig.view().menu.selected, 0, "back on the page's first entry");
-    assert!(rig.view().menu.items.contains(&"Screen turned 90° — from the next restart (now 0°)".to_string()), "{:?}", rig.view().menu.items);
+    assert!(
+        rig.view().menu.items.contains(&"Screen turned 90° — from the next restart (now 0°)".to_string()),
+        "{:?}",
+        rig.view().menu.items
+    );
     assert_eq!(
         rig.view().menu.message,
         "Screen rotation 90° is saved: it takes effect after a restart (Reboot, or power off and on)."
@@ -636,8 +703,12 @@ fn the_director_turns_the_screen_90_degrees_a_confirmation_and_it_waits_for_a_re
     }
     assert!(rig.view().menu.items.contains(&"Screen turned 0°".to_string()), "back to the rotation in force");
     assert_eq!(rig.view().menu.message, "Screen rotation 0° is saved: the screen already shows it.");
-    let saved: Vec<u16> =
-        rig.station.records.iter().filter_map(|r| if let FakeRecord::RotationSet { to } = r { Some(*to) } else { None }).collect();
+    let saved: Vec<u16> = rig
+        .station
+        .records
+        .iter()
+        .filter_map(|r| if let FakeRecord::RotationSet { to } = r { Some(*to) } else { None })
+        .collect();
     assert_eq!(saved, [90, 180, 270, 0], "each confirmed turn saved and recorded");
 }
 
@@ -654,21 +725,42 @@ fn a_damaged_config_opens_the_menu_on_its_repair_and_nothing_else_repairs_it() {
     open_pin(&mut rig);
     enter_pin(&mut rig, PIN);
     let v = rig.view();
-    assert_eq!((v.menu.selected, v.menu.items[0].as_str()), (0, "Restore the last good settings"), "{:?}", v.menu.items);
-    assert!(!v.menu.items.iter().any(|i| i.starts_with("Lexicon") || i.starts_with("Station settings")), "nothing else saves settings: {:?}", v.menu.items);
+    assert_eq!(
+        (v.menu.selected, v.menu.items[0].as_str()),
+        (0, "Restore the last good settings"),
+        "{:?}",
+        v.menu.items
+    );
+    assert!(
+        !v.menu.items.iter().any(|i| i.starts_with("Lexicon") || i.starts_with("Station settings")),
+        "nothing else saves settings: {:?}",
+        v.menu.items
+    );
     rig.key(Key::Enter);
     let v = rig.view();
     assert_eq!(v.confirm.question, "Restore the last good settings?");
-    assert!(v.confirm.detail.starts_with("The director PIN and the audit folder were lost from the settings file."), "{}", v.confirm.detail);
+    assert!(
+        v.confirm.detail.starts_with("The director PIN and the audit folder were lost from the settings file."),
+        "{}",
+        v.confirm.detail
+    );
     rig.key(Key::Escape);
     assert!(rig.station.held, "ESC keeps the damage for the director to look at");
     choose(&mut rig, "Restore the last good settings");
     assert!(!rig.station.held);
     assert_eq!(rig.view().menu.message, "The last good settings are restored: players can judge again.");
     assert_eq!(rig.view().menu.selected, 0);
-    let changes: Vec<&FakeRecord> =
-        rig.station.records.iter().filter(|r| matches!(r, FakeRecord::SettingsRestored | FakeRecord::Switched { .. })).collect();
-    assert_eq!(changes, [&FakeRecord::SettingsRestored], "one record of the restore, never a switch to the lexicon in use");
+    let changes: Vec<&FakeRecord> = rig
+        .station
+        .records
+        .iter()
+        .filter(|r| matches!(r, FakeRecord::SettingsRestored | FakeRecord::Switched { .. }))
+        .collect();
+    assert_eq!(
+        changes,
+        [&FakeRecord::SettingsRestored],
+        "one record of the restore, never a switch to the lexicon in use"
+    );
 }
 
 #[test]

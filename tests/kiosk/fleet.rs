@@ -37,17 +37,32 @@ fn a_station_joins_in_two_visits_and_may_leave_with_a_second_enter() {
     menu(&mut rig);
     select_menu(&mut rig, "USB stick");
     rig.key(Key::Enter);
-    assert!(rig.view().menu.items.iter().any(|i| i == "Join the event's fleet with FAKE (sdb1, FAT32)"), "{:?}", rig.view().menu.items);
+    assert!(
+        rig.view().menu.items.iter().any(|i| i == "Join the event's fleet with FAKE (sdb1, FAT32)"),
+        "{:?}",
+        rig.view().menu.items
+    );
     rig.key(Key::Escape);
     select_menu(&mut rig, "Event fleet");
     rig.key(Key::Enter);
     assert!(!rig.view().menu.items.iter().any(|i| i.starts_with("Leave the fleet")), "in no fleet: nothing to leave");
-    assert!(rig.view().menu.lines.iter().any(|l| l.contains("plug in the event's fleet stick")), "{:?}", rig.view().menu.lines);
+    assert!(
+        rig.view().menu.lines.iter().any(|l| l.contains("plug in the event's fleet stick")),
+        "{:?}",
+        rig.view().menu.lines
+    );
 
     let (status, detail) = visit(&mut rig);
     assert_eq!(status, "Station key code 3F9A-0C21-77DE-B410. You may remove the stick: take it to the laptop.");
-    assert!(detail.contains("request (table-3) is on the stick") && detail.contains("Sign it on the event's laptop when it shows the same station key code"), "{detail}");
-    assert!(detail.starts_with("The stick is for Nationals 2026, whose fingerprint is abab-abab-abab-abab"), "the event's CA, for the director to compare: {detail}");
+    assert!(
+        detail.contains("request (table-3) is on the stick")
+            && detail.contains("Sign it on the event's laptop when it shows the same station key code"),
+        "{detail}"
+    );
+    assert!(
+        detail.starts_with("The stick is for Nationals 2026, whose fingerprint is abab-abab-abab-abab"),
+        "the event's CA, for the director to compare: {detail}"
+    );
     rig.key(Key::Enter);
     assert!(matches!(rig.screen(), Screen::Director(_)), "any key returns to the menu");
 
@@ -66,7 +81,11 @@ fn a_station_joins_in_two_visits_and_may_leave_with_a_second_enter() {
     rig.key(Key::Enter);
     select_menu(&mut rig, "Leave the fleet of Nationals 2026");
     let join = "To join, plug in the event's fleet stick and open USB stick on the first page.";
-    assert!(!rig.view().menu.lines.iter().any(|l| l == join), "no way to join while in a fleet: {:?}", rig.view().menu.lines);
+    assert!(
+        !rig.view().menu.lines.iter().any(|l| l == join),
+        "no way to join while in a fleet: {:?}",
+        rig.view().menu.lines
+    );
     rig.key(Key::Enter);
     assert_eq!(rig.view().confirm.question, "Leave the fleet of Nationals 2026?");
     assert!(rig.station.fleet.is_some(), "one ENTER leaves nothing");
@@ -77,9 +96,16 @@ fn a_station_joins_in_two_visits_and_may_leave_with_a_second_enter() {
     select_menu(&mut rig, "Leave the fleet of Nationals 2026");
     rig.key(Key::Enter);
     confirm(&mut rig);
-    assert_eq!(rig.view().menu.message, "Left the fleet of Nationals 2026: this station sends nothing now, and its fleet key is gone.");
+    assert_eq!(
+        rig.view().menu.message,
+        "Left the fleet of Nationals 2026: this station sends nothing now, and its fleet key is gone."
+    );
     assert_eq!(rig.station.fleet, None);
-    assert!(rig.station.records.iter().any(|r| matches!(r, FakeRecord::FleetLeft { event } if event == "Nationals 2026")));
+    assert!(rig
+        .station
+        .records
+        .iter()
+        .any(|r| matches!(r, FakeRecord::FleetLeft { event } if event == "Nationals 2026")));
     assert!(!rig.view().menu.items.iter().any(|i| i.starts_with("Leave the fleet")));
     assert!(rig.view().menu.lines.iter().any(|l| l == join), "how to join, once left: {:?}", rig.view().menu.lines);
 }

@@ -4,18 +4,17 @@
 //! The director's screens are in `director.rs`; what must reach the audit
 //! log and the config is tested against the live station in `live.rs`.
 
-
 use crate::support::{enter_pin, fake_station, is_ready, one_verdict_per_play, open_pin, Rig, PIN};
 use std::time::Duration;
-use wordjudge_station::app::Controller;
 use wordjudge_core::config::Timeouts;
 use wordjudge_core::gpio::{Hardware, SimHardware};
+use wordjudge_core::panel::{Lamps, Trigger};
+use wordjudge_station::app::Controller;
 use wordjudge_station::kiosk::fake::FakeRecord;
 use wordjudge_station::kiosk::flow::{EntryHint, Event, Key, Screen};
 use wordjudge_station::kiosk::station::prelude::*;
 use wordjudge_station::kiosk::station::{AdjudicateError, Warning};
 use wordjudge_station::kiosk::view::ScreenKind;
-use wordjudge_core::panel::{Lamps, Trigger};
 
 #[test]
 fn ready_takes_only_a_count_from_1_to_8() {
@@ -100,7 +99,7 @@ fn tab_judges_only_the_declared_number_of_full_words() {
     assert!(matches!(rig.screen(), Screen::Entry(_)));
     rig.keys("a");
     rig.key(Key::Tab);
-    assert_eq!(rig.verdict().0, true);
+    assert!(rig.verdict().0);
     assert_eq!(rig.station.adjudications().len(), 1, "judged once, after the refusals");
 }
 
@@ -156,7 +155,10 @@ fn only_a_fresh_enter_esc_or_space_after_the_guard_ends_a_verdict() {
     rig.key(Key::Enter);
     assert!(is_ready(rig.screen()));
     let v = rig.view();
-    assert!(v.entry.words.is_empty() && v.verdict.words.is_empty() && v.hint().is_empty(), "nothing of the last challenge");
+    assert!(
+        v.entry.words.is_empty() && v.verdict.words.is_empty() && v.hint().is_empty(),
+        "nothing of the last challenge"
+    );
     assert_eq!(v.ready.slip, "#0001 · code FAKE0001", "but its slip stays");
     assert_eq!(rig.station.adjudications().len(), 1, "the double TAB judged once");
 }
@@ -201,7 +203,10 @@ fn extra_words_are_refused_never_glued_and_the_count_changes_with_a_number_key()
     assert_eq!(rig.words(), ["QI", "ZA"], "CAT is refused, never glued onto ZA");
     let v = rig.view();
     assert!(v.entry.hint_alert, "refused as prominently as a refused TAB");
-    assert_eq!(v.hint(), "You said 2 words, and all are typed: that letter was not added. To challenge 3 words, press 3 first.");
+    assert_eq!(
+        v.hint(),
+        "You said 2 words, and all are typed: that letter was not added. To challenge 3 words, press 3 first."
+    );
     assert_eq!(v.entry.current_word, -1, "no row has the cursor after the last word");
     rig.keys("3");
     assert_eq!(rig.view().entry.confirmation, "3 words");
@@ -521,8 +526,13 @@ fn the_kiosk_says_it_is_alive_every_five_minutes_and_no_more_often() {
         let (hardware, _sim) = SimHardware::new(Duration::from_millis(30));
         let clock = std::rc::Rc::new(std::cell::Cell::new(Duration::from_secs(5)));
         let c = clock.clone();
-        let mut controller =
-            Controller::new(Box::new(fake_station("SMALL")), Box::new(hardware), &Timeouts::default(), Box::new(move || c.get()), true);
+        let mut controller = Controller::new(
+            Box::new(fake_station("SMALL")),
+            Box::new(hardware),
+            &Timeouts::default(),
+            Box::new(move || c.get()),
+            true,
+        );
         // Twenty minutes of ticks, 50 ms apart.
         let start = clock.get();
         while clock.get() < start + 4 * every {

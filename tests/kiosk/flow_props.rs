@@ -11,11 +11,11 @@
 use proptest::prelude::*;
 use std::time::Duration;
 use wordjudge_core::config::Timeouts;
+use wordjudge_core::profile;
 use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
 use wordjudge_station::kiosk::flow::{Event, Key, Kiosk, Screen};
 use wordjudge_station::kiosk::station::prelude::*;
 use wordjudge_station::kiosk::view::{view, StationInfo, ViewModel};
-use wordjudge_core::profile;
 
 /// What the test does at one step.
 #[derive(Debug, Clone)]
@@ -126,11 +126,10 @@ fn model_press(m: &mut Model, key: Key) -> Outcome {
                 m.extra_refused = false;
             }
         }
-        Key::Char(' ') | Key::Enter => {
-            if !m.text.is_empty() && !m.text.ends_with(' ') {
+        Key::Char(' ') | Key::Enter
+            if !m.text.is_empty() && !m.text.ends_with(' ') => {
                 m.text.push(' ');
             }
-        }
         Key::Backspace => {
             m.text.pop();
         }
@@ -326,14 +325,16 @@ impl Harness {
         let count = |f: fn(&FakeRecord) -> bool| self.station.records.iter().filter(|r| f(r)).count();
         let started = count(|r| matches!(r, FakeRecord::UpdateStarted { .. }));
         let ended = count(|r| matches!(r, FakeRecord::UpdateInstalled { .. } | FakeRecord::UpdateFailed { .. }));
-        let asked = count(|r| matches!(r, FakeRecord::Update(wordjudge_station::kiosk::station::UpdateRequest::Install)));
+        let asked =
+            count(|r| matches!(r, FakeRecord::Update(wordjudge_station::kiosk::station::UpdateRequest::Install)));
         prop_assert!(ended <= started && started == asked, "update records out of order: {:?}", self.station.records);
         match (&before, &after) {
             (Screen::Ready { .. }, Screen::Entry(e)) => {
                 let Some(Key::Char(c)) = fresh else { return Err(TestCaseError::fail("Entry without a count key")) };
                 prop_assert_eq!(Some(e.expected), c.to_digit(10).map(|d| d as usize));
                 prop_assert!(self.kiosk.last_slip().is_none(), "a new challenge takes the last slip off");
-                self.model = Some(Model { text: String::new(), expected: e.expected, asked_clear: false, extra_refused: false });
+                self.model =
+                    Some(Model { text: String::new(), expected: e.expected, asked_clear: false, extra_refused: false });
                 self.last_key = self.now;
             }
             (Screen::Entry(_), Screen::Entry(e)) => {
@@ -375,26 +376,23 @@ impl Harness {
                 let shown = self.view();
                 prop_assert_eq!(shown.verdict.consequence.is_empty(), rule.is_none(), "the rule line matches");
                 prop_assert_eq!(&shown.verdict.words, &words.join("  "), "every word, none singled out");
-                for field in [&shown.verdict.slip, &shown.verdict.details, &shown.verdict.consequence, &shown.verdict.footer] {
+                for field in
+                    [&shown.verdict.slip, &shown.verdict.details, &shown.verdict.consequence, &shown.verdict.footer]
+                {
                     for token in field.split(|c: char| !c.is_alphanumeric()) {
                         prop_assert!(!words.iter().any(|w| w == token), "{:?} names a word", field);
                     }
                 }
                 self.verdicts += 1;
                 self.model = None;
-                self.shown = Some(Shown {
-                    number: v.judged.challenge_number,
-                    words,
-                    at: self.now,
-                    held: self.held.clone(),
-                });
+                self.shown =
+                    Some(Shown { number: v.judged.challenge_number, words, at: self.now, held: self.held.clone() });
             }
-            (Screen::Verdict(_), Screen::Verdict(_)) => {
-                if event == Event::Tick {
+            (Screen::Verdict(_), Screen::Verdict(_))
+                if event == Event::Tick => {
                     let at = self.shown.as_ref().unwrap().at;
                     prop_assert!(self.now < at + Duration::from_secs(10), "a verdict outlived its 10 s");
                 }
-            }
             (Screen::Verdict(_), Screen::Ready { .. }) => {
                 let shown = self.shown.take().unwrap();
                 let timed_out = event == Event::Tick && self.now >= shown.at + Duration::from_secs(10);
@@ -408,7 +406,11 @@ impl Harness {
                 };
                 prop_assert!(timed_out || dismissed, "verdict #{} ended by {:?}", shown.number, event);
                 let v = self.view();
-                prop_assert!(v.ready.slip.contains(&format!("#{:04}", shown.number)), "the slip stays: {}", v.ready.slip);
+                prop_assert!(
+                    v.ready.slip.contains(&format!("#{:04}", shown.number)),
+                    "the slip stays: {}",
+                    v.ready.slip
+                );
                 for word in &shown.words {
                     prop_assert!(!v.ready.slip.contains(word.as_str()) && !v.hint().contains(word.as_str()));
                 }

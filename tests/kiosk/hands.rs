@@ -17,10 +17,13 @@ fn a_refused_extra_word_makes_tab_ask_before_it_judges() {
     assert!(matches!(rig.screen(), Screen::Entry(_)), "the first TAB judges nothing");
     assert!(rig.station.adjudications().is_empty());
     let hint = rig.hint();
-    assert!(hint.contains("3rd word started") && hint.contains("press 3") && hint.contains("TAB again to judge 2"), "{hint}");
+    assert!(
+        hint.contains("3rd word started") && hint.contains("press 3") && hint.contains("TAB again to judge 2"),
+        "{hint}"
+    );
     rig.key(Key::Tab);
     assert!(matches!(rig.screen(), Screen::Verdict(_)), "TAB again judges the 2 words");
-    assert_eq!(rig.verdict().0, true);
+    assert!(rig.verdict().0);
 
     // Pressing the count adds the word instead.
     rig.key(Key::Enter);
@@ -57,7 +60,11 @@ fn the_first_pin_is_worded_for_a_first_pin_and_checks_its_rule_at_once() {
     assert!(edit.footer.contains("Ctrl+Alt+Shift+D") && !edit.footer.contains("back to the menu"), "{}", edit.footer);
     rig.keys("12");
     rig.key(Key::Enter);
-    assert!(rig.view().edit.message.contains("4 to 12 digits"), "refused at the first entry: {}", rig.view().edit.message);
+    assert!(
+        rig.view().edit.message.contains("4 to 12 digits"),
+        "refused at the first entry: {}",
+        rig.view().edit.message
+    );
     assert!(rig.view().edit.prompt.contains("choose one"), "still the first entry");
     rig.keys("13579");
     rig.key(Key::Enter);
@@ -88,7 +95,11 @@ fn a_stick_swapped_under_the_cursor_never_puts_enter_on_another_action() {
     rig.station.plug("sdc1", &[]);
     rig.advance(1500);
     let Screen::Director(menu) = rig.screen() else { panic!("{:?}", rig.screen()) };
-    assert_eq!((menu.selected, &menu.items[0]), (0, &MenuItem::Back), "the cursor is on the page's harmless first entry");
+    assert_eq!(
+        (menu.selected, &menu.items[0]),
+        (0, &MenuItem::Back),
+        "the cursor is on the page's harmless first entry"
+    );
     let message = rig.view().menu.message;
     assert!(message.contains("Install update") && message.contains("no longer offered"), "{message}");
     rig.key(Key::Enter);

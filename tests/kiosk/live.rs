@@ -3,15 +3,14 @@
 //! must reach the audit log and the config, and how real lexicon statuses
 //! and a broken config take the station out of service.
 
-
 use crate::support::{choose, enter_pin, leave_menu, one_verdict_per_play, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
-use wordjudge_station::app::live::{LiveStation, StationSetup};
-use wordjudge_core::recorder::AuditLog;
 use wordjudge_core::config::{Config, ConfigSource};
+use wordjudge_core::lexicon::build::build_lexicon;
+use wordjudge_core::recorder::AuditLog;
+use wordjudge_station::app::live::{LiveStation, StationSetup};
 use wordjudge_station::kiosk::flow::{Event, Key, MenuItem, Screen};
 use wordjudge_station::kiosk::view::ScreenKind;
-use wordjudge_core::lexicon::build::build_lexicon;
 
 pub(crate) struct Live {
     pub(crate) rig: Rig<LiveStation>,
@@ -66,7 +65,8 @@ pub(crate) fn config_for(dir: &Path, active: &str) -> Config {
 
 pub(crate) fn start_station(path: &Path) -> LiveStation {
     // Each folder of `sticks/` beside the config is a plugged-in stick.
-    let sticks = std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
+    let sticks =
+        std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
     start_station_with(path, sticks)
 }
 
@@ -182,7 +182,7 @@ fn judge_button_is_audited_as_button() {
     rig.key(Key::Char(' '));
     rig.challenge(&["cat"]);
     let audit = rig.audit_text();
-    let record = audit.lines().filter(|l| l.contains("\"CAT\"")).last().unwrap();
+    let record = audit.lines().rfind(|l| l.contains("\"CAT\"")).unwrap();
     assert!(record.contains("\"trigger\":\"keyboard\""), "{record}");
 }
 
@@ -357,7 +357,10 @@ fn the_screen_rotation_is_saved_recorded_and_in_force_from_the_next_start() {
     assert_eq!(live.station.rotation(), Some(Rotation { saved: 90, in_force: 0 }), "waits for a restart");
     assert_eq!(Config::load(&path).config.rotation, 90, "saved in the config");
     let audit = audit_text(&_dir.path().join("audit"));
-    assert!(audit.contains(r#""event":"setting_changed""#) && audit.contains(r#""setting":"rotation","value":"90""#), "{audit}");
+    assert!(
+        audit.contains(r#""event":"setting_changed""#) && audit.contains(r#""setting":"rotation","value":"90""#),
+        "{audit}"
+    );
     assert!(audit.contains(r#""setting":"rotation","reason":"45° is not one of 0, 90, 180, 270""#), "{audit}");
     drop(live);
     let restarted = start_station(&path);
@@ -369,8 +372,8 @@ fn the_screen_rotation_is_saved_recorded_and_in_force_from_the_next_start() {
 /// nothing panics, and the director is told (and it is recorded).
 #[test]
 fn a_lexicon_file_changed_under_the_running_kiosk_changes_no_verdict() {
-    use wordjudge_station::app::Controller;
     use wordjudge_core::gpio::NoHardware;
+    use wordjudge_station::app::Controller;
     use wordjudge_station::kiosk::view::ScreenKind;
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), "SMALL");
@@ -392,28 +395,40 @@ fn a_lexicon_file_changed_under_the_running_kiosk_changes_no_verdict() {
     );
     let fst = lexicons.join("SMALL.fst");
     let original = std::fs::read(&fst).unwrap();
-    let changes: Vec<(&str, Box<dyn Fn()>)> = vec![
-        ("a byte flipped in place", Box::new(|| {
-            use std::io::{Seek, SeekFrom, Write};
-            let mut f = std::fs::OpenOptions::new().write(true).open(&fst).unwrap();
-            f.seek(SeekFrom::Start(original.len() as u64 / 2)).unwrap();
-            f.write_all(&[original[original.len() / 2] ^ 0xff]).unwrap();
-        })),
-        ("overwritten in place by a larger list", Box::new(|| std::fs::write(&fst, std::fs::read(lexicons.join("BIG.fst")).unwrap()).unwrap())),
-        ("overwritten in place by a smaller list", Box::new(|| std::fs::write(&fst, std::fs::read(lexicons.join("OTHER.fst")).unwrap()).unwrap())),
+    // Each change: what it is, and how it is made.
+    type Change<'a> = (&'a str, Box<dyn Fn() + 'a>);
+    let changes: Vec<Change> = vec![
+        (
+            "a byte flipped in place",
+            Box::new(|| {
+                use std::io::{Seek, SeekFrom, Write};
+                let mut f = std::fs::OpenOptions::new().write(true).open(&fst).unwrap();
+                f.seek(SeekFrom::Start(original.len() as u64 / 2)).unwrap();
+                f.write_all(&[original[original.len() / 2] ^ 0xff]).unwrap();
+            }),
+        ),
+        (
+            "overwritten in place by a larger list",
+            Box::new(|| std::fs::write(&fst, std::fs::read(lexicons.join("BIG.fst")).unwrap()).unwrap()),
+        ),
+        (
+            "overwritten in place by a smaller list",
+            Box::new(|| std::fs::write(&fst, std::fs::read(lexicons.join("OTHER.fst")).unwrap()).unwrap()),
+        ),
         ("truncated", Box::new(|| std::fs::OpenOptions::new().write(true).open(&fst).unwrap().set_len(7).unwrap())),
     ];
-    let judge = |controller: &mut Controller, clock: &std::rc::Rc<std::cell::Cell<std::time::Duration>>, words: &str| {
-        clock.set(clock.get() + std::time::Duration::from_secs(20));
-        controller.tick();
-        let count = words.split(' ').count().to_string();
-        for key in count.chars().chain(words.chars()).map(Key::Char).chain([Key::Tab]) {
-            controller.input(wordjudge_station::kiosk::flow::Event::Key(key));
-        }
-        let v = controller.view();
-        assert_eq!(v.screen, ScreenKind::Verdict, "{words}: {v:?}");
-        v.verdict.acceptable
-    };
+    let judge =
+        |controller: &mut Controller, clock: &std::rc::Rc<std::cell::Cell<std::time::Duration>>, words: &str| {
+            clock.set(clock.get() + std::time::Duration::from_secs(20));
+            controller.tick();
+            let count = words.split(' ').count().to_string();
+            for key in count.chars().chain(words.chars()).map(Key::Char).chain([Key::Tab]) {
+                controller.input(wordjudge_station::kiosk::flow::Event::Key(key));
+            }
+            let v = controller.view();
+            assert_eq!(v.screen, ScreenKind::Verdict, "{words}: {v:?}");
+            v.verdict.acceptable
+        };
     for (what, change) in changes {
         std::fs::write(&fst, &original).unwrap();
         controller.poll();
@@ -562,7 +577,8 @@ fn the_verdict_shows_the_time_and_code_of_its_own_record() {
     let shown = at.to_zoned(jiff::tz::TimeZone::system()).strftime("%H:%M:%S").to_string();
     let v = rig.view();
     assert!(v.verdict.details.ends_with(&shown), "{} (record at {shown})", v.verdict.details);
-    let record = audit_text(&config.audit_dir).lines().find(|l| l.contains("\"event\":\"adjudication\"")).unwrap().to_string();
+    let record =
+        audit_text(&config.audit_dir).lines().find(|l| l.contains("\"event\":\"adjudication\"")).unwrap().to_string();
     let code = record.rsplit("\"code\":\"").next().unwrap().trim_end_matches("\"}");
     assert!(v.verdict.slip.ends_with(code), "{} vs the record's {code}", v.verdict.slip);
 }

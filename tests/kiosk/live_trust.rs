@@ -6,9 +6,9 @@
 use crate::live::{config_for, start_station, Live};
 use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
 use wordjudge_core::config::Config;
+use wordjudge_core::recorder::AuditLog;
 use wordjudge_station::kiosk::flow::{Key, Screen};
 use wordjudge_station::kiosk::station::prelude::*;
-use wordjudge_core::recorder::AuditLog;
 
 /// Judges `n` one-word plays and comes back to Ready after each.
 fn judge_n<S: Station>(rig: &mut Rig<S>, n: usize) {
@@ -74,7 +74,8 @@ fn clock_jumps_on_the_live_station_are_recorded_and_listed_by_verify() {
     let config = config_for(dir.path(), "SMALL");
     let path = dir.path().join("config.toml");
     config.save(&path).unwrap();
-    let clock = std::sync::Arc::new(wordjudge_core::audit::ManualClock::new("2026-05-01T10:00:00Z".parse().unwrap(), "boot-a"));
+    let clock =
+        std::sync::Arc::new(wordjudge_core::audit::ManualClock::new("2026-05-01T10:00:00Z".parse().unwrap(), "boot-a"));
     let options = wordjudge_core::recorder::AuditOptions { clock: clock.clone(), ..Default::default() };
     let audit = AuditLog::open_with(&config.audit_dir, &config.station_name, options).unwrap();
     let station = crate::live::start_station_with_log(&path, audit);
@@ -92,7 +93,10 @@ fn clock_jumps_on_the_live_station_are_recorded_and_listed_by_verify() {
     let all = records(&config.audit_dir);
     let jumps: Vec<&serde_json::Value> = all.iter().filter(|r| r["event"] == "clock_jumped").collect();
     assert_eq!(jumps.len(), 2, "2026 → 2099 → 2026");
-    assert_eq!((jumps[0]["from"].as_str(), jumps[0]["to"].as_str()), (Some("2026-05-01T10:01:00.000Z"), Some("2099-05-01T10:01:00.000Z")));
+    assert_eq!(
+        (jumps[0]["from"].as_str(), jumps[0]["to"].as_str()),
+        (Some("2026-05-01T10:01:00.000Z"), Some("2099-05-01T10:01:00.000Z"))
+    );
     assert_eq!(jumps[1]["to"], "2026-05-01T10:02:00.000Z");
     assert!(all.iter().any(|r| r["event"] == "setting_refused" && r["setting"] == "clock"));
     let report = wordjudge_core::inspect::verify(&config.audit_dir).unwrap();
@@ -125,7 +129,11 @@ fn a_signing_key_that_cannot_be_read_is_a_warning_on_screen_and_in_the_menu_and_
     rig.station.shut_down();
     let events: Vec<String> =
         records(&config.audit_dir).iter().map(|r| r["event"].as_str().unwrap().to_string()).collect();
-    assert_eq!(events.iter().filter(|e| *e == "key_problem").count(), 1, "once per start, not per checkpoint: {events:?}");
+    assert_eq!(
+        events.iter().filter(|e| *e == "key_problem").count(),
+        1,
+        "once per start, not per checkpoint: {events:?}"
+    );
     assert!(!events.contains(&"checkpoint".to_string()), "{events:?}");
 }
 
@@ -160,5 +168,9 @@ fn text_direction_and_control_characters_are_refused_in_station_names() {
     let mut live = Live::new("SMALL");
     assert!(live.station.set_station_name("Table \u{2067}7").is_err());
     assert_eq!(live.station.station_name(), "Table 3");
-    assert!(live.audit_text().contains("\"event\":\"setting_refused\",\"setting\":\"station_name\""), "{}", live.audit_text());
+    assert!(
+        live.audit_text().contains("\"event\":\"setting_refused\",\"setting\":\"station_name\""),
+        "{}",
+        live.audit_text()
+    );
 }

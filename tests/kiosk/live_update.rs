@@ -11,10 +11,10 @@ use crate::support::*;
 use crate::update::phase;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use wordjudge_station::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase, UsbPhase};
-use wordjudge_station::kiosk::station::prelude::*;
 use wordjudge_core::update::sim::SIM_SLOT_FILE;
 use wordjudge_core::update::staged::STAGED_FILE;
+use wordjudge_station::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase, UsbPhase};
+use wordjudge_station::kiosk::station::prelude::*;
 
 /// A live station whose sticks are folders of `sticks/` and whose updates
 /// are the simulated twin's (station at 0.1.0, boot checks in `update/`).
@@ -78,7 +78,8 @@ fn live_a_bundle_is_checked_installed_and_recorded_in_order_then_the_station_res
         r#"{"compatible":"wordjudge-sim","version":"0.1.1","description":"sim","signer":"CN = test signer"}"#,
     )
     .unwrap();
-    std::fs::write(stick.join("old.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.0.9","signer":"x"}"#).unwrap();
+    std::fs::write(stick.join("old.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.0.9","signer":"x"}"#)
+        .unwrap();
     std::fs::write(stick.join("broken.raucb"), "not a bundle").unwrap();
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
@@ -86,11 +87,19 @@ fn live_a_bundle_is_checked_installed_and_recorded_in_order_then_the_station_res
     wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
     select_menu(&mut *live, "Install update: version 0.1.1 (this station runs 0.1.0)");
     live.key(Key::Enter);
-    wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
+    wait_until(
+        &mut live,
+        "the preview",
+        |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))),
+    );
     live.advance(wordjudge_station::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     assert!(live.view().usb.detail.contains("Signed by: CN = test signer"), "{}", live.view().usb.detail);
     live.key(Key::Enter);
-    wait_until(&mut live, "the end", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
+    wait_until(
+        &mut live,
+        "the end",
+        |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))),
+    );
     // A desktop station refuses the restart: it says so, and the records stand.
     assert!(
         matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { ref version, restart: Err(_) }) if version == "0.1.1"),
@@ -110,14 +119,19 @@ fn live_a_bundle_for_another_station_is_refused_and_one_checked_installs_without
     let mut live = live_updating(300);
     let stick = live.dir.path().join("sticks/sdb1");
     std::fs::create_dir_all(&stick).unwrap();
-    std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-arm64","version":"0.2.0","signer":"x"}"#).unwrap();
+    std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-arm64","version":"0.2.0","signer":"x"}"#)
+        .unwrap();
     open_pin(&mut *live);
     enter_pin(&mut *live, PIN);
     usb_page(&mut live);
     wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
-    wait_until(&mut live, "the refusal", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
+    wait_until(
+        &mut live,
+        "the refusal",
+        |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))),
+    );
     assert_eq!(
         live.view().usb.alert,
         "This update is for a different kind of station (Raspberry Pi card). This station is a simulated station."
@@ -127,7 +141,10 @@ fn live_a_bundle_for_another_station_is_refused_and_one_checked_installs_without
     let text = live.audit_text();
     let refused = text.lines().filter(|l| l.contains("\"event\":\"update_refused\"")).collect::<Vec<_>>();
     assert_eq!(refused.len(), 1, "{text}");
-    assert!(refused[0].contains("\"bundle\":\"u.raucb\"") && refused[0].contains("it is for wordjudge-arm64"), "{text}");
+    assert!(
+        refused[0].contains("\"bundle\":\"u.raucb\"") && refused[0].contains("it is for wordjudge-arm64"),
+        "{text}"
+    );
     assert!(!text.contains("update_started"), "{text}");
     live.key(Key::Enter);
 
@@ -138,15 +155,29 @@ fn live_a_bundle_for_another_station_is_refused_and_one_checked_installs_without
     wait_until(&mut live, "the stick gone", |l| l.view().menu.items == ["◀ Back"]);
     std::fs::create_dir_all(&stick).unwrap();
     std::fs::write(stick.join("u.raucb"), r#"{"compatible":"wordjudge-sim","version":"0.2.0","signer":"x"}"#).unwrap();
-    wait_until(&mut live, "the new offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update: version 0.2.0")));
+    wait_until(&mut live, "the new offer", |l| {
+        l.view().menu.items.iter().any(|i| i.starts_with("Install update: version 0.2.0"))
+    });
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
-    wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
+    wait_until(
+        &mut live,
+        "the preview",
+        |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))),
+    );
     live.advance(wordjudge_station::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     std::fs::remove_dir_all(&stick).unwrap();
     live.key(Key::Enter);
-    wait_until(&mut live, "the end", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))));
-    assert!(matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { ref version, .. }) if version == "0.2.0"), "{:?}", phase(&live));
+    wait_until(
+        &mut live,
+        "the end",
+        |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Done(_))),
+    );
+    assert!(
+        matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { ref version, .. }) if version == "0.2.0"),
+        "{:?}",
+        phase(&live)
+    );
     let text = live.audit_text();
     assert!(text.contains("\"event\":\"update_installed\"") && !text.contains("update_failed"), "{text}");
     assert!(!live.dir.path().join("update").join(STAGED_FILE).exists(), "the copy is removed after its install");
@@ -156,7 +187,8 @@ fn live_a_bundle_for_another_station_is_refused_and_one_checked_installs_without
 fn live_the_boot_checks_verdict_is_recorded_exactly_once_and_renamed() {
     let mut live = live_updating(5);
     let state = live.dir.path().join("update");
-    std::fs::write(state.join("boot-check"), "slot=B\nversion=0.1.1\noutcome=marked-good\ndetail=READY in 9 s\n").unwrap();
+    std::fs::write(state.join("boot-check"), "slot=B\nversion=0.1.1\noutcome=marked-good\ndetail=READY in 9 s\n")
+        .unwrap();
     live.station.poll();
     live.station.poll();
     assert!(!state.join("boot-check").exists(), "renamed once recorded");
@@ -168,7 +200,11 @@ fn live_the_boot_checks_verdict_is_recorded_exactly_once_and_renamed() {
     enter_pin(&mut *live, PIN);
     select_menu(&mut *live, "Station status");
     live.key(Key::Enter);
-    assert!(live.view().menu.lines.contains(&"Last update: version 0.1.1 installed and kept".to_string()), "{:?}", live.view().menu.lines);
+    assert!(
+        live.view().menu.lines.contains(&"Last update: version 0.1.1 installed and kept".to_string()),
+        "{:?}",
+        live.view().menu.lines
+    );
 
     // A restart finds only the recorded file: nothing is recorded again, and
     // the menu still says what the last update came to.
@@ -205,7 +241,11 @@ fn live_a_lexicon_import_chosen_while_the_menu_looks_for_bundles_waits_for_it_in
         live.screen()
     );
     wait_until(&mut live, "the word lists", |l| matches!(l.screen(), Screen::Usb(u) if u.phase == UsbPhase::List));
-    assert!(matches!(live.screen(), Screen::Usb(u) if u.rows.iter().any(|r| r.file == "MINE.txt")), "{:?}", live.screen());
+    assert!(
+        matches!(live.screen(), Screen::Usb(u) if u.rows.iter().any(|r| r.file == "MINE.txt")),
+        "{:?}",
+        live.screen()
+    );
 }
 
 /// The simulated twin whose look at a bundle says it began (`looking`), then
@@ -221,7 +261,10 @@ impl wordjudge_core::update::Updates for HeldLook {
     fn release(&self) -> Option<wordjudge_core::update::StationRelease> {
         self.inner.release()
     }
-    fn inspect(&self, bundle: &Path) -> Result<wordjudge_core::update::BundleInfo, wordjudge_core::update::UpdateError> {
+    fn inspect(
+        &self,
+        bundle: &Path,
+    ) -> Result<wordjudge_core::update::BundleInfo, wordjudge_core::update::UpdateError> {
         self.looking.store(true, std::sync::atomic::Ordering::SeqCst);
         let _ = self.go.lock().map(|go| go.recv_timeout(Duration::from_secs(30)));
         self.inner.inspect(bundle)
@@ -267,7 +310,11 @@ fn live_a_lexicon_import_waiting_for_the_look_for_bundles_whose_stick_is_pulled_
     live.key(Key::Enter);
     assert!(matches!(live.screen(), Screen::Usb(u) if matches!(u.phase, UsbPhase::Working(_))), "{:?}", live.screen());
     std::fs::remove_dir_all(&stick).unwrap();
-    wait_until(&mut live, "the stopped import", |l| matches!(l.screen(), Screen::Usb(u) if matches!(u.phase, UsbPhase::Done(_))));
+    wait_until(
+        &mut live,
+        "the stopped import",
+        |l| matches!(l.screen(), Screen::Usb(u) if matches!(u.phase, UsbPhase::Done(_))),
+    );
     let audit_dir = live.dir.path().join("audit");
     let text = crate::live::audit_text(&audit_dir);
     let failed: Vec<_> = text.lines().filter(|l| l.contains("\"event\":\"usb_failed\"")).collect();
@@ -290,7 +337,8 @@ fn live_a_lexicon_import_waiting_for_the_look_for_bundles_whose_stick_is_pulled_
 
 /// A simulated bundle of `version` with `payload` after its first line.
 fn bundle(version: &str, payload: &[u8]) -> Vec<u8> {
-    let mut bytes = format!(r#"{{"compatible":"wordjudge-sim","version":"{version}","signer":"CN = test signer"}}"#).into_bytes();
+    let mut bytes =
+        format!(r#"{{"compatible":"wordjudge-sim","version":"{version}","signer":"CN = test signer"}}"#).into_bytes();
     bytes.push(b'\n');
     bytes.extend_from_slice(payload);
     bytes
@@ -323,7 +371,11 @@ fn previewed_with(step_ms: u64, file: &str, bytes: &[u8]) -> (Live, PathBuf) {
     wait_until(&mut live, "the offer", |l| l.view().menu.items.iter().any(|i| i.starts_with("Install update")));
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
-    wait_until(&mut live, "the preview", |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))));
+    wait_until(
+        &mut live,
+        "the preview",
+        |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))),
+    );
     live.advance(wordjudge_station::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     let path = stick.join(file);
     (live, path)
@@ -359,12 +411,19 @@ fn live_a_bundle_swapped_on_the_stick_after_its_preview_never_installs() {
         live.key(Key::Enter);
         wait_until(&mut live, "the end", done);
         // Exactly the bytes previewed installed, and the records say so.
-        assert!(matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { ref version, .. }) if version == "0.2.0"), "{how}: {:?}", phase(&live));
+        assert!(
+            matches!(phase(&live), UpdatePhase::Done(UpdateDone::Installed { ref version, .. }) if version == "0.2.0"),
+            "{how}: {:?}",
+            phase(&live)
+        );
         assert_eq!(installed(live.dir.path()), Some(("0.2.0".to_string(), sha256(&previewed_bytes))), "{how}");
         let text = live.audit_text();
         let started: Vec<&str> = text.lines().filter(|l| l.contains("\"event\":\"update_started\"")).collect();
         assert_eq!(started.len(), 1, "{text}");
-        assert!(started[0].contains("\"version\":\"0.2.0\"") && started[0].contains("\"downgrade\":false"), "{how}: {text}");
+        assert!(
+            started[0].contains("\"version\":\"0.2.0\"") && started[0].contains("\"downgrade\":false"),
+            "{how}: {text}"
+        );
         assert!(text.contains("\"event\":\"update_installed\"") && !text.contains("0.0.1"), "{how}: {text}");
     }
 }
@@ -386,7 +445,10 @@ fn live_the_stations_copy_changed_after_its_check_is_refused_and_recorded() {
     let text = live.audit_text();
     let failed: Vec<&str> = text.lines().filter(|l| l.contains("\"event\":\"update_failed\"")).collect();
     assert_eq!(failed.len(), 1, "{text}");
-    assert!(failed[0].contains("changed after it was checked") && failed[0].contains("\"version\":\"0.2.0\""), "{text}");
+    assert!(
+        failed[0].contains("changed after it was checked") && failed[0].contains("\"version\":\"0.2.0\""),
+        "{text}"
+    );
     assert!(!text.contains("update_installed"), "{text}");
     assert!(!copy.exists(), "the copy is removed");
     // Refused: not offered again while the stick stays.
@@ -407,7 +469,11 @@ fn live_a_refused_bundle_leaves_the_menu_until_its_stick_is_plugged_in_again() {
     let offered = |l: &Live| l.view().menu.items.iter().any(|i| i.starts_with("Update on the stick"));
     usb_page(&mut live);
     wait_until(&mut live, "the offer", offered);
-    assert!(live.view().menu.items.contains(&"Update on the stick: not readable (this station runs 0.1.0)".to_string()), "{:?}", live.view().menu.items);
+    assert!(
+        live.view().menu.items.contains(&"Update on the stick: not readable (this station runs 0.1.0)".to_string()),
+        "{:?}",
+        live.view().menu.items
+    );
     select_menu(&mut *live, "Update on the stick");
     live.key(Key::Enter);
     wait_until(&mut live, "the refusal", done);
@@ -471,9 +537,12 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
     let before = peak_rss_kb();
     select_menu(&mut *live, "Install update");
     live.key(Key::Enter);
-    wait_for(&mut live, "the preview", Duration::from_secs(120), |l| {
-        matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_)))
-    });
+    wait_for(
+        &mut live,
+        "the preview",
+        Duration::from_secs(120),
+        |l| matches!(l.screen(), Screen::Update(u) if matches!(u.phase, UpdatePhase::Preview(_))),
+    );
     live.advance(wordjudge_station::kiosk::flow::CONFIRM_SETTLE.as_millis() as u64); // the preview counts an ENTER once it settled
     live.key(Key::Enter);
     wait_for(&mut live, "the end", Duration::from_secs(120), done);
@@ -484,7 +553,8 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
     assert!(grew_mb < 64, "the peak grew by {grew_mb} MB for a 1024 MB bundle");
     let header = bundle("0.2.0", b"");
     let zeros = std::io::Read::take(std::io::repeat(0), GIB - header.len() as u64);
-    let (size, digest) = wordjudge_core::update::staged::sha256_of(std::io::Read::chain(header.as_slice(), zeros)).unwrap();
+    let (size, digest) =
+        wordjudge_core::update::staged::sha256_of(std::io::Read::chain(header.as_slice(), zeros)).unwrap();
     assert_eq!(size, GIB);
     assert_eq!(installed(live.dir.path()), Some(("0.2.0".to_string(), digest)), "every byte went through the install");
 }
@@ -492,7 +562,10 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
 /// Starts the simulated station again on `dir` (the kiosk restarted), waits
 /// for the end of the install the last one left, and returns what was
 /// reported and the audit log's text.
-fn restart_and_wait_for_the_install(dir: &Path, version: &str) -> (wordjudge_station::kiosk::station::UpdateReport, String) {
+fn restart_and_wait_for_the_install(
+    dir: &Path,
+    version: &str,
+) -> (wordjudge_station::kiosk::station::UpdateReport, String) {
     let sticks = std::sync::Arc::new(wordjudge_core::usb::NoSticks);
     let updates = wordjudge_core::update::sim::SimUpdates::new(version, dir.join("update"));
     let mut station = start_station_updating(&dir.join("config.toml"), sticks, std::sync::Arc::new(updates));
@@ -613,7 +686,13 @@ fn live_an_audit_log_that_cannot_be_written_starts_no_update_and_no_restart() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("child.txt");
     let status = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "live_update::child_update_with_a_full_audit_log", "--nocapture", "--test-threads=1"])
+        .args([
+            "--ignored",
+            "--exact",
+            "live_update::child_update_with_a_full_audit_log",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(FULL_CHILD_DIR, &out)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

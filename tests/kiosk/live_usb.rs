@@ -92,7 +92,10 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     assert_eq!(v.screen, ScreenKind::Usb);
     let rows = v.menu.items.clone();
     assert_eq!(rows.len(), 7, "six word lists and the row that ends: {rows:?}");
-    assert_eq!(rows[4], "x-bad — cannot be used: line 2: \"DROP TABLE;\" is more than one word", "no file name, no command-line advice");
+    assert_eq!(
+        rows[4], "x-bad — cannot be used: line 2: \"DROP TABLE;\" is more than one word",
+        "no file name, no command-line advice"
+    );
     assert!(rows[5].starts_with("y-binary — cannot be used:"), "{}", rows[5]);
     assert!(rows[0].starts_with("CSW21 → CSW21 — Mismatch: will not be installed"), "{}", rows[0]);
     assert!(rows[1].starts_with("MW11 → OSPD4+MW11 (MW11-long) — would be Missing"), "{}", rows[1]);
@@ -107,7 +110,10 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     rig.key(Key::Enter);
     assert_eq!(rig.view().menu.message, "This file is not a word list that can be installed.");
     rig.key(Key::Right);
-    assert!(matches!(rig.screen(), Screen::Usb(u) if u.phase == wordjudge_station::kiosk::flow::UsbPhase::List), "nothing asked of it");
+    assert!(
+        matches!(rig.screen(), Screen::Usb(u) if u.phase == wordjudge_station::kiosk::flow::UsbPhase::List),
+        "nothing asked of it"
+    );
     for _ in 0..4 {
         rig.key(Key::Up);
     }
@@ -121,7 +127,11 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     rig.key(Key::Enter);
     rig.key(Key::Enter);
     wait_usb(&mut rig);
-    assert!(rig.view().menu.items[2].starts_with("OSPD4 → OSPD4+MW11 (OSPD4) — installed: Missing"), "{:?}", rig.view().menu.items);
+    assert!(
+        rig.view().menu.items[2].starts_with("OSPD4 → OSPD4+MW11 (OSPD4) — installed: Missing"),
+        "{:?}",
+        rig.view().menu.items
+    );
     rig.key(Key::Up);
     rig.key(Key::Enter);
     rig.key(Key::Enter);
@@ -136,7 +146,13 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     let audit = rig.audit_text();
     let installs: Vec<&str> = audit.lines().filter(|l| l.contains("\"event\":\"lexicon_installed\"")).collect();
     assert_eq!(installs.len(), 2, "{audit}");
-    assert!(installs[1].contains("OSPD4+MW11") && installs[1].contains(unverified) && installs[1].contains("MW11.txt on USB1"), "{}", installs[1]);
+    assert!(
+        installs[1].contains("OSPD4+MW11")
+            && installs[1].contains(unverified)
+            && installs[1].contains("MW11.txt on USB1"),
+        "{}",
+        installs[1]
+    );
 
     // ESC finishes with the stick; then the director judges with what was installed.
     rig.key(Key::Escape);
@@ -170,7 +186,11 @@ impl wordjudge_core::usb::Sticks for PulledAtOnce {
     fn list(&self) -> Vec<wordjudge_core::usb::Stick> {
         self.inner.list()
     }
-    fn attach(&self, stick: &wordjudge_core::usb::Stick, mode: wordjudge_core::usb::Mode) -> Result<std::path::PathBuf, wordjudge_core::usb::StickError> {
+    fn attach(
+        &self,
+        stick: &wordjudge_core::usb::Stick,
+        mode: wordjudge_core::usb::Mode,
+    ) -> Result<std::path::PathBuf, wordjudge_core::usb::StickError> {
         let path = self.inner.attach(stick, mode)?;
         std::fs::rename(self.root.join(&stick.device), self.root.join(".pulled")).unwrap();
         Ok(path)
@@ -256,9 +276,12 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     }
     assert_eq!(std::fs::read_to_string(stick.join("other.txt")).unwrap(), "the director's own file");
     // Off the station: the copy, its key and its checkpoint.
-    let key = wordjudge_core::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
+    let key =
+        wordjudge_core::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap())
+            .unwrap();
     let note = std::fs::read_to_string(folder.join("checkpoint.txt")).unwrap();
-    let options = wordjudge_core::inspect::VerifyOptions { checkpoint: Some((note, key.clone())), ..Default::default() };
+    let options =
+        wordjudge_core::inspect::VerifyOptions { checkpoint: Some((note, key.clone())), ..Default::default() };
     let report = wordjudge_core::inspect::verify_with(&folder.join("audit"), &options).unwrap();
     assert!(report.ok(), "{report}");
     let copy = audit_text(&folder.join("audit"));
@@ -295,7 +318,10 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
     assert!(!report.ok() && report.to_string().contains("noted at set-up"), "{report}");
     assert!(forged_report(&folder, Some(noted)).ok(), "the real export passes with the noted fingerprint");
     let readme = std::fs::read_to_string(folder.join("README.txt")).unwrap();
-    assert!(readme.contains("AS NOTED AT SET-UP") && readme.contains("NOT AUTHENTICATED: one row per record"), "{readme}");
+    assert!(
+        readme.contains("AS NOTED AT SET-UP") && readme.contains("NOT AUTHENTICATED: one row per record"),
+        "{readme}"
+    );
 
     // A second export the same day gets a folder of its own.
     rig.key(Key::Enter);
@@ -308,10 +334,15 @@ fn an_export_to_a_stick_verifies_off_the_station_and_leaves_the_log_as_it_was() 
 
 /// Verifies an export folder with its own key and checkpoint, and the noted fingerprint.
 fn forged_report(folder: &Path, noted: Option<String>) -> wordjudge_core::inspect::VerifyReport {
-    let key = wordjudge_core::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
+    let key =
+        wordjudge_core::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap())
+            .unwrap();
     let note = std::fs::read_to_string(folder.join("checkpoint.txt")).unwrap();
-    let options =
-        wordjudge_core::inspect::VerifyOptions { checkpoint: Some((note, key)), key_fingerprint: noted, ..Default::default() };
+    let options = wordjudge_core::inspect::VerifyOptions {
+        checkpoint: Some((note, key)),
+        key_fingerprint: noted,
+        ..Default::default()
+    };
     wordjudge_core::inspect::verify_with(&folder.join("audit"), &options).unwrap()
 }
 
@@ -323,9 +354,12 @@ fn forge_export(folder: &Path, key_record: bool) -> std::path::PathBuf {
     let out = folder.with_file_name(format!("forged-{key_record}"));
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(out.join("audit")).unwrap();
-    let real = wordjudge_core::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap()).unwrap();
+    let real =
+        wordjudge_core::audit::NoteVerifier::parse(&std::fs::read_to_string(folder.join("station-key.pub")).unwrap())
+            .unwrap();
     let keys = tempfile::tempdir().unwrap();
-    let (forger, _) = wordjudge_core::audit::checkpoint::StationKey::load_or_create(keys.path(), "Table 3", true).unwrap().unwrap();
+    let (forger, _) =
+        wordjudge_core::audit::checkpoint::StationKey::load_or_create(keys.path(), "Table 3", true).unwrap().unwrap();
     let fake = forger.verifier();
     let mut files: Vec<_> = std::fs::read_dir(folder.join("audit")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
@@ -342,7 +376,9 @@ fn forge_export(folder: &Path, key_record: bool) -> std::path::PathBuf {
             let mut body = line[..line.find(SEAL_KEY).unwrap()].to_string() + "}";
             body = body.replace("\"UNACCEPTABLE\"", "\"ACCEPTABLE\"");
             if key_record {
-                body = body.replace(&real.fingerprint().0, &fake.fingerprint().0).replace(&real.to_text(), &fake.to_text());
+                body = body
+                    .replace(&real.fingerprint().0, &fake.fingerprint().0)
+                    .replace(&real.to_text(), &fake.to_text());
             }
             if !prev_old.is_empty() {
                 body = body.replace(&prev_old, &prev_new);
@@ -420,23 +456,42 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     let ca = laptop.path().join("ca");
     let stick = plug(&rig, "fleet", &[]);
     let (ca_s, stick_s) = (ca.to_str().unwrap(), stick.to_str().unwrap());
-    let printed = fleet_cli(&["setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--stick", stick_s, "--ca-dir", ca_s]);
+    let printed = fleet_cli(&[
+        "setup",
+        "--event",
+        "Nationals 2026",
+        "--laptop",
+        "192.168.10.2",
+        "--stick",
+        stick_s,
+        "--ca-dir",
+        ca_s,
+    ]);
     let fleet_dir = rig.dir.path().join("fleet");
 
     // First visit: the request on the stick, recorded as the stick's use;
     // its station key code and the event CA's fingerprint on the screen.
-    let ca_grouped =
-        printed.lines().find_map(|l| l.trim().strip_prefix("(stations show it as ")).map(|l| l.trim_end_matches(')').to_string());
+    let ca_grouped = printed
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("(stations show it as "))
+        .map(|l| l.trim_end_matches(')').to_string());
     open_usb(&mut rig, "Join the event's fleet");
     let (first, detail) = (rig.view().usb.status, rig.view().usb.detail);
     rig.key(Key::Enter); // back to the menu
     let code = wordjudge_core::fleet::join::pending_code(&fleet_dir).unwrap().expect("a request waits");
     assert_eq!(first, format!("Station key code {code}. You may remove the stick: take it to the laptop."));
     let ca_grouped = ca_grouped.expect("setup prints the fingerprint as stations show it");
-    assert!(detail.contains(&format!("whose fingerprint is {ca_grouped}")), "the CA's fingerprint as setup printed it: {detail}");
+    assert!(
+        detail.contains(&format!("whose fingerprint is {ca_grouped}")),
+        "the CA's fingerprint as setup printed it: {detail}"
+    );
     assert!(stick.join("wordjudge/fleet/requests/table-3.csr").is_file());
     assert!(fleet_dir.join("station.key").is_file() && !fleet_dir.join("upload.env").exists());
-    assert!(rig.audit_text().contains(&format!("fleet request for table-3 left on it, station key code {code}")), "{}", rig.audit_text());
+    assert!(
+        rig.audit_text().contains(&format!("fleet request for table-3 left on it, station key code {code}")),
+        "{}",
+        rig.audit_text()
+    );
     let fact = status_lines(&mut rig).into_iter().find(|l| l.starts_with("Fleet: ")).unwrap_or_default();
     assert!(fact.contains("request for table-3 on the stick of Nationals 2026"), "{fact}");
     // One code under one name: the Event fleet page keeps it until the second
@@ -448,13 +503,20 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     // Signed on the laptop; the second visit joins, recorded with the CA's fingerprint.
     // The director confirms on the laptop the code the station showed.
     let accept = format!("table-3={code}");
-    assert!(fleet_cli(&["sign", "--ca-dir", ca_s, "--stick", stick_s, "--accept", &accept]).contains("signed   table-3"));
+    assert!(
+        fleet_cli(&["sign", "--ca-dir", ca_s, "--stick", stick_s, "--accept", &accept]).contains("signed   table-3")
+    );
     assert_eq!(join_from_menu(&mut rig), "Joined the fleet of Nationals 2026. You may remove the stick.");
     let fleet_toml = std::fs::read_to_string(stick.join("wordjudge/fleet/fleet.toml")).unwrap();
-    let ca_sha256 = fleet_toml.lines().find_map(|l| l.strip_prefix("ca_sha256 = ")).unwrap().trim_matches('"').to_string();
+    let ca_sha256 =
+        fleet_toml.lines().find_map(|l| l.strip_prefix("ca_sha256 = ")).unwrap().trim_matches('"').to_string();
     let audit = rig.audit_text();
     let joined = audit.lines().find(|l| l.contains("\"event\":\"fleet_joined\"")).expect("fleet_joined recorded");
-    assert!(joined.contains(&format!("\"ca_sha256\":\"{ca_sha256}\"")) && joined.contains("\"certificate_name\":\"table-3\""), "{joined}");
+    assert!(
+        joined.contains(&format!("\"ca_sha256\":\"{ca_sha256}\""))
+            && joined.contains("\"certificate_name\":\"table-3\""),
+        "{joined}"
+    );
     assert!(joined.contains("\"upload_url\":\"https://192.168.10.2:19532\""), "{joined}");
     let fact = status_lines(&mut rig).into_iter().find(|l| l.starts_with("Fleet: ")).unwrap_or_default();
     assert!(fact.starts_with("Fleet: Nationals 2026: sending to the event's laptop (192.168.10.2)"), "{fact}");
@@ -463,10 +525,26 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     let other = plug(&rig, "other", &[]);
     std::fs::remove_dir_all(&stick).unwrap();
     let other_ca = laptop.path().join("other-ca");
-    fleet_cli(&["setup", "--event", "Open 2026", "--laptop", "10.0.0.2", "--stick", other.to_str().unwrap(), "--ca-dir", other_ca.to_str().unwrap()]);
-    let before: Vec<_> = ["station.pem", "ca.pem", "upload.env", "joined.toml"].iter().map(|f| std::fs::read(fleet_dir.join(f)).unwrap()).collect();
+    fleet_cli(&[
+        "setup",
+        "--event",
+        "Open 2026",
+        "--laptop",
+        "10.0.0.2",
+        "--stick",
+        other.to_str().unwrap(),
+        "--ca-dir",
+        other_ca.to_str().unwrap(),
+    ]);
+    let before: Vec<_> = ["station.pem", "ca.pem", "upload.env", "joined.toml"]
+        .iter()
+        .map(|f| std::fs::read(fleet_dir.join(f)).unwrap())
+        .collect();
     assert_eq!(join_from_menu(&mut rig), "Not joined: nothing changed. You may remove the stick.");
-    let after: Vec<_> = ["station.pem", "ca.pem", "upload.env", "joined.toml"].iter().map(|f| std::fs::read(fleet_dir.join(f)).unwrap()).collect();
+    let after: Vec<_> = ["station.pem", "ca.pem", "upload.env", "joined.toml"]
+        .iter()
+        .map(|f| std::fs::read(fleet_dir.join(f)).unwrap())
+        .collect();
     assert_eq!(before, after);
     let refused = rig.audit_text().lines().filter(|l| l.contains("\"event\":\"fleet_refused\"")).count();
     assert_eq!(refused, 1);

@@ -4,22 +4,22 @@
 
 #[path = "../common/built.rs"]
 mod built;
-mod support;
+mod card_damage;
+mod damage;
 mod director;
 mod fleet;
 mod flow;
 mod flow_props;
 mod hands;
-mod menu_props;
 mod live;
-mod not_judging;
-mod damage;
-mod card_damage;
-mod live_usb;
-mod live_update;
-mod profiles;
 mod live_trust;
+mod live_update;
+mod live_usb;
+mod menu_props;
 mod no_screen;
+mod not_judging;
+mod profiles;
+mod support;
 mod update;
 mod usb;
 mod windowed;

@@ -27,12 +27,12 @@ use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::time::Duration;
 use wordjudge_core::config::{ConfigProblem, Timeouts};
+use wordjudge_core::profile;
 use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
 use wordjudge_station::kiosk::flow::{Change, Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
 use wordjudge_station::kiosk::station::prelude::*;
 use wordjudge_station::kiosk::station::{SystemAction, UsbRequest, Warning};
 use wordjudge_station::kiosk::view::{view, StationInfo};
-use wordjudge_core::profile;
 
 #[derive(Debug, Clone)]
 enum Action {
@@ -235,7 +235,9 @@ fn check_change(
         return Ok(());
     }
     let Screen::Confirm(confirm) = before else {
-        return Err(TestCaseError::fail(format!("{event:?} on {before:?} changed {old:?} into {new:?} ({records_added:?})")));
+        return Err(TestCaseError::fail(format!(
+            "{event:?} on {before:?} changed {old:?} into {new:?} ({records_added:?})"
+        )));
     };
     prop_assert_eq!(event, Event::Key(Key::Enter), "only ENTER confirms: {:?} on {:?}", event, confirm.change);
     prop_assert!(now >= confirm.takes_enter_at(), "an ENTER before the confirmation settled acted");
@@ -243,7 +245,12 @@ fn check_change(
     // is a record of its own, before the profile's.
     let lexicon_switched = matches!(confirm.change, Change::UseProfile { .. }) && old.lexicon != new.lexicon;
     let changes: Vec<&FakeRecord> = if lexicon_switched {
-        prop_assert_eq!(changes.first(), Some(&&FakeRecord::Switched { to: new.lexicon.clone() }), "{:?}", records_added);
+        prop_assert_eq!(
+            changes.first(),
+            Some(&&FakeRecord::Switched { to: new.lexicon.clone() }),
+            "{:?}",
+            records_added
+        );
         changes[1..].to_vec()
     } else {
         changes
@@ -252,7 +259,8 @@ fn check_change(
     prop_assert!(records(&confirm.change, changes[0]), "{:?} recorded as {:?}", confirm.change, changes[0]);
     let profile_records = records_added.iter().filter(|r| matches!(r, FakeRecord::ProfileCleared)).count();
     prop_assert!(
-        profile_records == usize::from(old.profile != new.profile && matches!(confirm.change, Change::SwitchLexicon { .. })),
+        profile_records
+            == usize::from(old.profile != new.profile && matches!(confirm.change, Change::SwitchLexicon { .. })),
         "a dropped profile is one record of its own: {:?}",
         records_added
     );
@@ -326,7 +334,9 @@ impl Harness {
                 self.event(Event::Release(k))
             }
             Action::Director => {
-                for k in [Key::DirectorChord, Key::Char('2'), Key::Char('4'), Key::Char('6'), Key::Char('8'), Key::Enter] {
+                for k in
+                    [Key::DirectorChord, Key::Char('2'), Key::Char('4'), Key::Char('6'), Key::Char('8'), Key::Enter]
+                {
                     self.run(&Action::Tap(k))?;
                 }
                 Ok(())
@@ -340,8 +350,9 @@ impl Harness {
                 Ok(())
             }
             Action::RefuseUpdates => {
-                self.station.update_check =
-                    Err(wordjudge_station::kiosk::station::UpdateError::Refused("it is not signed by this station's update key".into()));
+                self.station.update_check = Err(wordjudge_station::kiosk::station::UpdateError::Refused(
+                    "it is not signed by this station's update key".into(),
+                ));
                 Ok(())
             }
             Action::Unplug => {
@@ -352,7 +363,10 @@ impl Harness {
             Action::Idle(ms) => self.wait(ms),
             Action::Damage => {
                 self.station.held = true;
-                let lost = ConfigProblem::LostSettings { path: "/var/lib/wordjudge/config.toml".into(), lost: vec!["director_pin_hash"] };
+                let lost = ConfigProblem::LostSettings {
+                    path: "/var/lib/wordjudge/config.toml".into(),
+                    lost: vec!["director_pin_hash"],
+                };
                 if !self.station.warnings.iter().any(|w| matches!(w, Warning::Config(_))) {
                     self.station.warnings.push(Warning::Config(lost));
                 }
@@ -407,7 +421,11 @@ impl Harness {
         }
         self.run(&Action::Tap(Key::Enter))?;
         let asked = matches!(self.kiosk.screen(), Screen::Confirm(_));
-        prop_assert!(asked || when.contains("99:99"), "a clock that parses asks for confirmation: {:?}", self.kiosk.screen());
+        prop_assert!(
+            asked || when.contains("99:99"),
+            "a clock that parses asks for confirmation: {:?}",
+            self.kiosk.screen()
+        );
         prop_assert!(!asked || !when.contains("99:99"), "an impossible clock is refused in its prompt");
         if !asked {
             return Ok(());
@@ -416,7 +434,10 @@ impl Harness {
         let before = self.station.records.len();
         self.run(&Action::Tap(Key::Enter))?;
         let set = self.station.records[before..].iter().any(|r| matches!(r, FakeRecord::ClockSet { .. }));
-        prop_assert!(set == self.station.appliance, "a clock confirmed is set and recorded on the appliance, refused elsewhere");
+        prop_assert!(
+            set == self.station.appliance,
+            "a clock confirmed is set and recorded on the appliance, refused elsewhere"
+        );
         self.clocks_set += usize::from(set);
         Ok(())
     }
@@ -485,7 +506,13 @@ impl Harness {
                 _ => true,
             };
             if reopened {
-                prop_assert_eq!(new.selected, 0, "{:?} opened with the cursor on {:?}", new.page, new.items[new.selected]);
+                prop_assert_eq!(
+                    new.selected,
+                    0,
+                    "{:?} opened with the cursor on {:?}",
+                    new.page,
+                    new.items[new.selected]
+                );
             }
         }
         // A tick never moves the cursor onto another entry.
@@ -571,8 +598,30 @@ fn director_streams_that_once_failed_pass() {
         ),
         // A stray ENTER after a stick's result screen (issue 44, 1) and after
         // a damaged config opened the menu (issue 44, 2).
-        (false, true, false, vec![PlugSticks("sdb1"), Director, Tap(Key::Down), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Down), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Enter)]),
-        (true, true, false, vec![Director, Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Enter)]),
+        (
+            false,
+            true,
+            false,
+            vec![
+                PlugSticks("sdb1"),
+                Director,
+                Tap(Key::Down),
+                Tap(Key::Down),
+                Tap(Key::Enter),
+                Tap(Key::Down),
+                Tap(Key::Down),
+                Tap(Key::Enter),
+                Tap(Key::Enter),
+                Tap(Key::Enter),
+                Tap(Key::Enter),
+            ],
+        ),
+        (
+            true,
+            true,
+            false,
+            vec![Director, Tap(Key::Enter), Tap(Key::Enter), Tap(Key::Down), Tap(Key::Enter), Tap(Key::Enter)],
+        ),
         // A profile whose edition is the lexicon in use was recorded as a
         // switch from that lexicon to itself, then the profile.
         (false, true, false, vec![Director, Errand(1, 10), Decide]),

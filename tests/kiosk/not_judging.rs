@@ -99,7 +99,9 @@ fn a_counter_that_cannot_be_kept_stops_judging_until_it_can_and_then_judging_res
         assert_eq!(rig.screen(), &Screen::OutOfService, "start {start}: no verdict without its record");
         let warnings = rig.station.warnings();
         assert!(
-            warnings.iter().any(|w| matches!(w, Warning::AuditLog(p) if p.contains("FIFO") && p.contains("No challenge is judged"))),
+            warnings.iter().any(
+                |w| matches!(w, Warning::AuditLog(p) if p.contains("FIFO") && p.contains("No challenge is judged"))
+            ),
             "start {start}: {warnings:?}"
         );
     }

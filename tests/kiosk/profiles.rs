@@ -7,10 +7,10 @@ use crate::live::{config_for, Live};
 use crate::support::{choose, enter_pin, fake_station, leave_menu, open_pin, select_menu, Rig, PIN};
 use std::path::Path;
 use wordjudge_core::config::{Config, Timeouts};
+use wordjudge_core::lexicon::build::build_lexicon;
 use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
 use wordjudge_station::kiosk::flow::{Key, Screen};
 use wordjudge_station::kiosk::station::Station;
-use wordjudge_core::lexicon::build::build_lexicon;
 
 const CSW_RULES: [(&str, &str); 3] = [
     ("NASPA-CSW-5", "NASPA CSW, 5 points per word"),
@@ -53,11 +53,15 @@ fn with_only_csw15_installed_each_csw_rule_offers_csw15_and_its_rule_shows() {
         assert_eq!(rig.view().menu.message, format!("Profile {name}: now judging with CSW15 (Verified)."));
         assert!(profile_rows(&rig).contains(&format!("{row}  ◀ active")), "{:?}", profile_rows(&rig));
         let records = &rig.station.records;
-        assert_eq!(records[records.len() - 2..], [FakeRecord::Switched { to: "CSW15".into() }, FakeRecord::ProfileSwitched { to: id.into() }]);
+        assert_eq!(
+            records[records.len() - 2..],
+            [FakeRecord::Switched { to: "CSW15".into() }, FakeRecord::ProfileSwitched { to: id.into() }]
+        );
         leave_menu(&mut rig);
         assert_eq!(rig.view().bar.lexicon_id, "CSW15");
         rig.challenge(&["xu"]);
-        let points = if id == "NASPA-CSW-10" { "+10 to the player: 1 word × 10" } else { "+5 to the player: 1 word × 5" };
+        let points =
+            if id == "NASPA-CSW-10" { "+10 to the player: 1 word × 10" } else { "+5 to the player: 1 word × 5" };
         assert_eq!(rig.view().verdict.consequence, format!("The play stands: {points}"), "{id}");
     }
 }
@@ -79,7 +83,11 @@ fn with_no_csw_installed_each_csw_row_says_why_and_names_no_file() {
         assert!(!text.contains(".fst") && !text.contains('/') && !text.contains("CSW24"), "{text}");
     }
     assert_eq!(rig.view().bar.lexicon_id, "SMALL", "nothing switched");
-    assert!(!rig.station.records.iter().any(|r| matches!(r, FakeRecord::Switched { .. } | FakeRecord::ProfileSwitched { .. })));
+    assert!(!rig
+        .station
+        .records
+        .iter()
+        .any(|r| matches!(r, FakeRecord::Switched { .. } | FakeRecord::ProfileSwitched { .. })));
     assert!(rows.contains(&"Profile: NASPA, double challenge — NWL2023".to_string()), "{rows:?}");
 }
 
@@ -121,7 +129,8 @@ fn one_row_per_installed_edition_and_another_edition_of_the_family_keeps_the_rul
 fn a_changeover_row_per_edition_with_the_edition_it_replaced_as_second_opinion() {
     let mut rig = fake_with(&["NWL2018", "NWL2020", "NWL2023"]);
     open_menu(&mut rig);
-    let rows: Vec<String> = profile_rows(&rig).into_iter().filter(|r| r.starts_with("Profile: NASPA changeover")).collect();
+    let rows: Vec<String> =
+        profile_rows(&rig).into_iter().filter(|r| r.starts_with("Profile: NASPA changeover")).collect();
     assert_eq!(
         rows,
         [
@@ -131,7 +140,10 @@ fn a_changeover_row_per_edition_with_the_edition_it_replaced_as_second_opinion()
         ]
     );
     choose(&mut rig, "Profile: NASPA changeover, double challenge — NWL2020");
-    assert_eq!(rig.view().menu.message, "Profile NASPA changeover, double challenge: now judging with NWL2020 (Verified).");
+    assert_eq!(
+        rig.view().menu.message,
+        "Profile NASPA changeover, double challenge: now judging with NWL2020 (Verified)."
+    );
     leave_menu(&mut rig);
     rig.station.lexicons.iter_mut().find(|l| l.id == "NWL2018").unwrap().words.remove("OK");
     rig.challenge(&["ok"]);
@@ -153,7 +165,11 @@ fn an_old_profile_id_names_the_rule_over_its_family() {
     rig.advance(600);
     rig.key(Key::Enter);
     open_menu(&mut rig);
-    assert!(profile_rows(&rig).contains(&"Profile: NASPA, double challenge — TWL2016  ◀ active".to_string()), "{:?}", profile_rows(&rig));
+    assert!(
+        profile_rows(&rig).contains(&"Profile: NASPA, double challenge — TWL2016  ◀ active".to_string()),
+        "{:?}",
+        profile_rows(&rig)
+    );
 }
 
 /// Installs OSPD4+MW11 (an official lexicon with nothing published: any
@@ -177,9 +193,17 @@ fn live_old_config_ids_load_and_a_switch_records_the_rule_and_the_edition() {
     // does not apply to a school list.
     open_menu(&mut rig);
     let facts = rig.view().menu.lines.join("\n");
-    assert!(facts.contains("Profile: NASPA, double challenge — not applied: OSPD4+MW11 is not an NWL or TWL edition"), "{facts}");
+    assert!(
+        facts.contains("Profile: NASPA, double challenge — not applied: OSPD4+MW11 is not an NWL or TWL edition"),
+        "{facts}"
+    );
     let rows = profile_rows(&rig);
-    assert!(rows.contains(&"Profile: NASPA, double challenge — unavailable: no NWL or TWL edition is installed".to_string()), "{rows:?}");
+    assert!(
+        rows.contains(
+            &"Profile: NASPA, double challenge — unavailable: no NWL or TWL edition is installed".to_string()
+        ),
+        "{rows:?}"
+    );
     for row in &rows {
         assert!(!row.contains(".fst") && !row.contains('/'), "{row}");
     }
@@ -189,13 +213,19 @@ fn live_old_config_ids_load_and_a_switch_records_the_rule_and_the_edition() {
     assert_eq!(rig.view().menu.message, "Not switched: NASPA CSW, 5 points per word: no CSW edition is installed");
     assert!(rig.audit_text().contains("no CSW edition is installed"), "recorded");
     choose(&mut rig, "Profile: North American school play — OSPD4+MW11");
-    assert!(rig.view().menu.message.starts_with("Profile North American school play: now judging with OSPD4+MW11"), "{}", rig.view().menu.message);
+    assert!(
+        rig.view().menu.message.starts_with("Profile North American school play: now judging with OSPD4+MW11"),
+        "{}",
+        rig.view().menu.message
+    );
     let saved = Config::load(&path).config;
     assert_eq!((saved.profile.as_deref(), saved.active_lexicon.as_str()), (Some("SCHOOL"), "OSPD4+MW11"));
     let audit = rig.audit_text();
     let record = audit.lines().find(|l| l.contains("\"profile_switched\"")).unwrap();
     assert!(
-        !audit.lines().any(|l| l.contains("\"lexicon_switched\"") && l.contains("\"from\":\"OSPD4+MW11\",\"to\":\"OSPD4+MW11\"")),
+        !audit
+            .lines()
+            .any(|l| l.contains("\"lexicon_switched\"") && l.contains("\"from\":\"OSPD4+MW11\",\"to\":\"OSPD4+MW11\"")),
         "a profile on the lexicon in use records no switch from it to itself: {audit}"
     );
     assert!(record.contains("\"from\":\"NASPA-NWL\"") && record.contains("\"to\":\"SCHOOL\""), "{record}");
@@ -221,7 +251,11 @@ fn live_a_school_config_judges_under_its_rule_from_the_start() {
 #[ignore = "needs ../shared/lexicons"]
 fn real_data_csw15_alone_offers_every_csw_rule_on_the_live_station() {
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/lexicons");
-    assert!(shared.join("CSW15.txt").exists(), "real-data test: {} (the licensed word lists) not found", shared.display());
+    assert!(
+        shared.join("CSW15.txt").exists(),
+        "real-data test: {} (the licensed word lists) not found",
+        shared.display()
+    );
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), "SMALL");
     build_lexicon(&shared.join("CSW15.txt"), &config.lexicon_dir.join("CSW15.fst"), false).unwrap();
@@ -234,13 +268,18 @@ fn real_data_csw15_alone_offers_every_csw_rule_on_the_live_station() {
         assert_eq!(csw, [&format!("Profile: {name} — CSW15")], "{rows:?}");
     }
     choose(&mut rig, "Profile: NASPA CSW, 10 points per word — CSW15");
-    assert_eq!(rig.view().menu.message, "Profile NASPA CSW, 10 points per word: now judging with CSW15 (Verified official).");
+    assert_eq!(
+        rig.view().menu.message,
+        "Profile NASPA CSW, 10 points per word: now judging with CSW15 (Verified official)."
+    );
     let saved = Config::load(&path).config;
     assert_eq!((saved.profile.as_deref(), saved.active_lexicon.as_str()), (Some("NASPA-CSW-10"), "CSW15"));
     let audit = rig.audit_text();
     let record = audit.lines().find(|l| l.contains("\"profile_switched\"")).unwrap();
     assert!(
-        !audit.lines().any(|l| l.contains("\"lexicon_switched\"") && l.contains("\"from\":\"OSPD4+MW11\",\"to\":\"OSPD4+MW11\"")),
+        !audit
+            .lines()
+            .any(|l| l.contains("\"lexicon_switched\"") && l.contains("\"from\":\"OSPD4+MW11\",\"to\":\"OSPD4+MW11\"")),
         "a profile on the lexicon in use records no switch from it to itself: {audit}"
     );
     assert!(record.contains("\"lexicon\":\"CSW15\"") && record.contains("\"rule\":\"10 points per word\""), "{record}");
@@ -256,5 +295,9 @@ fn a_profile_on_the_lexicon_in_use_records_the_profile_alone() {
     choose(&mut rig, "Use CSW15");
     let before = rig.station.records.len();
     choose(&mut rig, "Profile: NASPA CSW, 5 points per word — CSW15");
-    assert_eq!(rig.station.records[before..], [FakeRecord::ProfileSwitched { to: "NASPA-CSW-5".into() }], "no switch from CSW15 to itself");
+    assert_eq!(
+        rig.station.records[before..],
+        [FakeRecord::ProfileSwitched { to: "NASPA-CSW-5".into() }],
+        "no switch from CSW15 to itself"
+    );
 }

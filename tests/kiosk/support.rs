@@ -18,10 +18,36 @@ pub const PIN: &str = "2468";
 /// menu's property test checks every view it reaches, the UI tests every
 /// rendered screen.
 pub const FORBIDDEN: &[&str] = &[
-    ".fst", ".toml", ".txt", ".raucb", ".partial", ".csr", ".pem", ".jsonl", "/var/", "/dev/", "/run/", "/media/",
-    "wordjudge-sim", "wordjudge-amd64", "wordjudge-arm64", "--gpio", "pin-guard", "director_pin_hash",
-    "active_lexicon", "audit_dir", "display_output", "debounce", "journal", "digest", "unmount", "checkpoint key",
-    "`", "http://", "https://", "version unknown",
+    ".fst",
+    ".toml",
+    ".txt",
+    ".raucb",
+    ".partial",
+    ".csr",
+    ".pem",
+    ".jsonl",
+    "/var/",
+    "/dev/",
+    "/run/",
+    "/media/",
+    "wordjudge-sim",
+    "wordjudge-amd64",
+    "wordjudge-arm64",
+    "--gpio",
+    "pin-guard",
+    "director_pin_hash",
+    "active_lexicon",
+    "audit_dir",
+    "display_output",
+    "debounce",
+    "journal",
+    "digest",
+    "unmount",
+    "checkpoint key",
+    "`",
+    "http://",
+    "https://",
+    "version unknown",
 ];
 
 /// The first word of [`FORBIDDEN`] `text` holds, if any.
@@ -307,6 +333,11 @@ pub fn seeded_runner(what: &str, cases: u32) -> (proptest::test_runner::TestRunn
     };
     println!("{what}: {cases} cases from seed {seed} (replay: PROPTEST_RNG_SEED={seed})");
     eprintln!("{what}: {cases} cases from seed {seed} (replay: PROPTEST_RNG_SEED={seed})");
-    let runner = TestRunner::new(Config { cases, failure_persistence: None, rng_seed: RngSeed::Fixed(seed), ..Config::default() });
+    let runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        rng_seed: RngSeed::Fixed(seed),
+        ..Config::default()
+    });
     (runner, seed)
 }

@@ -110,7 +110,11 @@ fn the_preview_shows_the_bundles_facts_and_enter_installs_with_progress_then_one
     assert!(matches!(phase(&rig), UpdatePhase::Installing { percent: Some(50), .. }), "{:?}", phase(&rig));
     assert!(v.usb.progress_shown && v.usb.progress == 50, "{:?}", v.usb);
     assert!(v.usb.status.contains("50%"), "{}", v.usb.status);
-    assert!(v.usb.detail.contains("restarts by itself") && v.usb.detail.contains("about 2 minutes"), "{}", v.usb.detail);
+    assert!(
+        v.usb.detail.contains("restarts by itself") && v.usb.detail.contains("about 2 minutes"),
+        "{}",
+        v.usb.detail
+    );
     rig.key(Key::Escape);
     assert!(matches!(phase(&rig), UpdatePhase::Installing { .. }), "keys wait while it installs");
     rig.station.update_paused_at = None;
@@ -118,7 +122,10 @@ fn the_preview_shows_the_bundles_facts_and_enter_installs_with_progress_then_one
     assert_eq!(rig.view().usb.status, "Installed version 0.1.1 — restarting");
     rig.key(Key::Enter);
     rig.advance(60_000);
-    assert!(matches!(phase(&rig), UpdatePhase::Done(UpdateDone::Installed { restart: Ok(()), .. })), "it stays until the restart");
+    assert!(
+        matches!(phase(&rig), UpdatePhase::Done(UpdateDone::Installed { restart: Ok(()), .. })),
+        "it stays until the restart"
+    );
     assert_eq!(
         update_records(&rig.station),
         [
@@ -131,7 +138,8 @@ fn the_preview_shows_the_bundles_facts_and_enter_installs_with_progress_then_one
 }
 
 /// What the confirm screens say happens after ENTER.
-const RESTART: &str = "It installs, then the station restarts by itself: about 2 minutes, during which players cannot use it.";
+const RESTART: &str =
+    "It installs, then the station restarts by itself: about 2 minutes, during which players cannot use it.";
 
 fn other_station(bundle: &str) -> UpdateError {
     UpdateError::OtherStation { bundle: bundle.into(), station: "wordjudge-amd64".into() }
@@ -144,7 +152,10 @@ fn an_unverifiable_or_incompatible_bundle_is_refused_in_words_and_nothing_instal
             UpdateError::Refused("signature verification failed: unable to get local issuer certificate".into()),
             "This update is not signed with this station's update key, or its file is damaged or incomplete.",
         ),
-        (other_station("wordjudge-arm64"), "This update is for a different kind of station (Raspberry Pi card). This station is a PC image."),
+        (
+            other_station("wordjudge-arm64"),
+            "This update is for a different kind of station (Raspberry Pi card). This station is a PC image.",
+        ),
         (other_station("acme-router-7"), "This update is for another kind of station. This station is a PC image."),
         (
             UpdateError::NoRoom { needed: 178_400_000, free: 120_500_000 },
@@ -205,7 +216,10 @@ fn a_refused_bundle_leaves_the_menu_until_the_stick_is_plugged_in_again() {
     rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     rig.key(Key::Enter);
     assert!(!offered(&rig));
-    rig.station.sticks.push(wordjudge_station::kiosk::station::StickChoice { device: "sdc1".into(), name: "OTHER (sdc1, FAT32)".into() });
+    rig.station.sticks.push(wordjudge_station::kiosk::station::StickChoice {
+        device: "sdc1".into(),
+        name: "OTHER (sdc1, FAT32)".into(),
+    });
     rig.advance(1100);
     assert!(offered(&rig), "{:?}", rig.view().menu.items);
 }
@@ -317,7 +331,11 @@ fn a_downgrade_or_reinstall_needs_the_pin_again_and_a_wrong_pin_installs_nothing
         rig.key(Key::Enter);
         assert!(matches!(phase(&rig), UpdatePhase::Pin { .. }), "{current} -> {offered}");
         let v = rig.view();
-        assert!(!v.usb.detail.contains("ENTER asks for the director PIN"), "not the line of the step before: {}", v.usb.detail);
+        assert!(
+            !v.usb.detail.contains("ENTER asks for the director PIN"),
+            "not the line of the step before: {}",
+            v.usb.detail
+        );
         assert!(v.usb.detail.contains(RESTART), "{}", v.usb.detail);
         enter_pin(&mut rig, "1111");
         assert!(matches!(phase(&rig), UpdatePhase::Pin { .. }));
@@ -329,7 +347,10 @@ fn a_downgrade_or_reinstall_needs_the_pin_again_and_a_wrong_pin_installs_nothing
         enter_pin(&mut rig, PIN);
         rig.advance(50);
         assert!(matches!(phase(&rig), UpdatePhase::Done(UpdateDone::Installed { .. })));
-        assert_eq!(update_records(&rig.station)[0], FakeRecord::UpdateStarted { version: offered.into(), downgrade: true });
+        assert_eq!(
+            update_records(&rig.station)[0],
+            FakeRecord::UpdateStarted { version: offered.into(), downgrade: true }
+        );
     }
 }
 
@@ -362,7 +383,10 @@ fn a_failed_install_says_why_and_returns_to_the_menu() {
     rig.advance(50);
     let v = rig.view();
     assert_eq!(v.usb.status, "The update did not finish.");
-    assert_eq!(v.usb.alert, "Installing stopped before the end: the station's data partition is full. Free space, then install again.");
+    assert_eq!(
+        v.usb.alert,
+        "Installing stopped before the end: the station's data partition is full. Free space, then install again."
+    );
     assert!(v.usb.detail.contains("runs as before") && v.usb.detail.contains("audit log"), "{}", v.usb.detail);
     rig.key(Key::Char('x'));
     assert!(matches!(rig.screen(), Screen::Director(_)));
@@ -404,8 +428,12 @@ fn esc_or_an_idle_preview_cancels_and_unmounts() {
 fn the_last_updates_verdict_is_on_the_director_menu() {
     use wordjudge_core::update::{BootCheck, BootOutcome};
     let mut rig = Rig::fake("SMALL");
-    rig.station.last_update =
-        Some(BootCheck { slot: "B".into(), version: "0.1.1".into(), outcome: BootOutcome::MarkedGood, detail: String::new() });
+    rig.station.last_update = Some(BootCheck {
+        slot: "B".into(),
+        version: "0.1.1".into(),
+        outcome: BootOutcome::MarkedGood,
+        detail: String::new(),
+    });
     menu(&mut rig);
     select_menu(&mut rig, "Station status");
     rig.key(Key::Enter);
@@ -417,10 +445,10 @@ fn the_last_updates_verdict_is_on_the_director_menu() {
         detail: "kiosk not READY".into(),
     });
     assert!(rig.view().menu.lines.contains(
-        &"Last update: version 0.1.2 undone, the station went back to its previous version: kiosk not READY".to_string()
+        &"Last update: version 0.1.2 undone, the station went back to its previous version: kiosk not READY"
+            .to_string()
     ));
 }
-
 
 /// ESC while the bundle is copied off the stick and checked: the station
 /// stops waiting and the menu is back at once; the check's answer, if it
@@ -437,7 +465,11 @@ fn esc_while_a_bundle_is_checked_stops_waiting_and_its_answer_is_dropped() {
     assert_eq!(rig.station.update_requests().last(), Some(&&UpdateRequest::Cancel));
     rig.station.usb_hold = false;
     rig.advance(SETTLE_MS);
-    assert!(matches!(rig.screen(), Screen::Director(_)), "the answer of the stopped check is dropped: {:?}", rig.screen());
+    assert!(
+        matches!(rig.screen(), Screen::Director(_)),
+        "the answer of the stopped check is dropped: {:?}",
+        rig.screen()
+    );
     assert!(update_records(&rig.station).is_empty(), "nothing installed or refused");
 }
 

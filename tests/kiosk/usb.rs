@@ -4,7 +4,6 @@
 //! a second ENTER, a failed read installs nothing, an export says when the
 //! stick may be removed, and an idle screen never leaves a stick mounted.
 
-
 use crate::support::*;
 use wordjudge_station::kiosk::fake::FakeRecord;
 use wordjudge_station::kiosk::flow::{Key, Screen, StopReason, UsbDone, UsbPhase};
@@ -113,7 +112,9 @@ fn word_lists_show_what_they_would_be_and_install_only_on_a_second_enter() {
     rig.key(Key::Right);
     settle(&mut rig);
     let first = wordjudge_core::lexicon::import::names()[0];
-    assert!(matches!(rig.station.usb_requests().last(), Some(UsbRequest::Rename { file: 1, name: Some(n) }) if n == first));
+    assert!(
+        matches!(rig.station.usb_requests().last(), Some(UsbRequest::Rename { file: 1, name: Some(n) }) if n == first)
+    );
     assert!(rig.view().menu.items[1].contains("Mismatch"), "{}", rig.view().menu.items[1]);
     rig.key(Key::Left);
     settle(&mut rig);
@@ -154,12 +155,20 @@ fn a_stick_that_fails_mid_import_installs_nothing_and_says_so() {
     assert!(matches!(phase(&rig), UsbPhase::Done(_)));
     let v = rig.view();
     assert_eq!(v.usb.status, "The stick could not be used.");
-    assert!(v.usb.detail.starts_with("The stick was removed while it was being read. Nothing was installed."), "{}", v.usb.detail);
+    assert!(
+        v.usb.detail.starts_with("The stick was removed while it was being read. Nothing was installed."),
+        "{}",
+        v.usb.detail
+    );
     assert_eq!(rig.station.lexicons, lexicons_before, "nothing installed");
     assert!(!rig.station.usb_requests().iter().any(|r| matches!(r, UsbRequest::Install { .. })));
     rig.key(Key::Enter);
     assert!(matches!(rig.screen(), Screen::Director(_)), "any key returns to the menu");
-    assert_eq!(rig.view().menu.items[rig.view().menu.selected as usize], "◀ Back", "on the page's harmless first entry");
+    assert_eq!(
+        rig.view().menu.items[rig.view().menu.selected as usize],
+        "◀ Back",
+        "on the page's harmless first entry"
+    );
     // The station still judges.
     leave_menu(&mut rig);
     assert!(rig.challenge(&["CAT"]).0);
@@ -181,7 +190,11 @@ fn an_export_says_where_it_went_and_when_the_stick_may_be_removed() {
     settle(&mut rig);
     let v = rig.view();
     assert_eq!(v.usb.status, "You may remove the stick.");
-    assert!(v.usb.detail.contains("wordjudge-export-Table-3-2026-11-23") && v.usb.detail.contains("The copy verifies"), "{}", v.usb.detail);
+    assert!(
+        v.usb.detail.contains("wordjudge-export-Table-3-2026-11-23") && v.usb.detail.contains("The copy verifies"),
+        "{}",
+        v.usb.detail
+    );
     assert_eq!(rig.station.usb_requests(), [&UsbRequest::Export { device: "sdc".into() }]);
 }
 
@@ -274,7 +287,10 @@ fn a_fleet_stick_that_never_answers_is_given_up_at_its_deadline() {
     rig.advance(9_500);
     assert_eq!(phase(&rig), UsbPhase::Working(UsbWork::JoiningFleet));
     rig.advance(600);
-    assert_eq!(phase(&rig), UsbPhase::Done(UsbDone::Stopped { work: UsbWork::JoiningFleet, why: StopReason::NoAnswer(10) }));
+    assert_eq!(
+        phase(&rig),
+        UsbPhase::Done(UsbDone::Stopped { work: UsbWork::JoiningFleet, why: StopReason::NoAnswer(10) })
+    );
     assert_eq!(rig.view().usb.status, "The stick did not answer within 10 seconds.");
     assert!(rig.view().usb.detail.contains("the audit log will say"), "{}", rig.view().usb.detail);
 }

@@ -65,7 +65,12 @@ fn start_on(screen: &str, prepare: impl FnOnce(&Path), first: (u8, u8, u8)) -> D
             .expect("Xvfb"),
     );
     let started = Instant::now();
-    while !Command::new("xdotool").arg("getmouselocation").env("DISPLAY", &display).output().is_ok_and(|o| o.status.success()) {
+    while !Command::new("xdotool")
+        .arg("getmouselocation")
+        .env("DISPLAY", &display)
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
         assert!(started.elapsed() < Duration::from_secs(20), "Xvfb did not start");
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -179,8 +184,7 @@ fn dominant_colour(xwd: &[u8]) -> (u8, u8, u8) {
 
 fn have_tools() -> bool {
     ["Xvfb", "xdotool", "xwd"].iter().all(|tool| {
-        std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file()))
+        std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(tool).is_file()))
     })
 }
 
@@ -223,7 +227,8 @@ fn needs_xvfb_a_fifo_in_the_audit_folder_neither_hangs_the_start_nor_sigterm() {
     let mut desktop = start_on(
         "1280x720x24",
         |audit| {
-            let c = std::ffi::CString::new(audit.join("challenge-counter").into_os_string().into_encoded_bytes()).unwrap();
+            let c =
+                std::ffi::CString::new(audit.join("challenge-counter").into_os_string().into_encoded_bytes()).unwrap();
             assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         },
         SERVICE,
@@ -263,7 +268,10 @@ fn needs_xvfb_the_windowed_kiosk_opens_no_larger_than_an_800x480_screen() {
     assert!(!w.is_empty() && w.len() == h.len() && x.len() == w.len() && y.len() == w.len(), "no kiosk window: {text}");
     for i in 0..w.len() {
         assert!(w[i] <= 800 && h[i] <= 480, "the window is {}x{} on an 800x480 screen: {text}", w[i], h[i]);
-        assert!(x[i] >= 0 && y[i] >= 0 && x[i] + w[i] <= 800 && y[i] + h[i] <= 480, "the window is off the screen: {text}");
+        assert!(
+            x[i] >= 0 && y[i] >= 0 && x[i] + w[i] <= 800 && y[i] + h[i] <= 480,
+            "the window is off the screen: {text}"
+        );
     }
     assert_eq!((w[0], h[0]), (800, 480), "as large as the screen allows");
 }

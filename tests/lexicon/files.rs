@@ -22,7 +22,11 @@ fn single(dir: &Path, id: &str, words: &str, published: Option<&str>) {
     let src = write(dir, &format!("{id}.txt"), words);
     build_lexicon(&src, &dir.join(format!("{id}.fst")), false).unwrap();
     let fp = published.map(|p| format!("published_fingerprint = \"{p}\"\n")).unwrap_or_default();
-    write(dir, &format!("{id}.toml"), &format!("id = \"{id}\"\nname = \"n\"\nedition = \"e\"\n[[layer]]\nfst = \"{id}.fst\"\n{fp}"));
+    write(
+        dir,
+        &format!("{id}.toml"),
+        &format!("id = \"{id}\"\nname = \"n\"\nedition = \"e\"\n[[layer]]\nfst = \"{id}.fst\"\n{fp}"),
+    );
 }
 
 fn verdict(catalog: &Catalog, id: &str, words: &[&str]) -> Verdict {
@@ -49,7 +53,10 @@ fn build_writes_fst_and_manifest_with_every_field() {
     assert_eq!(m.fst_sha256, wordjudge_core::digest::sha256_hex(&std::fs::read(&out).unwrap()));
     assert_eq!(m.source_sha256, wordjudge_core::digest::sha256_hex(&std::fs::read(&src).unwrap()));
     assert_eq!(m.fingerprint, Fingerprint::of_words([b"ABANDONS".as_slice(), b"CAT", b"QI", b"ZEBRA"]));
-    assert_eq!(m.content_sha256.as_deref(), Some(wordjudge_core::digest::sha256_hex(b"ABANDONS\nCAT\nQI\nZEBRA\n").as_str()));
+    assert_eq!(
+        m.content_sha256.as_deref(),
+        Some(wordjudge_core::digest::sha256_hex(b"ABANDONS\nCAT\nQI\nZEBRA\n").as_str())
+    );
     assert!(m.tool_version.starts_with("wordjudge "));
     assert!(m.built_at.parse::<jiff::Timestamp>().is_ok(), "{}", m.built_at);
     let text = std::fs::read_to_string(manifest_path_for(&out)).unwrap();
@@ -71,7 +78,11 @@ fn custom_definitions_are_custom_or_mismatch_never_official() {
     assert_eq!(catalog.open("MATCHING").unwrap().status(), Status::Custom);
     let plain = catalog.open("PLAIN").unwrap();
     assert_eq!(plain.status(), Status::Custom);
-    assert!(plain.status_text().contains("PLAIN.toml") && plain.status_text().contains("SHA-256"), "{}", plain.status_text());
+    assert!(
+        plain.status_text().contains("PLAIN.toml") && plain.status_text().contains("SHA-256"),
+        "{}",
+        plain.status_text()
+    );
     let wrong = catalog.open("WRONG").unwrap();
     assert_eq!(wrong.status(), Status::Mismatch);
     assert!(judge(&wrong, &Challenge::new(&["CAT"]).unwrap()).is_err(), "a Mismatch lexicon never judges");
@@ -100,8 +111,15 @@ fn layers_limit_lengths_and_corrections_win() {
     let lexicon = catalog.open("SCHOOL").unwrap();
     assert_eq!(lexicon.status(), Status::Custom);
     let identity = lexicon.identity();
-    assert_eq!((identity.corrections.add.as_slice(), identity.corrections.remove.as_slice()), (["EW".to_string()].as_slice(), ["DOG".to_string()].as_slice()));
-    assert!(identity.status_text.contains("add EW") && identity.status_text.contains("remove DOG"), "{}", identity.status_text);
+    assert_eq!(
+        (identity.corrections.add.as_slice(), identity.corrections.remove.as_slice()),
+        (["EW".to_string()].as_slice(), ["DOG".to_string()].as_slice())
+    );
+    assert!(
+        identity.status_text.contains("add EW") && identity.status_text.contains("remove DOG"),
+        "{}",
+        identity.status_text
+    );
     assert_eq!(identity.layers.len(), 2);
     assert!(matches!(identity.definition, wordjudge_core::lexicon::DefinitionSource::File { ref sha256, .. }
         if *sha256 == wordjudge_core::digest::sha256_hex(&std::fs::read(dir.path().join("school.toml")).unwrap())));

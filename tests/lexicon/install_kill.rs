@@ -2,7 +2,6 @@
 //! build --out` over a working lexicon always leaves the old list or the new
 //! one, verified, and no temporary files once the directory is next opened.
 
-
 use crate::support::{random_words, write_words};
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
@@ -22,12 +21,12 @@ fn kill_9_during_builds_leaves_old_or_new_and_no_stray_files() {
     let lexicons = d.join("lexicons");
     std::fs::create_dir(&lexicons).unwrap();
     let lists = [random_words(50_000, 11), random_words(50_000, 12)];
-    let digests: Vec<String> =
-        lists.iter().map(|l| facts_of(l.iter().map(String::as_bytes)).content_sha256).collect();
+    let digests: Vec<String> = lists.iter().map(|l| facts_of(l.iter().map(String::as_bytes)).content_sha256).collect();
     for (i, list) in lists.iter().enumerate() {
         write_words(&d.join(format!("{i}.txt")), list);
     }
-    std::fs::write(lexicons.join("L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n").unwrap();
+    std::fs::write(lexicons.join("L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n")
+        .unwrap();
     let out = lexicons.join("L.fst");
     let build = |i: usize| {
         let mut c = Command::new(crate::built::wordjudge());

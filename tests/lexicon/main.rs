@@ -4,8 +4,8 @@
 
 #[path = "../common/built.rs"]
 mod built;
-mod support;
 mod files;
 mod install_kill;
 mod real;
+mod support;
 mod trust;

@@ -3,7 +3,6 @@
 //! test here is `real_data_*` and ignored unless that folder exists (the CI
 //! script runs them then); run without it, each fails with a clear message.
 
-
 use crate::support::*;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -48,9 +47,16 @@ fn real_data_pins_are_the_shared_lists_built_by_this_builder() {
     let built: Vec<_> = [("CSW15", "CSW15.txt"), ("NWL2018", "NWL2018.txt"), ("TWL06", "TWL06.txt")]
         .into_iter()
         .map(|(id, file)| {
-            let list = wordjudge_core::word::parse_word_list(&std::fs::read(shared.join(file)).unwrap(), file, false).unwrap();
+            let list =
+                wordjudge_core::word::parse_word_list(&std::fs::read(shared.join(file)).unwrap(), file, false).unwrap();
             let (bytes, manifest) = compile(&list, &format!("{id}.fst"), file, "");
-            eprintln!("{id}: content {} fst {} fp {} words {}", manifest.content_sha256.as_deref().unwrap(), manifest.fst_sha256, manifest.fingerprint, manifest.word_count);
+            eprintln!(
+                "{id}: content {} fst {} fp {} words {}",
+                manifest.content_sha256.as_deref().unwrap(),
+                manifest.fst_sha256,
+                manifest.fingerprint,
+                manifest.word_count
+            );
             (id, bytes, manifest)
         })
         .collect();
@@ -97,7 +103,11 @@ fn wordjudge(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .env("WORDJUDGE_CONFIG", dir.join("none.toml"))
         .output()
         .unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 #[test]
@@ -113,7 +123,8 @@ fn real_data_nwl2018_installed_as_twl2016_is_mismatch_everywhere() {
     assert!(err.contains("not TWL2016") && err.contains("9ea8d964") && err.contains("nothing was changed"), "{err}");
     assert!(!d.join("TWL2016.fst").exists());
     // `build --out` writes anything anywhere; then every view says Mismatch.
-    let (code, out, err) = wordjudge(d, &["lexicon", "build", nwl.to_str().unwrap(), "--out", d.join("TWL2016.fst").to_str().unwrap()]);
+    let (code, out, err) =
+        wordjudge(d, &["lexicon", "build", nwl.to_str().unwrap(), "--out", d.join("TWL2016.fst").to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let src = shared.join("CSW15.txt");
     assert_eq!(wordjudge(d, &["lexicon", "install", src.to_str().unwrap()]).0, 0);
@@ -191,14 +202,26 @@ fn real_data_an_edited_csw15_definition_is_never_official() {
     let d = dir.path();
     install_official(&shared.join("CSW15.txt"), d, None, false).unwrap();
     for edit in ["add = [\"XYZZY\"]\n", "remove = [\"QI\"]\n"] {
-        std::fs::write(d.join("CSW15.toml"), format!("id = \"CSW15\"\nname = \"c\"\nedition = \"e\"\n{edit}[[layer]]\nfst = \"CSW15.fst\"\n")).unwrap();
+        std::fs::write(
+            d.join("CSW15.toml"),
+            format!("id = \"CSW15\"\nname = \"c\"\nedition = \"e\"\n{edit}[[layer]]\nfst = \"CSW15.fst\"\n"),
+        )
+        .unwrap();
         let catalog = Catalog::load(d);
-        assert!(catalog.problems().iter().any(|p| p.contains("CSW15.toml") && p.contains("ignored")), "{:?}", catalog.problems());
+        assert!(
+            catalog.problems().iter().any(|p| p.contains("CSW15.toml") && p.contains("ignored")),
+            "{:?}",
+            catalog.problems()
+        );
         let lexicon = catalog.open("CSW15").unwrap();
         assert_eq!(lexicon.status(), Status::VerifiedOfficial, "the official CSW15, not the edited one");
         assert!(lexicon.contains("QI") && !lexicon.contains("XYZZY"), "{edit}");
         // Under an id of its own it judges, as Custom, with its corrections in the status.
-        std::fs::write(d.join("CSW15.toml"), format!("id = \"CSW15-club\"\nname = \"c\"\nedition = \"e\"\n{edit}[[layer]]\nfst = \"CSW15.fst\"\n")).unwrap();
+        std::fs::write(
+            d.join("CSW15.toml"),
+            format!("id = \"CSW15-club\"\nname = \"c\"\nedition = \"e\"\n{edit}[[layer]]\nfst = \"CSW15.fst\"\n"),
+        )
+        .unwrap();
         let custom = Catalog::load(d).open("CSW15-club").unwrap();
         assert_eq!(custom.status(), Status::Custom);
         assert!(custom.status_text().contains("corrections: "), "{}", custom.status_text());
@@ -227,7 +250,9 @@ fn real_data_csw15_changed_while_open_keeps_every_verdict() {
     larger.dedup();
     write_words(&d.join("larger.txt"), &larger);
     build_lexicon(&d.join("larger.txt"), &d.join("LARGER.fst"), false).unwrap();
-    assert!(std::fs::metadata(d.join("LARGER.fst")).unwrap().len() > std::fs::metadata(d.join("CSW15.fst")).unwrap().len());
+    assert!(
+        std::fs::metadata(d.join("LARGER.fst")).unwrap().len() > std::fs::metadata(d.join("CSW15.fst")).unwrap().len()
+    );
     build_lexicon(&shared.join("NWL2018.txt"), &d.join("NWL.fst"), false).unwrap();
     let fst = d.join("CSW15.fst");
     let original = std::fs::read(&fst).unwrap();
@@ -302,7 +327,8 @@ fn real_data_kill_9_during_csw15_installs_leaves_old_or_new() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let out = d.join("L.fst");
-    std::fs::write(d.join("L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n").unwrap();
+    std::fs::write(d.join("L.toml"), "id = \"L\"\nname = \"l\"\nedition = \"e\"\n[[layer]]\nfst = \"L.fst\"\n")
+        .unwrap();
     let sources = [shared.join("NWL2018.txt"), shared.join("CSW15.txt")];
     let pins = ["NWL2018", "CSW15"].map(|id| official::find(id).unwrap().layers[0].pin.unwrap().content_sha256);
     let build = |i: usize| {
@@ -322,7 +348,10 @@ fn real_data_kill_9_during_csw15_installs_leaves_old_or_new() {
         let _ = child.kill();
         let _ = child.wait();
         let catalog = Catalog::load(d);
-        let stray = std::fs::read_dir(d).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with('.')).count();
+        let stray = std::fs::read_dir(d)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with('.'))
+            .count();
         assert_eq!(stray, 0, "round {round}");
         let lexicon = catalog.open("L").unwrap_or_else(|e| panic!("round {round}: {e}"));
         assert!(pins.contains(&lexicon.layers()[0].facts().content_sha256.as_str()), "round {round}");

@@ -70,7 +70,8 @@ pub fn forge_junk(words: &HashSet<String>, target: u128, mask: u128, seed: u64) 
 }
 
 fn xor_sets(a: &[usize], b: &[usize]) -> Vec<usize> {
-    let mut out: Vec<usize> = a.iter().filter(|x| !b.contains(x)).chain(b.iter().filter(|x| !a.contains(x))).copied().collect();
+    let mut out: Vec<usize> =
+        a.iter().filter(|x| !b.contains(x)).chain(b.iter().filter(|x| !a.contains(x))).copied().collect();
     out.sort_unstable();
     out
 }

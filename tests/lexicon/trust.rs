@@ -2,7 +2,6 @@
 //! a lexicon is open, forged fingerprints, definition files that claim an
 //! official id, installs by word file, and who may judge.
 
-
 use crate::support::*;
 use std::collections::HashSet;
 use std::io::{Seek, SeekFrom, Write};
@@ -56,27 +55,39 @@ fn changes_to_the_file_while_open_change_no_verdict_and_are_reported() {
 
     type Change = Box<dyn Fn(&Path)>;
     let changes: Vec<(&str, Change)> = vec![
-        ("a byte flipped in place", Box::new(|p: &Path| {
-            let mut f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
-            let len = f.metadata().unwrap().len();
-            let mut b = [0u8];
-            let at = len / 2;
-            let bytes = std::fs::read(p).unwrap();
-            b[0] = bytes[at as usize] ^ 0x10;
-            f.seek(SeekFrom::Start(at)).unwrap();
-            f.write_all(&b).unwrap();
-        })),
+        (
+            "a byte flipped in place",
+            Box::new(|p: &Path| {
+                let mut f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
+                let len = f.metadata().unwrap().len();
+                let mut b = [0u8];
+                let at = len / 2;
+                let bytes = std::fs::read(p).unwrap();
+                b[0] = bytes[at as usize] ^ 0x10;
+                f.seek(SeekFrom::Start(at)).unwrap();
+                f.write_all(&b).unwrap();
+            }),
+        ),
         // `cp` writes into the same inode (O_TRUNC), as std::fs::copy does.
-        ("overwritten by a larger list", Box::new(|p: &Path| {
-            std::fs::copy(p.with_file_name("LARGER.fst"), p).unwrap();
-        })),
-        ("overwritten by a smaller list", Box::new(|p: &Path| {
-            std::fs::copy(p.with_file_name("SMALLER.fst"), p).unwrap();
-        })),
-        ("truncated", Box::new(|p: &Path| {
-            let f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
-            f.set_len(f.metadata().unwrap().len() / 3).unwrap();
-        })),
+        (
+            "overwritten by a larger list",
+            Box::new(|p: &Path| {
+                std::fs::copy(p.with_file_name("LARGER.fst"), p).unwrap();
+            }),
+        ),
+        (
+            "overwritten by a smaller list",
+            Box::new(|p: &Path| {
+                std::fs::copy(p.with_file_name("SMALLER.fst"), p).unwrap();
+            }),
+        ),
+        (
+            "truncated",
+            Box::new(|p: &Path| {
+                let f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
+                f.set_len(f.metadata().unwrap().len() / 3).unwrap();
+            }),
+        ),
         ("removed", Box::new(|p: &Path| std::fs::remove_file(p).unwrap())),
     ];
     for (what, change) in changes {
@@ -135,7 +146,9 @@ fn a_list_forged_to_a_published_fingerprint_earns_only_the_weaker_status() {
     assert_eq!(fingerprint_of(&csw).short(), "7f0e9ef8");
     write_words(&d.join("CSW24.txt"), &csw);
     match install_official(&d.join("CSW24.txt"), &lexicons, None, false) {
-        Err(BuildError::NotTheList { problem, .. }) => assert!(problem.contains("published at least 260000"), "{problem}"),
+        Err(BuildError::NotTheList { problem, .. }) => {
+            assert!(problem.contains("published at least 260000"), "{problem}")
+        }
         other => panic!("installed a forged CSW24: {other:?}"),
     }
     build_lexicon(&d.join("CSW24.txt"), &lexicons.join("CSW24.fst"), false).unwrap();
@@ -160,7 +173,10 @@ fn install_takes_the_id_from_the_file_and_refuses_another_list() {
     match install_official(&d.join("CSW24.txt"), &lexicons, None, false) {
         Err(e @ BuildError::NotTheList { .. }) => {
             let text = e.to_string();
-            assert!(text.contains("not CSW24") && text.contains("7f0e9ef8") && text.contains("nothing was changed"), "{text}");
+            assert!(
+                text.contains("not CSW24") && text.contains("7f0e9ef8") && text.contains("nothing was changed"),
+                "{text}"
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -204,7 +220,11 @@ fn a_definition_file_cannot_change_an_official_id() {
         std::fs::write(d.join("CSW15.toml"), text).unwrap();
         let catalog = Catalog::load(d);
         assert_eq!(catalog.problems().len(), 1, "{edit}");
-        assert!(catalog.problems()[0].contains("CSW15.toml") && catalog.problems()[0].contains("ignored"), "{:?}", catalog.problems());
+        assert!(
+            catalog.problems()[0].contains("CSW15.toml") && catalog.problems()[0].contains("ignored"),
+            "{:?}",
+            catalog.problems()
+        );
         // CSW15 is still the built-in definition: these bytes are not CSW15.
         let lexicon = catalog.open("CSW15").unwrap();
         assert_eq!(lexicon.status(), Status::Mismatch, "{edit}");
@@ -219,7 +239,11 @@ fn identity_comes_from_the_bytes_and_is_complete() {
     let d = dir.path();
     write_words(&d.join("w.txt"), &["CAT", "DOG", "QI"]);
     build_lexicon(&d.join("w.txt"), &d.join("W.fst"), false).unwrap();
-    std::fs::write(d.join("W.toml"), "id = \"W\"\nname = \"w\"\nedition = \"e\"\nadd = [\"xyzzy\"]\n[[layer]]\nfst = \"W.fst\"\n").unwrap();
+    std::fs::write(
+        d.join("W.toml"),
+        "id = \"W\"\nname = \"w\"\nedition = \"e\"\nadd = [\"xyzzy\"]\n[[layer]]\nfst = \"W.fst\"\n",
+    )
+    .unwrap();
     let lexicon = Catalog::load(d).open("W").unwrap();
     let id = lexicon.identity();
     assert_eq!(id.id, "W");
@@ -229,7 +253,11 @@ fn identity_comes_from_the_bytes_and_is_complete() {
     assert_eq!(id.layers[0].word_count, 3);
     assert_eq!(id.fingerprint, fingerprint_of(&["CAT", "DOG", "QI"]));
     assert_eq!(id.corrections.add, ["XYZZY"]);
-    assert!(id.status_text.starts_with("Custom (definition W.toml, SHA-256 ") && id.status_text.contains("add XYZZY"), "{}", id.status_text);
+    assert!(
+        id.status_text.starts_with("Custom (definition W.toml, SHA-256 ") && id.status_text.contains("add XYZZY"),
+        "{}",
+        id.status_text
+    );
     let json = serde_json::to_value(&id).unwrap();
     assert_eq!(json["status"], "Custom");
     assert_eq!(json["definition"]["kind"], "file");

@@ -199,7 +199,8 @@ fn flashed_card() -> Day {
     let lexicons = config.lexicon_dir.clone();
     let words = "CAT\nDOG\nQI\nZA\nZEBRA\nQUIXOTIC\n";
     std::fs::write(lexicons.join("EVENT.txt"), words).unwrap();
-    wordjudge_core::lexicon::build::build_lexicon(&lexicons.join("EVENT.txt"), &lexicons.join("EVENT.fst"), false).unwrap();
+    wordjudge_core::lexicon::build::build_lexicon(&lexicons.join("EVENT.txt"), &lexicons.join("EVENT.fst"), false)
+        .unwrap();
     std::fs::write(
         lexicons.join("EVENT.toml"),
         "id = \"EVENT\"\nname = \"The event's list\"\nedition = \"test\"\n[[layer]]\nfst = \"EVENT.fst\"\n",
@@ -207,10 +208,17 @@ fn flashed_card() -> Day {
     .unwrap();
     config.save(&scratch.config_path).unwrap();
     let (config_path, audit) = (scratch.config_path.clone(), config.audit_dir.clone());
-    Day { scratch: Some(scratch), config: config_path, audit, ui: None, clock: Rc::new(Cell::new(Duration::from_secs(50))), platform: false }
+    Day {
+        scratch: Some(scratch),
+        config: config_path,
+        audit,
+        ui: None,
+        clock: Rc::new(Cell::new(Duration::from_secs(50))),
+        platform: false,
+    }
 }
 
-/// 1. First power-on: the station is not set up and judges nothing.
+/// Step 1: First power-on: the station is not set up and judges nothing.
 fn first_power_on(day: &mut Day) {
     day.power_on();
     let ui = day.ui();
@@ -221,7 +229,7 @@ fn first_power_on(day: &mut Day) {
     assert!(day.adjudications().is_empty(), "no verdict recorded");
 }
 
-/// 2. The director chooses the event's list with the PIN.
+/// Step 2: The director chooses the event's list with the PIN.
 fn director_sets_up(day: &mut Day) {
     day.open_menu();
     let ui = day.ui();
@@ -236,7 +244,7 @@ fn director_sets_up(day: &mut Day) {
     assert!(!Config::load(&day.config).config.practice_with_demo);
 }
 
-/// 2b. The director names the station for the hall and shows its times in
+/// Step 2b: The director names the station for the hall and shows its times in
 /// the event's zone; both are recorded, and the status page reads the time
 /// in that zone while the log keeps UTC.
 fn director_names_the_station_and_its_time_zone(day: &mut Day) {
@@ -270,13 +278,17 @@ fn director_names_the_station_and_its_time_zone(day: &mut Day) {
     assert!(day.ui().shows("Hall B 7"), "the new name on the player's screen: {:?}", day.ui().texts());
 }
 
-/// 3. Plays: a phony among three words, a miscount, a good play.
+/// Step 3: Plays: a phony among three words, a miscount, a good play.
 fn plays(day: &mut Day) -> Vec<(u64, String)> {
     let mut slips = Vec::new();
     assert_eq!(day.challenge(&["QI", "XYZZY", "ZA"]), ScreenKind::Verdict);
     let ui = day.ui();
     assert!(ui.shows("✗ UNACCEPTABLE"), "{:?}", ui.texts());
-    assert!(ui.texts().iter().all(|t| !t.contains("XYZZY ✗") && !t.contains("not in")), "never which word: {:?}", ui.texts());
+    assert!(
+        ui.texts().iter().all(|t| !t.contains("XYZZY ✗") && !t.contains("not in")),
+        "never which word: {:?}",
+        ui.texts()
+    );
     ui.fits_everywhere("verdict, a phony among three", true);
     slips.push(day.copy_slip());
     // A miscount: two declared, a third typed: refused, then judged as two.
@@ -297,7 +309,7 @@ fn plays(day: &mut Day) -> Vec<(u64, String)> {
     slips
 }
 
-/// 4. A power cut between a number's reservation and its record.
+/// Step 4: A power cut between a number's reservation and its record.
 fn power_cut_mid_record(day: &mut Day, last: u64) {
     day.power_cut();
     let mut counter = wordjudge_core::audit::numbering::Counter::open(&day.audit).unwrap();
@@ -310,7 +322,7 @@ fn power_cut_mid_record(day: &mut Day, last: u64) {
     ui.fits_everywhere("ready after a power cut, the last slip", true);
 }
 
-/// 5. Plays after the cut: the number that was being recorded is never
+/// Step 5: Plays after the cut: the number that was being recorded is never
 /// shown, and the director's page says so.
 fn plays_after_the_cut(day: &mut Day, last: u64) -> (u64, String) {
     assert_eq!(day.challenge(&["ZEBRA"]), ScreenKind::Verdict);
@@ -326,7 +338,7 @@ fn plays_after_the_cut(day: &mut Day, last: u64) -> (u64, String) {
     slip
 }
 
-/// 6. A dispute: the slips against the log, one with a miscopied number.
+/// Step 6: A dispute: the slips against the log, one with a miscopied number.
 fn dispute(day: &Day, slips: &[(u64, String)]) {
     use wordjudge_core::audit::{Slip, SlipCode};
     let slip = |(n, code): &(u64, String)| Slip { challenge: *n, code: SlipCode::parse(code).unwrap() };
@@ -343,7 +355,7 @@ fn dispute(day: &Day, slips: &[(u64, String)]) {
     assert!(text.contains(&format!("is exactly #{}'s code: check the number on the slip", slips[1].0)), "{text}");
 }
 
-/// 6b. After the dispute the director exports the log to a stick and
+/// Step 6b: After the dispute the director exports the log to a stick and
 /// checks it on another computer with the players' slips, the station key
 /// code noted at set-up and the export's signed checkpoint; a clean restart
 /// keeps the last slip on Ready and is one shut-down record.
@@ -352,7 +364,8 @@ fn export_verified_off_station_then_restart(day: &mut Day, slips: &[(u64, String
     let stick = day.config.parent().unwrap().join("sticks/EVENTSTICK");
     std::fs::create_dir_all(&stick).unwrap();
     day.open_menu();
-    let key_code = day.ui().controller.borrow().station().facts().into_iter().find(|(l, _)| l == "Station key code").unwrap().1;
+    let key_code =
+        day.ui().controller.borrow().station().facts().into_iter().find(|(l, _)| l == "Station key code").unwrap().1;
     day.menu_enter("USB stick");
     day.menu_enter("Export the audit log to EVENTSTICK");
     assert_eq!(day.wait_for_stick(), "You may remove the stick.");
@@ -377,12 +390,16 @@ fn export_verified_off_station_then_restart(day: &mut Day, slips: &[(u64, String
     day.restart();
     let ui = day.ui();
     assert_eq!(day.screen(), ScreenKind::Ready);
-    assert!(ui.shows_part(&format!("#{:04} · code {}", last.0, last.1)), "the last slip after a restart: {:?}", ui.texts());
+    assert!(
+        ui.shows_part(&format!("#{:04} · code {}", last.0, last.1)),
+        "the last slip after a restart: {:?}",
+        ui.texts()
+    );
     let shutdowns = records(&day.audit).iter().filter(|r| r["event"] == "shutdown").count();
     assert_eq!(shutdowns, 1, "the restart is one shut-down record");
 }
 
-/// 6c. The event's fleet: the laptop makes the fleet stick; the first
+/// Step 6c: The event's fleet: the laptop makes the fleet stick; the first
 /// visit leaves the station's request and shows its key code, the laptop
 /// signs it once the director compared that code, the second visit joins;
 /// leaving is confirmed and recorded. One code, under one name.
@@ -391,9 +408,20 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     let (stick, ca) = (card.join("sticks/FLEET"), card.join("laptop-ca"));
     std::fs::create_dir_all(&stick).unwrap();
     let (stick_s, ca_s) = (stick.to_str().unwrap(), ca.to_str().unwrap());
-    fleet_cli(&["setup", "--event", "Nationals 2026", "--laptop", "192.168.10.2", "--stick", stick_s, "--ca-dir", ca_s]);
+    fleet_cli(&[
+        "setup",
+        "--event",
+        "Nationals 2026",
+        "--laptop",
+        "192.168.10.2",
+        "--stick",
+        stick_s,
+        "--ca-dir",
+        ca_s,
+    ]);
     day.open_menu();
-    let key_code = day.ui().controller.borrow().station().facts().into_iter().find(|(l, _)| l == "Station key code").unwrap().1;
+    let key_code =
+        day.ui().controller.borrow().station().facts().into_iter().find(|(l, _)| l == "Station key code").unwrap().1;
     day.menu_enter("USB stick");
     day.menu_enter("Join the event's fleet with FLEET");
     day.confirm();
@@ -401,7 +429,8 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     assert_eq!(first, format!("Station key code {key_code}. You may remove the stick: take it to the laptop."));
     day.ui().fits_everywhere("the fleet's first visit", true);
     day.ui().key(&key_text(Key::Return));
-    let signed = fleet_cli(&["sign", "--stick", stick_s, "--ca-dir", ca_s, "--accept", &format!("hall-b-7={key_code}")]);
+    let signed =
+        fleet_cli(&["sign", "--stick", stick_s, "--ca-dir", ca_s, "--accept", &format!("hall-b-7={key_code}")]);
     assert!(signed.contains("signed   hall-b-7"), "{signed}");
     day.menu_enter("Join the event's fleet with FLEET");
     day.confirm();
@@ -417,7 +446,8 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     let message = day.ui().controller.borrow().view().menu.message;
     assert!(message.starts_with("Left the fleet of Nationals 2026"), "{message}");
     day.leave_menu();
-    let events: Vec<String> = records(&day.audit).iter().map(|r| r["event"].as_str().unwrap_or("").to_string()).collect();
+    let events: Vec<String> =
+        records(&day.audit).iter().map(|r| r["event"].as_str().unwrap_or("").to_string()).collect();
     assert!(events.contains(&"fleet_joined".to_string()) && events.contains(&"fleet_left".to_string()), "{events:?}");
     slip
 }
@@ -428,7 +458,7 @@ fn fleet_cli(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// 7. The card damaged overnight: the counter a FIFO. No verdict, and the
+/// Step 7: The card damaged overnight: the counter a FIFO. No verdict, and the
 /// station comes back by itself once it is removed.
 fn counter_damaged_then_repaired(day: &mut Day, last: u64) {
     day.power_cut();
@@ -450,7 +480,7 @@ fn counter_damaged_then_repaired(day: &mut Day, last: u64) {
     assert_eq!(day.copy_slip().0, last + 1, "above every number shown");
 }
 
-/// 8. Overnight the card loses both settings files. The station does not
+/// Step 8: Overnight the card loses both settings files. The station does not
 /// judge; the director alone sets it up again from its own name (its log's),
 /// chooses the list, and numbering goes on above every number shown.
 fn settings_lost_then_set_up_again(day: &mut Day, last: u64) {
@@ -465,7 +495,10 @@ fn settings_lost_then_set_up_again(day: &mut Day, last: u64) {
     day.open_menu();
     let items = day.ui().controller.borrow().view().menu.items;
     assert_eq!(items[0], "Set up this station again", "{items:?}");
-    assert!(!items.iter().any(|i| i.starts_with("Rename") || i.starts_with("Use ")), "nothing that would refuse: {items:?}");
+    assert!(
+        !items.iter().any(|i| i.starts_with("Rename") || i.starts_with("Use ")),
+        "nothing that would refuse: {items:?}"
+    );
     day.ui().fits_everywhere("the director menu, settings gone", false);
     day.menu_enter("Set up this station again");
     assert_eq!(day.ui().controller.borrow().view().edit.value, "Hall B 7", "the name its log knows");

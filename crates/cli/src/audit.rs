@@ -10,10 +10,10 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wordjudge_core::audit::checkpoint::{self, Checkpoint, NoteVerifier, StationKey};
-use wordjudge_core::inspect::read::{self, Filter};
 use wordjudge_core::audit::Slip;
-use wordjudge_core::recorder::AuditLog;
+use wordjudge_core::inspect::read::{self, Filter};
 use wordjudge_core::inspect::{verify, VerifyOptions};
+use wordjudge_core::recorder::AuditLog;
 
 #[derive(clap::Subcommand, Debug)]
 #[command(defer = true)] // built only when chosen: see the `Command` enum in lib.rs
@@ -177,7 +177,8 @@ fn verify_options(
 /// of at most 16 MB, opened without blocking (`/dev/zero` or a FIFO is
 /// refused at once, never read until memory runs out).
 fn read_input(path: &Path) -> Result<String, String> {
-    wordjudge_core::outside_files::read_small_text(path, wordjudge_core::outside_files::limits::VERIFY_INPUT).map_err(|e| e.to_string())
+    wordjudge_core::outside_files::read_small_text(path, wordjudge_core::outside_files::limits::VERIFY_INPUT)
+        .map_err(|e| e.to_string())
 }
 
 /// journald's copies of the audit records, oldest first, when `journalctl`
@@ -196,11 +197,18 @@ fn journal_copies() -> Option<Vec<wordjudge_core::inspect::JournalCopy>> {
     let mut copies = Vec::new();
     let mut line = Vec::new();
     let mut reader = std::io::BufReader::new(child.stdout.take()?);
-    while matches!(wordjudge_core::outside_files::read_line_bounded(&mut reader, 64 * 1024, &mut line), Ok(wordjudge_core::outside_files::Line::Complete | wordjudge_core::outside_files::Line::TooLong { .. })) {
+    while matches!(
+        wordjudge_core::outside_files::read_line_bounded(&mut reader, 64 * 1024, &mut line),
+        Ok(wordjudge_core::outside_files::Line::Complete | wordjudge_core::outside_files::Line::TooLong { .. })
+    ) {
         let Ok(entry) = serde_json::from_slice::<serde_json::Value>(&line) else { continue };
         let number = |name: &str| entry[name].as_str().and_then(|v| v.parse::<u64>().ok());
         if let (Some(seq), Some(line_sha256)) = (number(&seq), entry[&hash].as_str()) {
-            copies.push(wordjudge_core::inspect::JournalCopy { seq, challenge: number(&challenge), line_sha256: line_sha256.to_string() });
+            copies.push(wordjudge_core::inspect::JournalCopy {
+                seq,
+                challenge: number(&challenge),
+                line_sha256: line_sha256.to_string(),
+            });
         }
     }
     let status = child.wait().ok()?;
@@ -269,7 +277,13 @@ fn same_folder(a: &Path, b: &Path) -> bool {
     }
 }
 
-fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: &Filter, station: Option<&str>) -> ExitCode {
+fn run_export(
+    dir: PathBuf,
+    format: ExportFormat,
+    out: Option<PathBuf>,
+    filter: &Filter,
+    station: Option<&str>,
+) -> ExitCode {
     let format_name = match format {
         ExportFormat::Csv => "csv",
         ExportFormat::Jsonl => "jsonl",
@@ -278,9 +292,9 @@ fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: 
     // Sign first, so the export contains the export and checkpoint records.
     let signed = match station {
         // The export's records reach the journal as the menu's do.
-        Some(station) => {
-            wordjudge_core::recorder::journal::with_journald(|| sign_for_export(&dir, station, format_name, &destination))
-        }
+        Some(station) => wordjudge_core::recorder::journal::with_journald(|| {
+            sign_for_export(&dir, station, format_name, &destination)
+        }),
         None => Err(format!(
             "{} is not the audit folder of this station's config: exported read-only, nothing recorded, no checkpoint",
             dir.display()
@@ -301,9 +315,13 @@ fn run_export(dir: PathBuf, format: ExportFormat, out: Option<PathBuf>, filter: 
                 Ok((note, verifier)) => {
                     let note_path = with_suffix(&path, ".checkpoint");
                     let pub_path = with_suffix(&path, ".pub");
-                    let written = wordjudge_core::outside_files::write_atomically(&note_path, note.as_bytes()).and_then(
-                        |()| wordjudge_core::outside_files::write_atomically(&pub_path, format!("{}\n", verifier.to_text()).as_bytes()),
-                    );
+                    let written = wordjudge_core::outside_files::write_atomically(&note_path, note.as_bytes())
+                        .and_then(|()| {
+                            wordjudge_core::outside_files::write_atomically(
+                                &pub_path,
+                                format!("{}\n", verifier.to_text()).as_bytes(),
+                            )
+                        });
                     if let Err(e) = written {
                         return super::fail(format!("cannot write the checkpoint next to {}: {e}", path.display()));
                     }
@@ -370,15 +388,20 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// checkpoint become records. While a kiosk runs, the checkpoint is signed
 /// over the log as read (and is not recorded in it). No key in the folder
 /// (not a station's): nothing is signed.
-fn sign_for_export(dir: &Path, station: &str, format: &str, destination: &str) -> Result<(String, NoteVerifier), String> {
+fn sign_for_export(
+    dir: &Path,
+    station: &str,
+    format: &str,
+    destination: &str,
+) -> Result<(String, NoteVerifier), String> {
     if !checkpoint::public_key_path(dir).exists() {
         return Err(format!("{} has no station key (it is made at the kiosk's first start)", dir.display()));
     }
     match AuditLog::open(dir, station) {
         Ok(mut log) => {
-            let verifier = log.verifier_key().ok_or_else(|| {
-                log.signing_problem().unwrap_or_else(|| "the station key cannot be read".to_string())
-            })?;
+            let verifier = log
+                .verifier_key()
+                .ok_or_else(|| log.signing_problem().unwrap_or_else(|| "the station key cannot be read".to_string()))?;
             let note = log
                 .record_export(format, destination)
                 .ok_or_else(|| log.problem().unwrap_or_else(|| "the log is empty".to_string()))?;
@@ -390,7 +413,8 @@ fn sign_for_export(dir: &Path, station: &str, format: &str, destination: &str) -
                 .ok_or("the station key cannot be read")?
                 .0;
             let report = verify::verify(dir).map_err(|e| e.to_string())?;
-            let (Some(count), Some(head), true) = (report.last_seq, report.last_line_sha256.clone(), report.ok()) else {
+            let (Some(count), Some(head), true) = (report.last_seq, report.last_line_sha256.clone(), report.ok())
+            else {
                 return Err("the log does not verify; a checkpoint would vouch for a damaged log".to_string());
             };
             let time = format!("{:.3}", jiff::Timestamp::now());

@@ -2,8 +2,8 @@
 
 use super::{fail, Context};
 use std::io::BufRead;
-use wordjudge_core::config::{ConfigProblem, ConfigSource};
 use std::process::ExitCode;
+use wordjudge_core::config::{ConfigProblem, ConfigSource};
 
 #[derive(clap::Subcommand, Debug)]
 #[command(defer = true)] // built only when chosen: see the `Command` enum in lib.rs
@@ -65,7 +65,9 @@ pub fn run(context: Context, command: ConfigCommand) -> ExitCode {
             if loaded.source != ConfigSource::LastGood {
                 return match &loaded.problem {
                     None => fail("the config is not damaged: nothing to restore"),
-                    Some(problem) => fail(format_args!("{problem}; there is no last good copy to restore from (nothing changed)")),
+                    Some(problem) => {
+                        fail(format_args!("{problem}; there is no last good copy to restore from (nothing changed)"))
+                    }
                 };
             }
             match loaded.config.save(&loaded.path) {

@@ -224,13 +224,18 @@ fn join_recorded(context: &super::Context, args: &JoinArgs) -> ExitCode {
                 ),
                 JoinStep::AlreadyJoined(j) => record(
                     &mut log,
-                    AuditEvent::UsbStick { action: format!("fleet stick: already in the fleet of {}", j.event), stick: stick_name },
+                    AuditEvent::UsbStick {
+                        action: format!("fleet stick: already in the fleet of {}", j.event),
+                        stick: stick_name,
+                    },
                 ),
             }
             print!("{}", join_report(&step));
             if let JoinStep::Requested { code, .. } = &step {
                 match code {
-                    Some(code) => println!("station key code: {code} (the laptop's `fleet sign` lists the request with it)"),
+                    Some(code) => {
+                        println!("station key code: {code} (the laptop's `fleet sign` lists the request with it)")
+                    }
                     None => eprintln!("wordjudge: the station key code cannot be shown"),
                 }
             }

@@ -56,7 +56,8 @@ pub struct SignArgs {
 /// hyphens, in either case.
 fn parse_accept(text: &str) -> Result<(String, String), String> {
     let (name, code) = text.split_once('=').ok_or("give NAME=CODE, as table-3=3F9A-0C21-77DE-B410")?;
-    let code = normal_code(code).ok_or_else(|| format!("the code {} is not 16 hex digits", wordjudge_core::word::quote(code)))?;
+    let code = normal_code(code)
+        .ok_or_else(|| format!("the code {} is not 16 hex digits", wordjudge_core::word::quote(code)))?;
     stick::check_station_name(name).map_err(|e| e.to_string())?;
     Ok((name.to_string(), code))
 }
@@ -79,7 +80,10 @@ pub enum FleetSetupError {
     /// a device, too large.
     StickFile(BoundedReadError),
     StickIo(PathBuf, std::io::Error),
-    OtherEvent { stick: String, ours: String },
+    OtherEvent {
+        stick: String,
+        ours: String,
+    },
     /// A private folder of the laptop could not be made.
     Private(std::io::Error),
 }
@@ -165,7 +169,8 @@ pub(super) fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
         .tempdir()
         .map_err(|e| FleetSetupError::StickIo(std::env::temp_dir(), e))?;
     let (unsigned, signature) = (private.path().join(stick::FLEET_FILE), private.path().join(stick::FLEET_SIGNATURE));
-    outside_files::write_atomically(&unsigned, &fleet_text).map_err(|e| FleetSetupError::StickIo(unsigned.clone(), e))?;
+    outside_files::write_atomically(&unsigned, &fleet_text)
+        .map_err(|e| FleetSetupError::StickIo(unsigned.clone(), e))?;
     ca.sign_file(&unsigned, &signature).map_err(FleetSetupError::Ca)?;
     let signature = laptop_file(&signature)?;
     for (name, bytes) in [
@@ -176,7 +181,9 @@ pub(super) fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     ] {
         // A fresh temporary file renamed into place, in the held folder: a
         // link in the name's place is replaced, never written through.
-        folder.write_atomically(name, &bytes, 0o644).map_err(|e| FleetSetupError::StickIo(folder.path().join(name), e))?;
+        folder
+            .write_atomically(name, &bytes, 0o644)
+            .map_err(|e| FleetSetupError::StickIo(folder.path().join(name), e))?;
     }
     let network = match (&file.address, &file.gateway) {
         (Some(a), Some(g)) => format!("{a}, gateway {g}"),
@@ -196,7 +203,10 @@ pub(super) fn setup(args: &SetupArgs) -> Result<String, FleetSetupError> {
     text.push_str(&format!("network:     {network}\n"));
     text.push_str(&format!("stick:       {} (no private key is on it)\n", folder.path().display()));
     text.push_str("next: at each station, director menu, \"Join the event's fleet\": it leaves its certificate request on this stick;\n");
-    text.push_str(&format!("      then wordjudge fleet sign --stick {}, and wordjudge fleet serve\n", args.stick.display()));
+    text.push_str(&format!(
+        "      then wordjudge fleet sign --stick {}, and wordjudge fleet serve\n",
+        args.stick.display()
+    ));
     Ok(text)
 }
 

@@ -9,9 +9,9 @@
 use super::{fail, Context};
 use std::io::Write;
 use std::process::ExitCode;
-use wordjudge_core::outside_files::{read_line_bounded, Line};
 use wordjudge_core::judge::{judge, Challenge, Verdict};
 use wordjudge_core::lexicon::catalog::Catalog;
+use wordjudge_core::outside_files::{read_line_bounded, Line};
 
 /// Longest challenge line: 8 words of 15 letters and their separators fit in
 /// 128 bytes; generous room for spaces and CRLF.
@@ -70,7 +70,9 @@ pub fn run(context: &Context, args: JudgeArgs) -> ExitCode {
         let result = match read_line_bounded(&mut input, MAX_LINE, &mut buf) {
             Ok(Line::End) => break,
             Err(e) => return fail(format_args!("standard input, line {line_no}: {e}")),
-            Ok(Line::TooLong { len }) => Err(format!("{len} bytes is longer than a challenge line may be ({MAX_LINE})")),
+            Ok(Line::TooLong { len }) => {
+                Err(format!("{len} bytes is longer than a challenge line may be ({MAX_LINE})"))
+            }
             Ok(Line::Complete) => match std::str::from_utf8(&buf) {
                 Err(e) => Err(format!("not UTF-8 text (bad bytes at byte {})", e.valid_up_to())),
                 Ok(text) => {

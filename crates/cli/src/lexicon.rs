@@ -52,7 +52,11 @@ pub enum LexiconCommand {
 fn print_build(report: &BuildReport) {
     let m = &report.manifest;
     if report.unchanged {
-        println!("{} already held exactly this list ({} words); nothing changed", report.fst_path.display(), m.word_count);
+        println!(
+            "{} already held exactly this list ({} words); nothing changed",
+            report.fst_path.display(),
+            m.word_count
+        );
     } else {
         println!("built {} ({} words)", report.fst_path.display(), m.word_count);
     }
@@ -126,10 +130,19 @@ fn list(context: &Context, all: bool) -> ExitCode {
     }
     if all {
         for entry in catalog.not_installed() {
-            println!("{:<12} {:<40} {}  [{}]", entry.definition.id, "Missing (not installed)", shown(&entry.definition.name), origin(entry));
+            println!(
+                "{:<12} {:<40} {}  [{}]",
+                entry.definition.id,
+                "Missing (not installed)",
+                shown(&entry.definition.name),
+                origin(entry)
+            );
         }
     } else if !catalog.not_installed().is_empty() {
-        println!("({} more official lexicons known, not installed: `lexicon list --all`)", catalog.not_installed().len());
+        println!(
+            "({} more official lexicons known, not installed: `lexicon list --all`)",
+            catalog.not_installed().len()
+        );
     }
     ExitCode::SUCCESS
 }
@@ -221,23 +234,39 @@ fn print_info(lexicon: &Lexicon) {
     }
     for (i, layer) in lexicon.layers().iter().enumerate() {
         let facts = layer.facts();
-        println!("layer {}:     {} (lengths {}-{})", i + 1, layer.path.display(), layer.definition.min_len, layer.definition.max_len);
+        println!(
+            "layer {}:     {} (lengths {}-{})",
+            i + 1,
+            layer.path.display(),
+            layer.definition.min_len,
+            layer.definition.max_len
+        );
         println!("  fingerprint: {}", facts.fingerprint);
         match &layer.definition.published_fingerprint {
             Some(p) if facts.fingerprint.matches_published(p) => println!("  published:   {p} (matches)"),
             Some(p) => println!("  published:   {p} (DOES NOT MATCH)"),
             None => println!("  published:   none known"),
         }
-        println!("  content:     sha256 {} ({})", facts.content_sha256, match layer.proof() {
-            Proof::PinnedFst => "the .fst is the pinned build of the official list",
-            Proof::FullRead => "every word read back",
-        });
+        println!(
+            "  content:     sha256 {} ({})",
+            facts.content_sha256,
+            match layer.proof() {
+                Proof::PinnedFst => "the .fst is the pinned build of the official list",
+                Proof::FullRead => "every word read back",
+            }
+        );
         println!("  fst sha256:  {}", layer.fst_sha256());
         match layer.scan() {
             Ok(full) => {
                 let (shortest, longest) = full.length_range();
                 println!("  words:       {} (lengths {shortest}-{longest})", full.word_count);
-                let counts: Vec<String> = full.count_by_length.iter().enumerate().filter(|(_, &n)| n > 0).map(|(len, n)| format!("{len}:{n}")).collect();
+                let counts: Vec<String> = full
+                    .count_by_length
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &n)| n > 0)
+                    .map(|(len, n)| format!("{len}:{n}"))
+                    .collect();
                 println!("  by length:   {}", counts.join(" "));
             }
             Err(e) => println!("  words:       cannot be read back: {e}"),
@@ -254,14 +283,18 @@ fn print_info(lexicon: &Lexicon) {
 /// The manifest is informative: shown with whether it describes these bytes.
 fn print_manifest(fst_path: PathBuf, sha256: &str) {
     let path = manifest_path_for(&fst_path);
-    let text = match wordjudge_core::outside_files::read_small_text(&path, wordjudge_core::outside_files::limits::SMALL_FILE) {
+    let text = match wordjudge_core::outside_files::read_small_text(
+        &path,
+        wordjudge_core::outside_files::limits::SMALL_FILE,
+    ) {
         Ok(t) => t,
         Err(e) if e.is_not_found() => return println!("  manifest:    none"),
         Err(e) => return println!("  manifest:    {e}"),
     };
     match Manifest::from_toml(&text) {
         Ok(m) => {
-            let describes = if m.fst_sha256 == sha256 { "describes these bytes" } else { "STALE: describes other bytes" };
+            let describes =
+                if m.fst_sha256 == sha256 { "describes these bytes" } else { "STALE: describes other bytes" };
             println!("  manifest:    {} ({describes}; informative only)", path.display());
             println!("  source:      {} (sha256 {})", m.source_file, m.source_sha256);
             println!("  built:       {} by {}", m.built_at, m.tool_version);

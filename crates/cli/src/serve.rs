@@ -32,6 +32,7 @@
 //! told once to move them off the disk). A `--keep-free` the disk cannot
 //! give is refused at start, not applied to every station.
 
+use crate::serve_space::{free_bytes, space_action, station_sizes, SpaceAction};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -39,7 +40,6 @@ use std::time::{Duration, Instant};
 use wordjudge_core::fleet::ca::EventCa;
 use wordjudge_core::fleet::sender::{station_of_subject, FILE_PREFIX};
 use wordjudge_core::fleet::stick;
-use crate::serve_space::{free_bytes, space_action, station_sizes, SpaceAction};
 
 /// The environment variable that tells `fleet route` where the stations'
 /// sockets are (set in socat's environment, which its children inherit).
@@ -93,7 +93,10 @@ pub enum ServeError {
     Stopped(&'static str, String),
     /// `--keep-free` asks for more room than the output's disk has free
     /// now: every station would be stopped at once.
-    KeepFreeTooLarge { keep_free_mib: u64, free_mib: u64 },
+    KeepFreeTooLarge {
+        keep_free_mib: u64,
+        free_mib: u64,
+    },
 }
 
 impl std::fmt::Display for ServeError {
@@ -224,7 +227,8 @@ impl Receivers {
         for (name, receiver) in &mut self.by_station {
             let size = sizes.get(name).copied().unwrap_or(0);
             if receiver.child.is_some() && size > max_per_station {
-                let why = format!("its journal holds {} MiB, over its quota of {} MiB", size >> 20, max_per_station >> 20);
+                let why =
+                    format!("its journal holds {} MiB, over its quota of {} MiB", size >> 20, max_per_station >> 20);
                 stop_receiver(receiver, &self.sockets.join(format!("{name}.sock")), name, why);
             }
         }
@@ -233,7 +237,10 @@ impl Receivers {
         match space_action(&sizes, running, free, keep_free) {
             SpaceAction::Enough => self.short_said = None,
             SpaceAction::Stop(name) => {
-                let why = format!("the disk has {} MiB free, under --keep-free, and this station has the most on it", free >> 20);
+                let why = format!(
+                    "the disk has {} MiB free, under --keep-free, and this station has the most on it",
+                    free >> 20
+                );
                 let socket = self.socket(&name);
                 if let Some(receiver) = self.by_station.get_mut(&name) {
                     stop_receiver(receiver, &socket, &name, why);
@@ -293,14 +300,13 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
         .prefix("wordjudge-fleet-")
         .tempdir()
         .map_err(|e| ServeError::Serve("make a private folder", e))?;
-    let mut receivers =
-        Receivers {
-            program,
-            sockets: private.path().to_path_buf(),
-            output: args.output.clone(),
-            by_station: BTreeMap::new(),
-            short_said: None,
-        };
+    let mut receivers = Receivers {
+        program,
+        sockets: private.path().to_path_buf(),
+        output: args.output.clone(),
+        by_station: BTreeMap::new(),
+        short_said: None,
+    };
     receivers.add_signed(&ca);
     let socat_listen = format!(
         "OPENSSL-LISTEN:{},bind={listen},reuseaddr,fork,cert={},key={},cafile={},verify=1,openssl-min-proto-version=TLS1.2",
@@ -392,7 +398,8 @@ fn start_receiver(program: &Path, socket: &Path, output: &Path) -> Result<Child,
         .arg("--split-mode=none")
         .arg(format!("--output={}", output.display()))
         .stdout(std::process::Stdio::null());
-    let mut receiver = ends_with_us(&mut receiver).spawn().map_err(|e| ServeError::Serve("start systemd-journal-remote", e))?;
+    let mut receiver =
+        ends_with_us(&mut receiver).spawn().map_err(|e| ServeError::Serve("start systemd-journal-remote", e))?;
     let deadline = Instant::now() + Duration::from_secs(10);
     while !socket.exists() {
         if Instant::now() > deadline || !matches!(receiver.try_wait(), Ok(None)) {
@@ -440,15 +447,20 @@ fn ends_with_us(command: &mut Command) -> &mut Command {
 pub fn route() -> Result<(), String> {
     let sockets = std::env::var_os(SOCKETS_ENV).ok_or("not run by `fleet serve` (no sockets folder)")?;
     let subject = std::env::var("SOCAT_OPENSSL_X509_SUBJECT").map_err(|_| "no verified certificate subject")?;
-    let station = station_of_subject(&subject)
-        .ok_or_else(|| format!("the certificate {} names no station: refused", wordjudge_core::word::quote(&subject)))?;
+    let station = station_of_subject(&subject).ok_or_else(|| {
+        format!("the certificate {} names no station: refused", wordjudge_core::word::quote(&subject))
+    })?;
     let socket = Path::new(&sockets).join(format!("{station}.sock"));
     let deadline = Instant::now() + ROUTE_WAIT;
     let stream = loop {
         match std::os::unix::net::UnixStream::connect(&socket) {
             Ok(stream) => break stream,
             Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
-            Err(e) => return Err(format!("{station} has no receiver ({e}): not signed by this laptop's CA, stopped, or over its quota")),
+            Err(e) => {
+                return Err(format!(
+                    "{station} has no receiver ({e}): not signed by this laptop's CA, stopped, or over its quota"
+                ))
+            }
         }
     };
     let mut upload = stream.try_clone().map_err(|e| e.to_string())?;

@@ -21,7 +21,12 @@ pub(crate) enum SpaceAction {
 
 /// The rule for free-space pressure: the station with the most on the disk
 /// (stopped or not) is the one that caused it; only it is ever stopped.
-pub(crate) fn space_action(sizes: &BTreeMap<String, u64>, running: impl Fn(&str) -> bool, free: u64, keep_free: u64) -> SpaceAction {
+pub(crate) fn space_action(
+    sizes: &BTreeMap<String, u64>,
+    running: impl Fn(&str) -> bool,
+    free: u64,
+    keep_free: u64,
+) -> SpaceAction {
     if free >= keep_free {
         return SpaceAction::Enough;
     }

@@ -94,8 +94,8 @@ pub fn watch(args: &StatusArgs) -> ExitCode {
     loop {
         let started = std::time::Instant::now();
         match watcher.round(args) {
-            Ok((text, new)) => print!(
-                "\x1b[2J\x1b[H{text}refreshed: {new} new journal entries read in {} ms\n",
+            Ok((text, new)) => println!(
+                "\x1b[2J\x1b[H{text}refreshed: {new} new journal entries read in {} ms",
                 started.elapsed().as_millis()
             ),
             Err(e) => {
@@ -173,15 +173,18 @@ fn show(args: &StatusArgs, status: &fleet::Status, now: jiff::Timestamp) -> Resu
     Ok(render::text(status, now, &tz))
 }
 
+/// Journal files by the station whose certificate sent them (none: no known
+/// sender), each as journalctl's `--file=` argument.
+type FileGroups = Vec<(Option<String>, Vec<String>)>;
+
 /// What to read, checked first so a wrong folder gets its own message: the
 /// journal files grouped by the station whose certificate sent them (`fleet
 /// serve`'s `from-NAME.journal`, [`fleet::sender::sender_of`]), and those of
 /// no known sender, each group as journalctl's `--file=` arguments.
-fn source_args(args: &StatusArgs) -> Result<Vec<(Option<String>, Vec<String>)>, StatusError> {
+fn source_args(args: &StatusArgs) -> Result<FileGroups, StatusError> {
     let mut groups: std::collections::BTreeMap<Option<String>, Vec<String>> = Default::default();
-    let sender = |path: &Path| {
-        path.file_name().and_then(|n| n.to_str()).and_then(fleet::sender::sender_of).map(str::to_string)
-    };
+    let sender =
+        |path: &Path| path.file_name().and_then(|n| n.to_str()).and_then(fleet::sender::sender_of).map(str::to_string);
     if !args.file.is_empty() {
         for file in &args.file {
             let meta = std::fs::metadata(file).map_err(|e| StatusError::Unreadable(file.clone(), e))?;

@@ -32,7 +32,8 @@ pub const MAX_STATION_NAME: usize = 40;
 /// export: a direction override would make `Table 7` read as another name
 /// there, or reorder the text after it.
 pub fn station_name_char_allowed(c: char) -> bool {
-    !c.is_control() && !matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    !c.is_control()
+        && !matches!(c, '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// Whether `name` may name a station: 1 to [`MAX_STATION_NAME`] characters,
@@ -176,15 +177,36 @@ fn rotation_degrees<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u16, D::Er
 /// The kinds of display connector the kernel names (`drm_connector.c`), as
 /// `display_output` spells them: the kind, a dash and its number.
 pub const CONNECTOR_KINDS: &[&str] = &[
-    "HDMI-A", "HDMI-B", "DSI", "DPI", "DP", "eDP", "DVI-I", "DVI-D", "DVI-A", "VGA", "LVDS", "Composite", "SVIDEO",
-    "Component", "DIN", "TV", "Virtual", "SPI", "USB", "Unknown",
+    "HDMI-A",
+    "HDMI-B",
+    "DSI",
+    "DPI",
+    "DP",
+    "eDP",
+    "DVI-I",
+    "DVI-D",
+    "DVI-A",
+    "VGA",
+    "LVDS",
+    "Composite",
+    "SVIDEO",
+    "Component",
+    "DIN",
+    "TV",
+    "Virtual",
+    "SPI",
+    "USB",
+    "Unknown",
 ];
 
 /// Whether `name` names a display connector as the kernel does
 /// (`HDMI-A-1`, `DSI-1`): one of [`CONNECTOR_KINDS`], a dash and a number.
 pub fn check_display_output(name: &str) -> Result<(), String> {
     let known = name.rsplit_once('-').is_some_and(|(kind, number)| {
-        CONNECTOR_KINDS.contains(&kind) && !number.is_empty() && number.len() <= 3 && number.bytes().all(|b| b.is_ascii_digit())
+        CONNECTOR_KINDS.contains(&kind)
+            && !number.is_empty()
+            && number.len() <= 3
+            && number.bytes().all(|b| b.is_ascii_digit())
     });
     if known {
         return Ok(());

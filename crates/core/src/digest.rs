@@ -49,9 +49,6 @@ impl<R: std::io::Read> std::io::Read for HashingReader<R> {
 mod tests {
     #[test]
     fn sha256_of_abc_is_the_fips_vector() {
-        assert_eq!(
-            super::sha256_hex(b"abc"),
-            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
-        );
+        assert_eq!(super::sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
     }
 }

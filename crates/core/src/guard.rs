@@ -167,7 +167,11 @@ impl Guard {
         text.push_str(&format!("failures {}\nlockouts {}\n", self.lockout.failures, self.lockout.lockouts));
         if let Some(at) = &self.measured {
             let left = self.lockout.locked_for.as_millis().min(u128::from(u64::MAX));
-            text.push_str(&format!("locked_left_ms {left}\nboot_id {}\nsince_boot_ms {}\n", at.boot_id, at.since_boot.as_millis()));
+            text.push_str(&format!(
+                "locked_left_ms {left}\nboot_id {}\nsince_boot_ms {}\n",
+                at.boot_id,
+                at.since_boot.as_millis()
+            ));
         }
         // Hashes and folders written by this program hold no newline; one
         // that did would be dropped rather than split into two keys.
@@ -221,7 +225,12 @@ impl Guard {
 /// beside `config`, when it is not already there. Called whenever a config
 /// is saved or read whole. A config without a PIN never erases a PIN the
 /// guard holds: the guard only ever learns.
-pub fn remember_identity(config: &Path, pin_hash: Option<&str>, audit_dir: &Path, lexicon_dir: &Path) -> std::io::Result<()> {
+pub fn remember_identity(
+    config: &Path,
+    pin_hash: Option<&str>,
+    audit_dir: &Path,
+    lexicon_dir: &Path,
+) -> std::io::Result<()> {
     let path = path_for(config);
     let old = Guard::read(&path);
     let mut new = old.clone();
@@ -255,7 +264,8 @@ mod tests {
     /// A guard made by this program, with a PIN's hash in it.
     fn written(dir: &Path) -> PathBuf {
         let path = dir.join("config.toml.pin-guard");
-        let guard = Guard { pin_hash: Some("$argon2id$v=19$abc".into()), audit_dir: Some("/a".into()), ..Guard::default() };
+        let guard =
+            Guard { pin_hash: Some("$argon2id$v=19$abc".into()), audit_dir: Some("/a".into()), ..Guard::default() };
         guard.write(&path).unwrap();
         path
     }
@@ -283,7 +293,10 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         let other = written(&dir.path().join("other").tap_mkdir());
         std::os::unix::fs::symlink(&other, &path).unwrap();
-        assert!(Guard::read(&path).damaged.is_some_and(|d| d.contains("symbolic link")), "another file's guard is not this one's");
+        assert!(
+            Guard::read(&path).damaged.is_some_and(|d| d.contains("symbolic link")),
+            "another file's guard is not this one's"
+        );
         std::fs::remove_file(&path).unwrap();
         std::fs::write(&path, [0xff, 0xfe, 0x00]).unwrap();
         assert!(Guard::read(&path).damaged.is_some());
@@ -311,7 +324,11 @@ mod tests {
         assert_eq!(again, guard, "round trip");
         assert_eq!(again.remaining(&at("boot-a", 110), CAP).locked_for, Duration::from_secs(20));
         assert_eq!(again.remaining(&at("boot-a", 200), CAP).locked_for, Duration::ZERO);
-        assert_eq!(again.remaining(&at("boot-b", 5), CAP).locked_for, Duration::from_secs(30), "powered off: not counted");
+        assert_eq!(
+            again.remaining(&at("boot-b", 5), CAP).locked_for,
+            Duration::from_secs(30),
+            "powered off: not counted"
+        );
         assert_eq!(again.remaining(&at("boot-a", 50), CAP).locked_for, Duration::from_secs(30), "never longer");
         assert_eq!(again.remaining(&at("boot-a", 110), CAP).failures, 3);
     }
@@ -325,7 +342,11 @@ mod tests {
         let forged = Guard::parse(&format!("locked_left_ms {}\nboot_id x\nsince_boot_ms 0\n", u64::MAX));
         assert_eq!(forged.remaining(&at("boot-b", 1), CAP).locked_for, CAP);
         assert_eq!(Guard::parse("locked_until 0\n").remaining(&at("b", 1), CAP).locked_for, Duration::ZERO);
-        assert_eq!(Guard::parse("locked_until 1000\n").remaining(&at("b", 1), CAP).locked_for, Duration::ZERO, "expired");
+        assert_eq!(
+            Guard::parse("locked_until 1000\n").remaining(&at("b", 1), CAP).locked_for,
+            Duration::ZERO,
+            "expired"
+        );
         assert_eq!(Guard::parse("\u{0}garbage").remaining(&at("b", 1), CAP), Lockout::default());
     }
 
@@ -341,7 +362,8 @@ mod tests {
         assert_eq!(guard.lexicon_dir.as_deref(), Some(Path::new("/data/lexicons")));
         let locked = guard.clone().with_lockout(Lockout { failures: 1, ..Lockout::default() }, at("b", 3));
         locked.write(&path_for(&config)).unwrap();
-        remember_identity(&config, Some("$argon2id$new"), Path::new("/data/audit"), Path::new("/data/lexicons")).unwrap();
+        remember_identity(&config, Some("$argon2id$new"), Path::new("/data/audit"), Path::new("/data/lexicons"))
+            .unwrap();
         let guard = Guard::read(&path_for(&config));
         assert_eq!(guard.lockout.failures, 1, "the count survives an identity update");
         assert_eq!(guard.pin_hash.as_deref(), Some("$argon2id$new"));

@@ -76,7 +76,8 @@ impl Challenge {
         if typed.len() > MAX_WORDS {
             return Err(ChallengeError::TooManyWords { count: typed.len() });
         }
-        let words = typed.iter().map(|w| normalize(w.as_ref())).collect::<Result<_, _>>().map_err(ChallengeError::Word)?;
+        let words =
+            typed.iter().map(|w| normalize(w.as_ref())).collect::<Result<_, _>>().map_err(ChallengeError::Word)?;
         Ok(Challenge { words })
     }
 

@@ -66,11 +66,9 @@ impl fmt::Display for WordError {
             WordError::TooShort { word } => {
                 write!(f, "word {} is too short: a word has {MIN_LEN} to {MAX_LEN} letters", quote(word))
             }
-            WordError::TooLong { word, len } => write!(
-                f,
-                "word {} has {len} letters: a word has {MIN_LEN} to {MAX_LEN} letters",
-                quote(word)
-            ),
+            WordError::TooLong { word, len } => {
+                write!(f, "word {} has {len} letters: a word has {MIN_LEN} to {MAX_LEN} letters", quote(word))
+            }
         }
     }
 }
@@ -209,9 +207,7 @@ pub fn read_word_list<R: std::io::BufRead>(
             }
             Ok(None) => {}
             Err(_) if skip_invalid => skipped += 1,
-            Err(problem) => {
-                return Err(WordListError::BadLine { file: file.to_string(), line: line_no, problem })
-            }
+            Err(problem) => return Err(WordListError::BadLine { file: file.to_string(), line: line_no, problem }),
         }
     }
     if words.is_empty() {
@@ -319,7 +315,10 @@ mod tests {
 
     #[test]
     fn word_list_refuses_empty_and_binary() {
-        assert_eq!(parse_word_list(b"# nothing\n\n", "e.txt", false), Err(WordListError::Empty { file: "e.txt".into() }));
+        assert_eq!(
+            parse_word_list(b"# nothing\n\n", "e.txt", false),
+            Err(WordListError::Empty { file: "e.txt".into() })
+        );
         let err = parse_word_list(&[0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 0xff], "bin", false).unwrap_err();
         assert!(err.to_string().starts_with("bin, line 1"), "{err}");
         assert!(matches!(parse_word_list(&[0xff; 40], "bin", true), Err(WordListError::Empty { .. })));

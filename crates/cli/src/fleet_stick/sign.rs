@@ -50,7 +50,8 @@ pub(crate) fn sign(args: &SignArgs) -> Result<(String, Tally), FleetSetupError> 
         Err(e) => return Err(FleetSetupError::StickFolder(e)),
     };
     let certificates = stick::held_child(&folder, stick::CERTIFICATES, true).map_err(FleetSetupError::StickFolder)?;
-    let listing = requests.list(MAX_REQUESTS).map_err(|e| FleetSetupError::StickIo(requests.path().to_path_buf(), e))?;
+    let listing =
+        requests.list(MAX_REQUESTS).map_err(|e| FleetSetupError::StickIo(requests.path().to_path_buf(), e))?;
     let (mut report, mut tally) = (String::new(), Tally::default());
     let ask = std::io::IsTerminal::is_terminal(&std::io::stdin());
     let place = Place {
@@ -299,7 +300,8 @@ impl Place<'_> {
         let binding = format!("{name}{}", stick::BINDING_SUFFIX);
         let binding_path = self.requests.path().join(&binding);
         let text = self.requests.read_small(&binding, stick::MAX_STICK_FILE).and_then(|bytes| {
-            String::from_utf8(bytes).map_err(|_| BoundedReadError::NotRegular { path: binding_path.clone(), kind: "file that is not text" })
+            String::from_utf8(bytes)
+                .map_err(|_| BoundedReadError::NotRegular { path: binding_path.clone(), kind: "file that is not text" })
         });
         let audit_key = match text {
             Ok(text) => match stick::RequestBinding::check(&text, name, &key) {

@@ -78,7 +78,6 @@ impl fmt::Display for KeyError {
 
 impl std::error::Error for KeyError {}
 
-
 impl fmt::Display for KeyFingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -118,7 +117,9 @@ pub enum VerifierKeyError {
 impl fmt::Display for VerifierKeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VerifierKeyError::Format => f.write_str("not a verifier key (expected name+keyid+base64 of an Ed25519 key)"),
+            VerifierKeyError::Format => {
+                f.write_str("not a verifier key (expected name+keyid+base64 of an Ed25519 key)")
+            }
             VerifierKeyError::NotEd25519 => f.write_str("not an Ed25519 verifier key"),
             VerifierKeyError::KeyId => f.write_str("the key id does not match the name and key"),
             VerifierKeyError::Base64(e) => write!(f, "the key is not base64: {e}"),
@@ -215,7 +216,10 @@ impl StationKey {
             Ok(text) => return StationKey::parse(&private, &text).map(|k| Some((k, false))),
             Err(e) if e.is_not_found() => {}
             Err(e) => {
-                return Err(KeyError::Io { path: private, source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()) })
+                return Err(KeyError::Io {
+                    path: private,
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
+                })
             }
         }
         if !create {
@@ -329,7 +333,9 @@ fn hex_to_bytes(hex: &str) -> Option<Vec<u8>> {
 pub enum NoteError {
     Malformed(String),
     /// No signature line by this key (name and key id).
-    NotSignedByKey { key: String },
+    NotSignedByKey {
+        key: String,
+    },
     /// A signature line by this key that does not verify: text or
     /// signature changed.
     BadSignature,

@@ -214,7 +214,11 @@ mod tests {
     #[test]
     fn a_jump_is_the_wall_clock_leaving_the_boot_clock_by_a_minute_or_going_back() {
         let t = |s: i64| Timestamp::from_second(1_800_000_000 + s).unwrap();
-        let at = |boot: &'static str, s: i64, mono_s: u64| Moment { boot_id: boot, time: t(s), mono_ns: mono_s * 1_000_000_000 };
+        let at = |boot: &'static str, s: i64, mono_s: u64| Moment {
+            boot_id: boot,
+            time: t(s),
+            mono_ns: mono_s * 1_000_000_000,
+        };
         // Ten minutes on both clocks, or a 59 s step: no jump.
         assert_eq!(jump_between(&at("a", 0, 10), &at("a", 600, 610)), None);
         assert_eq!(jump_between(&at("a", 0, 10), &at("a", 659, 610)), None);

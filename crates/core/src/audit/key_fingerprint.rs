@@ -61,7 +61,9 @@ pub enum FingerprintError {
 impl fmt::Display for FingerprintError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (given, why) = match self {
-            FingerprintError::NotHex { given } => (given, "has characters other than hex digits and dashes".to_string()),
+            FingerprintError::NotHex { given } => {
+                (given, "has characters other than hex digits and dashes".to_string())
+            }
             FingerprintError::Length { given, digits } => (given, format!("has {digits} hex digits, not 16")),
         };
         write!(
@@ -116,7 +118,9 @@ mod tests {
     fn a_fingerprint_is_shown_one_way_and_read_in_any_spelling() {
         let key = KeyFingerprint(format!("3c37ca65132dcd46{}", "0".repeat(48)));
         assert_eq!(key.short(), "3C37-CA65-132D-CD46");
-        for spelling in ["3C37-CA65-132D-CD46", "3C37CA65132DCD46", "3c37-ca65-132d-cd46", " 3c37 ca65 132d cd46 ", &key.0] {
+        for spelling in
+            ["3C37-CA65-132D-CD46", "3C37CA65132DCD46", "3c37-ca65-132d-cd46", " 3c37 ca65 132d cd46 ", &key.0]
+        {
             let noted = NotedFingerprint::parse(spelling).unwrap();
             assert!(noted.matches(&key), "{spelling}");
         }

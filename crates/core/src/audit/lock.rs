@@ -141,7 +141,10 @@ pub fn acquire(dir: &Path, station: &str, since: &str) -> Result<WriterLock, Loc
                 std::thread::sleep(RETRY_EVERY);
             }
             Err(TryLockError::WouldBlock) => {
-                let holder = Holder::parse(&crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE).unwrap_or_default());
+                let holder = Holder::parse(
+                    &crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE)
+                        .unwrap_or_default(),
+                );
                 return Err(LockError::Busy(WriterBusy { dir: dir.to_path_buf(), holder }));
             }
             Err(TryLockError::Error(e)) => return Err(io_error(e)),
@@ -170,7 +173,9 @@ pub fn holder(dir: &Path) -> Option<Holder> {
     }
     match file.try_lock_shared() {
         Ok(()) => None,
-        Err(TryLockError::WouldBlock) => Some(Holder::parse(&crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE).unwrap_or_default())),
+        Err(TryLockError::WouldBlock) => Some(Holder::parse(
+            &crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE).unwrap_or_default(),
+        )),
         Err(TryLockError::Error(_)) => None,
     }
 }

@@ -99,7 +99,9 @@ impl std::fmt::Display for CounterReadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CounterReadError::Unreadable(e) => e.fmt(f),
-            CounterReadError::NoValidSlot(path) => write!(f, "{} holds no valid counter (damaged or edited)", path.display()),
+            CounterReadError::NoValidSlot(path) => {
+                write!(f, "{} holds no valid counter (damaged or edited)", path.display())
+            }
         }
     }
 }

@@ -101,9 +101,8 @@ impl SlipCode {
     /// Reads a code as a person may have copied it (`k7q3-mxab`, `O` for
     /// `0`, …).
     pub fn parse(text: &str) -> Result<SlipCode, SlipError> {
-        let bytes = CROCKFORD
-            .decode(text.trim().as_bytes())
-            .map_err(|_| SlipError::BadCode { text: text.to_string() })?;
+        let bytes =
+            CROCKFORD.decode(text.trim().as_bytes()).map_err(|_| SlipError::BadCode { text: text.to_string() })?;
         if bytes.len() != CODE_BITS as usize / 8 {
             return Err(SlipError::BadCode { text: text.to_string() });
         }
@@ -158,12 +157,10 @@ pub struct Slip {
 impl Slip {
     /// Parses `42=K7Q3MXAB` (`#42=…` too).
     pub fn parse(text: &str) -> Result<Slip, SlipError> {
-        let (number, code) = text.trim().split_once('=').ok_or_else(|| SlipError::BadSlip { text: text.to_string() })?;
-        let challenge = number
-            .trim()
-            .trim_start_matches('#')
-            .parse()
-            .map_err(|_| SlipError::BadSlip { text: text.to_string() })?;
+        let (number, code) =
+            text.trim().split_once('=').ok_or_else(|| SlipError::BadSlip { text: text.to_string() })?;
+        let challenge =
+            number.trim().trim_start_matches('#').parse().map_err(|_| SlipError::BadSlip { text: text.to_string() })?;
         Ok(Slip { challenge, code: SlipCode::parse(code)? })
     }
 
@@ -172,7 +169,7 @@ impl Slip {
     pub fn parse_list(text: &str) -> Result<Vec<Slip>, SlipError> {
         text.lines()
             .map(str::trim)
-            .filter(|l| !l.is_empty() && !(l.starts_with("# ") || *l == "#"))
+            .filter(|l| !l.is_empty() && !l.starts_with("# ") && *l != "#")
             .map(Slip::parse)
             .collect()
     }

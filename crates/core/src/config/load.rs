@@ -46,7 +46,12 @@ impl Loaded {
             return Ok(());
         }
         let config = &self.config;
-        crate::guard::remember_identity(&self.path, config.director_pin_hash.as_deref(), &config.audit_dir, &config.lexicon_dir)?;
+        crate::guard::remember_identity(
+            &self.path,
+            config.director_pin_hash.as_deref(),
+            &config.audit_dir,
+            &config.lexicon_dir,
+        )?;
         let path = last_good_path(&self.path);
         let text = self.config.to_text();
         if crate::outside_files::read_small_text(&path, MAX_CONFIG_BYTES).ok().as_deref() == Some(text.as_str()) {

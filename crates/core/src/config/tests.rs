@@ -15,7 +15,9 @@ fn defaults_round_trip_and_partial_files_fill_in() {
 #[test]
 fn profile_ids_of_configs_in_the_field_still_load() {
     // Every id a saved config may hold, from before profiles had families too.
-    for id in ["NASPA-NWL", "NASPA-TWL", "NASPA-NWL-CHANGEOVER", "NASPA-CSW-5", "NASPA-CSW-10", "WESPA-CSW", "SCHOOL", "DEMO"] {
+    for id in
+        ["NASPA-NWL", "NASPA-TWL", "NASPA-NWL-CHANGEOVER", "NASPA-CSW-5", "NASPA-CSW-10", "WESPA-CSW", "SCHOOL", "DEMO"]
+    {
         let c = Config::from_toml(&format!("active_lexicon = \"CSW15\"\nprofile = \"{id}\"\n")).unwrap();
         assert_eq!(c.profile.as_deref(), Some(id), "kept as written");
     }
@@ -68,7 +70,15 @@ fn broken_or_missing_config_gives_defaults_and_a_problem() {
     assert_eq!(missing.config, Config::default());
     assert_eq!(missing.source, ConfigSource::Defaults, "a fresh station");
     assert!(missing.problem.unwrap().to_string().contains("none.toml"));
-    for bad in ["station_name = ", "stationname = \"x\"", "[timeouts]\nverdict_seconds = -1", "\u{0}\u{1}", "", "# only a comment\n", "[timeouts]\nverdict_seconds = 0.05"] {
+    for bad in [
+        "station_name = ",
+        "stationname = \"x\"",
+        "[timeouts]\nverdict_seconds = -1",
+        "\u{0}\u{1}",
+        "",
+        "# only a comment\n",
+        "[timeouts]\nverdict_seconds = 0.05",
+    ] {
         let path = dir.path().join("bad.toml");
         std::fs::write(&path, bad).unwrap();
         let loaded = Config::load(&path);
@@ -114,7 +124,12 @@ fn special_and_huge_files_are_refused_at_once() {
         let started = std::time::Instant::now();
         let loaded = Config::load(path);
         assert!(started.elapsed() < std::time::Duration::from_secs(1), "{}", path.display());
-        assert!(matches!(loaded.problem, Some(ConfigProblem::Unreadable { .. })), "{}: {:?}", path.display(), loaded.problem);
+        assert!(
+            matches!(loaded.problem, Some(ConfigProblem::Unreadable { .. })),
+            "{}: {:?}",
+            path.display(),
+            loaded.problem
+        );
         assert_eq!(loaded.source, ConfigSource::Unusable);
     }
 }
@@ -136,7 +151,9 @@ fn a_damaged_guard_never_makes_a_station_fresh_or_prove_it_had_no_pin() {
     std::fs::write(&path, c.to_text()).unwrap();
     let loaded = Config::load(&path);
     assert_eq!(loaded.source, ConfigSource::Unusable, "never a station that offers a first PIN");
-    assert!(matches!(loaded.problem, Some(ConfigProblem::LostSettings { ref lost, .. }) if lost.contains(&"director_pin_hash")));
+    assert!(
+        matches!(loaded.problem, Some(ConfigProblem::LostSettings { ref lost, .. }) if lost.contains(&"director_pin_hash"))
+    );
 }
 
 #[test]
@@ -167,7 +184,15 @@ fn save_then_load() {
 fn a_time_zone_name_is_refused_unless_it_is_formed_as_the_database_names_zones() {
     let c = Config::from_toml("time_zone = \"America/Port-au-Prince\"\n").unwrap();
     assert_eq!(c.time_zone.as_deref(), Some("America/Port-au-Prince"));
-    for bad in ["../../etc/passwd", "/etc/localtime", "Europe//London", "Europe/London\n", "Europe/Lon don", "", "A/".repeat(30).as_str()] {
+    for bad in [
+        "../../etc/passwd",
+        "/etc/localtime",
+        "Europe//London",
+        "Europe/London\n",
+        "Europe/Lon don",
+        "",
+        "A/".repeat(30).as_str(),
+    ] {
         let e = Config::from_toml(&format!("time_zone = {bad:?}\n")).unwrap_err().to_string();
         assert!(e.contains("is not a time zone name"), "{bad:?}: {e}");
         assert!(time_zone(Some(bad)).is_err(), "{bad:?}");

@@ -32,12 +32,21 @@ pub const VALID_DAYS: u32 = 400;
 #[derive(Debug)]
 pub enum CaError {
     OpensslMissing,
-    Openssl { step: &'static str, stderr: String },
+    Openssl {
+        step: &'static str,
+        stderr: String,
+    },
     Io(PathBuf, std::io::Error),
     NotACa(PathBuf),
-    Request { file: PathBuf, problem: String },
+    Request {
+        file: PathBuf,
+        problem: String,
+    },
     /// A paired audit key that is not a verifier key.
-    PairedKey { file: PathBuf, source: crate::audit::VerifierKeyError },
+    PairedKey {
+        file: PathBuf,
+        source: crate::audit::VerifierKeyError,
+    },
     /// A file could not be read (missing, a link, not a regular file, too large).
     Read(crate::outside_files::BoundedReadError),
 }
@@ -46,7 +55,10 @@ impl fmt::Display for CaError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CaError::OpensslMissing => {
-                write!(f, "openssl is not installed here; it makes the event's keys (Debian and Ubuntu: the openssl package)")
+                write!(
+                    f,
+                    "openssl is not installed here; it makes the event's keys (Debian and Ubuntu: the openssl package)"
+                )
             }
             CaError::Openssl { step, stderr } => write!(f, "openssl failed to {step}: {}", stderr.trim()),
             CaError::Io(path, e) => write!(f, "{}: {e}", path.display()),
@@ -93,11 +105,25 @@ impl EventCa {
             openssl(
                 "make the event's CA",
                 &[
-                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                    "-days", &VALID_DAYS.to_string(), "-subj", &subject,
-                    "-addext", "basicConstraints=critical,CA:TRUE",
-                    "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-                    "-keyout", path_str(&ca.ca_key())?, "-out", path_str(&ca.ca_pem())?,
+                    "req",
+                    "-x509",
+                    "-newkey",
+                    "ec",
+                    "-pkeyopt",
+                    "ec_paramgen_curve:P-256",
+                    "-nodes",
+                    "-days",
+                    &VALID_DAYS.to_string(),
+                    "-subj",
+                    &subject,
+                    "-addext",
+                    "basicConstraints=critical,CA:TRUE",
+                    "-addext",
+                    "keyUsage=critical,keyCertSign,cRLSign",
+                    "-keyout",
+                    path_str(&ca.ca_key())?,
+                    "-out",
+                    path_str(&ca.ca_pem())?,
                 ],
             )?;
         } else if !ca.ca_key().exists() {
@@ -137,7 +163,10 @@ impl EventCa {
 
     /// SHA-256 of a certificate's DER bytes, lowercase hex.
     pub fn fingerprint(certificate: &Path) -> Result<String, CaError> {
-        let out = openssl("read a certificate's fingerprint", &["x509", "-in", path_str(certificate)?, "-noout", "-fingerprint", "-sha256"])?;
+        let out = openssl(
+            "read a certificate's fingerprint",
+            &["x509", "-in", path_str(certificate)?, "-noout", "-fingerprint", "-sha256"],
+        )?;
         let hex: String = out
             .split_once('=')
             .map(|(_, v)| v.trim().chars().filter(char::is_ascii_hexdigit).collect::<String>().to_ascii_lowercase())
@@ -155,7 +184,10 @@ impl EventCa {
         if !self.laptop_pem().exists() {
             return Ok(None);
         }
-        let out = openssl("read the laptop's certificate", &["x509", "-in", path_str(&self.laptop_pem())?, "-noout", "-ext", "subjectAltName"])?;
+        let out = openssl(
+            "read the laptop's certificate",
+            &["x509", "-in", path_str(&self.laptop_pem())?, "-noout", "-ext", "subjectAltName"],
+        )?;
         Ok(out.split([',', '\n']).find_map(|part| {
             let part = part.trim();
             part.strip_prefix("DNS:").or_else(|| part.strip_prefix("IP Address:")).map(str::to_string)
@@ -167,9 +199,19 @@ impl EventCa {
         openssl(
             "make the laptop's key",
             &[
-                "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                "-subj", &format!("/O=wordjudge fleet/CN={}", openssl_subject_text(host)),
-                "-keyout", path_str(&self.laptop_key())?, "-out", path_str(&request)?,
+                "req",
+                "-new",
+                "-newkey",
+                "ec",
+                "-pkeyopt",
+                "ec_paramgen_curve:P-256",
+                "-nodes",
+                "-subj",
+                &format!("/O=wordjudge fleet/CN={}", openssl_subject_text(host)),
+                "-keyout",
+                path_str(&self.laptop_key())?,
+                "-out",
+                path_str(&request)?,
             ],
         )?;
         let san = if host.parse::<std::net::Ipv4Addr>().is_ok() { format!("IP:{host}") } else { format!("DNS:{host}") };
@@ -269,9 +311,10 @@ impl EventCa {
                 continue;
             }
             let path = kept.join(&entry.name);
-            let text = crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE).map_err(CaError::Read)?;
-            let verifier =
-                crate::audit::NoteVerifier::parse(&text).map_err(|source| CaError::PairedKey { file: path.clone(), source })?;
+            let text = crate::outside_files::read_small_text(&path, crate::outside_files::limits::SMALL_FILE)
+                .map_err(CaError::Read)?;
+            let verifier = crate::audit::NoteVerifier::parse(&text)
+                .map_err(|source| CaError::PairedKey { file: path.clone(), source })?;
             keys.push(super::PairedKey { station: station.to_string(), verifier, replaced_at });
         }
         keys.sort_by(|a, b| (&a.station, a.replaced_at).cmp(&(&b.station, b.replaced_at)));
@@ -297,13 +340,21 @@ impl EventCa {
     /// `audit_key` is the station's audit key the request was bound to
     /// ([`super::stick::RequestBinding`]), kept beside the copy: the key
     /// `fleet status` proves this station's records with.
-    pub fn sign_station(&self, request: &Path, name: &str, audit_key: &crate::audit::NoteVerifier, out: &Path) -> Result<(), CaError> {
+    pub fn sign_station(
+        &self,
+        request: &Path,
+        name: &str,
+        audit_key: &crate::audit::NoteVerifier,
+        out: &Path,
+    ) -> Result<(), CaError> {
         Self::check_request(request, name)?;
-        let extensions = "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=critical,CA:FALSE\n";
+        let extensions =
+            "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=critical,CA:FALSE\n";
         self.sign_request(request, extensions, out)?;
         let kept = self.dir.join("signed");
         std::fs::create_dir_all(&kept).map_err(|e| CaError::Io(kept.clone(), e))?;
-        let bytes = crate::outside_files::read_small_file_nofollow(out, super::stick::MAX_STICK_FILE).map_err(CaError::Read)?;
+        let bytes =
+            crate::outside_files::read_small_file_nofollow(out, super::stick::MAX_STICK_FILE).map_err(CaError::Read)?;
         // The key first: a certificate kept without its key would be a
         // station whose records nothing proves.
         let paired = kept.join(format!("{name}{PAIRED_KEY_SUFFIX}"));
@@ -326,12 +377,26 @@ impl EventCa {
 
     fn sign_request(&self, request: &Path, extensions: &str, out: &Path) -> Result<(), CaError> {
         let mut ext = tempfile::NamedTempFile::new_in(&self.dir).map_err(|e| CaError::Io(self.dir.clone(), e))?;
-        std::io::Write::write_all(&mut ext, extensions.as_bytes()).map_err(|e| CaError::Io(ext.path().to_path_buf(), e))?;
+        std::io::Write::write_all(&mut ext, extensions.as_bytes())
+            .map_err(|e| CaError::Io(ext.path().to_path_buf(), e))?;
         let days = VALID_DAYS.to_string();
         let (serial, ca_pem, ca_key) = (self.serial(), self.ca_pem(), self.ca_key());
         let mut args = vec![
-            "x509", "-req", "-in", path_str(request)?, "-CA", path_str(&ca_pem)?, "-CAkey", path_str(&ca_key)?,
-            "-days", &days, "-sha256", "-extfile", path_str(ext.path())?, "-out", path_str(out)?,
+            "x509",
+            "-req",
+            "-in",
+            path_str(request)?,
+            "-CA",
+            path_str(&ca_pem)?,
+            "-CAkey",
+            path_str(&ca_key)?,
+            "-days",
+            &days,
+            "-sha256",
+            "-extfile",
+            path_str(ext.path())?,
+            "-out",
+            path_str(out)?,
         ];
         // openssl keeps the serial numbers in ca.srl, making it at the first signature.
         if !serial.exists() {
@@ -384,5 +449,6 @@ pub(crate) fn path_str(path: &Path) -> Result<&str, CaError> {
 
 fn set_mode(path: &Path, mode: u32) -> Result<(), CaError> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(|e| CaError::Io(path.to_path_buf(), e))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .map_err(|e| CaError::Io(path.to_path_buf(), e))
 }

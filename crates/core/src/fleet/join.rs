@@ -35,9 +35,9 @@ mod error;
 mod files;
 mod stick_read;
 
+use crate::outside_files::HeldFolder;
 pub use error::JoinError;
 pub use files::{fleet_name, upload_env, wired_network};
-use crate::outside_files::HeldFolder;
 use stick_read::{laptop_fingerprint, open_stick_folder, read_stick, stick_bytes, stick_child, StickCopies};
 
 /// The station's fleet folder on the appliance.
@@ -160,7 +160,13 @@ pub use super::stick::MAX_STICK_FILE;
 /// `audit_key` is the station's audit signing key: the request is bound to
 /// it ([`stick::RequestBinding`]), so the laptop pairs this station's
 /// certificate with the key its records are signed with.
-pub fn visit(stick: &Path, relative: &str, fleet_dir: &Path, station: &str, audit_key: &StationKey) -> Result<JoinStep, JoinError> {
+pub fn visit(
+    stick: &Path,
+    relative: &str,
+    fleet_dir: &Path,
+    station: &str,
+    audit_key: &StationKey,
+) -> Result<JoinStep, JoinError> {
     stick::check_station_name(station).map_err(JoinError::StationName)?;
     let copies = StickCopies::new()?;
     let folder = open_stick_folder(stick, relative)?;
@@ -173,7 +179,8 @@ pub fn visit(stick: &Path, relative: &str, fleet_dir: &Path, station: &str, audi
         };
     }
     make_dir(fleet_dir)?;
-    let pending = Pending { station: station.to_string(), event: fleet.event.clone(), ca_sha256: fleet.ca_sha256.clone() };
+    let pending =
+        Pending { station: station.to_string(), event: fleet.event.clone(), ca_sha256: fleet.ca_sha256.clone() };
     let (key, request) = (fleet_dir.join(KEY_FILE), fleet_dir.join(REQUEST_FILE));
     // Anything in the certificate's place is read as a certificate, and
     // refused unless it is a regular file of a real folder: a link, a FIFO
@@ -183,7 +190,9 @@ pub fn visit(stick: &Path, relative: &str, fleet_dir: &Path, station: &str, audi
     let answered_here = certificates.as_ref().is_some_and(|c| c.has(&answered));
     if read_pending(fleet_dir)?.as_ref() == Some(&pending) && key.is_file() && request.is_file() {
         if let (true, Some(certificates)) = (answered_here, &certificates) {
-            if let Some(joined) = take_certificate(&folder, certificates, &answered, &copies, fleet_dir, &fleet, station)? {
+            if let Some(joined) =
+                take_certificate(&folder, certificates, &answered, &copies, fleet_dir, &fleet, station)?
+            {
                 return Ok(JoinStep::Joined(joined));
             }
             return leave_request(&folder, &request, station, true, &fleet, audit_key);
@@ -197,8 +206,19 @@ pub fn visit(stick: &Path, relative: &str, fleet_dir: &Path, station: &str, audi
     openssl(
         "make the station's key and certificate request",
         &[
-            "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", &subject,
-            "-keyout", path_str(&key).map_err(JoinError::Openssl)?, "-out", path_str(&request).map_err(JoinError::Openssl)?,
+            "req",
+            "-new",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:P-256",
+            "-nodes",
+            "-subj",
+            &subject,
+            "-keyout",
+            path_str(&key).map_err(JoinError::Openssl)?,
+            "-out",
+            path_str(&request).map_err(JoinError::Openssl)?,
         ],
     )
     .map_err(JoinError::Openssl)?;
@@ -228,7 +248,17 @@ pub fn station_audit_key(audit_dir: &Path) -> Result<StationKey, JoinError> {
 pub fn leave(fleet_dir: &Path) -> Result<Option<Joined>, JoinError> {
     let was = joined(fleet_dir)?;
     // The switch first: without upload.env the uploader does not start.
-    for name in [UPLOAD_ENV, NETWORK_FILE, JOINED_FILE, CERTIFICATE_FILE, CA_FILE, KEY_FILE, REQUEST_FILE, BINDING_FILE, PENDING_FILE] {
+    for name in [
+        UPLOAD_ENV,
+        NETWORK_FILE,
+        JOINED_FILE,
+        CERTIFICATE_FILE,
+        CA_FILE,
+        KEY_FILE,
+        REQUEST_FILE,
+        BINDING_FILE,
+        PENDING_FILE,
+    ] {
         let path = fleet_dir.join(name);
         match std::fs::remove_file(&path) {
             Ok(()) => {}
@@ -276,9 +306,13 @@ fn binding(fleet_dir: &Path, request: &Path, station: &str, audit_key: &StationK
         return Ok(text.into_bytes());
     }
     own_bytes(request)?;
-    let pem = openssl("read the request's public key", &["req", "-in", path_str(request).map_err(JoinError::Openssl)?, "-noout", "-pubkey"])
-        .map_err(JoinError::Openssl)?;
-    let der = stick::public_key_der(&pem).ok_or_else(|| JoinError::Damaged(request.to_path_buf(), "it holds no public key".into()))?;
+    let pem = openssl(
+        "read the request's public key",
+        &["req", "-in", path_str(request).map_err(JoinError::Openssl)?, "-noout", "-pubkey"],
+    )
+    .map_err(JoinError::Openssl)?;
+    let der = stick::public_key_der(&pem)
+        .ok_or_else(|| JoinError::Damaged(request.to_path_buf(), "it holds no public key".into()))?;
     let time = jiff::Timestamp::now().to_string();
     let text = stick::RequestBinding::make(audit_key, station, &der, time);
     write_atomically(&path, text.as_bytes()).map_err(|e| JoinError::Io(path.clone(), e))?;
@@ -303,7 +337,8 @@ fn leave_request(
     // through a link (a linked `requests/` would put it anywhere, the
     // station's own audit folder included, while the screen says it is on
     // the stick).
-    let requests = stick_child(folder, stick::REQUESTS, true)?.ok_or_else(|| JoinError::StickFolder(folder.path().join(stick::REQUESTS)))?;
+    let requests = stick_child(folder, stick::REQUESTS, true)?
+        .ok_or_else(|| JoinError::StickFolder(folder.path().join(stick::REQUESTS)))?;
     let write = |name: &str, bytes: &[u8]| {
         if stick_bytes(&requests, name).ok().as_deref() != Some(bytes) {
             requests.write_atomically(name, bytes, 0o644).map_err(|e| JoinError::Io(requests.path().join(name), e))?;
@@ -345,8 +380,11 @@ fn take_certificate(
     let (cert_s, ca_s) = (as_str(answered)?, as_str(&stick_ca)?);
     // Signed by the event's CA, for a TLS client, in date (openssl verify
     // checks all three, and the chain is the CA itself: no intermediates).
-    openssl("check the station's certificate", &["verify", "-CAfile", &ca_s, "-purpose", "sslclient", "-x509_strict", &cert_s])
-        .map_err(|e| refuse(format!("not signed by this event's CA for a station, or out of date ({e})")))?;
+    openssl(
+        "check the station's certificate",
+        &["verify", "-CAfile", &ca_s, "-purpose", "sslclient", "-x509_strict", &cert_s],
+    )
+    .map_err(|e| refuse(format!("not signed by this event's CA for a station, or out of date ({e})")))?;
     let subject = openssl(
         "read the station's certificate",
         &["x509", "-in", &cert_s, "-noout", "-subject", "-enddate", "-nameopt", "RFC2253"],
@@ -354,12 +392,17 @@ fn take_certificate(
     .map_err(|e| refuse(e.to_string()))?;
     let field = |name: &str| subject.lines().find_map(|l| l.strip_prefix(name)).map(|v| v.trim().to_string());
     if field("subject=").as_deref() != Some(&format!("CN={station}")) {
-        return Err(refuse(format!("it is for {}, not CN={station}", crate::word::quote(&field("subject=").unwrap_or_default()))));
+        return Err(refuse(format!(
+            "it is for {}, not CN={station}",
+            crate::word::quote(&field("subject=").unwrap_or_default())
+        )));
     }
     let not_after = field("notAfter=").unwrap_or_default();
     let key = fleet_dir.join(KEY_FILE);
-    let ours = openssl("read the station's public key", &["pkey", "-in", &as_str(&key)?, "-pubout"]).map_err(JoinError::Openssl)?;
-    let theirs = openssl("read the certificate's public key", &["x509", "-in", &cert_s, "-noout", "-pubkey"]).map_err(|e| refuse(e.to_string()))?;
+    let ours = openssl("read the station's public key", &["pkey", "-in", &as_str(&key)?, "-pubout"])
+        .map_err(JoinError::Openssl)?;
+    let theirs = openssl("read the certificate's public key", &["x509", "-in", &cert_s, "-noout", "-pubkey"])
+        .map_err(|e| refuse(e.to_string()))?;
     if ours.trim() != theirs.trim() {
         return Ok(None);
     }
@@ -403,5 +446,6 @@ fn make_dir(dir: &Path) -> Result<(), JoinError> {
 
 fn set_private(path: &Path) -> Result<(), JoinError> {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).map_err(|e| JoinError::Io(path.to_path_buf(), e))
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| JoinError::Io(path.to_path_buf(), e))
 }

@@ -26,11 +26,11 @@
 //! `challenges_lost`).
 
 pub mod ca;
+mod entry;
 pub mod join;
+mod links;
 pub mod proof;
 pub mod render;
-mod entry;
-mod links;
 mod run;
 pub mod sender;
 pub mod station;
@@ -68,7 +68,10 @@ impl fmt::Display for FleetError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FleetError::NotJson { line, problem } => {
-                write!(f, "entry {line} is not a journal entry in JSON ({problem}); is this `journalctl -o json` output?")
+                write!(
+                    f,
+                    "entry {line} is not a journal entry in JSON ({problem}); is this `journalctl -o json` output?"
+                )
             }
             FleetError::BadField { line, station, field, value, expected } => write!(
                 f,
@@ -168,11 +171,16 @@ impl Fleet {
         }
         let Some(event) = entry.wj("event") else { return Ok(()) };
         self.records_seen += 1;
-        let claimed =
-            entry.wj("station").filter(|s| !s.is_empty()).or_else(|| entry.get("_HOSTNAME")).unwrap_or_else(|| "(no name)".into());
+        let claimed = entry
+            .wj("station")
+            .filter(|s| !s.is_empty())
+            .or_else(|| entry.get("_HOSTNAME"))
+            .unwrap_or_else(|| "(no name)".into());
         // A copy of a record not (yet) in the file, or the warning that the
         // log fails: nothing to verify, so only a warning, marked unsigned.
-        if event == AUDIT_FAILING || (entry.wj("audit_written").as_deref() == Some("false") && entry.wj("line").is_none()) {
+        if event == AUDIT_FAILING
+            || (entry.wj("audit_written").as_deref() == Some("false") && entry.wj("line").is_none())
+        {
             let message = entry.get("MESSAGE").unwrap_or_else(|| event.clone());
             self.check_run();
             self.warn_unsigned(&claimed, journal_time, format!("unsigned, the log was failing: {message}"));
@@ -247,7 +255,8 @@ impl Fleet {
         if self.sender.as_ref().is_some_and(|s| s != fleet_name) {
             return Err(proof::Refusal::SentByOther { signer: fleet_name.clone() });
         }
-        let claims_other = entry.wj("station").is_some_and(|c| c != p.record.station && self.is_other_station(&c, fleet_name));
+        let claims_other =
+            entry.wj("station").is_some_and(|c| c != p.record.station && self.is_other_station(&c, fleet_name));
         if claims_other {
             return Err(proof::Refusal::FieldDiffers { field: "station" });
         }
@@ -369,7 +378,9 @@ impl Fleet {
             .values()
             .find(|s| s.name == claimed || s.fleet_name == claimed)
             .map(|s| s.fleet_name.clone())
-            .or_else(|| self.keys.iter().find(|k| k.station == claimed || k.station == slug).map(|k| k.station.clone()))?;
+            .or_else(|| {
+                self.keys.iter().find(|k| k.station == claimed || k.station == slug).map(|k| k.station.clone())
+            })?;
         Some(self.station_for_key(&fleet_name, None))
     }
 
@@ -436,8 +447,11 @@ impl Fleet {
         for station in &mut stations {
             // Judged only where the transport names the sender: lines of
             // no known sender (another journal's files) tell nothing of it.
-            station.last_heard_us = self.heard.get(&station.fleet_name).map_or(0, |heard| station.last_seen_us.max(*heard));
-            let (Some(id), Some(own), None) = (&station.lexicon, &station.fingerprint, station.replaced_at) else { continue };
+            station.last_heard_us =
+                self.heard.get(&station.fleet_name).map_or(0, |heard| station.last_seen_us.max(*heard));
+            let (Some(id), Some(own), None) = (&station.lexicon, &station.fingerprint, station.replaced_at) else {
+                continue;
+            };
             station.mismatch = seen
                 .iter()
                 .filter(|(name, lexicon, fingerprint)| *name != station.name && lexicon == id && fingerprint != own)
@@ -471,7 +485,8 @@ mod tests {
     #[test]
     fn the_fields_read_are_the_recorders_names() {
         let fields = output_fields();
-        for name in ["WORDJUDGE_EVENT", "WORDJUDGE_LINE", "WORDJUDGE_CHECKPOINT", "WORDJUDGE_LINE_SHA256", "_HOSTNAME"] {
+        for name in ["WORDJUDGE_EVENT", "WORDJUDGE_LINE", "WORDJUDGE_CHECKPOINT", "WORDJUDGE_LINE_SHA256", "_HOSTNAME"]
+        {
             assert!(fields.iter().any(|f| f == name), "{name} in {fields:?}");
         }
         // What is read from the signed line is not asked of journalctl.
@@ -484,7 +499,9 @@ mod tests {
             for read in source.split(call).skip(1).filter_map(|rest| rest.split('"').next()) {
                 let field = format!("{prefix}{}", read.to_uppercase());
                 assert!(
-                    fields.contains(&field) || field == "__REALTIME_TIMESTAMP" || !read.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+                    fields.contains(&field)
+                        || field == "__REALTIME_TIMESTAMP"
+                        || !read.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
                     "{field} is read but not asked for: {fields:?}"
                 );
             }
@@ -492,5 +509,4 @@ mod tests {
         assert_eq!(Range(3, 4).to_string(), "3-4");
         assert_eq!(Range(5, 5).to_string(), "5");
     }
-
 }

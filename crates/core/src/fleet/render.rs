@@ -68,8 +68,11 @@ pub fn links(station: &Station) -> String {
     if !station.explained.is_empty() {
         // In a director's words: no number a director must look for on a
         // slip; `audit verify` on the station's log says why each one.
-        let mut ranges: Vec<String> =
-            station.explained.iter().map(|r| if r.0 == r.1 { format!("#{}", r.0) } else { format!("#{}–#{}", r.0, r.1) }).collect();
+        let mut ranges: Vec<String> = station
+            .explained
+            .iter()
+            .map(|r| if r.0 == r.1 { format!("#{}", r.0) } else { format!("#{}–#{}", r.0, r.1) })
+            .collect();
         if station.more_explained > 0 {
             ranges.push(format!("{} more range(s)", station.more_explained));
         }
@@ -95,10 +98,14 @@ pub fn state(station: &Station, now: Timestamp) -> String {
     if let Some((_, first)) = station.refused.first() {
         let count = station.refused.len() as u64 + station.more_refused;
         let first = crate::word::printable(first, 2 * SHOWN);
-        parts.push(format!("NOT ITS RECORDS: {count} entr{} refused, the first: {first}", if count == 1 { "y" } else { "ies" }));
+        parts.push(format!(
+            "NOT ITS RECORDS: {count} entr{} refused, the first: {first}",
+            if count == 1 { "y" } else { "ies" }
+        ));
     }
     if let Some(at) = station.replaced_at {
-        let at = Timestamp::from_second(at).map_or_else(|_| "?".to_string(), |t| t.strftime("%Y-%m-%d %H:%M UTC").to_string());
+        let at = Timestamp::from_second(at)
+            .map_or_else(|_| "?".to_string(), |t| t.strftime("%Y-%m-%d %H:%M UTC").to_string());
         parts.push(format!("KEY REPLACED at {at} (fleet sign --replace): its records from before"));
         if station.after_replacement > 0 {
             parts.push(format!(
@@ -140,20 +147,30 @@ pub fn state(station: &Station, now: Timestamp) -> String {
     }
     let own = station.fingerprint.as_deref().unwrap_or("");
     for (other, fingerprint) in &station.mismatch {
-        parts.push(format!("LEXICON MISMATCH: {} has {}", shown(other), shown(&fingerprint_shown(fingerprint, &[own]))));
+        parts.push(format!(
+            "LEXICON MISMATCH: {} has {}",
+            shown(other),
+            shown(&fingerprint_shown(fingerprint, &[own]))
+        ));
     }
     if station.mismatch.is_empty() && station.wrong_lexicon() {
         parts.push(format!("WRONG LEXICON: {}", shown(station.lexicon_status.as_deref().unwrap_or(""))));
     }
     if station.hosts.len() > 1 {
         let hosts: Vec<String> = station.hosts.iter().map(|h| shown(h)).collect();
-        let more = if station.more_hosts > 0 { format!(" and {} entries from more", station.more_hosts) } else { String::new() };
+        let more = if station.more_hosts > 0 {
+            format!(" and {} entries from more", station.more_hosts)
+        } else {
+            String::new()
+        };
         parts.push(format!("records from {} hosts: {}{more}", hosts.len(), hosts.join(", ")));
     }
     match (station.warnings.last(), &station.service) {
         (None, _) => {}
         // The out-of-service reason, already said.
-        (Some((_, last)), Service::Out(why)) if last == why => parts.push(format!("{} warning(s)", station.warnings_total)),
+        (Some((_, last)), Service::Out(why)) if last == why => {
+            parts.push(format!("{} warning(s)", station.warnings_total))
+        }
         (Some((_, last)), _) => parts.push(format!("{} warning(s), last: {}", station.warnings_total, shown(last))),
     }
     parts.join("; ")
@@ -175,10 +192,16 @@ fn columns(station: &Station, now: Timestamp, tz: &TimeZone) -> [String; 8] {
         },
         when(station.last_seen_us, now, tz),
         or_dash(station.lexicon.as_deref()),
-        or_dash(station.fingerprint.as_deref().map(|fp| {
-            let others: Vec<&str> = station.mismatch.iter().map(|(_, f)| f.as_str()).collect();
-            fingerprint_shown(fp, &others)
-        }).as_deref()),
+        or_dash(
+            station
+                .fingerprint
+                .as_deref()
+                .map(|fp| {
+                    let others: Vec<&str> = station.mismatch.iter().map(|(_, f)| f.as_str()).collect();
+                    fingerprint_shown(fp, &others)
+                })
+                .as_deref(),
+        ),
         // The profile's name, as the station's menu shows it; an id this
         // version does not know, as recorded.
         or_dash(station.profile.as_deref().map(|id| crate::profile::find(id).map_or(id, |p| p.name))),
@@ -191,7 +214,8 @@ fn columns(station: &Station, now: Timestamp, tz: &TimeZone) -> [String; 8] {
     ]
 }
 
-const HEADINGS: [&str; 8] = ["STATION", "LAST SEEN", "LEXICON", "FINGERPRINT", "PROFILE", "LAST CHALLENGE", "LINKS", "STATE"];
+const HEADINGS: [&str; 8] =
+    ["STATION", "LAST SEEN", "LEXICON", "FINGERPRINT", "PROFILE", "LAST CHALLENGE", "LINKS", "STATE"];
 
 /// The note under the table: what the link check covers.
 pub const LINKS_NOTE: &str = "A record is shown as a station's only when it carries the line the station wrote in its \
@@ -204,15 +228,19 @@ pub fn unattributed(status: &Status) -> Vec<String> {
     let mut out: Vec<String> = status
         .unattributed
         .iter()
-        .map(|what| format!("REFUSED, NO PAIRED STATION: {}", crate::word::printable(what, 4 * SHOWN).replace("\\\"", "\"")))
+        .map(|what| {
+            format!("REFUSED, NO PAIRED STATION: {}", crate::word::printable(what, 4 * SHOWN).replace("\\\"", "\""))
+        })
         .collect();
     if status.more_unattributed > 0 {
         out.push(format!("REFUSED, NO PAIRED STATION: and {} more entries", status.more_unattributed));
     }
     if status.paired == 0 {
-        out.push("NO PAIRED STATION: the CA folder holds no station's audit key (`fleet sign` pairs them; give the \
+        out.push(
+            "NO PAIRED STATION: the CA folder holds no station's audit key (`fleet sign` pairs them; give the \
                   event's CA folder with --ca-dir)"
-            .to_string());
+                .to_string(),
+        );
     }
     out
 }
@@ -262,7 +290,11 @@ pub fn text(status: &Status, now: Timestamp, tz: &TimeZone) -> String {
 pub fn fingerprint_shown(fingerprint: &str, compared_with: &[&str]) -> String {
     let short = fingerprint.get(..8).unwrap_or(fingerprint);
     let clash = compared_with.iter().any(|other| *other != fingerprint && other.get(..8) == Some(short));
-    if clash { fingerprint.to_string() } else { short.to_string() }
+    if clash {
+        fingerprint.to_string()
+    } else {
+        short.to_string()
+    }
 }
 
 /// One line per lexicon id judged with more than one fingerprint.
@@ -275,7 +307,9 @@ pub fn mismatches(status: &Status) -> Vec<String> {
     }
     by_id
         .into_iter()
-        .map(|(id, at)| format!("LEXICON MISMATCH: {} is judged with different word lists: {}", shown(id), at.join(", ")))
+        .map(|(id, at)| {
+            format!("LEXICON MISMATCH: {} is judged with different word lists: {}", shown(id), at.join(", "))
+        })
         .collect()
 }
 

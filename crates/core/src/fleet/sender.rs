@@ -28,7 +28,10 @@ pub fn sender_of(file_name: &str) -> Option<&str> {
 /// read the same): exactly one CN that is a station's name, nothing else.
 pub fn station_of_subject(subject: &str) -> Option<&str> {
     let subject = subject.trim();
-    let rest = subject.strip_prefix("/CN=").or_else(|| subject.strip_prefix("CN=")).or_else(|| subject.strip_prefix("CN = "))?;
+    let rest = subject
+        .strip_prefix("/CN=")
+        .or_else(|| subject.strip_prefix("CN="))
+        .or_else(|| subject.strip_prefix("CN = "))?;
     stick::station_name_is_valid(rest).then_some(rest)
 }
 
@@ -58,7 +61,14 @@ mod tests {
         assert_eq!(sender_of("from-table-3.journal"), Some("table-3"));
         assert_eq!(sender_of("from-table-3@0123-abcd.journal"), Some("table-3"));
         assert_eq!(sender_of("from-table-3@0123.journal~"), Some("table-3"));
-        for none in ["stations.journal", "remote-wj-01.journal", "from-.journal", "from-a b.journal", "from-table-3.txt", "from-x"] {
+        for none in [
+            "stations.journal",
+            "remote-wj-01.journal",
+            "from-.journal",
+            "from-a b.journal",
+            "from-table-3.txt",
+            "from-x",
+        ] {
             assert_eq!(sender_of(none), None, "{none}");
         }
     }

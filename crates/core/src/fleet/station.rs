@@ -16,8 +16,8 @@ pub const MAX_WARNINGS: usize = 50;
 /// Hosts kept per station (more are counted).
 pub const MAX_HOSTS: usize = 16;
 
-pub use super::links::{LinkBreak, Range};
 use super::links::short_hash;
+pub use super::links::{LinkBreak, Range};
 
 /// A station's state as its records leave it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -412,7 +412,6 @@ fn split_gap(gap: Range, mut said: Vec<Range>) -> Vec<(Range, bool)> {
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -437,6 +436,9 @@ mod tests {
             split_gap(r(2, 9), vec![r(5, 6), r(3, 3), r(4, 4), r(8, 30)]),
             [(r(2, 2), false), (r(3, 6), true), (r(7, 7), false), (r(8, 9), true)]
         );
-        assert_eq!(split_gap(r(2, u64::MAX - 1), vec![r(0, 1), r(3, 3)]), [(r(2, 2), false), (r(3, 3), true), (r(4, u64::MAX - 1), false)]);
+        assert_eq!(
+            split_gap(r(2, u64::MAX - 1), vec![r(0, 1), r(3, 3)]),
+            [(r(2, 2), false), (r(3, 3), true), (r(4, u64::MAX - 1), false)]
+        );
     }
 }

@@ -25,9 +25,9 @@
 //! [`MAX_STICK_FILE`] bytes, and the station key code a request's key is known
 //! by ([`key_code`]); making keys and signing is [`super::ca`]'s.
 
+use crate::outside_files::{EntryKind, HeldFolder};
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use crate::outside_files::{EntryKind, HeldFolder};
 use std::path::{Path, PathBuf};
 
 /// The folder on the stick, from its top.
@@ -138,11 +138,16 @@ impl FleetFile {
 
     /// Every field in its form.
     pub fn check(&self) -> Result<(), StickError> {
-        if self.event.trim().is_empty() || self.event.chars().count() > 64 || !self.event.chars().all(event_name_char_allowed) {
+        if self.event.trim().is_empty()
+            || self.event.chars().count() > 64
+            || !self.event.chars().all(event_name_char_allowed)
+        {
             return Err(StickError::BadEvent(self.event.clone()));
         }
         upload_host_port(&self.upload_url)?;
-        if self.ca_sha256.len() != 64 || !self.ca_sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        if self.ca_sha256.len() != 64
+            || !self.ca_sha256.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
             return Err(StickError::BadFingerprint(self.ca_sha256.clone()));
         }
         match (&self.address, &self.gateway) {
@@ -228,7 +233,11 @@ pub fn held_child(folder: &HeldFolder, name: &str, create: bool) -> Result<HeldF
     let path = folder.path().join(name);
     folder.child(name, create).map_err(|e| match e.raw_os_error() {
         Some(libc::ELOOP) => StickFolderError::Link(path),
-        Some(libc::ENOTDIR) if folder.list(4096).is_ok_and(|l| l.entries.iter().any(|x| x.name == name && x.kind == EntryKind::Link)) => {
+        Some(libc::ENOTDIR)
+            if folder
+                .list(4096)
+                .is_ok_and(|l| l.entries.iter().any(|x| x.name == name && x.kind == EntryKind::Link)) =>
+        {
             StickFolderError::Link(path)
         }
         Some(libc::ENOTDIR) => StickFolderError::NotAFolder(path),
@@ -356,7 +365,8 @@ pub fn key_code(public_key_der: &[u8]) -> String {
 /// a fingerprint (`fleet setup` prints the event CA's this way too, so the
 /// director can see a station was given the event's own stick).
 pub fn grouped(sha256_hex: &str) -> String {
-    let hex: String = sha256_hex.chars().filter(|c| c.is_ascii_hexdigit()).take(16).collect::<String>().to_ascii_lowercase();
+    let hex: String =
+        sha256_hex.chars().filter(|c| c.is_ascii_hexdigit()).take(16).collect::<String>().to_ascii_lowercase();
     hex.as_bytes().chunks(4).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>().join("-")
 }
 

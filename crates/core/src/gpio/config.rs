@@ -63,7 +63,14 @@ pub struct GpioConfig {
 
 impl Default for GpioConfig {
     fn default() -> Self {
-        GpioConfig { debounce_ms: 30, chip: None, judge_button: None, green_lamp: None, red_lamp: None, service_lamp: None }
+        GpioConfig {
+            debounce_ms: 30,
+            chip: None,
+            judge_button: None,
+            green_lamp: None,
+            red_lamp: None,
+            service_lamp: None,
+        }
     }
 }
 

@@ -16,12 +16,12 @@
 //! so a stick pulled out mid-export holds a folder that says it is partial,
 //! never one that looks complete. The log itself is only read.
 
+use super::read;
+use super::verify::{verify_with, VerifyError, VerifyOptions};
 use crate::audit::checkpoint::NoteVerifier;
 use crate::audit::format;
 use crate::audit::numbering::COUNTER_FILE;
 use crate::outside_files::HeldFolder;
-use super::read;
-use super::verify::{verify_with, VerifyError, VerifyOptions};
 use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -112,7 +112,8 @@ pub fn write_folder(
     name: &str,
     signed: Option<(String, NoteVerifier)>,
 ) -> Result<FolderExport, ExportError> {
-    let stick = HeldFolder::open(parent, "", false).map_err(|source| ExportError::Write { path: parent.to_path_buf(), source })?;
+    let stick = HeldFolder::open(parent, "", false)
+        .map_err(|source| ExportError::Write { path: parent.to_path_buf(), source })?;
     let final_name = free_name(&stick, name);
     let contents = contents(audit_dir, &final_name, signed)?;
     let partial = format!(".{final_name}.partial");
@@ -133,7 +134,9 @@ pub fn write_folder(
     // before it would be what now bears the export's name. Finished means
     // the folder written is the one under that name.
     if !stick.holds(&final_name, &out) {
-        let moved = io::Error::other("the folder was moved while it was written (something else on the stick renames its entries)");
+        let moved = io::Error::other(
+            "the folder was moved while it was written (something else on the stick renames its entries)",
+        );
         return Err(ExportError::Write { path: folder, source: moved });
     }
     Ok(FolderExport { folder, lines: contents.lines, intact: contents.intact, signed: contents.signed })
@@ -161,22 +164,31 @@ fn fill(stick: &HeldFolder, partial: &str, contents: &Contents) -> Result<HeldFo
 /// The export's files: the log copied (complete lines) into a private
 /// folder of the station, and the CSV and report made from that copy, so
 /// what the director takes home is what was checked.
-fn contents(audit_dir: &Path, final_name: &str, signed: Option<(String, NoteVerifier)>) -> Result<Contents, ExportError> {
+fn contents(
+    audit_dir: &Path,
+    final_name: &str,
+    signed: Option<(String, NoteVerifier)>,
+) -> Result<Contents, ExportError> {
     let (logs, others) = format::list_dir(audit_dir)
         .map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: audit_dir.to_path_buf(), source }))?;
     let mut audit = Vec::new();
     for (name, path) in &logs {
-        let bytes = crate::outside_files::read_small_file(path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| {
-            ExportError::Read(VerifyError::ReadDir { dir: path.clone(), source: std::io::Error::other(e) })
-        })?;
+        let bytes =
+            crate::outside_files::read_small_file(path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| {
+                ExportError::Read(VerifyError::ReadDir { dir: path.clone(), source: std::io::Error::other(e) })
+            })?;
         audit.push((name.file_name(), complete_lines(&bytes).to_vec()));
     }
     if others.iter().any(|o| o == COUNTER_FILE) {
-        if let Ok(bytes) = crate::outside_files::read_small_file(&audit_dir.join(COUNTER_FILE), crate::outside_files::limits::SMALL_FILE) {
+        if let Ok(bytes) = crate::outside_files::read_small_file(
+            &audit_dir.join(COUNTER_FILE),
+            crate::outside_files::limits::SMALL_FILE,
+        ) {
             audit.push((COUNTER_FILE.to_string(), bytes));
         }
     }
-    let private = tempfile::tempdir().map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: std::env::temp_dir(), source }))?;
+    let private = tempfile::tempdir()
+        .map_err(|source| ExportError::Read(VerifyError::ReadDir { dir: std::env::temp_dir(), source }))?;
     for (name, bytes) in &audit {
         let path = private.path().join(name);
         // A folder of this process's own, made just now: a new file each.

@@ -7,9 +7,9 @@
 //! terminal escape sequences must not be able to repaint the screen (and
 //! hide its own "[SEAL DOES NOT MATCH]" marker).
 
+use super::verify::{shown_name, Location, VerifyError};
 use crate::audit::format;
 use crate::audit::record::{AuditEvent, Body, Record};
-use super::verify::{shown_name, Location, VerifyError};
 use jiff::civil::{Date, DateTime};
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
@@ -38,9 +38,13 @@ pub fn read_all(dir: &Path) -> Result<Vec<ReadLine>, VerifyError> {
     let mut out = Vec::new();
     for (name, path) in logs {
         let file = name.file_name();
-        let bytes = crate::outside_files::read_small_file(&path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| {
-            VerifyError::ReadDir { dir: path.clone(), source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()) }
-        })?;
+        let bytes =
+            crate::outside_files::read_small_file(&path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| {
+                VerifyError::ReadDir {
+                    dir: path.clone(),
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
+                }
+            })?;
         let split = format::split_lines(&bytes);
         let tail = split.tail.map(|(_, t)| t);
         for (n, line) in split.complete.iter().map(|(_, l)| *l).chain(tail).enumerate() {
@@ -333,11 +337,9 @@ impl StationNotes {
             return None;
         }
         let note = match &before {
-            Some((old, seq)) if *old != record.station => format!(
-                "  [station {}, was {} until record #{seq}]",
-                shown_name(&record.station),
-                shown_name(old)
-            ),
+            Some((old, seq)) if *old != record.station => {
+                format!("  [station {}, was {} until record #{seq}]", shown_name(&record.station), shown_name(old))
+            }
             _ if !self.named => format!("  [station {}]", shown_name(&record.station)),
             _ => return None,
         };

@@ -21,9 +21,9 @@
 use super::content::facts_of;
 use super::manifest::Manifest;
 use super::official::{self, OfficialLayer, OfficialLexicon};
+use crate::digest::sha256_hex;
 use crate::outside_files::write_atomically;
 use crate::outside_files::{limits, BoundedReadError};
-use crate::digest::sha256_hex;
 use crate::word::{read_word_list, WordList, WordListError};
 use std::fmt;
 use std::fs::File;
@@ -206,9 +206,12 @@ fn commit(out: &Path, compiled: Compiled) -> Result<BuildReport, BuildError> {
     if !unchanged {
         write_atomically(out, &bytes).map_err(|e| BuildError::Write { path: out.to_path_buf(), source: e })?;
     }
-    let manifest_problem = write_atomically(&manifest_path, manifest.to_toml().as_bytes())
-        .err()
-        .map(|e| format!("the lexicon was installed, but its manifest {} (informative only) could not be written: {e}", manifest_path.display()));
+    let manifest_problem = write_atomically(&manifest_path, manifest.to_toml().as_bytes()).err().map(|e| {
+        format!(
+            "the lexicon was installed, but its manifest {} (informative only) could not be written: {e}",
+            manifest_path.display()
+        )
+    });
     Ok(BuildReport {
         fst_path: out.to_path_buf(),
         manifest_path,
@@ -366,7 +369,12 @@ pub struct InstallReport {
 /// (`CSW21`, `OSPD4`, `MW11-long`, `OTCWL2016`). A list that is not the one
 /// named (its content digest differs from the pinned one, or its fingerprint
 /// from the published one) is refused and nothing changes.
-pub fn install_official(source: &Path, dir: &Path, name: Option<&str>, skip_invalid: bool) -> Result<InstallReport, BuildError> {
+pub fn install_official(
+    source: &Path,
+    dir: &Path,
+    name: Option<&str>,
+    skip_invalid: bool,
+) -> Result<InstallReport, BuildError> {
     let name = match name {
         Some(n) => n.to_string(),
         None => source.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),

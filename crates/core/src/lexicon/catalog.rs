@@ -24,8 +24,8 @@
 use super::definition::{official_definition, Definition};
 use super::official::{self, OfficialLexicon, Pin};
 use super::{DefinitionSource, Layer, Lexicon, LexiconBytes, LexiconError};
-use crate::outside_files::{limits, read_small_file};
 use crate::digest::sha256_hex;
+use crate::outside_files::{limits, read_small_file};
 use std::path::{Path, PathBuf};
 
 /// Id of the built-in demo lexicon.
@@ -130,9 +130,9 @@ impl Catalog {
             match parsed {
                 Err(problem) if problem.starts_with(&shown.to_string()) => catalog.problems.push(problem),
                 Err(problem) => catalog.problems.push(format!("{shown}: {problem}")),
-                Ok((def, _)) if def.id == DEMO_ID => catalog.problems.push(format!(
-                    "{shown}: the id {DEMO_ID} is reserved for the built-in demo lexicon; file ignored"
-                )),
+                Ok((def, _)) if def.id == DEMO_ID => catalog
+                    .problems
+                    .push(format!("{shown}: the id {DEMO_ID} is reserved for the built-in demo lexicon; file ignored")),
                 Ok((def, _)) if official::find(&def.id).is_some() => {
                     let built_in = official::find(&def.id).expect("just found");
                     if !same_as_official(&def, built_in) {
@@ -145,10 +145,9 @@ impl Catalog {
                         ));
                     }
                 }
-                Ok((def, _)) if catalog.find(&def.id).is_some() => catalog.problems.push(format!(
-                    "{shown}: a definition with id {} was already read; file ignored",
-                    def.id
-                )),
+                Ok((def, _)) if catalog.find(&def.id).is_some() => catalog
+                    .problems
+                    .push(format!("{shown}: a definition with id {} was already read; file ignored", def.id)),
                 Ok((definition, sha256)) => {
                     catalog.entries.push(Entry { definition, origin: Origin::File { path, sha256 } })
                 }
@@ -227,8 +226,12 @@ pub fn open_demo() -> Result<Lexicon, LexiconError> {
     let path = PathBuf::from("(built-in)/DEMO.fst");
     let sha256 = sha256_hex(DEMO_FST);
     if sha256 != DEMO_PIN.fst_sha256 {
-        return Err(LexiconError::BadFst { path, problem: format!("built-in bytes have SHA-256 {sha256}, not the pinned one") });
+        return Err(LexiconError::BadFst {
+            path,
+            problem: format!("built-in bytes have SHA-256 {sha256}, not the pinned one"),
+        });
     }
-    let layer = Layer::open(definition.layers[0].clone(), path, LexiconBytes::BuiltIn(DEMO_FST), sha256, Some(&DEMO_PIN))?;
+    let layer =
+        Layer::open(definition.layers[0].clone(), path, LexiconBytes::BuiltIn(DEMO_FST), sha256, Some(&DEMO_PIN))?;
     Ok(Lexicon::from_layers(definition, DefinitionSource::Demo, &[Some(DEMO_PIN)], vec![layer]))
 }

@@ -32,7 +32,7 @@ impl ContentFacts {
     pub fn length_range(&self) -> (usize, usize) {
         let mut lengths = self.count_by_length.iter().enumerate().filter(|(_, &n)| n > 0).map(|(len, _)| len);
         let shortest = lengths.next().unwrap_or(0);
-        let longest = lengths.last().unwrap_or(shortest);
+        let longest = lengths.next_back().unwrap_or(shortest);
         (shortest, longest)
     }
 }

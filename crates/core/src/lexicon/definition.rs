@@ -104,10 +104,7 @@ impl Definition {
     pub fn from_toml(text: &str) -> Result<Definition, DefinitionError> {
         let mut def: Definition = toml::from_str(text).map_err(|e| DefinitionError(e.message().to_string()))?;
         if !valid_id(&def.id) {
-            return Err(DefinitionError(format!(
-                "id {:?} must be 1-32 letters, digits or + - _ .",
-                def.id
-            )));
+            return Err(DefinitionError(format!("id {:?} must be 1-32 letters, digits or + - _ .", def.id)));
         }
         if def.layers.is_empty() {
             return Err(DefinitionError("a lexicon needs at least one [[layer]]".into()));

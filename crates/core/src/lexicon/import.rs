@@ -43,7 +43,9 @@ pub fn find_word_lists(dir: &Path) -> std::io::Result<Found> {
     // number of entries looked at.
     for entry in crate::outside_files::list_folder(dir, 4096)?.entries {
         let name = entry.name.as_str();
-        let is_txt = name.len() > 4 && name.is_char_boundary(name.len() - 4) && name[name.len() - 4..].eq_ignore_ascii_case(".txt");
+        let is_txt = name.len() > 4
+            && name.is_char_boundary(name.len() - 4)
+            && name[name.len() - 4..].eq_ignore_ascii_case(".txt");
         if !is_txt || name.starts_with('.') {
             continue;
         }
@@ -70,10 +72,7 @@ pub fn find_word_lists(dir: &Path) -> std::io::Result<Found> {
 /// of a one-layer lexicon (`CSW21`), the layer names of the others
 /// (`OSPD4`, `MW11-long`).
 pub fn names() -> Vec<&'static str> {
-    official::OFFICIAL
-        .iter()
-        .flat_map(|l| l.layers.iter().map(|layer| layer.fst.trim_end_matches(".fst")))
-        .collect()
+    official::OFFICIAL.iter().flat_map(|l| l.layers.iter().map(|layer| layer.fst.trim_end_matches(".fst"))).collect()
 }
 
 /// The name a file's own name gives it (`CSW21.txt` → `CSW21`, `MW11.txt` →
@@ -182,7 +181,8 @@ mod tests {
         let names: Vec<_> = found.lists.iter().map(|p| p.file_name().unwrap().to_str().unwrap().to_string()).collect();
         assert_eq!(names, ["B.txt", "a.TXT"]);
         assert_eq!(found.left_out, 0);
-        let refused: Vec<_> = found.refused.iter().map(|(p, why)| (p.file_name().unwrap().to_str().unwrap(), why.as_str())).collect();
+        let refused: Vec<_> =
+            found.refused.iter().map(|(p, why)| (p.file_name().unwrap().to_str().unwrap(), why.as_str())).collect();
         assert_eq!(
             refused,
             [("folder.txt", "a folder, not a word list"), ("link.txt", "a link (a stick's links are never followed)")],

@@ -8,9 +8,9 @@
 //! an editable file and a claim is not evidence. `lexicon info` prints it and
 //! says whether it describes the installed bytes.
 
+use super::content::ContentFacts;
 use crate::fingerprint::Fingerprint;
 use crate::word::MAX_LEN;
-use super::content::ContentFacts;
 use serde::{Deserialize, Serialize};
 
 /// The manifest format this build writes and reads.
@@ -99,7 +99,13 @@ impl Manifest {
     }
 
     /// Builds a manifest for `facts` of the .fst `fst_file` whose bytes hash to `fst_sha256`.
-    pub fn describe(facts: &ContentFacts, fst_file: &str, fst_sha256: String, source_file: &str, source_sha256: &str) -> Manifest {
+    pub fn describe(
+        facts: &ContentFacts,
+        fst_file: &str,
+        fst_sha256: String,
+        source_file: &str,
+        source_sha256: &str,
+    ) -> Manifest {
         let (shortest, longest) = facts.length_range();
         Manifest {
             format: MANIFEST_FORMAT,
@@ -113,7 +119,10 @@ impl Manifest {
             count_by_length: facts.count_by_length.clone(),
             source_file: source_file.to_string(),
             source_sha256: source_sha256.to_string(),
-            built_at: jiff::Timestamp::now().round(jiff::Unit::Second).unwrap_or_else(|_| jiff::Timestamp::now()).to_string(),
+            built_at: jiff::Timestamp::now()
+                .round(jiff::Unit::Second)
+                .unwrap_or_else(|_| jiff::Timestamp::now())
+                .to_string(),
             tool_version: concat!("wordjudge ", env!("CARGO_PKG_VERSION")).to_string(),
         }
     }

@@ -303,7 +303,12 @@ impl Lexicon {
 
     /// Assembles a lexicon from opened layers and works out its status from
     /// their content and where the definition comes from.
-    pub fn from_layers(definition: Definition, source: DefinitionSource, pins: &[Option<Pin>], layers: Vec<Layer>) -> Lexicon {
+    pub fn from_layers(
+        definition: Definition,
+        source: DefinitionSource,
+        pins: &[Option<Pin>],
+        layers: Vec<Layer>,
+    ) -> Lexicon {
         let mut mismatch = Vec::new();
         let (mut pinned, mut fingerprint_only, mut nothing) = (0, 0, 0);
         for (i, layer) in layers.iter().enumerate() {

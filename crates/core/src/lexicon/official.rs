@@ -100,7 +100,12 @@ pub struct OfficialLexicon {
     pub layers: &'static [OfficialLayer],
 }
 
-const fn whole(fst: &'static str, published: &'static str, words: Option<WordCount>, pin: Option<Pin>) -> OfficialLayer {
+const fn whole(
+    fst: &'static str,
+    published: &'static str,
+    words: Option<WordCount>,
+    pin: Option<Pin>,
+) -> OfficialLayer {
     OfficialLayer { fst, min_len: 2, max_len: 15, published_fingerprint: Some(published), published_words: words, pin }
 }
 
@@ -246,8 +251,22 @@ pub const OFFICIAL: &[OfficialLexicon] = &[
         name: "OSPD4 with MW11 long words (school play)",
         edition: "Merriam-Webster: OSPD 4th ed. (2005) + Collegiate 11th ed. (2003)",
         layers: &[
-            OfficialLayer { fst: "OSPD4.fst", min_len: 2, max_len: 15, published_fingerprint: None, published_words: None, pin: None },
-            OfficialLayer { fst: "MW11-long.fst", min_len: 9, max_len: 15, published_fingerprint: None, published_words: None, pin: None },
+            OfficialLayer {
+                fst: "OSPD4.fst",
+                min_len: 2,
+                max_len: 15,
+                published_fingerprint: None,
+                published_words: None,
+                pin: None,
+            },
+            OfficialLayer {
+                fst: "MW11-long.fst",
+                min_len: 9,
+                max_len: 15,
+                published_fingerprint: None,
+                published_words: None,
+                pin: None,
+            },
         ],
     },
 ];
@@ -271,7 +290,9 @@ pub fn find(id: &str) -> Option<&'static OfficialLexicon> {
 pub fn layer_for_name(name: &str) -> Option<(&'static OfficialLexicon, &'static OfficialLayer)> {
     let fst = ALIASES.iter().find(|(alias, _)| *alias == name).map(|(_, fst)| fst.to_string());
     let fst = fst.unwrap_or_else(|| format!("{name}.fst"));
-    OFFICIAL.iter().find_map(|lexicon| lexicon.layers.iter().find(|layer| layer.fst == fst).map(|layer| (lexicon, layer)))
+    OFFICIAL
+        .iter()
+        .find_map(|lexicon| lexicon.layers.iter().find(|layer| layer.fst == fst).map(|layer| (lexicon, layer)))
 }
 
 /// The official layer a word list *is*, by its words, whatever its file
@@ -327,7 +348,8 @@ mod tests {
 
     #[test]
     fn only_lists_that_were_at_hand_are_pinned() {
-        let pinned: Vec<&str> = OFFICIAL.iter().filter(|l| l.layers.iter().any(|x| x.pin.is_some())).map(|l| l.id).collect();
+        let pinned: Vec<&str> =
+            OFFICIAL.iter().filter(|l| l.layers.iter().any(|x| x.pin.is_some())).map(|l| l.id).collect();
         assert_eq!(pinned, ["TWL06", "NWL2018", "CSW15"]);
         // NWL2018 is not TWL2016: the stand-in must never be pinned under TWL2016.
         assert!(find("TWL2016").unwrap().layers[0].pin.is_none());
@@ -342,7 +364,10 @@ mod tests {
         }
         for family in crate::profile::Family::ALL {
             for edition in family.editions() {
-                assert!(find(edition).is_some() || *edition == "DEMO", "{edition} ({family:?}) is not in the catalogue");
+                assert!(
+                    find(edition).is_some() || *edition == "DEMO",
+                    "{edition} ({family:?}) is not in the catalogue"
+                );
             }
         }
     }

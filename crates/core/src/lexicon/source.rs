@@ -29,8 +29,8 @@
 //! the same clock tick as the original read could go unseen, which is why
 //! this is a notice for the director, never a condition for judging.)
 
-use crate::outside_files::{open_regular, BoundedReadError};
 use crate::digest::hex;
+use crate::outside_files::{open_regular, BoundedReadError};
 use sha2::{Digest, Sha256};
 use std::fmt;
 use std::io::Read;
@@ -90,7 +90,11 @@ pub fn read_hashed(path: &Path, limit: u64) -> Result<ReadBytes, BoundedReadErro
                 Err(e) => return Err(io_err(e)),
             };
             if (bytes.len() + n) as u64 > limit {
-                return Err(BoundedReadError::TooLarge { path: path.to_path_buf(), size: (bytes.len() + n) as u64, limit });
+                return Err(BoundedReadError::TooLarge {
+                    path: path.to_path_buf(),
+                    size: (bytes.len() + n) as u64,
+                    limit,
+                });
             }
             hasher.update(&chunk[..n]);
             bytes.extend_from_slice(&chunk[..n]);
@@ -117,9 +121,9 @@ pub enum SourceChange {
 impl SourceChange {
     pub fn path(&self) -> &Path {
         match self {
-            SourceChange::Removed { path } | SourceChange::Replaced { path, .. } | SourceChange::Unreadable { path, .. } => {
-                path
-            }
+            SourceChange::Removed { path }
+            | SourceChange::Replaced { path, .. }
+            | SourceChange::Unreadable { path, .. } => path,
         }
     }
 }

@@ -144,7 +144,10 @@ impl HeldFolder {
             return Err(BoundedReadError::TooLarge { path, size: metadata.len(), limit });
         }
         let mut bytes = Vec::with_capacity(metadata.len() as usize);
-        (&mut file).take(limit + 1).read_to_end(&mut bytes).map_err(|source| BoundedReadError::Io { path: path.clone(), source })?;
+        (&mut file)
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|source| BoundedReadError::Io { path: path.clone(), source })?;
         if bytes.len() as u64 > limit {
             return Err(BoundedReadError::TooLarge { path, size: bytes.len() as u64, limit });
         }
@@ -224,7 +227,8 @@ impl HeldFolder {
     /// file system and inode, not a link to it): a check after a rename
     /// that someone else might have raced.
     pub fn holds(&self, name: &str, folder: &HeldFolder) -> bool {
-        let (Ok(entry), Ok(held)) = (rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW), rustix::fs::fstat(&folder.fd))
+        let (Ok(entry), Ok(held)) =
+            (rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW), rustix::fs::fstat(&folder.fd))
         else {
             return false;
         };
@@ -318,13 +322,17 @@ mod tests {
         std::os::unix::fs::symlink("/etc/passwd", dir.path().join("b.csr")).unwrap();
         std::fs::create_dir(dir.path().join("c.csr")).unwrap();
         let held = HeldFolder::open(dir.path(), "", false).unwrap();
-        let kinds: Vec<(String, EntryKind)> = held.list(10).unwrap().entries.into_iter().map(|e| (e.name, e.kind)).collect();
+        let kinds: Vec<(String, EntryKind)> =
+            held.list(10).unwrap().entries.into_iter().map(|e| (e.name, e.kind)).collect();
         assert_eq!(
             kinds,
             [("a.csr".into(), EntryKind::File), ("b.csr".into(), EntryKind::Link), ("c.csr".into(), EntryKind::Folder)]
         );
         assert_eq!(held.read_small("a.csr", 10).unwrap(), b"a");
-        assert!(matches!(held.read_small("b.csr", 10), Err(BoundedReadError::NotRegular { kind: "symbolic link", .. })));
+        assert!(matches!(
+            held.read_small("b.csr", 10),
+            Err(BoundedReadError::NotRegular { kind: "symbolic link", .. })
+        ));
         assert!(matches!(held.read_small("a.csr", 0), Err(BoundedReadError::TooLarge { .. })));
         assert!(held.read_small("../x", 10).is_err() && held.write_atomically("../x", b"", 0o644).is_err());
         assert!(held.child("b.csr", false).is_err(), "a link is never entered");

@@ -230,10 +230,8 @@ pub fn read_small_text_nofollow(path: &Path, limit: u64) -> Result<String, Bound
 }
 
 fn text_of(path: &Path, bytes: Vec<u8>) -> Result<String, BoundedReadError> {
-    String::from_utf8(bytes).map_err(|e| BoundedReadError::NotText {
-        path: path.to_path_buf(),
-        valid_up_to: e.utf8_error().valid_up_to(),
-    })
+    String::from_utf8(bytes)
+        .map_err(|e| BoundedReadError::NotText { path: path.to_path_buf(), valid_up_to: e.utf8_error().valid_up_to() })
 }
 
 /// What [`read_line_bounded`] found.

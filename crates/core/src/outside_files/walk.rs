@@ -62,10 +62,8 @@ pub fn list_folder(dir: &Path, limit: usize) -> std::io::Result<Listing> {
 /// DIR`): a link given as the name itself is followed, as a shell user
 /// expects; the entries are still judged without following them.
 pub fn list_named_folder(dir: &Path, limit: usize) -> std::io::Result<Listing> {
-    let handle = File::options()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(dir)?;
+    let handle =
+        File::options().read(true).custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC).open(dir)?;
     list(dir, limit, handle)
 }
 
@@ -122,7 +120,13 @@ mod tests {
         let kinds: Vec<(&str, EntryKind)> = listing.entries.iter().map(|e| (e.name.as_str(), e.kind)).collect();
         assert_eq!(
             kinds,
-            [("a.txt", EntryKind::File), ("b.txt", EntryKind::Link), ("c.txt", EntryKind::Other), ("out", EntryKind::Link), ("sub", EntryKind::Folder)]
+            [
+                ("a.txt", EntryKind::File),
+                ("b.txt", EntryKind::Link),
+                ("c.txt", EntryKind::Other),
+                ("out", EntryKind::Link),
+                ("sub", EntryKind::Folder)
+            ]
         );
         assert!(list_folder(&dir.path().join("out"), 16).is_err(), "a link to a folder is not listed");
         assert!(list_folder(&dir.path().join("a.txt"), 16).is_err(), "a file is not a folder");

@@ -281,7 +281,11 @@ pub struct Refused {
 
 /// Whether `profile` can judge with `edition` now, by what `lexicon` says
 /// of each id.
-fn check(profile: &'static Profile, edition: &'static str, lexicon: &dyn Fn(&str) -> Availability) -> Result<Chosen, String> {
+fn check(
+    profile: &'static Profile,
+    edition: &'static str,
+    lexicon: &dyn Fn(&str) -> Availability,
+) -> Result<Chosen, String> {
     match lexicon(edition) {
         Availability::NotInstalled => return Err(format!("{edition} is not installed")),
         Availability::Unusable(status) => return Err(format!("{edition} is {status}")),
@@ -331,7 +335,12 @@ pub fn offers(profile: &'static Profile, lexicon: &dyn Fn(&str) -> Availability)
         })
         .collect();
     if rows.is_empty() {
-        return vec![Offer { profile, edition: None, second_opinion: None, unavailable: Some(nothing_to_offer(profile, lexicon)) }];
+        return vec![Offer {
+            profile,
+            edition: None,
+            second_opinion: None,
+            unavailable: Some(nothing_to_offer(profile, lexicon)),
+        }];
     }
     rows
 }

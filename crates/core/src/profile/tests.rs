@@ -26,7 +26,9 @@ fn ids_are_unique_and_found_and_old_ids_still_name_a_profile() {
     }
     assert_eq!(find("NOPE"), None);
     // Every id a config in the field may hold.
-    for old in ["NASPA-NWL", "NASPA-TWL", "NASPA-NWL-CHANGEOVER", "NASPA-CSW-5", "NASPA-CSW-10", "WESPA-CSW", "SCHOOL", "DEMO"] {
+    for old in
+        ["NASPA-NWL", "NASPA-TWL", "NASPA-NWL-CHANGEOVER", "NASPA-CSW-5", "NASPA-CSW-10", "WESPA-CSW", "SCHOOL", "DEMO"]
+    {
         assert!(find(old).is_some(), "{old}");
     }
     let twl = find("NASPA-TWL").unwrap();
@@ -124,10 +126,15 @@ fn a_changeover_compares_with_the_edition_the_chosen_one_replaced() {
     // Not the newest two installed: NWL2018 is not the list NWL2023 replaced.
     assert_eq!(
         rows(id, &["NWL2018", "NWL2023"]),
-        [(Some("NWL2018"), Some("the second opinion, TWL2016, is not installed".into())),
-         (Some("NWL2023"), Some("the second opinion, NWL2020, is not installed".into()))]
+        [
+            (Some("NWL2018"), Some("the second opinion, TWL2016, is not installed".into())),
+            (Some("NWL2023"), Some("the second opinion, NWL2020, is not installed".into()))
+        ]
     );
-    assert_eq!(rows(id, &["TWL06"]), [(None, Some("a changeover needs two successive NWL or TWL editions installed".into()))]);
+    assert_eq!(
+        rows(id, &["TWL06"]),
+        [(None, Some("a changeover needs two successive NWL or TWL editions installed".into()))]
+    );
     assert_eq!(rows(id, &["TWL06", "OTCWL2014"]), [(Some("OTCWL2014"), None)]);
     assert_eq!(find("NASPA-NWL").unwrap().second_opinion("NWL2023"), None, "only the changeover has one");
     assert_eq!(offers(find(id).unwrap(), &all)[2].id(), "NASPA-NWL-CHANGEOVER@NWL2023");

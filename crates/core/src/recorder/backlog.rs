@@ -62,8 +62,7 @@ impl Backlog {
                 false
             }
             None => {
-                self.failure =
-                    Some(Failure { since: at, error, dropped: 0, challenges: None, numbering_from_log });
+                self.failure = Some(Failure { since: at, error, dropped: 0, challenges: None, numbering_from_log });
                 true
             }
         }

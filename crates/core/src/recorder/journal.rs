@@ -40,7 +40,13 @@ pub const AUDIT_FAILING: &str = "audit_failing";
 /// The checkpoint a journald copy of line `seq` (whose `line_sha256` is
 /// `hash`) carries: the log up to that line, signed with the station's
 /// `key`. [`crate::fleet::proof`] checks it on the laptop.
-pub fn line_checkpoint(key: &crate::audit::checkpoint::StationKey, seq: u64, hash: &str, time: String, station: &str) -> String {
+pub fn line_checkpoint(
+    key: &crate::audit::checkpoint::StationKey,
+    seq: u64,
+    hash: &str,
+    time: String,
+    station: &str,
+) -> String {
     key.sign(&crate::audit::checkpoint::Checkpoint {
         count: seq,
         head: hash.to_string(),
@@ -187,9 +193,7 @@ impl Entry {
                     AuditEvent::ConfigProblem { problem }
                     | AuditEvent::GpioProblem { problem }
                     | AuditEvent::DisplayProblem { problem }
-                    | AuditEvent::KeyProblem { problem } => {
-                        entry.problem = Some(problem.clone())
-                    }
+                    | AuditEvent::KeyProblem { problem } => entry.problem = Some(problem.clone()),
                     AuditEvent::WriteFailed { error, .. } => entry.problem = Some(error.clone()),
                     AuditEvent::FleetRefused { reason, .. } => entry.problem = Some(reason.clone()),
                     _ => {}

@@ -164,4 +164,3 @@ impl fmt::Debug for AuditOptions {
             .finish_non_exhaustive()
     }
 }
-

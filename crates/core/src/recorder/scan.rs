@@ -3,11 +3,11 @@
 //! adjudications (for `repeat_of`). Reads backwards, file by file, only as
 //! far as needed.
 
+use super::AuditError;
 use crate::audit::clock::Stamp;
 use crate::audit::format::{self, LogName, GENESIS};
 use crate::audit::record::{AuditEvent, Record};
 use crate::audit::slip::SlipCode;
-use super::AuditError;
 use crate::digest::sha256_hex;
 use jiff::civil::Date;
 use jiff::tz::TimeZone;
@@ -155,9 +155,11 @@ pub fn station_named_in_log(dir: &Path) -> Option<String> {
 /// One log file's bytes, bounded and without blocking: a FIFO named like a
 /// log file is an error here, never a hang.
 fn read_log(path: &Path) -> Result<Vec<u8>, AuditError> {
-    crate::outside_files::read_small_file(path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| AuditError::Read {
-        path: path.to_path_buf(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
+    crate::outside_files::read_small_file(path, crate::outside_files::limits::AUDIT_FILE).map_err(|e| {
+        AuditError::Read {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()),
+        }
     })
 }
 
@@ -194,7 +196,9 @@ fn chain_end(complete: &[(u64, &[u8])]) -> Option<ChainEnd> {
         .iter()
         .rev()
         .enumerate()
-        .find_map(|(after, (_, line))| Record::parse(line).ok().map(|h| h.seq.saturating_add(1).saturating_add(after as u64)))
+        .find_map(|(after, (_, line))| {
+            Record::parse(line).ok().map(|h| h.seq.saturating_add(1).saturating_add(after as u64))
+        })
         .unwrap_or(complete.len() as u64 + 1);
     Some(ChainEnd { next_seq, prev: format::line_hash(last) })
 }
@@ -220,7 +224,9 @@ pub(super) fn move_aside(dir: &Path, torn: &Torn) -> Result<AuditEvent, AuditErr
     let log_name = torn.name.file_name();
     let aside_name = format::torn_aside_name(&log_name, torn.offset, &sha);
     let aside = dir.join(&aside_name);
-    if crate::outside_files::read_small_file_nofollow(&aside, torn.bytes.len() as u64).ok().as_deref() != Some(&torn.bytes[..]) {
+    if crate::outside_files::read_small_file_nofollow(&aside, torn.bytes.len() as u64).ok().as_deref()
+        != Some(&torn.bytes[..])
+    {
         crate::outside_files::write_atomically(&aside, &torn.bytes)
             .map_err(|source| AuditError::MoveAside { path: aside.clone(), source })?;
     }

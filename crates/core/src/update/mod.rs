@@ -149,7 +149,10 @@ fn version_parts(version: &str) -> Option<Vec<u64>> {
     if version.is_empty() {
         return None;
     }
-    version.split('.').map(|p| if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) { None } else { p.parse().ok() }).collect()
+    version
+        .split('.')
+        .map(|p| if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) { None } else { p.parse().ok() })
+        .collect()
 }
 
 /// Compares two versions by their numeric dot components (`0.1.10` >
@@ -168,7 +171,8 @@ pub fn parse_info_json(text: &str) -> Result<(String, String, String), UpdateErr
     let value: serde_json::Value = serde_json::from_str(text.trim())
         .map_err(|e| UpdateError::Unreadable(format!("rauc info printed no bundle description ({e})")))?;
     let field = |name: &str| value.get(name).and_then(|v| v.as_str()).map(str::to_string);
-    let compatible = field("compatible").ok_or_else(|| UpdateError::Unreadable("the bundle names no compatible".into()))?;
+    let compatible =
+        field("compatible").ok_or_else(|| UpdateError::Unreadable("the bundle names no compatible".into()))?;
     let version = field("version").ok_or_else(|| UpdateError::Unreadable("the bundle names no version".into()))?;
     Ok((compatible, version, field("description").unwrap_or_default()))
 }
@@ -380,7 +384,9 @@ impl fmt::Display for UpdateError {
                 write!(f, "no room for the station's copy of the bundle: {needed} bytes needed, {free} free")
             }
             UpdateError::CopyFailed(why) => write!(f, "the station could not keep a copy of the bundle: {why}"),
-            UpdateError::Changed => f.write_str("the station's copy of the bundle changed after it was checked; not installed"),
+            UpdateError::Changed => {
+                f.write_str("the station's copy of the bundle changed after it was checked; not installed")
+            }
             UpdateError::InstallFailed(why) => write!(f, "the install failed: {why}"),
         }
     }

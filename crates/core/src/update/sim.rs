@@ -103,7 +103,9 @@ impl Updates for SimUpdates {
             while read < until {
                 let want = buf.len().min((until - read) as usize);
                 match reader.read(&mut buf[..want]) {
-                    Ok(0) => return Err(UpdateError::InstallFailed("failed to read the bundle: it ended early".into())),
+                    Ok(0) => {
+                        return Err(UpdateError::InstallFailed("failed to read the bundle: it ended early".into()))
+                    }
                     Ok(n) => read += n as u64,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => return Err(UpdateError::InstallFailed(format!("failed to read the bundle: {e}"))),
@@ -170,7 +172,8 @@ mod tests {
         assert_eq!(updates.after_interruption("0.2.0"), InstallState::Installed);
         assert!(matches!(updates.after_interruption("0.3.0"), InstallState::Failed(_)));
         // The next install starts by dropping the slot it will write.
-        std::fs::write(&bundle, "{\"compatible\":\"wordjudge-sim\",\"version\":\"0.2.0\",\"install_fails\":\"x\"}\n").unwrap();
+        std::fs::write(&bundle, "{\"compatible\":\"wordjudge-sim\",\"version\":\"0.2.0\",\"install_fails\":\"x\"}\n")
+            .unwrap();
         assert!(updates.install(&bundle, &mut |_| {}).is_err());
         assert!(matches!(updates.after_interruption("0.2.0"), InstallState::Failed(_)));
     }

@@ -74,7 +74,8 @@ impl Staged {
     /// Checks that the copy still holds the bytes copied (read again,
     /// streamed): [`UpdateError::Changed`] when it does not, or is gone.
     pub fn verify(&self) -> Result<(), UpdateError> {
-        let (file, metadata) = crate::outside_files::open_regular(&self.path, u64::MAX).map_err(|_| UpdateError::Changed)?;
+        let (file, metadata) =
+            crate::outside_files::open_regular(&self.path, u64::MAX).map_err(|_| UpdateError::Changed)?;
         if metadata.len() != self.size {
             return Err(UpdateError::Changed);
         }
@@ -113,7 +114,8 @@ pub fn sha256_of(reader: impl Read) -> io::Result<(u64, String)> {
 
 /// Bytes free to an unprivileged writer on the filesystem of `dir`.
 fn free_bytes(dir: &Path) -> io::Result<u64> {
-    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     // SAFETY: `path` is a valid C string and `stats` a plain struct the call fills.
     let mut stats: libc::statvfs = unsafe { std::mem::zeroed() };
     if unsafe { libc::statvfs(path.as_ptr(), &mut stats) } != 0 {
@@ -247,12 +249,17 @@ mod tests {
         std::fs::File::create(&bundle).unwrap().set_len(8 << 40).unwrap();
         let update = dir.path().join("update");
         match stage(&bundle, &update) {
-            Err(UpdateError::NoRoom { needed, free }) => assert!(needed == (8 << 40) + RESERVE && free < needed, "{needed} {free}"),
+            Err(UpdateError::NoRoom { needed, free }) => {
+                assert!(needed == (8 << 40) + RESERVE && free < needed, "{needed} {free}")
+            }
             other => panic!("{other:?}"),
         }
         assert!(!update.join(STAGED_FILE).exists());
         assert_eq!(room_for(100, 100 + RESERVE), Ok(()));
-        assert_eq!(room_for(101, 100 + RESERVE), Err(UpdateError::NoRoom { needed: 101 + RESERVE, free: 100 + RESERVE }));
+        assert_eq!(
+            room_for(101, 100 + RESERVE),
+            Err(UpdateError::NoRoom { needed: 101 + RESERVE, free: 100 + RESERVE })
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! and tie the kiosk to wording RAUC may change.
 
 use super::{
-    key_value, parse_info_json, parse_progress, parse_signer, BundleInfo, InstallState, StationRelease, UpdateError, Updates,
+    key_value, parse_info_json, parse_progress, parse_signer, BundleInfo, InstallState, StationRelease, UpdateError,
+    Updates,
 };
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -76,7 +77,10 @@ impl SystemUpdates {
                 Ok(None) if started.elapsed() > INFO_TIME_LIMIT => {
                     let _ = child.kill();
                     let _ = child.wait();
-                    return Err(UpdateError::Refused(format!("rauc info took longer than {} s", INFO_TIME_LIMIT.as_secs())));
+                    return Err(UpdateError::Refused(format!(
+                        "rauc info took longer than {} s",
+                        INFO_TIME_LIMIT.as_secs()
+                    )));
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(50)),
                 Err(e) => return Err(UpdateError::NotRun(e.to_string())),
@@ -103,14 +107,10 @@ fn last_words(stderr: &str, stdout: &str, status: &str) -> String {
         .lines()
         .chain(stdout.lines())
         .filter_map(|l| l.trim().strip_prefix("LastError:"))
-        .map(str::trim)
-        .filter(|reason| !reason.is_empty())
-        .next_back();
+        .map(str::trim).rfind(|reason| !reason.is_empty());
     let telling = |text: &str| {
         text.lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && parse_progress(l).is_none() && !matches!(*l, "idle" | "installing"))
-            .next_back()
+            .map(str::trim).rfind(|l| !l.is_empty() && parse_progress(l).is_none() && !matches!(*l, "idle" | "installing"))
             .map(str::to_string)
     };
     match last_error.map(str::to_string).or_else(|| telling(stderr)).or_else(|| telling(stdout)) {
@@ -122,18 +122,21 @@ fn last_words(stderr: &str, stdout: &str, status: &str) -> String {
 impl Updates for SystemUpdates {
     fn release(&self) -> Option<StationRelease> {
         // No system.conf: RAUC is not set up here (the Pi image, a desktop).
-        let conf = crate::outside_files::read_small_text(&self.system_conf, crate::outside_files::limits::SMALL_FILE).ok()?;
+        let conf =
+            crate::outside_files::read_small_text(&self.system_conf, crate::outside_files::limits::SMALL_FILE).ok()?;
         let compatible = key_value(&conf, "compatible")?;
-        let version = crate::outside_files::read_small_text(&self.release_file, crate::outside_files::limits::SMALL_FILE)
-            .ok()
-            .and_then(|t| key_value(&t, "VERSION"))
-            .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string());
+        let version =
+            crate::outside_files::read_small_text(&self.release_file, crate::outside_files::limits::SMALL_FILE)
+                .ok()
+                .and_then(|t| key_value(&t, "VERSION"))
+                .unwrap_or_else(|| env!("CARGO_PKG_VERSION").to_string());
         Some(StationRelease { version, compatible })
     }
 
     fn inspect(&self, bundle: &Path) -> Result<BundleInfo, UpdateError> {
         let keyring = format!("--keyring={}", self.keyring.display());
-        let json = self.run(&["info".as_ref(), "--output-format=json".as_ref(), keyring.as_ref(), bundle.as_os_str()])?;
+        let json =
+            self.run(&["info".as_ref(), "--output-format=json".as_ref(), keyring.as_ref(), bundle.as_os_str()])?;
         let (compatible, version, description) = parse_info_json(&json)?;
         let readable = self.run(&["info".as_ref(), keyring.as_ref(), bundle.as_os_str()])?;
         let signer = parse_signer(&readable).unwrap_or_else(|| "not named".into());
@@ -193,7 +196,9 @@ impl Updates for SystemUpdates {
             .stderr(Stdio::piped())
             .output();
         let (operation, last_error) = match &properties {
-            Ok(out) if out.status.success() => match parse_string_properties(&String::from_utf8_lossy(&out.stdout)).as_slice() {
+            Ok(out) if out.status.success() => match parse_string_properties(&String::from_utf8_lossy(&out.stdout))
+                .as_slice()
+            {
                 [operation, last_error] => (operation.clone(), last_error.clone()),
                 _ => return InstallState::Failed("RAUC's state could not be read (busctl gave no Operation)".into()),
             },
@@ -212,7 +217,9 @@ impl Updates for SystemUpdates {
         };
         match primary_is_other_slot(&status) {
             Some(true) => InstallState::Installed,
-            _ if !last_error.is_empty() => InstallState::Failed(format!("RAUC reported: {}", crate::word::printable(&last_error, 200))),
+            _ if !last_error.is_empty() => {
+                InstallState::Failed(format!("RAUC reported: {}", crate::word::printable(&last_error, 200)))
+            }
             Some(false) => InstallState::Failed("RAUC did not make the new slot the one that boots next".into()),
             None => InstallState::Failed("RAUC's slot status could not be understood".into()),
         }
@@ -221,9 +228,7 @@ impl Updates for SystemUpdates {
 
 /// The string values `busctl get-property` prints, one per line (`s "idle"`).
 fn parse_string_properties(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|line| line.trim().strip_prefix("s \"")?.strip_suffix('"').map(str::to_string))
-        .collect()
+    text.lines().filter_map(|line| line.trim().strip_prefix("s \"")?.strip_suffix('"').map(str::to_string)).collect()
 }
 
 /// Whether `rauc status --output-format=json` names a primary slot other
@@ -232,7 +237,8 @@ fn primary_is_other_slot(json: &str) -> Option<bool> {
     let status: serde_json::Value = serde_json::from_str(json).ok()?;
     let booted = status.get("booted")?.as_str()?;
     let primary = status.get("boot_primary")?.as_str()?;
-    let bootname = status.get("slots")?.as_array()?.iter().find_map(|slot| slot.get(primary)?.get("bootname")?.as_str())?;
+    let bootname =
+        status.get("slots")?.as_array()?.iter().find_map(|slot| slot.get(primary)?.get("bootname")?.as_str())?;
     Some(bootname != booted)
 }
 
@@ -258,7 +264,11 @@ mod tests {
 
     /// A `busctl` stand-in printing RAUC's Operation and LastError.
     fn fake_busctl(updates: &SystemUpdates, operation: &str, last_error: &str) {
-        std::fs::write(&updates.busctl, format!("#!/bin/sh\nprintf 's \"%s\"\\ns \"%s\"\\n' '{operation}' '{last_error}'\n")).unwrap();
+        std::fs::write(
+            &updates.busctl,
+            format!("#!/bin/sh\nprintf 's \"%s\"\\ns \"%s\"\\n' '{operation}' '{last_error}'\n"),
+        )
+        .unwrap();
         std::fs::set_permissions(&updates.busctl, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
@@ -285,15 +295,25 @@ mod tests {
             InstallState::Failed("RAUC reported: Installation error: No space left on device".into())
         );
         fake_busctl(&updates, "idle", "");
-        assert!(matches!(updates.after_interruption("0.2.0"), InstallState::Failed(why) if why.contains("did not make the new slot")));
+        assert!(
+            matches!(updates.after_interruption("0.2.0"), InstallState::Failed(why) if why.contains("did not make the new slot"))
+        );
         // RAUC not answering is said, never guessed.
         let updates = fake_rauc(dir.path(), "echo 'not json'");
         fake_busctl(&updates, "idle", "");
-        assert!(matches!(updates.after_interruption("0.2.0"), InstallState::Failed(why) if why.contains("could not be understood")));
-        std::fs::write(&updates.busctl, "#!/bin/sh\necho 'Failed to get property Operation: Access denied' >&2; exit 1\n").unwrap();
+        assert!(
+            matches!(updates.after_interruption("0.2.0"), InstallState::Failed(why) if why.contains("could not be understood"))
+        );
+        std::fs::write(
+            &updates.busctl,
+            "#!/bin/sh\necho 'Failed to get property Operation: Access denied' >&2; exit 1\n",
+        )
+        .unwrap();
         assert_eq!(
             updates.after_interruption("0.2.0"),
-            InstallState::Failed("RAUC's state could not be read: Failed to get property Operation: Access denied".into())
+            InstallState::Failed(
+                "RAUC's state could not be read: Failed to get property Operation: Access denied".into()
+            )
         );
     }
 
@@ -327,7 +347,10 @@ esac"#,
     #[test]
     fn a_bundle_rauc_refuses_carries_raucs_reason() {
         let dir = tempfile::tempdir().unwrap();
-        let updates = fake_rauc(dir.path(), "echo 'signature verification failed: unable to get local issuer certificate' >&2; exit 1");
+        let updates = fake_rauc(
+            dir.path(),
+            "echo 'signature verification failed: unable to get local issuer certificate' >&2; exit 1",
+        );
         match updates.inspect(Path::new("/stick/u.raucb")) {
             Err(UpdateError::Refused(why)) => assert!(why.contains("signature verification failed"), "{why}"),
             other => panic!("{other:?}"),
@@ -357,7 +380,10 @@ esac"#,
         assert_eq!(last_words("Installing `/x.raucb` failed\n", stdout, "exit status: 1"), want);
         assert_eq!(last_words(stdout, "", "exit status: 1"), want);
         // No LastError: stderr's last telling line, then stdout's.
-        assert_eq!(last_words("Failed to read bundle: No such device\nidle\n", "installing\n", "x"), "Failed to read bundle: No such device");
+        assert_eq!(
+            last_words("Failed to read bundle: No such device\nidle\n", "installing\n", "x"),
+            "Failed to read bundle: No such device"
+        );
         assert_eq!(last_words("", "something went wrong\nidle\n", "x"), "something went wrong");
         assert_eq!(last_words("", "idle\n", "exit status: 1"), "rauc ended with exit status: 1");
     }

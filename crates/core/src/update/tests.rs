@@ -53,7 +53,8 @@ fn release_files_and_boot_checks_parse() {
     assert_eq!(key_value("VERSION=0.1.0\nARCH=amd64\n", "VERSION").as_deref(), Some("0.1.0"));
     assert_eq!(key_value("[system]\ncompatible=wordjudge-amd64\n", "compatible").as_deref(), Some("wordjudge-amd64"));
     assert_eq!(key_value("VERSION=\n", "VERSION"), None);
-    let check = parse_boot_check("slot=B\nversion=0.1.1\noutcome=rolled-back\ndetail=kiosk not READY in 120 s\n").unwrap();
+    let check =
+        parse_boot_check("slot=B\nversion=0.1.1\noutcome=rolled-back\ndetail=kiosk not READY in 120 s\n").unwrap();
     assert_eq!(check.outcome, BootOutcome::RolledBack);
     assert_eq!((check.slot.as_str(), check.version.as_str()), ("B", "0.1.1"));
     assert_eq!(check.detail, "kiosk not READY in 120 s");
@@ -71,7 +72,7 @@ fn an_install_started_is_marked_until_its_end_is_recorded() {
     clear_install_started(dir.path());
     assert_eq!(install_started(dir.path()), None);
     clear_install_started(dir.path()); // twice: nothing to do, no complaint
-    // A marker that is not ours still says an install was under way.
+                                       // A marker that is not ours still says an install was under way.
     std::fs::write(dir.path().join(INSTALL_MARKER), "garbage\u{1b}").unwrap();
     assert_eq!(install_started(dir.path()).as_deref(), Some(""));
     // A FIFO or a huge file in its place is never read (a FIFO would
@@ -118,8 +119,11 @@ fn only_bundles_at_the_top_are_found() {
     std::fs::write(dir.path().join("A.RAUCB"), "").unwrap();
     std::fs::write(dir.path().join("notes.txt"), "").unwrap();
     std::fs::create_dir(dir.path().join("c.raucb")).unwrap();
-    let names: Vec<String> =
-        find_bundles(dir.path()).unwrap().iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = find_bundles(dir.path())
+        .unwrap()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
     assert_eq!(names, ["A.RAUCB", "b.raucb"]);
 }
 

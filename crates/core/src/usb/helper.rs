@@ -71,9 +71,14 @@ fn check_device(device: &str) -> Result<Checked, HelperError> {
     }
     let fs_type = property("ID_FS_TYPE");
     if !FILESYSTEMS.contains(&fs_type.as_str()) {
-        return Err(HelperError::NotAStick(format!("{device} has a {fs_type:?} filesystem (FAT32, exFAT or ext4 only)")));
+        return Err(HelperError::NotAStick(format!(
+            "{device} has a {fs_type:?} filesystem (FAT32, exFAT or ext4 only)"
+        )));
     }
-    let node = dev.devnode().map(Path::to_path_buf).ok_or_else(|| HelperError::NotAStick(format!("{device} has no device node")))?;
+    let node = dev
+        .devnode()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| HelperError::NotAStick(format!("{device} has no device node")))?;
     Ok(Checked { node, fs_type })
 }
 
@@ -184,7 +189,9 @@ pub fn attach(device: &str, mode: Mode) -> Result<PathBuf, HelperError> {
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let disk = device.trim_end_matches(|c: char| c.is_ascii_digit());
     let busy = mount_sources(&mountinfo).into_iter().find(|source| {
-        source.strip_prefix("/dev/").is_some_and(|name| name == device || name.trim_end_matches(|c: char| c.is_ascii_digit()) == disk)
+        source
+            .strip_prefix("/dev/")
+            .is_some_and(|name| name == device || name.trim_end_matches(|c: char| c.is_ascii_digit()) == disk)
     });
     if let Some(source) = busy {
         return Err(HelperError::Busy(format!("{source} is mounted already: {device} is not a stick to mount")));
@@ -196,7 +203,8 @@ pub fn attach(device: &str, mode: Mode) -> Result<PathBuf, HelperError> {
     let owner = user_ids(KIOSK_USER)?;
     let private = private_path(device);
     for dir in [Path::new(PRIVATE_ROOT), private.as_path(), stick_path] {
-        std::fs::create_dir_all(dir).map_err(|e| HelperError::Failed(format!("cannot create {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| HelperError::Failed(format!("cannot create {}: {e}", dir.display())))?;
     }
     use std::os::unix::fs::PermissionsExt;
     let _ = std::fs::set_permissions(PRIVATE_ROOT, std::fs::Permissions::from_mode(0o700));
@@ -209,7 +217,13 @@ pub fn attach(device: &str, mode: Mode) -> Result<PathBuf, HelperError> {
     result.map(|()| stick_path.to_path_buf())
 }
 
-fn mount_both(checked: &Checked, mode: Mode, owner: (u32, u32), private: &Path, stick_path: &Path) -> Result<(), HelperError> {
+fn mount_both(
+    checked: &Checked,
+    mode: Mode,
+    owner: (u32, u32),
+    private: &Path,
+    stick_path: &Path,
+) -> Result<(), HelperError> {
     let options = mount_options(&checked.fs_type, mode, owner);
     let node = checked.node.to_string_lossy();
     let private_s = private.to_string_lossy();

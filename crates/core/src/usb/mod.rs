@@ -197,7 +197,9 @@ mod tests {
         for good in ["sdb", "sdb1", "sdz15", "sdaa2"] {
             assert!(valid_device_name(good), "{good}");
         }
-        for bad in ["", "sd", "sd1", "nvme0n1", "sdb/../../etc", "sdB1", "sdb 1", "mmcblk0p1", "sdbbbbbbbbbbb1", "sdb1x"] {
+        for bad in
+            ["", "sd", "sd1", "nvme0n1", "sdb/../../etc", "sdB1", "sdb 1", "mmcblk0p1", "sdbbbbbbbbbbb1", "sdb1x"]
+        {
             assert!(!valid_device_name(bad), "{bad}");
         }
     }

@@ -79,7 +79,9 @@ impl std::fmt::Display for SystemctlError {
             SystemctlError::Failed { verb, status, stderr } if stderr.is_empty() => {
                 write!(f, "systemctl {verb} failed ({status})")
             }
-            SystemctlError::Failed { verb, status, stderr } => write!(f, "systemctl {verb} failed ({status}): {stderr}"),
+            SystemctlError::Failed { verb, status, stderr } => {
+                write!(f, "systemctl {verb} failed ({status}): {stderr}")
+            }
             SystemctlError::TimedOut { verb } => {
                 write!(f, "systemctl {verb} did not finish in {} s", SYSTEMCTL_TIMEOUT.as_secs())
             }
@@ -197,7 +199,8 @@ mod tests {
 
     #[test]
     fn a_bad_name_never_reaches_systemctl() {
-        let bad = Stick { device: "sdb1.service wordjudge".into(), label: String::new(), fs_type: String::new(), size: 0 };
+        let bad =
+            Stick { device: "sdb1.service wordjudge".into(), label: String::new(), fs_type: String::new(), size: 0 };
         assert!(matches!(SystemSticks.attach(&bad, Mode::Import), Err(StickError::NotAStick { .. })));
         assert_eq!(SystemSticks.detach(&bad), Ok(()));
     }

@@ -16,8 +16,8 @@
 //! screen shows the kiosk instead, and the journal, the audit log and the
 //! director menu name the connectors there are.
 
-use wordjudge_core::config::Config;
 use std::path::Path;
+use wordjudge_core::config::Config;
 
 /// The variable the linuxkms backend reads the rotation from.
 pub const ROTATION_VAR: &str = "SLINT_KMS_ROTATION";
@@ -193,10 +193,7 @@ mod tests {
         ]);
         let found = connectors(sys.path());
         let names: Vec<(&str, bool)> = found.iter().map(|c| (c.name.as_str(), c.connected)).collect();
-        assert_eq!(
-            names,
-            [("DSI-1", true), ("HDMI-A-1", true), ("HDMI-A-2", false)]
-        );
+        assert_eq!(names, [("DSI-1", true), ("HDMI-A-1", true), ("HDMI-A-2", false)]);
         assert_eq!(describe(&found), "DSI-1 (connected), HDMI-A-1 (connected), HDMI-A-2");
         assert!(connectors(&sys.path().join("nothing")).is_empty());
     }

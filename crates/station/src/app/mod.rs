@@ -18,8 +18,6 @@ pub mod screenshots;
 pub mod update;
 pub mod usb;
 
-use wordjudge_core::config::Timeouts;
-use wordjudge_core::gpio::Hardware;
 use crate::kiosk::flow::{Event, Kiosk};
 use crate::kiosk::station::Station;
 use crate::kiosk::view::{view, StationInfo, ViewModel};
@@ -29,6 +27,8 @@ use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::Duration;
+use wordjudge_core::config::Timeouts;
+use wordjudge_core::gpio::Hardware;
 
 /// How often the station is asked to look at its files (a lexicon changed on
 /// disk, an audit log that can be written again).
@@ -59,8 +59,16 @@ impl Controller {
     ) -> Controller {
         let kiosk = Kiosk::new(station.as_ref(), timeouts);
         let last_poll = clock();
-        let mut controller =
-            Controller { kiosk, station, hardware, clock, show_lamps, last_poll, last_sign_of_life: last_poll, shown: None };
+        let mut controller = Controller {
+            kiosk,
+            station,
+            hardware,
+            clock,
+            show_lamps,
+            last_poll,
+            last_sign_of_life: last_poll,
+            shown: None,
+        };
         controller.update_lamps();
         controller
     }

@@ -16,14 +16,14 @@
 //! Nothing here judges: with no screen there is no verdict to show.
 
 use crate::app::boot_check::{BootCheckRecorder, Looked};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 use wordjudge_core::audit::AuditEvent;
 use wordjudge_core::config::Loaded;
 use wordjudge_core::gpio::{self, Backend};
 use wordjudge_core::panel::Lamps;
 use wordjudge_core::recorder::AuditLog;
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
 /// How often the display devices are looked at again.
 const LOOK_AGAIN: Duration = Duration::from_secs(2);
@@ -91,7 +91,10 @@ pub fn stay_out_of_service(
     };
     let status = format!("out of service: no screen ({problem})");
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready, sd_notify::NotifyState::Status(&status)]);
-    println!("WORDJUDGE OUT OF SERVICE station={}: no screen: {problem}", wordjudge_core::word::printable(&config.station_name, 80));
+    println!(
+        "WORDJUDGE OUT OF SERVICE station={}: no screen: {problem}",
+        wordjudge_core::word::printable(&config.station_name, 80)
+    );
 
     // The boot check may write its verdict before or after this start; a
     // verdict file that cannot be marked recorded is not looked at again.

@@ -9,18 +9,18 @@
 
 use super::live::{LiveStation, StationSetup};
 use super::{attach, tick, Controller};
-use wordjudge_core::recorder::AuditLog;
-use wordjudge_core::config::Loaded;
-use wordjudge_core::gpio::{self, Backend};
 use crate::kiosk::station::{Judging, LexiconView};
 use crate::ui::AppWindow;
 use slint::ComponentHandle;
-use std::path::PathBuf;
 use std::cell::RefCell;
+use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use wordjudge_core::config::Loaded;
+use wordjudge_core::gpio::{self, Backend};
+use wordjudge_core::recorder::AuditLog;
 
 /// How often the kiosk ticks.
 pub const TICK: Duration = Duration::from_millis(50);
@@ -251,6 +251,11 @@ fn start_ticking(window: &AppWindow, controller: &Rc<RefCell<Controller>>, stop:
 fn announce_ready(name: &str, lexicon: &LexiconView, started: Instant) {
     let _ = sd_notify::notify(&[sd_notify::NotifyState::Ready]);
     let shown = |text: &str| wordjudge_core::word::printable(text, 80);
-    println!("WORDJUDGE READY station={} lexicon={} status={}", shown(name), shown(&lexicon.id), shown(&lexicon.status));
+    println!(
+        "WORDJUDGE READY station={} lexicon={} status={}",
+        shown(name),
+        shown(&lexicon.id),
+        shown(&lexicon.status)
+    );
     tracing::info!(startup_ms = started.elapsed().as_millis() as u64, "kiosk ready");
 }

@@ -6,8 +6,6 @@
 
 use super::live::{LiveStation, StationSetup};
 use super::Controller;
-use wordjudge_core::config::Config;
-use wordjudge_core::gpio::NoHardware;
 use crate::kiosk::fake::FakeStation;
 use crate::ui::headless::HeadlessScreen;
 use crate::ui::AppWindow;
@@ -16,6 +14,8 @@ use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
+use wordjudge_core::config::Config;
+use wordjudge_core::gpio::NoHardware;
 
 mod scenes;
 
@@ -106,7 +106,8 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     scenes::long_name_scene(&mut cam)?;
     let mut written = cam.written;
     let table = out.join("legibility.txt");
-    wordjudge_core::outside_files::write_atomically(&table, legibility.as_bytes()).map_err(|e| format!("{}: {e}", table.display()))?;
+    wordjudge_core::outside_files::write_atomically(&table, legibility.as_bytes())
+        .map_err(|e| format!("{}: {e}", table.display()))?;
     written.push(table);
     Ok(written)
 }
@@ -154,9 +155,14 @@ fn measure_verdict(screen: &HeadlessScreen, width: u32, height: u32) -> Result<(
     let background = screen.pixel(width / 2, height - 2);
     let below_bar = (height as f64 * 0.09) as u32;
     let heights = screen.first_glyph_heights(below_bar, background);
-    let names = ["verdict (✓ ACCEPTABLE)", "words", "challenge number and code", "lexicon · status · time", "how it ends"];
+    let names =
+        ["verdict (✓ ACCEPTABLE)", "words", "challenge number and code", "lexicon · status · time", "how it ends"];
     if heights.len() < names.len() {
-        return Err(format!("the verdict screen has {} lines of text, not {}: {heights:?}", heights.len(), names.len()));
+        return Err(format!(
+            "the verdict screen has {} lines of text, not {}: {heights:?}",
+            heights.len(),
+            names.len()
+        ));
     }
     let measured = [heights[0], heights[1], heights[2], heights[3], heights[heights.len() - 1]];
     let screen_name = reference_screen(width, height);

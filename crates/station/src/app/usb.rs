@@ -14,16 +14,16 @@
 //! while previewing are kept and installed as they are, never read again
 //! from a stick that may have been pulled out since.
 
-use wordjudge_core::inspect::export::{self, FolderExport};
+use super::job::{Busy, Heard, JobDesk};
+use crate::kiosk::station::{FleetVisit, ImportRow, ImportState, UsbError, UsbUpdate, UsbWork};
+use std::path::PathBuf;
+use std::sync::Arc;
 use wordjudge_core::audit::NoteVerifier;
 use wordjudge_core::fleet::join::JoinStep;
-use crate::kiosk::station::{FleetVisit, ImportRow, ImportState, UsbError, UsbUpdate, UsbWork};
+use wordjudge_core::inspect::export::{self, FolderExport};
 use wordjudge_core::lexicon::build::InstallReport;
 use wordjudge_core::lexicon::import::{self, Preview};
 use wordjudge_core::usb::{Mode, Stick, Sticks};
-use super::job::{Busy, Heard, JobDesk};
-use std::path::PathBuf;
-use std::sync::Arc;
 
 mod read;
 use read::{installed_facts, read_stick, row_of};
@@ -60,17 +60,42 @@ pub struct InstalledFacts {
 /// What finished, for the flow and for the audit log.
 pub enum Finished {
     /// Read and previewed.
-    Opened { stick: Stick, lists: usize },
+    Opened {
+        stick: Stick,
+        lists: usize,
+    },
     /// Nothing to record: a list shown under another name, or an answer
     /// about a stick that is no longer open.
     Quiet,
-    Installed { stick: Stick, file: String, report: InstallReport, facts: InstalledFacts },
-    InstallRefused { stick: Stick, file: String, name: Option<String>, reason: String },
-    Ejected { stick: Stick },
-    Exported { stick: Stick, export: FolderExport },
+    Installed {
+        stick: Stick,
+        file: String,
+        report: InstallReport,
+        facts: InstalledFacts,
+    },
+    InstallRefused {
+        stick: Stick,
+        file: String,
+        name: Option<String>,
+        reason: String,
+    },
+    Ejected {
+        stick: Stick,
+    },
+    Exported {
+        stick: Stick,
+        export: FolderExport,
+    },
     /// A fleet stick's visit: what it came to, or why it was refused (nothing changed).
-    Fleet { stick: Stick, result: Result<JoinStep, String> },
-    Failed { stick: Stick, work: UsbWork, problem: String },
+    Fleet {
+        stick: Stick,
+        result: Result<JoinStep, String>,
+    },
+    Failed {
+        stick: Stick,
+        work: UsbWork,
+        problem: String,
+    },
 }
 
 /// The station's USB desk: at most one piece of work at a time.
@@ -95,7 +120,9 @@ fn fleet_visit(step: &JoinStep) -> FleetVisit {
             ca: ca.clone(),
         },
         JoinStep::Joined(j) => FleetVisit::Joined { event: j.event.clone(), upload_url: j.upload_url.clone() },
-        JoinStep::AlreadyJoined(j) => FleetVisit::AlreadyJoined { event: j.event.clone(), upload_url: j.upload_url.clone() },
+        JoinStep::AlreadyJoined(j) => {
+            FleetVisit::AlreadyJoined { event: j.event.clone(), upload_url: j.upload_url.clone() }
+        }
     }
 }
 
@@ -119,9 +146,15 @@ impl UsbDesk {
         self.sticks.list()
     }
 
-    fn start(&mut self, work: UsbWork, job: impl FnOnce() -> Outcome + Send + 'static, stick: Stick) -> Result<(), UsbError> {
+    fn start(
+        &mut self,
+        work: UsbWork,
+        job: impl FnOnce() -> Outcome + Send + 'static,
+        stick: Stick,
+    ) -> Result<(), UsbError> {
         // A bug in the job must end as failed work, never as a dead kiosk.
-        let on_panic = Outcome::Failed { stick, work, problem: "an internal error stopped the work (see the journal)".into() };
+        let on_panic =
+            Outcome::Failed { stick, work, problem: "an internal error stopped the work (see the journal)".into() };
         self.jobs.start(work, move |_| job(), on_panic).map_err(|Busy| UsbError::Busy)
     }
 
@@ -240,7 +273,13 @@ impl UsbDesk {
     /// taken into `fleet_dir`), unmounts.
     /// `audit_dir` is the station's audit folder, whose key the request is
     /// bound to.
-    pub fn join_fleet(&mut self, stick: Stick, fleet_dir: PathBuf, station: String, audit_dir: PathBuf) -> Result<(), UsbError> {
+    pub fn join_fleet(
+        &mut self,
+        stick: Stick,
+        fleet_dir: PathBuf,
+        station: String,
+        audit_dir: PathBuf,
+    ) -> Result<(), UsbError> {
         if self.open.is_some() {
             return Err(UsbError::Busy);
         }
@@ -355,7 +394,10 @@ impl UsbDesk {
         match result {
             Ok((report, facts)) => {
                 let row = ImportRow {
-                    state: ImportState::Installed { lexicon: report.lexicon.id.to_string(), status: facts.status.clone() },
+                    state: ImportState::Installed {
+                        lexicon: report.lexicon.id.to_string(),
+                        status: facts.status.clone(),
+                    },
                     ..open.rows[index].clone()
                 };
                 open.rows[index] = row.clone();
@@ -424,10 +466,7 @@ impl UsbDesk {
                     // could not be unmounted, which the screen says instead.
                     Err(problem) => {
                         let problem = format!("{}; the stick could not be unmounted: {problem}", visit_words(&visit));
-                        (
-                            UsbUpdate::Failed { work: UsbWork::JoiningFleet, problem },
-                            Finished::Fleet { stick, result },
-                        )
+                        (UsbUpdate::Failed { work: UsbWork::JoiningFleet, problem }, Finished::Fleet { stick, result })
                     }
                     Ok(()) => (UsbUpdate::Fleet(visit), Finished::Fleet { stick, result }),
                 }

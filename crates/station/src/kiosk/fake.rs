@@ -15,11 +15,11 @@ use super::station::{
     AdjudicateError, DirectorEvent, FleetVisit, ImportRow, ImportState, StickChoice, SystemAction, UpdateOffer,
     UpdatePreview, UpdateReport, UpdateRequest, UsbRequest, UsbUpdate, Warning,
 };
-use wordjudge_core::update::{BootCheck, Refusals, UpdateError, UpdateKind};
+use std::collections::{BTreeSet, VecDeque};
 use wordjudge_core::judge::Verdict;
 use wordjudge_core::panel::Trigger;
 use wordjudge_core::profile::Profile;
-use std::collections::{BTreeSet, VecDeque};
+use wordjudge_core::update::{BootCheck, Refusals, UpdateError, UpdateKind};
 
 /// One lexicon the fake station knows.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,38 +49,71 @@ impl FakeLexicon {
 /// What the flow asked the fake station to do, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FakeRecord {
-    Adjudicated { number: u64, words: Vec<String>, verdict: Verdict, trigger: Trigger },
+    Adjudicated {
+        number: u64,
+        words: Vec<String>,
+        verdict: Verdict,
+        trigger: Trigger,
+    },
     Director(DirectorEvent),
-    Switched { to: String },
-    SwitchRefused { to: String },
+    Switched {
+        to: String,
+    },
+    SwitchRefused {
+        to: String,
+    },
     System(SystemAction),
-    ProfileSwitched { to: String },
+    ProfileSwitched {
+        to: String,
+    },
     PinChanged,
     /// The first PIN of a fresh station.
     PinSet,
     /// A lexicon switch left the profile's family: the profile no longer applies.
     ProfileCleared,
-    StationRenamed { to: String },
-    ClockSet { to: String },
-    TimeZoneSet { to: String },
+    StationRenamed {
+        to: String,
+    },
+    ClockSet {
+        to: String,
+    },
+    TimeZoneSet {
+        to: String,
+    },
     /// The screen rotation saved (degrees clockwise).
-    RotationSet { to: u16 },
+    RotationSet {
+        to: u16,
+    },
     /// The held last good settings were written back.
     SettingsRestored,
     /// A fresh config after the settings were gone.
-    SetUpAgain { name: String },
+    SetUpAgain {
+        name: String,
+    },
     Usb(UsbRequest),
     /// The flow stopped waiting for the stick work running.
     UsbCancelled,
     /// The station left the fleet of this event.
-    FleetLeft { event: String },
+    FleetLeft {
+        event: String,
+    },
     Update(UpdateRequest),
     /// The audit records an update makes, in the order the real station
     /// writes them.
-    UpdateRefused { reason: String },
-    UpdateStarted { version: String, downgrade: bool },
-    UpdateInstalled { version: String },
-    UpdateFailed { version: String, reason: String },
+    UpdateRefused {
+        reason: String,
+    },
+    UpdateStarted {
+        version: String,
+        downgrade: bool,
+    },
+    UpdateInstalled {
+        version: String,
+    },
+    UpdateFailed {
+        version: String,
+        reason: String,
+    },
 }
 
 /// A word list on a fake stick: its file name and the lexicon it really is
@@ -220,8 +253,10 @@ impl FakeStation {
     /// Plugs in a stick holding `files` (file name, the lexicon it really is).
     pub fn plug(&mut self, device: &str, files: &[(&str, &str)]) {
         self.sticks.push(StickChoice { device: device.into(), name: format!("FAKE ({device}, FAT32)") });
-        self.stick_files =
-            files.iter().map(|(file, really)| FakeListFile { file: (*file).into(), really: (*really).into() }).collect();
+        self.stick_files = files
+            .iter()
+            .map(|(file, really)| FakeListFile { file: (*file).into(), really: (*really).into() })
+            .collect();
     }
 
     /// Plugs in a stick holding the update bundle `file` of `version`,

@@ -17,11 +17,13 @@ mod settings;
 mod sticks;
 mod updates;
 
-pub use wordjudge_core::update::{BootCheck, BootOutcome, StationKind, UpdateError, UpdateKind};
 pub use judging::{AdjudicateError, Counts, Judged, Judging, LexiconView, SecondOpinion, Warning};
 pub use settings::{parse_clock, system_clock_text, DirectorSettings, LocalTime, Rotation, Setting, SettingsError};
-pub use sticks::{FleetVisit, ImportRow, ImportState, StickChoice, StickWork, UsbError, UsbRequest, UsbUpdate, UsbWork};
+pub use sticks::{
+    FleetVisit, ImportRow, ImportState, StickChoice, StickWork, UsbError, UsbRequest, UsbUpdate, UsbWork,
+};
 pub use updates::{UpdateNotStarted, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UpdateWork};
+pub use wordjudge_core::update::{BootCheck, BootOutcome, StationKind, UpdateError, UpdateKind};
 
 /// An event profile the director may switch to, with one installed
 /// edition of its family (one row per pair: the director picks the edition
@@ -71,7 +73,11 @@ impl ProfileChoice {
 
     /// The profile and edition the row `id` names, if the installed
     /// `lexicons` let it judge (see [`wordjudge_core::profile::choose`]).
-    pub fn choose(id: &str, active_lexicon: &str, lexicons: &[LexiconChoice]) -> Result<wordjudge_core::profile::Chosen, SwitchError> {
+    pub fn choose(
+        id: &str,
+        active_lexicon: &str,
+        lexicons: &[LexiconChoice],
+    ) -> Result<wordjudge_core::profile::Chosen, SwitchError> {
         wordjudge_core::profile::choose(id, active_lexicon, &availability(lexicons))
             .map_err(|r| SwitchError::ProfileUnavailable { profile: r.profile, reason: r.reason })
     }
@@ -213,7 +219,14 @@ pub trait Station:
 }
 
 impl<T> Station for T where
-    T: Judging + DirectorPin + LexiconChoices + DirectorSettings + PowerActions + StickWork + UpdateWork + FleetMembership
+    T: Judging
+        + DirectorPin
+        + LexiconChoices
+        + DirectorSettings
+        + PowerActions
+        + StickWork
+        + UpdateWork
+        + FleetMembership
 {
 }
 
@@ -222,7 +235,8 @@ impl<T> Station for T where
 /// called through its trait, so `use …::station::prelude::*` brings them all.
 pub mod prelude {
     pub use super::{
-        DirectorPin, DirectorSettings, FleetMembership, Judging, LexiconChoices, PowerActions, Station, StickWork, UpdateWork,
+        DirectorPin, DirectorSettings, FleetMembership, Judging, LexiconChoices, PowerActions, Station, StickWork,
+        UpdateWork,
     };
 }
 

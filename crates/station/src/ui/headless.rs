@@ -4,9 +4,9 @@
 //! renderer's, the same that reach a Pi's screen through linuxkms.
 
 use slint::platform::software_renderer::{MinimalSoftwareWindow, RepaintBufferType};
-use slint::Rgb8Pixel;
 use slint::platform::{Platform, WindowAdapter};
 use slint::PhysicalSize;
+use slint::Rgb8Pixel;
 use std::cell::RefCell;
 use std::fmt;
 use std::path::{Path, PathBuf};

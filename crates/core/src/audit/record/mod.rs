@@ -21,7 +21,6 @@ mod event_kind;
 pub use event::{AuditEvent, CheckpointReason};
 pub use event_kind::EventKind;
 
-
 /// What identifies the lexicon an adjudication was made with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LexiconIdentity {
@@ -68,7 +67,6 @@ impl LexiconIdentity {
     }
 }
 
-
 /// The adjudication part of a record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AdjudicationRecord {
@@ -107,10 +105,17 @@ pub enum Body {
     Adjudication(AdjudicationRecord),
     Event(AuditEvent),
     /// An event this version does not know (written by a newer one).
-    Unknown { event: String, fields: serde_json::Map<String, serde_json::Value> },
+    Unknown {
+        event: String,
+        fields: serde_json::Map<String, serde_json::Value>,
+    },
     /// A known event whose fields do not have their shape (`problem` says
     /// why). Kept so the chain can still be checked through it.
-    Invalid { event: String, problem: String, fields: serde_json::Map<String, serde_json::Value> },
+    Invalid {
+        event: String,
+        problem: String,
+        fields: serde_json::Map<String, serde_json::Value>,
+    },
 }
 
 impl Body {
@@ -318,7 +323,12 @@ mod tests {
             AuditEvent::LexiconSwitchRefused { from: "A".into(), to: "B".into(), reason: "corrupt".into() },
             AuditEvent::PinAccepted,
             AuditEvent::ChallengesLost { first: 3, last: 4, since: None },
-            AuditEvent::Checkpoint { count: 1, head: "ab".into(), reason: CheckpointReason::Shutdown, note: "n".into() },
+            AuditEvent::Checkpoint {
+                count: 1,
+                head: "ab".into(),
+                reason: CheckpointReason::Shutdown,
+                note: "n".into(),
+            },
             AuditEvent::FleetJoined {
                 fleet: "Nationals 2026".into(),
                 certificate_name: "wj-01".into(),

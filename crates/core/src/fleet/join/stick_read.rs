@@ -14,7 +14,9 @@ use crate::outside_files::HeldFolder;
 pub(super) fn open_stick_folder(stick: &Path, relative: &str) -> Result<HeldFolder, JoinError> {
     stick::held_folder(stick, relative, false).map_err(|e| match e {
         stick::StickFolderError::Link(path) => JoinError::StickFolder(path),
-        stick::StickFolderError::Missing(path) | stick::StickFolderError::NotAFolder(path) => JoinError::NotAFleetStick(path),
+        stick::StickFolderError::Missing(path) | stick::StickFolderError::NotAFolder(path) => {
+            JoinError::NotAFleetStick(path)
+        }
         stick::StickFolderError::Io(path, e) => JoinError::Io(path, e),
     })
 }
@@ -26,7 +28,9 @@ pub(super) fn stick_child(folder: &HeldFolder, name: &str, create: bool) -> Resu
         Ok(child) => Ok(Some(child)),
         Err(stick::StickFolderError::Missing(_)) => Ok(None),
         Err(stick::StickFolderError::Io(path, e)) => Err(JoinError::Io(path, e)),
-        Err(stick::StickFolderError::Link(path) | stick::StickFolderError::NotAFolder(path)) => Err(JoinError::StickFolder(path)),
+        Err(stick::StickFolderError::Link(path) | stick::StickFolderError::NotAFolder(path)) => {
+            Err(JoinError::StickFolder(path))
+        }
     }
 }
 
@@ -54,7 +58,12 @@ impl StickCopies {
 
     /// Copies the file `name` of the held stick folder off the stick as
     /// `copy_name`; the copy's path and bytes.
-    pub(super) fn take(&self, folder: &HeldFolder, name: &str, copy_name: &str) -> Result<(PathBuf, Vec<u8>), JoinError> {
+    pub(super) fn take(
+        &self,
+        folder: &HeldFolder,
+        name: &str,
+        copy_name: &str,
+    ) -> Result<(PathBuf, Vec<u8>), JoinError> {
         let bytes = stick_bytes(folder, name)?;
         // The station's own private folder, made above: openssl reads files.
         let copy = self.dir.path().join(copy_name);

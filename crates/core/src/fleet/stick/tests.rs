@@ -62,7 +62,10 @@ fn held_folders_are_made_and_links_on_the_way_refused() {
     let made = held_folder(stick.path(), "wordjudge/fleet/requests", true).unwrap();
     assert_eq!(made.path(), stick.path().join("wordjudge/fleet/requests"));
     assert!(stick.path().join("wordjudge/fleet/requests").is_dir());
-    assert!(matches!(held_folder(stick.path(), "wordjudge/fleet/certificates", false), Err(StickFolderError::Missing(_))));
+    assert!(matches!(
+        held_folder(stick.path(), "wordjudge/fleet/certificates", false),
+        Err(StickFolderError::Missing(_))
+    ));
     let elsewhere = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(elsewhere.path(), stick.path().join("wordjudge/fleet/certificates")).unwrap();
     for create in [false, true] {

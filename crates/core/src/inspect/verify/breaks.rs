@@ -160,11 +160,9 @@ impl fmt::Display for BreakKind {
                  and have no record",
                 ranges_text(challenges)
             ),
-            BreakKind::ChallengeMissing { challenges } => write!(
-                f,
-                "deleted: challenge(s) {} have no record and no record explains why",
-                ranges_text(challenges)
-            ),
+            BreakKind::ChallengeMissing { challenges } => {
+                write!(f, "deleted: challenge(s) {} have no record and no record explains why", ranges_text(challenges))
+            }
             BreakKind::DuplicateChallenge { challenge } => {
                 write!(f, "duplicate: challenge {challenge} was handed out twice")
             }

@@ -117,7 +117,8 @@ pub fn verify_with(dir: &Path, options: &VerifyOptions) -> Result<VerifyReport, 
     for name in others {
         if format::parse_torn_aside(&name).is_some() {
             report.aside_files.push(name);
-        } else if [crate::audit::lock::LOCK_FILE, numbering::COUNTER_FILE, checkpoint::KEY_DIR].contains(&name.as_str()) {
+        } else if [crate::audit::lock::LOCK_FILE, numbering::COUNTER_FILE, checkpoint::KEY_DIR].contains(&name.as_str())
+        {
             // The writer's own files, not part of the chain.
         } else {
             report.others.push(name);

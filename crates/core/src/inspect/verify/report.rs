@@ -222,7 +222,9 @@ impl fmt::Display for VerifyReport {
             writeln!(f, "  slip {slip}: matches, chain intact up to it")?;
         }
         match &self.journal {
-            JournalCheck::Compared(n) => writeln!(f, "  journald: {n} copies of this log's records compared with the file")?,
+            JournalCheck::Compared(n) => {
+                writeln!(f, "  journald: {n} copies of this log's records compared with the file")?
+            }
             JournalCheck::NoneFound => writeln!(f, "  journald copies: none found — not compared")?,
             JournalCheck::NotRead(why) => writeln!(f, "  journald copies: not compared ({why})")?,
             JournalCheck::NotAsked => {}
@@ -252,7 +254,11 @@ impl fmt::Display for VerifyReport {
             KeyCheck::NotNoted | KeyCheck::Differs => {}
         }
         for fp in &self.keys_created {
-            writeln!(f, "  key created in this log: fingerprint {}", crate::audit::checkpoint::KeyFingerprint(fp.clone()).short())?;
+            writeln!(
+                f,
+                "  key created in this log: fingerprint {}",
+                crate::audit::checkpoint::KeyFingerprint(fp.clone()).short()
+            )?;
         }
         if let Some(c) = &self.checkpoint {
             writeln!(
@@ -345,22 +351,15 @@ pub(super) fn recovery(dir: &Path, at: &Location, head: &Record) -> Recovery {
             Err(_) => AsideState::Missing,
         }
     };
-    Recovery {
-        at: at.clone(),
-        time: head.time.clone(),
-        file,
-        torn_bytes,
-        moved_to,
-        aside,
-    }
+    Recovery { at: at.clone(), time: head.time.clone(), file, torn_bytes, moved_to, aside }
 }
 
 /// A `write_failed` record in words.
 pub(super) fn write_failed_text(body: &Body) -> Option<String> {
     match body {
-        Body::Event(AuditEvent::WriteFailed { since, error, held, lost, .. }) => Some(format!(
-            "could not write since {since}: {error} ({held} held records written late, {lost} lost)"
-        )),
+        Body::Event(AuditEvent::WriteFailed { since, error, held, lost, .. }) => {
+            Some(format!("could not write since {since}: {error} ({held} held records written late, {lost} lost)"))
+        }
         _ => None,
     }
 }

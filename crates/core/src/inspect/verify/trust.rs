@@ -98,7 +98,9 @@ impl fmt::Display for ClockJump {
         match (self.recorded, &self.cause) {
             (true, Some(cause)) => write!(f, "recorded by the station ({})", crate::word::printable(cause, 80)),
             (true, None) => f.write_str("recorded by the station"),
-            (false, _) => f.write_str("NOT recorded by the station (seen by comparing the records' wall and boot clocks)"),
+            (false, _) => {
+                f.write_str("NOT recorded by the station (seen by comparing the records' wall and boot clocks)")
+            }
         }
     }
 }

@@ -1,13 +1,13 @@
 //! Appending: one sealed line at the chain's end, the file rotated first
 //! when the day changed or it is full, then written and `fdatasync`ed.
 
+use super::{AuditLog, Output};
 use crate::audit::clock::Stamp;
 use crate::audit::format::{self, LogName};
 use crate::audit::record::{AuditEvent, Body, CheckpointReason, Record};
 use crate::recorder::AuditError;
 use jiff::civil::Date;
 use std::io::Write;
-use super::{AuditLog, Output};
 
 impl AuditLog {
     pub(super) fn create_file(&self, name: LogName) -> Result<Output, AuditError> {
@@ -25,7 +25,13 @@ impl AuditLog {
     /// when the day changed (by the clock `now`: a delayed record never sends
     /// the log back to an earlier day) or the file is full. Returns the
     /// line's hash.
-    pub(super) fn append(&mut self, now: &Stamp, stamp: &Stamp, body: &Body, delayed: bool) -> Result<String, AuditError> {
+    pub(super) fn append(
+        &mut self,
+        now: &Stamp,
+        stamp: &Stamp,
+        body: &Body,
+        delayed: bool,
+    ) -> Result<String, AuditError> {
         let date = self.local_date(now);
         let line = self.encode(stamp, body, delayed)?;
         let rotate = match &self.out {
@@ -122,7 +128,6 @@ impl AuditLog {
         entry.line = String::from_utf8(line).ok();
         self.journal.send(entry);
     }
-
 }
 
 /// DEL and the C1 controls (U+0080–U+009F) as `\u00XX` escapes: serde_json
@@ -143,7 +148,6 @@ fn escape_c1(json: String) -> String {
     }
     out
 }
-
 
 #[cfg(test)]
 mod tests {

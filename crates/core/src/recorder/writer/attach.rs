@@ -3,6 +3,8 @@
 //! end and accounts for numbers a previous process reserved or showed
 //! without records.
 
+use super::repeat::within_window;
+use super::{AuditLog, Output};
 use crate::audit::checkpoint::{StationKey, KEY_DIR};
 use crate::audit::clock::Stamp;
 use crate::audit::format::LogName;
@@ -12,8 +14,6 @@ use crate::audit::record::{AuditEvent, Body};
 use crate::recorder::scan::{self, Recent};
 use crate::recorder::AuditError;
 use std::collections::VecDeque;
-use super::repeat::within_window;
-use super::{AuditLog, Output};
 
 impl AuditLog {
     /// Reads the directory: takes the writer lock, opens the counter,
@@ -121,7 +121,9 @@ impl AuditLog {
                     self.counter = Some(counter);
                     None
                 }
-                Err(source) => Some(AuditError::Counter { path: self.dir.join(crate::audit::numbering::COUNTER_FILE), source }),
+                Err(source) => {
+                    Some(AuditError::Counter { path: self.dir.join(crate::audit::numbering::COUNTER_FILE), source })
+                }
             },
         })
     }
@@ -180,7 +182,11 @@ impl AuditLog {
 /// ranges it reserved and never showed (the next adjudication names them as
 /// `skipped`). The torn record's number is explained by its `recovered`
 /// record.
-fn account_for_previous(previous: CounterState, max_recorded: u64, torn: Option<u64>) -> (Vec<AuditEvent>, Vec<(u64, u64)>) {
+fn account_for_previous(
+    previous: CounterState,
+    max_recorded: u64,
+    torn: Option<u64>,
+) -> (Vec<AuditEvent>, Vec<(u64, u64)>) {
     let mut events = Vec::new();
     let mut lost = None;
     if let Some((first, last)) = previous.unrecorded {
@@ -218,7 +224,6 @@ fn account_for_previous(previous: CounterState, max_recorded: u64, torn: Option<
     }
     (events, skipped)
 }
-
 
 #[cfg(test)]
 mod tests {

@@ -32,7 +32,11 @@ impl AuditLog {
 
     /// Why an adjudication was not recorded, from the failure just noted.
     pub(super) fn not_recorded(&self, challenge: Option<u64>) -> NotRecorded {
-        let problem = self.backlog.failure.as_ref().map_or_else(|| "the audit log cannot be written".to_string(), |f| f.error.clone());
+        let problem = self
+            .backlog
+            .failure
+            .as_ref()
+            .map_or_else(|| "the audit log cannot be written".to_string(), |f| f.error.clone());
         NotRecorded { problem, challenge }
     }
 

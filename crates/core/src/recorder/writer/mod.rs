@@ -12,6 +12,8 @@
 //! shut-down, day rotation and export ([`crate::audit::checkpoint`]).
 
 use super::backlog::Backlog;
+use super::scan::{ChainEnd, Recent};
+use super::{journal, AdjudicationInput, AuditError, AuditOptions};
 use crate::audit::checkpoint::{Checkpoint, KeyFingerprint, NoteVerifier, StationKey};
 use crate::audit::clock::{jump_between, Moment, Stamp};
 use crate::audit::format::LogName;
@@ -19,8 +21,6 @@ use crate::audit::lock::{WriterBusy, WriterLock};
 use crate::audit::numbering::{Counter, CounterState, RESERVE_AHEAD};
 use crate::audit::record::{AdjudicationRecord, AuditEvent, Body, CheckpointReason, EventKind};
 use crate::audit::slip::SlipCode;
-use super::scan::{ChainEnd, Recent};
-use super::{journal, AdjudicationInput, AuditError, AuditOptions};
 use jiff::civil::Date;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -219,8 +219,10 @@ impl AuditLog {
             self.never_to_be_shown(challenge);
             return Err(self.not_recorded(Some(challenge)));
         };
-        let code = SlipCode::of_line_hash(&line_sha256)
-            .ok_or_else(|| NotRecorded { problem: "the record's hash is not a hash".into(), challenge: Some(challenge) })?;
+        let code = SlipCode::of_line_hash(&line_sha256).ok_or_else(|| NotRecorded {
+            problem: "the record's hash is not a hash".into(),
+            challenge: Some(challenge),
+        })?;
         self.recent.push_back(Recent { words, challenge, boot_id: self.boot_id.clone(), stamp });
         self.since_start += 1;
         let date = self.local_date(&stamp);

@@ -2,8 +2,8 @@
 //! USB sticks, each one an audit record whatever its outcome.
 
 use crate::app::usb::Finished;
-use wordjudge_core::audit::AuditEvent;
 use crate::kiosk::station::{parse_clock, Rotation, SettingsError, SystemAction, SystemError, UsbWork};
+use wordjudge_core::audit::AuditEvent;
 use wordjudge_core::config::ConfigSource;
 use wordjudge_core::usb::Stick;
 
@@ -56,9 +56,17 @@ impl LiveStation {
             }
             Finished::Exported { stick, export } => {
                 let folder = export.folder.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                tracing::info!("usb: exported {} lines to {folder} on {} (intact: {})", export.lines, stick.device, export.intact);
+                tracing::info!(
+                    "usb: exported {} lines to {folder} on {} (intact: {})",
+                    export.lines,
+                    stick.device,
+                    export.intact
+                );
                 tracing::info!("usb: ejected {}: the stick may be removed", stick.device);
-                self.record(AuditEvent::UsbStick { action: format!("export written to {folder}, ejected"), stick: stick.describe() });
+                self.record(AuditEvent::UsbStick {
+                    action: format!("export written to {folder}, ejected"),
+                    stick: stick.describe(),
+                });
             }
             Finished::Fleet { stick, result } => self.record_fleet(&stick, result),
             Finished::Failed { stick, work, problem } => {
@@ -119,7 +127,8 @@ impl LiveStation {
     /// the system's. A name this card's database lacks shows the system's
     /// (the menu's facts say why).
     pub(super) fn zone(&self) -> jiff::tz::TimeZone {
-        wordjudge_core::config::time_zone(self.config.time_zone.as_deref()).unwrap_or_else(|_| jiff::tz::TimeZone::system())
+        wordjudge_core::config::time_zone(self.config.time_zone.as_deref())
+            .unwrap_or_else(|_| jiff::tz::TimeZone::system())
     }
 
     pub(super) fn try_set_clock(&mut self, local: &str) -> Result<(), SettingsError> {
@@ -147,17 +156,20 @@ impl LiveStation {
     }
 
     /// Records a director's setting change, done or refused.
-    pub(super) fn record_setting<E: std::fmt::Display>(&mut self, setting: &str, value: Option<&str>, result: &Result<(), E>) {
+    pub(super) fn record_setting<E: std::fmt::Display>(
+        &mut self,
+        setting: &str,
+        value: Option<&str>,
+        result: &Result<(), E>,
+    ) {
         self.record(match result {
             Ok(()) => AuditEvent::SettingChanged { setting: setting.into(), value: value.map(str::to_string) },
             Err(e) => AuditEvent::SettingRefused { setting: setting.into(), reason: e.to_string() },
         });
     }
-
 }
 
 impl DirectorSettings for LiveStation {
-
     fn settings_held(&self) -> bool {
         self.config_source == ConfigSource::LastGood
     }
@@ -184,12 +196,17 @@ impl DirectorSettings for LiveStation {
         let result = if !self.settings_gone() {
             Err(SettingsError::Invalid("the settings are in force: nothing to set up again".into()))
         } else {
-            wordjudge_core::config::check_station_name(name).map_err(SettingsError::Invalid).and_then(|()| self.write_fresh_config(name))
+            wordjudge_core::config::check_station_name(name)
+                .map_err(SettingsError::Invalid)
+                .and_then(|()| self.write_fresh_config(name))
         };
         let value = format!(
             "set up again as {name}: a fresh config (a damaged file in its place, if any, is kept as {}), the PIN \
              and the audit log kept, no lexicon chosen yet",
-            wordjudge_core::config::damaged_copy_path(&self.config_path).file_name().unwrap_or_default().to_string_lossy()
+            wordjudge_core::config::damaged_copy_path(&self.config_path)
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
         );
         self.record_setting("config", Some(&value), &result);
         if result.is_ok() {
@@ -242,7 +259,9 @@ impl DirectorSettings for LiveStation {
             Some(p) => {
                 let lexicon = self.lexicon().id;
                 match p.second_opinion(&lexicon) {
-                    _ if !p.applies_to(&lexicon) => format!("{} — not applied: {lexicon} is not {}", p.name, p.family.one()),
+                    _ if !p.applies_to(&lexicon) => {
+                        format!("{} — not applied: {lexicon} is not {}", p.name, p.family.one())
+                    }
                     Some(second) => format!("{} — {lexicon}, second opinion {second}", p.name),
                     None => format!("{} — {lexicon}", p.name),
                 }
@@ -258,10 +277,9 @@ impl DirectorSettings for LiveStation {
                 None => "none yet".into(),
             };
             facts.push(("Last challenge".into(), last));
-            let key = audit.key_fingerprint().map_or_else(
-                || audit.signing_problem().unwrap_or_else(|| "no signing key".into()),
-                |k| k.short(),
-            );
+            let key = audit
+                .key_fingerprint()
+                .map_or_else(|| audit.signing_problem().unwrap_or_else(|| "no signing key".into()), |k| k.short());
             facts.push(("Station key code".into(), key));
             if let Some(text) = never_shown_text(audit.never_shown()) {
                 facts.push(("Numbers never shown".into(), text));
@@ -270,7 +288,10 @@ impl DirectorSettings for LiveStation {
         // What the audit log stamps in UTC, as the station's clock reads it
         // in its own zone: the director compares it with a watch.
         let now = jiff::Timestamp::now().to_zoned(self.zone());
-        facts.push(("Station time".into(), now.strftime("%H:%M:%S %Z, %a %-d %b %Y (the audit log keeps UTC)").to_string()));
+        facts.push((
+            "Station time".into(),
+            now.strftime("%H:%M:%S %Z, %a %-d %b %Y (the audit log keeps UTC)").to_string(),
+        ));
         if let Err(why) = wordjudge_core::config::time_zone(self.config.time_zone.as_deref()) {
             facts.push(("Time zone".into(), format!("{why}: times show in the system's zone; choose the zone again")));
         }
@@ -308,7 +329,6 @@ fn never_shown_text(gaps: &[wordjudge_core::recorder::NeverShown]) -> Option<Str
 }
 
 impl PowerActions for LiveStation {
-
     fn quit_allowed(&self) -> bool {
         self.config.allow_quit
     }
@@ -362,7 +382,10 @@ mod director_words_tests {
         use super::gpio_for_director as g;
         assert_eq!(g("simulated button and lamps (debounce 30 ms)"), "simulated button and lamps");
         assert_eq!(g("rppal: judge button BCM 17; debounce 30 ms"), "judge button BCM 17");
-        assert_eq!(g("GPIO character device /dev/gpiochip0 (pinctrl-bcm2711): judge button 17; debounce 30 ms"), "judge button 17");
+        assert_eq!(
+            g("GPIO character device /dev/gpiochip0 (pinctrl-bcm2711): judge button 17; debounce 30 ms"),
+            "judge button 17"
+        );
         assert_eq!(g("none configured"), "none configured");
     }
 }

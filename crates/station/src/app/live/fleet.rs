@@ -14,12 +14,12 @@
 //! restart.
 
 use super::LiveStation;
+use crate::kiosk::station::FleetMembership;
+use crate::kiosk::station::LeaveError;
+use std::path::PathBuf;
 use wordjudge_core::audit::AuditEvent;
 use wordjudge_core::fleet::join::{self, JoinStep};
-use crate::kiosk::station::LeaveError;
 use wordjudge_core::usb::Stick;
-use std::path::PathBuf;
-use crate::kiosk::station::FleetMembership;
 
 /// The units a joined station runs: its wired network, then the uploader.
 pub const FLEET_UNITS: [&str; 2] = ["wordjudge-fleet-network.service", "wordjudge-fleet-upload.service"];
@@ -54,7 +54,12 @@ impl LiveStation {
                 self.record(AuditEvent::UsbStick { action, stick: stick.describe() });
             }
             Ok(JoinStep::Joined(joined)) => {
-                tracing::info!("fleet: joined {} as {}, sending to {}", joined.event, joined.station, joined.upload_url);
+                tracing::info!(
+                    "fleet: joined {} as {}, sending to {}",
+                    joined.event,
+                    joined.station,
+                    joined.upload_url
+                );
                 self.record(AuditEvent::FleetJoined {
                     fleet: joined.event,
                     certificate_name: joined.station,
@@ -65,7 +70,9 @@ impl LiveStation {
                     stick: stick.describe(),
                 });
                 if self.appliance {
-                    if let Err(problem) = wordjudge_core::usb::system::systemctl_no_block("start", &FLEET_UNITS.map(String::from)) {
+                    if let Err(problem) =
+                        wordjudge_core::usb::system::systemctl_no_block("start", &FLEET_UNITS.map(String::from))
+                    {
                         // They start at the next boot by themselves.
                         tracing::warn!("fleet: the uploader did not start now: {problem}");
                     }
@@ -114,8 +121,16 @@ impl LiveStation {
                     Some(t.to_zoned(self.zone()).strftime("%H:%M:%S").to_string())
                 });
                 match sent {
-                    Some(time) => format!("{}: sending to the event's laptop ({}), last sent {time}", joined.event, crate::kiosk::view::laptop_of(&joined.upload_url)),
-                    None => format!("{}: sending to the event's laptop ({}), nothing sent yet", joined.event, crate::kiosk::view::laptop_of(&joined.upload_url)),
+                    Some(time) => format!(
+                        "{}: sending to the event's laptop ({}), last sent {time}",
+                        joined.event,
+                        crate::kiosk::view::laptop_of(&joined.upload_url)
+                    ),
+                    None => format!(
+                        "{}: sending to the event's laptop ({}), nothing sent yet",
+                        joined.event,
+                        crate::kiosk::view::laptop_of(&joined.upload_url)
+                    ),
                 }
             }
             Ok(None) => match join::read_pending(&self.fleet_dir()) {
@@ -127,7 +142,10 @@ impl LiveStation {
                          `fleet sign` shows this code, then bring the stick back",
                         p.station, p.event
                     ),
-                    None => format!("request for {} on the stick of {}: sign it on the laptop, then bring the stick back", p.station, p.event),
+                    None => format!(
+                        "request for {} on the stick of {}: sign it on the laptop, then bring the stick back",
+                        p.station, p.event
+                    ),
                 },
                 _ => "none (a fleet stick joins one)".into(),
             },
@@ -137,7 +155,6 @@ impl LiveStation {
 }
 
 impl FleetMembership for LiveStation {
-
     fn fleet_event(&self) -> Option<String> {
         wordjudge_core::fleet::join::joined(&self.fleet_dir()).ok().flatten().map(|j| j.event)
     }

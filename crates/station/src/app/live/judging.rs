@@ -3,14 +3,14 @@
 //! is written before the verdict is shown. A fault here is an audit record
 //! and an out-of-service screen, never a dead kiosk.
 
+use crate::kiosk::station::{AdjudicateError, Counts, DirectorSettings, Judged, LexiconView, SecondOpinion, Warning};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use wordjudge_core::audit::AuditEvent;
 use wordjudge_core::judge::{judge, Challenge};
-use crate::kiosk::station::{AdjudicateError, Counts, DirectorSettings, Judged, LexiconView, SecondOpinion, Warning};
 use wordjudge_core::lexicon::Lexicon;
 use wordjudge_core::panel::Trigger;
 use wordjudge_core::profile::Profile;
 use wordjudge_core::recorder::AdjudicationInput;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use super::{open_active, Active, LiveStation, KEYBOARD_LOOK};
 use crate::kiosk::station::Judging;
@@ -163,9 +163,13 @@ impl Judging for LiveStation {
                 demo: lexicon.is_demo(),
                 fingerprint: lexicon.fingerprint().short(),
             },
-            Active::Failed { id, status, .. } => {
-                LexiconView { id: id.clone(), status: status.clone(), usable: false, demo: false, fingerprint: String::new() }
-            }
+            Active::Failed { id, status, .. } => LexiconView {
+                id: id.clone(),
+                status: status.clone(),
+                usable: false,
+                demo: false,
+                fingerprint: String::new(),
+            },
         }
     }
 

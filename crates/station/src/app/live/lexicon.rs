@@ -3,8 +3,8 @@
 //! replaced while the station was off does not judge until the director
 //! chooses it again), or switched by the director.
 
-use wordjudge_core::audit::{AuditEvent, LexiconIdentity};
 use crate::kiosk::station::{Judging, LexiconChoice, ProfileChoice, SettingsError, SwitchError};
+use wordjudge_core::audit::{AuditEvent, LexiconIdentity};
 use wordjudge_core::lexicon::catalog::Catalog;
 
 use super::{digests_path, open_active, Active, LiveStation};
@@ -21,7 +21,9 @@ impl LiveStation {
                 let ident = LexiconIdentity::of(&lexicon);
                 let digest = ident.content_sha256.join("+");
                 match (lexicon.check_usable(), self.known_digest(id)) {
-                    (Err(e), _) => Active::Failed { id: id.to_string(), status: e.status.to_string(), problem: e.to_string() },
+                    (Err(e), _) => {
+                        Active::Failed { id: id.to_string(), status: e.status.to_string(), problem: e.to_string() }
+                    }
                     (Ok(()), Some(known)) if known != digest => Active::Failed {
                         id: id.to_string(),
                         status: "Changed since it was chosen".into(),
@@ -51,7 +53,12 @@ impl LiveStation {
             },
             Active::Failed { id, status, problem } => {
                 tracing::error!("lexicon {id} cannot judge: {problem}");
-                AuditEvent::LexiconOpened { id: id.clone(), status: status.clone(), fingerprint: None, problem: Some(problem.clone()) }
+                AuditEvent::LexiconOpened {
+                    id: id.clone(),
+                    status: status.clone(),
+                    fingerprint: None,
+                    problem: Some(problem.clone()),
+                }
             }
         };
         self.record(event);
@@ -68,7 +75,8 @@ impl LiveStation {
     pub(super) fn remember_digest(&mut self, id: &str, digest: &str) {
         let path = digests_path(&self.config_path);
         let old = wordjudge_core::outside_files::read_small_text(&path, 64 * 1024).unwrap_or_default();
-        let mut text = String::from("# wordjudge: the content digest last chosen for each lexicon id on this station\n");
+        let mut text =
+            String::from("# wordjudge: the content digest last chosen for each lexicon id on this station\n");
         for line in old.lines().filter(|l| !l.starts_with('#') && l.split(' ').next() != Some(id)) {
             text.push_str(line);
             text.push('\n');
@@ -78,7 +86,6 @@ impl LiveStation {
             tracing::warn!("cannot save the digest of {id}: {e}");
         }
     }
-
 
     pub(super) fn try_switch(&mut self, id: &str) -> Result<(), SwitchError> {
         // From the last good copy a switch saves a whole good config again
@@ -95,7 +102,7 @@ impl LiveStation {
             c.active_lexicon = id.to_string();
             c.practice_with_demo = practice;
         })
-            .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
+        .map_err(|error| SwitchError::ConfigNotSaved { path: self.config_path.display().to_string(), error })?;
         self.judging_fault = None;
         self.file_changed = None;
         let ident = LexiconIdentity::of(&lexicon);
@@ -136,12 +143,9 @@ impl LiveStation {
                         fingerprint: l.fingerprint().short(),
                         usable: l.status().can_judge(),
                     },
-                    Err(e) => LexiconChoice {
-                        id,
-                        status: e.status().to_string(),
-                        fingerprint: String::new(),
-                        usable: false,
-                    },
+                    Err(e) => {
+                        LexiconChoice { id, status: e.status().to_string(), fingerprint: String::new(), usable: false }
+                    }
                 }
             })
             .collect()
@@ -188,7 +192,10 @@ impl LiveStation {
             Ok(chosen) => chosen,
             Err(reason) => {
                 // A refused choice is a director action too: recorded.
-                self.record(AuditEvent::SettingRefused { setting: "profile".into(), reason: format!("{id}: {reason}") });
+                self.record(AuditEvent::SettingRefused {
+                    setting: "profile".into(),
+                    reason: format!("{id}: {reason}"),
+                });
                 return Err(reason);
             }
         };
@@ -199,15 +206,17 @@ impl LiveStation {
         // A profile judging with the lexicon in use switches nothing: no
         // `lexicon_switched` from a lexicon to itself.
         let current = self.lexicon();
-        let switch = if current.usable && current.id == chosen.edition { Ok(()) } else { self.switch_lexicon(chosen.edition) };
+        let switch =
+            if current.usable && current.id == chosen.edition { Ok(()) } else { self.switch_lexicon(chosen.edition) };
         if let Err(e) = switch {
             self.profile = before;
             // The lexicon's refusal, with its details, is recorded; the
             // director reads the edition and its status, not its files.
             return Err(match e {
-                SwitchError::Unusable { id, status, .. } => {
-                    SwitchError::ProfileUnavailable { profile: profile.name.into(), reason: format!("{id} is {status}") }
-                }
+                SwitchError::Unusable { id, status, .. } => SwitchError::ProfileUnavailable {
+                    profile: profile.name.into(),
+                    reason: format!("{id} is {status}"),
+                },
                 other => other,
             });
         }
@@ -228,7 +237,6 @@ impl LiveStation {
 }
 
 impl LexiconChoices for LiveStation {
-
     fn lexicon_choices(&mut self) -> Vec<LexiconChoice> {
         self.list_lexicons()
     }

@@ -31,17 +31,17 @@ mod update;
 use super::pin_check::PinChecker;
 use super::update::UpdateDesk;
 use super::usb::UsbDesk;
-use wordjudge_core::audit::{AuditEvent, LexiconIdentity};
-use wordjudge_core::recorder::AuditLog;
-use wordjudge_core::config::{Config, ConfigProblem, ConfigSource, Loaded};
 use crate::kiosk::station::{UsbError, UsbRequest};
-use wordjudge_core::update::{BootCheck, Updates};
-use wordjudge_core::usb::Sticks;
-use wordjudge_core::profile::Profile;
-use wordjudge_core::lexicon::catalog::Catalog;
-use wordjudge_core::lexicon::{Lexicon, LexiconError};
 use std::path::PathBuf;
 use std::sync::Arc;
+use wordjudge_core::audit::{AuditEvent, LexiconIdentity};
+use wordjudge_core::config::{Config, ConfigProblem, ConfigSource, Loaded};
+use wordjudge_core::lexicon::catalog::Catalog;
+use wordjudge_core::lexicon::{Lexicon, LexiconError};
+use wordjudge_core::profile::Profile;
+use wordjudge_core::recorder::AuditLog;
+use wordjudge_core::update::{BootCheck, Updates};
+use wordjudge_core::usb::Sticks;
 
 /// The active lexicon, or why there is none.
 enum Active {
@@ -150,7 +150,6 @@ fn digests_path(config: &std::path::Path) -> PathBuf {
     wordjudge_core::config::beside(config, "lexicon-digests")
 }
 
-
 /// Opens `id`: its status is computed from the bytes that will judge.
 fn open_active(catalog: &Catalog, id: &str) -> Result<Lexicon, LexiconError> {
     catalog.open(id)
@@ -252,7 +251,6 @@ impl LiveStation {
         station
     }
 
-
     /// The first record made the audit key on a new station: from now on
     /// the guard names it, so a guard copied from another station is known
     /// for what it is (`wordjudge_core::guard`). A damaged guard beside a
@@ -264,11 +262,14 @@ impl LiveStation {
         }
         let guard_path = wordjudge_core::guard::path_for(&self.config_path);
         let damage = wordjudge_core::guard::Guard::read(&guard_path).damaged;
-        let (pin, audit, lexicons) = (self.config.director_pin_hash.as_deref(), &self.config.audit_dir, &self.config.lexicon_dir);
+        let (pin, audit, lexicons) =
+            (self.config.director_pin_hash.as_deref(), &self.config.audit_dir, &self.config.lexicon_dir);
         match wordjudge_core::guard::remember_identity(&self.config_path, pin, audit, lexicons) {
             Err(e) => tracing::warn!("cannot write the PIN guard: {e}"),
             Ok(()) => {
-                if let Some(damage) = damage.filter(|_| wordjudge_core::guard::Guard::read(&guard_path).damaged.is_none()) {
+                if let Some(damage) =
+                    damage.filter(|_| wordjudge_core::guard::Guard::read(&guard_path).damaged.is_none())
+                {
                     let problem = format!("the PIN guard was damaged ({damage}); written again from the config");
                     tracing::warn!("{problem}");
                     self.record(AuditEvent::ConfigProblem { problem });
@@ -386,8 +387,16 @@ impl LiveStation {
             UsbRequest::JoinFleet { device } => {
                 let stick = self.stick(&device);
                 let described = stick.describe();
-                self.usb.join_fleet(stick, self.fleet_dir(), self.fleet_station_name(), self.config.audit_dir.clone())?;
-                self.record(AuditEvent::UsbStick { action: "opened to join the event's fleet".into(), stick: described });
+                self.usb.join_fleet(
+                    stick,
+                    self.fleet_dir(),
+                    self.fleet_station_name(),
+                    self.config.audit_dir.clone(),
+                )?;
+                self.record(AuditEvent::UsbStick {
+                    action: "opened to join the event's fleet".into(),
+                    stick: described,
+                });
                 Ok(())
             }
         }

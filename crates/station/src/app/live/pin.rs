@@ -3,12 +3,12 @@
 //! the config ([`wordjudge_core::guard`]) so a restart does not reset them. Lockouts
 //! are measured on the boot clock, so no clock setting lengthens one.
 
-use wordjudge_core::audit::{AuditEvent, Clock, SystemClock};
-use wordjudge_core::config::ConfigSource;
-use wordjudge_core::guard::{BootInstant, Guard, Lockout};
 use crate::kiosk::flow::PIN_LOCKOUT_MAX;
 use crate::kiosk::station::{DirectorEvent, PinChangeError, PinCheck, PinGuard};
 use std::time::Duration;
+use wordjudge_core::audit::{AuditEvent, Clock, SystemClock};
+use wordjudge_core::config::ConfigSource;
+use wordjudge_core::guard::{BootInstant, Guard, Lockout};
 
 use super::LiveStation;
 use crate::kiosk::station::DirectorPin;
@@ -44,7 +44,10 @@ impl LiveStation {
         let stored = Guard::read(&path);
         let result = match &stored.damaged {
             Some(damage) => Err(format!("the PIN guard is damaged ({damage})")),
-            None => stored.with_lockout(lockout, boot_now()).write(&path).map_err(|e| format!("the PIN guard cannot be written: {e}")),
+            None => stored
+                .with_lockout(lockout, boot_now())
+                .write(&path)
+                .map_err(|e| format!("the PIN guard cannot be written: {e}")),
         };
         match result {
             Ok(()) => self.guard_problem = None,
@@ -52,7 +55,10 @@ impl LiveStation {
                 let problem = format!("{why}: wrong PINs and lockouts are not kept across a restart");
                 tracing::warn!("{problem}");
                 if self.guard_problem.as_deref() != Some(problem.as_str()) {
-                    self.record(wordjudge_core::audit::AuditEvent::SettingRefused { setting: "pin_guard".into(), reason: problem.clone() });
+                    self.record(wordjudge_core::audit::AuditEvent::SettingRefused {
+                        setting: "pin_guard".into(),
+                        reason: problem.clone(),
+                    });
                     self.guard_problem = Some(problem);
                 }
             }
@@ -61,7 +67,6 @@ impl LiveStation {
 }
 
 impl DirectorPin for LiveStation {
-
     fn check_pin(&mut self, pin: &str) -> PinCheck {
         self.verify_pin(pin)
     }

@@ -2,9 +2,9 @@
 //! one started, polled and cancelled through the job desk (`app::usb`).
 
 use super::LiveStation;
-use crate::kiosk::station::{StickChoice, UsbError, UsbRequest, UsbUpdate};
-use crate::kiosk::station::StickWork;
 use crate::app::usb::Finished;
+use crate::kiosk::station::StickWork;
+use crate::kiosk::station::{StickChoice, UsbError, UsbRequest, UsbUpdate};
 
 impl StickWork for LiveStation {
     fn sticks(&mut self) -> Vec<StickChoice> {
@@ -74,7 +74,8 @@ impl LiveStation {
             UsbRequest::Rename { .. } | UsbRequest::Install { .. } | UsbRequest::Eject => "",
         };
         let stick = self.stick(device);
-        let problem = "stopped before it began: the station was still looking at the stick for update bundles".to_string();
+        let problem =
+            "stopped before it began: the station was still looking at the stick for update bundles".to_string();
         self.record_usb(Finished::Failed { stick, work: request.work(), problem });
     }
 }

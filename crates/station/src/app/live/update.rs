@@ -2,11 +2,11 @@
 //! started (what the director confirmed), installed or failed, and the boot
 //! check's verdict after the restart, recorded exactly once.
 
-use crate::app::update::Finished;
-use wordjudge_core::audit::AuditEvent;
-use crate::kiosk::station::{UpdateNotStarted, UpdateOffer, UpdateReport, UpdateRequest};
-use wordjudge_core::update::BootCheck;
 use crate::app::boot_check::Looked;
+use crate::app::update::Finished;
+use crate::kiosk::station::{UpdateNotStarted, UpdateOffer, UpdateReport, UpdateRequest};
+use wordjudge_core::audit::AuditEvent;
+use wordjudge_core::update::BootCheck;
 use wordjudge_core::update::{clear_install_started, mark_install_started};
 
 use super::LiveStation;
@@ -30,7 +30,10 @@ impl LiveStation {
                 let preview = self.update.previewed().ok_or(UpdateNotStarted::NotOpen)?.preview.clone();
                 // An update is recorded before it starts, or it does not start.
                 if let Some(problem) = self.audit_problem() {
-                    tracing::warn!("update: {} not installed: the audit log cannot be written: {problem}", preview.version);
+                    tracing::warn!(
+                        "update: {} not installed: the audit log cannot be written: {problem}",
+                        preview.version
+                    );
                     self.update.cancel();
                     return Err(UpdateNotStarted::AuditLogFailing(problem));
                 }
@@ -44,7 +47,10 @@ impl LiveStation {
                 let refused = if !self.record_written(started) {
                     // Held in memory: written later, followed by why nothing installed.
                     let problem = self.audit_problem().unwrap_or_else(|| "its record could not be written".into());
-                    Some((format!("the audit log cannot be written: {problem}"), UpdateNotStarted::AuditLogFailing(problem)))
+                    Some((
+                        format!("the audit log cannot be written: {problem}"),
+                        UpdateNotStarted::AuditLogFailing(problem),
+                    ))
                 } else {
                     // Marked before RAUC is asked: a kiosk killed from here on
                     // leaves the next one the question of how the install ended.
@@ -58,7 +64,10 @@ impl LiveStation {
                 };
                 if let Some((why, error)) = refused {
                     tracing::warn!("update: {} not installed: {why}", preview.version);
-                    self.record(AuditEvent::UpdateFailed { version: preview.version, reason: format!("not started: {why}") });
+                    self.record(AuditEvent::UpdateFailed {
+                        version: preview.version,
+                        reason: format!("not started: {why}"),
+                    });
                     self.update.cancel();
                     return Err(error);
                 }
@@ -70,7 +79,10 @@ impl LiveStation {
                         bundle.staged.sha256()
                     ),
                     Err(e) => {
-                        self.record(AuditEvent::UpdateFailed { version: preview.version, reason: format!("not started: {e}") });
+                        self.record(AuditEvent::UpdateFailed {
+                            version: preview.version,
+                            reason: format!("not started: {e}"),
+                        });
                         self.install_ended();
                         return Err(e);
                     }
@@ -138,7 +150,6 @@ impl LiveStation {
 }
 
 impl UpdateWork for LiveStation {
-
     fn update_offer(&mut self) -> Option<UpdateOffer> {
         let plugged = self.usb.list();
         let may_mount = self.usb.idle();

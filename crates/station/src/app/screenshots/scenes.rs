@@ -45,7 +45,7 @@ pub(super) fn player_scenes(cam: &mut Camera, scratch: &ScratchStation) -> Resul
     let clock = cam.clock.clone();
     let window = cam.window;
     let w = cam.window.window();
-    let controller = attach(&window, scratch.controller(clock.clone())?);
+    let controller = attach(window, scratch.controller(clock.clone())?);
     cam.shot("01-ready")?;
     press_key(w, "3");
     cam.shot("02-entry-count-confirmed")?;
@@ -57,9 +57,9 @@ pub(super) fn player_scenes(cam: &mut Camera, scratch: &ScratchStation) -> Resul
     cam.shot("04-entry-ready-to-judge")?;
     press_key(w, &key_text(Key::Tab));
     cam.shot("05-verdict-acceptable")?;
-    let (mut legibility, lines) = measure_verdict(&screen, cam.width, cam.height)?;
-    legibility.push_str(&widest_verdict_fits(&window, &controller, &screen, cam.width, cam.height, lines)?);
-    crate::ui::show(&window, &controller.borrow().view());
+    let (mut legibility, lines) = measure_verdict(screen, cam.width, cam.height)?;
+    legibility.push_str(&widest_verdict_fits(window, &controller, screen, cam.width, cam.height, lines)?);
+    crate::ui::show(window, &controller.borrow().view());
     cam.advance(1000);
     press_key(w, " ");
     press_key(w, "2");
@@ -68,17 +68,17 @@ pub(super) fn player_scenes(cam: &mut Camera, scratch: &ScratchStation) -> Resul
     press_key(w, &key_text(Key::Tab));
     cam.shot("06-verdict-unacceptable")?;
     cam.advance(11_000);
-    crate::app::tick(&window, &controller);
+    crate::app::tick(window, &controller);
     cam.shot("17-ready-last-slip")?;
     press_key(w, "2");
     cam.advance(2000);
     type_text(w, "zebra cat z");
     cam.shot("18-entry-extra-word-refused")?;
     cam.advance(52_000);
-    crate::app::tick(&window, &controller);
+    crate::app::tick(window, &controller);
     cam.shot("19-entry-countdown")?;
     cam.advance(9_000);
-    crate::app::tick(&window, &controller);
+    crate::app::tick(window, &controller);
     cam.shot("20-ready-cleared-after-idle")?;
     press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
     type_text(w, "13");
@@ -97,7 +97,7 @@ pub(super) fn player_scenes(cam: &mut Camera, scratch: &ScratchStation) -> Resul
 pub(super) fn out_of_service_scene(cam: &mut Camera, missing: &ScratchStation) -> Result<(), String> {
     let clock = cam.clock.clone();
     let window = cam.window;
-    let _controller = attach(&window, missing.controller(clock.clone())?);
+    let _controller = attach(window, missing.controller(clock.clone())?);
     cam.shot("10-out-of-service")?;
     Ok(())
 }
@@ -151,7 +151,7 @@ pub(super) fn many_lexicons_scenes(cam: &mut Camera) -> Result<(), String> {
         ("Fleet".into(), "Nationals 2026: sending to the event's laptop (192.168.10.2), last sent 14:02:11".into()),
         ("Screen".into(), "DSI-1, not turned".into()),
     ];
-    let _controller = attach(&window, fake_controller(fake, &clock));
+    let _controller = attach(window, fake_controller(fake, &clock));
     open_director_menu(w);
     // The first page's second entry: Lexicon and event rule.
     press_key(w, &key_text(Key::DownArrow));
@@ -192,7 +192,7 @@ pub(super) fn settings_repair_scenes(cam: &mut Camera) -> Result<(), String> {
         path: "config.toml".into(),
         lost: vec!["director_pin_hash", "audit_dir"],
     }));
-    let _controller = attach(&window, fake_controller(fake, &clock));
+    let _controller = attach(window, fake_controller(fake, &clock));
     cam.shot("29-out-of-service-settings")?;
     open_director_menu(w);
     cam.shot("30-director-repair")?;
@@ -212,7 +212,7 @@ pub(super) fn settings_repair_scenes(cam: &mut Camera) -> Result<(), String> {
     fake.warnings.push(crate::kiosk::station::Warning::Config(wordjudge_core::config::ConfigProblem::Missing {
         path: "config.toml".into(),
     }));
-    let _controller = attach(&window, fake_controller(fake, &clock));
+    let _controller = attach(window, fake_controller(fake, &clock));
     cam.shot("33-out-of-service-settings-gone")?;
     open_director_menu(w);
     cam.shot("34-director-set-up-again")?;
@@ -261,7 +261,7 @@ pub(super) fn profile_scenes(cam: &mut Camera) -> Result<(), String> {
         let mut fake = FakeStation::new(lexicons, SCREENSHOT_PIN);
         fake.station_name = "Table 12".into();
         fake.profile = Some(profile);
-        let _controller = attach(&window, fake_controller(fake, &clock));
+        let _controller = attach(window, fake_controller(fake, &clock));
         // Ready with the event's rule, the longest wording and the NASPA one.
         if matches!(name, "naspa-nwl" | "naspa-csw-10") {
             cam.shot(&format!("12-profile-{name}-ready"))?;
@@ -291,25 +291,25 @@ pub(super) fn usb_scenes(cam: &mut Camera) -> Result<(), String> {
         &[("CSW24.txt", "CSW24"), ("NWL2023.txt", "NWL2023"), ("TWL2016.txt", "NWL2018"), ("club-list.txt", "CSW21")],
     );
     fake.sticks[0].name = "DIRECTOR (sdb1, FAT32, 16008 MB)".into();
-    let controller = attach(&window, fake_controller(fake, &clock));
+    let controller = attach(window, fake_controller(fake, &clock));
     open_director_menu(w);
     open_usb_page(w);
     cam.shot("13-usb-menu")?;
     press_key(w, &key_text(Key::DownArrow));
     press_key(w, &key_text(Key::Return));
     cam.shot("14-usb-reading")?;
-    crate::app::tick(&window, &controller);
+    crate::app::tick(window, &controller);
     press_key(w, &key_text(Key::DownArrow));
     press_key(w, &key_text(Key::Return));
     cam.shot("15-usb-import-list")?;
     press_key(w, &key_text(Key::Escape));
-    crate::app::tick(&window, &controller);
+    crate::app::tick(window, &controller);
     // The Done screen: any key returns to the stick page, on Back.
     press_key(w, &key_text(Key::Return));
     press_key(w, &key_text(Key::DownArrow));
     press_key(w, &key_text(Key::DownArrow));
     press_key(w, &key_text(Key::Return));
-    crate::app::tick(&window, &controller);
+    crate::app::tick(window, &controller);
     cam.shot("16-usb-export-done")?;
     press_key(w, &key_text(Key::Return));
     // Joining the fleet asks first.
@@ -349,25 +349,25 @@ pub(super) fn update_scenes(cam: &mut Camera) -> Result<(), String> {
             press_key(w, &key_text(Key::DownArrow));
         }
         press_key(w, &key_text(Key::Return));
-        crate::app::tick(&window, controller);
+        crate::app::tick(window, controller);
     };
     let mut fake = updating("0.1.0", "0.1.1");
     fake.update_paused_at = Some(50);
-    let controller = attach(&window, fake_controller(fake, &clock));
+    let controller = attach(window, fake_controller(fake, &clock));
     choose_update(&controller);
     cam.shot("22-update-preview")?;
     press_key(w, &key_text(Key::Return));
-    crate::app::tick(&window, &controller);
+    crate::app::tick(window, &controller);
     cam.shot("23-update-installing")?;
     let mut fake = updating("0.1.0", "0.1.1");
     fake.update_check = Err(wordjudge_core::update::UpdateError::OtherStation {
         bundle: wordjudge_core::update::PI_COMPATIBLE.into(),
         station: wordjudge_core::update::PC_COMPATIBLE.into(),
     });
-    let controller = attach(&window, fake_controller(fake, &clock));
+    let controller = attach(window, fake_controller(fake, &clock));
     choose_update(&controller);
     cam.shot("24-update-refused")?;
-    let controller = attach(&window, fake_controller(updating("0.2.0", "0.1.0"), &clock));
+    let controller = attach(window, fake_controller(updating("0.2.0", "0.1.0"), &clock));
     choose_update(&controller);
     press_key(w, &key_text(Key::Return));
     type_text(w, "1357");
@@ -385,7 +385,7 @@ pub(super) fn long_name_scene(cam: &mut Camera) -> Result<(), String> {
         SCREENSHOT_PIN,
     );
     fake.station_name = "Main hall, north wall — Table 112 (by the clock)".into();
-    let _controller = attach(&window, fake_controller(fake, &clock));
+    let _controller = attach(window, fake_controller(fake, &clock));
     cam.shot("21-long-station-name")?;
     Ok(())
 }

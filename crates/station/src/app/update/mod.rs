@@ -12,15 +12,17 @@
 //! and the install work on the station's own copy ([`wordjudge_core::update::staged`]),
 //! so what was previewed is what installs, whatever becomes of the stick.
 
-use crate::kiosk::station::{UpdateNotStarted, UpdateOffer, UpdatePreview, UpdateReport};
-use wordjudge_core::update::staged::{self, Staged};
-use wordjudge_core::update::{install_started, shown, BundleInfo, InstallState, Refusals, StationRelease, UpdateError, UpdateKind, Updates};
-use wordjudge_core::usb::{Mode, Stick, Sticks};
 use super::job::{Busy, Heard, JobDesk};
+use crate::kiosk::station::{UpdateNotStarted, UpdateOffer, UpdatePreview, UpdateReport};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::Arc;
+use wordjudge_core::update::staged::{self, Staged};
+use wordjudge_core::update::{
+    install_started, shown, BundleInfo, InstallState, Refusals, StationRelease, UpdateError, UpdateKind, Updates,
+};
+use wordjudge_core::usb::{Mode, Stick, Sticks};
 
 /// A bundle on a stick: its file (escaped, as the menu names it) and its
 /// version when its signature verified.
@@ -36,15 +38,25 @@ struct Found {
 
 /// What a worker thread hands back.
 enum Message {
-    Scanned { device: String, looked: Vec<Looked> },
+    Scanned {
+        device: String,
+        looked: Vec<Looked>,
+    },
     /// `file` on `device`: the station's copy and what it says of itself.
-    Checked { device: String, file: String, result: Result<(Staged, BundleInfo), UpdateError> },
+    Checked {
+        device: String,
+        file: String,
+        result: Result<(Staged, BundleInfo), UpdateError>,
+    },
     Progress(u8),
     Installed,
     InstallFailed(UpdateError),
     /// How the install of `version` the last kiosk started and did not see
     /// end has ended.
-    Resumed { version: String, result: Result<(), UpdateError> },
+    Resumed {
+        version: String,
+        result: Result<(), UpdateError>,
+    },
 }
 
 impl Message {
@@ -74,9 +86,17 @@ pub struct OpenBundle {
 /// What finished, for the audit log.
 pub enum Finished {
     /// The check refused the bundle the director chose (`bundle`: its file).
-    Refused { bundle: String, reason: UpdateError },
-    Installed { version: String },
-    Failed { version: String, reason: UpdateError },
+    Refused {
+        bundle: String,
+        reason: UpdateError,
+    },
+    Installed {
+        version: String,
+    },
+    Failed {
+        version: String,
+        reason: UpdateError,
+    },
 }
 
 /// The station's update desk: at most one piece of work at a time.
@@ -151,7 +171,9 @@ impl UpdateDesk {
         let updates = self.updates.clone();
         let on_panic = Message::Resumed {
             version: version.clone(),
-            result: Err(UpdateError::InstallFailed("an internal error stopped the look at RAUC's state (see the journal)".into())),
+            result: Err(UpdateError::InstallFailed(
+                "an internal error stopped the look at RAUC's state (see the journal)".into(),
+            )),
         };
         let started = std::time::Instant::now();
         let _ = self.start(
@@ -160,13 +182,18 @@ impl UpdateDesk {
                     match updates.after_interruption(&version) {
                         InstallState::Running if started.elapsed() < RESUME_LIMIT => std::thread::sleep(RESUME_POLL),
                         InstallState::Running => {
-                            break Err(format!("RAUC was still installing after {} minutes", RESUME_LIMIT.as_secs() / 60))
+                            break Err(format!(
+                                "RAUC was still installing after {} minutes",
+                                RESUME_LIMIT.as_secs() / 60
+                            ))
                         }
                         InstallState::Installed => break Ok(()),
                         InstallState::Failed(why) => break Err(why),
                     }
                 };
-                let result = result.map_err(|why| UpdateError::InstallFailed(format!("the kiosk stopped during the install, and {why}")));
+                let result = result.map_err(|why| {
+                    UpdateError::InstallFailed(format!("the kiosk stopped during the install, and {why}"))
+                });
                 Message::Resumed { version, result }
             },
             on_panic,
@@ -214,7 +241,11 @@ impl UpdateDesk {
 
     /// Starts `job` unless work runs; a bug in it must end as failed work
     /// (`on_panic`), never as a dead kiosk.
-    fn start(&mut self, job: impl FnOnce(&mpsc::Sender<Message>) -> Message + Send + 'static, on_panic: Message) -> Result<(), UpdateNotStarted> {
+    fn start(
+        &mut self,
+        job: impl FnOnce(&mpsc::Sender<Message>) -> Message + Send + 'static,
+        on_panic: Message,
+    ) -> Result<(), UpdateNotStarted> {
         self.jobs.start((), job, on_panic).map_err(|Busy| UpdateNotStarted::Busy)
     }
 
@@ -236,7 +267,12 @@ impl UpdateDesk {
         self.scanned.iter().find_map(|(device, looked)| {
             let offered = looked.iter().filter(|(file, _)| !self.refusals.is_refused(device, file)).cloned().collect();
             let found = choose(offered)?;
-            Some(UpdateOffer { device: device.clone(), file: found.file, version: found.version, current: shown(&release.version) })
+            Some(UpdateOffer {
+                device: device.clone(),
+                file: found.file,
+                version: found.version,
+                current: shown(&release.version),
+            })
         })
     }
 
@@ -316,7 +352,9 @@ impl UpdateDesk {
                     Err(e) => Message::InstallFailed(e),
                 }
             },
-            Message::InstallFailed(UpdateError::InstallFailed("an internal error stopped the install (see the journal)".into())),
+            Message::InstallFailed(UpdateError::InstallFailed(
+                "an internal error stopped the install (see the journal)".into(),
+            )),
         )?;
         self.open = None;
         Ok(self.installing.insert(open))
@@ -361,7 +399,11 @@ impl UpdateDesk {
                     .iter()
                     .map(|(file, version)| format!("{file} ({})", version.as_deref().unwrap_or("unreadable")))
                     .collect();
-                tracing::info!("update: looked at {device} for update bundles: {} found {}", bundles.len(), bundles.join(", "));
+                tracing::info!(
+                    "update: looked at {device} for update bundles: {} found {}",
+                    bundles.len(),
+                    bundles.join(", ")
+                );
                 if let Some(entry) = self.scanned.iter_mut().find(|(d, _)| *d == device) {
                     entry.1 = looked;
                 }
@@ -418,7 +460,8 @@ impl UpdateDesk {
                     self.refusals.refuse(&bundle.device, &bundle.file);
                 }
                 let version = bundle.map(|b| b.preview.version).unwrap_or_default();
-                self.reports.push_back((UpdateReport::Failed(reason.clone()), Some(Finished::Failed { version, reason })));
+                self.reports
+                    .push_back((UpdateReport::Failed(reason.clone()), Some(Finished::Failed { version, reason })));
             }
             // No screen waits for these (the flow drops a report for a phase
             // it is not in): they are recorded.
@@ -426,9 +469,9 @@ impl UpdateDesk {
                 UpdateReport::Installed { version: version.clone() },
                 Some(Finished::Installed { version }),
             )),
-            Message::Resumed { version, result: Err(reason) } => {
-                self.reports.push_back((UpdateReport::Failed(reason.clone()), Some(Finished::Failed { version, reason })))
-            }
+            Message::Resumed { version, result: Err(reason) } => self
+                .reports
+                .push_back((UpdateReport::Failed(reason.clone()), Some(Finished::Failed { version, reason }))),
         }
     }
 

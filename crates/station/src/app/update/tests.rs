@@ -2,9 +2,8 @@ use super::*;
 
 #[test]
 fn the_newest_verified_bundle_is_offered() {
-    let found = |v: &[(&str, Option<&str>)]| {
-        choose(v.iter().map(|(f, v)| (f.to_string(), v.map(str::to_string))).collect())
-    };
+    let found =
+        |v: &[(&str, Option<&str>)]| choose(v.iter().map(|(f, v)| (f.to_string(), v.map(str::to_string))).collect());
     assert_eq!(
         found(&[("a.raucb", Some("0.1.2")), ("b.raucb", None), ("c.raucb", Some("0.1.10"))]),
         Some(Found { file: "c.raucb".into(), version: Some("0.1.10".into()) })

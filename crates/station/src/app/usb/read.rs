@@ -5,11 +5,11 @@
 
 use super::{InstalledFacts, Outcome};
 use crate::kiosk::station::{ImportRow, ImportState};
+use std::path::Path;
 use wordjudge_core::lexicon::build::BuildError;
 use wordjudge_core::lexicon::catalog::Catalog;
 use wordjudge_core::lexicon::import::{self, Preview};
 use wordjudge_core::usb::{Stick, Sticks};
-use std::path::Path;
 
 /// The menu's row for the list at `path`: what it would install as, or why not.
 pub(super) fn row_of(path: &Path, preview: &Result<Preview, String>) -> ImportRow {
@@ -46,7 +46,12 @@ pub(super) fn row_of(path: &Path, preview: &Result<Preview, String>) -> ImportRo
 
 /// Reads and previews every word list on the stick mounted at `root`.
 /// A read that fails because the stick is gone fails the whole import.
-pub(super) fn read_stick(sticks: &dyn Sticks, stick: &Stick, root: &Path, lexicon_dir: &Path) -> Result<Outcome, String> {
+pub(super) fn read_stick(
+    sticks: &dyn Sticks,
+    stick: &Stick,
+    root: &Path,
+    lexicon_dir: &Path,
+) -> Result<Outcome, String> {
     let gone = || !sticks.list().iter().any(|s| s.device == stick.device);
     let found = import::find_word_lists(root).map_err(|e| format!("cannot list the stick: {e}"))?;
     let left_out = found.left_out;

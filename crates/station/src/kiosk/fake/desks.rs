@@ -4,8 +4,7 @@
 use super::{FakeRecord, FakeStation};
 use crate::kiosk::station::{FleetMembership, LeaveError, StickWork, UpdateWork};
 use crate::kiosk::station::{
-    StickChoice, UpdateNotStarted, UpdateOffer, UpdateReport, UpdateRequest, UsbError, UsbRequest,
-    UsbUpdate,
+    StickChoice, UpdateNotStarted, UpdateOffer, UpdateReport, UpdateRequest, UsbError, UsbRequest, UsbUpdate,
 };
 use wordjudge_core::update::{BootCheck, UpdateError};
 

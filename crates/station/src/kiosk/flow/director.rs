@@ -19,8 +19,16 @@ use super::*;
 pub enum MenuMessage {
     /// `profile_cleared`: the active profile judged with another lexicon
     /// and no longer applies.
-    Switched { id: String, status: String, profile_cleared: bool },
-    ProfileSwitched { name: String, lexicon: String, status: String },
+    Switched {
+        id: String,
+        status: String,
+        profile_cleared: bool,
+    },
+    ProfileSwitched {
+        name: String,
+        lexicon: String,
+        status: String,
+    },
     Saved(Setting),
     SwitchRefused(SwitchError),
     /// A confirmation was left with another key than the one it named.
@@ -110,7 +118,6 @@ pub enum MenuItem {
     Leave,
 }
 
-
 /// The director menu: one page at a time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DirectorMenu {
@@ -122,7 +129,6 @@ pub struct DirectorMenu {
 }
 
 impl Kiosk {
-
     /// The entries of `page` as the station is now. Every page's first entry
     /// changes nothing (it opens a page or a confirmation, or goes back).
     ///
@@ -211,7 +217,13 @@ impl Kiosk {
     /// Opens a page of the director menu with its cursor on its first,
     /// harmless entry: after a stick's result, a confirmation, an item going
     /// away or a restart of the menu, ENTER never lands on an action.
-    pub(super) fn open_menu(&mut self, page: MenuPage, now: Duration, station: &mut dyn Station, message: Option<MenuMessage>) {
+    pub(super) fn open_menu(
+        &mut self,
+        page: MenuPage,
+        now: Duration,
+        station: &mut dyn Station,
+        message: Option<MenuMessage>,
+    ) {
         self.last_stick_check = now;
         let items = self.page_items(page, station);
         self.screen = Screen::Director(DirectorMenu { page, items, selected: 0, message, last_key: now });
@@ -298,7 +310,8 @@ impl Kiosk {
                 self.confirm(change, page, now);
             }
             MenuItem::ScreenRotation(rotation) => {
-                let change = Change::Rotation { from: rotation.saved, to: rotation.next(), in_force: rotation.in_force };
+                let change =
+                    Change::Rotation { from: rotation.saved, to: rotation.next(), in_force: rotation.in_force };
                 self.confirm(change, page, now);
             }
             MenuItem::JoinFleet(stick) => self.confirm(Change::JoinFleet { stick }, page, now),
@@ -331,7 +344,8 @@ impl Kiosk {
                     EditField::Pin { .. } => String::new(),
                 };
                 let prefilled = !typed.is_empty();
-                self.screen = Screen::Edit(EditPrompt { field, typed, prefilled, message: None, back: page, last_key: now });
+                self.screen =
+                    Screen::Edit(EditPrompt { field, typed, prefilled, message: None, back: page, last_key: now });
             }
             MenuItem::InstallUpdate(offer) => self.open_update(offer, now, station),
             MenuItem::ImportFromUsb(stick) => self.start_usb(stick, UsbPurpose::Import, page, now, station),
@@ -340,7 +354,14 @@ impl Kiosk {
     }
 
     /// Starts a stick's work and shows its screen; the page says why not.
-    pub(super) fn start_usb(&mut self, stick: StickChoice, purpose: UsbPurpose, back: MenuPage, now: Duration, station: &mut dyn Station) {
+    pub(super) fn start_usb(
+        &mut self,
+        stick: StickChoice,
+        purpose: UsbPurpose,
+        back: MenuPage,
+        now: Duration,
+        station: &mut dyn Station,
+    ) {
         let device = stick.device.clone();
         let (request, work) = match purpose {
             UsbPurpose::Export => (UsbRequest::Export { device }, UsbWork::Exporting),

@@ -9,7 +9,12 @@ pub enum EditField {
     /// The director PIN: the old one, the new one, the new one again.
     /// `first`: a station with no PIN yet (first boot): no old one, and
     /// the new one opens the menu.
-    Pin { step: PinStep, old: String, new: String, first: bool },
+    Pin {
+        step: PinStep,
+        old: String,
+        new: String,
+        first: bool,
+    },
     StationName,
     /// The name of a station set up again after its settings were lost
     /// ([`super::MenuItem::SetUpAgain`]).
@@ -17,7 +22,9 @@ pub enum EditField {
     /// The local date and time, `YYYY-MM-DD HH:MM`, in the station's time
     /// zone `zone` (named on the prompt: the image runs UTC unless built
     /// with another).
-    Clock { zone: String },
+    Clock {
+        zone: String,
+    },
     /// The time zone the station shows its times in, by its IANA name
     /// (`Europe/London`).
     TimeZone,
@@ -155,7 +162,12 @@ impl Kiosk {
                     match station.set_first_pin(new) {
                         Ok(()) => {
                             station.director_event(DirectorEvent::PinAccepted);
-                            return self.open_menu(MenuPage::Home, now, station, Some(MenuMessage::Saved(Setting::FirstPin)));
+                            return self.open_menu(
+                                MenuPage::Home,
+                                now,
+                                station,
+                                Some(MenuMessage::Saved(Setting::FirstPin)),
+                            );
                         }
                         Err(error) => {
                             *step = PinStep::New;
@@ -205,5 +217,4 @@ impl Kiosk {
         };
         self.confirm(change, back, now);
     }
-
 }

@@ -219,11 +219,10 @@ impl Kiosk {
                 // No lexicon, a fault, or no record (so no verdict): out
                 // of service until the director acts or the log can be
                 // written again. The station knows why.
-                Err(
-                    AdjudicateError::NoUsableLexicon | AdjudicateError::Fault(_) | AdjudicateError::NotRecorded(_),
-                ) => self.out_of_service(station),
+                Err(AdjudicateError::NoUsableLexicon | AdjudicateError::Fault(_) | AdjudicateError::NotRecorded(_)) => {
+                    self.out_of_service(station)
+                }
             }
         }
     }
-
 }

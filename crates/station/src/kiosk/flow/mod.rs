@@ -17,16 +17,16 @@
 //! station updated from a stick).
 
 use super::station::{
-    LeaveError, PinChangeError,
-    AdjudicateError, FleetVisit, PinGuard, DirectorEvent, ImportRow, ImportState, Judged, LexiconChoice, LexiconView, PinCheck,
-    ProfileChoice, Rotation, Setting, SettingsError, Station, StickChoice, SwitchError, SystemAction, SystemError, UpdateNotStarted, UsbError,
-    UpdateError, UpdateOffer, UpdatePreview, UpdateReport, UpdateRequest, UsbRequest, UsbUpdate, UsbWork,
+    AdjudicateError, DirectorEvent, FleetVisit, ImportRow, ImportState, Judged, LeaveError, LexiconChoice, LexiconView,
+    PinChangeError, PinCheck, PinGuard, ProfileChoice, Rotation, Setting, SettingsError, Station, StickChoice,
+    SwitchError, SystemAction, SystemError, UpdateError, UpdateNotStarted, UpdateOffer, UpdatePreview, UpdateReport,
+    UpdateRequest, UsbError, UsbRequest, UsbUpdate, UsbWork,
 };
+use std::time::Duration;
 use wordjudge_core::config::Timeouts;
 use wordjudge_core::judge::{Verdict, MAX_WORDS};
 use wordjudge_core::panel::{Lamps, Trigger};
 use wordjudge_core::word::{MAX_LEN, MIN_LEN};
-use std::time::Duration;
 
 mod confirm;
 mod director;
@@ -39,12 +39,12 @@ mod usb;
 
 pub use confirm::{Change, ConfirmScreen, CONFIRM_SETTLE};
 pub use director::{DirectorMenu, MenuItem, MenuMessage, MenuPage};
-use pin::PinVerdict;
-pub use pin::{PinMessage, PinPrompt};
 pub use edit::{EditField, EditMessage, EditPrompt, PinStep};
+use entry::entry_idle_limit;
 pub use entry::{Entry, EntryHint};
 pub use events::{Event, Key};
-use entry::entry_idle_limit;
+use pin::PinVerdict;
+pub use pin::{PinMessage, PinPrompt};
 pub use update::{UpdateDone, UpdatePhase, UpdateScreen, UPDATE_CHECK_DEADLINE};
 pub use usb::{StopReason, UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen};
 
@@ -115,7 +115,9 @@ pub struct VerdictScreen {
 pub enum Screen {
     /// Waiting for a count. The last challenge's slip, if still shown, is
     /// [`Kiosk::last_slip`].
-    Ready { hint: Option<ReadyHint> },
+    Ready {
+        hint: Option<ReadyHint>,
+    },
     Entry(Entry),
     Verdict(VerdictScreen),
     OutOfService,

@@ -68,7 +68,7 @@ impl Kiosk {
         let Screen::Pin(prompt) = &mut self.screen else { return };
         prompt.last_key = now;
         match key {
-            Key::Escape => return self.go_home(),
+            Key::Escape => self.go_home(),
             _ if locked => {}
             Key::Char(c) if c.is_ascii_digit() => {
                 if prompt.typed.len() < PIN_MAX_LEN {

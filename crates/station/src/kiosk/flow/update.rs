@@ -64,7 +64,10 @@ impl UpdateScreen {
             || matches!(
                 self.phase,
                 UpdatePhase::Done(
-                    UpdateDone::Refused(_) | UpdateDone::NotStarted(_) | UpdateDone::Failed(_) | UpdateDone::NoAnswer { .. }
+                    UpdateDone::Refused(_)
+                        | UpdateDone::NotStarted(_)
+                        | UpdateDone::Failed(_)
+                        | UpdateDone::NoAnswer { .. }
                 )
             )
     }
@@ -96,8 +99,13 @@ impl Kiosk {
         match station.update_request(request) {
             Ok(()) => {
                 let back = menu.page;
-                self.screen =
-                    Screen::Update(UpdateScreen { offer, phase: UpdatePhase::Checking, back, shown_at: now, last_key: now });
+                self.screen = Screen::Update(UpdateScreen {
+                    offer,
+                    phase: UpdatePhase::Checking,
+                    back,
+                    shown_at: now,
+                    last_key: now,
+                });
             }
             Err(e) => menu.message = Some(MenuMessage::UpdateRefused(e)),
         }
@@ -114,7 +122,9 @@ impl Kiosk {
             (UpdatePhase::Installing { preview, .. }, UpdateReport::Progress(percent)) => {
                 UpdatePhase::Installing { preview, percent: Some(percent.min(100)) }
             }
-            (UpdatePhase::Installing { .. }, UpdateReport::Failed(reason)) => UpdatePhase::Done(UpdateDone::Failed(reason)),
+            (UpdatePhase::Installing { .. }, UpdateReport::Failed(reason)) => {
+                UpdatePhase::Done(UpdateDone::Failed(reason))
+            }
             (UpdatePhase::Installing { .. }, UpdateReport::Installed { version }) => {
                 // The director menu's own reboot: recorded, the log closed.
                 let restart = station.system(SystemAction::Reboot);
@@ -190,8 +200,9 @@ impl Kiosk {
                                 self.go_home();
                             }
                             verdict => {
-                                if let Screen::Update(UpdateScreen { phase: UpdatePhase::Pin { message, .. }, .. }) =
-                                    &mut self.screen
+                                if let Screen::Update(UpdateScreen {
+                                    phase: UpdatePhase::Pin { message, .. }, ..
+                                }) = &mut self.screen
                                 {
                                     *message = Some(match verdict {
                                         PinVerdict::NotSet => PinMessage::NotSet,

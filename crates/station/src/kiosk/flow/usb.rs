@@ -61,12 +61,17 @@ impl UsbWork {
 pub enum UsbMessage {
     /// ENTER again installs this row.
     ConfirmInstall,
-    Installed { lexicon: String, status: String },
+    Installed {
+        lexicon: String,
+        status: String,
+    },
     InstallRefused(String),
     /// The row has no lexicon name yet: choose one with LEFT and RIGHT.
     NeedsName,
     /// The list is not the lexicon it is named as: it is never installed.
-    WillNotInstall { name: String },
+    WillNotInstall {
+        name: String,
+    },
     /// The file cannot be used at all.
     Unusable,
     AlreadyInstalled,
@@ -215,10 +220,12 @@ impl Kiosk {
                 let mut names: Vec<Option<String>> = vec![None];
                 names.extend(station.import_names().into_iter().map(Some));
                 let at = names.iter().position(|n| *n == row.name).unwrap_or(0);
-                let next = if key == Key::Right { (at + 1) % names.len() } else { (at + names.len() - 1) % names.len() };
+                let next =
+                    if key == Key::Right { (at + 1) % names.len() } else { (at + names.len() - 1) % names.len() };
                 usb.confirming = None;
                 usb.message = None;
-                request = Some((UsbRequest::Rename { file: usb.selected, name: names[next].clone() }, UsbWork::Reading));
+                request =
+                    Some((UsbRequest::Rename { file: usb.selected, name: names[next].clone() }, UsbWork::Reading));
             }
             Key::Enter => {
                 let index = usb.selected;
@@ -252,5 +259,4 @@ impl Kiosk {
             }
         }
     }
-
 }

@@ -2,11 +2,11 @@
 //! judged and recorded ([`Judged`], or [`AdjudicateError`] and no verdict),
 //! and what the station says of itself (counts, warnings, the service lamp).
 
+use std::fmt;
 use wordjudge_core::config::ConfigProblem;
 use wordjudge_core::judge::Verdict;
 use wordjudge_core::panel::Trigger;
 use wordjudge_core::profile::ChallengeRule;
-use std::fmt;
 
 /// What the screens show about the active lexicon.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

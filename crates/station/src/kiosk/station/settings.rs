@@ -20,7 +20,10 @@ pub enum Setting {
     /// The screen rotation, saved as `degrees`; `pending` while it differs
     /// from the rotation the screen started with (it takes effect at the
     /// next start).
-    Rotation { degrees: u16, pending: bool },
+    Rotation {
+        degrees: u16,
+        pending: bool,
+    },
 }
 
 /// How far the picture is turned clockwise, in degrees: as saved in the
@@ -78,7 +81,11 @@ pub fn parse_clock(text: &str) -> Result<jiff::civil::DateTime, SettingsError> {
 /// The local time `when`, typed in the station's time zone `zone`, as the
 /// system's zone `system` reads it: what `timedatectl set-time` takes (the
 /// director's zone and the image's may differ).
-pub fn system_clock_text(when: jiff::civil::DateTime, zone: jiff::tz::TimeZone, system: jiff::tz::TimeZone) -> Result<String, SettingsError> {
+pub fn system_clock_text(
+    when: jiff::civil::DateTime,
+    zone: jiff::tz::TimeZone,
+    system: jiff::tz::TimeZone,
+) -> Result<String, SettingsError> {
     let moment = when
         .to_zoned(zone)
         .map_err(|e| SettingsError::Invalid(format!("{when} is not a time in this station's zone: {e}")))?;

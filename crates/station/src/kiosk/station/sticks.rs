@@ -75,7 +75,15 @@ pub enum ImportState {
     Unnamed { fingerprint: String, words: u64 },
     /// Would make lexicon `lexicon` have `status`, computed from these bytes;
     /// `already`: the lexicon installed now is these very bytes.
-    Would { lexicon: String, status: String, fingerprint: String, words: u64, installable: bool, note: String, already: bool },
+    Would {
+        lexicon: String,
+        status: String,
+        fingerprint: String,
+        words: u64,
+        installable: bool,
+        note: String,
+        already: bool,
+    },
     /// Cannot be used (malformed, too large, unreadable): why.
     Unusable(String),
     /// Installed; `status` is the lexicon's, from the installed bytes.

@@ -71,74 +71,74 @@ fn menu_message(message: &MenuMessage) -> String {
 }
 
 pub(super) fn pin(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, prompt: &PinPrompt) {
-        v.screen = ScreenKind::Pin;
-        v.pin.title = "Director PIN".into();
-        v.pin.dots = "●".repeat(prompt.typed.len());
-        v.pin.prompt = if prompt.typed.is_empty() { "type the PIN".into() } else { String::new() };
-        v.pin.footer = "ENTER to confirm · ESC to leave".into();
-        v.pin.message = match kiosk.pin_locked_until(now) {
-            Some(until) => {
-                let left = until - now;
-                let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
-                format!("Locked after too many wrong PINs. Try again in {seconds} s.")
-            }
-            None => prompt.message.map(pin_message).unwrap_or_default(),
-        };
+    v.screen = ScreenKind::Pin;
+    v.pin.title = "Director PIN".into();
+    v.pin.dots = "●".repeat(prompt.typed.len());
+    v.pin.prompt = if prompt.typed.is_empty() { "type the PIN".into() } else { String::new() };
+    v.pin.footer = "ENTER to confirm · ESC to leave".into();
+    v.pin.message = match kiosk.pin_locked_until(now) {
+        Some(until) => {
+            let left = until - now;
+            let seconds = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+            format!("Locked after too many wrong PINs. Try again in {seconds} s.")
+        }
+        None => prompt.message.map(pin_message).unwrap_or_default(),
+    };
 }
 
 pub(super) fn edit(v: &mut ViewModel, edit: &EditPrompt) {
-        v.screen = ScreenKind::Edit;
-        let first = matches!(edit.field, EditField::Pin { first: true, .. });
-        let (title, prompt) = match &edit.field {
-            EditField::Pin { step: PinStep::Old, .. } => ("Change the director PIN", "type the current PIN"),
-            EditField::Pin { step: PinStep::New, first: true, .. } => {
-                ("Set the director PIN", "this station has no director PIN yet: choose one of 4 to 12 digits")
-            }
-            EditField::Pin { step: PinStep::Again, first: true, .. } => ("Set the director PIN", "type the same PIN again"),
-            EditField::Pin { step: PinStep::New, .. } => ("Change the director PIN", "type the new PIN (4 to 12 digits)"),
-            EditField::Pin { step: PinStep::Again, .. } => ("Change the director PIN", "type the new PIN again"),
-            EditField::StationName => ("Rename the station", "type the station's name"),
-            EditField::SetUpName => ("Set up this station again", "its settings are gone: type the station's name"),
-            EditField::Clock { .. } => ("Set the date and time", ""),
-            EditField::TimeZone => (
-                "Set the time zone",
-                "type its name as the time zone database spells it, e.g. Europe/London, America/Toronto, \
+    v.screen = ScreenKind::Edit;
+    let first = matches!(edit.field, EditField::Pin { first: true, .. });
+    let (title, prompt) = match &edit.field {
+        EditField::Pin { step: PinStep::Old, .. } => ("Change the director PIN", "type the current PIN"),
+        EditField::Pin { step: PinStep::New, first: true, .. } => {
+            ("Set the director PIN", "this station has no director PIN yet: choose one of 4 to 12 digits")
+        }
+        EditField::Pin { step: PinStep::Again, first: true, .. } => ("Set the director PIN", "type the same PIN again"),
+        EditField::Pin { step: PinStep::New, .. } => ("Change the director PIN", "type the new PIN (4 to 12 digits)"),
+        EditField::Pin { step: PinStep::Again, .. } => ("Change the director PIN", "type the new PIN again"),
+        EditField::StationName => ("Rename the station", "type the station's name"),
+        EditField::SetUpName => ("Set up this station again", "its settings are gone: type the station's name"),
+        EditField::Clock { .. } => ("Set the date and time", ""),
+        EditField::TimeZone => (
+            "Set the time zone",
+            "type its name as the time zone database spells it, e.g. Europe/London, America/Toronto, \
                  Australia/Sydney (the audit log keeps UTC)",
-            ),
-        };
-        v.edit.title = title.into();
-        v.edit.prompt = match &edit.field {
-            EditField::Clock { zone } => {
-                format!("the station's time now, in its zone {zone} (the audit log keeps UTC): type over it as YYYY-MM-DD HH:MM")
-            }
-            _ => prompt.into(),
-        };
-        v.edit.value = match edit.field {
-            EditField::Pin { .. } => "●".repeat(edit.typed.len()),
-            _ => edit.typed.clone(),
-        };
-        v.edit.message = match &edit.message {
-            Some(EditMessage::PinsDiffer) => {
-                "The two PINs differ, so nothing was set. Start again: type the new PIN, then once more to confirm.".into()
-            }
-            Some(EditMessage::KeyNotAllowed) => match edit.field {
-                EditField::Pin { .. } => "A PIN is digits only.".into(),
-                EditField::Clock { .. } => "Digits, - : and a space only.".into(),
-                EditField::TimeZone => "Letters, digits and / _ - + only.".into(),
-                EditField::StationName | EditField::SetUpName => "That key cannot be typed here.".into(),
-            },
-            Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
-            Some(EditMessage::PinRefused(error)) => format!("Not changed: {error}"),
-            None => String::new(),
-        };
-        v.edit.footer = if first {
-            // No menu exists yet to go back to; say where its key is.
-            "ENTER to confirm · ESC to leave · the director menu then opens with Ctrl+Alt+Shift+D".into()
-        } else if edit.prefilled {
-            "Type to replace it · BACKSPACE clears it · ENTER to confirm · ESC back to the menu".into()
-        } else {
-            "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into()
-        };
+        ),
+    };
+    v.edit.title = title.into();
+    v.edit.prompt = match &edit.field {
+        EditField::Clock { zone } => {
+            format!("the station's time now, in its zone {zone} (the audit log keeps UTC): type over it as YYYY-MM-DD HH:MM")
+        }
+        _ => prompt.into(),
+    };
+    v.edit.value = match edit.field {
+        EditField::Pin { .. } => "●".repeat(edit.typed.len()),
+        _ => edit.typed.clone(),
+    };
+    v.edit.message = match &edit.message {
+        Some(EditMessage::PinsDiffer) => {
+            "The two PINs differ, so nothing was set. Start again: type the new PIN, then once more to confirm.".into()
+        }
+        Some(EditMessage::KeyNotAllowed) => match edit.field {
+            EditField::Pin { .. } => "A PIN is digits only.".into(),
+            EditField::Clock { .. } => "Digits, - : and a space only.".into(),
+            EditField::TimeZone => "Letters, digits and / _ - + only.".into(),
+            EditField::StationName | EditField::SetUpName => "That key cannot be typed here.".into(),
+        },
+        Some(EditMessage::Refused(error)) => format!("Not changed: {error}"),
+        Some(EditMessage::PinRefused(error)) => format!("Not changed: {error}"),
+        None => String::new(),
+    };
+    v.edit.footer = if first {
+        // No menu exists yet to go back to; say where its key is.
+        "ENTER to confirm · ESC to leave · the director menu then opens with Ctrl+Alt+Shift+D".into()
+    } else if edit.prefilled {
+        "Type to replace it · BACKSPACE clears it · ENTER to confirm · ESC back to the menu".into()
+    } else {
+        "ENTER to confirm · BACKSPACE to edit · ESC back to the menu".into()
+    };
 }
 
 /// The director menu's line about the last update the boot check judged
@@ -147,7 +147,10 @@ fn last_update_line(check: &BootCheck) -> String {
     match check.outcome {
         BootOutcome::MarkedGood => format!("Last update: version {} installed and kept", check.version),
         BootOutcome::RolledBack if check.detail.is_empty() => {
-            format!("Last update: version {} did not start; the station went back to its previous version", check.version)
+            format!(
+                "Last update: version {} did not start; the station went back to its previous version",
+                check.version
+            )
         }
         BootOutcome::RolledBack => format!(
             "Last update: version {} undone, the station went back to its previous version: {}",
@@ -304,7 +307,10 @@ fn page_lines(page: MenuPage, lexicon: &LexiconView, info: &StationInfo) -> Vec<
             lines.push("Each change asks you to confirm it first.".into());
         }
         MenuPage::Usb => {
-            lines.push("Install word lists, export the audit log, join the event's fleet or update the station from a stick.".into());
+            lines.push(
+                "Install word lists, export the audit log, join the event's fleet or update the station from a stick."
+                    .into(),
+            );
             lines.extend(info.last_update.as_ref().map(last_update_line));
         }
         MenuPage::Station => {
@@ -329,8 +335,8 @@ fn confirm_words(change: &Change, info: &StationInfo) -> (String, String, String
         // chosen): choosing it again judges with its words as they are now.
         Change::SwitchLexicon { from, to, .. } if from == to => (
             format!("Judge with {to} as it is on the card now?"),
-            format!("Its words are not the ones last chosen on this station. From now on the station judges with them."),
-            format!("ENTER: judge with it · ESC: leave the station out of service"),
+            "Its words are not the ones last chosen on this station. From now on the station judges with them.".to_string(),
+            "ENTER: judge with it · ESC: leave the station out of service".to_string(),
         ),
         Change::SwitchLexicon { from, to, profile_lost } => {
             let rule = match profile_lost {

@@ -13,21 +13,21 @@
 //! (PIN prompt, settings, menu) and `usb` (a director's stick).
 
 use super::flow::{
-    Change, ConfirmScreen, MenuPage, DirectorMenu, EditPrompt, Entry, PinPrompt, VerdictScreen,
-    EditField, EditMessage, EntryHint, Kiosk, MenuItem, MenuMessage, PinMessage, PinStep, ReadyHint, Screen, UsbDone,
-    StopReason, UpdateDone, UpdatePhase, UpdateScreen, UsbMessage, UsbPhase, UsbPurpose, UsbScreen,
+    Change, ConfirmScreen, DirectorMenu, EditField, EditMessage, EditPrompt, Entry, EntryHint, Kiosk, MenuItem,
+    MenuMessage, MenuPage, PinMessage, PinPrompt, PinStep, ReadyHint, Screen, StopReason, UpdateDone, UpdatePhase,
+    UpdateScreen, UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen, VerdictScreen,
 };
 use super::station::{
-    BootCheck, BootOutcome, Counts, FleetVisit, ImportRow, ImportState, Judged, Setting, SystemAction, UpdateKind, UpdateOffer,
-    UpdatePreview, UsbWork, Warning,
+    BootCheck, BootOutcome, Counts, FleetVisit, ImportRow, ImportState, Judged, Setting, SystemAction, UpdateKind,
+    UpdateOffer, UpdatePreview, UsbWork, Warning,
 };
-use wordjudge_core::profile::ChallengeRule;
 use wordjudge_core::config::ConfigProblem;
+use wordjudge_core::profile::ChallengeRule;
 
+use std::time::Duration;
 use wordjudge_core::judge::{Verdict, MAX_WORDS};
 use wordjudge_core::panel::Lamps;
 use wordjudge_core::word::{MAX_LEN, MIN_LEN};
-use std::time::Duration;
 
 mod director;
 mod player;
@@ -201,7 +201,9 @@ pub fn warning(warning: &Warning) -> String {
              USB port; the station notices it within a few seconds."
             .into(),
         Warning::SigningKey(p) => {
-            format!("The audit log's signing key: {p}. The log goes on, but no signed summary is made until it is fixed.")
+            format!(
+                "The audit log's signing key: {p}. The log goes on, but no signed summary is made until it is fixed."
+            )
         }
         Warning::WrongPins { refused, lockouts, since } => {
             let lockouts = match lockouts {
@@ -340,7 +342,6 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
     v
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::for_screen;
@@ -351,7 +352,10 @@ mod tests {
             for_screen("config /var/lib/wordjudge/config.toml is broken at line 3"),
             "config config.toml is broken at line 3"
         );
-        assert_eq!(for_screen("cannot save the config \"/etc/x/c.toml\": denied"), "cannot save the config \"c.toml\": denied");
+        assert_eq!(
+            for_screen("cannot save the config \"/etc/x/c.toml\": denied"),
+            "cannot save the config \"c.toml\": denied"
+        );
         assert_eq!(for_screen("/srv/lex/CSW15.fst: not installed"), "CSW15.fst: not installed");
         assert_eq!(for_screen("(/a/b/): gone"), "(b): gone");
         assert_eq!(for_screen("Table 1/2 and 3/4 words"), "Table 1/2 and 3/4 words");

@@ -13,7 +13,9 @@ fn ready_hint(hint: ReadyHint) -> String {
             format!("The word typed was cleared: no key was pressed for {seconds} seconds. Nothing was judged.")
         }
         ReadyHint::ClearedIdle { seconds, words } => {
-            format!("The {words} words typed were cleared: no key was pressed for {seconds} seconds. Nothing was judged.")
+            format!(
+                "The {words} words typed were cleared: no key was pressed for {seconds} seconds. Nothing was judged."
+            )
         }
         ReadyHint::Cancelled => "The challenge was cancelled with ESC. Nothing was judged.".into(),
     }
@@ -92,7 +94,9 @@ fn entry_hint(hint: EntryHint) -> String {
 /// costs (a play that does not stand always comes off the board).
 pub fn rule_line(rule: ChallengeRule) -> String {
     match rule {
-        ChallengeRule::NaspaDouble => "Event rule: double challenge. If the play stands, the challenger loses the turn.".into(),
+        ChallengeRule::NaspaDouble => {
+            "Event rule: double challenge. If the play stands, the challenger loses the turn.".into()
+        }
         ChallengeRule::School => "Event rule: if the play stands, the challenging team loses its turn.".into(),
         ChallengeRule::PointsPerWord { points } => {
             format!("Event rule: if the play stands, the player gets {points} points for each word challenged.")
@@ -107,91 +111,89 @@ pub fn consequence(judged: &Judged, words: usize) -> String {
         (Verdict::Unacceptable, _) => "The play comes off the board.".into(),
         (Verdict::Acceptable, ChallengeRule::NaspaDouble) => "The play stands: the challenger loses the turn.".into(),
         (Verdict::Acceptable, ChallengeRule::School) => "The play stands: the challenging team loses its turn.".into(),
-        (Verdict::Acceptable, ChallengeRule::PointsPerWord { points }) => format!(
-            "The play stands: +{} to the player: {} × {points}",
-            points as usize * words,
-            words_count(words)
-        ),
+        (Verdict::Acceptable, ChallengeRule::PointsPerWord { points }) => {
+            format!("The play stands: +{} to the player: {} × {points}", points as usize * words, words_count(words))
+        }
     }
 }
 
 pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>, info: &StationInfo) {
-        v.screen = ScreenKind::Ready;
-        v.ready.heading = "CHALLENGER:".into();
-        v.ready.question = "How many words are you challenging?".into();
-        v.ready.instruction = format!("Press a number key, 1 to {MAX_WORDS}");
-        v.ready.hint = hint.map(ready_hint).unwrap_or_default();
-        // Players who cannot type are told so, instead of a READY that waits.
-        if v.ready.hint.is_empty() && info.warnings.contains(&Warning::NoKeyboard) {
-            v.ready.hint = "No keyboard is plugged in: call the director.".into();
-        }
-        v.ready.rule = info.rule.map(rule_line).unwrap_or_default();
-        if let Some(slip) = kiosk.last_slip() {
-            v.ready.slip_label = "Last challenge, for the slip:".into();
-            v.ready.slip = slip_text(slip.challenge_number, slip.slip_code.as_ref().map(|c| c.as_str()));
-        }
+    v.screen = ScreenKind::Ready;
+    v.ready.heading = "CHALLENGER:".into();
+    v.ready.question = "How many words are you challenging?".into();
+    v.ready.instruction = format!("Press a number key, 1 to {MAX_WORDS}");
+    v.ready.hint = hint.map(ready_hint).unwrap_or_default();
+    // Players who cannot type are told so, instead of a READY that waits.
+    if v.ready.hint.is_empty() && info.warnings.contains(&Warning::NoKeyboard) {
+        v.ready.hint = "No keyboard is plugged in: call the director.".into();
+    }
+    v.ready.rule = info.rule.map(rule_line).unwrap_or_default();
+    if let Some(slip) = kiosk.last_slip() {
+        v.ready.slip_label = "Last challenge, for the slip:".into();
+        v.ready.slip = slip_text(slip.challenge_number, slip.slip_code.as_ref().map(|c| c.as_str()));
+    }
 }
 
 pub(super) fn entry(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, entry: &Entry) {
-        v.screen = ScreenKind::Entry;
-        v.entry.expected = entry.expected as i32;
-        v.entry.instruction = if entry.expected == 1 {
-            "CHALLENGER: type the word".into()
-        } else {
-            format!("CHALLENGER: type the {} — SPACE or ENTER between words", words_count(entry.expected))
-        };
-        v.entry.footer = "CHALLENGED PLAYER: check the spelling, then press TAB".into();
-        v.entry.keys = format!(
-            "SPACE next word · BACKSPACE delete a letter · ESC clear the word · 1–{MAX_WORDS} change the number of words"
-        );
-        if let Some(left) = kiosk.entry_countdown(now) {
-            v.entry.countdown = format!("No key pressed: these words clear in {left} s. Press any key to keep them.");
-        }
-        // One row per declared word: typed words, then empty rows. Once
-        // the last word is finished no row has the cursor.
-        let current = if entry.finished { usize::MAX } else { entry.words.len() - 1 };
-        v.entry.words = (0..entry.expected)
-            .map(|i| {
-                let word = entry.words.get(i).map(String::as_str).unwrap_or("");
-                match (word.is_empty(), i == current) {
-                    (true, true) => "▁".to_string(),
-                    (true, false) => "·".to_string(),
-                    (false, true) => format!("{word}▁"),
-                    (false, false) => word.to_string(),
-                }
-            })
-            .collect();
-        v.entry.current_word = if entry.finished { -1 } else { current as i32 };
-        v.entry.hint = entry.hint.map(entry_hint).unwrap_or_default();
-        v.entry.hint_alert = entry.hint.is_some_and(EntryHint::refuses_tab);
-        if entry.confirming(now) {
-            v.entry.confirmation = words_count(entry.expected);
-        }
+    v.screen = ScreenKind::Entry;
+    v.entry.expected = entry.expected as i32;
+    v.entry.instruction = if entry.expected == 1 {
+        "CHALLENGER: type the word".into()
+    } else {
+        format!("CHALLENGER: type the {} — SPACE or ENTER between words", words_count(entry.expected))
+    };
+    v.entry.footer = "CHALLENGED PLAYER: check the spelling, then press TAB".into();
+    v.entry.keys = format!(
+        "SPACE next word · BACKSPACE delete a letter · ESC clear the word · 1–{MAX_WORDS} change the number of words"
+    );
+    if let Some(left) = kiosk.entry_countdown(now) {
+        v.entry.countdown = format!("No key pressed: these words clear in {left} s. Press any key to keep them.");
+    }
+    // One row per declared word: typed words, then empty rows. Once
+    // the last word is finished no row has the cursor.
+    let current = if entry.finished { usize::MAX } else { entry.words.len() - 1 };
+    v.entry.words = (0..entry.expected)
+        .map(|i| {
+            let word = entry.words.get(i).map(String::as_str).unwrap_or("");
+            match (word.is_empty(), i == current) {
+                (true, true) => "▁".to_string(),
+                (true, false) => "·".to_string(),
+                (false, true) => format!("{word}▁"),
+                (false, false) => word.to_string(),
+            }
+        })
+        .collect();
+    v.entry.current_word = if entry.finished { -1 } else { current as i32 };
+    v.entry.hint = entry.hint.map(entry_hint).unwrap_or_default();
+    v.entry.hint_alert = entry.hint.is_some_and(EntryHint::refuses_tab);
+    if entry.confirming(now) {
+        v.entry.confirmation = words_count(entry.expected);
+    }
 }
 
 pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen) {
     let lexicon = kiosk.lexicon();
-        v.screen = ScreenKind::Verdict;
-        v.verdict.acceptable = verdict.judged.verdict == Verdict::Acceptable;
-        v.verdict.icon = if v.verdict.acceptable { "✓" } else { "✗" }.into();
-        v.verdict.label = verdict.judged.verdict.label().into();
-        v.verdict.words = verdict.words.join("  ");
-        let code = verdict.judged.slip_code.as_ref().map(|c| c.as_str());
-        v.verdict.slip = slip_text(verdict.judged.challenge_number, code);
-        v.verdict.consequence = consequence(&verdict.judged, verdict.words.len());
-        v.verdict.second = match &verdict.judged.second_opinion {
-            Some(second) => match second.verdict {
-                Some(other) => format!("{} would say: {}", second.lexicon, other.label()),
-                None => format!("{} cannot judge here (not installed or not verified)", second.lexicon),
-            },
-            None => String::new(),
-        };
-        v.verdict.details = if lexicon.fingerprint.is_empty() {
-            format!("{} · {} · {}", lexicon.id, lexicon.status, verdict.judged.time)
-        } else {
-            format!("{} · {} · {} · {}", lexicon.id, lexicon.status, lexicon.fingerprint, verdict.judged.time)
-        };
-        v.verdict.footer = "ENTER when the slip is copied · the number stays on the next screen".into();
+    v.screen = ScreenKind::Verdict;
+    v.verdict.acceptable = verdict.judged.verdict == Verdict::Acceptable;
+    v.verdict.icon = if v.verdict.acceptable { "✓" } else { "✗" }.into();
+    v.verdict.label = verdict.judged.verdict.label().into();
+    v.verdict.words = verdict.words.join("  ");
+    let code = verdict.judged.slip_code.as_ref().map(|c| c.as_str());
+    v.verdict.slip = slip_text(verdict.judged.challenge_number, code);
+    v.verdict.consequence = consequence(&verdict.judged, verdict.words.len());
+    v.verdict.second = match &verdict.judged.second_opinion {
+        Some(second) => match second.verdict {
+            Some(other) => format!("{} would say: {}", second.lexicon, other.label()),
+            None => format!("{} cannot judge here (not installed or not verified)", second.lexicon),
+        },
+        None => String::new(),
+    };
+    v.verdict.details = if lexicon.fingerprint.is_empty() {
+        format!("{} · {} · {}", lexicon.id, lexicon.status, verdict.judged.time)
+    } else {
+        format!("{} · {} · {} · {}", lexicon.id, lexicon.status, lexicon.fingerprint, verdict.judged.time)
+    };
+    v.verdict.footer = "ENTER when the slip is copied · the number stays on the next screen".into();
 }
 
 pub(super) fn out_of_service(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo) {
@@ -206,4 +208,3 @@ pub(super) fn out_of_service(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInf
     // and the audit record have the detail (which lexicon, which setting).
     v.service.detail = super::players_reason(info, kiosk.lexicon().usable).into();
 }
-

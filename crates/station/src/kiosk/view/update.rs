@@ -41,7 +41,8 @@ fn megabytes(bytes: u64) -> u64 {
 fn refusal(error: &UpdateError) -> String {
     match error {
         UpdateError::OtherStation { bundle, station } => {
-            let this = kind_words(StationKind::of(station)).map(|k| format!(" This station is a {k}.")).unwrap_or_default();
+            let this =
+                kind_words(StationKind::of(station)).map(|k| format!(" This station is a {k}.")).unwrap_or_default();
             match kind_words(StationKind::of(bundle)) {
                 Some(kind) => format!("This update is for a different kind of station ({kind}).{this}"),
                 None => format!("This update is for another kind of station.{this}"),
@@ -86,10 +87,16 @@ fn install_failed(why: &str) -> String {
 fn not_started(error: &UpdateNotStarted) -> String {
     match error {
         UpdateNotStarted::Busy => "The station is still busy with a stick. Try again in a moment.".into(),
-        UpdateNotStarted::NotOpen => "The update was put away before it could install. Choose it again in the menu.".into(),
+        UpdateNotStarted::NotOpen => {
+            "The update was put away before it could install. Choose it again in the menu.".into()
+        }
         UpdateNotStarted::Unavailable => "This station has no USB stick support.".into(),
-        UpdateNotStarted::AuditLogFailing(problem) => format!("Nothing was installed: the audit log cannot be written. {problem}"),
-        UpdateNotStarted::NotNoted(_) => "Nothing was installed: the station could not write to its data partition.".into(),
+        UpdateNotStarted::AuditLogFailing(problem) => {
+            format!("Nothing was installed: the audit log cannot be written. {problem}")
+        }
+        UpdateNotStarted::NotNoted(_) => {
+            "Nothing was installed: the station could not write to its data partition.".into()
+        }
     }
 }
 

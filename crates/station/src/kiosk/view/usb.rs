@@ -8,7 +8,7 @@ fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -120,7 +120,10 @@ fn fleet_visit(visit: &FleetVisit) -> (String, String) {
         ),
         FleetVisit::Joined { event, upload_url } => (
             format!("Joined the fleet of {event}. You may remove the stick."),
-            format!("This station now sends its record (every verdict and director action) to the event's laptop ({}).", laptop_of(upload_url)),
+            format!(
+                "This station now sends its record (every verdict and director action) to the event's laptop ({}).",
+                laptop_of(upload_url)
+            ),
         ),
         FleetVisit::AlreadyJoined { event, upload_url } => (
             format!("Already in the fleet of {event}. You may remove the stick."),
@@ -142,7 +145,10 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
     match &usb.phase {
         UsbPhase::Working(work) => {
             let (status, detail) = match work {
-                UsbWork::Reading => ("Reading the stick…", "Each word list is checked and compiled; nothing is installed yet. Do not remove the stick."),
+                UsbWork::Reading => (
+                    "Reading the stick…",
+                    "Each word list is checked and compiled; nothing is installed yet. Do not remove the stick.",
+                ),
                 UsbWork::Installing => ("Installing…", "Do not remove the stick."),
                 UsbWork::Ejecting => ("Finishing with the stick…", "Do not remove the stick yet."),
                 UsbWork::Exporting => ("Exporting the audit log…", "Do not remove the stick."),
@@ -172,7 +178,10 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                         (true, false) => "The copy verifies (this log has no signing key).",
                         (false, _) => "The copy does NOT verify: read the report in the same folder.",
                     };
-                    v.usb.detail = format!("The audit log ({} lines) is in {folder} on the stick. {check} {back}", thousands(*lines as u64));
+                    v.usb.detail = format!(
+                        "The audit log ({} lines) is in {folder} on the stick. {check} {back}",
+                        thousands(*lines as u64)
+                    );
                 }
                 UsbDone::Fleet(visit) => {
                     let (status, detail) = fleet_visit(visit);
@@ -187,8 +196,12 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                     };
                     let what = match work {
                         UsbWork::Reading | UsbWork::Installing => "Nothing was installed.",
-                        UsbWork::Exporting => "The copy on the stick may be incomplete; the audit log on the station is unchanged.",
-                        UsbWork::JoiningFleet => "The fleet settings change only if the visit still ends; the audit log will say.",
+                        UsbWork::Exporting => {
+                            "The copy on the stick may be incomplete; the audit log on the station is unchanged."
+                        }
+                        UsbWork::JoiningFleet => {
+                            "The fleet settings change only if the visit still ends; the audit log will say."
+                        }
                         UsbWork::Ejecting => "Wait until the stick's light stops before you pull it out.",
                     };
                     v.usb.detail = format!("{what} Players can judge again when you leave the menu. {back}");
@@ -227,12 +240,18 @@ pub(super) fn usb_view(v: &mut ViewModel, usb: &UsbScreen) {
                 None => vec![format!("{} installed from this stick so far.", usb.installed())],
             };
             v.menu.lines.push(String::new());
-            v.menu.lines.push("↑ ↓ choose · ← → which lexicon a list is · ENTER install · ESC finish and return".into());
+            v.menu
+                .lines
+                .push("↑ ↓ choose · ← → which lexicon a list is · ENTER install · ESC finish and return".into());
             v.menu.message = match &usb.message {
                 Some(m) => usb_message(m),
                 None if usb.rows.is_empty() => "No word lists (text files) at the top of this stick.".into(),
                 None if usb.left_out > 0 => {
-                    format!("{} more text files on the stick were not looked at (at most {}).", usb.left_out, wordjudge_core::lexicon::import::MAX_FILES)
+                    format!(
+                        "{} more text files on the stick were not looked at (at most {}).",
+                        usb.left_out,
+                        wordjudge_core::lexicon::import::MAX_FILES
+                    )
                 }
                 None => String::new(),
             };
