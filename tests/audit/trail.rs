@@ -141,7 +141,7 @@ fn slips_name_the_first_one_a_rewrite_no_longer_matches() {
         wordjudge(&[&args[..], &[slips[1].to_string().as_str(), "--slip", slips[2].to_string().as_str()]].concat());
     assert_eq!(out.status.code(), Some(1));
     let text = stdout(&out);
-    assert!(text.contains(&"BAD: ".to_string()) && text.contains(&format!("slip {} does not match", slips[1])), "{text}");
+    assert!(text.contains("BAD: ") && text.contains(&format!("slip {} does not match", slips[1])), "{text}");
     let file = dir.path().join("..").join(format!("slips-{}.txt", std::process::id()));
     std::fs::write(&file, format!("# table 7\n{}\n{}\n", slips[0], slips[2])).unwrap();
     let out = wordjudge(&["audit", "verify", dir_text, "--slips", file.to_str().unwrap()]);

@@ -126,10 +126,9 @@ fn model_press(m: &mut Model, key: Key) -> Outcome {
                 m.extra_refused = false;
             }
         }
-        Key::Char(' ') | Key::Enter
-            if !m.text.is_empty() && !m.text.ends_with(' ') => {
-                m.text.push(' ');
-            }
+        Key::Char(' ') | Key::Enter if !m.text.is_empty() && !m.text.ends_with(' ') => {
+            m.text.push(' ');
+        }
         Key::Backspace => {
             m.text.pop();
         }
@@ -388,11 +387,10 @@ impl Harness {
                 self.shown =
                     Some(Shown { number: v.judged.challenge_number, words, at: self.now, held: self.held.clone() });
             }
-            (Screen::Verdict(_), Screen::Verdict(_))
-                if event == Event::Tick => {
-                    let at = self.shown.as_ref().unwrap().at;
-                    prop_assert!(self.now < at + Duration::from_secs(10), "a verdict outlived its 10 s");
-                }
+            (Screen::Verdict(_), Screen::Verdict(_)) if event == Event::Tick => {
+                let at = self.shown.as_ref().unwrap().at;
+                prop_assert!(self.now < at + Duration::from_secs(10), "a verdict outlived its 10 s");
+            }
             (Screen::Verdict(_), Screen::Ready { .. }) => {
                 let shown = self.shown.take().unwrap();
                 let timed_out = event == Event::Tick && self.now >= shown.at + Duration::from_secs(10);

@@ -107,10 +107,12 @@ fn last_words(stderr: &str, stdout: &str, status: &str) -> String {
         .lines()
         .chain(stdout.lines())
         .filter_map(|l| l.trim().strip_prefix("LastError:"))
-        .map(str::trim).rfind(|reason| !reason.is_empty());
+        .map(str::trim)
+        .rfind(|reason| !reason.is_empty());
     let telling = |text: &str| {
         text.lines()
-            .map(str::trim).rfind(|l| !l.is_empty() && parse_progress(l).is_none() && !matches!(*l, "idle" | "installing"))
+            .map(str::trim)
+            .rfind(|l| !l.is_empty() && parse_progress(l).is_none() && !matches!(*l, "idle" | "installing"))
             .map(str::to_string)
     };
     match last_error.map(str::to_string).or_else(|| telling(stderr)).or_else(|| telling(stdout)) {
