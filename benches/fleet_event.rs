@@ -185,7 +185,7 @@ impl Station {
                     verdict: if acceptable { Verdict::Acceptable } else { Verdict::Unacceptable },
                     trigger: Trigger::Keyboard,
                     repeat_of: None,
-                    profile: Some("NASPA-CSW".into()),
+                    profile: Some("NASPA-CSW-5".into()),
                     skipped: Vec::new(),
                 }),
             ));

@@ -42,14 +42,20 @@ pub fn when(us: i64, now: Timestamp, tz: &TimeZone) -> String {
     let (at, today) = (t.to_zoned(tz.clone()), now.to_zoned(tz.clone()));
     let clock = if at.date() == today.date() { at.strftime("%H:%M:%S") } else { at.strftime("%Y-%m-%d %H:%M") };
     let ago = now.as_second() - t.as_second();
-    let ago = match ago {
-        i64::MIN..=-1 => "in the future".to_string(),
-        0..=59 => format!("{ago} s ago"),
-        60..=3599 => format!("{} min ago", ago / 60),
-        3600..=86_399 => format!("{} h {} min ago", ago / 3600, ago % 3600 / 60),
-        _ => format!("{} days ago", ago / 86_400),
-    };
+    let ago = if ago < 0 { "in the future".to_string() } else { format!("{} ago", span(ago)) };
     format!("{clock} ({ago})")
+}
+
+/// `seconds` (not negative) as a director reads a span: `40 s`, `12 min`,
+/// `3 h 5 min`, `15 days`.
+fn span(seconds: i64) -> String {
+    match seconds {
+        i64::MIN..=59 => format!("{seconds} s"),
+        60..=3599 => format!("{} min", seconds / 60),
+        3600..=86_399 => format!("{} h {} min", seconds / 3600, seconds % 3600 / 60),
+        86_400..=172_799 => "1 day".to_string(),
+        _ => format!("{} days", seconds / 86_400),
+    }
 }
 
 /// What the LINKS column says.
@@ -123,11 +129,12 @@ pub fn state(station: &Station, now: Timestamp) -> String {
     }
     let silent_for = now.as_microsecond() - station.last_heard_us;
     let service = match &station.service {
-        Service::In if station.silent(now.as_microsecond()) => match Timestamp::from_microsecond(station.last_heard_us) {
+        Service::In if station.silent(now.as_microsecond()) => match Timestamp::from_microsecond(station.last_heard_us)
+        {
             Ok(t) => format!(
-                "SILENT since {} UTC: nothing received for {} min (a station in the fleet says it is alive every {} min)",
+                "SILENT since {} UTC: nothing received for {} (a station in the fleet says it is alive every {} min)",
                 t.strftime("%Y-%m-%d %H:%M"),
-                silent_for / 60_000_000,
+                span(silent_for / 1_000_000),
                 super::SIGN_OF_LIFE_EVERY.as_secs() / 60
             ),
             Err(_) => "SILENT".to_string(),
@@ -414,5 +421,23 @@ mod tests {
     fn html_escaping_leaves_no_markup() {
         assert_eq!(html_escape("<b a=\"x\">'&'</b>"), "&lt;b a=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/b&gt;");
         assert_eq!(html_escape("ÉTÉ ✓"), "ÉTÉ ✓");
+    }
+
+    #[test]
+    fn spans_read_in_the_largest_unit_that_fits() {
+        let cases = [
+            (0, "0 s"),
+            (59, "59 s"),
+            (60, "1 min"),
+            (3599, "59 min"),
+            (3600, "1 h 0 min"),
+            (90_061, "1 day"),
+            (172_800, "2 days"),
+        ];
+        for (seconds, words) in cases {
+            assert_eq!(span(seconds), words, "{seconds} s");
+        }
+        // A station silent for fifteen days is not "22393 min".
+        assert_eq!(span(15 * 86_400 + 33 * 60), "15 days");
     }
 }
