@@ -126,8 +126,12 @@ fn model_press(m: &mut Model, key: Key) -> Outcome {
                 m.extra_refused = false;
             }
         }
-        Key::Char(' ') | Key::Enter if !m.text.is_empty() && !m.text.ends_with(' ') => {
-            m.text.push(' ');
+        // Not a guard: SPACE and ENTER that start no word must stop here, not
+        // fall through to the arms below (clippy's collapsible_match would).
+        Key::Char(' ') | Key::Enter => {
+            if !m.text.is_empty() && !m.text.ends_with(' ') {
+                m.text.push(' ');
+            }
         }
         Key::Backspace => {
             m.text.pop();
@@ -387,9 +391,13 @@ impl Harness {
                 self.shown =
                     Some(Shown { number: v.judged.challenge_number, words, at: self.now, held: self.held.clone() });
             }
-            (Screen::Verdict(_), Screen::Verdict(_)) if event == Event::Tick => {
-                let at = self.shown.as_ref().unwrap().at;
-                prop_assert!(self.now < at + Duration::from_secs(10), "a verdict outlived its 10 s");
+            // Not a guard: a verdict that stays on a key must stop here, not
+            // fall through to "a verdict became" below.
+            (Screen::Verdict(_), Screen::Verdict(_)) => {
+                if event == Event::Tick {
+                    let at = self.shown.as_ref().unwrap().at;
+                    prop_assert!(self.now < at + Duration::from_secs(10), "a verdict outlived its 10 s");
+                }
             }
             (Screen::Verdict(_), Screen::Ready { .. }) => {
                 let shown = self.shown.take().unwrap();
@@ -444,4 +452,23 @@ fn random_key_streams_judge_exactly_what_was_typed_and_keep_every_verdict() {
     let verdicts = verdicts.get();
     println!("{cases} random streams, {verdicts} verdicts checked");
     assert!(verdicts > cases as usize / 20, "the streams reach verdicts ({verdicts} in {cases} cases)");
+}
+
+/// Streams that once failed, kept as they were found.
+#[test]
+fn player_streams_that_once_failed_pass() {
+    use Action::*;
+    let streams: Vec<(usize, Vec<Action>)> = vec![
+        // A verdict, then a letter: the verdict stays (the key does not
+        // dismiss it). Failed when clippy's collapsible_match fix made the
+        // model's "verdict stays" arm a guard that let keys fall through to
+        // "a verdict became" (seed 15042997701662740136).
+        (0, vec![Play(1, vec!["QI".into()]), Tap(Key::Char('Q'))]),
+    ];
+    for (setup, actions) in streams {
+        let mut harness = Harness::new(setup);
+        for action in &actions {
+            harness.run(action).unwrap_or_else(|e| panic!("{actions:?}: {e}"));
+        }
+    }
 }
