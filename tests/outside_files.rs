@@ -157,7 +157,7 @@ fn the_rule_sees_a_direct_read_a_direct_write_and_an_open() {
     // The allow-list is per file: the same call elsewhere is a bypass.
     let proc_read = "fn f() { std::fs::read_to_string(\"/proc/self/mountinfo\") }\n";
     assert!(direct_calls("crates/core/src/usb/helper.rs", proc_read).is_empty());
-    assert_eq!(direct_calls("crates/core/src/config.rs", proc_read).len(), 1);
+    assert_eq!(direct_calls("crates/core/src/config/mod.rs", proc_read).len(), 1);
 }
 
 #[test]
