@@ -24,6 +24,13 @@ pub fn wordjudge() -> PathBuf {
     CHECKED.get_or_init(checked_wordjudge).clone()
 }
 
+/// `wordjudge fleet ARGS…`, which must succeed: its standard output.
+pub fn fleet(args: &[&str]) -> String {
+    let out = std::process::Command::new(wordjudge()).arg("fleet").args(args).output().expect("wordjudge runs");
+    assert!(out.status.success(), "fleet {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 fn checked_wordjudge() -> PathBuf {
     let path = kiosk().with_file_name("wordjudge");
     let built = std::fs::metadata(&path).and_then(|m| m.modified()).unwrap_or_else(|_| {

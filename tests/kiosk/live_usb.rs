@@ -434,13 +434,6 @@ fn a_hostile_stick_is_refused_at_once_with_short_escaped_words() {
 
 // ---- the event's fleet, joined from the director menu ----
 
-/// `wordjudge fleet <args>` (the laptop's side), which must succeed.
-fn fleet_cli(args: &[&str]) -> String {
-    let out = std::process::Command::new(crate::built::wordjudge()).arg("fleet").args(args).output().unwrap();
-    assert!(out.status.success(), "fleet {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 /// The status line of the USB screen after "Join the event's fleet".
 fn join_from_menu(rig: &mut Live) -> String {
     open_usb(rig, "Join the event's fleet");
@@ -456,7 +449,7 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     let ca = laptop.path().join("ca");
     let stick = plug(&rig, "fleet", &[]);
     let (ca_s, stick_s) = (ca.to_str().unwrap(), stick.to_str().unwrap());
-    let printed = fleet_cli(&[
+    let printed = crate::built::fleet(&[
         "setup",
         "--event",
         "Nationals 2026",
@@ -503,9 +496,8 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     // Signed on the laptop; the second visit joins, recorded with the CA's fingerprint.
     // The director confirms on the laptop the code the station showed.
     let accept = format!("table-3={code}");
-    assert!(
-        fleet_cli(&["sign", "--ca-dir", ca_s, "--stick", stick_s, "--accept", &accept]).contains("signed   table-3")
-    );
+    assert!(crate::built::fleet(&["sign", "--ca-dir", ca_s, "--stick", stick_s, "--accept", &accept])
+        .contains("signed   table-3"));
     assert_eq!(join_from_menu(&mut rig), "Joined the fleet of Nationals 2026. You may remove the stick.");
     let fleet_toml = std::fs::read_to_string(stick.join("wordjudge/fleet/fleet.toml")).unwrap();
     let ca_sha256 =
@@ -525,7 +517,7 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     let other = plug(&rig, "other", &[]);
     std::fs::remove_dir_all(&stick).unwrap();
     let other_ca = laptop.path().join("other-ca");
-    fleet_cli(&[
+    crate::built::fleet(&[
         "setup",
         "--event",
         "Open 2026",

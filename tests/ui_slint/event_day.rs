@@ -408,7 +408,7 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     let (stick, ca) = (card.join("sticks/FLEET"), card.join("laptop-ca"));
     std::fs::create_dir_all(&stick).unwrap();
     let (stick_s, ca_s) = (stick.to_str().unwrap(), ca.to_str().unwrap());
-    fleet_cli(&[
+    crate::built::fleet(&[
         "setup",
         "--event",
         "Nationals 2026",
@@ -429,8 +429,15 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     assert_eq!(first, format!("Station key code {key_code}. You may remove the stick: take it to the laptop."));
     day.ui().fits_everywhere("the fleet's first visit", true);
     day.ui().key(&key_text(Key::Return));
-    let signed =
-        fleet_cli(&["sign", "--stick", stick_s, "--ca-dir", ca_s, "--accept", &format!("hall-b-7={key_code}")]);
+    let signed = crate::built::fleet(&[
+        "sign",
+        "--stick",
+        stick_s,
+        "--ca-dir",
+        ca_s,
+        "--accept",
+        &format!("hall-b-7={key_code}"),
+    ]);
     assert!(signed.contains("signed   hall-b-7"), "{signed}");
     day.menu_enter("Join the event's fleet with FLEET");
     day.confirm();
@@ -450,12 +457,6 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
         records(&day.audit).iter().map(|r| r["event"].as_str().unwrap_or("").to_string()).collect();
     assert!(events.contains(&"fleet_joined".to_string()) && events.contains(&"fleet_left".to_string()), "{events:?}");
     slip
-}
-
-fn fleet_cli(args: &[&str]) -> String {
-    let out = std::process::Command::new(crate::built::wordjudge()).arg("fleet").args(args).output().unwrap();
-    assert!(out.status.success(), "fleet {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// Step 7: The card damaged overnight: the counter a FIFO. No verdict, and the
