@@ -35,8 +35,12 @@ fn repo() -> PathBuf {
 /// The documents this test reads, as paths relative to the repository.
 fn documents() -> Vec<PathBuf> {
     let root = repo();
-    let mut files =
-        vec![PathBuf::from("README.md"), PathBuf::from("kiosk-image/README.md"), PathBuf::from("lexicons/README.md")];
+    let mut files = vec![
+        PathBuf::from("README.md"),
+        PathBuf::from("CHANGELOG.md"),
+        PathBuf::from("kiosk-image/README.md"),
+        PathBuf::from("lexicons/README.md"),
+    ];
     let mut docs: Vec<PathBuf> = ["docs", "docs/decisions"]
         .iter()
         .flat_map(|dir| std::fs::read_dir(root.join(dir)).unwrap_or_else(|e| panic!("{dir}/ is readable: {e}")))
@@ -605,4 +609,171 @@ fn the_code_figures_in_measured_md_are_what_the_script_prints_now() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let now = String::from_utf8(out.stdout).expect("UTF-8");
     assert_eq!(shown, now, "docs/measured.md's code figures are not `bash .ci/code-figures`'s output: paste it in");
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The identifiers of the workspace's Rust sources (crates/, tests/, benches/).
+fn source_identifiers() -> HashSet<String> {
+    let mut files = Vec::new();
+    for dir in ["crates", "tests", "benches"] {
+        rust_files(&repo().join(dir), &mut files);
+    }
+    let mut names = HashSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        names.extend(
+            text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string),
+        );
+    }
+    names
+}
+
+/// The test targets cargo finds: tests/NAME.rs and tests/NAME/main.rs.
+fn test_targets() -> BTreeSet<String> {
+    let mut targets = BTreeSet::new();
+    for entry in std::fs::read_dir(repo().join("tests")).expect("tests/ is readable").flatten() {
+        let path = entry.path();
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        if (path.is_file() && path.extension().is_some_and(|ext| ext == "rs")) || path.join("main.rs").is_file() {
+            targets.insert(name);
+        }
+    }
+    targets
+}
+
+/// The test-name prefixes `.ci/test` knows (`--skip PREFIX`): those a doc may name.
+fn test_prefixes() -> BTreeSet<String> {
+    let script = std::fs::read_to_string(repo().join(".ci/test")).expect(".ci/test");
+    let words: Vec<&str> = script.split(|c: char| c.is_whitespace() || c == '(' || c == ')').collect();
+    words.windows(2).filter(|w| w[0] == "--skip").map(|w| w[1].to_string()).collect()
+}
+
+/// The inline code spans of one line of prose (single backticks).
+fn code_spans(line: &str) -> Vec<&str> {
+    line.split('`').skip(1).step_by(2).collect()
+}
+
+/// What a code span names that must exist: a test target (`--test NAME`), a test-name
+/// prefix (`needs_…_`, `real_data_`, `child_`), a path in the repository (`tests/…`,
+/// `crates/…`, …) or a test or function by its path (`kiosk::live::a_name_with_words`).
+fn check_named(
+    span: &str,
+    targets: &BTreeSet<String>,
+    prefixes: &BTreeSet<String>,
+    idents: &HashSet<String>,
+) -> Vec<String> {
+    let mut wrong = Vec::new();
+    let words: Vec<&str> = span.split_whitespace().collect();
+    for pair in words.windows(2) {
+        if pair[0] == "--test" && !targets.contains(pair[1]) {
+            wrong.push(format!(
+                "`--test {}`: no such test target (tests/{}.rs or tests/{}/main.rs)",
+                pair[1], pair[1], pair[1]
+            ));
+        }
+    }
+    let is_word =
+        |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if words.len() == 1 {
+        let word = words[0];
+        let prefix_like =
+            (word.starts_with("needs_") || word == "real_data_" || word == "child_") && word.ends_with('_');
+        if prefix_like && !prefixes.contains(word) {
+            wrong.push(format!("`{word}`: .ci/test knows no such test prefix"));
+        }
+        let roots = ["tests/", "benches/", "crates/", "kiosk-image/", "systemd/", ".ci/", "docs/", "ui/", "lexicons/"];
+        // A segment in capitals (`DATE-MACHINE`, `NAME.rs`, `ARCH`) stands for any name.
+        let capitals = |segment: &str| {
+            let stem = segment.split('.').next().unwrap_or(segment);
+            stem.chars().filter(char::is_ascii_uppercase).count() >= 2 && !stem.chars().any(|c| c.is_ascii_lowercase())
+        };
+        let placeholder = word.contains(['*', '<', '>', '{', '…']) || word.split('/').any(capitals);
+        if roots.iter().any(|root| word.starts_with(root)) && !placeholder {
+            let path = word.split([':', '#']).next().unwrap_or(word);
+            if !repo().join(path).exists() {
+                wrong.push(format!("`{word}`: no such file or folder"));
+            }
+        }
+        let segments: Vec<&str> = word.split("::").collect();
+        if segments.len() >= 2 && segments.iter().all(|s| is_word(s)) {
+            let last = segments[segments.len() - 1];
+            if last.contains('_') && !idents.contains(last) {
+                wrong.push(format!("`{word}`: no function, test or module `{last}` in crates/, tests/ or benches/"));
+            }
+        }
+    }
+    wrong
+}
+
+/// The docs name tests (docs/security.md's rows), test targets, prefixes and files:
+/// each must exist, so that a renamed test or a moved file fails here, not in a reader.
+#[test]
+fn every_test_target_prefix_file_and_test_the_docs_name_exists() {
+    let (targets, prefixes, idents) = (test_targets(), test_prefixes(), source_identifiers());
+    assert!(targets.contains("docs") && prefixes.contains("real_data_"), "targets {targets:?}, prefixes {prefixes:?}");
+    let mut wrong = Vec::new();
+    let mut named = 0;
+    for path in documents() {
+        let doc = Document::read(&path);
+        let spans =
+            doc.prose.iter().enumerate().flat_map(|(i, line)| code_spans(line).into_iter().map(move |s| (i + 1, s)));
+        let fenced = doc.fenced.iter().map(|(n, _, line)| (*n, line.as_str()));
+        for (line, span) in spans.chain(fenced) {
+            let found = check_named(span, &targets, &prefixes, &idents);
+            named += usize::from(span.contains("::") || span.contains('/') || span.contains("--test"));
+            wrong.extend(found.into_iter().map(|why| format!("{}:{line}: {why}", path.display())));
+        }
+    }
+    assert!(named > 100, "only {named} code spans name something: is the reader broken?");
+    assert!(wrong.is_empty(), "{} names in the docs that do not exist:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn a_name_the_docs_give_is_checked_by_its_kind() {
+    let targets: BTreeSet<String> = ["docs".to_string(), "kiosk".to_string()].into();
+    let prefixes: BTreeSet<String> = ["real_data_".to_string(), "needs_xvfb_".to_string()].into();
+    let idents: HashSet<String> = ["a_real_test".to_string()].into();
+    let check = |span: &str| check_named(span, &targets, &prefixes, &idents).len();
+    assert_eq!(check("cargo test --test kiosk"), 0);
+    assert_eq!(check("cargo test --test kiosks"), 1);
+    assert_eq!(check("needs_xvfb_"), 0);
+    assert_eq!(check("needs_wayland_"), 1);
+    assert_eq!(check("kiosk::live::a_real_test"), 0);
+    assert_eq!(check("kiosk::live::a_renamed_test"), 1);
+    assert_eq!(check("tests/docs.rs"), 0);
+    assert_eq!(check("tests/no_such_file.rs"), 1);
+    assert_eq!(check("tests/NAME.rs"), 0);
+    assert_eq!(check("benches/runs/DATE-MACHINE/summary.md"), 0);
+    assert_eq!(check("config::tests"), 0);
+}
+
+/// The newest release in CHANGELOG.md is the workspace's version, which images and
+/// update bundles carry: a bump and its entry land together.
+#[test]
+fn the_newest_changelog_entry_is_the_workspace_version() {
+    let changelog = std::fs::read_to_string(repo().join("CHANGELOG.md")).expect("CHANGELOG.md");
+    let newest = changelog
+        .lines()
+        .find_map(|line| line.strip_prefix("## "))
+        .and_then(|heading| heading.split_whitespace().next())
+        .expect("CHANGELOG.md has a `## VERSION — DATE` heading");
+    assert_eq!(newest, env!("CARGO_PKG_VERSION"), "CHANGELOG.md's newest entry is not Cargo.toml's version");
+    let versions: Vec<&str> =
+        changelog.lines().filter_map(|l| l.strip_prefix("## ")).filter_map(|h| h.split_whitespace().next()).collect();
+    let unique: BTreeSet<&&str> = versions.iter().collect();
+    assert_eq!(unique.len(), versions.len(), "a version twice in CHANGELOG.md: {versions:?}");
 }
