@@ -257,9 +257,22 @@ class PiBoard(SerialConsole):
             self.shell.close()
 
 
-def kiosk_state(board):
-    rc, out = board.sh("systemctl show wordjudge -p ActiveState -p SubState -p NRestarts -p MainPID -p StatusText")
-    return dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+KIOSK_STATE = ("ActiveState", "SubState", "NRestarts", "MainPID", "StatusText")
+
+
+def kiosk_state(board, tries=4):
+    """The kiosk unit's state as systemd sees it. The shell shares ttyAMA0 with the
+    kernel's and systemd's console, so a line can come back cut by a message printed at
+    the same moment: read again until every property is there, whole."""
+    state = {}
+    for attempt in range(tries):
+        rc, out = board.sh("systemctl show wordjudge " + " ".join("-p " + k for k in KIOSK_STATE))
+        state = dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+        if all(k in state for k in KIOSK_STATE) and state["MainPID"].isdigit() and state["NRestarts"].isdigit():
+            return state
+        log(f"Pi 4 board: kiosk state read {attempt + 1} came back cut ({sorted(state)}); reading again")
+        time.sleep(2)
+    return state
 
 
 def gpio_on_bcm2711(board):
@@ -415,9 +428,17 @@ def pi4_board(img, rollback=None):
         first = kiosk_state(board)
         time.sleep(25)  # longer than WatchdogSec=10s: a kiosk that stopped pinging would be restarted
         later = kiosk_state(board)
+        calm = (later.get("ActiveState") == "active" and later.get("NRestarts") == "0"
+                and later.get("MainPID") == first.get("MainPID") and "no screen" in later.get("StatusText", ""))
+        # What was compared comes first: a long status line must not hide it.
+        detail = (f"ActiveState {later.get('ActiveState')}, NRestarts {first.get('NRestarts')} -> {later.get('NRestarts')}, "
+                  f"MainPID {first.get('MainPID')} -> {later.get('MainPID')}, /dev/dri: {rows[2]}")
+        if not calm:
+            rc, why = board.sh("journalctl -b -u wordjudge -o short-monotonic --no-pager "
+                               "| grep -iE 'watchdog|changed|exited|killed|start' | tail -n 6")
+            detail += " | journal: " + why.replace("\n", " | ")[:900]
         check("Pi 4 board: no DRM device -> the kiosk stays out of service calmly (active, same process, no restarts, watchdog fed)",
-              later.get("ActiveState") == "active" and later.get("NRestarts") == "0" and later.get("MainPID") == first.get("MainPID")
-              and "no screen" in later.get("StatusText", ""), f"{later} | /dev/dri: {rows[2]}")
+              calm, detail + f" | status: {later.get('StatusText', '')[:100]}")
         # This boot's records only: the card may come from the -M virt runs, where a kiosk
         # that started before udev had given the render node its group (a slow boot under
         # TCG) records its own display_problem and starts again once the devices change.
