@@ -292,6 +292,7 @@ fn no_update_screen_shows_a_path_a_file_name_or_an_internal_name() {
         UpdateError::CopyFailed(internal.into()),
         UpdateError::Changed,
         UpdateError::InstallFailed(internal.into()),
+        UpdateError::Interrupted(internal.into()),
     ];
     for error in refusals.clone() {
         let mut rig = updating("0.1.0", "0.1.1");

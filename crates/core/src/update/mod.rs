@@ -367,6 +367,9 @@ pub enum UpdateError {
     Changed,
     /// The install did not finish (RAUC's words).
     InstallFailed(String),
+    /// The kiosk stopped while RAUC was installing, and RAUC, asked after
+    /// the restart, says the install did not finish (its words).
+    Interrupted(String),
 }
 
 impl fmt::Display for UpdateError {
@@ -388,6 +391,7 @@ impl fmt::Display for UpdateError {
                 f.write_str("the station's copy of the bundle changed after it was checked; not installed")
             }
             UpdateError::InstallFailed(why) => write!(f, "the install failed: {why}"),
+            UpdateError::Interrupted(why) => write!(f, "the kiosk stopped during the install, and {why}"),
         }
     }
 }

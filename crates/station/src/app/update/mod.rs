@@ -191,9 +191,7 @@ impl UpdateDesk {
                         InstallState::Failed(why) => break Err(why),
                     }
                 };
-                let result = result.map_err(|why| {
-                    UpdateError::InstallFailed(format!("the kiosk stopped during the install, and {why}"))
-                });
+                let result = result.map_err(UpdateError::Interrupted);
                 Message::Resumed { version, result }
             },
             on_panic,

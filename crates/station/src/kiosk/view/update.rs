@@ -65,16 +65,18 @@ fn refusal(error: &UpdateError) -> String {
             "The station's copy of this update changed after it was checked, so it was not installed.".into()
         }
         UpdateError::InstallFailed(why) => install_failed(why),
+        UpdateError::Interrupted(_) => {
+            "Installing stopped before the end: the station's screen program restarted during it.".into()
+        }
     }
 }
 
 /// Why an install stopped, in words a director can act on where RAUC's
-/// reason is one we know (the whole reason is in the audit log).
+/// reason is one we know (the whole reason is in the audit log): RAUC's
+/// own text is all there is to go by.
 fn install_failed(why: &str) -> String {
     let cause = if why.contains("No space left on device") {
         ": the station's data partition is full. Free space, then install again."
-    } else if why.contains("the kiosk stopped during the install") {
-        ": the station's screen program restarted during it."
     } else if why.contains("Failed to read bundle") || why.contains("No such device") {
         ": the update could not be read. Was the stick removed?"
     } else {
