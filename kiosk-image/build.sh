@@ -15,9 +15,11 @@
 #                            target/aarch64-unknown-linux-gnu/release/wordjudge)
 #   PROFILE=release|dev      cargo profile of the default binaries (default release; CI uses dev:
 #                            the same code, built faster, stripped before it goes in)
-#   BIN_STATUS=FILE          the binaries are still being built beside this build (CI cross-
-#                            builds the Pi's meanwhile): FILE receives that build's exit status,
-#                            and the binaries are checked and installed once it says 0
+#   STAGE=all|tree|finish    all (default): the whole image. tree: only the root tree from
+#                            Debian's packages (the long part, which needs no wordjudge binary),
+#                            kept in OUT/work; finish: that tree's programs put in, then the data
+#                            partition, the boot files and the disk. CI runs the two as separate
+#                            steps: the tree beside the builds, the finish once they have ended.
 #   HOST_WORDJUDGE=PATH      a wordjudge runnable on this machine, used to compile word lists
 #                            and hash the PIN (default: WORDJUDGE_BIN when it runs here,
 #                            else target/release/wordjudge)
@@ -94,6 +96,8 @@ need_tools() {
 # DEPS_ONLY=1: install the build tools and stop (CI installs every step's tools before it
 # runs steps side by side: two apt-get runs at once fail on dpkg's lock).
 if [ "${DEPS_ONLY:-0}" = 1 ]; then need_tools; exit 0; fi
+STAGE=${STAGE:-all}
+case "$STAGE" in all|tree|finish) ;; *) die "STAGE must be all, tree or finish, not '$STAGE'" ;; esac
 
 # ELF machine of a binary: x86_64 (0x3e) or aarch64 (0xb7).
 elf_arch() {
@@ -126,8 +130,8 @@ esac
 # --- the wordjudge binary -------------------------------------------------------------
 if [ -z "${WORDJUDGE_BIN:-}" ]; then
     WORDJUDGE_BIN=$DEFAULT_BIN
-    if [ -n "${BIN_STATUS:-}" ]; then
-        :   # being built beside this build: stage_binaries below waits for it
+    if [ "$STAGE" = tree ]; then
+        :   # the root tree needs no binary: STAGE=finish checks and installs them
     elif [ "$DEFAULT_BIN" = "$REPO/target/$PDIR/wordjudge" ]; then
         say "cargo build --profile $PROFILE"
         (cd "$REPO" && cargo build --profile "$PROFILE" --quiet) || die "cargo build --profile $PROFILE failed"
@@ -152,10 +156,8 @@ fi
 
 need_tools
 # Installed stripped of debug sections (a dev-profile build carries ~100 MB of line tables).
-# BIN_STAGED holds stage_binaries' exit status once it has run (empty until then), and
-# BIN_STAGED.log what it said: customize.sh waits for it before it installs the binaries.
-STRIPPED=$(mktemp); STRIPPED_KIOSK=$(mktemp); BIN_STAGED=$(mktemp); STAGER=
-trap '[ -z "$STAGER" ] || kill "$STAGER" 2>/dev/null || true; rm -f "$STRIPPED" "$STRIPPED_KIOSK" "$BIN_STAGED" "$BIN_STAGED.log"' EXIT
+STRIPPED=$(mktemp); STRIPPED_KIOSK=$(mktemp)
+trap 'rm -f "$STRIPPED" "$STRIPPED_KIOSK"' EXIT
 stage_binaries() {  # checks both binaries, then strips them into STRIPPED and STRIPPED_KIOSK
     [ -f "$WORDJUDGE_KIOSK_BIN" ] || die "no wordjudge-kiosk binary at $WORDJUDGE_KIOSK_BIN (cargo builds it beside wordjudge)"
     [ -f "$WORDJUDGE_BIN" ] || die "no wordjudge binary at $WORDJUDGE_BIN.
@@ -177,20 +179,8 @@ stage_binaries() {  # checks both binaries, then strips them into STRIPPED and S
     "$objcopy" --strip-debug "$WORDJUDGE_KIOSK_BIN" "$STRIPPED_KIOSK" || die "cannot strip $WORDJUDGE_KIOSK_BIN"
     chmod 0755 "$STRIPPED_KIOSK"
 }
-if [ -z "${BIN_STATUS:-}" ]; then
-    stage_binaries
-    echo 0 >"$BIN_STAGED"
-else
-    # CI cross-builds the Pi's binaries while this build makes the root tree: the tree's
-    # packages take minutes under qemu-user, and customize.sh installs the binaries last.
-    # BIN_STATUS receives that build's exit status; three hours is longer than any build.
-    say "the binaries are being built beside this build: they go in once $BIN_STATUS says 0"
-    ( ( for ((i = 0; i < 5400; i++)); do [ -s "$BIN_STATUS" ] && break; sleep 2; done
-        [ "$(cat "$BIN_STATUS" 2>/dev/null)" = 0 ] ||
-            die "the binaries' build failed or never ended ($BIN_STATUS: '$(cat "$BIN_STATUS" 2>/dev/null)')"
-        stage_binaries ) 2>"$BIN_STAGED.log" && echo 0 >"$BIN_STAGED" || echo 1 >"$BIN_STAGED" ) &
-    STAGER=$!
-fi
+# Checked before the tree is built: a missing or foreign binary fails in seconds, not after it.
+[ "$STAGE" = tree ] || stage_binaries
 if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
     # The new tree's maintainer scripts are $ARCH programs: run them through qemu-user.
     [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
@@ -200,18 +190,28 @@ if [ "$ARCH" != "$(dpkg --print-architecture)" ]; then
         die "qemu-$QEMU_ARCH is not registered with binfmt_misc: cannot run $ARCH programs here"
 fi
 mkdir -p "$OUT"
-# Room first: a disk that fills up half-way through fails deep inside mmdebstrap (or a
-# chroot under qemu-user), where the reason is easy to miss. The root tree with its
-# package cache, its filesystem, the disk image and the bundle's copy of the root need
-# about 3 GiB on amd64 and 4 GiB on arm64 (its tree holds a second kernel for a while).
-need_mb=$([ "$ARCH" = arm64 ] && echo 4096 || echo 3072)
-free_mb=$(df -Pm "$OUT" | awk 'NR == 2 { print $4 }')
-[ "$free_mb" -ge "$need_mb" ] ||
-    die "only $free_mb MiB free for $OUT ($(df -P "$OUT" | awk 'NR == 2 { print $6 }')): the $ARCH image build needs about $need_mb MiB; free some space, or set OUT= to a folder on a larger disk"
 WORK=$OUT/work
-rm -rf "$WORK"; mkdir -p "$WORK"
 ROOT=$WORK/rootfs
 DATA=$WORK/data
+# The tree stage's last act, and the finish stage's first check: the tree in WORK is a
+# whole one, of this ARCH, not finished yet (finishing changes it: it is finished once).
+TREE_BUILT=$WORK/tree-built
+if [ "$STAGE" = finish ]; then
+    [ "$(cat "$TREE_BUILT" 2>/dev/null)" = "$ARCH" ] ||
+        die "no whole, unfinished $ARCH root tree in $WORK: build one first (STAGE=tree)"
+    rm -f "$TREE_BUILT"
+else
+    # Room first: a disk that fills up half-way through fails deep inside mmdebstrap (or a
+    # chroot under qemu-user), where the reason is easy to miss. The root tree with its
+    # package cache, its filesystem, the disk image and the bundle's copy of the root need
+    # about 3 GiB on amd64 and 4 GiB on arm64 (its tree holds a second kernel for a while).
+    need_mb=$([ "$ARCH" = arm64 ] && echo 4096 || echo 3072)
+    free_mb=$(df -Pm "$OUT" | awk 'NR == 2 { print $4 }')
+    [ "$free_mb" -ge "$need_mb" ] ||
+        die "only $free_mb MiB free for $OUT ($(df -P "$OUT" | awk 'NR == 2 { print $6 }')): the $ARCH image build needs about $need_mb MiB; free some space, or set OUT= to a folder on a larger disk"
+    # (An image of an earlier build goes too: a boot test must never take it for this one.)
+    rm -rf "$WORK" "$OUT/wordjudge-$ARCH.img"; mkdir -p "$WORK"
+fi
 
 # --- 1. root tree from Debian packages --------------------------------------------------
 # systemd-timesyncd: no network, but it saves the clock every minute (SaveIntervalSec) and
@@ -260,44 +260,79 @@ fi
 [ -f "${UPDATE_CERT:-}" ] || die "UPDATE_CERT: set it to the operator's update certificate (PEM); docs/operators.md, \"Updates\", says how to make one"
 openssl x509 -in "$UPDATE_CERT" -noout 2>/dev/null || die "UPDATE_CERT $UPDATE_CERT is not a PEM certificate"
 VERSION=${VERSION:-$(sed -n 's/^version = "\(.*\)"/\1/p' "$REPO/Cargo.toml" | head -n1)}
-say "mmdebstrap $SUITE $ARCH ($MIRROR)"
-# The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
-# pruning modules (under qemu-user each mkinitramfs takes minutes).
-export INITRD=No
-# depmod is a no-op while the packages install: the kernel package's postinst runs it over
-# every module, a minute under qemu-user (two or more beside CI's builds), and customize.sh
-# puts kmod's own back first thing, then writes the module lists with the host's depmod
-# over the pruned tree, as it always has. The diversion is dpkg's, so kmod's files land
-# beside the stub, never over it.
-DEPMOD_DIVERTED=/usr/sbin/depmod.wordjudge-build
-DEPMOD_HOOK='chroot "$1" dpkg-divert --quiet --local --rename --divert '"$DEPMOD_DIVERTED"' --add /usr/sbin/depmod && printf "#!/bin/sh\n# wordjudge build: depmod runs after the packages (kiosk-image/build.sh)\nexit 0\n" >"$1/usr/sbin/depmod" && chmod 0755 "$1/usr/sbin/depmod"'
-export WJ_DEPMOD_DIVERTED=$DEPMOD_DIVERTED
-export WJ_ARCH=$ARCH WJ_BIN=$STRIPPED WJ_KIOSK_BIN=$STRIPPED_KIOSK WJ_BIN_STAGED=$BIN_STAGED WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
-export WJ_VERSION=$VERSION WJ_UPDATE_CERT=$UPDATE_CERT
-# The Pi kernel hook writes slot A's command lines (the build machine runs no slot).
-export WJ_PI_BOOT_SLOT=A
-for attempt in 1 2; do   # a second try rides out a mirror hiccup
-    mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
-        --include="$(echo $PKGS | tr ' ' ,)" \
-        --aptopt='APT::Install-Recommends "false"' \
-        --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
-        --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
-        --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
-        --dpkgopt='path-exclude=/usr/share/lintian/*' \
-        --setup-hook="$PIN_HOOK" --essential-hook="$DEPMOD_HOOK" \
-        --customize-hook="\"$HERE/customize.sh\" \"\$1\"" \
-        "$SUITE" "$ROOT" "${SOURCES[@]}" && break
-    [ "$(cat "$BIN_STAGED")" = 1 ] && die "the binaries could not be installed: $(cat "$BIN_STAGED.log")"
-    [ $attempt = 2 ] && die "mmdebstrap failed"
-    say "mmdebstrap failed; trying once more"
-    grep -q " $ROOT/" /proc/mounts && umount -R "$ROOT"/* 2>/dev/null
-    rm -rf "$ROOT"
-done
+if [ "$STAGE" != finish ]; then
+    say "mmdebstrap $SUITE $ARCH ($MIRROR)"
+    # The kernel's install hook skips the initrd (INITRD=No): customize.sh makes it once, after
+    # pruning modules (under qemu-user each mkinitramfs takes minutes).
+    export INITRD=No
+    # depmod is a no-op while the packages install: the kernel package's postinst runs it over
+    # every module, a minute under qemu-user (two or more beside CI's builds), and customize.sh
+    # puts kmod's own back first thing, then writes the module lists with the host's depmod
+    # over the pruned tree, as it always has. The diversion is dpkg's, so kmod's files land
+    # beside the stub, never over it.
+    DEPMOD_DIVERTED=/usr/sbin/depmod.wordjudge-build
+    DEPMOD_HOOK='chroot "$1" dpkg-divert --quiet --local --rename --divert '"$DEPMOD_DIVERTED"' --add /usr/sbin/depmod && printf "#!/bin/sh\n# wordjudge build: depmod runs after the packages (kiosk-image/build.sh)\nexit 0\n" >"$1/usr/sbin/depmod" && chmod 0755 "$1/usr/sbin/depmod"'
+    export WJ_DEPMOD_DIVERTED=$DEPMOD_DIVERTED
+    export WJ_ARCH=$ARCH WJ_REPO=$REPO WJ_TIMEZONE=$TIMEZONE WJ_KEEP_ALL_MODULES=${KEEP_ALL_MODULES:-0} WJ_CMDLINE=$CMDLINE
+    export WJ_VERSION=$VERSION WJ_UPDATE_CERT=$UPDATE_CERT
+    # The Pi kernel hook writes slot A's command lines (the build machine runs no slot).
+    export WJ_PI_BOOT_SLOT=A
+    for attempt in 1 2; do   # a second try rides out a mirror hiccup
+        mmdebstrap --quiet --mode=root --variant=minbase --arch="$ARCH" \
+            --include="$(echo $PKGS | tr ' ' ,)" \
+            --aptopt='APT::Install-Recommends "false"' \
+            --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+            --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+            --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
+            --dpkgopt='path-exclude=/usr/share/lintian/*' \
+            --setup-hook="$PIN_HOOK" --essential-hook="$DEPMOD_HOOK" \
+            --customize-hook="\"$HERE/customize.sh\" \"\$1\"" \
+            "$SUITE" "$ROOT" "${SOURCES[@]}" && break
+        [ $attempt = 2 ] && die "mmdebstrap failed"
+        say "mmdebstrap failed; trying once more"
+        grep -q " $ROOT/" /proc/mounts && umount -R "$ROOT"/* 2>/dev/null
+        rm -rf "$ROOT"
+    done
 
-# One machine id per image (mmdebstrap leaves it empty, and on a read-only root systemd would
-# make up a new one at every boot): the persistent journal keeps one directory across boots.
-tr -d '-' </proc/sys/kernel/random/uuid >"$ROOT/etc/machine-id"
-ln -sf /etc/machine-id "$ROOT/var/lib/dbus/machine-id"
+    # One machine id per image (mmdebstrap leaves it empty, and on a read-only root systemd would
+    # make up a new one at every boot): the persistent journal keeps one directory across boots.
+    tr -d '-' </proc/sys/kernel/random/uuid >"$ROOT/etc/machine-id"
+    ln -sf /etc/machine-id "$ROOT/var/lib/dbus/machine-id"
+    echo "$ARCH" >"$TREE_BUILT"
+    if [ "$STAGE" = tree ]; then
+        say "root tree: $ROOT (STAGE=tree; STAGE=finish puts the programs in and makes the disk)"
+        exit 0
+    fi
+fi
+
+# --- the programs ---------------------------------------------------------------------
+# They go in last, after the packages and the tree's own settings, so that the tree (the
+# long part) can be built while they are still being compiled (STAGE). The units are then
+# checked as installed, by the tree's own systemd-analyze: with its binaries in place,
+# verify also finds each unit's ExecStart.
+in_tree() {  # runs COMMAND in the tree with /proc, /sys and /dev as mmdebstrap's hooks have them
+    local rc=0
+    { mount -t proc proc "$ROOT/proc" && mount --bind /sys "$ROOT/sys" && mount --bind /dev "$ROOT/dev" &&
+        chroot "$ROOT" "$@"; } || rc=$?
+    umount "$ROOT/dev" 2>/dev/null || true; umount "$ROOT/sys" 2>/dev/null || true; umount "$ROOT/proc" 2>/dev/null || true
+    # The tree becomes a filesystem (mkfs.ext4 -d): nothing of the host may stay mounted in it.
+    ! grep -q " $ROOT/" /proc/mounts || die "could not unmount what was mounted in $ROOT for $1"
+    return $rc
+}
+verify_units() {
+    local out
+    out=$(in_tree systemd-analyze verify --man=no "$@" 2>&1) || { printf '%s\n' "$out" >&2; die "systemd-analyze verify $* failed"; }
+    [ -z "$out" ] || printf '%s\n' "$out" >&2
+    say "systemd-analyze verify $*: ok"
+}
+install -D -m0755 "$STRIPPED" "$ROOT/usr/bin/wordjudge"
+# The kiosk, screenshots and the USB helper: the program that links the GUI and input stack.
+install -D -m0755 "$STRIPPED_KIOSK" "$ROOT/usr/bin/wordjudge-kiosk"
+verify_units wordjudge.service
+# Templates are verified as an instance (sdz1: any name will do, verify needs no device).
+verify_units wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
+verify_units wordjudge-boot-check.service
+verify_units wordjudge-fleet-upload.service wordjudge-fleet-network.service
 
 # --- 2. the data partition's contents ---------------------------------------------------
 WJ_UID=$(awk -F: '$1=="wordjudge"{print $3}' "$ROOT/etc/passwd")

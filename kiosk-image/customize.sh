@@ -39,7 +39,7 @@ if [ ! -L "$R/usr/sbin/depmod" ] || [ -e "$R$WJ_DEPMOD_DIVERTED" ] || chroot "$R
     exit 1
 fi
 
-# --- units, drop-ins, rules, docs (the programs go in last, below) -------------------------
+# --- units, drop-ins, rules, docs (the programs go in after this hook: build.sh) ----------
 # Every file of the one list the .deb installs too (Cargo.toml's assets, read by
 # installed-files.sh), where the package puts it: the kiosk's unit; the root units that
 # mount a director's USB stick (started by the kiosk through polkit); the fleet's wired
@@ -402,37 +402,6 @@ if [ "$WJ_ARCH" = arm64 ]; then
     [ -z "$missing" ] || { say "the initrd lacks:$missing"; exit 1; }
     say "initrd holds the Pi modules: $PI_MODULES"
 fi
-
-# --- the programs -------------------------------------------------------------------------
-# build.sh checks and strips them, possibly while this tree is being made (BIN_STATUS: CI
-# cross-builds them meanwhile); WJ_BIN_STAGED holds how that ended, once it has.
-if [ ! -s "$WJ_BIN_STAGED" ]; then
-    say "waiting for the wordjudge binaries (being built beside this build)"
-    for ((i = 0; i < 5400; i++)); do [ -s "$WJ_BIN_STAGED" ] && break; sleep 2; done
-fi
-if [ "$(cat "$WJ_BIN_STAGED" 2>/dev/null)" != 0 ]; then
-    cat "$WJ_BIN_STAGED.log" >&2 2>/dev/null
-    say "the wordjudge binaries could not be installed"; exit 1
-fi
-install -D -m0755 "$WJ_BIN" "$R/usr/bin/wordjudge"
-# The kiosk, screenshots and the USB helper: the program that links the GUI and input stack.
-install -D -m0755 "$WJ_KIOSK_BIN" "$R/usr/bin/wordjudge-kiosk"
-
-# --- check the units as installed ---------------------------------------------------------
-# Whatever verify says is shown (a failure inside mmdebstrap's hook is otherwise silent).
-verify_units() {
-    local out
-    if ! out=$(chroot "$R" systemd-analyze verify --man=no "$@" 2>&1); then
-        say "systemd-analyze verify $* failed:"; printf '%s\n' "$out" >&2; exit 1
-    fi
-    [ -z "$out" ] || printf '%s\n' "$out" >&2
-    say "systemd-analyze verify $*: ok"
-}
-verify_units wordjudge.service
-# Templates are verified as an instance (sdz1: any name will do, verify needs no device).
-verify_units wordjudge-stick-import@sdz1.service wordjudge-stick-export@sdz1.service
-verify_units wordjudge-boot-check.service
-verify_units wordjudge-fleet-upload.service wordjudge-fleet-network.service
 
 # --- slim down ----------------------------------------------------------------------------
 # Perl beyond perl-base (the Pi's kernel hooks need only perl-base) and usrmerge, where

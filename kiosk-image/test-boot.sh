@@ -8,6 +8,8 @@
 #   IMAGE=path.img kiosk-image/test-boot.sh   # test a given image
 #   ACCEL=kvm ...                       # use KVM where it works (default: TCG software emulation)
 #   BOOT_TESTS=ci ...                   # what CI runs: each boot path once (default full: every check)
+#   BUILD_ONLY=1 STAGE=tree|finish ...  # build the image in two steps and stop (CI: the root tree
+#                                       # beside the builds, the finish once they ended; build.sh)
 #
 # Checks: the boottest package (kiosk-image/boottest/, run as `python3 -m boottest`) runs
 # `systemd-analyze verify` on systemd/wordjudge.service, then boots the image
@@ -63,6 +65,12 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 # DEPS_ONLY=1: install what this test and its image build need, then stop (see build.sh).
 if [ "${DEPS_ONLY:-0}" = 1 ]; then DEPS_ONLY=1 "$HERE/build.sh"; exit 0; fi
+# STAGE=tree or finish builds half an image (build.sh): nothing to boot until both ran.
+STAGE=${STAGE:-all}
+export STAGE
+if [ "$STAGE" != all ] && [ "${BUILD_ONLY:-0}" != 1 ]; then
+    echo "test-boot.sh: STAGE=$STAGE builds part of the image: set BUILD_ONLY=1 too" >&2; exit 2
+fi
 
 # 1. The image: the operator's build with every option set, in its own directory. Where the
 #    licensed lists are here (../shared/lexicons, as in CI), CSW15 goes in through
@@ -94,19 +102,19 @@ IMAGE_GIVEN=${IMAGE:-}
 IMAGE=${IMAGE:-$REPO/target/kiosk-image/$ARCH-test/wordjudge-$ARCH.img}
 # The binary is rebuilt first (cargo is incremental), so a code change rebuilds the image.
 # SKIP_CARGO_BUILD=1 (CI, which has just built it): use the binary as it is.
-if [ -z "${IMAGE_GIVEN:-}" ] && [ "${SKIP_CARGO_BUILD:-0}" != 1 ]; then
+if [ -z "${IMAGE_GIVEN:-}" ] && [ "${SKIP_CARGO_BUILD:-0}" != 1 ] && [ "$STAGE" != tree ]; then
     if [ "$ARCH" = arm64 ]; then "$HERE/cross-build.sh" >&2; fi
     (cd "$REPO" && cargo build --profile "$PROFILE" --quiet)
 fi
 # REUSE_IMAGE=1 (CI, after its own BUILD_ONLY run made the image): use it as it is, whatever
 # the tests touched in the tree since.
-if [ "${REUSE_IMAGE:-0}" = 1 ] && [ -f "$IMAGE" ]; then
+if [ "$STAGE" = all ] && [ "${REUSE_IMAGE:-0}" = 1 ] && [ -f "$IMAGE" ]; then
     say "reusing $IMAGE (REUSE_IMAGE)"
-elif [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
+elif [ "$STAGE" != all ] || [ "${REBUILD:-0}" = 1 ] || [ ! -f "$IMAGE" ] ||
    [ -n "$(find "$REPO/systemd" "$REPO/kiosk-image" "$REPO/lexicons" "$REPO/target/$PDIR/wordjudge" "$BIN" "$BIN-kiosk" ${UPDATE_CERT:-} \
            -newer "$IMAGE" -type f ! -name '*.md' ! -name 'test-boot.*' ! -path '*/boottest/*' \
            ! -path '*/__pycache__/*' 2>/dev/null | head -n1)" ]; then
-    say "building the image"
+    say "building the image$([ "$STAGE" = all ] || echo " (STAGE=$STAGE)")"
     [ "${SKIP_CARGO_BUILD:-0}" = 1 ] && export WORDJUDGE_BIN=$BIN
     OUT=$(dirname "$IMAGE") STATION_NAME="Boot test" DIRECTOR_PIN_FILE="$WORK/test-pin" \
         "$HERE/build.sh" >/dev/null
@@ -114,7 +122,7 @@ else
     say "reusing $IMAGE"
 fi
 BUILT=$(date +%s)
-# BUILD_ONLY=1 (CI builds the Pi image beside its host and aarch64 builds): the image, then stop;
+# BUILD_ONLY=1 (CI builds the images in two steps, STAGE): the image, or its part, then stop;
 # the next run reuses it (nothing in the tree it was built from is newer).
 if [ "${BUILD_ONLY:-0}" = 1 ]; then
     say "image build $((BUILT - START)) s; BUILD_ONLY: no boot test"
