@@ -294,6 +294,24 @@ fn every_screen_fits_every_screen_size_and_the_verdict_keeps_its_lines() {
         );
     }
     ui.fits_everywhere("verdict, widest slip", true);
+    // Eight words, the most a challenge takes: real long ones (two to a line
+    // at most) and the widest a player can type (one to a line), with the
+    // rule's line and the slip hint, on a station and beside a desktop's
+    // lamps: every line whole, the slip and the hint included.
+    let long_words = "ENDURABLENESSES ARTIFICIALIZING BITUMINIZATIONS RATIONALISATION \
+                      EXCEPTIONALISMS DEFEASIBILITIES GREISENISATIONS ACCOMPLISHMENTS";
+    for words in [long_words.split(' ').collect::<Vec<_>>(), vec!["WWWWWWWWWWWWWWW"; 8]] {
+        let mut eight = widest.clone();
+        eight.verdict.words = words.join("  ");
+        eight.verdict.consequence = "The play stands: +40 to the player: 8 words × 5".into();
+        for lamps in [false, true] {
+            eight.lamps.show = lamps;
+            wordjudge_station::ui::show(&ui.window, &eight);
+            ui.fits_everywhere(&format!("verdict of eight words like {}, lamps shown: {lamps}", words[0]), true);
+            assert!(ui.shows(&eight.verdict.footer), "the slip hint stays: {:?}", ui.texts());
+        }
+    }
+    wordjudge_station::ui::show(&ui.window, &widest);
     // The fullest top bar: a long station name, DEMO, the director's
     // warning and the longest status a lexicon can have.
     let mut full_bar = widest.clone();

@@ -4,6 +4,7 @@
 //! file per screen, `ui/screens/`) and hands every key to its `key`
 //! callback, which [`on_key_event`] turns into the flow's typed [`Event`].
 
+mod fit;
 pub mod headless;
 pub mod keymap;
 
@@ -47,11 +48,18 @@ impl ToSlint for Vec<String> {
     }
 }
 
+impl ToSlint for Vec<i32> {
+    type Slint = ModelRc<i32>;
+    fn to_slint(&self) -> ModelRc<i32> {
+        ModelRc::new(VecModel::from(self.clone()))
+    }
+}
+
 /// A screen's struct copied field by field into its `.slint` twin of the
 /// same name: the field list is the only thing written per screen.
 macro_rules! copy_fields {
-    ($from:expr => $to:ident { $($field:ident),* $(,)? }) => {
-        $to { $($field: $from.$field.to_slint(),)* }
+    ($from:expr => $to:ident { $($field:ident),* $(,)? } $(+ { $($extra:ident: $value:expr),* })?) => {
+        $to { $($field: $from.$field.to_slint(),)* $($($extra: $value,)*)? }
     };
 }
 
@@ -83,7 +91,7 @@ pub fn to_slint(v: &ViewModel) -> View {
         }),
         verdict: copy_fields!(v.verdict => VerdictView {
             acceptable, icon, label, words, details, footer, slip, consequence, second
-        }),
+        } + { words_lines: fit::word_lines(&v.verdict.words).to_slint() }),
         service: copy_fields!(v.service => ServiceView { title, call, detail }),
         pin: copy_fields!(v.pin => PinView { title, dots, prompt, message, footer }),
         edit: copy_fields!(v.edit => EditView { title, value, prompt, message, footer }),
