@@ -191,6 +191,16 @@ fn reboot_and_power_off_are_offered_only_on_the_appliance() {
     assert!(!rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)), "asks first");
     confirm(&mut rig);
     assert!(rig.station.records.contains(&FakeRecord::System(SystemAction::PowerOff)));
+    assert_eq!(rig.view().menu.message, "Powering off now: unplug the station once its screen is dark.");
+    // A restart says what players meet meanwhile, never a bare "Done."
+    select_menu(&mut rig, "Restart");
+    rig.key(Key::Enter);
+    confirm(&mut rig);
+    assert!(rig.station.records.contains(&FakeRecord::System(SystemAction::Reboot)));
+    assert_eq!(
+        rig.view().menu.message,
+        "Restarting now: players cannot judge until the station is back (about a minute)."
+    );
 }
 
 #[test]

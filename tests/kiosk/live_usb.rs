@@ -490,6 +490,8 @@ fn a_station_joins_the_fleet_from_the_menu_records_it_and_leaves_it() {
     // One code under one name: the Event fleet page keeps it until the second
     // visit, and it is the station key code the status page shows.
     assert!(fact.contains(&format!("station key code {code}")), "{fact}");
+    // In a director's words: no command quoted (the words no screen may show).
+    assert_eq!(crate::support::forbidden_in(&fact), None, "{fact}");
     let lines = status_lines(&mut rig);
     assert!(lines.contains(&format!("Station key code: {code}")), "{lines:?}");
 

@@ -61,7 +61,7 @@ fn span(seconds: i64) -> String {
 /// What the LINKS column says.
 pub fn links(station: &Station) -> String {
     let mut text = if station.breaks.is_empty() && station.sealed == 0 {
-        "ok (no record with a seq received)".to_string()
+        "ok (no signed record from its log received yet)".to_string()
     } else if station.breaks.is_empty() {
         format!("ok over {} records", station.sealed)
     } else {

@@ -138,8 +138,8 @@ impl LiveStation {
                 // director compares it with `fleet sign`'s on the laptop.
                 Ok(Some(p)) => match join::pending_code(&self.fleet_dir()).ok().flatten() {
                     Some(code) => format!(
-                        "request for {} on the stick of {}, station key code {code}: sign it on the laptop when \
-                         `fleet sign` shows this code, then bring the stick back",
+                        "request for {} on the stick of {}, station key code {code}: sign it on the laptop once \
+                         the laptop shows this same code, then bring the stick back",
                         p.station, p.event
                     ),
                     None => format!(
