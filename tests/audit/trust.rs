@@ -279,19 +279,19 @@ fn the_key_is_checked_against_the_fingerprint_noted_at_set_up_in_any_spelling() 
     assert_eq!(plain.status.code(), Some(0), "{}", stdout(&plain));
     let text = stdout(&plain);
     assert!(text.contains("station key code: NOT checked against the one noted at set-up"), "{text}");
-    assert!(text.contains("NOT checked against: ") && text.contains("the key fingerprint noted at set-up"), "{text}");
+    assert!(text.contains("NOT checked against: ") && text.contains("the station key code noted at set-up"), "{text}");
     assert!(text.contains(&format!("fingerprint {grouped}")), "the one grouped form: {text}");
 
     // Grouped, without dashes, lower case: the same key.
     let ungrouped = grouped.replace('-', "");
     for spelling in [grouped.clone(), ungrouped.clone(), ungrouped.to_lowercase(), grouped.to_lowercase()] {
-        let out = verify_cli(&["--key-fingerprint", &spelling]);
+        let out = verify_cli(&["--station-key-code", &spelling]);
         let text = stdout(&out);
         assert_eq!(out.status.code(), Some(0), "{spelling}: {text}");
         assert!(text.contains(&format!("station key code: matches the one noted at set-up ({grouped})")), "{text}");
         assert!(
             text.contains(&format!(
-                "checked against: a signed checkpoint; the key fingerprint noted at set-up ({grouped})"
+                "checked against: a signed checkpoint; the station key code noted at set-up ({grouped})"
             )),
             "{text}"
         );
@@ -299,19 +299,23 @@ fn the_key_is_checked_against_the_fingerprint_noted_at_set_up_in_any_spelling() 
 
     // Another key noted: fails, naming both in the grouped form only.
     let other = "0123-4567-89AB-CDEF";
-    let out = verify_cli(&["--key-fingerprint", &other.to_lowercase()]);
+    let out = verify_cli(&["--station-key-code", &other.to_lowercase()]);
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains(&format!("the fingerprint noted at set-up is {other}")) && text.contains(&grouped), "{text}");
+    assert!(
+        text.contains(&format!("the station key code noted at set-up is {other}")) && text.contains(&grouped),
+        "{text}"
+    );
     assert!(!text.contains("0123456789ABCDEF") && !text.contains(&ungrouped), "never the ungrouped form: {text}");
 
     // Mistyped: a usage error that says what a fingerprint looks like.
-    let out = verify_cli(&["--key-fingerprint", "3C37-CA65"]);
+    let out = verify_cli(&["--station-key-code", "3C37-CA65"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("has 8 hex digits, not 16") && err.contains("e.g. 3C37-CA65-132D-CD46"), "{err}");
 
-    // Without a checkpoint: the key the log's key_created record names.
+    // Without a checkpoint: the key the log's key_created record names (and
+    // the option's earlier name, in scripts written before, still works).
     let out = wordjudge_with(&config, &["audit", "verify", audit.to_str().unwrap(), "--key-fingerprint", &ungrouped]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains(&format!("the log's key_created record names the key noted at set-up ({grouped})")));

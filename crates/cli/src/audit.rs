@@ -34,10 +34,10 @@ pub enum AuditCommand {
         /// A signed checkpoint copied off the station earlier
         #[arg(long, value_name = "FILE", requires = "pubkey")]
         checkpoint: Option<PathBuf>,
-        /// The station key's fingerprint as noted at set-up (director menu:
+        /// The station key code as noted at set-up (the director menu's
         /// "Station key code", e.g. 3C37-CA65-132D-CD46): the checkpoint's key
         /// (else the key the log's key_created record names) must be that key
-        #[arg(long, value_name = "FINGERPRINT")]
+        #[arg(long = "station-key-code", alias = "key-fingerprint", value_name = "CODE")]
         key_fingerprint: Option<String>,
         /// Do not compare with journald's copies of the records (compared by
         /// default when the folder is this station's and journalctl runs)
@@ -340,7 +340,7 @@ fn run_export(
             let _ = std::io::stdout().lock().write_all(text.as_bytes());
             match signed {
                 Ok((note, verifier)) => eprintln!(
-                    "wordjudge: key fingerprint {}; signed checkpoint:\n{note}",
+                    "wordjudge: station key code {}; signed checkpoint:\n{note}",
                     verifier.fingerprint().short()
                 ),
                 Err(why) => eprintln!("wordjudge: no checkpoint signed: {why}"),

@@ -68,7 +68,7 @@ impl fmt::Display for FingerprintError {
         };
         write!(
             f,
-            "the key fingerprint {} {why}: give the fingerprint noted at set-up as the director menu shows it \
+            "the station key code {} {why}: give the code noted at set-up as the director menu shows it \
              (\"Station key code\", e.g. 3C37-CA65-132D-CD46)",
             crate::word::quote(given)
         )

@@ -222,8 +222,8 @@ fn contents(
 fn readme(signed: bool) -> String {
     let check = if signed {
         "    wordjudge audit verify audit --pubkey station-key.pub --checkpoint checkpoint.txt \\\n\
-         \x20       --key-fingerprint XXXX-XXXX-XXXX-XXXX\n\n\
-         XXXX-XXXX-XXXX-XXXX is the station key's fingerprint AS NOTED AT SET-UP (the\n\
+         \x20       --station-key-code XXXX-XXXX-XXXX-XXXX\n\n\
+         XXXX-XXXX-XXXX-XXXX is the station key code AS NOTED AT SET-UP (the\n\
          director menu's \"Station key code\" line, on the set-up sheet): never take it\n\
          from this folder. station-key.pub proves nothing by itself: whoever could\n\
          rewrite this log could also put their own key and checkpoint here. verify\n\

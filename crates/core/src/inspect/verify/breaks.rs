@@ -210,7 +210,7 @@ impl fmt::Display for BreakKind {
             BreakKind::FingerprintUnreadable { problem } => write!(f, "{problem}"),
             BreakKind::LogKeyNotNoted { names, noted } => write!(
                 f,
-                "key does not match: the log's key_created record names key {names}, but the fingerprint noted at \
+                "key does not match: the log's key_created record names key {names}, but the station key code noted at \
                  set-up is {noted}: this log was not written by the station whose key was noted, or its key \
                  record was rewritten"
             ),

@@ -102,7 +102,7 @@ pub(super) fn check_key_and_checkpoint(
         None => None,
         Some(Ok(noted)) => Some(noted),
         Some(Err(e)) => {
-            let at = Location { file: "--key-fingerprint".into(), line: 0 };
+            let at = Location { file: "--station-key-code".into(), line: 0 };
             report.add_break(at, BreakKind::FingerprintUnreadable { problem: e.to_string() });
             None
         }
@@ -148,7 +148,7 @@ pub(super) fn check_key_and_checkpoint(
             if noted.matches(&used) {
                 report.key_check = KeyCheck::Matches { noted: noted.to_string(), checkpoint: true };
             } else {
-                let expected = format!("the fingerprint noted at set-up is {noted}");
+                let expected = format!("the station key code noted at set-up is {noted}");
                 report.add_break(at.clone(), BreakKind::CheckpointKeyNotStations { used: used.short(), expected });
                 report.key_check = KeyCheck::Differs;
             }

@@ -243,13 +243,13 @@ impl fmt::Display for VerifyReport {
             )?,
             KeyCheck::NothingToCompare => writeln!(
                 f,
-                "  key: NOT checked against the fingerprint noted at set-up: neither a checkpoint nor a key_created \
+                "  key: NOT checked against the station key code noted at set-up: neither a checkpoint nor a key_created \
                  record names a key to compare it with"
             )?,
             KeyCheck::NotNoted if self.checkpoint_key.is_some() => writeln!(
                 f,
                 "  station key code: NOT checked against the one noted at set-up (a key beside the log proves \
-                 nothing: add --key-fingerprint with the fingerprint from the set-up sheet)"
+                 nothing: add --station-key-code with the code from the set-up sheet)"
             )?,
             KeyCheck::NotNoted | KeyCheck::Differs => {}
         }

@@ -212,10 +212,10 @@ pub(super) fn checked_lines(
         not.push("a signed checkpoint (--pubkey FILE --checkpoint FILE)".to_string());
     }
     match key {
-        KeyCheck::Matches { noted, .. } => done.push(format!("the key fingerprint noted at set-up ({noted})")),
+        KeyCheck::Matches { noted, .. } => done.push(format!("the station key code noted at set-up ({noted})")),
         KeyCheck::Differs => {}
         KeyCheck::NotNoted | KeyCheck::NothingToCompare => {
-            not.push("the key fingerprint noted at set-up (--key-fingerprint XXXX-XXXX-XXXX-XXXX)".to_string())
+            not.push("the station key code noted at set-up (--station-key-code XXXX-XXXX-XXXX-XXXX)".to_string())
         }
     }
     match journal {
