@@ -324,6 +324,10 @@ fn shown_without_a_record_then_killed_is_named_and_numbers_continue_above() {
         matches!(&report.first_break().unwrap().kind, BreakKind::ShownWithoutRecord { challenges } if challenges == &[(35, 36)])
     );
     assert!(!report.breaks.iter().any(|b| matches!(b.kind, BreakKind::ChallengeMissing { .. })), "{report}");
+    // `audit show` names the gap on the record after it, in a director's words.
+    let shown = stdout(&wordjudge(&["audit", "show", dir.path().to_str().unwrap()]));
+    let line = shown.lines().find(|l| l.contains("challenge 49 ")).unwrap_or_else(|| panic!("{shown}"));
+    assert!(line.ends_with("; #37–#48 were reserved and never shown (audit verify says why)"), "{line}");
 
     // A record deleted from the middle and the chain recomputed: its number is missing.
     let dir2 = tempfile::tempdir().unwrap();

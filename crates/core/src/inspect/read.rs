@@ -295,6 +295,8 @@ pub fn show_line(line: &ReadLine, tz: &TimeZone, note: &str) -> String {
             if let Some(code) = &r.code {
                 out.push_str(&format!("  code {code}"));
             }
+            // Where a gap in the numbers is, the record after it says why.
+            out.push_str(&a.skipped_note());
         }
         body => {
             out.push_str(&format!("  {}", body.name()));

@@ -97,6 +97,12 @@ impl AdjudicationRecord {
             .collect::<Vec<_>>()
             .join(" ")
     }
+
+    /// The numbers reserved and never shown before this one, in a
+    /// director's words (empty when there were none).
+    pub fn skipped_note(&self) -> String {
+        skipped_text(&self.skipped)
+    }
 }
 
 /// What a record is about.
@@ -160,7 +166,7 @@ impl Body {
                 a.words.join(" "),
                 a.lexicon.id,
                 a.repeat_of.map(|r| format!(", repeat of {r}")).unwrap_or_default(),
-                skipped_text(&a.skipped)
+                a.skipped_note()
             ),
             Body::Event(e) => e.describe(),
             Body::Unknown { event, .. } => format!("{event} (an event this wordjudge does not know)"),
