@@ -331,7 +331,10 @@ fn plays_after_the_cut(day: &mut Day, last: u64) -> (u64, String) {
     day.open_menu();
     day.menu_enter("Station status");
     let lines = day.ui().controller.borrow().view().menu.lines.join("\n");
-    assert!(lines.contains(&format!("#{} (the station stopped", last + 1)), "{lines}");
+    assert!(
+        lines.contains(&format!("#{} (the station stopped, a power cut or a crash, after ", last + 1)),
+        "with the time of the last record before the cut: {lines}"
+    );
     assert!(lines.contains("Station time") || lines.contains("UTC"), "{lines}");
     day.ui().fits_everywhere("the status page after a power cut", false);
     day.leave_menu();

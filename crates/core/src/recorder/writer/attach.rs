@@ -49,7 +49,12 @@ impl AuditLog {
             let (lost, skipped) = account_for_previous(previous, scan.max_recorded, scan.torn_challenge);
             events.extend(lost);
             self.skipped = skipped.into_iter().map(|(a, b)| [a, b]).collect();
-            self.never_shown.extend(self.skipped.iter().map(|&numbers| super::NeverShown { numbers, stopped: true }));
+            let when = scan.last_moment.as_ref().map(|(_, stamp)| stamp.time);
+            self.never_shown.extend(self.skipped.iter().map(|&numbers| super::NeverShown {
+                numbers,
+                stopped: true,
+                when,
+            }));
             if self.options.signing_key && self.key.is_none() {
                 events.extend(self.load_signing_key());
             }

@@ -195,7 +195,7 @@ impl AuditLog {
         if let Err(e) = self.reserve(challenge) {
             // The number may be in the counter (a write half done): used up,
             // and named as skipped by the next record.
-            self.never_to_be_shown(challenge);
+            self.never_to_be_shown(challenge, stamp.time);
             self.note_failure(&e, stamp);
             return Err(self.not_recorded(Some(challenge)));
         }
@@ -213,10 +213,11 @@ impl AuditLog {
             skipped: std::mem::take(&mut self.skipped),
         };
         let skipped_before = record.skipped.clone();
+        let refused_at = stamp.time;
         let Some(line_sha256) = self.record_unheld(stamp, Body::Adjudication(record)) else {
             // Never shown: the number joins the gaps the next record names.
             self.skipped = skipped_before;
-            self.never_to_be_shown(challenge);
+            self.never_to_be_shown(challenge, refused_at);
             return Err(self.not_recorded(Some(challenge)));
         };
         let code = SlipCode::of_line_hash(&line_sha256).ok_or_else(|| NotRecorded {
@@ -375,9 +376,9 @@ impl AuditLog {
     /// `challenge` was reserved and its record could not be written: it is
     /// never shown; the next record names it as skipped, and the director's
     /// status page lists it.
-    fn never_to_be_shown(&mut self, challenge: u64) {
+    fn never_to_be_shown(&mut self, challenge: u64, when: jiff::Timestamp) {
         self.skipped.push([challenge, challenge]);
-        self.never_shown.push(NeverShown { numbers: [challenge, challenge], stopped: false });
+        self.never_shown.push(NeverShown { numbers: [challenge, challenge], stopped: false, when: Some(when) });
     }
 
     /// Makes sure `challenge` is reserved in the counter (written and

@@ -42,4 +42,7 @@ pub struct NeverShown {
     /// The station stopped (a power cut or a crash) before the record was
     /// written; else the record could not be written.
     pub stopped: bool,
+    /// When, as near as the log tells: for a stop, the last record written
+    /// before it (the stop came after); else when the record was refused.
+    pub when: Option<jiff::Timestamp>,
 }

@@ -281,7 +281,7 @@ impl DirectorSettings for LiveStation {
                 .key_fingerprint()
                 .map_or_else(|| audit.signing_problem().unwrap_or_else(|| "no signing key".into()), |k| k.short());
             facts.push(("Station key code".into(), key));
-            if let Some(text) = never_shown_text(audit.never_shown()) {
+            if let Some(text) = never_shown_text(audit.never_shown(), &self.zone()) {
                 facts.push(("Numbers never shown".into(), text));
             }
         }
@@ -304,7 +304,7 @@ impl DirectorSettings for LiveStation {
 
 /// `#7 (a power cut or a crash before its record was written); #9 (its
 /// record could not be written)`, the last few, or nothing.
-fn never_shown_text(gaps: &[wordjudge_core::recorder::NeverShown]) -> Option<String> {
+fn never_shown_text(gaps: &[wordjudge_core::recorder::NeverShown], zone: &jiff::tz::TimeZone) -> Option<String> {
     let parts: Vec<String> = gaps
         .iter()
         .rev()
@@ -313,10 +313,20 @@ fn never_shown_text(gaps: &[wordjudge_core::recorder::NeverShown]) -> Option<Str
         .map(|g| {
             let [a, b] = g.numbers;
             let numbers = if a == b { format!("#{a}") } else { format!("#{a}–#{b}") };
-            let why = if g.stopped {
-                "the station stopped (a power cut or a crash) before its record was written"
-            } else {
-                "its record could not be written, so no verdict was shown"
+            // In the station's zone, with the day: a director reads it
+            // against the event's schedule.
+            let when = g.when.map(|t| t.to_zoned(zone.clone()).strftime("%a %-d %b %H:%M %Z").to_string());
+            let why = match (g.stopped, when) {
+                (true, Some(when)) => {
+                    format!(
+                        "the station stopped, a power cut or a crash, after {when} and before its record was written"
+                    )
+                }
+                (true, None) => {
+                    "the station stopped (a power cut or a crash) before its record was written".to_string()
+                }
+                (false, Some(when)) => format!("at {when} its record could not be written, so no verdict was shown"),
+                (false, None) => "its record could not be written, so no verdict was shown".to_string(),
             };
             format!("{numbers} ({why})")
         })
