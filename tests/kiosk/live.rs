@@ -684,4 +684,24 @@ fn wrong_pins_and_a_lockout_before_the_right_pin_are_on_the_directors_pages() {
     enter_pin(&mut *rig, PIN);
     let lines = rig.view().menu.lines.join("\n");
     assert!(!lines.contains("wrong PIN"), "{lines}");
+    leave_menu(&mut *rig);
+
+    // Wrong PINs, then a restart (a power cut) before the right one: the
+    // count is kept in the guard, and the next visit still hears of it.
+    open_pin(&mut *rig);
+    for _ in 0..2 {
+        enter_pin(&mut *rig, "9999");
+    }
+    let Live { rig: old, dir } = rig;
+    drop(old);
+    let path = dir.path().join("config.toml");
+    let mut rig = Rig::with(start_station(&path), &Config::load(&path).config.timeouts);
+    open_pin(&mut rig);
+    enter_pin(&mut rig, PIN);
+    assert!(matches!(rig.screen(), Screen::Director(_)), "{:?}", rig.view().pin);
+    let lines = rig.view().menu.lines.join("\n");
+    assert!(
+        lines.contains("Before this visit: 2 wrong PIN(s)") && lines.contains("since before the station last started"),
+        "{lines}"
+    );
 }

@@ -231,6 +231,17 @@ impl LiveStation {
             wrong_pins: WrongPins::default(),
             wrong_pins_shown: WrongPins::default(),
         };
+        // Wrong PINs since the last right one outlive a restart (the guard
+        // keeps them for the lockout): the director's next visit still hears
+        // of them.
+        let guard = station.load_pin_guard();
+        if guard.failures > 0 {
+            station.wrong_pins = WrongPins {
+                refused: guard.failures,
+                lockouts: guard.lockouts,
+                since: "before the station last started".into(),
+            };
+        }
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
         // What the screens start from: a log failing now keeps players out
         // until a poll finds it writable.
