@@ -329,6 +329,21 @@ fn every_screen_fits_every_screen_size_and_the_verdict_keeps_its_lines() {
     ui.key(&key_text(Key::Return));
     assert!(ui.shows_part("#0001 · code "), "the slip on Ready: {:?}", ui.texts());
     ui.fits_everywhere("ready with the last slip", true);
+    // The event's rule on Ready, the longest a profile gives, beside the
+    // last slip and the longest hint Ready shows.
+    let mut fullest_ready = ui.controller.borrow().view();
+    use wordjudge_core::profile::ChallengeRule;
+    fullest_ready.ready.rule =
+        [ChallengeRule::NaspaDouble, ChallengeRule::School, ChallengeRule::PointsPerWord { points: 10 }]
+            .into_iter()
+            .map(wordjudge_station::kiosk::view::rule_line)
+            .max_by_key(|line| line.len())
+            .unwrap();
+    fullest_ready.ready.hint =
+        "The 8 words typed were cleared: no key was pressed for 120 seconds. Nothing was judged.".into();
+    wordjudge_station::ui::show(&ui.window, &fullest_ready);
+    ui.fits_everywhere("ready with the event rule, the last slip and a hint", true);
+    wordjudge_station::ui::show(&ui.window, &ui.controller.borrow().view());
 
     press_chord(ui.window.window(), &[Key::Control, Key::Alt, Key::Shift], "D");
     ui.typed("13");

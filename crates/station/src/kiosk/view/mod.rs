@@ -37,7 +37,7 @@ mod usb;
 
 pub use screens::*;
 
-pub use player::{consequence, slip_text};
+pub use player::{consequence, rule_line, slip_text};
 pub use usb::laptop_of;
 
 /// Which screen is up. The `.slint` file has the same enum.
