@@ -580,6 +580,29 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     ui.shows_and_fits("the repair page", &rig.view());
     rig.key(K::Enter);
     ui.shows_and_fits("the restore's confirmation", &rig.view());
+    // An empty stick: its page's one entry ("Done") keeps the list's width
+    // and its two lines at most, unlike the status page, whose only entry,
+    // Back, leaves the room to the facts.
+    let mut station = fullest_station();
+    station.sticks.clear();
+    station.plug("sdz", &[]);
+    let mut rig = Rig::with(station, &Default::default());
+    support::open_pin(&mut rig);
+    support::enter_pin(&mut rig, support::PIN);
+    select_menu(&mut rig, "USB stick");
+    rig.key(K::Enter);
+    select_menu(&mut rig, "Install lexicons from");
+    rig.key(K::Enter);
+    rig.advance(50);
+    let empty = rig.view();
+    assert_eq!(empty.menu.items, ["Done: finish with the stick and return"], "{:?}", empty.menu);
+    ui.shows_and_fits("an empty stick's word lists", &empty);
+    for (w, h) in SIZES {
+        ui.resize((w, h));
+        let u = (h / 100.0).min(w / 120.0);
+        let done = ui.boxes().into_iter().find(|b| b.text.starts_with("Done:")).expect("the Done row is shown");
+        assert!(done.h <= 2.0 * 1.2 * 2.8 * u, "an empty stick at {w}x{h}: Done takes more than two lines: {done:?}");
+    }
     // A fresh station's first PIN.
     let mut station = fullest_station();
     station.pin = None;

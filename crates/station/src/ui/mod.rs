@@ -96,7 +96,7 @@ pub fn to_slint(v: &ViewModel) -> View {
         pin: copy_fields!(v.pin => PinView { title, dots, prompt, message, footer }),
         edit: copy_fields!(v.edit => EditView { title, value, prompt, message, footer }),
         confirm: copy_fields!(v.confirm => ConfirmView { question, detail, keys }),
-        menu: copy_fields!(v.menu => MenuView { title, items, selected, lines, message }),
+        menu: copy_fields!(v.menu => MenuView { title, items, selected, lines, message, facts_page }),
         usb: copy_fields!(v.usb => UsbView { status, alert, detail, progress_shown, progress }),
         lamps: LampPanel {
             show: lamps.show,

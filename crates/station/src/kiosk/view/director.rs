@@ -467,6 +467,7 @@ pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, men
         format!("{} — ↑ ↓ choose · ENTER select · ESC back", page_name(menu.page))
     };
     v.menu.items = menu.items.iter().map(|item| item_text(item, lexicon)).collect();
+    v.menu.facts_page = matches!(menu.items[..], [MenuItem::Back]);
     v.menu.selected = menu.selected as i32;
     v.menu.message = menu.message.as_ref().map(menu_message).unwrap_or_default();
     v.menu.lines = page_lines(menu.page, lexicon, info);

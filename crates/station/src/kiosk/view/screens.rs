@@ -122,6 +122,10 @@ pub struct MenuView {
     pub selected: i32,
     pub lines: Vec<String>,
     pub message: String,
+    /// A page of facts whose only entry is Back (the status page): the
+    /// facts get the room. Any other page, even of one entry, keeps the
+    /// list's width for its rows.
+    pub facts_page: bool,
 }
 
 /// A stick at work: a large status line while it is read or written or when
