@@ -101,7 +101,7 @@ fn word_lists_from_a_stick_install_as_previewed_and_then_judge() {
     assert!(rows[1].starts_with("MW11 → OSPD4+MW11 (MW11-long) — would be Missing"), "{}", rows[1]);
     assert!(rows[2].starts_with("OSPD4 → OSPD4+MW11 (OSPD4) — would be Missing"), "{}", rows[2]);
     assert!(rows[2].ends_with("· 3 words"), "{}", rows[2]);
-    assert!(rows[3].starts_with("mine — which lexicon?"), "{}", rows[3]);
+    assert!(rows[3].starts_with("mine — which lexicon?") && rows[3].ends_with("· 2 words"), "{}", rows[3]);
 
     // A file that is not a word list cannot be chosen, named or installed.
     for _ in 0..4 {

@@ -123,13 +123,25 @@ impl ViewModel {
     }
 }
 
-/// `n word` or `n words`.
-fn words_count(n: usize) -> String {
-    if n == 1 {
-        "1 word".to_string()
-    } else {
-        format!("{n} words")
+/// `1 word`, `3 words`, `276,663 words`.
+fn words_count(n: impl TryInto<u64>) -> String {
+    match n.try_into().unwrap_or(u64::MAX) {
+        1 => "1 word".to_string(),
+        n => format!("{} words", thousands(n)),
     }
+}
+
+/// `276,663`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The words for a config problem, a director's: what happened to the
@@ -344,7 +356,15 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
 
 #[cfg(test)]
 mod tests {
-    use super::for_screen;
+    use super::{for_screen, words_count};
+
+    #[test]
+    fn one_word_is_singular_and_large_counts_are_grouped() {
+        assert_eq!(words_count(1usize), "1 word");
+        assert_eq!(words_count(8usize), "8 words");
+        assert_eq!(words_count(1u64), "1 word", "a stick's list of one word");
+        assert_eq!(words_count(276_663u64), "276,663 words");
+    }
 
     #[test]
     fn paths_become_file_names_and_other_slashes_stay() {

@@ -3,19 +3,6 @@
 
 use super::*;
 
-/// `276,663`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// A word list as a director knows it: its file's name without the
 /// extension (screens show no file names; the list is the director's own).
 fn list_name(file: &str) -> &str {
@@ -42,13 +29,13 @@ fn import_row(row: &ImportRow) -> String {
     };
     match &row.state {
         ImportState::Unnamed { words, .. } => {
-            format!("{file} — which lexicon? ← → to choose · {} words", thousands(*words))
+            format!("{file} — which lexicon? ← → to choose · {}", words_count(*words))
         }
         ImportState::Would { lexicon, status, installable: true, already: true, .. } => {
             format!("{} — already installed: {status}", named(lexicon))
         }
         ImportState::Would { lexicon, status, words, installable: true, .. } => {
-            format!("{} — would be {status} · {} words", named(lexicon), thousands(*words))
+            format!("{} — would be {status} · {}", named(lexicon), words_count(*words))
         }
         ImportState::Would { lexicon, status, .. } => format!("{} — {status}: will not be installed", named(lexicon)),
         ImportState::Unusable(why) => format!("{file} — cannot be used: {}", unusable_reason(&row.file, why)),
