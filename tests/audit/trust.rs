@@ -280,7 +280,7 @@ fn the_key_is_checked_against_the_fingerprint_noted_at_set_up_in_any_spelling() 
     let text = stdout(&plain);
     assert!(text.contains("station key code: NOT checked against the one noted at set-up"), "{text}");
     assert!(text.contains("NOT checked against: ") && text.contains("the station key code noted at set-up"), "{text}");
-    assert!(text.contains(&format!("fingerprint {grouped}")), "the one grouped form: {text}");
+    assert!(text.contains(&format!("station key code {grouped}")), "the one grouped form: {text}");
 
     // Grouped, without dashes, lower case: the same key.
     let ungrouped = grouped.replace('-', "");

@@ -326,7 +326,7 @@ fn run_export(
                         return super::fail(format!("cannot write the checkpoint next to {}: {e}", path.display()));
                     }
                     eprintln!(
-                        "wordjudge: signed checkpoint in {}, public key in {} (fingerprint {})",
+                        "wordjudge: signed checkpoint in {}, public key in {} (station key code {})",
                         note_path.display(),
                         pub_path.display(),
                         verifier.fingerprint().short()

@@ -126,7 +126,7 @@ pub(super) fn check_key_and_checkpoint(
         let at = Location { file: "checkpoint".into(), line: 0 };
         let used = verifier.fingerprint();
         report.checkpoint_key = Some(format!(
-            "{} (key id {}), fingerprint {} ({})",
+            "{} (key id {}), station key code {} ({})",
             crate::word::printable(&verifier.name, 80),
             verifier.to_text().split('+').nth(1).unwrap_or(""),
             used.short(),

@@ -256,7 +256,7 @@ impl fmt::Display for VerifyReport {
         for fp in &self.keys_created {
             writeln!(
                 f,
-                "  key created in this log: fingerprint {}",
+                "  key created in this log: station key code {}",
                 crate::audit::checkpoint::KeyFingerprint(fp.clone()).short()
             )?;
         }
