@@ -125,7 +125,13 @@ fn a_deleted_config_and_copy_is_set_up_again_by_the_director_alone() {
     assert_eq!(fresh.config.audit_dir, config.audit_dir, "the station's own chain is kept");
     let log = audit_text(&config.audit_dir);
     assert_eq!(log.matches("set up again as Table 7").count(), 1, "one record: {log}");
-    // Players still judge nothing until the director chooses a list.
+    // The next step is where the director already is: the list and the
+    // profile. Players still judge nothing until the director chooses one.
+    assert!(
+        matches!(rig.screen(), Screen::Director(menu) if menu.page == MenuPage::Lexicon),
+        "set up again leads on to the Lexicon page: {:?}",
+        rig.screen()
+    );
     leave_menu(&mut rig);
     assert_eq!(rig.view().service.title, "This station is not set up for the event yet.");
     open_pin(&mut rig);

@@ -508,7 +508,10 @@ fn settings_lost_then_set_up_again(day: &mut Day, last: u64) {
     assert_eq!(day.ui().controller.borrow().view().edit.value, "Hall B 7", "the name its log knows");
     day.ui().key(&key_text(Key::Return));
     day.confirm();
-    day.menu_enter("Lexicon");
+    // The next step is the page the director lands on: the list.
+    let menu = day.ui().controller.borrow().view().menu;
+    assert!(menu.title.starts_with("Lexicon and event rule"), "{}", menu.title);
+    assert!(menu.message.starts_with("The station is set up again. Now choose its word list"), "{}", menu.message);
     day.menu_enter("Use EVENT");
     day.confirm();
     day.leave_menu();

@@ -148,9 +148,19 @@ impl Kiosk {
                 message
             }
             Change::SetUpAgain { name } => {
-                let message = saved(station.set_up_again(&name), Setting::SetUpAgain);
+                let result = station.set_up_again(&name);
                 self.lexicon = station.lexicon();
-                message
+                if result.is_ok() {
+                    // The next step of setting up: the director lands on
+                    // the page that chooses the list and the profile.
+                    return self.open_menu(
+                        MenuPage::Lexicon,
+                        now,
+                        station,
+                        Some(MenuMessage::Saved(Setting::SetUpAgain)),
+                    );
+                }
+                saved(result, Setting::SetUpAgain)
             }
             Change::Rename { to, .. } => saved(station.set_station_name(&to), Setting::StationName),
             Change::SetClock { to } => saved(station.set_clock(&to), Setting::Clock),

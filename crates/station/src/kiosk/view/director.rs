@@ -23,8 +23,8 @@ fn setting_name(setting: Setting) -> String {
         Setting::Clock => "The clock is set.".into(),
         Setting::TimeZone => "The time zone is set: the station shows its times in it.".into(),
         Setting::Restored => "The last good settings are restored: players can judge again.".into(),
-        Setting::SetUpAgain => "The station is set up again. Players see \"not set up\" until you choose its lexicon \
-                                 and profile on the Lexicon page."
+        Setting::SetUpAgain => "The station is set up again. Now choose its word list or event profile here: players \
+                                 see \"not set up\" until you do."
             .into(),
         Setting::Rotation { degrees, pending: true } => format!(
             "Screen rotation {degrees}° is saved: it takes effect after a restart (Reboot, or power off and on)."
