@@ -309,6 +309,31 @@ fn plays(day: &mut Day) -> Vec<(u64, String)> {
     slips
 }
 
+/// Step 3b: Between rounds a player tries the director's chord and guesses
+/// PINs until the station locks; the lockout ends by itself, the station
+/// judges meanwhile, and the director's next visit hears of it, once.
+fn a_player_guesses_the_pin_until_locked(day: &mut Day) {
+    let ui = day.ui();
+    press_chord(ui.window.window(), &[Key::Control, Key::Alt, Key::Shift], "D");
+    for _ in 0..3 {
+        ui.typed("0000");
+        ui.key(&key_text(Key::Return));
+    }
+    let pin = ui.controller.borrow().view().pin;
+    assert!(pin.message.starts_with("Locked after too many wrong PINs."), "{pin:?}");
+    ui.fits_everywhere("the PIN prompt, locked", true);
+    ui.key(&key_text(Key::Escape));
+    assert_eq!(day.screen(), ScreenKind::Ready, "the players' screen is back");
+    day.ui().advance(31_000);
+    day.open_menu();
+    let lines = day.ui().controller.borrow().view().menu.lines.join("\n");
+    assert!(lines.contains("Before this visit: 3 wrong PIN(s) and 1 lockout since"), "{lines}");
+    day.leave_menu();
+    let records = records(&day.audit);
+    assert_eq!(records.iter().filter(|r| r["event"] == "pin_refused").count(), 3, "each guess is recorded");
+    assert_eq!(records.iter().filter(|r| r["event"] == "locked_out").count(), 1);
+}
+
 /// Step 4: A power cut between a number's reservation and its record.
 fn power_cut_mid_record(day: &mut Day, last: u64) {
     day.power_cut();
@@ -530,6 +555,7 @@ fn an_event_day_from_first_power_on_to_a_dispute() {
     director_sets_up(&mut day);
     director_names_the_station_and_its_time_zone(&mut day);
     let mut slips = plays(&mut day);
+    a_player_guesses_the_pin_until_locked(&mut day);
     let last = slips.last().unwrap().0;
     power_cut_mid_record(&mut day, last);
     slips.push(plays_after_the_cut(&mut day, last));
