@@ -384,6 +384,11 @@ fn the_not_set_up_screen_fits_every_screen_size() {
 #[path = "kiosk/support.rs"]
 mod support;
 
+#[path = "common/journal_export.rs"]
+mod journal_export;
+#[path = "common/journal_fields.rs"]
+mod journal_fields;
+
 #[path = "ui_slint/event_day.rs"]
 mod event_day;
 

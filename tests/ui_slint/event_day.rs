@@ -9,6 +9,7 @@
 //! reservation and its record leaves it.
 
 use super::Ui;
+use crate::{journal_export, journal_fields};
 use slint::platform::Key;
 use slint::ComponentHandle;
 use std::cell::Cell;
@@ -31,6 +32,88 @@ struct Day {
     ui: Option<Ui>,
     clock: Rc<Cell<Duration>>,
     platform: bool,
+    /// The station's journal: what its recorder hands to journald, all day.
+    journal: StationJournal,
+    _journal_on: tracing::subscriber::DefaultGuard,
+}
+
+/// What the station's recorder hands to journald (tracing-journald's
+/// fields), as the event's laptop would receive it: each entry with the
+/// time it was sent.
+#[derive(Clone, Default)]
+struct StationJournal(std::sync::Arc<std::sync::Mutex<Vec<(u64, String, journal_fields::Fields)>>>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for StationJournal {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        let mut fields = journal_fields::Fields::new();
+        event.record(&mut journal_fields::Visitor(&mut fields));
+        let at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_micros() as u64;
+        self.0.lock().unwrap().push((at, event.metadata().level().to_string(), fields));
+    }
+}
+
+impl StationJournal {
+    /// Waits (the recorder sends from a thread of its own) until an entry
+    /// of `event` is in.
+    fn wait_for(&self, event: &str) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !self
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(_, _, f)| f.get("WORDJUDGE_EVENT").map(String::as_str) == Some(event))
+        {
+            assert!(std::time::Instant::now() < deadline, "no {event} entry reached the journal");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The journal file the laptop's receiver keeps for the certificate
+    /// `name` (`fleet serve`: `from-NAME.journal`), written by
+    /// systemd-journal-remote from the entries so far.
+    fn received_as(&self, name: &str, folder: &Path) -> PathBuf {
+        let remote = Path::new("/usr/lib/systemd/systemd-journal-remote");
+        assert!(remote.exists(), "{} is missing (.ci/install-deps installs it)", remote.display());
+        let entries: Vec<journal_export::Fields> = self
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(at, level, fields)| {
+                let priority = match level.as_str() {
+                    "ERROR" => "3",
+                    "WARN" => "4",
+                    _ => "6",
+                };
+                let mut entry: journal_export::Fields = vec![
+                    ("__REALTIME_TIMESTAMP".into(), at.to_string()),
+                    ("__MONOTONIC_TIMESTAMP".into(), (at % 86_400_000_000).to_string()),
+                    ("_BOOT_ID".into(), "5e1f0c0ffee0c0ffee0c0ffee0c0ffee".into()),
+                    ("_HOSTNAME".into(), format!("wj-{name}")),
+                    ("PRIORITY".into(), priority.into()),
+                    ("SYSLOG_IDENTIFIER".into(), "wordjudge".into()),
+                ];
+                entry.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+                entry
+            })
+            .collect();
+        std::fs::create_dir_all(folder).unwrap();
+        let file = folder.join(format!("from-{name}.journal"));
+        let mut child = std::process::Command::new(remote)
+            .arg(format!("--output={}", file.display()))
+            .arg("-")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(&journal_export::export(&entries)).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "systemd-journal-remote: {}", String::from_utf8_lossy(&out.stderr));
+        file
+    }
 }
 
 impl Day {
@@ -208,6 +291,14 @@ fn flashed_card() -> Day {
     .unwrap();
     config.save(&scratch.config_path).unwrap();
     let (config_path, audit) = (scratch.config_path.clone(), config.audit_dir.clone());
+    // journald for the whole day, as the appliance has it: a subscriber for
+    // this thread, which the station's records go through.
+    use tracing_subscriber::prelude::*;
+    let journal = StationJournal::default();
+    let audit_only =
+        tracing_subscriber::filter::filter_fn(|meta| meta.target() == wordjudge_core::recorder::journal::TARGET);
+    let journal_on =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(journal.clone().with_filter(audit_only)));
     Day {
         scratch: Some(scratch),
         config: config_path,
@@ -215,6 +306,8 @@ fn flashed_card() -> Day {
         ui: None,
         clock: Rc::new(Cell::new(Duration::from_secs(50))),
         platform: false,
+        journal,
+        _journal_on: journal_on,
     }
 }
 
@@ -484,6 +577,28 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     let events: Vec<String> =
         records(&day.audit).iter().map(|r| r["event"].as_str().unwrap_or("").to_string()).collect();
     assert!(events.contains(&"fleet_joined".to_string()) && events.contains(&"fleet_left".to_string()), "{events:?}");
+    // On the laptop: what the station's journal brought, read as the
+    // director reads it.
+    day.journal.wait_for("fleet_left");
+    let received = card.join("laptop-received");
+    day.journal.received_as("hall-b-7", &received);
+    let page = card.join("laptop-status.html");
+    let status = crate::built::fleet(&[
+        "status",
+        "--dir",
+        received.to_str().unwrap(),
+        "--ca-dir",
+        ca_s,
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    let line = status.lines().find(|l| l.starts_with("Hall B 7")).unwrap_or_else(|| panic!("{status}"));
+    assert!(line.contains(&format!("#{} at", slip.0)), "the last challenge is the slip's: {line}");
+    assert!(line.contains("left the fleet"), "a station that left says so: {line}");
+    assert!(!line.contains("BROKEN") && !line.contains("NOT ITS RECORDS"), "its own chain, whole: {line}");
+    assert!(line.contains("was reserved and never shown, so no slip carries it"), "the power cut's gap, named: {line}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Hall B 7") && !html.contains("prev hash"), "the page shows the station: {html}");
     slip
 }
 
