@@ -7,6 +7,11 @@
 //! A power cut is the station dropped without its shut-down record (the
 //! process gone), with the counter left as a cut between a number's
 //! reservation and its record leaves it.
+//!
+//! Two days: one on lists the test writes (every step, CI everywhere), and
+//! one on the tournament's own lists when `../shared/lexicons` is there
+//! (installed from a stick, two profiles in turn), skipped by name
+//! (`real_data_`) where it is not.
 
 use super::Ui;
 use crate::{journal_export, journal_fields};
@@ -682,4 +687,130 @@ fn an_event_day_from_first_power_on_to_a_dispute() {
     settings_lost_then_set_up_again(&mut day, last + 1);
     let report = wordjudge_core::inspect::verify(&day.audit).unwrap();
     assert!(report.ok(), "{report}");
+}
+
+/// Presses ESC until the director menu's first page is back.
+fn menu_home(day: &Day) {
+    for _ in 0..6 {
+        if day.ui().controller.borrow().view().menu.title.starts_with("Director menu") {
+            return;
+        }
+        day.ui().key(&key_text(Key::Escape));
+        day.ui().advance(50);
+    }
+    panic!("the menu's first page did not come back: {:?}", day.ui().texts());
+}
+
+/// On a stick's list page: installs the row starting with `row` (ENTER,
+/// then ENTER again) and waits for the station's word that it is in.
+fn install_from_stick(day: &Day, row: &str) -> String {
+    day.menu_enter(row);
+    let message = day.ui().controller.borrow().view().menu.message;
+    assert_eq!(message, "Press ENTER again to install it.", "an install asks twice");
+    day.ui().key(&key_text(Key::Return));
+    for _ in 0..3000 {
+        let message = day.ui().controller.borrow().view().menu.message;
+        if message.starts_with("Installed: ") {
+            return message;
+        }
+        day.ui().controller.borrow_mut().poll();
+        day.ui().advance(20);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{row} was not installed: {:?}", day.ui().texts());
+}
+
+/// The day with the tournament's own lists (`../shared/lexicons`): CSW15 on
+/// a stick under a file name of the director's ("Collins 2015.txt") and
+/// NWL2018, both installed from the menu and recognised by their words; a
+/// NASPA CSW profile, then a switch to the NASPA NWL one between rounds,
+/// each verdict by the list and the rule in force, and the log whole.
+#[test]
+#[ignore = "needs ../shared/lexicons"]
+fn real_data_an_event_day_with_the_tournament_lists() {
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/lexicons");
+    assert!(shared.join("CSW15.txt").exists(), "real-data test: {} not found", shared.display());
+    let mut day = flashed_card();
+    let card = day.config.parent().unwrap().to_path_buf();
+    let stick = card.join("sticks/LISTS");
+    std::fs::create_dir_all(&stick).unwrap();
+    std::fs::copy(shared.join("CSW15.txt"), stick.join("Collins 2015.txt")).unwrap();
+    std::fs::copy(shared.join("NWL2018.txt"), stick.join("NWL2018.txt")).unwrap();
+    first_power_on(&mut day);
+
+    // The installs, from the stick, each list known by its words.
+    day.open_menu();
+    day.menu_enter("USB stick");
+    day.menu_enter("Install lexicons from LISTS");
+    // The stick's lists are read and checked first (each hashed in full).
+    for _ in 0..3000 {
+        if !day.ui().controller.borrow().view().menu.items.is_empty() {
+            break;
+        }
+        day.ui().controller.borrow_mut().poll();
+        day.ui().advance(20);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let rows = day.ui().controller.borrow().view().menu.items;
+    assert!(rows.iter().any(|r| r.starts_with("Collins 2015 → CSW15 — would be Verified official")), "{rows:?}");
+    day.ui().fits_everywhere("a stick with the tournament lists", false);
+    let csw = install_from_stick(&day, "Collins 2015 → CSW15");
+    assert!(csw.starts_with("Installed: CSW15 is Verified official."), "{csw}");
+    let nwl = install_from_stick(&day, "NWL2018 → NWL2018");
+    assert!(nwl.starts_with("Installed: NWL2018 is Verified official."), "{nwl}");
+    day.ui().key(&key_text(Key::Escape));
+    day.wait_for_stick();
+    day.ui().key(&key_text(Key::Return));
+
+    // The event's profile: NASPA CSW, 5 points a word.
+    menu_home(&day);
+    day.menu_enter("Profile: NASPA CSW, 5 points per word");
+    day.confirm();
+    day.leave_menu();
+    assert!(day.ui().shows_part("the player gets 5 points for each word challenged"), "{:?}", day.ui().texts());
+    assert_eq!(day.challenge(&["QI", "ZO"]), ScreenKind::Verdict);
+    assert!(day.ui().shows("✓ ACCEPTABLE"), "CSW15 has ZO: {:?}", day.ui().texts());
+    assert!(day.ui().shows("The play stands: +10 to the player: 2 words × 5"), "{:?}", day.ui().texts());
+    day.ui().fits_everywhere("a CSW verdict under its rule", true);
+    let first = day.copy_slip();
+
+    // Between rounds, the NWL profile: the confirmation names what it ends.
+    day.open_menu();
+    day.menu_enter("Profile: NASPA, double challenge");
+    let confirm = day.ui().controller.borrow().view().confirm;
+    assert!(
+        format!("{} {}", confirm.question, confirm.detail).contains("NASPA CSW, 5 points per word"),
+        "the profile it ends is named: {confirm:?}"
+    );
+    day.confirm();
+    day.leave_menu();
+    assert_eq!(day.challenge(&["QI", "ZO"]), ScreenKind::Verdict);
+    assert!(day.ui().shows("✗ UNACCEPTABLE"), "NWL2018 has no ZO: {:?}", day.ui().texts());
+    let second = day.copy_slip();
+    assert_eq!(day.challenge(&["QI", "ZA"]), ScreenKind::Verdict);
+    assert!(day.ui().shows("The play stands: the challenger loses the turn."), "{:?}", day.ui().texts());
+    let third = day.copy_slip();
+    assert_eq!((second.0, third.0), (first.0 + 1, first.0 + 2), "one number each, none lost");
+
+    // The record: each verdict with the list and the profile in force.
+    let judged: Vec<(String, String)> = adjudications_of(&day.audit)
+        .iter()
+        .map(|r| (r["lexicon"]["id"].as_str().unwrap().to_string(), r["profile"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(
+        judged,
+        [
+            ("CSW15".into(), "NASPA-CSW-5".into()),
+            ("NWL2018".into(), "NASPA-NWL".into()),
+            ("NWL2018".into(), "NASPA-NWL".into())
+        ],
+        "{judged:?}"
+    );
+    let report = wordjudge_core::inspect::verify(&day.audit).unwrap();
+    assert!(report.ok(), "{report}");
+}
+
+/// The adjudication records in the audit folder `audit`, oldest first.
+fn adjudications_of(audit: &Path) -> Vec<serde_json::Value> {
+    records(audit).into_iter().filter(|r| r["event"] == "adjudication").collect()
 }
