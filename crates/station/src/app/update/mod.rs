@@ -12,8 +12,11 @@
 //! and the install work on the station's own copy ([`wordjudge_core::update::staged`]),
 //! so what was previewed is what installs, whatever becomes of the stick.
 
+mod bundle;
+
 use super::job::{Busy, Heard, JobDesk};
 use crate::kiosk::station::{UpdateNotStarted, UpdateOffer, UpdatePreview, UpdateReport};
+use bundle::{choose, copy_and_inspect, Looked};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -23,18 +26,6 @@ use wordjudge_core::update::{
     install_started, shown, BundleInfo, InstallState, Refusals, StationRelease, UpdateError, UpdateKind, Updates,
 };
 use wordjudge_core::usb::{Mode, Stick, Sticks};
-
-/// A bundle on a stick: its file (escaped, as the menu names it) and its
-/// version when its signature verified.
-type Looked = (String, Option<String>);
-
-/// What a stick holds: the bundle to offer (the newest verified version,
-/// else the first file, unverified).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Found {
-    file: String,
-    version: Option<String>,
-}
 
 /// What a worker thread hands back.
 enum Message {
@@ -120,18 +111,6 @@ pub struct UpdateDesk {
     /// The bundle being installed.
     installing: Option<OpenBundle>,
     reports: VecDeque<(UpdateReport, Option<Finished>)>,
-}
-
-/// The bundle to offer among those looked at.
-fn choose(found: Vec<Looked>) -> Option<Found> {
-    let newest = found
-        .iter()
-        .filter_map(|(file, version)| Some((file, version.as_ref()?)))
-        .max_by(|a, b| wordjudge_core::update::compare_versions(a.1, b.1).unwrap_or(std::cmp::Ordering::Equal));
-    match newest {
-        Some((file, version)) => Some(Found { file: file.clone(), version: Some(version.clone()) }),
-        None => found.into_iter().next().map(|(file, _)| Found { file, version: None }),
-    }
 }
 
 impl UpdateDesk {
@@ -478,40 +457,6 @@ impl UpdateDesk {
         self.drain_abandoned();
         self.drain();
         self.reports.pop_front()
-    }
-}
-
-/// The check's work on its thread: the stick mounted, bundle `file` found
-/// on it and copied onto the station (into `staging`), the stick
-/// unmounted, the copy checked.
-fn copy_and_inspect(
-    updates: &dyn Updates,
-    sticks: &dyn Sticks,
-    stick: &Stick,
-    file: &str,
-    staging: Option<PathBuf>,
-) -> Result<(Staged, BundleInfo), UpdateError> {
-    let staging = staging.ok_or(UpdateError::NotUpdatable)?;
-    let root = sticks.attach(stick, Mode::Import).map_err(|e| UpdateError::Stick(e.to_string()))?;
-    // The file as listed: its name was escaped for the menu, so it is
-    // found again among the bundles, never joined blindly.
-    let path = wordjudge_core::update::find_bundles(&root)
-        .unwrap_or_default()
-        .into_iter()
-        .find(|p| p.file_name().is_some_and(|n| shown(&n.to_string_lossy()) == file));
-    let staged = match path {
-        Some(path) => staged::stage(&path, &staging),
-        None => Err(UpdateError::Stick(format!("{file} is no longer on the stick"))),
-    };
-    // The stick is not needed once the copy is made (or failed).
-    let _ = sticks.detach(stick);
-    let staged = staged?;
-    match updates.inspect(staged.path()) {
-        Ok(info) => Ok((staged, info)),
-        Err(e) => {
-            staged.remove();
-            Err(e)
-        }
     }
 }
 

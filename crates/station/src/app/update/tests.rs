@@ -1,18 +1,6 @@
 use super::*;
 
 #[test]
-fn the_newest_verified_bundle_is_offered() {
-    let found =
-        |v: &[(&str, Option<&str>)]| choose(v.iter().map(|(f, v)| (f.to_string(), v.map(str::to_string))).collect());
-    assert_eq!(
-        found(&[("a.raucb", Some("0.1.2")), ("b.raucb", None), ("c.raucb", Some("0.1.10"))]),
-        Some(Found { file: "c.raucb".into(), version: Some("0.1.10".into()) })
-    );
-    assert_eq!(found(&[("x.raucb", None), ("y.raucb", None)]), Some(Found { file: "x.raucb".into(), version: None }));
-    assert_eq!(found(&[]), None);
-}
-
-#[test]
 fn a_check_on_a_hanging_stick_is_stopped_and_its_copy_removed_when_it_ends() {
     use wordjudge_core::usb::sim::HangingSticks;
     let dir = tempfile::tempdir().unwrap();
