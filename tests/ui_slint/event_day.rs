@@ -151,16 +151,25 @@ impl Day {
 
     /// Polls the station until the stick's work is done; its status line.
     fn wait_for_stick(&self) -> String {
-        for _ in 0..600 {
-            let status = self.ui().controller.borrow().view().usb.status;
-            if status.contains("You may remove the stick") {
-                return status;
+        self.poll_until("the stick's work to finish", 600, |day| {
+            let status = day.ui().controller.borrow().view().usb.status;
+            status.contains("You may remove the stick").then_some(status)
+        })
+    }
+
+    /// Polls the station (its stick work runs on a thread of its own),
+    /// moving the clock 20 ms a round, until `done` gives a value; at most
+    /// `rounds` rounds, then fails naming `what`.
+    fn poll_until<T>(&self, what: &str, rounds: usize, done: impl Fn(&Day) -> Option<T>) -> T {
+        for _ in 0..rounds {
+            if let Some(value) = done(self) {
+                return value;
             }
             self.ui().controller.borrow_mut().poll();
             self.ui().advance(20);
             std::thread::sleep(Duration::from_millis(10));
         }
-        panic!("the stick's work did not finish: {:?}", self.ui().texts());
+        panic!("waited for {what} in vain: {:?}", self.ui().texts());
     }
 
     /// Pulls the plug: no shut-down record, the card kept as it is.
@@ -708,16 +717,10 @@ fn install_from_stick(day: &Day, row: &str) -> String {
     let message = day.ui().controller.borrow().view().menu.message;
     assert_eq!(message, "Press ENTER again to install it.", "an install asks twice");
     day.ui().key(&key_text(Key::Return));
-    for _ in 0..3000 {
+    day.poll_until(&format!("{row} to be installed"), 3000, |day| {
         let message = day.ui().controller.borrow().view().menu.message;
-        if message.starts_with("Installed: ") {
-            return message;
-        }
-        day.ui().controller.borrow_mut().poll();
-        day.ui().advance(20);
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    panic!("{row} was not installed: {:?}", day.ui().texts());
+        message.starts_with("Installed: ").then_some(message)
+    })
 }
 
 /// The day with the tournament's own lists (`../shared/lexicons`): CSW15 on
@@ -743,15 +746,10 @@ fn real_data_an_event_day_with_the_tournament_lists() {
     day.menu_enter("USB stick");
     day.menu_enter("Install lexicons from LISTS");
     // The stick's lists are read and checked first (each hashed in full).
-    for _ in 0..3000 {
-        if !day.ui().controller.borrow().view().menu.items.is_empty() {
-            break;
-        }
-        day.ui().controller.borrow_mut().poll();
-        day.ui().advance(20);
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let rows = day.ui().controller.borrow().view().menu.items;
+    let rows = day.poll_until("the stick's lists", 3000, |day| {
+        let rows = day.ui().controller.borrow().view().menu.items;
+        (!rows.is_empty()).then_some(rows)
+    });
     assert!(rows.iter().any(|r| r.starts_with("Collins 2015 → CSW15 — would be Verified official")), "{rows:?}");
     day.ui().fits_everywhere("a stick with the tournament lists", false);
     let csw = install_from_stick(&day, "Collins 2015 → CSW15");
