@@ -57,11 +57,11 @@ fn screenshot(args: ScreenshotArgs) -> ExitCode {
     }
 }
 
-/// `check-pin-child`: see [`wordjudge_station::app::pin_check`]. Touches no file.
+/// `check-pin-child`: see [`wordjudge_station::desks::pin::checker`]. Touches no file.
 /// The kiosk runs it as its own child (`/proc/self/exe`, this program).
 fn check_pin_child() -> ExitCode {
     use std::io::Read;
-    use wordjudge_station::app::pin_check::{EXIT_MATCH, EXIT_NO_MATCH, SAYS_MATCH, SAYS_NO_MATCH};
+    use wordjudge_station::desks::pin::checker::{EXIT_MATCH, EXIT_NO_MATCH, SAYS_MATCH, SAYS_NO_MATCH};
     let mut input = String::new();
     // A hash and a PIN are far below 4 KiB: anything longer is not ours.
     if std::io::stdin().take(4096).read_to_string(&mut input).is_err() {

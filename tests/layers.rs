@@ -41,8 +41,38 @@ const CORE_LAYERS: &[&[&str]] = &[
     &["fleet"],
 ];
 
-/// The station's: the flow, the window that shows it, the wiring.
-const STATION_LAYERS: &[&[&str]] = &[&["kiosk"], &["ui"], &["app"]];
+/// The station's: the desks' ports and fakes, the flow over them, the
+/// window that shows it, the desks' live side, the wiring. The `desks`
+/// folder holds two layers (see [`logical_module`]): a desk's port and fake
+/// sit below the flow, which calls them, and its live side above it, which
+/// words the director's facts with the flow's view.
+const STATION_LAYERS: &[&[&str]] = &[&["desks"], &["kiosk"], &["ui"], &["desks-live"], &["app"]];
+
+/// A module path's name in the layers: its first segment, except in the
+/// station's `desks` folder, whose live side (`desks::live`, `desks::job`,
+/// and in a desk's folder everything but its `mod.rs` and `fake.rs`) is
+/// `desks-live`. Items (capitalised) and `prelude` are the port's.
+fn logical_module(path: &[&str]) -> String {
+    let Some((&top, rest)) = path.split_first() else { return String::new() };
+    if top != "desks" {
+        return top.to_string();
+    }
+    let port = |segment: Option<&&str>| match segment {
+        None => true,
+        Some(s) => s.starts_with(|c: char| c.is_ascii_uppercase()) || ["fake", "prelude", "mod"].contains(s),
+    };
+    let live = match rest.first() {
+        Some(&("live" | "job")) => true,
+        Some(_) if port(rest.first()) => false,
+        Some(_) => !port(rest.get(1)),
+        None => false,
+    };
+    if live {
+        "desks-live".into()
+    } else {
+        "desks".into()
+    }
+}
 
 fn layer_of(layers: &[&[&str]], module: &str) -> Option<usize> {
     layers.iter().position(|layer| layer.contains(&module))
@@ -57,8 +87,12 @@ fn crate_files(folder: &str) -> (PathBuf, Vec<PathBuf>) {
     (src, files)
 }
 
-/// Every `crate::NAME` in the code lines of `text`, with its line number.
+/// Every `crate::PATH` in the code lines of `text`, as its module's name in
+/// the layers ([`logical_module`]), with its line number. A group
+/// (`crate::desks::{a::B, C}`) counts each of its paths.
 fn crate_references(text: &str) -> Vec<(usize, String)> {
+    let segment =
+        |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':').collect::<String>();
     let mut found = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let code = line.trim_start();
@@ -68,8 +102,20 @@ fn crate_references(text: &str) -> Vec<(usize, String)> {
         let mut rest = code;
         while let Some(at) = rest.find("crate::") {
             let after = &rest[at + "crate::".len()..];
-            let name: String = after.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            found.push((number + 1, name));
+            let head = segment(after);
+            let mut paths = Vec::new();
+            match after[head.len()..].strip_prefix('{') {
+                Some(group) if head.ends_with("::") => {
+                    for item in group.split('}').next().unwrap_or("").split(',') {
+                        paths.push(format!("{head}{}", segment(item.trim())));
+                    }
+                }
+                _ => paths.push(head),
+            }
+            for path in paths {
+                let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
+                found.push((number + 1, logical_module(&parts)));
+            }
             rest = after;
         }
     }
@@ -84,8 +130,13 @@ fn no_module_imports_from_a_layer_above_it() {
         let (src, files) = crate_files(folder);
         for file in &files {
             let relative = file.strip_prefix(&src).unwrap();
-            let top =
-                relative.components().next().unwrap().as_os_str().to_string_lossy().trim_end_matches(".rs").to_string();
+            let parts: Vec<String> = relative
+                .with_extension("")
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+            let top = logical_module(&parts);
             if top == "lib" {
                 continue; // declares the modules
             }
@@ -115,6 +166,17 @@ fn the_scan_sees_an_upward_reference() {
     let refs = crate_references("use crate::app::Controller;\n// crate::ui in a comment\nlet x = crate::ui::show;");
     assert_eq!(refs, [(1, "app".to_string()), (3, "ui".to_string())]);
     assert!(layer_of(STATION_LAYERS, "app") > layer_of(STATION_LAYERS, "kiosk"));
+    // A desk's port sits below the flow, its live side above it, whether
+    // named one by one or in a group.
+    let desks = crate_references(
+        "use crate::desks::{Judging, sticks::worker::Finished};\nuse crate::desks::live::LiveStation;",
+    );
+    assert_eq!(desks, [(1, "desks".into()), (1, "desks-live".into()), (2, "desks-live".into())]);
+    assert_eq!(logical_module(&["desks", "sticks", "fake"]), "desks");
+    assert_eq!(logical_module(&["desks", "sticks", "mod"]), "desks");
+    assert_eq!(logical_module(&["desks", "sticks", "live"]), "desks-live");
+    assert!(layer_of(STATION_LAYERS, "desks-live") > layer_of(STATION_LAYERS, "kiosk"));
+    assert!(layer_of(STATION_LAYERS, "desks") < layer_of(STATION_LAYERS, "kiosk"));
     assert_eq!(
         layer_of(CORE_LAYERS, "recorder"),
         layer_of(CORE_LAYERS, "inspect"),

@@ -185,7 +185,7 @@ fn only_a_tests_rs_declared_for_tests_is_skipped() {
     // The folders whose tests moved out are seen as such.
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for folder in [
-        "crates/station/src/app/update",
+        "crates/station/src/desks/updates/worker",
         "crates/core/src/profile",
         "crates/core/src/update",
         "crates/core/src/fleet/stick",

@@ -397,9 +397,9 @@ mod event_day;
 /// reason among them), a 40-character name, the longest event name in its
 /// fleet, a stick with a long label and an update of the longest version
 /// form, and the warnings and facts of a station in trouble.
-fn fullest_station() -> wordjudge_station::kiosk::fake::FakeStation {
-    use wordjudge_station::kiosk::fake::{FakeLexicon, FakeStation};
-    use wordjudge_station::kiosk::station::Warning;
+fn fullest_station() -> wordjudge_station::desks::fake::FakeStation {
+    use wordjudge_station::desks::fake::{FakeLexicon, FakeStation};
+    use wordjudge_station::desks::Warning;
     let ids = [
         "CSW07",
         "CSW12",
@@ -572,7 +572,7 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     // A damaged config: the repair and its confirmation.
     let mut station = fullest_station();
     station.held = true;
-    station.warnings.push(wordjudge_station::kiosk::station::Warning::Config(
+    station.warnings.push(wordjudge_station::desks::Warning::Config(
         wordjudge_core::config::ConfigProblem::LostSettings {
             path: "config.toml".into(),
             lost: vec!["director_pin_hash", "active_lexicon", "audit_dir", "station_name", "profile"],
@@ -619,7 +619,7 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
 
 /// The first page's text for `page` (its entry's words).
 fn page_entry_text(
-    rig: &support::Rig<wordjudge_station::kiosk::fake::FakeStation>,
+    rig: &support::Rig<wordjudge_station::desks::fake::FakeStation>,
     page: wordjudge_station::kiosk::flow::MenuPage,
 ) -> String {
     let wordjudge_station::kiosk::flow::Screen::Director(menu) = rig.screen() else { panic!() };

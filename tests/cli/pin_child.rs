@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use wordjudge_station::app::pin_check::PinChecker;
+use wordjudge_station::desks::pin::checker::PinChecker;
 
 fn program() -> PathBuf {
     crate::built::wordjudge()

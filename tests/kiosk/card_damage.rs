@@ -113,7 +113,7 @@ fn updates_dir(config: &Path) -> PathBuf {
 
 /// The station at `path`, with its sticks beside it and simulated updates
 /// whose folder is [`updates_dir`].
-fn station(path: &Path) -> wordjudge_station::app::live::LiveStation {
+fn station(path: &Path) -> wordjudge_station::desks::live::LiveStation {
     let sticks =
         std::sync::Arc::new(wordjudge_core::usb::sim::FolderSticks::new(path.parent().unwrap().join("sticks")));
     let updates = wordjudge_core::update::sim::SimUpdates::new("0.1.0", updates_dir(path));

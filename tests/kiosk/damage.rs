@@ -26,7 +26,7 @@ fn used_station(dir: &Path) -> (PathBuf, Config, u64) {
 
 /// After a restart over damaged files: players cannot judge, the chord asks
 /// for the existing PIN (never a new one), and that PIN opens the menu.
-fn asks_the_existing_pin(path: &Path, config: &Config) -> Rig<wordjudge_station::app::live::LiveStation> {
+fn asks_the_existing_pin(path: &Path, config: &Config) -> Rig<wordjudge_station::desks::live::LiveStation> {
     let mut rig = Rig::with(start_station(path), &config.timeouts);
     assert_eq!(rig.screen(), &Screen::OutOfService, "no player judges on a damaged card");
     rig.keys("1");

@@ -6,10 +6,10 @@ use crate::support::{
     choose, confirm, enter_pin, fake_station, is_ready, leave_menu, menu_home, open_pin, select_menu, Rig, PIN,
 };
 use wordjudge_core::config::Timeouts;
-use wordjudge_station::kiosk::fake::FakeRecord;
+use wordjudge_station::desks::fake::FakeRecord;
+use wordjudge_station::desks::prelude::*;
+use wordjudge_station::desks::{DirectorEvent, SystemAction, Warning};
 use wordjudge_station::kiosk::flow::{Key, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
-use wordjudge_station::kiosk::station::prelude::*;
-use wordjudge_station::kiosk::station::{DirectorEvent, SystemAction, Warning};
 use wordjudge_station::kiosk::view::ScreenKind;
 
 #[test]
@@ -229,7 +229,7 @@ fn director_menu_closes_after_idle_and_offers_quit_only_when_allowed() {
 }
 
 /// Opens the director menu and moves to the item starting with `prefix`.
-fn director_at(rig: &mut Rig<wordjudge_station::kiosk::fake::FakeStation>, prefix: &str) {
+fn director_at(rig: &mut Rig<wordjudge_station::desks::fake::FakeStation>, prefix: &str) {
     if !matches!(rig.screen(), Screen::Director(_)) {
         open_pin(rig);
         enter_pin(rig, PIN);
@@ -390,14 +390,14 @@ fn the_director_chooses_the_time_zone_by_name_and_confirms_it() {
 
 /// A fake station with CSW24, NWL2023, NWL2020 and OSPD4+MW11 installed, on
 /// which the director chose `profile` with `edition` from the menu.
-fn profile_rig(profile: &str, edition: &str) -> Rig<wordjudge_station::kiosk::fake::FakeStation> {
+fn profile_rig(profile: &str, edition: &str) -> Rig<wordjudge_station::desks::fake::FakeStation> {
     let mut station = fake_station("SMALL");
-    station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("CSW24", "cat dog qi za zebra xu"));
-    station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("NWL2023", "cat dog qi za zebra ok"));
-    station.lexicons.push(wordjudge_station::kiosk::fake::FakeLexicon::usable("NWL2020", "cat dog qi za zebra"));
+    station.lexicons.push(wordjudge_station::desks::fake::FakeLexicon::usable("CSW24", "cat dog qi za zebra xu"));
+    station.lexicons.push(wordjudge_station::desks::fake::FakeLexicon::usable("NWL2023", "cat dog qi za zebra ok"));
+    station.lexicons.push(wordjudge_station::desks::fake::FakeLexicon::usable("NWL2020", "cat dog qi za zebra"));
     station
         .lexicons
-        .push(wordjudge_station::kiosk::fake::FakeLexicon::usable("OSPD4+MW11", "cat dog zebra abandonment"));
+        .push(wordjudge_station::desks::fake::FakeLexicon::usable("OSPD4+MW11", "cat dog zebra abandonment"));
     station.profiles = wordjudge_core::profile::BUILT_IN.iter().collect();
     let mut rig = Rig::with(station, &Timeouts::default());
     let name = wordjudge_core::profile::find(profile).unwrap().name;

@@ -6,18 +6,18 @@
 //! the live station records, is tested in `live_usb` and `tests/fleet`.)
 
 use crate::support::*;
-use wordjudge_station::kiosk::fake::FakeRecord;
+use wordjudge_station::desks::fake::FakeRecord;
+use wordjudge_station::desks::UsbRequest;
 use wordjudge_station::kiosk::flow::{Key, Screen};
-use wordjudge_station::kiosk::station::UsbRequest;
 
-fn menu(rig: &mut Rig<wordjudge_station::kiosk::fake::FakeStation>) {
+fn menu(rig: &mut Rig<wordjudge_station::desks::fake::FakeStation>) {
     open_pin(rig);
     enter_pin(rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)));
 }
 
 /// Joins with the fake's fleet stick: the visit's status and detail lines.
-fn visit(rig: &mut Rig<wordjudge_station::kiosk::fake::FakeStation>) -> (String, String) {
+fn visit(rig: &mut Rig<wordjudge_station::desks::fake::FakeStation>) -> (String, String) {
     select_menu(rig, "Join the event's fleet");
     let requests = rig.station.usb_requests().len();
     rig.key(Key::Enter);

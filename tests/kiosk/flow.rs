@@ -1,6 +1,6 @@
 //! The players' flow, driven without any display or file: real key events,
 //! the judge button and a fake clock, against the fake station
-//! (`wordjudge_station::kiosk::fake`): Ready, Entry, Verdict, out of service, lamps.
+//! (`wordjudge_station::desks::fake`): Ready, Entry, Verdict, out of service, lamps.
 //! The director's screens are in `director.rs`; what must reach the audit
 //! log and the config is tested against the live station in `live.rs`.
 
@@ -10,10 +10,10 @@ use wordjudge_core::config::Timeouts;
 use wordjudge_core::gpio::{Hardware, SimHardware};
 use wordjudge_core::panel::{Lamps, Trigger};
 use wordjudge_station::app::Controller;
-use wordjudge_station::kiosk::fake::FakeRecord;
+use wordjudge_station::desks::fake::FakeRecord;
+use wordjudge_station::desks::prelude::*;
+use wordjudge_station::desks::{AdjudicateError, Warning};
 use wordjudge_station::kiosk::flow::{EntryHint, Event, Key, Screen};
-use wordjudge_station::kiosk::station::prelude::*;
-use wordjudge_station::kiosk::station::{AdjudicateError, Warning};
 use wordjudge_station::kiosk::view::ScreenKind;
 
 #[test]

@@ -12,9 +12,9 @@ use proptest::prelude::*;
 use std::time::Duration;
 use wordjudge_core::config::Timeouts;
 use wordjudge_core::profile;
-use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge_station::desks::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge_station::desks::prelude::*;
 use wordjudge_station::kiosk::flow::{Event, Key, Kiosk, Screen};
-use wordjudge_station::kiosk::station::prelude::*;
 use wordjudge_station::kiosk::view::{view, StationInfo, ViewModel};
 
 /// What the test does at one step.
@@ -328,8 +328,7 @@ impl Harness {
         let count = |f: fn(&FakeRecord) -> bool| self.station.records.iter().filter(|r| f(r)).count();
         let started = count(|r| matches!(r, FakeRecord::UpdateStarted { .. }));
         let ended = count(|r| matches!(r, FakeRecord::UpdateInstalled { .. } | FakeRecord::UpdateFailed { .. }));
-        let asked =
-            count(|r| matches!(r, FakeRecord::Update(wordjudge_station::kiosk::station::UpdateRequest::Install)));
+        let asked = count(|r| matches!(r, FakeRecord::Update(wordjudge_station::desks::UpdateRequest::Install)));
         prop_assert!(ended <= started && started == asked, "update records out of order: {:?}", self.station.records);
         match (&before, &after) {
             (Screen::Ready { .. }, Screen::Entry(e)) => {

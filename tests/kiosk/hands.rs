@@ -4,7 +4,7 @@
 //! director.
 
 use crate::support::{choose, enter_pin, leave_menu, open_pin, select_menu, Rig, PIN};
-use wordjudge_station::kiosk::fake::FakeRecord;
+use wordjudge_station::desks::fake::FakeRecord;
 use wordjudge_station::kiosk::flow::{Key, MenuItem, Screen};
 use wordjudge_station::kiosk::view::ScreenKind;
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use wordjudge_core::config::{Config, ConfigSource};
 use wordjudge_core::lexicon::build::build_lexicon;
 use wordjudge_core::recorder::AuditLog;
-use wordjudge_station::app::live::{LiveStation, StationSetup};
+use wordjudge_station::desks::live::{LiveStation, StationSetup};
 use wordjudge_station::kiosk::flow::{Event, Key, MenuItem, Screen};
 use wordjudge_station::kiosk::view::ScreenKind;
 
@@ -104,7 +104,7 @@ pub(crate) fn start_station_typing(
         audit,
         gpio_problem: None,
         gpio_description: "none (test)".into(),
-        pin_checker: wordjudge_station::app::pin_check::PinChecker::InProcess,
+        pin_checker: wordjudge_station::desks::pin::checker::PinChecker::InProcess,
         appliance: false,
         sticks,
         updates,
@@ -122,7 +122,7 @@ pub(crate) fn start_station_with_log(path: &Path, audit: AuditLog) -> LiveStatio
         audit: Some(audit),
         gpio_problem: None,
         gpio_description: "none (test)".into(),
-        pin_checker: wordjudge_station::app::pin_check::PinChecker::InProcess,
+        pin_checker: wordjudge_station::desks::pin::checker::PinChecker::InProcess,
         appliance: false,
         sticks: std::sync::Arc::new(wordjudge_core::usb::NoSticks),
         updates: std::sync::Arc::new(wordjudge_core::update::NoUpdates),
@@ -321,7 +321,7 @@ fn a_typo_in_the_config_never_changes_who_judges() {
 
 #[test]
 fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
-    use wordjudge_station::kiosk::station::prelude::*;
+    use wordjudge_station::desks::prelude::*;
     let mut rig = Live::new("SMALL");
     let path = rig.dir.path().join("config.toml");
     assert!(rig.station.switch_profile("DEMO").is_ok());
@@ -346,8 +346,8 @@ fn settings_and_profiles_from_the_menu_are_saved_in_the_config() {
 
 #[test]
 fn the_screen_rotation_is_saved_recorded_and_in_force_from_the_next_start() {
-    use wordjudge_station::kiosk::station::prelude::*;
-    use wordjudge_station::kiosk::station::Rotation;
+    use wordjudge_station::desks::prelude::*;
+    use wordjudge_station::desks::Rotation;
     let rig = Live::new("SMALL");
     let path = rig.dir.path().join("config.toml");
     let Live { rig: mut live, dir: _dir } = rig;
@@ -432,11 +432,12 @@ fn a_lexicon_file_changed_under_the_running_kiosk_changes_no_verdict() {
     for (what, change) in changes {
         std::fs::write(&fst, &original).unwrap();
         controller.poll();
-        let told = |controller: &Controller| {
-            controller.station().warnings().iter().any(
-                |w| matches!(w, wordjudge_station::kiosk::station::Warning::LexiconFileChanged { id, .. } if id == "SMALL"),
-            )
-        };
+        let told =
+            |controller: &Controller| {
+                controller.station().warnings().iter().any(
+                    |w| matches!(w, wordjudge_station::desks::Warning::LexiconFileChanged { id, .. } if id == "SMALL"),
+                )
+            };
         assert!(!told(&controller), "{what}: the same bytes back again are no change");
         change();
         clock.set(clock.get() + std::time::Duration::from_secs(5));
@@ -499,7 +500,7 @@ fn the_last_code_survives_a_restart_and_a_fresh_station_sets_its_pin_on_screen()
 
 #[test]
 fn a_lexicon_switch_away_from_the_profile_clears_it_in_the_config_and_the_record() {
-    use wordjudge_station::kiosk::station::prelude::*;
+    use wordjudge_station::desks::prelude::*;
     let mut rig = Live::new("SMALL");
     assert!(rig.station.switch_profile("DEMO").is_ok());
     let path = rig.dir.path().join("config.toml");
@@ -588,7 +589,7 @@ fn the_verdict_shows_the_time_and_code_of_its_own_record() {
 /// refused and recorded; the audit log keeps UTC.
 #[test]
 fn the_time_zone_the_director_chooses_is_the_one_every_time_shows_in() {
-    use wordjudge_station::kiosk::station::prelude::*;
+    use wordjudge_station::desks::prelude::*;
     let dir = tempfile::tempdir().unwrap();
     let mut config = config_for(dir.path(), "SMALL");
     // Kolkata: +05:30 all year, so the shown time is known whatever the date.
@@ -632,7 +633,7 @@ pub(crate) fn to_letters(mut n: usize) -> String {
 /// keyboard plugged in is noticed within seconds and recorded.
 #[test]
 fn a_station_without_a_keyboard_says_so_and_notices_one_plugged_in() {
-    use wordjudge_station::kiosk::station::prelude::*;
+    use wordjudge_station::desks::prelude::*;
     let dir = tempfile::tempdir().unwrap();
     let config = config_for(dir.path(), "SMALL");
     let path = dir.path().join("config.toml");

@@ -7,8 +7,8 @@ use crate::live::{config_for, start_station, Live};
 use crate::support::{enter_pin, open_pin, select_menu, Rig, PIN};
 use wordjudge_core::config::Config;
 use wordjudge_core::recorder::AuditLog;
+use wordjudge_station::desks::prelude::*;
 use wordjudge_station::kiosk::flow::{Key, Screen};
-use wordjudge_station::kiosk::station::prelude::*;
 
 /// Judges `n` one-word plays and comes back to Ready after each.
 fn judge_n<S: Station>(rig: &mut Rig<S>, n: usize) {

@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use wordjudge_core::update::sim::SIM_SLOT_FILE;
 use wordjudge_core::update::staged::STAGED_FILE;
+use wordjudge_station::desks::prelude::*;
 use wordjudge_station::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase, UsbPhase};
-use wordjudge_station::kiosk::station::prelude::*;
 
 /// A live station whose sticks are folders of `sticks/` and whose updates
 /// are the simulated twin's (station at 0.1.0, boot checks in `update/`).
@@ -562,10 +562,7 @@ fn live_a_one_gigabyte_bundle_is_copied_checked_and_installed_in_bounded_memory(
 /// Starts the simulated station again on `dir` (the kiosk restarted), waits
 /// for the end of the install the last one left, and returns what was
 /// reported and the audit log's text.
-fn restart_and_wait_for_the_install(
-    dir: &Path,
-    version: &str,
-) -> (wordjudge_station::kiosk::station::UpdateReport, String) {
+fn restart_and_wait_for_the_install(dir: &Path, version: &str) -> (wordjudge_station::desks::UpdateReport, String) {
     let sticks = std::sync::Arc::new(wordjudge_core::usb::NoSticks);
     let updates = wordjudge_core::update::sim::SimUpdates::new(version, dir.join("update"));
     let mut station = start_station_updating(&dir.join("config.toml"), sticks, std::sync::Arc::new(updates));
@@ -614,9 +611,7 @@ fn live_a_kiosk_stopped_mid_install_leaves_the_next_start_to_record_how_it_ended
     assert!(
         matches!(
             &report,
-            wordjudge_station::kiosk::station::UpdateReport::Failed(wordjudge_core::update::UpdateError::Interrupted(
-                _
-            ))
+            wordjudge_station::desks::UpdateReport::Failed(wordjudge_core::update::UpdateError::Interrupted(_))
         ),
         "{report:?}"
     );
@@ -630,7 +625,7 @@ fn live_a_kiosk_stopped_mid_install_leaves_the_next_start_to_record_how_it_ended
     std::fs::write(dir.path().join("update").join(SIM_SLOT_FILE), "version=0.2.0\nsha256=00\n").unwrap();
     let (report, text) = restart_and_wait_for_the_install(dir.path(), "0.1.0");
     assert!(
-        matches!(&report, wordjudge_station::kiosk::station::UpdateReport::Installed { version } if version == "0.2.0"),
+        matches!(&report, wordjudge_station::desks::UpdateReport::Installed { version } if version == "0.2.0"),
         "{report:?}"
     );
     assert_eq!(text.matches("\"event\":\"update_installed\"").count(), 1, "{text}");
@@ -673,7 +668,7 @@ fn child_update_with_a_full_audit_log() {
     }
     live.key(Key::Enter);
     let phase = format!("{:?}", phase(&live));
-    let restart = format!("{:?}", live.station.system(wordjudge_station::kiosk::station::SystemAction::Reboot));
+    let restart = format!("{:?}", live.station.system(wordjudge_station::desks::SystemAction::Reboot));
     let slot = installed(live.dir.path()).is_some();
     let marked = live.dir.path().join("update").join(wordjudge_core::update::INSTALL_MARKER).exists();
     // SAFETY: as above.

@@ -28,10 +28,10 @@ use proptest::test_runner::TestCaseError;
 use std::time::Duration;
 use wordjudge_core::config::{ConfigProblem, Timeouts};
 use wordjudge_core::profile;
-use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge_station::desks::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge_station::desks::prelude::*;
+use wordjudge_station::desks::{SystemAction, UsbRequest, Warning};
 use wordjudge_station::kiosk::flow::{Change, Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
-use wordjudge_station::kiosk::station::prelude::*;
-use wordjudge_station::kiosk::station::{SystemAction, UsbRequest, Warning};
 use wordjudge_station::kiosk::view::{view, StationInfo};
 
 #[derive(Debug, Clone)]
@@ -350,7 +350,7 @@ impl Harness {
                 Ok(())
             }
             Action::RefuseUpdates => {
-                self.station.update_check = Err(wordjudge_station::kiosk::station::UpdateError::Refused(
+                self.station.update_check = Err(wordjudge_station::desks::UpdateError::Refused(
                     "it is not signed by this station's update key".into(),
                 ));
                 Ok(())

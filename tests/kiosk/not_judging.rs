@@ -6,8 +6,8 @@
 use crate::live::{config_for, Live};
 use crate::support::*;
 use wordjudge_core::lexicon::catalog::DEMO_ID;
+use wordjudge_station::desks::{Judging, Warning};
 use wordjudge_station::kiosk::flow::{Key, Screen};
-use wordjudge_station::kiosk::station::{Judging, Warning};
 use wordjudge_station::kiosk::view::ScreenKind;
 
 /// A station config on DEMO as a first power-on leaves it: no director

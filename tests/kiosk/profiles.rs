@@ -8,9 +8,9 @@ use crate::support::{choose, enter_pin, fake_station, leave_menu, open_pin, sele
 use std::path::Path;
 use wordjudge_core::config::{Config, Timeouts};
 use wordjudge_core::lexicon::build::build_lexicon;
-use wordjudge_station::kiosk::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge_station::desks::fake::{FakeLexicon, FakeRecord, FakeStation};
+use wordjudge_station::desks::Station;
 use wordjudge_station::kiosk::flow::{Key, Screen};
-use wordjudge_station::kiosk::station::Station;
 
 const CSW_RULES: [(&str, &str); 3] = [
     ("NASPA-CSW-5", "NASPA CSW, 5 points per word"),

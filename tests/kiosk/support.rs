@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 use wordjudge_core::config::Timeouts;
-use wordjudge_station::kiosk::fake::{FakeLexicon, FakeStation};
+use wordjudge_station::desks::fake::{FakeLexicon, FakeStation};
+use wordjudge_station::desks::Station;
 use wordjudge_station::kiosk::flow::{Event, Key, Kiosk, MenuItem, MenuPage, Screen, CONFIRM_SETTLE};
-use wordjudge_station::kiosk::station::Station;
 use wordjudge_station::kiosk::view::{view, StationInfo, ViewModel};
 
 pub const PIN: &str = "2468";

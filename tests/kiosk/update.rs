@@ -7,9 +7,9 @@
 //! no path, file name or internal name). The live station: `live_update`.
 
 use crate::support::*;
-use wordjudge_station::kiosk::fake::{FakeRecord, FakeStation};
+use wordjudge_station::desks::fake::{FakeRecord, FakeStation};
+use wordjudge_station::desks::{DirectorEvent, SystemAction, UpdateError, UpdateRequest};
 use wordjudge_station::kiosk::flow::{Key, Screen, UpdateDone, UpdatePhase};
-use wordjudge_station::kiosk::station::{DirectorEvent, SystemAction, UpdateError, UpdateRequest};
 use wordjudge_station::kiosk::view::{ScreenKind, ViewModel};
 
 /// How long the preview ignores ENTER after it appears.
@@ -21,7 +21,7 @@ fn menu(rig: &mut Rig<FakeStation>) {
     assert!(matches!(rig.screen(), Screen::Director(_)));
 }
 
-pub(crate) fn phase<S: wordjudge_station::kiosk::station::Station>(rig: &Rig<S>) -> UpdatePhase {
+pub(crate) fn phase<S: wordjudge_station::desks::Station>(rig: &Rig<S>) -> UpdatePhase {
     match rig.screen() {
         Screen::Update(update) => update.phase.clone(),
         other => panic!("not on the update screen: {other:?}"),
@@ -60,7 +60,7 @@ fn the_item_appears_only_with_a_bundle_on_a_stick_of_an_updatable_station() {
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     menu(&mut rig);
     assert!(!rig.view().menu.items.iter().any(|i| i.starts_with("Install update")), "a stick with no bundle");
-    rig.station.update_offer = rig.station.sticks.first().map(|s| wordjudge_station::kiosk::station::UpdateOffer {
+    rig.station.update_offer = rig.station.sticks.first().map(|s| wordjudge_station::desks::UpdateOffer {
         device: s.device.clone(),
         file: "wordjudge-0.1.1.raucb".into(),
         version: Some("0.1.1".into()),
@@ -216,10 +216,9 @@ fn a_refused_bundle_leaves_the_menu_until_the_stick_is_plugged_in_again() {
     rig.advance(SETTLE_MS); // the preview counts an ENTER once it settled
     rig.key(Key::Enter);
     assert!(!offered(&rig));
-    rig.station.sticks.push(wordjudge_station::kiosk::station::StickChoice {
-        device: "sdc1".into(),
-        name: "OTHER (sdc1, FAT32)".into(),
-    });
+    rig.station
+        .sticks
+        .push(wordjudge_station::desks::StickChoice { device: "sdc1".into(), name: "OTHER (sdc1, FAT32)".into() });
     rig.advance(1100);
     assert!(offered(&rig), "{:?}", rig.view().menu.items);
 }

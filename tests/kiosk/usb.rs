@@ -5,23 +5,23 @@
 //! stick may be removed, and an idle screen never leaves a stick mounted.
 
 use crate::support::*;
-use wordjudge_station::kiosk::fake::FakeRecord;
+use wordjudge_station::desks::fake::FakeRecord;
+use wordjudge_station::desks::{ImportState, UsbRequest, UsbWork};
 use wordjudge_station::kiosk::flow::{Key, Screen, StopReason, UsbDone, UsbPhase};
-use wordjudge_station::kiosk::station::{ImportState, UsbRequest, UsbWork};
 use wordjudge_station::kiosk::view::ScreenKind;
 
-fn menu(rig: &mut Rig<wordjudge_station::kiosk::fake::FakeStation>) {
+fn menu(rig: &mut Rig<wordjudge_station::desks::fake::FakeStation>) {
     open_pin(rig);
     enter_pin(rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)));
 }
 
 /// Ticks until background work has answered (the fake answers at once).
-fn settle(rig: &mut Rig<wordjudge_station::kiosk::fake::FakeStation>) {
+fn settle(rig: &mut Rig<wordjudge_station::desks::fake::FakeStation>) {
     rig.advance(50);
 }
 
-fn phase(rig: &Rig<wordjudge_station::kiosk::fake::FakeStation>) -> UsbPhase {
+fn phase(rig: &Rig<wordjudge_station::desks::fake::FakeStation>) -> UsbPhase {
     match rig.screen() {
         Screen::Usb(usb) => usb.phase.clone(),
         other => panic!("not on a USB screen: {other:?}"),
@@ -226,7 +226,7 @@ fn an_idle_list_unmounts_the_stick_before_the_screen_goes_home() {
 
 /// The menu's "Install lexicons from" chosen on a stick with NWL2018.txt,
 /// its list shown.
-fn a_stick_listed() -> Rig<wordjudge_station::kiosk::fake::FakeStation> {
+fn a_stick_listed() -> Rig<wordjudge_station::desks::fake::FakeStation> {
     let mut rig = Rig::fake("SMALL");
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     menu(&mut rig);
@@ -238,7 +238,7 @@ fn a_stick_listed() -> Rig<wordjudge_station::kiosk::fake::FakeStation> {
 
 /// The menu's "Install lexicons from" chosen on a stick whose answer the
 /// fake holds back: the station is reading it.
-fn reading_a_held_stick() -> Rig<wordjudge_station::kiosk::fake::FakeStation> {
+fn reading_a_held_stick() -> Rig<wordjudge_station::desks::fake::FakeStation> {
     let mut rig = Rig::fake("SMALL");
     rig.station.plug("sdb1", &[("NWL2018.txt", "NWL2018")]);
     menu(&mut rig);

@@ -9,5 +9,6 @@
 //! 3. [`app`]: the wiring — the real station, the controller, the main loop.
 
 pub mod app;
+pub mod desks;
 pub mod kiosk;
 pub mod ui;

@@ -22,8 +22,8 @@
 //!
 //! What no flag can cut short, a stick whose I/O hangs in the kernel, is
 //! never waited on by the screen: stick and update work runs on the desks'
-//! own threads (`app::usb`, `app::update`), and the flow gives each job a
-//! deadline and lets ESC or the stick pulled out end the wait
+//! own threads (the station's `desks::sticks::worker` and
+//! `desks::updates::worker`), and the flow gives each job a deadline and lets ESC or the stick pulled out end the wait
 //! (`kiosk::flow`: `UsbWork::deadline`, `UPDATE_CHECK_DEADLINE`); a thread
 //! left blocked is recorded when it ends and holds back new stick work.
 

@@ -7,19 +7,13 @@
 //! This is the top layer: it may import anything below it, and nothing below
 //! imports it.
 
-pub mod boot_check;
 pub mod display;
-pub mod job;
-pub mod live;
 pub mod no_screen;
-pub mod pin_check;
 pub mod runner;
 pub mod screenshots;
-pub mod update;
-pub mod usb;
 
+use crate::desks::Station;
 use crate::kiosk::flow::{Event, Kiosk};
-use crate::kiosk::station::Station;
 use crate::kiosk::view::{view, StationInfo, ViewModel};
 use crate::ui::{on_key_event, show, AppWindow};
 use slint::ComponentHandle;

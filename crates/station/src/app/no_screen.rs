@@ -15,7 +15,7 @@
 //!
 //! Nothing here judges: with no screen there is no verdict to show.
 
-use crate::app::boot_check::{BootCheckRecorder, Looked};
+use crate::desks::updates::boot_check::{BootCheckRecorder, Looked};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

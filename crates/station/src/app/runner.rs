@@ -7,9 +7,9 @@
 //! The process ends only through the director menu's Quit (when the config
 //! allows it) or a signal from systemd.
 
-use super::live::{LiveStation, StationSetup};
 use super::{attach, tick, Controller};
-use crate::kiosk::station::{Judging, LexiconView};
+use crate::desks::live::{LiveStation, StationSetup};
+use crate::desks::{Judging, LexiconView};
 use crate::ui::AppWindow;
 use slint::ComponentHandle;
 use std::cell::RefCell;
@@ -122,7 +122,7 @@ pub fn run(mut options: KioskOptions) -> Result<(), String> {
         audit,
         gpio_problem,
         gpio_description,
-        pin_checker: crate::app::pin_check::PinChecker::this_program(),
+        pin_checker: crate::desks::pin::checker::PinChecker::this_program(),
         appliance: options.appliance,
         sticks: std::sync::Arc::from(wordjudge_core::usb::open(&options.usb)),
         updates: std::sync::Arc::from(wordjudge_core::update::open(&options.updates)),

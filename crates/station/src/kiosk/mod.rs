@@ -6,7 +6,5 @@
 //! It imports only the layers below it (judge, config, panel, word); the
 //! Slint window (`ui`) and the wiring (`app`) sit above it.
 
-pub mod fake;
 pub mod flow;
-pub mod station;
 pub mod view;

@@ -4,9 +4,9 @@
 //! by key presses through the `.slint` window, so the pictures show what a
 //! player would see.
 
-use super::live::{LiveStation, StationSetup};
 use super::Controller;
-use crate::kiosk::fake::FakeStation;
+use crate::desks::fake::FakeStation;
+use crate::desks::live::{LiveStation, StationSetup};
 use crate::ui::headless::HeadlessScreen;
 use crate::ui::AppWindow;
 use slint::ComponentHandle;
@@ -61,7 +61,7 @@ impl ScratchStation {
             audit,
             gpio_problem: None,
             gpio_description: "none (screenshots)".into(),
-            pin_checker: crate::app::pin_check::PinChecker::InProcess,
+            pin_checker: crate::desks::pin::checker::PinChecker::InProcess,
             appliance: false,
             sticks: std::sync::Arc::new(sticks),
             updates: std::sync::Arc::new(wordjudge_core::update::NoUpdates),

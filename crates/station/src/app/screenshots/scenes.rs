@@ -4,7 +4,7 @@
 
 use super::{capture, fake_controller, measure_verdict, widest_verdict_fits, ScratchStation, SCREENSHOT_PIN};
 use crate::app::{attach, Controller};
-use crate::kiosk::fake::{FakeLexicon, FakeStation};
+use crate::desks::fake::{FakeLexicon, FakeStation};
 use crate::ui::headless::{key_text, press_chord, press_key, type_text, HeadlessScreen};
 use crate::ui::AppWindow;
 use slint::platform::Key;
@@ -188,7 +188,7 @@ pub(super) fn settings_repair_scenes(cam: &mut Camera) -> Result<(), String> {
     fake.station_name = "Table 12".into();
     fake.appliance = true;
     fake.held = true;
-    fake.warnings.push(crate::kiosk::station::Warning::Config(wordjudge_core::config::ConfigProblem::LostSettings {
+    fake.warnings.push(crate::desks::Warning::Config(wordjudge_core::config::ConfigProblem::LostSettings {
         path: "config.toml".into(),
         lost: vec!["director_pin_hash", "audit_dir"],
     }));
@@ -209,7 +209,7 @@ pub(super) fn settings_repair_scenes(cam: &mut Camera) -> Result<(), String> {
     );
     fake.appliance = true;
     fake.gone = true;
-    fake.warnings.push(crate::kiosk::station::Warning::Config(wordjudge_core::config::ConfigProblem::Missing {
+    fake.warnings.push(crate::desks::Warning::Config(wordjudge_core::config::ConfigProblem::Missing {
         path: "config.toml".into(),
     }));
     let _controller = attach(window, fake_controller(fake, &clock));

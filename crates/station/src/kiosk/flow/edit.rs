@@ -192,7 +192,7 @@ impl Kiosk {
                 }
             }
             EditField::Clock { .. } => {
-                if let Err(error) = crate::kiosk::station::parse_clock(&typed) {
+                if let Err(error) = crate::desks::parse_clock(&typed) {
                     edit.typed = typed;
                     edit.message = Some(EditMessage::Refused(error));
                     return;

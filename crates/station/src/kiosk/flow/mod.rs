@@ -6,7 +6,7 @@
 //! through [`Station`]. Typed events in, typed state out: no Slint, no GPIO,
 //! no files, and no wording — a hint is an [`EntryHint`], not a sentence, so
 //! [`super::view`] is the one place that decides what a player reads. The
-//! tests drive it with a fake clock and [`super::fake::FakeStation`].
+//! tests drive it with a fake clock and [`crate::desks::fake::FakeStation`].
 //!
 //! This file owns the screens' shared types, the [`Kiosk`] state and its
 //! dispatcher (Ready, Verdict, ticks, going home); `events` has the keys and
@@ -16,7 +16,7 @@
 //! setting being typed), `usb` (a director's stick) and `update` (the
 //! station updated from a stick).
 
-use super::station::{
+use crate::desks::{
     AdjudicateError, DirectorEvent, FleetVisit, ImportRow, ImportState, Judged, LeaveError, LexiconChoice, LexiconView,
     PinChangeError, PinCheck, PinGuard, ProfileChoice, Rotation, Setting, SettingsError, Station, StickChoice,
     SwitchError, SystemAction, SystemError, UpdateError, UpdateNotStarted, UpdateOffer, UpdatePreview, UpdateReport,

@@ -2,7 +2,7 @@
 //! and the menu with its facts and warnings.
 
 use super::*;
-use crate::kiosk::station::LexiconView;
+use crate::desks::LexiconView;
 
 pub(super) fn pin_message(message: PinMessage) -> String {
     match message {
@@ -217,7 +217,7 @@ fn item_text(item: &MenuItem, lexicon: &LexiconView) -> String {
 
 /// A profile's menu row: its rule, the edition it would judge with (and a
 /// changeover's second opinion), and why it cannot be chosen, if it cannot.
-fn profile_item(p: &crate::kiosk::station::ProfileChoice) -> String {
+fn profile_item(p: &crate::desks::ProfileChoice) -> String {
     let edition = p.edition.as_ref().map(|e| format!(" — {e}")).unwrap_or_default();
     match &p.unavailable {
         // The reason names the second opinion when it is the trouble.

@@ -17,7 +17,7 @@ use super::flow::{
     MenuMessage, MenuPage, PinMessage, PinPrompt, PinStep, ReadyHint, Screen, StopReason, UpdateDone, UpdatePhase,
     UpdateScreen, UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen, VerdictScreen,
 };
-use super::station::{
+use crate::desks::{
     BootCheck, BootOutcome, Counts, FleetVisit, ImportRow, ImportState, Judged, Setting, SystemAction, UpdateKind,
     UpdateOffer, UpdatePreview, UsbWork, Warning,
 };
@@ -76,7 +76,7 @@ pub struct StationInfo {
 
 impl StationInfo {
     /// What `station` says of itself now, with the lamps `kiosk` lights.
-    pub fn of(station: &dyn super::station::Station, kiosk: &Kiosk, show_lamps: bool) -> StationInfo {
+    pub fn of(station: &dyn crate::desks::Station, kiosk: &Kiosk, show_lamps: bool) -> StationInfo {
         StationInfo {
             station_name: station.station_name(),
             counts: station.counts(),

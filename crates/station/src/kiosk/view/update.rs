@@ -9,7 +9,7 @@
 //! update are the director menu's.)
 
 use super::*;
-use crate::kiosk::station::{StationKind, UpdateError, UpdateNotStarted};
+use crate::desks::{StationKind, UpdateError, UpdateNotStarted};
 
 /// How long an update keeps the station from judging, from the director's
 /// ENTER to Ready on the new version, as a director can plan with it. The

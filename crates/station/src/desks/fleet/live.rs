@@ -1,0 +1,165 @@
+//! The live station in the event's fleet: a fleet stick's visit recorded
+//! (`fleet_joined`, `fleet_refused`, or the request left on it), the
+//! uploader started on joining and stopped on leaving, and the fleet's line
+//! in the director menu.
+//!
+//! What joining does to files is [`wordjudge_core::fleet::join`]'s; the stick's
+//! mount and the background thread are the USB desk's
+//! ([`crate::desks::sticks::worker::UsbDesk::join_fleet`]). The uploader and the wired
+//! network are systemd units the kiosk may start and stop through polkit
+//! (its rule names these two units only), without waiting for them
+//! (`--no-block`: this runs on the kiosk's own thread, whose watchdog is
+//! 10 s); they also start at boot by themselves on a station that has
+//! joined, so a station whose start here failed still sends after its next
+//! restart.
+
+use crate::desks::live::LiveStation;
+use crate::desks::FleetMembership;
+use crate::desks::LeaveError;
+use std::path::PathBuf;
+use wordjudge_core::audit::AuditEvent;
+use wordjudge_core::fleet::join::{self, JoinStep};
+use wordjudge_core::usb::Stick;
+
+/// The units a joined station runs: its wired network, then the uploader.
+pub const FLEET_UNITS: [&str; 2] = ["wordjudge-fleet-network.service", "wordjudge-fleet-upload.service"];
+
+/// The uploader's cursor file (`--save-state`), rewritten after every
+/// upload the laptop took: its time is when the station last sent.
+pub const UPLOAD_STATE: &str = "/var/lib/systemd/journal-upload/state";
+
+impl LiveStation {
+    /// The station's fleet folder: beside its config (on the appliance
+    /// `/var/lib/wordjudge/fleet`, where the units look).
+    pub(in crate::desks) fn fleet_dir(&self) -> PathBuf {
+        self.config_path.parent().map(|p| p.join("fleet")).unwrap_or_else(|| PathBuf::from(join::DEFAULT_FLEET_DIR))
+    }
+
+    /// The station's name in the fleet, from its own name.
+    pub(in crate::desks) fn fleet_station_name(&self) -> String {
+        join::fleet_name(&self.config.station_name)
+    }
+
+    /// Records a fleet stick's visit, and starts the uploader on joining.
+    pub(in crate::desks) fn record_fleet(&mut self, stick: &Stick, result: Result<JoinStep, String>) {
+        match result {
+            Ok(JoinStep::Requested { replaced, code, .. }) => {
+                let action = format!(
+                    "fleet request for {} left on it{}{}",
+                    self.fleet_station_name(),
+                    if replaced { " (the certificate there was for another key)" } else { "" },
+                    code.map(|c| format!(", station key code {c}")).unwrap_or_default()
+                );
+                tracing::info!("fleet: {action}");
+                self.record(AuditEvent::UsbStick { action, stick: stick.describe() });
+            }
+            Ok(JoinStep::Joined(joined)) => {
+                tracing::info!(
+                    "fleet: joined {} as {}, sending to {}",
+                    joined.event,
+                    joined.station,
+                    joined.upload_url
+                );
+                self.record(AuditEvent::FleetJoined {
+                    fleet: joined.event,
+                    certificate_name: joined.station,
+                    upload_url: joined.upload_url,
+                    ca_sha256: joined.ca_sha256,
+                    certificate_sha256: joined.certificate_sha256,
+                    laptop_sha256: joined.laptop_sha256,
+                    stick: stick.describe(),
+                });
+                if self.appliance {
+                    if let Err(problem) =
+                        wordjudge_core::usb::system::systemctl_no_block("start", &FLEET_UNITS.map(String::from))
+                    {
+                        // They start at the next boot by themselves.
+                        tracing::warn!("fleet: the uploader did not start now: {problem}");
+                    }
+                }
+            }
+            Ok(JoinStep::AlreadyJoined(joined)) => {
+                let action = format!("fleet stick: already in the fleet of {}", joined.event);
+                tracing::info!("fleet: {action}");
+                self.record(AuditEvent::UsbStick { action, stick: stick.describe() });
+            }
+            Err(reason) => {
+                tracing::warn!("fleet: stick {} refused: {reason}", stick.describe());
+                self.record(AuditEvent::FleetRefused { stick: stick.describe(), reason });
+            }
+        }
+    }
+
+    /// Leaves the fleet: the uploader stopped first, then its settings,
+    /// key and certificates removed; recorded.
+    pub(in crate::desks) fn leave_fleet_now(&mut self) -> Result<String, LeaveError> {
+        let dir = self.fleet_dir();
+        let Some(joined) = join::joined(&dir).map_err(|e| LeaveError::Failed(e.to_string()))? else {
+            return Err(LeaveError::NotInFleet);
+        };
+        if self.appliance {
+            wordjudge_core::usb::system::systemctl_no_block("stop", &FLEET_UNITS.map(String::from))
+                .map_err(|problem| LeaveError::Failed(format!("the uploader did not stop: {problem}")))?;
+        }
+        join::leave(&dir).map_err(|e| LeaveError::Failed(e.to_string()))?;
+        tracing::info!("fleet: left {}", joined.event);
+        self.record(AuditEvent::FleetLeft {
+            fleet: joined.event.clone(),
+            upload_url: joined.upload_url,
+            ca_sha256: joined.ca_sha256,
+        });
+        Ok(joined.event)
+    }
+
+    /// The fleet's line in the director menu: where the station sends and
+    /// when it last did, or how to join.
+    pub(in crate::desks) fn fleet_fact(&self) -> String {
+        match join::joined(&self.fleet_dir()) {
+            Ok(Some(joined)) => {
+                let sent = std::fs::metadata(UPLOAD_STATE).and_then(|m| m.modified()).ok().and_then(|t| {
+                    let t = jiff::Timestamp::try_from(t).ok()?;
+                    Some(t.to_zoned(self.zone()).strftime("%H:%M:%S").to_string())
+                });
+                match sent {
+                    Some(time) => format!(
+                        "{}: sending to the event's laptop ({}), last sent {time}",
+                        joined.event,
+                        crate::kiosk::view::laptop_of(&joined.upload_url)
+                    ),
+                    None => format!(
+                        "{}: sending to the event's laptop ({}), nothing sent yet",
+                        joined.event,
+                        crate::kiosk::view::laptop_of(&joined.upload_url)
+                    ),
+                }
+            }
+            Ok(None) => match join::read_pending(&self.fleet_dir()) {
+                // The code stays here until the second visit is done: the
+                // director compares it with `fleet sign`'s on the laptop.
+                Ok(Some(p)) => match join::pending_code(&self.fleet_dir()).ok().flatten() {
+                    Some(code) => format!(
+                        "request for {} on the stick of {}, station key code {code}: sign it on the laptop once \
+                         the laptop shows this same code, then bring the stick back",
+                        p.station, p.event
+                    ),
+                    None => format!(
+                        "request for {} on the stick of {}: sign it on the laptop, then bring the stick back",
+                        p.station, p.event
+                    ),
+                },
+                _ => "none (a fleet stick joins one)".into(),
+            },
+            Err(e) => format!("cannot tell: {e}"),
+        }
+    }
+}
+
+impl FleetMembership for LiveStation {
+    fn fleet_event(&self) -> Option<String> {
+        wordjudge_core::fleet::join::joined(&self.fleet_dir()).ok().flatten().map(|j| j.event)
+    }
+
+    fn leave_fleet(&mut self) -> Result<String, LeaveError> {
+        self.leave_fleet_now()
+    }
+}
