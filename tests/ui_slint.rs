@@ -24,12 +24,18 @@ struct Ui {
 }
 
 fn start(active: &str) -> Ui {
+    start_with(active, false)
+}
+
+/// A window over a scratch station judging with `active`, its player's
+/// screens showing their touch targets when `touch`.
+fn start_with(active: &str, touch: bool) -> Ui {
     i_slint_backend_testing::init_no_event_loop();
     let window = AppWindow::new().unwrap();
     window.show().unwrap();
     let clock = Rc::new(Cell::new(Duration::from_secs(50)));
     let scratch = ScratchStation::new(active).unwrap();
-    let controller = attach(&window, scratch.controller(clock.clone()).unwrap());
+    let controller = attach(&window, scratch.controller(clock.clone()).unwrap().with_touch(touch));
     Ui { window, clock, controller, _scratch: scratch }
 }
 
@@ -391,6 +397,8 @@ mod journal_fields;
 
 #[path = "ui_slint/event_day.rs"]
 mod event_day;
+#[path = "ui_slint/touch.rs"]
+mod touch;
 
 /// A station holding the longest content it allows: 20 lexicons with long
 /// statuses, every built-in profile (an unavailable changeover with its

@@ -88,6 +88,39 @@ fn a_record_per_adjudication_with_every_field() {
 }
 
 #[test]
+fn a_play_judged_by_touch_is_recorded_as_touch_and_reads_back() {
+    // Each trigger word round-trips: written, verified, and read back by
+    // `audit show`'s reader as the same trigger.
+    use wordjudge_core::panel::Trigger;
+    let dir = tempfile::tempdir().unwrap();
+    let clock = clock();
+    let (lexicon, identity) = demo();
+    let mut log = AuditLog::open_with(dir.path(), "Table 7", options(&clock)).unwrap();
+    for trigger in [Trigger::Touch, Trigger::Keyboard, Trigger::Button] {
+        let adjudication = adjudication(&lexicon, &["cat"]);
+        log.record_adjudication(&wordjudge_core::recorder::AdjudicationInput {
+            lexicon: &identity,
+            adjudication: &adjudication,
+            trigger,
+            profile: None,
+        })
+        .expect("recorded");
+        clock.advance(Duration::from_secs(2));
+    }
+    let text = std::fs::read_to_string(&log_files(dir.path())[0]).unwrap();
+    let triggers: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| r["event"] == "adjudication")
+        .map(|r| r["trigger"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(triggers, ["touch", "keyboard", "button"]);
+    let report = verify(dir.path()).unwrap();
+    assert!(report.ok(), "{report}");
+    assert_eq!(report.adjudications, 3);
+}
+
+#[test]
 fn numbers_continue_and_counts_include_todays_records_at_open() {
     let dir = tempfile::tempdir().unwrap();
     let clock = clock();

@@ -1,6 +1,7 @@
 //! Property-based tests of the kiosk flow: random streams of fresh presses,
 //! auto-repeats, releases, keys held down, miscounts, ESC, BACKSPACE, count
-//! changes, the judge button and idle gaps, against the fake station.
+//! changes, the judge button, taps on touch targets (any key, on any
+//! screen, mixed with the keys) and idle gaps, against the fake station.
 //!
 //! Why a model: the flow keeps words as a list with a "finished" flag; the
 //! model below keeps what the player typed as plain text ("QI ZA " — a
@@ -14,7 +15,7 @@ use wordjudge_core::config::Timeouts;
 use wordjudge_core::profile;
 use wordjudge_station::desks::fake::{FakeLexicon, FakeRecord, FakeStation};
 use wordjudge_station::desks::prelude::*;
-use wordjudge_station::kiosk::flow::{Event, Key, Kiosk, Screen};
+use wordjudge_station::kiosk::flow::{Event, Key, Kiosk, Screen, TAP_SETTLE};
 use wordjudge_station::kiosk::view::{view, StationInfo, ViewModel};
 
 /// What the test does at one step.
@@ -32,6 +33,12 @@ enum Action {
     Idle(u64),
     /// The judge button.
     Button,
+    /// A finished tap on a touch target standing for this key (the window
+    /// offers only some; the flow must ignore the rest).
+    Touch(Key),
+    /// A whole play by touch: a count button, letters with NEXT WORD
+    /// between words, JUDGE.
+    TouchPlay(usize, Vec<String>),
     /// A whole play as a challenger would type it: a count, words with
     /// SPACE between them (maybe more or fewer than the count), TAB.
     Play(usize, Vec<String>),
@@ -66,6 +73,9 @@ fn action() -> impl Strategy<Value = Action> {
         3 => (key(), 100u64..2500).prop_map(|(k, ms)| Action::Hold(k, ms)),
         4 => prop_oneof![0u64..2000, 2000u64..20_000, 20_000u64..70_000].prop_map(Action::Idle),
         2 => Just(Action::Button),
+        8 => key().prop_map(Action::Touch),
+        3 => (1usize..5, prop::collection::vec(prop::sample::select(vec!["QI", "ZA", "JO", "CAT", "DOG", "ZAG", "QAT"]), 1..6))
+            .prop_map(|(n, words)| Action::TouchPlay(n, words.into_iter().map(str::to_string).collect())),
         6 => (1usize..5, prop::collection::vec(prop::sample::select(vec!["QI", "ZA", "JO", "CAT", "DOG", "ZAG", "QAT"]), 1..6))
             .prop_map(|(n, words)| Action::Play(n, words.into_iter().map(str::to_string).collect())),
         1 => Just(Action::Director),
@@ -163,6 +173,13 @@ fn model_press(m: &mut Model, key: Key) -> Outcome {
     Outcome::Stay
 }
 
+/// Whether a tap of `key` acts on the entry (the on-screen keyboard's
+/// letters, NEXT WORD, ⌫, CLEAR and JUDGE), once it has settled.
+fn touch_types(key: Key) -> bool {
+    matches!(key, Key::Char(c) if c.is_ascii_alphabetic())
+        || matches!(key, Key::Char(' ') | Key::Backspace | Key::Escape | Key::Tab)
+}
+
 /// A verdict on screen, as the test saw it appear.
 struct Shown {
     number: u64,
@@ -178,6 +195,8 @@ struct Harness {
     now: Duration,
     model: Option<Model>,
     last_key: Duration,
+    /// When the entry on screen opened (its taps wait for [`TAP_SETTLE`]).
+    entry_opened: Duration,
     held: Vec<Key>,
     shown: Option<Shown>,
     verdicts: usize,
@@ -211,6 +230,7 @@ impl Harness {
             now: Duration::from_secs(1000),
             model: None,
             last_key: Duration::ZERO,
+            entry_opened: Duration::ZERO,
             held: Vec::new(),
             shown: None,
             verdicts: 0,
@@ -244,6 +264,24 @@ impl Harness {
             }
             Action::Idle(ms) => self.wait(ms),
             Action::Button => self.event(Event::JudgeButton),
+            Action::Touch(k) => {
+                self.event(Event::Tap(k))?;
+                self.wait(30)
+            }
+            Action::TouchPlay(n, ref words) => {
+                self.run(&Action::Touch(Key::Char(char::from_digit(n as u32, 10).unwrap())))?;
+                // The entry takes taps once it has settled.
+                self.wait(450)?;
+                for (i, word) in words.iter().enumerate() {
+                    if i > 0 {
+                        self.run(&Action::Touch(Key::Char(' ')))?;
+                    }
+                    for c in word.chars() {
+                        self.run(&Action::Touch(Key::Char(c)))?;
+                    }
+                }
+                self.run(&Action::Touch(Key::Tab))
+            }
             Action::Play(n, ref words) => {
                 self.run(&Action::Tap(Key::Char(char::from_digit(n as u32, 10).unwrap())))?;
                 for (i, word) in words.iter().enumerate() {
@@ -304,6 +342,8 @@ impl Harness {
                 }
                 None
             }
+            // A tap is a fresh press that is never held.
+            Event::Tap(k) => Some(held_form(k)),
             _ => None,
         };
         // What the model expects of Entry.
@@ -312,17 +352,41 @@ impl Harness {
             let pressed = match event {
                 Event::Key(k) => Some(k),
                 Event::JudgeButton => Some(Key::Tab),
+                // The entry's touch targets: letters, NEXT WORD, ⌫, JUDGE.
+                Event::Tap(k) if touch_types(k) && self.now >= self.entry_opened + TAP_SETTLE => Some(k),
                 _ => None,
             };
             if let Some(k) = pressed {
                 outcome = model_press(model, k);
             }
-            if matches!(event, Event::Key(_) | Event::Repeat(_) | Event::JudgeButton) {
+            if matches!(event, Event::Key(_) | Event::Repeat(_) | Event::JudgeButton)
+                || matches!(event, Event::Tap(k) if touch_types(k) && self.now >= self.entry_opened + TAP_SETTLE)
+            {
                 self.last_key = self.now;
             }
         }
+        let adjudicated_before = self.station.adjudications().len();
         self.kiosk.handle(event, self.now, &mut self.station);
         let after = self.kiosk.screen().clone();
+        if let Event::Tap(k) = event {
+            // A tap acts on the player's screens only, and only as the
+            // targets shown there: it never opens the PIN prompt, never
+            // moves a director's screen, never dismisses anything but a
+            // verdict.
+            let player = |s: &Screen| matches!(s, Screen::Ready { .. } | Screen::Entry(_) | Screen::Verdict(_));
+            if player(&before) {
+                let fine = player(&after) || matches!(after, Screen::OutOfService);
+                prop_assert!(fine, "a tap led from {:?} to {:?}", before, after);
+            } else {
+                prop_assert_eq!(&before, &after, "a tap on a director's screen or out of service");
+            }
+            if let Some(FakeRecord::Adjudicated { trigger, .. }) =
+                self.station.adjudications().get(adjudicated_before).copied()
+            {
+                prop_assert_eq!(k, Key::Tab, "only JUDGE judges");
+                prop_assert_eq!(*trigger, wordjudge_core::panel::Trigger::Touch, "a JUDGE tap is recorded as touch");
+            }
+        }
         // Updates: nothing ends that did not start, and each start was an
         // install the flow asked for after a preview.
         let count = |f: fn(&FakeRecord) -> bool| self.station.records.iter().filter(|r| f(r)).count();
@@ -338,6 +402,7 @@ impl Harness {
                 self.model =
                     Some(Model { text: String::new(), expected: e.expected, asked_clear: false, extra_refused: false });
                 self.last_key = self.now;
+                self.entry_opened = self.now;
             }
             (Screen::Entry(_), Screen::Entry(e)) => {
                 prop_assert!(matches!(outcome, Outcome::Stay), "the model expected Entry to end");
@@ -402,6 +467,8 @@ impl Harness {
                 let shown = self.shown.take().unwrap();
                 let timed_out = event == Event::Tick && self.now >= shown.at + Duration::from_secs(10);
                 let dismissed = match event {
+                    // "Copied": ENTER's tap, under the same guard.
+                    Event::Tap(Key::Enter) => self.now >= shown.at + Duration::from_millis(500),
                     Event::Key(k) => {
                         k.dismisses_verdict()
                             && !shown.held.contains(&held_form(k))
@@ -433,7 +500,7 @@ impl Harness {
 }
 
 #[test]
-fn random_key_streams_judge_exactly_what_was_typed_and_keep_every_verdict() {
+fn random_key_and_touch_streams_judge_exactly_what_was_typed_and_keep_every_verdict() {
     let cases = std::env::var("WORDJUDGE_FLOW_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let (mut runner, seed) = crate::support::seeded_runner("player key streams", cases);
     let strategy = (0usize..3, prop::collection::vec(action(), 1..120));

@@ -20,6 +20,7 @@ mod no_screen;
 mod not_judging;
 mod profiles;
 mod support;
+mod touch;
 mod update;
 mod usb;
 mod windowed;

@@ -1,4 +1,5 @@
-//! Property-based tests of the director's path: random streams of keys at
+//! Property-based tests of the director's path: random streams of keys (and
+//! of taps on touch targets, which the director's screens do not take) at
 //! the PIN prompt, the menu's pages, confirmations and settings, with sticks
 //! plugged in and pulled, update bundles offered and refused, the settings
 //! damaged under the menu, and time passing, against the fake station.
@@ -37,6 +38,9 @@ use wordjudge_station::kiosk::view::{view, StationInfo};
 #[derive(Debug, Clone)]
 enum Action {
     Tap(Key),
+    /// A finished tap on a touch target standing for this key: the
+    /// director's screens have none, so it must change nothing there.
+    Touch(Key),
     /// The chord and the right PIN.
     Director,
     PlugSticks(&'static str),
@@ -79,6 +83,7 @@ fn key() -> impl Strategy<Value = Key> {
 fn action() -> impl Strategy<Value = Action> {
     prop_oneof![
         30 => key().prop_map(Action::Tap),
+        6 => key().prop_map(Action::Touch),
         3 => Just(Action::Director),
         2 => prop::sample::select(vec!["sdb1", "sdc1"]).prop_map(Action::PlugSticks),
         2 => prop::sample::select(vec!["0.0.1", "0.1.0", "0.2.0"]).prop_map(Action::PlugUpdate),
@@ -333,6 +338,10 @@ impl Harness {
                 self.wait(30)?;
                 self.event(Event::Release(k))
             }
+            Action::Touch(k) => {
+                self.event(Event::Tap(k))?;
+                self.wait(30)
+            }
             Action::Director => {
                 for k in
                     [Key::DirectorChord, Key::Char('2'), Key::Char('4'), Key::Char('6'), Key::Char('8'), Key::Enter]
@@ -495,6 +504,10 @@ impl Harness {
             self.enters += 1;
         }
         check_change(&before, event, self.now, &old, &settings(&self.station), new_records)?;
+        if matches!(event, Event::Tap(_)) && directors(&before) {
+            prop_assert_eq!(self.kiosk.screen(), &before, "a touch moved a director's screen");
+            prop_assert!(new_records.is_empty(), "a touch made a record: {:?}", new_records);
+        }
         if old != settings(&self.station) {
             self.confirmed += 1;
         }

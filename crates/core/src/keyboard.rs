@@ -9,6 +9,10 @@
 //! device node; [`SimKeyboards`] the simulated twin; [`NoKeyboardCheck`]
 //! where the station cannot tell (a desktop window gets its keys from the
 //! desktop, whatever keyboards it has).
+//!
+//! [`touchscreen_found`] asks udev the same way for a touchscreen
+//! (`ID_INPUT_TOUCHSCREEN=1`), which makes the player's screens show their
+//! touch targets when the config leaves it to the station.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -25,14 +29,25 @@ pub struct UdevKeyboards;
 
 impl Keyboards for UdevKeyboards {
     fn count(&self) -> Option<usize> {
-        let mut enumerator = udev::Enumerator::new().ok()?;
-        enumerator.match_subsystem("input").ok()?;
-        enumerator.match_property("ID_INPUT_KEYBOARD", "1").ok()?;
-        let devices = enumerator.scan_devices().ok()?;
-        // A keyboard is one device with children (input16, event5): count
-        // the nodes libinput opens.
-        Some(devices.filter(|d| d.devnode().is_some_and(|n| n.to_string_lossy().contains("/event"))).count())
+        input_nodes_with("ID_INPUT_KEYBOARD")
     }
+}
+
+/// Whether udev has a touchscreen (`ID_INPUT_TOUCHSCREEN=1`) with an event
+/// node; `None` when udev cannot tell.
+pub fn touchscreen_found() -> Option<bool> {
+    input_nodes_with("ID_INPUT_TOUCHSCREEN").map(|n| n > 0)
+}
+
+/// udev's input event nodes whose device has `property` = 1.
+fn input_nodes_with(property: &str) -> Option<usize> {
+    let mut enumerator = udev::Enumerator::new().ok()?;
+    enumerator.match_subsystem("input").ok()?;
+    enumerator.match_property(property, "1").ok()?;
+    let devices = enumerator.scan_devices().ok()?;
+    // An input device is one device with children (input16, event5): count
+    // the nodes libinput opens.
+    Some(devices.filter(|d| d.devnode().is_some_and(|n| n.to_string_lossy().contains("/event"))).count())
 }
 
 /// The simulated twin: as many keyboards as the test says.

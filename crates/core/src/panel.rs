@@ -14,14 +14,18 @@ pub enum Trigger {
     Keyboard,
     /// The physical judge button.
     Button,
+    /// The JUDGE target on a touchscreen.
+    Touch,
 }
 
 impl Trigger {
-    /// The word the audit log and journald use (`keyboard`, `button`).
+    /// The word the audit log and journald use (`keyboard`, `button`,
+    /// `touch`).
     pub fn as_str(self) -> &'static str {
         match self {
             Trigger::Keyboard => "keyboard",
             Trigger::Button => "button",
+            Trigger::Touch => "touch",
         }
     }
 }

@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 
 mod load;
 pub use load::{ConfigSource, Loaded};
+mod screen;
+pub use screen::{check_display_output, Touch, CONNECTOR_KINDS, ROTATIONS};
+use screen::{rotation_degrees, rotation_refused};
 
 /// Longest station name (it is on every screen and every record).
 pub const MAX_STATION_NAME: usize = 40;
@@ -152,70 +155,13 @@ pub struct Config {
     /// system's, which the image sets at build time. Display only: every
     /// audit record keeps UTC.
     pub time_zone: Option<String>,
+    /// Whether the player's screens show their touch targets (the count
+    /// buttons, an on-screen keyboard, JUDGE, the slip's "copied"): `auto`
+    /// (the default) when the appliance finds a touchscreen at start, `on`,
+    /// or `off`. The keys and the judge button work either way.
+    pub touch: Touch,
     pub timeouts: Timeouts,
     pub gpio: crate::gpio::GpioConfig,
-}
-
-/// The values `rotation` may take, in degrees clockwise.
-pub const ROTATIONS: [u16; 4] = [0, 90, 180, 270];
-
-/// Why `rotation` cannot be `value`: the valid values.
-fn rotation_refused(value: impl fmt::Display) -> String {
-    format!("rotation = {value} is not one of 0, 90, 180, 270 (degrees the picture is turned clockwise)")
-}
-
-/// Reads `rotation`: any value that is not one of [`ROTATIONS`] (another
-/// number, a string, a fraction) is refused with the valid ones.
-fn rotation_degrees<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u16, D::Error> {
-    let value = toml::Value::deserialize(d)?;
-    match value.as_integer().and_then(|n| u16::try_from(n).ok()) {
-        Some(degrees) if ROTATIONS.contains(&degrees) => Ok(degrees),
-        _ => Err(serde::de::Error::custom(rotation_refused(value))),
-    }
-}
-
-/// The kinds of display connector the kernel names (`drm_connector.c`), as
-/// `display_output` spells them: the kind, a dash and its number.
-pub const CONNECTOR_KINDS: &[&str] = &[
-    "HDMI-A",
-    "HDMI-B",
-    "DSI",
-    "DPI",
-    "DP",
-    "eDP",
-    "DVI-I",
-    "DVI-D",
-    "DVI-A",
-    "VGA",
-    "LVDS",
-    "Composite",
-    "SVIDEO",
-    "Component",
-    "DIN",
-    "TV",
-    "Virtual",
-    "SPI",
-    "USB",
-    "Unknown",
-];
-
-/// Whether `name` names a display connector as the kernel does
-/// (`HDMI-A-1`, `DSI-1`): one of [`CONNECTOR_KINDS`], a dash and a number.
-pub fn check_display_output(name: &str) -> Result<(), String> {
-    let known = name.rsplit_once('-').is_some_and(|(kind, number)| {
-        CONNECTOR_KINDS.contains(&kind)
-            && !number.is_empty()
-            && number.len() <= 3
-            && number.bytes().all(|b| b.is_ascii_digit())
-    });
-    if known {
-        return Ok(());
-    }
-    Err(format!(
-        "display_output = {name:?} is not a display connector: write a kind ({}), a dash and its number, \
-         as the kernel names it, e.g. HDMI-A-1, HDMI-A-2 or DSI-1; or leave it out for the first connected screen",
-        CONNECTOR_KINDS.join(", ")
-    ))
 }
 
 /// Longest time zone name taken (the longest IANA name has 32 characters).
@@ -268,6 +214,7 @@ impl Default for Config {
             rotation: 0,
             display_output: None,
             time_zone: None,
+            touch: Touch::Auto,
             timeouts: Timeouts::default(),
             gpio: Default::default(),
         }

@@ -200,3 +200,15 @@ fn a_time_zone_name_is_refused_unless_it_is_formed_as_the_database_names_zones()
     assert!(time_zone(Some("Mars/Olympus_Mons")).unwrap_err().contains("not in this station's time zone database"));
     assert_eq!(time_zone(Some("Etc/GMT+3")).unwrap().iana_name(), Some("Etc/GMT+3"));
 }
+
+#[test]
+fn touch_is_auto_unless_set_and_refuses_other_words() {
+    use crate::config::Touch;
+    assert_eq!(Config::default().touch, Touch::Auto);
+    assert_eq!(Config::from_toml("touch = \"on\"\n").unwrap().touch, Touch::On);
+    assert_eq!(Config::from_toml("touch = \"off\"\n").unwrap().touch, Touch::Off);
+    assert!(Config::from_toml("touch = \"yes\"\n").is_err(), "only auto, on or off");
+    assert!(Config::from_toml("touch = true\n").is_err());
+    assert!(Touch::Auto.shown(true) && !Touch::Auto.shown(false));
+    assert!(Touch::On.shown(false) && !Touch::Off.shown(true));
+}

@@ -35,6 +35,8 @@ pub struct Controller {
     hardware: Box<dyn Hardware>,
     clock: Box<dyn Fn() -> Duration>,
     show_lamps: bool,
+    /// The player's screens show their touch targets.
+    touch: bool,
     last_poll: Duration,
     /// When the last sign of life went to the journal.
     last_sign_of_life: Duration,
@@ -59,12 +61,21 @@ impl Controller {
             hardware,
             clock,
             show_lamps,
+            touch: false,
             last_poll,
             last_sign_of_life: last_poll,
             shown: None,
         };
         controller.update_lamps();
         controller
+    }
+
+    /// The same controller, its player's screens showing their touch
+    /// targets (or not).
+    pub fn with_touch(mut self, touch: bool) -> Controller {
+        self.touch = touch;
+        self.shown = None;
+        self
     }
 
     /// Runs one flow event. A panic anywhere below (flow, station, lexicon)
@@ -81,7 +92,8 @@ impl Controller {
         }
     }
 
-    /// A key event (press, repeat or release), already typed by the UI.
+    /// A key event (press, repeat or release) or a tap, already typed by
+    /// the UI.
     pub fn input(&mut self, event: Event) {
         self.handle(event);
         self.update_lamps();
@@ -131,7 +143,8 @@ impl Controller {
 
     /// What the screen shows now.
     pub fn view(&self) -> ViewModel {
-        let info = StationInfo::of(self.station.as_ref(), &self.kiosk, self.show_lamps);
+        let mut info = StationInfo::of(self.station.as_ref(), &self.kiosk, self.show_lamps);
+        info.touch = self.touch;
         view(&self.kiosk, &info, (self.clock)())
     }
 

@@ -112,6 +112,11 @@ pub fn run(mut options: KioskOptions) -> Result<(), String> {
     // (the director menu shows the same line).
     tracing::info!("judge button and lamps: {gpio_description}");
     let show_lamps = options.windowed && options.gpio == Backend::Sim;
+    // Touch targets where the config asks, or (`auto`) where the appliance
+    // finds a touchscreen at start; a desktop window finds none.
+    let touchscreen = !options.windowed && wordjudge_core::keyboard::touchscreen_found().unwrap_or(false);
+    let touch = config.touch.shown(touchscreen);
+    tracing::info!("touch targets: {}", if touch { "shown" } else { "not shown" });
     let audit = open_audit(&mut options.config)?;
     if let Err(e) = options.config.remember_last_good() {
         tracing::warn!("cannot save the last good copy of the config: {e}");
@@ -136,7 +141,8 @@ pub fn run(mut options: KioskOptions) -> Result<(), String> {
     let clock = Instant::now();
     let controller = attach(
         &window,
-        Controller::new(Box::new(station), hardware, &config.timeouts, Box::new(move || clock.elapsed()), show_lamps),
+        Controller::new(Box::new(station), hardware, &config.timeouts, Box::new(move || clock.elapsed()), show_lamps)
+            .with_touch(touch),
     );
 
     let _ticking = start_ticking(&window, &controller, stop);

@@ -1,4 +1,5 @@
-//! Turning Slint key events (text plus modifiers) into the flow's [`Key`]s.
+//! Turning Slint key events (text plus modifiers) into the flow's [`Key`]s,
+//! and taps on the window's touch targets into [`Event::Tap`].
 //!
 //! This is where players are kept inside the kiosk: any key with Ctrl or Alt
 //! held (Ctrl+C, Ctrl+Q, Alt+F4, Ctrl+Alt+Backspace, …) becomes
@@ -17,6 +18,29 @@ pub(super) fn map_event(kind: super::KeyKind, text: &str, ctrl: bool, alt: bool,
         super::KeyKind::Repeat => Event::Repeat(key),
         super::KeyKind::Release => Event::Release(key),
     }
+}
+
+/// A finished tap on the touch target `target` (its name in the window: a
+/// count or a letter as shown, or `next-word`, `delete`, `clear`, `judge`,
+/// `copied`)
+/// as the flow's [`Event::Tap`] of the key it stands for; `None` for a name
+/// the window has no target for.
+pub(super) fn map_tap(target: &str) -> Option<Event> {
+    let key = match target {
+        "next-word" => Key::Char(' '),
+        "delete" => Key::Backspace,
+        "clear" => Key::Escape,
+        "judge" => Key::Tab,
+        "copied" => Key::Enter,
+        _ => {
+            let mut chars = target.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) if c.is_ascii_uppercase() || ('1'..='8').contains(&c) => Key::Char(c),
+                _ => return None,
+            }
+        }
+    };
+    Some(Event::Tap(key))
 }
 
 /// Maps one key press.
@@ -152,5 +176,20 @@ mod tests {
         assert!(!g.swallow(30, true), "other keys pass");
         assert!(!g.swallow(evdev::RIGHT_ALT, false));
         assert!(!g.swallow(evdev::DELETE, true), "Alt released");
+    }
+
+    #[test]
+    fn taps_map_to_the_keys_their_targets_stand_for_and_nothing_else() {
+        use super::map_tap;
+        assert_eq!(map_tap("A"), Some(Event::Tap(Key::Char('A'))));
+        assert_eq!(map_tap("8"), Some(Event::Tap(Key::Char('8'))));
+        assert_eq!(map_tap("next-word"), Some(Event::Tap(Key::Char(' '))));
+        assert_eq!(map_tap("delete"), Some(Event::Tap(Key::Backspace)));
+        assert_eq!(map_tap("clear"), Some(Event::Tap(Key::Escape)));
+        assert_eq!(map_tap("judge"), Some(Event::Tap(Key::Tab)));
+        assert_eq!(map_tap("copied"), Some(Event::Tap(Key::Enter)));
+        for nothing in ["", "a", "9", "0", "AB", "escape", "director", "é", "\t"] {
+            assert_eq!(map_tap(nothing), None, "{nothing:?}");
+        }
     }
 }

@@ -85,12 +85,13 @@ pub fn to_slint(v: &ViewModel) -> View {
         bar: copy_fields!(v.bar => TopBar {
             station_name, lexicon_id, lexicon_status, demo, demo_label, warning, warning_label
         }),
-        ready: copy_fields!(v.ready => ReadyView { heading, question, instruction, hint, slip, slip_label, rule }),
+        ready: copy_fields!(v.ready => ReadyView { heading, question, instruction, hint, slip, slip_label, rule, counts }),
         entry: copy_fields!(v.entry => EntryView {
-            instruction, footer, keys, hint, hint_alert, countdown, expected, words, current_word, confirmation
+            instruction, footer, keys, hint, hint_alert, countdown, expected, words, current_word, confirmation,
+            letters, next_word, delete, clear, judge
         }),
         verdict: copy_fields!(v.verdict => VerdictView {
-            acceptable, icon, label, words, details, footer, slip, consequence, second
+            acceptable, icon, label, words, details, footer, slip, consequence, second, copied
         } + { words_lines: fit::word_lines(&v.verdict.words).to_slint() }),
         service: copy_fields!(v.service => ServiceView { title, call, detail }),
         pin: copy_fields!(v.pin => PinView { title, dots, prompt, message, footer }),
@@ -108,11 +109,19 @@ pub fn to_slint(v: &ViewModel) -> View {
     }
 }
 
-/// Hands every key event of the window to `handler` as the flow's typed
-/// [`Event`] (fresh press, repeat or release of a [`crate::kiosk::flow::Key`]):
-/// Slint's key text never leaves this layer.
+/// Hands every key event and every tap of the window to `handler` as the
+/// flow's typed [`Event`] (fresh press, repeat or release of a
+/// [`crate::kiosk::flow::Key`], or a finished tap on a touch target): Slint's
+/// key text and the targets' names never leave this layer.
 pub fn on_key_event(window: &AppWindow, handler: impl Fn(Event) + 'static) {
-    window.on_key(move |kind, text, ctrl, alt, shift| handler(keymap::map_event(kind, &text, ctrl, alt, shift)));
+    let handler = std::rc::Rc::new(handler);
+    let keys = handler.clone();
+    window.on_key(move |kind, text, ctrl, alt, shift| keys(keymap::map_event(kind, &text, ctrl, alt, shift)));
+    window.on_tap(move |target| {
+        if let Some(event) = keymap::map_tap(&target) {
+            handler(event)
+        }
+    });
 }
 
 /// Shows a view: one typed value for the whole window.

@@ -71,6 +71,8 @@ pub struct Entry {
     pub(super) extra_refused: bool,
     pub(super) confirm_until: Duration,
     pub(super) last_key: Duration,
+    /// When the entry opened: taps wait [`super::TAP_SETTLE`] after it.
+    pub(super) opened: Duration,
 }
 
 impl Entry {

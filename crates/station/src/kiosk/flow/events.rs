@@ -1,6 +1,7 @@
 //! What drives the flow: a key as the flow sees it, and the events (a press,
-//! the backend's repeat, a release, the judge button, a tick). The UI maps
-//! real key events to these; the flow acts on fresh presses only.
+//! the backend's repeat, a release, a tap on a touch target, the judge
+//! button, a tick). The UI maps real key events and taps to these; the flow
+//! acts on fresh presses and taps only.
 
 /// A key as the flow sees it (the UI maps real key events to these).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +58,13 @@ pub enum Event {
     Repeat(Key),
     /// A key went up.
     Release(Key),
+    /// A tap on one of the player's touch targets, finished (down and up on
+    /// the same target, which the window makes sure of): the key it stands
+    /// for, pressed once and already released. Taps drive the player's
+    /// screens only (a count on Ready; letters, the next word, ⌫, CLEAR and
+    /// JUDGE on the entry; "copied" on a verdict) and nothing anywhere else: no
+    /// tap opens the director's PIN prompt or acts in the menu.
+    Tap(Key),
     /// The physical judge button: exactly TAB in Entry, ignored elsewhere.
     JudgeButton,
     /// Time passed (timeouts are checked against `now`).

@@ -48,6 +48,10 @@ pub use pin::{PinMessage, PinPrompt};
 pub use update::{UpdateDone, UpdatePhase, UpdateScreen, UPDATE_CHECK_DEADLINE};
 pub use usb::{StopReason, UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen};
 
+/// How long the entry takes no tap after it opens: the finger that tapped
+/// the count, tapping twice or bouncing, lands on the keyboard's first row
+/// where the count buttons were, and must type nothing.
+pub const TAP_SETTLE: Duration = Duration::from_millis(400);
 /// How long the "3 words" confirmation shows after the count is chosen.
 pub const COUNT_CONFIRMATION: Duration = Duration::from_millis(1200);
 /// Wrong PINs in a row that lock the prompt.
@@ -283,6 +287,7 @@ impl Kiosk {
                 }
                 self.key(key, now, station)
             }
+            Event::Tap(key) => self.tap(key, now, station),
             Event::Repeat(_) => self.touch(now),
             Event::Release(key) => {
                 let held = key.held_form();
@@ -291,6 +296,26 @@ impl Kiosk {
                     v.held_before.retain(|k| *k != held);
                 }
             }
+        }
+    }
+
+    /// A finished tap on a touch target. Only the player's targets act, and
+    /// only where they are shown: a count on Ready, the on-screen keyboard
+    /// (letters, NEXT WORD, ⌫, CLEAR: ESC's twin, asking before it clears
+    /// everything) and JUDGE on the entry, once it has settled (a JUDGE tap
+    /// is TAB, recorded as `touch`), and "copied" (ENTER, under the same
+    /// guard) on a verdict. Never held, so a tap never stands in the way of
+    /// a verdict's dismissal.
+    fn tap(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
+        let letter_or_edit = matches!(key, Key::Char(c) if c.is_ascii_alphabetic())
+            || matches!(key, Key::Char(' ') | Key::Backspace | Key::Escape | Key::Tab);
+        match &self.screen {
+            Screen::Ready { .. } if matches!(key, Key::Char(c) if c.is_ascii_digit()) => self.key(key, now, station),
+            Screen::Entry(e) if letter_or_edit && now >= e.opened + TAP_SETTLE => {
+                self.entry_key(key, Trigger::Touch, now, station)
+            }
+            Screen::Verdict(_) if key == Key::Enter => self.key(key, now, station),
+            _ => {}
         }
     }
 
@@ -393,6 +418,7 @@ impl Kiosk {
                         extra_refused: false,
                         confirm_until: now + COUNT_CONFIRMATION,
                         last_key: now,
+                        opened: now,
                     });
                 }
                 Key::DirectorChord => self.open_pin(now, station),

@@ -72,6 +72,8 @@ pub struct StationInfo {
     pub last_update: Option<BootCheck>,
     /// The event's challenge rule a verdict now would carry.
     pub rule: Option<ChallengeRule>,
+    /// The player's screens show their touch targets (the config's `touch`).
+    pub touch: bool,
 }
 
 impl StationInfo {
@@ -86,6 +88,7 @@ impl StationInfo {
             show_lamps,
             last_update: station.last_update(),
             rule: station.event_rule(),
+            touch: false,
         }
     }
 }
@@ -341,8 +344,8 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
     };
     match kiosk.screen() {
         Screen::Ready { hint } => player::ready(&mut v, kiosk, hint, info),
-        Screen::Entry(entry) => player::entry(&mut v, kiosk, now, entry),
-        Screen::Verdict(verdict) => player::verdict(&mut v, kiosk, verdict),
+        Screen::Entry(entry) => player::entry(&mut v, kiosk, now, entry, info.touch),
+        Screen::Verdict(verdict) => player::verdict(&mut v, kiosk, verdict, info.touch),
         Screen::OutOfService => player::out_of_service(&mut v, kiosk, info),
         Screen::Pin(prompt) => director::pin(&mut v, kiosk, now, prompt),
         Screen::Edit(edit) => director::edit(&mut v, edit),

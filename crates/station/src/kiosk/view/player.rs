@@ -3,8 +3,13 @@
 
 use super::*;
 
-fn ready_hint(hint: ReadyHint) -> String {
+/// The answer Ready gives; `touch`: the station shows touch targets, and
+/// says tap where a keyboard-only station says press.
+fn ready_hint(hint: ReadyHint, touch: bool) -> String {
     match hint {
+        ReadyHint::PressCount if touch => {
+            format!("Tap a number from 1 to {MAX_WORDS}: how many words are you challenging?")
+        }
         ReadyHint::PressCount => format!("Press a number from 1 to {MAX_WORDS}: how many words are you challenging?"),
         ReadyHint::ClearedIdle { seconds, words: 0 } => {
             format!("The last challenge was cleared: no key was pressed for {seconds} seconds. Nothing was judged.")
@@ -17,6 +22,7 @@ fn ready_hint(hint: ReadyHint) -> String {
                 "The {words} words typed were cleared: no key was pressed for {seconds} seconds. Nothing was judged."
             )
         }
+        ReadyHint::Cancelled if touch => "The challenge was cancelled. Nothing was judged.".into(),
         ReadyHint::Cancelled => "The challenge was cancelled with ESC. Nothing was judged.".into(),
     }
 }
@@ -44,8 +50,29 @@ fn ordinal(n: usize) -> String {
     format!("{n}{suffix}")
 }
 
-fn entry_hint(hint: EntryHint) -> String {
+/// The answer the entry gives to the last key or tap; with `touch`, the
+/// keys it names are the targets on screen (JUDGE, CLEAR).
+fn entry_hint(hint: EntryHint, touch: bool) -> String {
     match hint {
+        EntryHint::AllTyped { expected: 1 } if touch => "The word is typed. CHALLENGED PLAYER: tap JUDGE.".into(),
+        EntryHint::AllTyped { expected } if touch => {
+            format!("All {expected} words typed. CHALLENGED PLAYER: tap JUDGE.")
+        }
+        EntryHint::TooManyWords { expected } if touch && expected < MAX_WORDS => format!(
+            "You said {}: that letter was not added. To challenge {} words, CLEAR twice and start over.",
+            words_count(expected),
+            expected + 1
+        ),
+        EntryHint::ConfirmClear { typed } if touch => format!(
+            "Tap CLEAR again to clear {} and start over. Anything else keeps {}.",
+            if typed == 1 { "the word".to_string() } else { format!("all {typed} words") },
+            if typed == 1 { "it" } else { "them" }
+        ),
+        EntryHint::ConfirmMiscount { expected } if touch => format!(
+            "A {} word was started. Nothing judged yet: JUDGE again to judge {}, or CLEAR twice to start over.",
+            ordinal(expected + 1),
+            words_count(expected)
+        ),
         EntryHint::WordCount { typed, expected } => {
             format!("{typed} of {} typed.", words_count(expected))
         }
@@ -121,10 +148,18 @@ pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>, 
     v.screen = ScreenKind::Ready;
     v.ready.heading = "CHALLENGER:".into();
     v.ready.question = "How many words are you challenging?".into();
-    v.ready.instruction = format!("Press a number key, 1 to {MAX_WORDS}");
-    v.ready.hint = hint.map(ready_hint).unwrap_or_default();
-    // Players who cannot type are told so, instead of a READY that waits.
-    if v.ready.hint.is_empty() && info.warnings.contains(&Warning::NoKeyboard) {
+    v.ready.instruction = if info.touch {
+        format!("Tap the number, or press a number key, 1 to {MAX_WORDS}")
+    } else {
+        format!("Press a number key, 1 to {MAX_WORDS}")
+    };
+    if info.touch {
+        v.ready.counts = (1..=MAX_WORDS).map(|n| n.to_string()).collect();
+    }
+    v.ready.hint = hint.map(|h| ready_hint(h, info.touch)).unwrap_or_default();
+    // Players who cannot type are told so, instead of a READY that waits
+    // (a touchscreen's keyboard is on screen).
+    if v.ready.hint.is_empty() && info.warnings.contains(&Warning::NoKeyboard) && !info.touch {
         v.ready.hint = "No keyboard is plugged in: call the director.".into();
     }
     v.ready.rule = info.rule.map(rule_line).unwrap_or_default();
@@ -134,18 +169,35 @@ pub(super) fn ready(v: &mut ViewModel, kiosk: &Kiosk, hint: &Option<ReadyHint>, 
     }
 }
 
-pub(super) fn entry(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, entry: &Entry) {
+/// The on-screen keyboard's letters, row by row (10, 9 and 7).
+const TOUCH_LETTERS: &str = "QWERTYUIOPASDFGHJKLZXCVBNM";
+
+pub(super) fn entry(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, entry: &Entry, touch: bool) {
     v.screen = ScreenKind::Entry;
     v.entry.expected = entry.expected as i32;
-    v.entry.instruction = if entry.expected == 1 {
-        "CHALLENGER: type the word".into()
+    if touch {
+        v.entry.instruction = if entry.expected == 1 {
+            "CHALLENGER: type the word".into()
+        } else {
+            format!("CHALLENGER: type the {} — NEXT WORD between words", words_count(entry.expected))
+        };
+        v.entry.footer = "CHALLENGED PLAYER: check the spelling, then tap JUDGE".into();
+        v.entry.letters = TOUCH_LETTERS.chars().map(String::from).collect();
+        v.entry.next_word = "NEXT WORD".into();
+        v.entry.delete = "⌫".into();
+        v.entry.clear = "CLEAR".into();
+        v.entry.judge = "JUDGE".into();
     } else {
-        format!("CHALLENGER: type the {} — SPACE or ENTER between words", words_count(entry.expected))
-    };
-    v.entry.footer = "CHALLENGED PLAYER: check the spelling, then press TAB".into();
-    v.entry.keys = format!(
-        "SPACE next word · BACKSPACE delete a letter · ESC clear the word · 1–{MAX_WORDS} change the number of words"
-    );
+        v.entry.instruction = if entry.expected == 1 {
+            "CHALLENGER: type the word".into()
+        } else {
+            format!("CHALLENGER: type the {} — SPACE or ENTER between words", words_count(entry.expected))
+        };
+        v.entry.footer = "CHALLENGED PLAYER: check the spelling, then press TAB".into();
+        v.entry.keys = format!(
+            "SPACE next word · BACKSPACE delete a letter · ESC clear the word · 1–{MAX_WORDS} change the number of words"
+        );
+    }
     if let Some(left) = kiosk.entry_countdown(now) {
         v.entry.countdown = format!("No key pressed: these words clear in {left} s. Press any key to keep them.");
     }
@@ -164,14 +216,14 @@ pub(super) fn entry(v: &mut ViewModel, kiosk: &Kiosk, now: Duration, entry: &Ent
         })
         .collect();
     v.entry.current_word = if entry.finished { -1 } else { current as i32 };
-    v.entry.hint = entry.hint.map(entry_hint).unwrap_or_default();
+    v.entry.hint = entry.hint.map(|h| entry_hint(h, touch)).unwrap_or_default();
     v.entry.hint_alert = entry.hint.is_some_and(EntryHint::refuses_tab);
     if entry.confirming(now) {
         v.entry.confirmation = words_count(entry.expected);
     }
 }
 
-pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen) {
+pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen, touch: bool) {
     let lexicon = kiosk.lexicon();
     v.screen = ScreenKind::Verdict;
     v.verdict.acceptable = verdict.judged.verdict == Verdict::Acceptable;
@@ -193,7 +245,12 @@ pub(super) fn verdict(v: &mut ViewModel, kiosk: &Kiosk, verdict: &VerdictScreen)
     } else {
         format!("{} · {} · {} · {}", lexicon.id, lexicon.status, lexicon.fingerprint, verdict.judged.time)
     };
-    v.verdict.footer = "ENTER when the slip is copied · the number stays on the next screen".into();
+    if touch {
+        v.verdict.copied = "SLIP COPIED".into();
+        v.verdict.footer = "Tap SLIP COPIED (or ENTER) · the number stays on the next screen".into();
+    } else {
+        v.verdict.footer = "ENTER when the slip is copied · the number stays on the next screen".into();
+    }
 }
 
 pub(super) fn out_of_service(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo) {

@@ -32,6 +32,9 @@ pub struct ReadyView {
     pub slip_label: String,
     /// The event's challenge rule, in one line (empty without a profile).
     pub rule: String,
+    /// The count buttons' labels ("1" to "8") on a touchscreen; empty
+    /// without touch.
+    pub counts: Vec<String>,
 }
 
 /// Entry: the declared words being typed.
@@ -53,6 +56,15 @@ pub struct EntryView {
     pub current_word: i32,
     /// The count confirmation ("3 words") for a moment after the count.
     pub confirmation: String,
+    /// The on-screen keyboard's letters, in rows of 10, 9 and 7 (QWERTY);
+    /// empty without touch.
+    pub letters: Vec<String>,
+    /// The touch targets' labels: the next word, delete a letter, clear
+    /// (ESC's twin), and the challenged player's JUDGE (empty without touch).
+    pub next_word: String,
+    pub delete: String,
+    pub clear: String,
+    pub judge: String,
 }
 
 /// Verdict: the whole screen, one verdict for the play.
@@ -72,6 +84,9 @@ pub struct VerdictView {
     pub consequence: String,
     /// The second-opinion lexicon's single verdict, smaller.
     pub second: String,
+    /// The touch target that ends the verdict once the slip is copied
+    /// (ENTER's twin); empty without touch.
+    pub copied: String,
 }
 
 /// Out of service: what happened and whom to call.

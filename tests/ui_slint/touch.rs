@@ -1,0 +1,126 @@
+//! The players' flow by touch through the real window: pointer presses and
+//! releases (what Slint makes of a tap on any backend) on the `.slint`
+//! targets, found by their labels, go through the window's `tap` callback
+//! into the flow. A drag off a key, or a press that ends elsewhere, types
+//! nothing; keys keep working beside the taps; every touch layout fits every
+//! screen size.
+
+use super::{start_with, Ui, SIZES};
+use i_slint_backend_testing::{AccessibleRole, ElementHandle};
+use slint::platform::{PointerEventButton, WindowEvent};
+use slint::{ComponentHandle, LogicalPosition};
+
+/// A station whose player's screens show their touch targets.
+fn start_touch(active: &str) -> Ui {
+    start_with(active, true)
+}
+
+impl Ui {
+    /// The centre of the touch target labelled `label` (a button, never a
+    /// plain line of text).
+    fn target(&self, label: &str) -> LogicalPosition {
+        let found = ElementHandle::find_by_accessible_label(&self.window, label)
+            .find(|e| e.accessible_role() == Some(AccessibleRole::Button));
+        let e = found.unwrap_or_else(|| panic!("no target {label:?}: {:?}", self.texts()));
+        let (at, size) = (e.absolute_position(), e.size());
+        LogicalPosition::new(at.x + size.width / 2., at.y + size.height / 2.)
+    }
+    fn press_at(&self, at: LogicalPosition) {
+        let w = self.window.window();
+        w.dispatch_event(WindowEvent::PointerMoved { position: at });
+        w.dispatch_event(WindowEvent::PointerPressed { position: at, button: PointerEventButton::Left });
+    }
+    fn release_at(&self, at: LogicalPosition) {
+        let w = self.window.window();
+        w.dispatch_event(WindowEvent::PointerMoved { position: at });
+        w.dispatch_event(WindowEvent::PointerReleased { position: at, button: PointerEventButton::Left });
+        w.dispatch_event(WindowEvent::PointerExited);
+    }
+    /// A tap: down and up on the target's centre.
+    fn tap(&self, label: &str) {
+        let at = self.target(label);
+        self.press_at(at);
+        self.release_at(at);
+    }
+    fn tap_letters(&self, word: &str) {
+        for c in word.chars() {
+            self.tap(&c.to_string());
+        }
+    }
+}
+
+#[test]
+fn a_whole_challenge_tapped_through_the_window_shows_one_verdict() {
+    let ui = start_touch("DEMO");
+    assert!(ui.shows_part("Tap the number"), "{:?}", ui.texts());
+    ui.tap("2");
+    assert!(ui.shows_part("type the 2 words"), "{:?}", ui.texts());
+    ui.tap("C");
+    assert!(ui.shows("▁"), "a second tap at once types nothing: {:?}", ui.texts());
+    ui.advance(400);
+    ui.tap_letters("CAT");
+    assert!(ui.shows("CAT▁"), "{:?}", ui.texts());
+    ui.tap("NEXT WORD");
+    ui.tap_letters("ZEBRAS");
+    ui.tap("⌫");
+    ui.tap("JUDGE");
+    assert!(ui.shows("✓ ACCEPTABLE"), "{:?}", ui.texts());
+    assert!(ui.shows("CAT  ZEBRA"), "the words judged are the words tapped: {:?}", ui.texts());
+    assert!(ui.shows_part("#0001 · code "), "{:?}", ui.texts());
+    ui.tap("SLIP COPIED");
+    assert!(ui.shows("✓ ACCEPTABLE"), "not before the verdict's guard");
+    ui.advance(600);
+    ui.tap("SLIP COPIED");
+    assert!(ui.shows_part("How many words"), "{:?}", ui.texts());
+    assert!(ui.shows_part("#0001 · code "), "the slip stays on Ready");
+}
+
+#[test]
+fn a_drag_off_a_key_types_nothing_and_keys_still_type_beside_taps() {
+    let ui = start_touch("DEMO");
+    ui.tap("1");
+    ui.advance(400);
+    // Down on A, up on S: no letter. Down on Q, up off the keyboard: none.
+    ui.press_at(ui.target("A"));
+    ui.release_at(ui.target("S"));
+    ui.press_at(ui.target("Q"));
+    ui.release_at(LogicalPosition::new(2., 2.));
+    assert!(ui.shows("▁"), "a drag types nothing: {:?}", ui.texts());
+    // Mixed: a tap, two keys, a tap.
+    ui.tap("C");
+    ui.typed("a");
+    ui.key("t");
+    assert!(ui.shows("CAT▁"), "{:?}", ui.texts());
+    ui.key(&super::key_text(slint::platform::Key::Tab));
+    assert!(ui.shows("✓ ACCEPTABLE"), "TAB still judges: {:?}", ui.texts());
+}
+
+#[test]
+fn every_touch_screen_fits_every_screen_size_with_keys_a_finger_can_hit() {
+    let ui = start_touch("DEMO");
+    ui.fits_everywhere("ready, touch", true);
+    ui.tap("8");
+    ui.typed("abandonment cat dog zebra qi za ok wwwwwwwwwwwwwww");
+    ui.fits_everywhere("entry, touch, eight words", true);
+    for (w, h) in SIZES {
+        ui.resize((w, h));
+        // At least 9 mm on the 7" panel (0.19 mm a pixel): 47 px, in
+        // either turn of it, and no smaller anywhere else.
+        for label in ["Q", "P", "Z", "⌫", "NEXT WORD", "CLEAR", "JUDGE"] {
+            let e = ElementHandle::find_by_accessible_label(&ui.window, label)
+                .find(|e| e.accessible_role() == Some(AccessibleRole::Button))
+                .unwrap();
+            let size = e.size();
+            assert!(size.height >= 47., "{label} at {w}x{h}: {size:?} is too small for a finger");
+            let at = e.absolute_position();
+            assert!(at.x >= 0. && at.x + size.width <= w + 0.5 && at.y + size.height <= h + 0.5, "{label} at {w}x{h}");
+        }
+        // JUDGE is apart from the letters: above the words, not beside a key.
+        let judge = ui.target("JUDGE");
+        let q = ui.target("Q");
+        assert!(q.y - judge.y > 0.25 * h, "at {w}x{h}: JUDGE is too near the keyboard");
+    }
+    ui.key(&super::key_text(slint::platform::Key::Tab));
+    assert!(ui.shows("✗ UNACCEPTABLE"), "{:?}", ui.texts());
+    ui.fits_everywhere("verdict, touch, eight words", true);
+}
