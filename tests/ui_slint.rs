@@ -468,9 +468,19 @@ fn fullest_station() -> wordjudge_station::desks::fake::FakeStation {
 }
 
 impl Ui {
+    /// Shows the rig's screen, with and without the touch targets, and
+    /// checks each at every size.
+    fn shows_and_fits(&self, name: &str, rig: &support::Rig<wordjudge_station::desks::fake::FakeStation>) {
+        use wordjudge_station::kiosk::view::{view, StationInfo};
+        let mut info = StationInfo::of(&rig.station, &rig.kiosk, false);
+        self.view_fits(name, &view(&rig.kiosk, &info, rig.now));
+        info.touch = true;
+        self.view_fits(&format!("{name}, touch"), &view(&rig.kiosk, &info, rig.now));
+    }
+
     /// Shows a view, then checks it at every size; on the director's lists,
     /// that no row needs more than its two lines either.
-    fn shows_and_fits(&self, name: &str, v: &wordjudge_station::kiosk::view::ViewModel) {
+    fn view_fits(&self, name: &str, v: &wordjudge_station::kiosk::view::ViewModel) {
         wordjudge_station::ui::show(&self.window, v);
         self.fits_everywhere(name, true);
         if v.menu.items.is_empty() {
@@ -506,9 +516,9 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     let mut rig = Rig::with(fullest_station(), &Default::default());
     rig.advance(100);
     support::open_pin(&mut rig);
-    ui.shows_and_fits("PIN prompt", &rig.view());
+    ui.shows_and_fits("PIN prompt", &rig);
     support::enter_pin(&mut rig, support::PIN);
-    ui.shows_and_fits("first page", &rig.view());
+    ui.shows_and_fits("first page", &rig);
     let pages: Vec<MenuPage> = match rig.screen() {
         Screen::Director(menu) => {
             menu.items.iter().filter_map(|i| if let MenuItem::Open(p) = i { Some(*p) } else { None }).collect()
@@ -524,16 +534,16 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
         };
         support::move_cursor(&mut rig, at);
         rig.key(K::Enter);
-        ui.shows_and_fits(&format!("{page:?} page"), &rig.view());
+        ui.shows_and_fits(&format!("{page:?} page"), &rig);
         // Every entry under the cursor, and where it leads.
         let count = rig.view().menu.items.len();
         for entry in 1..count {
             support::move_cursor(&mut rig, entry);
             let name = format!("{page:?} page, entry {entry}");
-            ui.shows_and_fits(&name, &rig.view());
+            ui.shows_and_fits(&name, &rig);
             rig.key(K::Enter);
             rig.advance(50);
-            ui.shows_and_fits(&format!("{name}, after ENTER"), &rig.view());
+            ui.shows_and_fits(&format!("{name}, after ENTER"), &rig);
             // Back to the page, whatever opened (a confirmation, a prompt, a stick's screen).
             for _ in 0..3 {
                 if matches!(rig.screen(), Screen::Director(menu) if menu.page == page) {
@@ -557,25 +567,25 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
         rig.key(K::Backspace);
     }
     rig.keys("WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW");
-    ui.shows_and_fits("rename, 40 wide letters", &rig.view());
+    ui.shows_and_fits("rename, 40 wide letters", &rig);
     rig.key(K::Enter);
-    ui.shows_and_fits("rename's confirmation, 40 wide letters", &rig.view());
+    ui.shows_and_fits("rename's confirmation, 40 wide letters", &rig);
     rig.key(K::Escape);
     // The longest zone name the database holds, its refusal and its confirmation.
     support::menu_home(&mut rig);
     select_menu(&mut rig, "Time zone:");
     rig.key(K::Enter);
     rig.keys("America/Argentina/ComodRivadavia");
-    ui.shows_and_fits("time zone, the longest name", &rig.view());
+    ui.shows_and_fits("time zone, the longest name", &rig);
     rig.key(K::Enter);
-    ui.shows_and_fits("time zone's confirmation, the longest name", &rig.view());
+    ui.shows_and_fits("time zone's confirmation, the longest name", &rig);
     rig.key(K::Escape);
     support::menu_home(&mut rig);
     select_menu(&mut rig, "Time zone:");
     rig.key(K::Enter);
     rig.keys("Mars/WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW");
     rig.key(K::Enter);
-    ui.shows_and_fits("time zone, a long name refused", &rig.view());
+    ui.shows_and_fits("time zone, a long name refused", &rig);
     rig.key(K::Escape);
     // A damaged config: the repair and its confirmation.
     let mut station = fullest_station();
@@ -587,12 +597,12 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
         },
     ));
     let mut rig = Rig::with(station, &Default::default());
-    ui.shows_and_fits("out of service, settings damaged", &rig.view());
+    ui.shows_and_fits("out of service, settings damaged", &rig);
     support::open_pin(&mut rig);
     support::enter_pin(&mut rig, support::PIN);
-    ui.shows_and_fits("the repair page", &rig.view());
+    ui.shows_and_fits("the repair page", &rig);
     rig.key(K::Enter);
-    ui.shows_and_fits("the restore's confirmation", &rig.view());
+    ui.shows_and_fits("the restore's confirmation", &rig);
     // An empty stick: its page's one entry ("Done") keeps the list's width
     // and its two lines at most, unlike the status page, whose only entry,
     // Back, leaves the room to the facts.
@@ -609,7 +619,7 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     rig.advance(50);
     let empty = rig.view();
     assert_eq!(empty.menu.items, ["Done: finish with the stick and return"], "{:?}", empty.menu);
-    ui.shows_and_fits("an empty stick's word lists", &empty);
+    ui.shows_and_fits("an empty stick's word lists", &rig);
     for (w, h) in SIZES {
         ui.resize((w, h));
         let u = (h / 100.0).min(w / 120.0);
@@ -622,7 +632,7 @@ fn every_director_screen_fits_every_screen_size_with_the_longest_content() {
     station.fresh = true;
     let mut rig = Rig::with(station, &Default::default());
     rig.key(K::DirectorChord);
-    ui.shows_and_fits("the first PIN", &rig.view());
+    ui.shows_and_fits("the first PIN", &rig);
 }
 
 /// The first page's text for `page` (its entry's words).

@@ -36,6 +36,11 @@ enum Action {
     /// A finished tap on a touch target standing for this key (the window
     /// offers only some; the flow must ignore the rest).
     Touch(Key),
+    /// A tap on row N of a menu page (nothing on the players' screens).
+    TouchRow(u8),
+    /// The director's corner held for this long, then let go: the PIN
+    /// prompt from Ready after 3 s, nothing anywhere else.
+    HoldCorner(u64),
     /// A whole play by touch: a count button, letters with NEXT WORD
     /// between words, JUDGE.
     TouchPlay(usize, Vec<String>),
@@ -74,6 +79,8 @@ fn action() -> impl Strategy<Value = Action> {
         4 => prop_oneof![0u64..2000, 2000u64..20_000, 20_000u64..70_000].prop_map(Action::Idle),
         2 => Just(Action::Button),
         8 => key().prop_map(Action::Touch),
+        2 => (0u8..10).prop_map(Action::TouchRow),
+        1 => prop_oneof![0u64..3000, 3000u64..4000].prop_map(Action::HoldCorner),
         3 => (1usize..5, prop::collection::vec(prop::sample::select(vec!["QI", "ZA", "JO", "CAT", "DOG", "ZAG", "QAT"]), 1..6))
             .prop_map(|(n, words)| Action::TouchPlay(n, words.into_iter().map(str::to_string).collect())),
         6 => (1usize..5, prop::collection::vec(prop::sample::select(vec!["QI", "ZA", "JO", "CAT", "DOG", "ZAG", "QAT"]), 1..6))
@@ -268,6 +275,15 @@ impl Harness {
                 self.event(Event::Tap(k))?;
                 self.wait(30)
             }
+            Action::TouchRow(row) => {
+                self.event(Event::TapRow(usize::from(row)))?;
+                self.wait(30)
+            }
+            Action::HoldCorner(ms) => {
+                self.event(Event::DirectorHold(true))?;
+                self.wait(ms)?;
+                self.event(Event::DirectorHold(false))
+            }
             Action::TouchPlay(n, ref words) => {
                 self.run(&Action::Touch(Key::Char(char::from_digit(n as u32, 10).unwrap())))?;
                 // The entry takes taps once it has settled.
@@ -365,20 +381,47 @@ impl Harness {
                 self.last_key = self.now;
             }
         }
+        let player = |s: &Screen| matches!(s, Screen::Ready { .. } | Screen::Entry(_) | Screen::Verdict(_));
+        // What the key would have made of the same state: a tap on a
+        // director's screen is its key's twin or nothing.
+        let twin = match event {
+            Event::Tap(key) if !player(&before) && before != Screen::OutOfService => {
+                let (mut kiosk, mut station) = (self.kiosk.clone(), self.station.clone());
+                kiosk.handle(Event::Key(key), self.now, &mut station);
+                Some(kiosk.screen().clone())
+            }
+            _ => None,
+        };
         let adjudicated_before = self.station.adjudications().len();
         self.kiosk.handle(event, self.now, &mut self.station);
         let after = self.kiosk.screen().clone();
+        if let Event::TapRow(_) = event {
+            if player(&before) || before == Screen::OutOfService {
+                prop_assert_eq!(&before, &after, "a row tap off the menu");
+            }
+        }
+        // Only the hold, on Ready or Out of service, opens the PIN prompt
+        // without a key; nothing a finger does opens the menu itself.
+        if matches!(event, Event::Tick | Event::DirectorHold(_) | Event::Tap(_) | Event::TapRow(_))
+            && (player(&before) || before == Screen::OutOfService)
+        {
+            let fine = player(&after)
+                || matches!(after, Screen::OutOfService)
+                || (matches!(after, Screen::Pin(_) | Screen::Edit(_)) && event == Event::Tick);
+            prop_assert!(fine, "{:?} led from {:?} to {:?}", event, before, after);
+        }
         if let Event::Tap(k) = event {
-            // A tap acts on the player's screens only, and only as the
-            // targets shown there: it never opens the PIN prompt, never
-            // moves a director's screen, never dismisses anything but a
-            // verdict.
-            let player = |s: &Screen| matches!(s, Screen::Ready { .. } | Screen::Entry(_) | Screen::Verdict(_));
+            // On the player's screens a tap acts only as the targets shown
+            // there: it never opens the PIN prompt and never dismisses
+            // anything but a verdict. Out of service takes none; on a
+            // director's screen it does what its key does, or nothing.
             if player(&before) {
                 let fine = player(&after) || matches!(after, Screen::OutOfService);
                 prop_assert!(fine, "a tap led from {:?} to {:?}", before, after);
-            } else {
-                prop_assert_eq!(&before, &after, "a tap on a director's screen or out of service");
+            } else if before == Screen::OutOfService {
+                prop_assert_eq!(&before, &after, "a tap out of service");
+            } else if after != before {
+                prop_assert_eq!(Some(&after), twin.as_ref(), "a tap of {:?} is not its key's twin", k);
             }
             if let Some(FakeRecord::Adjudicated { trigger, .. }) =
                 self.station.adjudications().get(adjudicated_before).copied()

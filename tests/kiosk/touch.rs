@@ -1,12 +1,15 @@
-//! The players' flow by touch, without a display: taps on the count
+//! The flow by touch, without a display: the players' taps on the count
 //! buttons, the on-screen keyboard, JUDGE and "slip copied", mixed with the
-//! keys and the judge button, against the fake station. The window's side
-//! (real pointer events on the `.slint` targets) is in `tests/ui_slint.rs`.
+//! keys and the judge button; the director's corner held, the PIN pad, the
+//! menu's rows and Back, and a confirmation's two answers; against the fake
+//! station. The window's side (real pointer events on the `.slint`
+//! targets) is in `tests/ui_slint.rs`.
 
 use crate::support::{enter_pin, is_ready, open_pin, Rig, PIN};
 use wordjudge_core::panel::Trigger;
 use wordjudge_station::desks::fake::FakeRecord;
-use wordjudge_station::kiosk::flow::{Event, Key, Screen};
+use wordjudge_station::desks::{DirectorEvent, SystemAction};
+use wordjudge_station::kiosk::flow::{Event, Key, MenuPage, Screen, CONFIRM_SETTLE, DIRECTOR_HOLD, TAP_SETTLE};
 use wordjudge_station::kiosk::view::{view, StationInfo, ViewModel};
 
 impl Rig<wordjudge_station::desks::fake::FakeStation> {
@@ -119,29 +122,34 @@ fn taps_act_only_where_a_player_has_targets() {
     }
     rig.tap(Key::Char('-'));
     assert_eq!(rig.words(), ["QI"]);
-    // The director's screens take no tap at all.
+    // The PIN prompt takes its pad (digits, ⌫, OK, Back), nothing else.
     rig.key(Key::Escape);
     rig.key(Key::Escape);
     rig.key(Key::Escape);
     assert!(is_ready(rig.screen()), "{:?}", rig.screen());
     open_pin(&mut rig);
     let before = rig.screen().clone();
-    for c in PIN.chars() {
-        rig.tap(Key::Char(c));
+    for key in [Key::Char('A'), Key::Tab, Key::Char(' '), Key::Up, Key::DirectorChord, Key::Other] {
+        rig.tap(key);
+        assert_eq!(rig.screen(), &before, "{key:?} on the PIN prompt");
     }
-    rig.tap(Key::Enter);
-    assert_eq!(rig.screen(), &before, "no PIN by the count buttons");
     enter_pin(&mut rig, PIN);
     assert!(matches!(rig.screen(), Screen::Director(_)));
+    // The menu takes rows, Back and the arrows, no other key's twin.
+    rig.advance(400);
     let menu = rig.screen().clone();
-    for key in [Key::Enter, Key::Tab, Key::Char(' '), Key::Backspace, Key::Char('A'), Key::Escape, Key::Down] {
+    for key in [Key::Enter, Key::Tab, Key::Char(' '), Key::Backspace, Key::Char('A'), Key::Char('1'), Key::Other] {
         rig.tap(key);
         assert_eq!(rig.screen(), &menu, "{key:?} moved the menu");
     }
+    rig.tap(Key::Down);
+    assert!(matches!(rig.screen(), Screen::Director(m) if m.selected == 1), "▼ scrolls: {:?}", rig.screen());
+    rig.tap(Key::Up);
+    assert!(matches!(rig.screen(), Screen::Director(m) if m.selected == 0), "▲ back: {:?}", rig.screen());
 }
 
 #[test]
-fn an_out_of_service_station_takes_no_tap() {
+fn an_out_of_service_station_takes_no_player_tap() {
     let mut rig = Rig::fake("BROKEN");
     assert!(matches!(rig.screen(), Screen::OutOfService));
     for c in "12QI ".chars() {
@@ -226,4 +234,176 @@ fn a_touch_station_names_its_targets_in_every_answer() {
     assert!(hint.contains("JUDGE again") && !hint.contains("TAB"), "{hint}");
     rig.tap(Key::Tab);
     assert!(rig.verdict().0, "the second JUDGE judges QI");
+}
+
+impl Rig<wordjudge_station::desks::fake::FakeStation> {
+    /// The director's corner held for `ms`, ticking as the window does.
+    fn hold_corner(&mut self, ms: u64) {
+        self.event(Event::DirectorHold(true));
+        for _ in 0..ms / 250 {
+            self.advance(250);
+        }
+        self.advance(ms % 250);
+    }
+    /// A tap on the row whose text starts with `prefix` on the page shown.
+    fn tap_row(&mut self, prefix: &str) {
+        let items = self.touch_view().menu.items;
+        let row = items.iter().position(|i| i.starts_with(prefix)).unwrap_or_else(|| panic!("{prefix:?} in {items:?}"));
+        self.event(Event::TapRow(row));
+    }
+    fn tap_pin(&mut self, pin: &str) {
+        self.taps(pin);
+        self.tap(Key::Enter);
+    }
+    fn page(&self) -> Option<MenuPage> {
+        match self.screen() {
+            Screen::Director(menu) => Some(menu.page),
+            _ => None,
+        }
+    }
+}
+
+#[test]
+fn the_director_opens_the_menu_by_holding_the_corner_and_tapping_the_pin() {
+    let mut rig = Rig::fake("SMALL");
+    assert!(rig.touch_view().bar.director_hold, "Ready has the corner");
+    assert!(!rig.view().bar.director_hold, "a station without touch has none");
+    // A tap, a brush or a hold let go early opens nothing.
+    let hold = DIRECTOR_HOLD.as_millis() as u64;
+    rig.hold_corner(hold - 250);
+    rig.event(Event::DirectorHold(false));
+    rig.advance(1000);
+    assert!(is_ready(rig.screen()), "{:?}", rig.screen());
+    // Slid off and back on: the time counts again from the new press.
+    rig.hold_corner(hold - 250);
+    rig.event(Event::DirectorHold(false));
+    rig.hold_corner(hold - 250);
+    assert!(is_ready(rig.screen()), "{:?}", rig.screen());
+    rig.advance(250);
+    assert!(matches!(rig.screen(), Screen::Pin(_)), "held long enough: {:?}", rig.screen());
+    rig.event(Event::DirectorHold(false));
+    let pin = rig.touch_view().pin;
+    assert_eq!(pin.pad.concat(), "123456789⌫0OK");
+    assert_eq!(pin.back, "Back");
+    rig.taps("2469");
+    rig.tap(Key::Backspace);
+    rig.tap_pin("8");
+    assert!(matches!(rig.screen(), Screen::Director(_)), "{:?}", rig.screen());
+    assert_eq!(rig.touch_view().menu.back, "Leave the menu");
+    assert!(rig.touch_view().menu.rows_tap);
+}
+
+#[test]
+fn a_hold_counts_only_on_ready_and_out_of_service() {
+    // A count tapped with another finger while the corner is held: the
+    // challenge goes on, no PIN prompt opens over it.
+    let mut rig = Rig::fake("SMALL");
+    rig.event(Event::DirectorHold(true));
+    rig.tap(Key::Char('1'));
+    rig.advance(DIRECTOR_HOLD.as_millis() as u64 + 1000);
+    assert!(matches!(rig.screen(), Screen::Entry(_)), "{:?}", rig.screen());
+    // A hold that starts on the entry (the corner is not shown there) does nothing.
+    rig.event(Event::DirectorHold(true));
+    rig.advance(500);
+    rig.key(Key::Escape);
+    rig.key(Key::Escape);
+    assert!(is_ready(rig.screen()), "{:?}", rig.screen());
+    rig.advance(DIRECTOR_HOLD.as_millis() as u64);
+    assert!(is_ready(rig.screen()), "a hold begun elsewhere opens nothing: {:?}", rig.screen());
+    // Out of service has the corner: the director's way to a fix.
+    let mut rig = Rig::fake("BROKEN");
+    assert!(rig.touch_view().bar.director_hold);
+    rig.hold_corner(DIRECTOR_HOLD.as_millis() as u64);
+    assert!(matches!(rig.screen(), Screen::Pin(_)), "{:?}", rig.screen());
+}
+
+#[test]
+fn the_menu_by_touch_reaches_a_page_goes_back_and_confirms_only_a_settled_change() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.appliance = true;
+    rig.hold_corner(DIRECTOR_HOLD.as_millis() as u64);
+    rig.tap_pin(PIN);
+    // A row tapped at once, as the page appears, is the PIN's OK bouncing.
+    rig.tap_row("Restart or power off");
+    assert_eq!(rig.page(), Some(MenuPage::Home), "a row taps nothing before the page settles");
+    rig.advance(TAP_SETTLE.as_millis() as u64);
+    rig.tap_row("Restart or power off");
+    let page = rig.page().expect("a page");
+    assert_ne!(page, MenuPage::Home);
+    // Back, twice at once: one page back, never out of the menu.
+    rig.advance(TAP_SETTLE.as_millis() as u64);
+    rig.tap(Key::Escape);
+    rig.tap(Key::Escape);
+    assert_eq!(rig.page(), Some(MenuPage::Home));
+    rig.advance(TAP_SETTLE.as_millis() as u64);
+    rig.tap_row("Restart or power off");
+    rig.advance(TAP_SETTLE.as_millis() as u64);
+    rig.tap_row("Power off");
+    assert!(matches!(rig.screen(), Screen::Confirm(_)), "{:?}", rig.screen());
+    let confirm = rig.touch_view().confirm;
+    assert_eq!((confirm.change.as_str(), confirm.keep.as_str()), ("Power off", "Keep as it is"));
+    // A double tap's second half, on "change" at once: nothing.
+    rig.tap(Key::Enter);
+    assert!(matches!(rig.screen(), Screen::Confirm(_)), "{:?}", rig.screen());
+    assert!(!rig.station.records.iter().any(|r| matches!(r, FakeRecord::System(_))));
+    // "Keep" keeps; the menu says nothing changed.
+    rig.tap(Key::Escape);
+    assert!(rig.page().is_some(), "{:?}", rig.screen());
+    assert!(!rig.station.records.iter().any(|r| matches!(r, FakeRecord::System(_))));
+    // A settled "change" makes it, recorded once.
+    rig.advance(TAP_SETTLE.as_millis() as u64);
+    rig.tap_row("Power off");
+    rig.advance(CONFIRM_SETTLE.as_millis() as u64);
+    rig.tap(Key::Enter);
+    let powered: Vec<_> = rig.station.records.iter().filter(|r| matches!(r, FakeRecord::System(_))).collect();
+    assert_eq!(powered, [&FakeRecord::System(SystemAction::PowerOff)]);
+}
+
+#[test]
+fn back_leaves_the_menu_from_its_first_page_and_a_row_past_the_end_is_nothing() {
+    let mut rig = Rig::fake("SMALL");
+    rig.hold_corner(DIRECTOR_HOLD.as_millis() as u64);
+    rig.tap_pin(PIN);
+    rig.advance(TAP_SETTLE.as_millis() as u64);
+    let menu = rig.screen().clone();
+    for row in [rig.touch_view().menu.items.len(), 99, usize::MAX] {
+        rig.event(Event::TapRow(row));
+        assert_eq!(rig.screen(), &menu, "row {row}");
+    }
+    rig.tap(Key::Escape);
+    assert!(is_ready(rig.screen()), "{:?}", rig.screen());
+    // Rows mean nothing off the menu: on Ready, the entry, a verdict.
+    for row in 0..3 {
+        rig.event(Event::TapRow(row));
+        assert!(is_ready(rig.screen()), "{:?}", rig.screen());
+    }
+    rig.tap(Key::Char('1'));
+    rig.advance(400);
+    rig.taps("QI");
+    rig.event(Event::TapRow(0));
+    assert_eq!(rig.words(), ["QI"]);
+    rig.tap(Key::Tab);
+    rig.event(Event::TapRow(0));
+    assert!(matches!(rig.screen(), Screen::Verdict(_)));
+}
+
+#[test]
+fn a_wrong_pin_by_touch_counts_as_one_by_the_keys_does() {
+    let mut rig = Rig::fake("SMALL");
+    rig.hold_corner(DIRECTOR_HOLD.as_millis() as u64);
+    rig.tap_pin("1111");
+    assert!(matches!(rig.screen(), Screen::Pin(_)));
+    assert!(rig.touch_view().pin.message.contains("2 attempts left"), "{}", rig.touch_view().pin.message);
+    let refused = |rig: &Rig<wordjudge_station::desks::fake::FakeStation>| {
+        rig.station
+            .records
+            .iter()
+            .filter(|r| matches!(r, FakeRecord::Director(DirectorEvent::PinRefused { .. })))
+            .count()
+    };
+    assert_eq!(refused(&rig), 1, "recorded as a wrong PIN");
+    rig.tap(Key::Enter);
+    assert_eq!(refused(&rig), 1, "OK on nothing typed is no attempt");
+    rig.tap(Key::Escape);
+    assert!(is_ready(rig.screen()), "Back leaves the prompt: {:?}", rig.screen());
 }

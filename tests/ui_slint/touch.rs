@@ -8,7 +8,7 @@
 use super::{start_with, Ui, SIZES};
 use i_slint_backend_testing::{AccessibleRole, ElementHandle};
 use slint::platform::{PointerEventButton, WindowEvent};
-use slint::{ComponentHandle, LogicalPosition};
+use slint::{ComponentHandle, LogicalPosition, Model};
 
 /// A station whose player's screens show their touch targets.
 fn start_touch(active: &str) -> Ui {
@@ -123,4 +123,58 @@ fn every_touch_screen_fits_every_screen_size_with_keys_a_finger_can_hit() {
     ui.key(&super::key_text(slint::platform::Key::Tab));
     assert!(ui.shows("✗ UNACCEPTABLE"), "{:?}", ui.texts());
     ui.fits_everywhere("verdict, touch, eight words", true);
+}
+
+#[test]
+fn the_director_holds_the_corner_taps_the_pin_and_walks_the_menu_through_the_window() {
+    let ui = start_touch("DEMO");
+    let name = ui.window.get_view().bar.station_name.to_string();
+    let corner = ui.target(&name);
+    // A tap on the name opens nothing; a press held 3 s opens the PIN prompt.
+    ui.press_at(corner);
+    ui.release_at(corner);
+    ui.advance(4000);
+    assert!(ui.shows_part("How many words"), "a tap is no hold: {:?}", ui.texts());
+    ui.press_at(corner);
+    ui.advance(2000);
+    assert!(ui.shows_part("How many words"), "{:?}", ui.texts());
+    ui.advance(1000);
+    assert!(ui.shows("Director PIN"), "held 3 s: {:?}", ui.texts());
+    ui.release_at(corner);
+    for digit in super::SCREENSHOT_PIN.chars() {
+        ui.tap(&digit.to_string());
+    }
+    ui.tap("OK");
+    assert!(ui.shows("Leave the menu"), "the menu, with its way out: {:?}", ui.texts());
+    // A row, once the page has settled; Back; the way out.
+    ui.advance(500);
+    let status = ui.window.get_view().menu.items.row_data(0).expect("a first row").to_string();
+    ui.tap(&status);
+    assert!(ui.shows("Back"), "a page with Back: {:?}", ui.texts());
+    ui.advance(500);
+    ui.tap("Back");
+    assert!(ui.shows("Leave the menu"), "{:?}", ui.texts());
+    ui.advance(500);
+    ui.tap("Leave the menu");
+    assert!(ui.shows_part("How many words"), "{:?}", ui.texts());
+}
+
+#[test]
+fn every_director_touch_screen_keeps_its_targets_on_screen_and_big_enough() {
+    let ui = start_touch("DEMO");
+    let name = ui.window.get_view().bar.station_name.to_string();
+    ui.press_at(ui.target(&name));
+    ui.advance(3000);
+    ui.release_at(ui.target(&name));
+    for (w, h) in SIZES {
+        ui.resize((w, h));
+        for label in ["1", "0", "⌫", "OK", "Back"] {
+            let e = ElementHandle::find_by_accessible_label(&ui.window, label)
+                .find(|e| e.accessible_role() == Some(AccessibleRole::Button))
+                .unwrap_or_else(|| panic!("{label} at {w}x{h}"));
+            let (at, size) = (e.absolute_position(), e.size());
+            assert!(size.height >= 47. && size.width >= 47., "{label} at {w}x{h}: {size:?} is too small for a finger");
+            assert!(at.x >= 0. && at.x + size.width <= w + 0.5 && at.y + size.height <= h + 0.5, "{label} at {w}x{h}");
+        }
+    }
 }

@@ -21,21 +21,28 @@ pub(super) fn map_event(kind: super::KeyKind, text: &str, ctrl: bool, alt: bool,
 }
 
 /// A finished tap on the touch target `target` (its name in the window: a
-/// count or a letter as shown, or `next-word`, `delete`, `clear`, `judge`,
-/// `copied`)
-/// as the flow's [`Event::Tap`] of the key it stands for; `None` for a name
-/// the window has no target for.
+/// count, a letter or a digit as shown; `next-word`, `delete`, `clear`,
+/// `judge`, `copied` on the player's screens; `ok`, `back`, `change`, `keep`
+/// `up`, `down` on the director's; `row:N` for row N of a menu page) as the flow's
+/// [`Event::Tap`] of the key it stands for, or [`Event::TapRow`]; `None` for
+/// a name the window has no target for.
 pub(super) fn map_tap(target: &str) -> Option<Event> {
+    if let Some(row) = target.strip_prefix("row:") {
+        // Rows are few; a name with anything but a small number is no row.
+        return row.parse::<u16>().ok().map(|n| Event::TapRow(usize::from(n)));
+    }
     let key = match target {
         "next-word" => Key::Char(' '),
         "delete" => Key::Backspace,
-        "clear" => Key::Escape,
+        "clear" | "back" | "keep" => Key::Escape,
         "judge" => Key::Tab,
-        "copied" => Key::Enter,
+        "copied" | "ok" | "change" => Key::Enter,
+        "up" => Key::Up,
+        "down" => Key::Down,
         _ => {
             let mut chars = target.chars();
             match (chars.next(), chars.next()) {
-                (Some(c), None) if c.is_ascii_uppercase() || ('1'..='8').contains(&c) => Key::Char(c),
+                (Some(c), None) if c.is_ascii_uppercase() || c.is_ascii_digit() => Key::Char(c),
                 _ => return None,
             }
         }
@@ -188,7 +195,17 @@ mod tests {
         assert_eq!(map_tap("clear"), Some(Event::Tap(Key::Escape)));
         assert_eq!(map_tap("judge"), Some(Event::Tap(Key::Tab)));
         assert_eq!(map_tap("copied"), Some(Event::Tap(Key::Enter)));
-        for nothing in ["", "a", "9", "0", "AB", "escape", "director", "é", "\t"] {
+        assert_eq!(map_tap("0"), Some(Event::Tap(Key::Char('0'))));
+        assert_eq!(map_tap("ok"), Some(Event::Tap(Key::Enter)));
+        assert_eq!(map_tap("change"), Some(Event::Tap(Key::Enter)));
+        assert_eq!(map_tap("back"), Some(Event::Tap(Key::Escape)));
+        assert_eq!(map_tap("keep"), Some(Event::Tap(Key::Escape)));
+        assert_eq!(map_tap("up"), Some(Event::Tap(Key::Up)));
+        assert_eq!(map_tap("down"), Some(Event::Tap(Key::Down)));
+        assert_eq!(map_tap("row:0"), Some(Event::TapRow(0)));
+        assert_eq!(map_tap("row:12"), Some(Event::TapRow(12)));
+        for nothing in ["", "a", "AB", "escape", "director", "é", "\t", "row:", "row:-1", "row:x", "row:99999", "ROW:1"]
+        {
             assert_eq!(map_tap(nothing), None, "{nothing:?}");
         }
     }

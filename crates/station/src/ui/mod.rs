@@ -83,7 +83,7 @@ pub fn to_slint(v: &ViewModel) -> View {
     View {
         screen: screen(v.screen),
         bar: copy_fields!(v.bar => TopBar {
-            station_name, lexicon_id, lexicon_status, demo, demo_label, warning, warning_label
+            station_name, lexicon_id, lexicon_status, demo, demo_label, warning, warning_label, director_hold
         }),
         ready: copy_fields!(v.ready => ReadyView { heading, question, instruction, hint, slip, slip_label, rule, counts }),
         entry: copy_fields!(v.entry => EntryView {
@@ -94,11 +94,11 @@ pub fn to_slint(v: &ViewModel) -> View {
             acceptable, icon, label, words, details, footer, slip, consequence, second, copied
         } + { words_lines: fit::word_lines(&v.verdict.words).to_slint() }),
         service: copy_fields!(v.service => ServiceView { title, call, detail }),
-        pin: copy_fields!(v.pin => PinView { title, dots, prompt, message, footer }),
-        edit: copy_fields!(v.edit => EditView { title, value, prompt, message, footer }),
-        confirm: copy_fields!(v.confirm => ConfirmView { question, detail, keys }),
-        menu: copy_fields!(v.menu => MenuView { title, items, selected, lines, message, facts_page }),
-        usb: copy_fields!(v.usb => UsbView { status, alert, detail, progress_shown, progress }),
+        pin: copy_fields!(v.pin => PinView { title, dots, prompt, message, footer, pad, back }),
+        edit: copy_fields!(v.edit => EditView { title, value, prompt, message, footer, pad, back }),
+        confirm: copy_fields!(v.confirm => ConfirmView { question, detail, keys, change, keep }),
+        menu: copy_fields!(v.menu => MenuView { title, items, selected, lines, message, facts_page, rows_tap, back }),
+        usb: copy_fields!(v.usb => UsbView { status, alert, detail, progress_shown, progress, back, change, pad }),
         lamps: LampPanel {
             show: lamps.show,
             green: lamps.lit.green,
@@ -117,11 +117,13 @@ pub fn on_key_event(window: &AppWindow, handler: impl Fn(Event) + 'static) {
     let handler = std::rc::Rc::new(handler);
     let keys = handler.clone();
     window.on_key(move |kind, text, ctrl, alt, shift| keys(keymap::map_event(kind, &text, ctrl, alt, shift)));
+    let taps = handler.clone();
     window.on_tap(move |target| {
         if let Some(event) = keymap::map_tap(&target) {
-            handler(event)
+            taps(event)
         }
     });
+    window.on_hold(move |down| handler(Event::DirectorHold(down)));
 }
 
 /// Shows a view: one typed value for the whole window.

@@ -58,13 +58,21 @@ pub enum Event {
     Repeat(Key),
     /// A key went up.
     Release(Key),
-    /// A tap on one of the player's touch targets, finished (down and up on
-    /// the same target, which the window makes sure of): the key it stands
-    /// for, pressed once and already released. Taps drive the player's
-    /// screens only (a count on Ready; letters, the next word, ⌫, CLEAR and
-    /// JUDGE on the entry; "copied" on a verdict) and nothing anywhere else: no
-    /// tap opens the director's PIN prompt or acts in the menu.
+    /// A tap on a touch target, finished (down and up on the same target,
+    /// which the window makes sure of): the key it stands for, pressed once
+    /// and already released. On the player's screens: a count on Ready;
+    /// letters, the next word, ⌫, CLEAR and JUDGE on the entry; "copied" on
+    /// a verdict. On the director's: the PIN pad's digits, ⌫ and OK, Back,
+    /// and a confirmation's "change" and "keep". No tap opens the PIN prompt
+    /// (only [`Event::DirectorHold`] held long enough does).
     Tap(Key),
+    /// A tap on row `n` of a director-menu page or of a stick's list: the
+    /// cursor to that row and ENTER, once the page has settled.
+    TapRow(usize),
+    /// The director's corner (the station's name, top left, on Ready and
+    /// Out of service) pressed (`true`) or let go or slid off (`false`):
+    /// held for [`super::DIRECTOR_HOLD`], it opens the PIN prompt.
+    DirectorHold(bool),
     /// The physical judge button: exactly TAB in Entry, ignored elsewhere.
     JudgeButton,
     /// Time passed (timeouts are checked against `now`).

@@ -34,6 +34,7 @@ mod edit;
 mod entry;
 mod events;
 mod pin;
+mod touch;
 mod update;
 mod usb;
 
@@ -52,6 +53,10 @@ pub use usb::{StopReason, UsbDone, UsbMessage, UsbPhase, UsbPurpose, UsbScreen};
 /// the count, tapping twice or bouncing, lands on the keyboard's first row
 /// where the count buttons were, and must type nothing.
 pub const TAP_SETTLE: Duration = Duration::from_millis(400);
+/// How long the director's corner is held before the PIN prompt opens: far
+/// longer than any tap, so a player who brushes the station's name opens
+/// nothing.
+pub const DIRECTOR_HOLD: Duration = Duration::from_secs(3);
 /// How long the "3 words" confirmation shows after the count is chosen.
 pub const COUNT_CONFIRMATION: Duration = Duration::from_millis(1200);
 /// Wrong PINs in a row that lock the prompt.
@@ -160,6 +165,8 @@ pub struct Kiosk {
     pin_lock_pending: Option<Duration>,
     quit: bool,
     last_stick_check: Duration,
+    /// Since when the director's corner is held down (touch), if it is.
+    director_hold_since: Option<Duration>,
 }
 
 fn seconds(s: f64) -> Duration {
@@ -186,6 +193,7 @@ impl Kiosk {
             pin_lock_pending: None,
             quit: false,
             last_stick_check: Duration::ZERO,
+            director_hold_since: None,
         };
         // Wrong PINs and lockouts survive a restart: pulling the plug does
         // not buy an attacker new attempts.
@@ -288,6 +296,8 @@ impl Kiosk {
                 self.key(key, now, station)
             }
             Event::Tap(key) => self.tap(key, now, station),
+            Event::TapRow(row) => self.tap_row(row, now, station),
+            Event::DirectorHold(down) => self.director_hold(down, now),
             Event::Repeat(_) => self.touch(now),
             Event::Release(key) => {
                 let held = key.held_form();
@@ -296,26 +306,6 @@ impl Kiosk {
                     v.held_before.retain(|k| *k != held);
                 }
             }
-        }
-    }
-
-    /// A finished tap on a touch target. Only the player's targets act, and
-    /// only where they are shown: a count on Ready, the on-screen keyboard
-    /// (letters, NEXT WORD, ⌫, CLEAR: ESC's twin, asking before it clears
-    /// everything) and JUDGE on the entry, once it has settled (a JUDGE tap
-    /// is TAB, recorded as `touch`), and "copied" (ENTER, under the same
-    /// guard) on a verdict. Never held, so a tap never stands in the way of
-    /// a verdict's dismissal.
-    fn tap(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
-        let letter_or_edit = matches!(key, Key::Char(c) if c.is_ascii_alphabetic())
-            || matches!(key, Key::Char(' ') | Key::Backspace | Key::Escape | Key::Tab);
-        match &self.screen {
-            Screen::Ready { .. } if matches!(key, Key::Char(c) if c.is_ascii_digit()) => self.key(key, now, station),
-            Screen::Entry(e) if letter_or_edit && now >= e.opened + TAP_SETTLE => {
-                self.entry_key(key, Trigger::Touch, now, station)
-            }
-            Screen::Verdict(_) if key == Key::Enter => self.key(key, now, station),
-            _ => {}
         }
     }
 
@@ -335,6 +325,7 @@ impl Kiosk {
     }
 
     fn tick(&mut self, now: Duration, station: &mut dyn Station) {
+        self.director_hold_tick(now, &*station);
         // Finished USB work: applied on its screen, dropped anywhere else
         // (the station has recorded it; a stale answer must never reach the
         // next screen that waits for one).

@@ -455,7 +455,7 @@ fn confirm_words(change: &Change, info: &StationInfo) -> (String, String, String
 pub(super) fn confirm(v: &mut ViewModel, info: &StationInfo, confirm: &ConfirmScreen) {
     v.screen = ScreenKind::Confirm;
     let (question, detail, keys) = confirm_words(&confirm.change, info);
-    v.confirm = ConfirmView { question, detail, keys };
+    v.confirm = ConfirmView { question, detail, keys, ..ConfirmView::default() };
 }
 
 pub(super) fn director(v: &mut ViewModel, kiosk: &Kiosk, info: &StationInfo, menu: &DirectorMenu) {

@@ -32,6 +32,7 @@ use wordjudge_core::word::{MAX_LEN, MIN_LEN};
 mod director;
 mod player;
 mod screens;
+mod touch;
 mod update;
 mod usb;
 
@@ -334,6 +335,7 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
             demo_label: if lexicon.demo { "DEMO — not a tournament lexicon".into() } else { String::new() },
             warning: !info.warnings.is_empty(),
             warning_label: if info.warnings.is_empty() { String::new() } else { "⚠ director".into() },
+            director_hold: false,
         },
         lamps: LampPanel {
             show: info.show_lamps,
@@ -353,6 +355,9 @@ fn view_unscrubbed(kiosk: &Kiosk, info: &StationInfo, now: Duration) -> ViewMode
         Screen::Confirm(confirm) => director::confirm(&mut v, info, confirm),
         Screen::Usb(usb) => usb::usb_view(&mut v, usb),
         Screen::Update(update) => update::update_view(&mut v, kiosk, now, update),
+    }
+    if info.touch {
+        touch::director_targets(&mut v, kiosk.screen());
     }
     v
 }

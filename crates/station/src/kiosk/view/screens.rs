@@ -16,6 +16,9 @@ pub struct TopBar {
     /// A discreet marker that the director has something to look at.
     pub warning: bool,
     pub warning_label: String,
+    /// The station's name is the director's corner: held down, it opens
+    /// the PIN prompt (a touchscreen, on Ready and Out of service).
+    pub director_hold: bool,
 }
 
 /// Ready: heading, question, what to press, the answer to the last key, and
@@ -106,6 +109,10 @@ pub struct PinView {
     pub prompt: String,
     pub message: String,
     pub footer: String,
+    /// The touch targets: the digit pad (twelve labels, 1 to 9, ⌫, 0, OK)
+    /// and Back; empty without touch.
+    pub pad: Vec<String>,
+    pub back: String,
 }
 
 /// A station setting being typed.
@@ -117,6 +124,9 @@ pub struct EditView {
     pub prompt: String,
     pub message: String,
     pub footer: String,
+    /// The digit pad while a PIN is typed, and Back (empty without touch).
+    pub pad: Vec<String>,
+    pub back: String,
 }
 
 /// A confirmation: the change as a question, what follows from it, and the
@@ -126,6 +136,10 @@ pub struct ConfirmView {
     pub question: String,
     pub detail: String,
     pub keys: String,
+    /// The touch targets, far apart: the one that makes the change (ENTER's
+    /// twin) and the one that keeps things as they are (empty without touch).
+    pub change: String,
+    pub keep: String,
 }
 
 /// The director menu or a stick's word lists: a list with a cursor, the
@@ -141,6 +155,10 @@ pub struct MenuView {
     /// facts get the room. Any other page, even of one entry, keeps the
     /// list's width for its rows.
     pub facts_page: bool,
+    /// A touchscreen: every row is a target (the cursor to it and ENTER).
+    pub rows_tap: bool,
+    /// The Back target (ESC's twin; empty without touch).
+    pub back: String,
 }
 
 /// A stick at work: a large status line while it is read or written or when
@@ -156,6 +174,12 @@ pub struct UsbView {
     /// Whether an update's progress bar shows, and how full (0 to 100).
     pub progress_shown: bool,
     pub progress: i32,
+    /// The touch targets (empty without touch, or where no key acts): Back
+    /// or Stop waiting (ESC's twin), an update's Install (ENTER's twin) and
+    /// the digit pad for its second PIN.
+    pub back: String,
+    pub change: String,
+    pub pad: Vec<String>,
 }
 
 /// The simulated lamps (desktops), labelled.
