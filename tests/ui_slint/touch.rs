@@ -178,3 +178,31 @@ fn every_director_touch_screen_keeps_its_targets_on_screen_and_big_enough() {
         }
     }
 }
+
+#[test]
+fn a_key_held_down_types_one_letter_when_it_is_let_go_and_never_repeats() {
+    let ui = start_touch("DEMO");
+    ui.tap("1");
+    ui.advance(400);
+    let a = ui.target("A");
+    ui.press_at(a);
+    // Held far past any key repeat (500 ms, then every 33 ms), and past the
+    // count's confirmation leaving the screen: nothing yet.
+    for _ in 0..20 {
+        ui.advance(100);
+    }
+    assert!(ui.shows("▁"), "a held key types nothing while held: {:?}", ui.texts());
+    ui.release_at(a);
+    assert!(ui.shows("A▁"), "one letter when let go: {:?}", ui.texts());
+    // A held JUDGE judges once, on release, and the verdict stays.
+    ui.tap_letters("B");
+    let judge = ui.target("JUDGE");
+    ui.press_at(judge);
+    ui.advance(2000);
+    ui.release_at(judge);
+    assert!(ui.shows_part("ACCEPTABLE"), "{:?}", ui.texts());
+    let number = ui.texts().into_iter().find(|t| t.contains("#000")).unwrap_or_default();
+    ui.press_at(judge);
+    ui.release_at(judge);
+    assert!(ui.shows(&number), "a second JUDGE tap changes nothing: {:?}", ui.texts());
+}

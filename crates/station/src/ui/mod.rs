@@ -12,7 +12,7 @@ slint::include_modules!();
 
 use crate::kiosk::flow::Event;
 use crate::kiosk::view::{ScreenKind, ViewModel};
-use slint::{ModelRc, SharedString, VecModel};
+use slint::{Model, ModelRc, SharedString, VecModel};
 
 /// One field of a view, as the window holds it.
 trait ToSlint {
@@ -128,5 +128,29 @@ pub fn on_key_event(window: &AppWindow, handler: impl Fn(Event) + 'static) {
 
 /// Shows a view: one typed value for the whole window.
 pub fn show(window: &AppWindow, v: &ViewModel) {
-    window.set_view(to_slint(v));
+    let mut view = to_slint(v);
+    keep_shown_lists(&window.get_view(), &mut view);
+    window.set_view(view);
+}
+
+/// Keeps every list the window shows whose items did not change: a
+/// repeater handed a new model builds its elements again, and a target
+/// built again under a finger loses the press (a key held while the
+/// count's confirmation left the screen typed nothing when let go).
+fn keep_shown_lists(shown: &View, new: &mut View) {
+    fn keep<T: Clone + PartialEq + 'static>(shown: &ModelRc<T>, new: &mut ModelRc<T>) {
+        if shown.row_count() == new.row_count() && shown.iter().eq(new.iter()) {
+            *new = shown.clone();
+        }
+    }
+    keep(&shown.ready.counts, &mut new.ready.counts);
+    keep(&shown.entry.words, &mut new.entry.words);
+    keep(&shown.entry.letters, &mut new.entry.letters);
+    keep(&shown.verdict.words_lines, &mut new.verdict.words_lines);
+    keep(&shown.pin.pad, &mut new.pin.pad);
+    keep(&shown.edit.pad, &mut new.edit.pad);
+    keep(&shown.menu.items, &mut new.menu.items);
+    keep(&shown.menu.lines, &mut new.menu.lines);
+    keep(&shown.usb.pad, &mut new.usb.pad);
+    keep(&shown.lamps.labels, &mut new.lamps.labels);
 }
