@@ -104,6 +104,8 @@ pub fn render_all(out: &Path, width: u32, height: u32) -> Result<Vec<PathBuf>, S
     scenes::usb_scenes(&mut cam)?;
     scenes::update_scenes(&mut cam)?;
     scenes::long_name_scene(&mut cam)?;
+    let touch = ScratchStation::new(wordjudge_core::lexicon::catalog::DEMO_ID)?;
+    scenes::touch_scenes(&mut cam, &touch)?;
     let mut written = cam.written;
     let table = out.join("legibility.txt");
     wordjudge_core::outside_files::write_atomically(&table, legibility.as_bytes())

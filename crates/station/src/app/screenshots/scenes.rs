@@ -390,6 +390,61 @@ pub(super) fn long_name_scene(cam: &mut Camera) -> Result<(), String> {
     Ok(())
 }
 
+/// A touchscreen station (the demo lexicon, the touch targets shown): a
+/// challenge tapped, then the director's corner held, the PIN tapped on the
+/// pad, the menu, a PIN change's pad, and a confirmation's two answers. The
+/// taps go through the window's own `tap` and `hold` callbacks, as its
+/// targets call them.
+pub(super) fn touch_scenes(cam: &mut Camera, scratch: &ScratchStation) -> Result<(), String> {
+    let clock = cam.clock.clone();
+    let window = cam.window;
+    let w = cam.window.window();
+    let controller = attach(window, scratch.controller(clock.clone())?.with_touch(true));
+    let tap = |name: &str| window.invoke_tap(name.into());
+    let pass = |cam: &Camera, ms: u64| {
+        cam.advance(ms);
+        crate::app::tick(window, &controller);
+    };
+    cam.shot("37-touch-ready")?;
+    tap("2");
+    pass(cam, 2000);
+    for name in ["C", "A", "T", "next-word", "D", "O", "G"] {
+        tap(name);
+    }
+    cam.shot("38-touch-entry")?;
+    tap("judge");
+    cam.shot("39-touch-verdict")?;
+    pass(cam, 11_000);
+    window.invoke_hold(true);
+    pass(cam, 3000);
+    window.invoke_hold(false);
+    for digit in SCREENSHOT_PIN.chars() {
+        tap(&digit.to_string());
+    }
+    cam.shot("40-touch-director-pin")?;
+    tap("ok");
+    pass(cam, 500);
+    cam.shot("41-touch-director-menu")?;
+    // Station settings (the fourth row without a stick), then its PIN change.
+    tap("row:3");
+    pass(cam, 500);
+    tap("row:4");
+    cam.shot("42-touch-director-pin-change")?;
+    tap("back");
+    pass(cam, 500);
+    // Renaming is typed (text needs the keyboard); its confirmation is tapped.
+    tap("row:1");
+    type_text(w, "Table 9");
+    press_key(w, &key_text(Key::Return));
+    cam.shot("43-touch-director-confirm")?;
+    tap("keep");
+    pass(cam, 500);
+    tap("back");
+    pass(cam, 500);
+    tap("back");
+    Ok(())
+}
+
 /// The director's chord and PIN: the menu's first page.
 fn open_director_menu(w: &slint::Window) {
     press_chord(w, &[Key::Control, Key::Alt, Key::Shift], "D");
