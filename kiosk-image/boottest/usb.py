@@ -105,13 +105,21 @@ def usb_pull_mid_import(vm, images):
     if not plug_and_choose(vm, "pull", images["pull"], "WJPULL", "second stick (FAT32, 6 x CSW15, 17 MB)",
                            STICK_INSTALL):
         return False
-    time.sleep(1)  # plug_and_choose returns 1 s after its ENTER: the stick goes 2 s after it
+    # Pulled while it is read: once the import unit has mounted it. A blind wait (2 s after
+    # the ENTER) once pulled a stick the kiosk, slowed by a loaded host, had not yet begun
+    # to open, and the check then tested nothing; it still pulls after 20 s, and says so.
+    t0, mounted = time.monotonic(), ""
+    while not mounted and time.monotonic() - t0 < 20:
+        mounted, _ = guest_mounts(vm)
+        if not mounted:
+            time.sleep(0.2)
+    when = f"pulled {time.monotonic() - t0:.1f} s after the choice, {'once mounted' if mounted else 'never mounted'}"
     vm.unplug("pull")  # device_del while the kiosk reads the stick
     t, line = wait_journal(vm, "usb: failed", n_failed, timeout=60)
     ready_after_pull = journal_count(vm, "usb: import list ready")
     check("stick pulled while being read: the kiosk says 'usb: failed' and never lists it",
           t is not None and ready_after_pull == n_ready,
-          f"{line or 'no usb: failed within 60 s'}; 'usb: import list ready' lines {n_ready} -> {ready_after_pull}")
+          f"{when}; {line or 'no usb: failed within 60 s'}; 'usb: import list ready' lines {n_ready} -> {ready_after_pull}")
     deadline = time.monotonic() + 30  # systemd stops the unit once the device is gone (BindsTo=)
     while True:
         stick_mounts, usb_mounts = guest_mounts(vm)
