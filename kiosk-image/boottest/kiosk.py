@@ -2,6 +2,7 @@
 the keys players must not be able to escape with (Ctrl+Alt+Del, SysRq, VT switches, the
 Power and Sleep keys), the display drivers the image claims, and the director menu's keys
 (open it with the PIN, open a page or an entry by its row, confirm a change, leave it)."""
+import json
 import time
 
 from .common import DISPLAY_DRIVERS_LOADED, KEY_CODES_DELIVERED, NAVY, READY, check
@@ -191,3 +192,51 @@ def leave_to_ready(vm, presses=2):
         vm.keys("esc")
         time.sleep(1)
     expect_ready(vm, "not back on the Ready screen")
+
+
+# Keys that type the clock prompt's characters (QMP qcodes; ':' is Shift+;).
+CLOCK_KEYS = {"-": ("minus",), " ": ("spc",), ":": ("shift", "semicolon")}
+
+
+def director_sets_clock(vm, ahead=7200):
+    """Station settings, "Set the clock", as a director does it in a hall without network:
+    the prompt starts from the station's time (the first key typed replaces it); the time
+    `ahead` seconds on (in UTC, the image's zone and the station's unless a director chose
+    another), ENTER, and ENTER at the confirmation. The kiosk asks systemd-timedated (polkit),
+    though systemd-timesyncd runs. Checks the guest's clock moved and the audit's records of
+    the setting and of the jump it caused, then leaves the menu. Ends on the Ready screen."""
+    rc, out = vm.sh("date -u +%s; timedatectl show -P NTP")
+    parts = out.split()
+    before = int(parts[0])
+    wanted = before + ahead
+    typed = time.strftime("%Y-%m-%d %H:%M", time.gmtime(wanted))
+    open_director_menu(vm)
+    menu_open_page(vm, "settings")
+    menu_choose(vm, 2)  # 0 Back, 1 Rename the station, 2 Set the clock
+    vm.screen("director-clock-prompt")
+    for ch in typed:
+        vm.chord(*CLOCK_KEYS.get(ch, (ch,)), hold=40)
+        time.sleep(0.08)
+    vm.keys("ret")
+    time.sleep(1)
+    vm.screen("director-clock-confirm")
+    menu_confirm(vm)
+    sent = time.monotonic()
+    rc, out = vm.sh("date -u +%s")
+    after = int(out.strip() or 0)
+    # The clock reads the typed minute plus the seconds since ENTER (and up to a minute
+    # lost to the prompt's minutes).
+    expected = (wanted // 60) * 60 + (time.monotonic() - sent)
+    check("director menu sets the clock (timedatectl set-time through polkit, timesyncd running)",
+          abs(after - expected) < 90,
+          f"typed {typed} UTC; guest clock {time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(after))} UTC, "
+          f"{after - before:+d} s; NTP unit as timedated sees it: {parts[1:] or ['?']}")
+    rc, lines = vm.sh("cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -E '\"event\":\"(setting_changed|setting_refused|clock_jumped)\"'")
+    records = [json.loads(l) for l in lines.splitlines() if l.startswith("{")]
+    setting = [r for r in records if r.get("setting") == "clock"]
+    jumps = [r for r in records if r["event"] == "clock_jumped" and "director" in (r.get("cause") or "")]
+    check("the clock setting and its jump are audit records (setting_changed clock, clock_jumped by the director)",
+          setting and setting[-1]["event"] == "setting_changed" and setting[-1].get("value") == typed and jumps
+          and abs(jumps[-1]["seconds"] - ahead) < 180,
+          f"last clock setting {setting[-1] if setting else None}; director's jumps {[j['seconds'] for j in jumps]}")
+    leave_to_ready(vm)

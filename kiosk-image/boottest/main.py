@@ -53,7 +53,8 @@ printing one line per check (see docs/architecture.md, "The boot test"); BOOT_TE
           forwards, catches up after the laptop was down, sends nothing to a laptop of
           another CA, listens on nothing, and leaves;
           update bundles refused (another key, truncated, the other architecture, the
-          stick pulled mid-install; update.py), then the director menu's "Power off the
+          stick pulled mid-install; update.py), then the director menu's "Set the clock"
+          (timedated through polkit while timesyncd runs; kiosk.py) and its "Power off the
           station", confirmed (the sandboxed kiosk running systemctl through polkit),
           powers the VM off;
   boot 3 (amd64): the power is cut mid-install;
@@ -97,8 +98,8 @@ from .fleet import fleet_upload, nothing_listens
 from .gpio import gpio_chardev
 from .pi4 import pi4_board
 from .picard import pi_card
-from .kiosk import (display_drivers, escape_keys, kiosk_frozen, kiosk_killed, menu_choose, menu_confirm,
-                    open_director_menu, reboot_keys)
+from .kiosk import (director_sets_clock, display_drivers, escape_keys, kiosk_frozen, kiosk_killed, menu_choose,
+                    menu_confirm, open_director_menu, reboot_keys)
 from .screens import hexc, judge_and_check, near, ppm_to_png
 from .update import make_bundles, max_challenge, update_install, update_panic, update_power_cut, update_refusals
 from .usb import usb_stick
@@ -254,6 +255,9 @@ def main():
                 fleet_upload(vm, lambda words: judge_and_check(vm, words, GREEN, "ACCEPTABLE while in the fleet"))
             if updates:
                 update_refusals(vm, updates[0], updates[2])
+            # The clock, as a director sets it in a hall without network: two hours on, so
+            # later boots' update certificates (made on the host) stay valid.
+            director_sets_clock(vm)
             # Director menu (Ctrl+Alt+Shift+D, PIN), "Restart or power off", "Power off the
             # station", ENTER at its confirmation: the kiosk runs `systemctl poweroff` as user
             # wordjudge, inside its sandbox (polkit rule).
