@@ -13,7 +13,8 @@ can reach is the laptop's, 10.0.2.100:19532, forwarded (guestfwd) to the host's
 127.0.0.1:FLEET_PORT; nothing else is ever a target. Checked: the station's challenges
 arrive; the laptop down, two challenges judged, the laptop up: they arrive, in order, with
 none missing; a laptop with another event's CA receives nothing; nothing listens while
-the station sends; leaving the fleet stops the uploader."""
+the station sends; leaving the fleet sends its fleet_left record to the laptop, whose
+`fleet status` then says the station left, and stops the uploader."""
 import base64
 import hashlib
 import json
@@ -379,25 +380,43 @@ def fleet_upload(vm, judge):
                   stranger.entries() == 0, f"{stranger.entries()} entries received; uploader: {why.strip()}"[:400])
         finally:
             stranger.stop()
+        # The event's laptop again; the uploader (in its 30 s wait after the stranger's
+        # refusal) catches up with DOG before the director leaves.
+        laptop = Laptop(ca, laptop.out)
+        ours = station_challenges(vm)
+        wait_for(lambda: set(ours) <= set(laptop.challenges()), 150)
+
+        # Leaving, from the menu (no stick): the first page's "Event fleet" (row 2), its
+        # "Leave the fleet of …" (row 1, after Back), then ENTER at the confirmation after
+        # 1.5 s: the kiosk removes the files and records fleet_left at once, and stops the
+        # units (polkit) once the uploader has sent that record (or 15 s on).
+        from .kiosk import leave_to_ready, menu_choose, menu_confirm, menu_open_page, open_director_menu
+        open_director_menu(vm)
+        menu_open_page(vm, "fleet")
+        menu_choose(vm, 1)
+        vm.screen("fleet-leave-confirm")
+        menu_confirm(vm)
+        time.sleep(2)
+        vm.screen("fleet-left")
+        leave_to_ready(vm, 2)  # the Event fleet page -> the first page -> leave
+        units = "systemctl show -p ActiveState wordjudge-fleet-upload.service wordjudge-fleet-network.service"
+        stopped = wait_for(lambda: vm.sh(units)[1].count("ActiveState=inactive") == 2, 40, every=2)
+        rc, out = vm.sh(f"ls -A {FLEET_DIR}; {units}; "
+                        "cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -cF '\"event\":\"fleet_left\"'; "
+                        f"{common.KIOSK_JOURNAL} | grep -F 'fleet: uploader stopped' | tail -n 1", timeout=60)
+        check("fleet: the director menu leaves the fleet (Event fleet page, confirmed): fleet_left recorded, key, "
+              "certificates and settings removed, both units stopped once the record was sent",
+              stopped and "fleet_left record)" in out and "the laptop took" in out
+              and "upload.env" not in out and "station.key" not in out and out.count("ActiveState=inactive") == 2,
+              out.replace("\n", " | "))
+        # The laptop's view: the station left, with the time it did.
+        left = wait_for(lambda: subprocess.run(["journalctl", "--no-pager", "-o", "cat", f"--directory={laptop.out}",
+                                                "WORDJUDGE_EVENT=fleet_left"], capture_output=True, text=True).stdout, 30)
+        status = subprocess.run([wj, "fleet", "status", "--dir", laptop.out, "--ca-dir", ca],
+                                capture_output=True, text=True)
+        row = next((l for l in status.stdout.splitlines() if l.startswith("Boot test")), "")
+        check("fleet: the station's fleet_left record reaches the laptop before the uploader stops; "
+              "`fleet status` says it left the fleet",
+              left and "left the fleet" in row, f"fleet_left received: {bool(left)}; {row or status.stdout[-300:]}")
     finally:
         laptop.stop()
-
-    # Leaving, from the menu (no stick): the first page's "Event fleet" (row 2), its
-    # "Leave the fleet of …" (row 1, after Back), then ENTER at the confirmation after
-    # 1.5 s: the kiosk stops the units (polkit) and removes the files; recorded.
-    from .kiosk import leave_to_ready, menu_choose, menu_confirm, menu_open_page, open_director_menu
-    open_director_menu(vm)
-    menu_open_page(vm, "fleet")
-    menu_choose(vm, 1)
-    vm.screen("fleet-leave-confirm")
-    menu_confirm(vm)
-    time.sleep(2)
-    vm.screen("fleet-left")
-    leave_to_ready(vm, 2)  # the Event fleet page -> the first page -> leave
-    rc, out = vm.sh(f"ls -A {FLEET_DIR}; systemctl show -p ActiveState wordjudge-fleet-upload.service "
-                    "wordjudge-fleet-network.service; "
-                    "cat /var/lib/wordjudge/audit/audit-*.jsonl | grep -cF '\"event\":\"fleet_left\"'", timeout=60)
-    check("fleet: the director menu leaves the fleet (Event fleet page, confirmed): fleet_left recorded, key, "
-          "certificates and settings removed, both units stopped",
-          out.strip().endswith("1") and "upload.env" not in out and "station.key" not in out
-          and out.count("ActiveState=inactive") == 2, out.replace("\n", " | "))

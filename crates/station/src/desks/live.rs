@@ -123,6 +123,9 @@ pub struct LiveStation {
     pub(in crate::desks) wrong_pins_shown: WrongPins,
     /// When a failing audit log was last tried again.
     pub(in crate::desks) audit_retried: Option<std::time::Instant>,
+    /// The fleet's units, still running after the station left, until the
+    /// uploader has sent the `fleet_left` record (or waited long enough).
+    pub(in crate::desks) fleet_units_stop: Option<crate::desks::fleet::FleetUnitsStop>,
 }
 
 /// Wrong PINs at the prompt, and since when (local `HH:MM`).
@@ -218,6 +221,7 @@ impl LiveStation {
             audit_retried: None,
             wrong_pins: WrongPins::default(),
             wrong_pins_shown: WrongPins::default(),
+            fleet_units_stop: None,
         };
         // Wrong PINs since the last right one outlive a restart (the guard
         // keeps them for the lockout): the director's next visit still hears
@@ -231,6 +235,7 @@ impl LiveStation {
             };
         }
         station.record(AuditEvent::Startup { version: env!("CARGO_PKG_VERSION").to_string() });
+        station.stop_fleet_units_left_running();
         // What the screens start from: a log failing now keeps players out
         // until a poll finds it writable.
         station.audit_ok = station.audit.as_ref().is_some_and(|a| a.problem().is_none());

@@ -12,6 +12,12 @@
 //! 10 s); they also start at boot by themselves on a station that has
 //! joined, so a station whose start here failed still sends after its next
 //! restart.
+//!
+//! Leaving stops them only once the uploader has sent the `fleet_left`
+//! record, or [`LAST_SEND`] has passed: the laptop then shows the station
+//! as having left, not as gone silent. The uploader keeps its own copies of
+//! the key and certificates (`LoadCredential=`), so they leave the fleet
+//! folder at once.
 
 use crate::desks::live::LiveStation;
 use crate::desks::FleetMembership;
@@ -27,6 +33,27 @@ pub const FLEET_UNITS: [&str; 2] = ["wordjudge-fleet-network.service", "wordjudg
 /// The uploader's cursor file (`--save-state`), rewritten after every
 /// upload the laptop took: its time is when the station last sent.
 pub const UPLOAD_STATE: &str = "/var/lib/systemd/journal-upload/state";
+
+/// How long a station that left the fleet keeps its uploader running for
+/// the `fleet_left` record to reach the laptop; a laptop that is down or
+/// away gets it never, and the laptop shows the station as silent since its
+/// last record.
+pub const LAST_SEND: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// The fleet's units, to stop once the uploader has sent what was recorded
+/// until `left` (the `fleet_left` record's time), or at `deadline`; with no
+/// `left`, at once (a start in no fleet).
+#[derive(Debug, Clone, Copy)]
+pub struct FleetUnitsStop {
+    left: Option<std::time::SystemTime>,
+    deadline: std::time::Instant,
+}
+
+/// When the uploader last sent something the laptop took (its cursor
+/// file's time), if it ever did.
+fn last_sent() -> Option<std::time::SystemTime> {
+    std::fs::metadata(UPLOAD_STATE).and_then(|m| m.modified()).ok()
+}
 
 impl LiveStation {
     /// The station's fleet folder: beside its config (on the appliance
@@ -90,17 +117,14 @@ impl LiveStation {
         }
     }
 
-    /// Leaves the fleet: the uploader stopped first, then its settings,
-    /// key and certificates removed; recorded.
+    /// Leaves the fleet: its settings, key and certificates removed,
+    /// recorded, and the uploader stopped once it has sent that record.
     pub(in crate::desks) fn leave_fleet_now(&mut self) -> Result<String, LeaveError> {
         let dir = self.fleet_dir();
         let Some(joined) = join::joined(&dir).map_err(|e| LeaveError::Failed(e.to_string()))? else {
             return Err(LeaveError::NotInFleet);
         };
-        if self.appliance {
-            wordjudge_core::usb::system::systemctl_no_block("stop", &FLEET_UNITS.map(String::from))
-                .map_err(|problem| LeaveError::Failed(format!("the uploader did not stop: {problem}")))?;
-        }
+        // The settings first: without upload.env the units never start again.
         join::leave(&dir).map_err(|e| LeaveError::Failed(e.to_string()))?;
         tracing::info!("fleet: left {}", joined.event);
         self.record(AuditEvent::FleetLeft {
@@ -108,7 +132,48 @@ impl LiveStation {
             upload_url: joined.upload_url,
             ca_sha256: joined.ca_sha256,
         });
+        if self.appliance {
+            // Stopped by `poll`, once this record has gone (or LAST_SEND).
+            self.fleet_units_stop = Some(FleetUnitsStop {
+                left: Some(std::time::SystemTime::now()),
+                deadline: std::time::Instant::now() + LAST_SEND,
+            });
+        }
         Ok(joined.event)
+    }
+
+    /// At start, on a station in no fleet: the units are stopped at the
+    /// first poll, in case the kiosk ended while a leave waited for the
+    /// uploader (they would run until the next boot). Stopping a stopped
+    /// unit changes nothing.
+    pub(in crate::desks) fn stop_fleet_units_left_running(&mut self) {
+        if self.appliance && matches!(join::joined(&self.fleet_dir()), Ok(None)) {
+            self.fleet_units_stop = Some(FleetUnitsStop { left: None, deadline: std::time::Instant::now() });
+        }
+    }
+
+    /// Called at every poll: stops the fleet's units once the uploader has
+    /// sent the `fleet_left` record, or [`LAST_SEND`] after it. A stop that
+    /// fails is said in the journal; the units do not start again at the
+    /// next boot (their settings are gone).
+    pub(in crate::desks) fn stop_fleet_units_once_sent(&mut self) {
+        let Some(stop) = self.fleet_units_stop else { return };
+        let sent = stop.left.is_some_and(|left| last_sent().is_some_and(|at| at > left));
+        if !sent && std::time::Instant::now() < stop.deadline {
+            return;
+        }
+        self.fleet_units_stop = None;
+        let stopped = wordjudge_core::usb::system::systemctl_no_block("stop", &FLEET_UNITS.map(String::from));
+        let how = match stop.left {
+            None => "in no fleet at start",
+            Some(_) if sent => "the laptop took the fleet_left record",
+            Some(_) => "the laptop did not take the fleet_left record in time",
+        };
+        match stopped {
+            Ok(()) if stop.left.is_none() => {}
+            Ok(()) => tracing::info!("fleet: uploader stopped ({how})"),
+            Err(problem) => tracing::warn!("fleet: the uploader did not stop ({how}): {problem}"),
+        }
     }
 
     /// The fleet's line in the director menu: where the station sends and
@@ -116,7 +181,7 @@ impl LiveStation {
     pub(in crate::desks) fn fleet_fact(&self) -> String {
         match join::joined(&self.fleet_dir()) {
             Ok(Some(joined)) => {
-                let sent = std::fs::metadata(UPLOAD_STATE).and_then(|m| m.modified()).ok().and_then(|t| {
+                let sent = last_sent().and_then(|t| {
                     let t = jiff::Timestamp::try_from(t).ok()?;
                     Some(t.to_zoned(self.zone()).strftime("%H:%M:%S").to_string())
                 });

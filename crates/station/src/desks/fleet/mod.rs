@@ -5,6 +5,8 @@
 mod fake;
 mod live;
 
+pub(in crate::desks) use live::FleetUnitsStop;
+
 use std::fmt;
 
 /// The event's fleet: the event this station is in, and leaving it.

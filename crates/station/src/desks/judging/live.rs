@@ -247,6 +247,7 @@ impl Judging for LiveStation {
 
     fn poll(&mut self) -> bool {
         self.record_boot_check();
+        self.stop_fleet_units_once_sent();
         // The log's health decides whether players may judge: a change
         // either way is a change of what the screens show.
         let audit_ok = self.audit_healthy();
