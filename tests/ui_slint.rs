@@ -390,6 +390,8 @@ fn the_not_set_up_screen_fits_every_screen_size() {
 #[path = "kiosk/support.rs"]
 mod support;
 
+#[path = "common/fleet_laptop.rs"]
+mod fleet_laptop;
 #[path = "common/journal_export.rs"]
 mod journal_export;
 #[path = "common/journal_fields.rs"]

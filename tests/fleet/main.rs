@@ -12,6 +12,8 @@ mod browser;
 #[path = "../common/built.rs"]
 mod built;
 mod cli;
+#[path = "../common/fleet_laptop.rs"]
+mod fleet_laptop;
 mod join;
 #[path = "../common/journal_export.rs"]
 mod journal_export;

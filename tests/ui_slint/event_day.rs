@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Duration;
 use wordjudge_core::config::Config;
+use wordjudge_core::fleet::join;
 use wordjudge_station::app::attach;
 use wordjudge_station::app::screenshots::{ScratchStation, SCREENSHOT_PIN};
 use wordjudge_station::kiosk::view::ScreenKind;
@@ -74,10 +75,9 @@ impl StationJournal {
         }
     }
 
-    /// The journal file the laptop's receiver keeps for the certificate
-    /// `name` (`fleet serve`: `from-NAME.journal`), written by
-    /// systemd-journal-remote from the entries so far.
-    fn received_as(&self, name: &str, folder: &Path) -> PathBuf {
+    /// The station's own journal file, as its uploader reads it: the
+    /// entries so far, written into `folder` by systemd-journal-remote.
+    fn written_to(&self, name: &str, folder: &Path) -> PathBuf {
         let remote = Path::new("/usr/lib/systemd/systemd-journal-remote");
         assert!(remote.exists(), "{} is missing (.ci/install-deps installs it)", remote.display());
         let entries: Vec<journal_export::Fields> = self
@@ -104,7 +104,7 @@ impl StationJournal {
             })
             .collect();
         std::fs::create_dir_all(folder).unwrap();
-        let file = folder.join(format!("from-{name}.journal"));
+        let file = folder.join("system.journal");
         let mut child = std::process::Command::new(remote)
             .arg(format!("--output={}", file.display()))
             .arg("-")
@@ -543,12 +543,14 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     let (stick, ca) = (card.join("sticks/FLEET"), card.join("laptop-ca"));
     std::fs::create_dir_all(&stick).unwrap();
     let (stick_s, ca_s) = (stick.to_str().unwrap(), ca.to_str().unwrap());
+    // The laptop on the loopback: `fleet serve` on a port of its own.
+    let port = crate::fleet_laptop::free_port();
     crate::built::fleet(&[
         "setup",
         "--event",
         "Nationals 2026",
         "--laptop",
-        "192.168.10.2",
+        &format!("127.0.0.1:{port}"),
         "--stick",
         stick_s,
         "--ca-dir",
@@ -579,6 +581,14 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     assert_eq!(day.wait_for_stick(), "Joined the fleet of Nationals 2026. You may remove the stick.");
     day.ui().key(&key_text(Key::Return));
     day.leave_menu();
+    // What the uploader's unit takes when it starts (`LoadCredential=`): its
+    // own copies of the station's key and certificates, which it keeps
+    // after leaving removes the files.
+    let credentials = card.join("uploader-credentials");
+    std::fs::create_dir_all(&credentials).unwrap();
+    for file in [join::KEY_FILE, join::CERTIFICATE_FILE, join::CA_FILE] {
+        std::fs::copy(card.join("fleet").join(file), credentials.join(file)).unwrap();
+    }
     assert_eq!(day.challenge(&["CAT"]), ScreenKind::Verdict, "judging goes on in the fleet");
     let slip = day.copy_slip();
     day.open_menu();
@@ -591,11 +601,25 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     let events: Vec<String> =
         records(&day.audit).iter().map(|r| r["event"].as_str().unwrap_or("").to_string()).collect();
     assert!(events.contains(&"fleet_joined".to_string()) && events.contains(&"fleet_left".to_string()), "{events:?}");
-    // On the laptop: what the station's journal brought, read as the
-    // director reads it.
+    // On the laptop: `fleet serve` receives what the station's uploader
+    // sends from its journal (its last entry the fleet_left record, which
+    // a station that leaves sends before its uploader stops), and the
+    // director reads it with `fleet status`.
     day.journal.wait_for("fleet_left");
-    let received = card.join("laptop-received");
-    day.journal.received_as("hall-b-7", &received);
+    let journal = day.journal.written_to("hall-b-7", &card.join("station-journal"));
+    let (received, serve_tmp) = (card.join("laptop-received"), card.join("laptop-tmp"));
+    std::fs::create_dir_all(&serve_tmp).unwrap();
+    let serving = crate::fleet_laptop::Serving::listening(&ca, port, &received, &serve_tmp);
+    let sent = crate::fleet_laptop::upload(
+        &format!("https://127.0.0.1:{port}"),
+        &credentials.join(join::KEY_FILE),
+        &credentials.join(join::CERTIFICATE_FILE),
+        &credentials.join(join::CA_FILE),
+        &journal,
+    );
+    assert!(sent.status.success(), "the uploader: {}", String::from_utf8_lossy(&sent.stderr));
+    let kept = std::fs::read_dir(&received).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect::<Vec<_>>();
+    assert_eq!(kept, ["from-hall-b-7.journal"], "kept as the station whose certificate sent it");
     let page = card.join("laptop-status.html");
     let status = crate::built::fleet(&[
         "status",
@@ -613,6 +637,7 @@ fn the_fleet_joined_then_left(day: &mut Day) -> (u64, String) {
     assert!(line.contains("was reserved and never shown, so no slip carries it"), "the power cut's gap, named: {line}");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("Hall B 7") && !html.contains("prev hash"), "the page shows the station: {html}");
+    drop(serving);
     slip
 }
 
