@@ -337,3 +337,50 @@ fn needs_journal_remote_silent_connections_never_keep_an_honest_station_out() {
     let table = text(&status.stdout);
     assert!(table.lines().any(|l| l.starts_with("table-1 ") && l.contains("#1 at")), "{table}");
 }
+
+/// A weak row of issue 56: after `fleet sign --replace` (a station
+/// reflashed, or its box swapped), the certificate it retired still
+/// uploaded. Each signature now carries its own issue (`serialNumber`), and
+/// `fleet route` lets through only the station's current one: the old
+/// certificate (the old box, or a copy of its key) is refused at the
+/// receiver and nothing it sends is kept; the new one sends.
+#[test]
+#[ignore = "needs systemd-journal-remote"]
+fn needs_journal_remote_a_certificate_replaced_by_fleet_sign_is_revoked_at_the_receiver() {
+    let csw = lexicon("CSW21", "0123456789abcdef0123456789abcdef", "Verified official");
+    let mut first = Station::new("table-1", "wj-01");
+    first.judge(&csw, &["QI"], true);
+    let (port, event) = event_with(&[&first]);
+    let (work, received, _serve) = listening(&event, port);
+    let out = send(port, &event, "table-1", &first, work.path());
+    assert!(out.status.success(), "the first certificate sends: {}", text(&out.stderr));
+    let before = crate::setup::entries_received(&received);
+    assert!(before > 0);
+    // What the old box keeps: its key and certificate.
+    let folder = event.folder();
+    let old = work.path().join("old-box");
+    std::fs::create_dir(&old).unwrap();
+    std::fs::copy(folder.join("requests/table-1.key"), old.join("table-1.key")).unwrap();
+    std::fs::copy(folder.join("certificates/table-1.pem"), old.join("table-1.pem")).unwrap();
+
+    // Reflashed: a new audit key and a new TLS key, signed with --replace.
+    let mut again = Station::new("table-1", "wj-01");
+    again.judge(&csw, &["ZA"], true);
+    station_request_for(&folder.join("requests"), &again);
+    let signed = sign_event(&event, &["--replace", "table-1"]);
+    assert!(signed.status.success(), "{}{}", text(&signed.stdout), text(&signed.stderr));
+
+    let local = work.path().join("old-journal");
+    std::fs::create_dir(&local).unwrap();
+    let mut forged = Station::new("table-1", "wj-01");
+    forged.judge(&csw, &["XQZT"], true);
+    let journal = write_journal(&local, &forged);
+    let url = format!("https://127.0.0.1:{port}");
+    let refused = upload(&url, &old.join("table-1.key"), &old.join("table-1.pem"), &folder.join("ca.pem"), &journal);
+    assert!(!refused.status.success(), "the retired certificate is refused: {}", text(&refused.stderr));
+    assert_eq!(crate::setup::entries_received(&received), before, "nothing the old certificate sent is kept");
+
+    let out = send(port, &event, "table-1", &again, work.path());
+    assert!(out.status.success(), "the current certificate sends: {}", text(&out.stderr));
+    assert!(crate::setup::entries_received(&received) > before);
+}

@@ -88,7 +88,7 @@ pub fn run(context: &super::Context, command: FleetCommand) -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => super::fail(e),
         },
-        FleetCommand::Route => match super::serve::route() {
+        FleetCommand::Route => match super::route::route() {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => super::fail(e),
         },

@@ -26,6 +26,7 @@ mod gpio;
 mod judge;
 pub mod kiosk;
 mod lexicon;
+mod route;
 mod serve;
 mod serve_space;
 mod status;

@@ -13,9 +13,12 @@
 //!   (`verify=1`); for each connection it runs `wordjudge fleet route` with
 //!   the verified certificate's subject in its environment
 //!   (`SOCAT_OPENSSL_X509_SUBJECT`);
-//! - `route` takes the station's name from that subject (exactly `CN=NAME`,
-//!   one DNS label: the laptop's own certificate and anything else are
-//!   turned away) and connects the upload to that station's receiver;
+//! - `route` takes the station's name from that subject (`CN=NAME`, one DNS
+//!   label, and the issue `fleet sign` gave it, `serialNumber`: the
+//!   laptop's own certificate and anything else are turned away), lets
+//!   through only the issue the CA signed last for that station (a
+//!   certificate `fleet sign --replace` retired is revoked here) and
+//!   connects the upload to that station's receiver;
 //! - each station signed by the CA (`signed/NAME.pem`) has its own
 //!   `systemd-journal-remote`, on a unix socket in a private folder (mode
 //!   0700: nothing but `route` reaches it), writing `from-NAME.journal` in
@@ -32,22 +35,15 @@
 //! told once to move them off the disk). A `--keep-free` the disk cannot
 //! give is refused at start, not applied to every station.
 
+use crate::route::{CA_ENV, SOCKETS_ENV};
 use crate::serve_space::{free_bytes, space_action, station_sizes, SpaceAction};
 use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 use wordjudge_core::fleet::ca::EventCa;
-use wordjudge_core::fleet::sender::{station_of_subject, FILE_PREFIX};
+use wordjudge_core::fleet::sender::FILE_PREFIX;
 use wordjudge_core::fleet::stick;
-
-/// The environment variable that tells `fleet route` where the stations'
-/// sockets are (set in socat's environment, which its children inherit).
-const SOCKETS_ENV: &str = "WORDJUDGE_FLEET_SOCKETS";
-
-/// How long `route` waits for a station's receiver to be there (it is
-/// started within two seconds of the station's certificate being signed).
-const ROUTE_WAIT: Duration = Duration::from_secs(5);
 
 /// Receivers started again within [`RESTART_WINDOW`] before that station's
 /// receiver is stopped: a receiver that cannot stay up is a problem to show,
@@ -316,7 +312,11 @@ pub fn serve(args: &ServeArgs) -> Result<(), ServeError> {
         ca.ca_pem().display()
     );
     let mut front = Command::new("socat");
-    front.arg(socat_listen).arg(format!("EXEC:{route} fleet route")).env(SOCKETS_ENV, private.path());
+    front
+        .arg(socat_listen)
+        .arg(format!("EXEC:{route} fleet route"))
+        .env(SOCKETS_ENV, private.path())
+        .env(CA_ENV, &args.ca_dir);
     let mut front = match ends_with_us(&mut front).spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -438,38 +438,4 @@ fn ends_with_us(command: &mut Command) -> &mut Command {
             Ok(())
         })
     }
-}
-
-/// `fleet route`, run by socat for each verified connection: the upload on
-/// standard input and output joined to its station's receiver, or refused
-/// (exit 2, said on standard error, which socat logs) when the certificate
-/// names no station or the station has no receiver.
-pub fn route() -> Result<(), String> {
-    let sockets = std::env::var_os(SOCKETS_ENV).ok_or("not run by `fleet serve` (no sockets folder)")?;
-    let subject = std::env::var("SOCAT_OPENSSL_X509_SUBJECT").map_err(|_| "no verified certificate subject")?;
-    let station = station_of_subject(&subject).ok_or_else(|| {
-        format!("the certificate {} names no station: refused", wordjudge_core::word::quote(&subject))
-    })?;
-    let socket = Path::new(&sockets).join(format!("{station}.sock"));
-    let deadline = Instant::now() + ROUTE_WAIT;
-    let stream = loop {
-        match std::os::unix::net::UnixStream::connect(&socket) {
-            Ok(stream) => break stream,
-            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
-            Err(e) => {
-                return Err(format!(
-                    "{station} has no receiver ({e}): not signed by this laptop's CA, stopped, or over its quota"
-                ))
-            }
-        }
-    };
-    let mut upload = stream.try_clone().map_err(|e| e.to_string())?;
-    let to_receiver = std::thread::spawn(move || {
-        let _ = std::io::copy(&mut std::io::stdin().lock(), &mut upload);
-        let _ = upload.shutdown(std::net::Shutdown::Write);
-    });
-    let mut answers = stream;
-    let _ = std::io::copy(&mut answers, &mut std::io::stdout().lock());
-    let _ = to_receiver.join();
-    Ok(())
 }

@@ -218,7 +218,7 @@ impl EventCa {
         let extensions = format!(
             "subjectAltName={san}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=critical,CA:FALSE\n"
         );
-        self.sign_request(&request, &extensions, &self.laptop_pem())?;
+        self.sign_request(&request, &extensions, None, &self.laptop_pem())?;
         let _ = std::fs::remove_file(&request);
         Ok(())
     }
@@ -255,6 +255,27 @@ impl EventCa {
             Ok(bytes) => Ok(Some((path, bytes))),
             Err(e) if e.is_not_found() => Ok(None),
             Err(e) => Err(CaError::Read(e)),
+        }
+    }
+
+    /// The issue of the certificate this CA last signed for station `name`
+    /// (its subject's `serialNumber`; `Some(None)` for one signed before
+    /// certificates had issues), or `None` when it signed none. What
+    /// `fleet route` lets through: a certificate of another issue was
+    /// replaced (`fleet sign --replace`).
+    pub fn current_issue(&self, name: &str) -> Result<Option<Option<String>>, CaError> {
+        let Some((path, _)) = self.issued(name)? else { return Ok(None) };
+        let out = openssl(
+            "read a station's certificate",
+            &["x509", "-in", path_str(&path)?, "-noout", "-subject", "-nameopt", "RFC2253"],
+        )?;
+        let subject = out.lines().find_map(|l| l.strip_prefix("subject=")).unwrap_or("").trim();
+        match super::sender::station_of_subject(subject) {
+            Some(read) if read.station == name => Ok(Some(read.issue.map(str::to_string))),
+            _ => Err(CaError::Request {
+                file: path.clone(),
+                problem: format!("it names {}, not CN={name}", crate::word::quote(subject)),
+            }),
         }
     }
 
@@ -350,7 +371,11 @@ impl EventCa {
         Self::check_request(request, name)?;
         let extensions =
             "extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=critical,CA:FALSE\n";
-        self.sign_request(request, extensions, out)?;
+        // Each signature its own issue (milliseconds, so a `--replace`
+        // within the same second is still another issue): the receiver
+        // routes only the station's current one, which revokes the rest.
+        let issue = jiff::Timestamp::now().as_millisecond();
+        self.sign_request(request, extensions, Some(&format!("/CN={name}/serialNumber={issue}")), out)?;
         let kept = self.dir.join("signed");
         std::fs::create_dir_all(&kept).map_err(|e| CaError::Io(kept.clone(), e))?;
         let bytes =
@@ -375,7 +400,9 @@ impl EventCa {
         Ok(())
     }
 
-    fn sign_request(&self, request: &Path, extensions: &str, out: &Path) -> Result<(), CaError> {
+    /// Signs `request` with `extensions`; `subject` in `-subj` form
+    /// replaces the request's (a station's: its name and issue).
+    fn sign_request(&self, request: &Path, extensions: &str, subject: Option<&str>, out: &Path) -> Result<(), CaError> {
         let mut ext = tempfile::NamedTempFile::new_in(&self.dir).map_err(|e| CaError::Io(self.dir.clone(), e))?;
         std::io::Write::write_all(&mut ext, extensions.as_bytes())
             .map_err(|e| CaError::Io(ext.path().to_path_buf(), e))?;
@@ -398,6 +425,9 @@ impl EventCa {
             "-out",
             path_str(out)?,
         ];
+        if let Some(subject) = subject {
+            args.extend(["-subj", subject]);
+        }
         // openssl keeps the serial numbers in ca.srl, making it at the first signature.
         if !serial.exists() {
             args.push("-CAcreateserial");

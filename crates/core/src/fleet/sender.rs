@@ -23,16 +23,47 @@ pub fn sender_of(file_name: &str) -> Option<&str> {
     (journal && stick::station_name_is_valid(name)).then_some(name)
 }
 
+/// A station's certificate as its subject names it: the station, and the
+/// issue `fleet sign` gave it (`serialNumber`, one per signature, so a
+/// certificate `fleet sign --replace` retired can be told from the current
+/// one; `None` in a certificate signed before issues were given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CertificateSubject<'a> {
+    pub station: &'a str,
+    pub issue: Option<&'a str>,
+}
+
+/// The longest issue a subject may give (digits: milliseconds since 1970).
+const MAX_ISSUE_DIGITS: usize = 20;
+
 /// The station a verified certificate's subject names, as socat gives it
-/// (`CN = table-3`, OpenSSL's one-line form; `CN=table-3` and `/CN=table-3`
-/// read the same): exactly one CN that is a station's name, nothing else.
-pub fn station_of_subject(subject: &str) -> Option<&str> {
+/// (`CN = table-3, serialNumber = 17`, OpenSSL's one-line form), as
+/// `openssl -nameopt RFC2253` prints it (`serialNumber=17,CN=table-3`) or in
+/// `-subj` form (`/CN=table-3/serialNumber=17`): exactly one CN that is a
+/// station's name, at most one serialNumber of digits, nothing else.
+pub fn station_of_subject(subject: &str) -> Option<CertificateSubject<'_>> {
     let subject = subject.trim();
-    let rest = subject
-        .strip_prefix("/CN=")
-        .or_else(|| subject.strip_prefix("CN="))
-        .or_else(|| subject.strip_prefix("CN = "))?;
-    stick::station_name_is_valid(rest).then_some(rest)
+    let parts: Vec<&str> = match subject.strip_prefix('/') {
+        Some(rest) => rest.split('/').collect(),
+        None => subject.split(',').collect(),
+    };
+    let (mut station, mut issue) = (None, None);
+    for part in parts {
+        let (key, value) = part.split_once('=')?;
+        let value = value.trim();
+        match key.trim() {
+            "CN" if station.is_none() && stick::station_name_is_valid(value) => station = Some(value),
+            "serialNumber"
+                if issue.is_none()
+                    && (1..=MAX_ISSUE_DIGITS).contains(&value.len())
+                    && value.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                issue = Some(value)
+            }
+            _ => return None,
+        }
+    }
+    Some(CertificateSubject { station: station?, issue })
 }
 
 #[cfg(test)]
@@ -42,7 +73,15 @@ mod tests {
     #[test]
     fn only_a_subject_of_one_station_name_is_routed() {
         for ok in ["CN = table-3", "CN=table-3", "/CN=table-3"] {
-            assert_eq!(station_of_subject(ok), Some("table-3"), "{ok}");
+            assert_eq!(station_of_subject(ok), Some(CertificateSubject { station: "table-3", issue: None }), "{ok}");
+        }
+        for ok in [
+            "CN = table-3, serialNumber = 1765160000123",
+            "serialNumber=1765160000123,CN=table-3",
+            "/CN=table-3/serialNumber=1765160000123",
+        ] {
+            let read = CertificateSubject { station: "table-3", issue: Some("1765160000123") };
+            assert_eq!(station_of_subject(ok), Some(read), "{ok}");
         }
         for refused in [
             "O = wordjudge fleet, CN = 192.168.10.2",
@@ -51,6 +90,13 @@ mod tests {
             "CN = ../x",
             "CN = ",
             "",
+            "serialNumber = 3",
+            "CN = table-3, CN = table-4",
+            "CN = table-3, serialNumber = 3, serialNumber = 4",
+            "CN = table-3, serialNumber = 3a",
+            "CN = table-3, serialNumber = ",
+            "CN = table-3, serialNumber = 123456789012345678901",
+            "/CN=table-3/O=x",
         ] {
             assert_eq!(station_of_subject(refused), None, "{refused}");
         }

@@ -391,7 +391,12 @@ fn take_certificate(
     )
     .map_err(|e| refuse(e.to_string()))?;
     let field = |name: &str| subject.lines().find_map(|l| l.strip_prefix(name)).map(|v| v.trim().to_string());
-    if field("subject=").as_deref() != Some(&format!("CN={station}")) {
+    // The station's name, and the issue `fleet sign` gave this signature.
+    let names_us = field("subject=")
+        .as_deref()
+        .and_then(crate::fleet::sender::station_of_subject)
+        .is_some_and(|read| read.station == station);
+    if !names_us {
         return Err(refuse(format!(
             "it is for {}, not CN={station}",
             crate::word::quote(&field("subject=").unwrap_or_default())
