@@ -31,6 +31,9 @@ printing one line per check (see docs/architecture.md, "The boot test"); BOOT_TE
           after a challenge is judged;
   boot 2: READY again; `wordjudge audit verify` passes; boot 1's verdicts are in the
           audit log; the journal kept boot 1;
+          (amd64) touch (touch.py): a virtual touchscreen hot-plugged, the kiosk restarted
+          with its targets, a challenge tapped through libinput with a second finger that
+          types nothing, the director's corner, PIN pad and "Leave the menu"; unplugged;
           USB sticks (QMP hot-plug of image files as usb-storage; see usb.usb_stick): with
           ../shared/lexicons, a word in CSW15 but not NWL2018 (ZO) is green; a FAT32 stick
           holding NWL2018.txt gets WORDJUDGE_STICK=1 from udev; the menu's "Install lexicons
@@ -101,6 +104,7 @@ from .picard import pi_card
 from .kiosk import (director_sets_clock, display_drivers, escape_keys, kiosk_frozen, kiosk_killed, menu_choose,
                     menu_confirm, open_director_menu, reboot_keys)
 from .screens import hexc, judge_and_check, near, ppm_to_png
+from .touch import touch_checks
 from .update import make_bundles, max_challenge, update_install, update_panic, update_power_cut, update_refusals
 from .usb import usb_stick
 from .vm import VM
@@ -249,6 +253,8 @@ def main():
             n_boots, ready_prev = (out.split() + ["0", "0"])[:2]
             check("persistent journal on the data partition kept boot 1", int(n_boots) >= 2 and int(ready_prev) >= 1,
                   f"{n_boots} boots listed, {ready_prev} READY lines in boot -1")
+            # Touch, on a touchscreen plugged for these checks only (touch.py).
+            touch_checks(vm)
             # USB sticks from the director menu; it ends on the Ready screen with nothing plugged in.
             usb_stick(vm)
             if ARCH == "amd64":

@@ -128,7 +128,11 @@ class VM(SerialConsole):
                        "-drive", f"if=pflash,format=raw,file={os.path.join(common.WORK, 'OVMF_VARS.fd')}",
                        "-vga", "std",
                        # q35 has no USB controller: the USB sticks plug into this one (bus xhci.0).
-                       "-device", "qemu-xhci,id=xhci"]
+                       "-device", "qemu-xhci,id=xhci",
+                       # An empty PCIe port: the touchscreen (virtio-multitouch-pci) is plugged into
+                       # it for the touch checks only (touch.py), so every other check sees the
+                       # station as it is without one.
+                       "-device", "pcie-root-port,id=touchport,bus=pcie.0,chassis=9,slot=9"]
         elif self.firmware == "pi5":
             if ACCEL != "kvm":
                 accel += ["-cpu", "cortex-a72"]

@@ -206,3 +206,37 @@ fn a_key_held_down_types_one_letter_when_it_is_let_go_and_never_repeats() {
     ui.release_at(judge);
     assert!(ui.shows(&number), "a second JUDGE tap changes nothing: {:?}", ui.texts());
 }
+
+/// Issue 58 item 2 on the console: Slint turns a second finger into a
+/// release of the first finger's key and, once it lifts, a press again, so
+/// a finger resting on Q while another touched the screen typed QQ (found
+/// by the PC boot test through libinput). Here the window gets what Slint
+/// makes of that (two taps on Q) while the kiosk's record of the fingers
+/// is fed as its libinput hook feeds it: nothing is typed, and the next
+/// touch that begins alone types again. A cancelled touch (a palm) is the
+/// same.
+#[test]
+fn taps_slint_makes_of_two_fingers_or_a_palm_type_nothing() {
+    use wordjudge_station::ui::fingers::with_fingers;
+    let ui = start_touch("DEMO");
+    ui.tap("1");
+    ui.advance(400);
+    ui.tap_letters("CA");
+    with_fingers(|f| f.down(0));
+    with_fingers(|f| f.down(1));
+    ui.tap("Q"); // the first finger's release, made when the second landed
+    with_fingers(|f| f.up(1));
+    ui.tap("Q"); // pressed again when the second lifted, then let go
+    with_fingers(|f| f.up(0));
+    assert!(ui.shows("CA▁"), "two fingers type nothing: {:?}", ui.texts());
+    with_fingers(|f| f.down(0));
+    with_fingers(|f| f.cancel(0));
+    ui.tap("Z"); // what Slint makes of a cancelled touch
+    assert!(ui.shows("CA▁"), "a palm types nothing: {:?}", ui.texts());
+    with_fingers(|f| f.down(2));
+    ui.tap("T");
+    with_fingers(|f| f.up(2));
+    assert!(ui.shows("CAT▁"), "one finger types again: {:?}", ui.texts());
+    ui.key(&super::key_text(slint::platform::Key::Tab));
+    assert!(ui.shows("CAT"), "the words judged are the words shown: {:?}", ui.texts());
+}

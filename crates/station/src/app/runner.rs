@@ -60,10 +60,24 @@ fn select_backend(windowed: bool) -> Result<(), String> {
         .backend_name(backend.into())
         .renderer_name("software".into())
         .with_libinput_event_hook(move |event| {
+            use crate::ui::fingers::with_fingers;
             use input::event::keyboard::{KeyState, KeyboardEvent, KeyboardEventTrait};
+            use input::event::touch::{TouchEvent, TouchEventSlot};
             match event {
                 input::Event::Keyboard(KeyboardEvent::Key(key)) => {
                     guard.borrow_mut().swallow(key.key(), key.key_state() == KeyState::Pressed)
+                }
+                // Seen, never swallowed: Slint still tracks every finger,
+                // and the window drops the taps a second finger spoiled.
+                input::Event::Touch(touch) => {
+                    let slot = |s: Option<u32>| s.map_or(0, |s| s as i32);
+                    with_fingers(|fingers| match touch {
+                        TouchEvent::Down(e) => fingers.down(slot(e.slot())),
+                        TouchEvent::Up(e) => fingers.up(slot(e.slot())),
+                        TouchEvent::Cancel(e) => fingers.cancel(slot(e.slot())),
+                        _ => {}
+                    });
+                    false
                 }
                 _ => false,
             }

@@ -4,6 +4,7 @@
 //! file per screen, `ui/screens/`) and hands every key to its `key`
 //! callback, which [`on_key_event`] turns into the flow's typed [`Event`].
 
+pub mod fingers;
 mod fit;
 pub mod headless;
 pub mod keymap;
@@ -119,11 +120,16 @@ pub fn on_key_event(window: &AppWindow, handler: impl Fn(Event) + 'static) {
     window.on_key(move |kind, text, ctrl, alt, shift| keys(keymap::map_event(kind, &text, ctrl, alt, shift)));
     let taps = handler.clone();
     window.on_tap(move |target| {
+        // A tap made while a second finger was down (or of a cancelled
+        // touch) types nothing: see `fingers`.
+        if fingers::tap_spoiled() {
+            return;
+        }
         if let Some(event) = keymap::map_tap(&target) {
             taps(event)
         }
     });
-    window.on_hold(move |down| handler(Event::DirectorHold(down)));
+    window.on_hold(move |down| handler(Event::DirectorHold(down && !fingers::tap_spoiled())));
 }
 
 /// Shows a view: one typed value for the whole window.
