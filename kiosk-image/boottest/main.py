@@ -32,8 +32,8 @@ printing one line per check (see docs/architecture.md, "The boot test"); BOOT_TE
   boot 2: READY again; `wordjudge audit verify` passes; boot 1's verdicts are in the
           audit log; the journal kept boot 1;
           (amd64) touch (touch.py): a virtual touchscreen hot-plugged, the kiosk restarted
-          with its targets, a challenge tapped through libinput with a second finger that
-          types nothing, the director's corner, PIN pad and "Leave the menu"; unplugged;
+          with its targets, a challenge tapped through libinput with a second finger and a
+          pinch that type nothing, the director's corner, PIN pad and "Leave the menu"; unplugged;
           USB sticks (QMP hot-plug of image files as usb-storage; see usb.usb_stick): with
           ../shared/lexicons, a word in CSW15 but not NWL2018 (ZO) is green; a FAT32 stick
           holding NWL2018.txt gets WORDJUDGE_STICK=1 from udev; the menu's "Install lexicons

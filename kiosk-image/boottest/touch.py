@@ -57,7 +57,7 @@ class Fingers:
     """Touches on the hot-plugged screen; each contact a new tracking id."""
 
     def __init__(self, vm):
-        self.vm, self.next_id = vm, 1
+        self.vm, self.next_id, self.slots = vm, 1, {}
 
     def send(self, *events):
         # No display named: the events go to the input device that takes them, the
@@ -67,10 +67,18 @@ class Fingers:
     def down(self, slot, x, y, first=True):
         """A finger down in `slot` at pixel (x, y); `first`: no other finger is down."""
         tid, self.next_id = self.next_id, self.next_id + 1
+        self.slots[slot] = tid
         events = [_mtt("begin", slot, tid), _mtt("data", slot, tid, "x", round(x / SCREEN[0] * AXIS_MAX)),
                   _mtt("data", slot, tid, "y", round(y / SCREEN[1] * AXIS_MAX))]
         self.send(*(events + ([_btn(True)] if first else [])))
         return tid
+
+    def move(self, slot, x, y):
+        """The finger in `slot` moves to pixel (x, y) ("update" selects its slot: "data"
+        moves whichever slot was selected last)."""
+        tid = self.slots[slot]
+        self.send(_mtt("update", slot, tid), _mtt("data", slot, tid, "x", round(x / SCREEN[0] * AXIS_MAX)),
+                  _mtt("data", slot, tid, "y", round(y / SCREEN[1] * AXIS_MAX)))
 
     def up(self, slot, last=True):
         self.send(*([_mtt("end", slot, -1)] + ([_btn(False)] if last else [])))
@@ -128,7 +136,7 @@ def pad_at(key):
 def tapped_challenge(vm):
     """A challenge tapped whole: the count 1, then C and A; a finger rests on Q while a
     second lands on Z, the second lifts, then the first (Slint makes taps of Q of that,
-    which the kiosk drops); T; JUDGE. Checks the verdict is on screen and its one record
+    which the kiosk drops); a pinch from W and O outwards; T; JUDGE. Checks the verdict is on screen and its one record
     has the words CAT and the trigger `touch`; ENTER then leaves the verdict."""
     from .update import audit_events
     fingers = Fingers(vm)
@@ -146,6 +154,17 @@ def tapped_challenge(vm):
     time.sleep(0.15)
     fingers.up(0)
     time.sleep(0.3)
+    # A pinch: two fingers on W and O, moving apart, then lifting.
+    fingers.down(0, *letter_at("W"))
+    fingers.down(1, *letter_at("O"), first=False)
+    for step in range(1, 4):
+        (wx, wy), (ox, oy) = letter_at("W"), letter_at("O")
+        fingers.move(0, wx - 30 * step, wy)
+        fingers.move(1, ox + 30 * step, oy)
+        time.sleep(0.1)
+    fingers.up(1, last=False)
+    fingers.up(0)
+    time.sleep(0.3)
     fingers.tap(letter_at("T"))
     vm.screen("touch-typed")
     fingers.tap(JUDGE)
@@ -153,7 +172,7 @@ def tapped_challenge(vm):
     records = audit_events(vm, "adjudication")[before:]
     got = [(r.get("words"), r.get("trigger"), r.get("verdict")) for r in records]
     check("touch: a challenge tapped through libinput on a virtual touchscreen (virtio-multitouch-pci, hot-plugged) "
-          "is judged as tapped, its record's trigger `touch`; a second finger on the screen typed nothing",
+          "is judged as tapped, its record's trigger `touch`; a second finger and a pinch typed nothing",
           near(colour, GREEN) and share > 0.5 and got == [(["CAT"], "touch", "ACCEPTABLE")],
           f"screen {hexc(colour)} on {share:.0%}; records {got}")
     time.sleep(1)
