@@ -96,6 +96,8 @@ impl LiveStation {
                     laptop_sha256: joined.laptop_sha256,
                     stick: stick.describe(),
                 });
+                // A leave's stop still waiting must not stop this membership's units.
+                self.fleet_units_stop = None;
                 if self.appliance {
                     if let Err(problem) =
                         wordjudge_core::usb::system::systemctl_no_block("start", &FLEET_UNITS.map(String::from))
