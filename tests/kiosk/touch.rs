@@ -407,3 +407,39 @@ fn a_wrong_pin_by_touch_counts_as_one_by_the_keys_does() {
     rig.tap(Key::Escape);
     assert!(is_ready(rig.screen()), "Back leaves the prompt: {:?}", rig.screen());
 }
+
+/// The clock, the one text setting a director needs on a station without a
+/// keyboard (a Pi has no clock battery): set on the digit pad, which has no
+/// dashes, space or colon, so the flow puts them where the form has them;
+/// ⌫ takes back one digit; a separator typed on a keyboard is taken as it
+/// is. Confirmed by the confirmation's "change", recorded once.
+#[test]
+fn the_clock_is_set_on_the_digit_pad() {
+    let mut rig = Rig::fake("SMALL");
+    rig.station.appliance = true;
+    rig.hold_corner(DIRECTOR_HOLD.as_millis() as u64);
+    rig.tap_pin(PIN);
+    rig.advance(TAP_SETTLE.as_millis() as u64);
+    rig.tap_row("Station settings");
+    rig.advance(TAP_SETTLE.as_millis() as u64);
+    rig.tap_row("Set the date and time");
+    let Screen::Edit(_) = rig.screen() else { panic!("{:?}", rig.screen()) };
+    assert_eq!(rig.touch_view().edit.pad.len(), 12, "the digit pad: {:?}", rig.touch_view().edit);
+    rig.taps("2027010203");
+    rig.tap(Key::Backspace);
+    rig.taps("304");
+    assert_eq!(rig.touch_view().edit.value, "2027-01-02 03:04", "{:?}", rig.touch_view().edit);
+    rig.tap(Key::Enter);
+    assert!(matches!(rig.screen(), Screen::Confirm(_)), "{:?}", rig.screen());
+    rig.advance(CONFIRM_SETTLE.as_millis() as u64);
+    rig.tap(Key::Enter);
+    let set: Vec<_> = rig.station.records.iter().filter(|r| matches!(r, FakeRecord::ClockSet { .. })).collect();
+    assert_eq!(set, [&FakeRecord::ClockSet { to: "2027-01-02T03:04:00".into() }]);
+    // Keys beside the pad: the separators typed are kept, never doubled.
+    rig.advance(TAP_SETTLE.as_millis() as u64);
+    rig.tap_row("Set the date and time");
+    for c in "2027-03-04 0506".chars() {
+        rig.key(Key::Char(c));
+    }
+    assert_eq!(rig.touch_view().edit.value, "2027-03-04 05:06", "{:?}", rig.touch_view().edit);
+}

@@ -240,3 +240,32 @@ fn taps_slint_makes_of_two_fingers_or_a_palm_type_nothing() {
     ui.key(&super::key_text(slint::platform::Key::Tab));
     assert!(ui.shows("CAT"), "the words judged are the words shown: {:?}", ui.texts());
 }
+
+/// The clock on the digit pad through the window: its prompt fits every
+/// size with the pad beside it, and the digits tapped read as the form.
+#[test]
+fn the_clock_tapped_on_the_pad_fits_every_size_and_reads_as_its_form() {
+    let ui = start_touch("DEMO");
+    let name = ui.window.get_view().bar.station_name.to_string();
+    ui.press_at(ui.target(&name));
+    ui.advance(3000);
+    ui.release_at(ui.target(&name));
+    for digit in super::SCREENSHOT_PIN.chars() {
+        ui.tap(&digit.to_string());
+    }
+    ui.tap("OK");
+    let row = |prefix: &str| {
+        let items = ui.window.get_view().menu.items;
+        items.iter().map(|i| i.to_string()).find(|i| i.starts_with(prefix)).unwrap_or_else(|| panic!("{prefix}"))
+    };
+    ui.advance(500);
+    ui.tap(&row("Station settings"));
+    ui.advance(500);
+    ui.tap(&row("Set the date and time"));
+    assert!(ui.shows("Set the date and time"), "{:?}", ui.texts());
+    ui.fits_everywhere("the clock by the pad", true);
+    for digit in "202701020304".chars() {
+        ui.tap(&digit.to_string());
+    }
+    assert!(ui.shows_part("2027-01-02 03:04"), "{:?}", ui.texts());
+}

@@ -86,6 +86,17 @@ impl EditPrompt {
     }
 }
 
+/// The separator the clock's form (`YYYY-MM-DD HH:MM`) has after `len`
+/// characters, if any.
+fn clock_separator_at(len: usize) -> Option<char> {
+    match len {
+        4 | 7 => Some('-'),
+        10 => Some(' '),
+        13 => Some(':'),
+        _ => None,
+    }
+}
+
 impl Kiosk {
     pub(super) fn edit_key(&mut self, key: Key, now: Duration, station: &mut dyn Station) {
         let Screen::Edit(edit) = &mut self.screen else { return };
@@ -109,6 +120,14 @@ impl Kiosk {
             Key::Char(c) if edit.accepts(c) => {
                 if std::mem::take(&mut edit.prefilled) {
                     edit.typed.clear();
+                }
+                // A digit where the clock's form has a separator (the pad
+                // has none) gets it first: 202701020304 reads as typed with
+                // them. A separator typed there is taken as it is.
+                if matches!(edit.field, EditField::Clock { .. }) && c.is_ascii_digit() {
+                    if let Some(separator) = clock_separator_at(edit.typed.chars().count()) {
+                        edit.typed.push(separator);
+                    }
                 }
                 if edit.typed.chars().count() < edit.max_len() {
                     edit.typed.push(c);

@@ -21,7 +21,7 @@ impl Kiosk {
     /// everything) and JUDGE on the entry once it has settled (a JUDGE tap is
     /// TAB, recorded as `touch`), and "copied" (ENTER, under the same guard)
     /// on a verdict. The director's: the PIN pad (digits, ⌫, OK) on the PIN
-    /// prompt, a PIN being set and an update's second asking; Back (ESC) on
+    /// prompt, a PIN being set, the clock and an update's second asking; Back (ESC) on
     /// every director screen; the arrows (UP, DOWN) beside a long list; a confirmation's "change" (ENTER, under the
     /// confirmation's own settle rule) and "keep". A tap is never held, so
     /// it never stands in the way of a verdict's dismissal.
@@ -37,7 +37,10 @@ impl Kiosk {
             }
             Screen::Verdict(_) if key == Key::Enter => self.key(key, now, station),
             Screen::Pin(_) if pad => self.pin_key(key, now, station),
-            Screen::Edit(edit) if key == Key::Escape || (pad && matches!(edit.field, EditField::Pin { .. })) => {
+            Screen::Edit(edit)
+                if key == Key::Escape
+                    || (pad && matches!(edit.field, EditField::Pin { .. } | EditField::Clock { .. })) =>
+            {
                 self.edit_key(key, now, station)
             }
             // Back, settled like a row: a double tap on a page's Back goes

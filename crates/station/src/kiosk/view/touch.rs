@@ -34,8 +34,16 @@ pub(super) fn director_targets(v: &mut ViewModel, screen: &Screen) {
             v.pin.back = "Back".into();
         }
         Screen::Edit(edit) => {
-            if matches!(edit.field, EditField::Pin { .. }) {
+            // The clock's digits too: the flow puts its dashes, space and
+            // colon where the form has them.
+            if matches!(edit.field, EditField::Pin { .. } | EditField::Clock { .. }) {
                 v.edit.pad = pad();
+            }
+            if matches!(edit.field, EditField::Clock { .. }) {
+                v.edit.prompt = v.edit.prompt.replace(
+                    "type over it as YYYY-MM-DD HH:MM",
+                    "tap the date and time over it, year to minute (the dashes and the colon come by themselves)",
+                );
             }
             v.edit.back = "Back".into();
         }
