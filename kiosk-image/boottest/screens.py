@@ -7,8 +7,8 @@ import zlib
 from .common import NAVY, check, log
 
 
-def dominant(ppm):
-    """The most common colour of a binary PPM screendump, and its share of the pixels."""
+def read_ppm(ppm):
+    """A binary PPM screendump: (width, height, its RGB bytes)."""
     with open(ppm, "rb") as f:
         data = f.read()
     fields, pos = [], 0
@@ -25,7 +25,12 @@ def dominant(ppm):
         pos = end
     assert fields[0] == b"P6", fields
     w, h = int(fields[1]), int(fields[2])
-    pixels = data[pos + 1:pos + 1 + w * h * 3]
+    return w, h, data[pos + 1:pos + 1 + w * h * 3]
+
+
+def dominant(ppm):
+    """The most common colour of a binary PPM screendump, and its share of the pixels."""
+    w, h, pixels = read_ppm(ppm)
     counts = {}
     step = 3 * 7  # sample every 7th pixel: plenty for a full-screen background
     for i in range(0, len(pixels) - 2, step):

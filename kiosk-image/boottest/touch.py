@@ -10,18 +10,23 @@ device's axes run 0..32767). Checked: a challenge tapped whole (count, letters, 
 with a second finger landing on a letter mid-word (it types nothing), is judged with the
 words tapped and recorded with the trigger `touch`; the director's corner held 3 s, the
 PIN on the digit pad and Back take the director into the menu and out again."""
+import os
 import time
 
+from . import common
 from .common import GREEN, KIOSK_JOURNAL, NAVY, READY, check, log
-from .screens import expect_ready, hexc, near
+from .screens import expect_ready, hexc, near, read_ppm
 
 # The targets on the PC's 1280x800 screen, in pixels, as the kiosk lays them out at that
 # size (ui/touch.slint and the screens' .slint files; the screendumps of this test show
 # them): Ready's count buttons 1 to 8 in one row; the keyboard's three QWERTY rows of 10, 9
 # and 7 letters, the third shifted by one and a half keys; JUDGE top right; the station's
-# name, the corner the director holds.
+# name, the corner the director holds. The count buttons' row moves up when Ready shows
+# the last challenge's slip, so its height is found on a screendump (count_row).
 SCREEN = (1280, 800)
-COUNT_Y, COUNT_X0, COUNT_STEP = 524, 103, 153.4
+COUNT_X0, COUNT_STEP = 103, 153.4
+# A target's fill (the theme's `Palette.field`), as the screendumps show it.
+FIELD = (0x1F, 0x2A, 0x40)
 KEY_ROWS = ("QWERTYUIOP", "ASDFGHJKL", "ZXCVBNM")
 KEY_Y, KEY_X0, KEY_STEP = (562, 649, 736), 82, 123.7
 JUDGE = (1160, 132)
@@ -30,8 +35,25 @@ CORNER = (78, 33)
 MENU_LEAVE = (1128, 124)
 
 
-def count_at(n):
-    return COUNT_X0 + (n - 1) * COUNT_STEP, COUNT_Y
+def count_row(vm):
+    """The height of Ready's count buttons: the middle of the tallest run of a target's
+    fill down a column through the first button, on a screendump of Ready now."""
+    vm.screen("touch-ready")
+    w, h, pixels = read_ppm(os.path.join(common.WORK, f"{vm.tag}-touch-ready.ppm"))
+    x = int(COUNT_X0) + 35  # beside the digit's glyph
+    best, start = (0, 0), None
+    for y in range(h + 1):
+        i = (y * w + x) * 3
+        inside = y < h and near(tuple(pixels[i:i + 3]), FIELD, tol=6)
+        if inside and start is None:
+            start = y
+        elif not inside and start is not None:
+            best, start = max(best, (y - start, start)), None
+    return best[1] + best[0] // 2 if best[0] else None
+
+
+def count_at(n, y):
+    return COUNT_X0 + (n - 1) * COUNT_STEP, y
 
 
 def letter_at(letter):
@@ -142,7 +164,8 @@ def tapped_challenge(vm):
     fingers = Fingers(vm)
     expect_ready(vm, "not on the Ready screen before the tapped challenge")
     before = len(audit_events(vm, "adjudication"))
-    fingers.tap(count_at(1))
+    row = count_row(vm)
+    fingers.tap(count_at(1, row or 0))
     time.sleep(1)  # the entry takes no tap just after it opens (the same finger twice)
     for letter in "CA":
         fingers.tap(letter_at(letter))
@@ -174,7 +197,7 @@ def tapped_challenge(vm):
     check("touch: a challenge tapped through libinput on a virtual touchscreen (virtio-multitouch-pci, hot-plugged) "
           "is judged as tapped, its record's trigger `touch`; a second finger and a pinch typed nothing",
           near(colour, GREEN) and share > 0.5 and got == [(["CAT"], "touch", "ACCEPTABLE")],
-          f"screen {hexc(colour)} on {share:.0%}; records {got}")
+          f"count buttons at y={row}; screen {hexc(colour)} on {share:.0%}; records {got}")
     time.sleep(1)
     vm.keys("ret")
     time.sleep(1)
